@@ -1,0 +1,133 @@
+/* strtab.c — string interning with an open-addressing hash table.
+ *
+ * Kernel and operator names repeat millions of times in a big trace but have
+ * only thousands of distinct values, so the importer interns every name on
+ * first sight and the store keeps 32-bit ids. */
+#include <stdlib.h>
+#include <string.h>
+#include "strtab.h"
+
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+    /* FNV-1a on 8-byte words then bytes: fast enough and well spread for names. */
+    uint64_t h = 1469598103934665603ULL;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h ^= w;
+        h *= 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+int tp_strtab_init(tp_strtab *t)
+{
+    memset(t, 0, sizeof *t);
+    t->nslots = 1024;
+    t->slots = calloc(t->nslots, sizeof *t->slots);
+    if (!t->slots)
+        return -1;
+    return tp_strtab_intern(t, "", 0) == 0 ? 0 : -1;
+}
+
+void tp_strtab_free(tp_strtab *t)
+{
+    free(t->bytes);
+    free(t->offs);
+    free(t->lens);
+    free(t->slots);
+    free(t->hashes);
+    memset(t, 0, sizeof *t);
+}
+
+static int grow_slots(tp_strtab *t)
+{
+    uint32_t n = t->nslots * 2;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t id = 0; id < t->count; id++) {
+        uint32_t i = t->hashes[id] & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = id + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = n;
+    return 0;
+}
+
+uint32_t tp_strtab_find(const tp_strtab *t, const char *s, size_t len)
+{
+    uint32_t h = hash_bytes(s, len);
+    uint32_t i = h & (t->nslots - 1);
+    for (;;) {
+        uint32_t slot = t->slots[i];
+        if (!slot)
+            return UINT32_MAX;
+        uint32_t id = slot - 1;
+        if (t->hashes[id] == h && t->lens[id] == len && memcmp(t->bytes + t->offs[id], s, len) == 0)
+            return id;
+        i = (i + 1) & (t->nslots - 1);
+    }
+}
+
+uint32_t tp_strtab_intern(tp_strtab *t, const char *s, size_t len)
+{
+    uint32_t h = hash_bytes(s, len);
+    uint32_t i = h & (t->nslots - 1);
+    for (;;) {
+        uint32_t slot = t->slots[i];
+        if (!slot)
+            break;
+        uint32_t id = slot - 1;
+        if (t->hashes[id] == h && t->lens[id] == len && memcmp(t->bytes + t->offs[id], s, len) == 0)
+            return id;
+        i = (i + 1) & (t->nslots - 1);
+    }
+    if (t->count == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 256;
+        uint64_t *offs = realloc(t->offs, cap * sizeof *offs);
+        if (!offs)
+            return UINT32_MAX;
+        t->offs = offs;
+        uint32_t *lens = realloc(t->lens, cap * sizeof *lens);
+        if (!lens)
+            return UINT32_MAX;
+        t->lens = lens;
+        uint32_t *hashes = realloc(t->hashes, cap * sizeof *hashes);
+        if (!hashes)
+            return UINT32_MAX;
+        t->hashes = hashes;
+        t->cap = cap;
+    }
+    if (t->nbytes + len + 1 > t->capbytes) {
+        size_t cap = t->capbytes ? t->capbytes * 2 : 65536;
+        while (cap < t->nbytes + len + 1)
+            cap *= 2;
+        char *b = realloc(t->bytes, cap);
+        if (!b)
+            return UINT32_MAX;
+        t->bytes = b;
+        t->capbytes = cap;
+    }
+    uint32_t id = t->count++;
+    t->offs[id] = t->nbytes;
+    t->lens[id] = (uint32_t)len;
+    t->hashes[id] = h;
+    memcpy(t->bytes + t->nbytes, s, len);
+    t->bytes[t->nbytes + len] = '\0';
+    t->nbytes += len + 1;
+    t->slots[i] = id + 1;
+    if (t->count * 2 > t->nslots && grow_slots(t) != 0)
+        return UINT32_MAX;
+    return id;
+}

@@ -1,0 +1,122 @@
+/* tprof.h — the one public header of libtprof.
+ *
+ * libtprof turns GPU/accelerator profiles (PyTorch profiler / kineto Chrome-trace
+ * JSON, nvprof and Nsight Systems SQLite dumps, Ascend profiler folders) into
+ * tables.  Data flows one way:
+ *
+ *     source -> importer -> store -> link -> view -> table -> writer
+ *
+ * The library never prints and never exits: every failure comes back as a
+ * tp_error whose message names the input and the byte offset or row. */
+#ifndef TPROF_H
+#define TPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors -------------------------------------------------------------- */
+
+enum tp_status {
+    TP_OK = 0,
+    TP_ERR_IO,        /* cannot open or read the input */
+    TP_ERR_FORMAT,    /* the input is not what we expected (bad JSON, not a trace...) */
+    TP_ERR_TRUNCATED, /* the input ends early; what was read before is kept */
+    TP_ERR_USAGE,     /* bad option or column name */
+    TP_ERR_NOMEM,
+};
+
+typedef struct tp_error {
+    enum tp_status status;
+    char msg[512];    /* "FILE: byte 1234: what went wrong" */
+} tp_error;
+
+/* Set *err (if not NULL) and return status.  printf-style message. */
+int tp_error_set(tp_error *err, enum tp_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- the event store ----------------------------------------------------- */
+
+typedef struct tp_store tp_store;
+
+tp_store *tp_store_new(void);
+void      tp_store_free(tp_store *st);
+
+/* Read one input (file, directory, or "-" for stdin) into the store.
+ * The format and compression are sniffed from the content.  On error the
+ * events read before the error stay in the store (a truncated trace still
+ * gives the rows of its complete events). */
+int tp_store_load(tp_store *st, const char *path, tp_error *err);
+
+/* After every load: build the derived structure (correlation, op trees,
+ * steps...) that the views share. */
+int tp_store_link(tp_store *st, tp_error *err);
+
+/* ---- tables -------------------------------------------------------------- */
+
+typedef struct tp_table tp_table;
+
+enum tp_format {
+    TP_FMT_SPACE,   /* prof.py's space-separated text (the default into a pipe) */
+    TP_FMT_CSV,     /* every field quoted, written with libcsv */
+    TP_FMT_COLUMNS, /* columnated within a width */
+    TP_FMT_JSONL,   /* one JSON object per row */
+};
+
+struct tp_output_opts {
+    enum tp_format format;
+    int width;              /* TP_FMT_COLUMNS: total line width */
+    const char *columns;    /* "-c" list, comma-separated keys; NULL: the view's default */
+    const char *sort;       /* column key to sort by (descending for numbers); NULL: view order */
+    size_t top;             /* keep only the first N rows; 0: all */
+    int header;             /* print the header line (default 1) */
+};
+
+void tp_output_opts_init(struct tp_output_opts *o);
+
+int  tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out, tp_error *err);
+void tp_table_free(tp_table *t);
+size_t tp_table_rows(const tp_table *t);
+
+/* ---- views --------------------------------------------------------------- */
+
+struct tp_coldef;
+struct tp_view_opts;
+
+typedef struct tp_view {
+    const char *name;        /* "kernel", "ops", "steps", ... (the CLI subcommand) */
+    const char *summary;     /* one line for `tprof --help` */
+    const struct tp_coldef *cols;
+    size_t ncols;
+    const char *default_columns;   /* comma-separated keys */
+    /* Build the table from a linked store. */
+    int (*build)(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err);
+} tp_view;
+
+/* Options a view may read; zero means "default". */
+struct tp_view_opts {
+    const char *group;       /* --group */
+    const char *device;      /* --device */
+    int events;              /* --events */
+    int curve;               /* --curve */
+    int all_steps;           /* --all-steps */
+    int columnated;          /* output is the -w mode (prof.py prints the trace basename then) */
+};
+
+/* The registry of views, NULL-terminated. */
+const tp_view *const *tp_views(void);
+const tp_view *tp_view_find(const char *name);
+
+/* Print "key  Header  description" for every column of a view. */
+void tp_view_print_columns(const tp_view *v, FILE *out);
+
+const char *tp_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
