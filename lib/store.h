@@ -84,6 +84,7 @@ struct tp_skip {             /* events we could not use, counted by reason */
     char reason[96];
     uint64_t count;
     uint64_t first_offset;         /* byte offset (or row) of the first one */
+    int malformed;                 /* bad input (exit status 2), not just unused */
 };
 
 /* One row of prof.py's per-kernel table before the formulas run.  Filled by
@@ -167,6 +168,9 @@ struct tp_mem_info    *tp_store_add_mem_info(tp_store *st, size_t row);
 
 /* Count a skipped event under `reason` (first byte offset kept). */
 void tp_store_skip(tp_store *st, const char *reason, uint64_t offset);
+/* Count a malformed event (wrong type, number out of range...): it is left
+ * out, the rest of the input still counts, and the CLI exits 2. */
+void tp_store_bad(tp_store *st, const char *reason, uint64_t offset);
 
 static inline uint32_t tp_store_intern(tp_store *st, const char *s, size_t len)
 {

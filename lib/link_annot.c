@@ -1,0 +1,223 @@
+/* link_annot.c — prof.py's per-kernel row for kineto traces.
+ *
+ * PyProf derived direction, layer, trace, op and arguments from NVTX markers;
+ * a kineto trace carries the same facts in the op tree around the runtime
+ * call that launched each kernel:
+ *   op, mod    the launching op's name split at its last "::" (aten::conv2d ->
+ *              mod aten, op conv2d); "na" when no op launched the kernel;
+ *   dir        bprop when the op or one of its ancestors is an autograd node
+ *              (name contains "Backward" or starts "autograd::engine::");
+ *   seq        the nearest "Sequence number" on the op or its ancestors;
+ *   sub        the kernel's index among the kernels its op launched;
+ *   layer      the enclosing user annotations and nn.Module python_function
+ *              events, outermost first, joined by ':' (ProfilerStep excluded);
+ *   trace      the op's "Call stack" (or its python_function ancestors),
+ *              outermost first, each entry "file:line";
+ *   arguments  the op's "Input Dims" / "Input type" for the FLOP formulas. */
+#include <stdlib.h>
+#include <string.h>
+#include "link.h"
+
+struct sbuf {
+    char *p;
+    size_t len, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return;   /* keep what fits; out of memory shows as a short string */
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static int is_autograd_name(const char *s)
+{
+    return strstr(s, "Backward") != NULL || strncmp(s, "autograd::engine::", 18) == 0;
+}
+
+/* "path/file.py(123): func" -> "path/file.py:123" */
+static void add_frame(struct sbuf *b, const char *s, size_t n)
+{
+    const char *open = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '(')
+            open = s + i;
+    const char *close = open ? memchr(open, ')', n - (size_t)(open - s)) : NULL;
+    if (open && close && close > open + 1) {
+        sb_add(b, s, (size_t)(open - s));
+        sb_add(b, ":", 1);
+        sb_add(b, open + 1, (size_t)(close - open - 1));
+    } else {
+        sb_add(b, s, n);
+    }
+}
+
+/* "Call stack" is innermost first, ';'-separated; emit outermost first. */
+static void trace_from_call_stack(struct sbuf *b, const char *cs)
+{
+    const char *ends[512];
+    const char *starts[512];
+    size_t nf = 0;
+    const char *s = cs;
+    while (*s && nf < 512) {
+        const char *e = strchr(s, ';');
+        if (!e)
+            e = s + strlen(s);
+        if (e > s) {
+            starts[nf] = s;
+            ends[nf] = e;
+            nf++;
+        }
+        s = *e ? e + 1 : e;
+    }
+    for (size_t k = nf; k-- > 0;) {
+        if (b->len)
+            sb_add(b, ",", 1);
+        add_frame(b, starts[k], (size_t)(ends[k] - starts[k]));
+    }
+}
+
+static const char *basename_of_last(const char *trace)
+{
+    const char *last = strrchr(trace, ',');
+    last = last ? last + 1 : trace;
+    const char *slash = strrchr(last, '/');
+    return slash ? slash + 1 : last;
+}
+
+static const tp_store *sort_st;
+
+static int cmp_kernel(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (sort_st->ts[x] != sort_st->ts[y])
+        return sort_st->ts[x] < sort_st->ts[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+int tp_link_kernel_annots(tp_store *st, tp_error *err)
+{
+    size_t nk = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_KERNEL)
+            nk++;
+    st->annots = calloc(nk ? nk : 1, sizeof *st->annots);
+    int64_t *order = malloc((nk ? nk : 1) * sizeof *order);
+    uint32_t *launched = calloc(st->n ? st->n : 1, sizeof *launched);   /* kernels per op so far */
+    int64_t *chain = malloc(4096 * sizeof *chain);
+    if (!st->annots || !order || !launched || !chain) {
+        free(order);
+        free(launched);
+        free(chain);
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+    }
+    nk = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_KERNEL)
+            order[nk++] = (int64_t)i;
+    sort_st = st;
+    qsort(order, nk, sizeof *order, cmp_kernel);
+
+    uint32_t na = tp_store_intern(st, "na", 2);
+    struct sbuf layer = {0}, trace = {0}, tmp = {0};
+    for (size_t k = 0; k < nk; k++) {
+        int64_t kr = order[k];
+        struct tp_kernel_annot *a = &st->annots[k];
+        a->event = (uint32_t)kr;
+        int64_t rt = st->launcher[kr];
+        int64_t op = st->launch_op[kr];
+        a->op_event = op;
+        a->tid = rt >= 0 ? st->tid[rt] : TP_NONE;
+        a->mod = a->op = na;
+        a->sub = op >= 0 ? (int32_t)launched[op]++ : 0;
+        if (op < 0)
+            continue;
+        const char *name = tp_store_str(st, st->name[op]);
+        const char *sep = NULL;
+        for (const char *p = name; (p = strstr(p, "::")) != NULL; p += 2)
+            sep = p;
+        if (sep) {
+            a->mod = tp_store_intern(st, name, (size_t)(sep - name));
+            a->op = tp_store_intern(st, sep + 2, strlen(sep + 2));
+        } else {
+            a->mod = 0;
+            a->op = st->name[op];
+        }
+        if (st->aux[op] != TP_NO_AUX) {
+            a->input_dims = st->ops[st->aux[op]].input_dims;
+            a->input_types = st->ops[st->aux[op]].input_types;
+        }
+        /* Ancestors, innermost first. */
+        size_t nc = 0;
+        for (int64_t r = op; r >= 0 && nc < 4096; r = st->parent[r])
+            chain[nc++] = r;
+        int64_t seq = TP_NONE;
+        uint32_t call_stack = 0;
+        layer.len = trace.len = 0;
+        if (layer.p)
+            layer.p[0] = '\0';
+        if (trace.p)
+            trace.p[0] = '\0';
+        for (size_t c = 0; c < nc; c++) {
+            int64_t r = chain[c];
+            const char *nm = tp_store_str(st, st->name[r]);
+            if (is_autograd_name(nm))
+                a->bprop = 1;
+            if (seq == TP_NONE && st->kind[r] == TP_K_CPU_OP && st->seq[r] != TP_NONE)
+                seq = st->seq[r];
+            if (!call_stack && st->aux[r] != TP_NO_AUX && st->kind[r] != TP_K_RUNTIME &&
+                st->ops[st->aux[r]].call_stack)
+                call_stack = st->ops[st->aux[r]].call_stack;
+        }
+        /* Outermost first for layer and python trace. */
+        for (size_t c = nc; c-- > 0;) {
+            int64_t r = chain[c];
+            const char *nm = tp_store_str(st, st->name[r]);
+            int is_module = st->kind[r] == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX &&
+                            st->ops[st->aux[r]].module_id != TP_NONE;
+            if ((st->kind[r] == TP_K_USER_ANNOTATION && strncmp(nm, "ProfilerStep#", 13) != 0) || is_module) {
+                if (layer.len)
+                    sb_add(&layer, ":", 1);
+                sb_add(&layer, nm, strlen(nm));
+            } else if (!call_stack && st->kind[r] == TP_K_PYTHON_FUNCTION) {
+                if (trace.len)
+                    sb_add(&trace, ",", 1);
+                add_frame(&trace, nm, strlen(nm));
+            }
+        }
+        if (call_stack) {
+            trace.len = 0;
+            trace_from_call_stack(&trace, tp_store_str(st, call_stack));
+        }
+        if (seq != TP_NONE) {
+            char buf[32];
+            int n = snprintf(buf, sizeof buf, "%lld", (long long)seq);
+            a->seq = tp_store_intern(st, buf, (size_t)n);
+        }
+        if (layer.len)
+            a->layer = tp_store_intern(st, layer.p, layer.len);
+        if (trace.len) {
+            a->trace = tp_store_intern(st, trace.p, trace.len);
+            const char *last = basename_of_last(tp_store_str(st, a->trace));
+            a->trace_last = tp_store_intern(st, last, strlen(last));
+        }
+    }
+    st->nannots = nk;
+    free(layer.p);
+    free(trace.p);
+    free(tmp.p);
+    free(order);
+    free(launched);
+    free(chain);
+    return TP_OK;
+}

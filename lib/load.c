@@ -1,0 +1,66 @@
+/* load.c — tp_store_load: sniff what a path holds and hand it to the right
+ * importer.  Content decides, never the file name. */
+#include <string.h>
+#include <sys/stat.h>
+#include "ingest.h"
+
+static int is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+int tp_store_load(tp_store *st, const char *path, tp_error *err)
+{
+    struct stat sb;
+    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return tp_error_set(err, TP_ERR_IO, "%s: is a directory, not a trace file", path);
+    snprintf(st->path, sizeof st->path, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
+
+    tp_source *src;
+    int rc = tp_source_open(&src, path, err);
+    if (rc != TP_OK)
+        return rc;
+    st->compression = tp_compression_name(tp_source_compression(src));
+    st->input_bytes = tp_source_file_size(src);
+
+    const char *head;
+    size_t n = tp_source_peek(src, &head);
+    if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
+        tp_source_close(src);
+        if (strcmp(path, "-") == 0)
+            return tp_error_set(err, TP_ERR_USAGE, "<stdin>: SQLite dumps must be given as a file, not on stdin");
+        if (st->compression[0] != 'n')
+            return tp_error_set(err, TP_ERR_FORMAT, "%s: compressed SQLite dumps are not supported; decompress it first", path);
+        return tp_ingest_sqlite(st, path, err);
+    }
+    size_t i = 0;
+    if (n >= 3 && (unsigned char)head[0] == 0xef && (unsigned char)head[1] == 0xbb && (unsigned char)head[2] == 0xbf)
+        i = 3;   /* UTF-8 byte order mark */
+    while (i < n && is_blank(head[i]))
+        i++;
+    if (i == n && n < 4096) {
+        tp_source_close(src);
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: empty file: not a trace", st->path);
+    }
+    if (head[i] == '{' && i + 1 < n && head[i + 1] == '\'') {
+        rc = tp_ingest_pydict(st, src, err);
+    } else if (head[i] == '{' || head[i] == '[') {
+        if (i == 3) {
+            /* Skip the BOM: the JSON reader starts at the first brace. */
+            char bom[3];
+            tp_source_read(src, bom, 3, err);
+        }
+        rc = tp_ingest_kineto(st, src, err);
+    } else if (n >= 8 && memcmp(head + i, "=====", 5) == 0) {
+        rc = tp_error_set(err, TP_ERR_FORMAT, "%s: nvprof text output; export with `nvprof -o FILE.sql` instead",
+                          st->path);
+    } else {
+        /* PyProf's dict files may start with noise lines before the first dict. */
+        const char *d = memmem(head, n, "\n{'", 3);
+        if (d)
+            rc = tp_ingest_pydict(st, src, err);
+        else
+            rc = tp_error_set(err, TP_ERR_FORMAT,
+                              "%s: not a trace: expected PyTorch profiler JSON, an nvprof/nsys SQLite dump or a PyProf dict file",
+                              st->path);
+    }
+    tp_source_close(src);
+    return rc;
+}

@@ -1,0 +1,234 @@
+/* store.c — the columnar event store: growth of the columns and side tables. */
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+
+static const char *const kind_names[TP_K_COUNT] = {
+    [TP_K_OTHER] = "other", [TP_K_CPU_OP] = "cpu_op", [TP_K_USER_ANNOTATION] = "user_annotation",
+    [TP_K_GPU_USER_ANNOTATION] = "gpu_user_annotation", [TP_K_PYTHON_FUNCTION] = "python_function",
+    [TP_K_RUNTIME] = "runtime", [TP_K_DRIVER] = "driver", [TP_K_KERNEL] = "kernel",
+    [TP_K_MEMCPY] = "memcpy", [TP_K_MEMSET] = "memset", [TP_K_MEMORY] = "memory",
+    [TP_K_FLOW] = "flow", [TP_K_COUNTER] = "counter", [TP_K_INSTANT] = "instant",
+    [TP_K_META] = "metadata", [TP_K_TRACE_SPAN] = "trace_span", [TP_K_NVTX] = "nvtx_range",
+    [TP_K_SYNC] = "sync",
+};
+
+const char *tp_kind_name(enum tp_kind k)
+{
+    return (unsigned)k < TP_K_COUNT && kind_names[k] ? kind_names[k] : "?";
+}
+
+tp_store *tp_store_new(void)
+{
+    tp_store *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    if (tp_strtab_init(&st->strings) != 0) {
+        free(st);
+        return NULL;
+    }
+    st->base_time_ns = TP_NONE;
+    st->rank = TP_NONE;
+    st->world_size = TP_NONE;
+    st->compression = "none";
+    return st;
+}
+
+static void free_links(tp_store *st)
+{
+    free(st->parent);
+    free(st->depth);
+    free(st->self_ns);
+    free(st->launcher);
+    free(st->launch_op);
+    free(st->step);
+    free(st->annots);
+    free(st->steps);
+    st->parent = st->launcher = st->launch_op = st->step = st->self_ns = NULL;
+    st->depth = NULL;
+    st->annots = NULL;
+    st->steps = NULL;
+    st->nannots = st->nsteps = 0;
+    st->linked = 0;
+}
+
+void tp_store_free(tp_store *st)
+{
+    if (!st)
+        return;
+    free(st->kind);
+    free(st->ph);
+    free(st->ts);
+    free(st->dur);
+    free(st->name);
+    free(st->cat);
+    free(st->pid);
+    free(st->tid);
+    free(st->device);
+    free(st->stream);
+    free(st->correlation);
+    free(st->external_id);
+    free(st->seq);
+    free(st->aux);
+    free(st->kernels);
+    free(st->ops);
+    free(st->mems);
+    free(st->devices);
+    free_links(st);
+    tp_strtab_free(&st->strings);
+    free(st);
+}
+
+#define GROW(arr, cap) do { \
+        void *p_ = realloc((arr), (cap) * sizeof *(arr)); \
+        if (!p_) \
+            return -1; \
+        (arr) = p_; \
+    } while (0)
+
+static int grow_columns(tp_store *st)
+{
+    size_t cap = st->cap ? st->cap * 2 : 4096;
+    GROW(st->kind, cap);
+    GROW(st->ph, cap);
+    GROW(st->ts, cap);
+    GROW(st->dur, cap);
+    GROW(st->name, cap);
+    GROW(st->cat, cap);
+    GROW(st->pid, cap);
+    GROW(st->tid, cap);
+    GROW(st->device, cap);
+    GROW(st->stream, cap);
+    GROW(st->correlation, cap);
+    GROW(st->external_id, cap);
+    GROW(st->seq, cap);
+    GROW(st->aux, cap);
+    st->cap = cap;
+    return 0;
+}
+
+int64_t tp_store_add(tp_store *st)
+{
+    if (st->n == st->cap && grow_columns(st) != 0)
+        return -1;
+    size_t i = st->n++;
+    st->kind[i] = TP_K_OTHER;
+    st->ph[i] = 'X';
+    st->ts[i] = 0;
+    st->dur[i] = 0;
+    st->name[i] = 0;
+    st->cat[i] = 0;
+    st->pid[i] = TP_NONE;
+    st->tid[i] = TP_NONE;
+    st->device[i] = -1;
+    st->stream[i] = -1;
+    st->correlation[i] = TP_NONE;
+    st->external_id[i] = TP_NONE;
+    st->seq[i] = TP_NONE;
+    st->aux[i] = TP_NO_AUX;
+    return (int64_t)i;
+}
+
+#define ADD_SIDE(arr, n, cap, row) do { \
+        if ((n) == (cap)) { \
+            size_t c_ = (cap) ? (cap) * 2 : 1024; \
+            void *p_ = realloc((arr), c_ * sizeof *(arr)); \
+            if (!p_) \
+                return NULL; \
+            (arr) = p_; \
+            (cap) = c_; \
+        } \
+        st->aux[row] = (uint32_t)(n); \
+        memset(&(arr)[n], 0, sizeof *(arr)); \
+        return &(arr)[(n)++]; \
+    } while (0)
+
+static struct tp_kernel_info *add_kernel(tp_store *st, size_t row)
+{
+    ADD_SIDE(st->kernels, st->nkernels, st->capkernels, row);
+}
+
+struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row)
+{
+    struct tp_kernel_info *k = add_kernel(st, row);
+    if (k) {
+        for (int d = 0; d < 3; d++)
+            k->grid[d] = k->block[d] = -1;
+        k->regs = -1;
+        k->smem = -1;
+        k->bytes = -1;
+        k->blocks_per_sm = NAN;
+        k->occupancy = NAN;
+    }
+    return k;
+}
+
+static struct tp_op_info *add_op(tp_store *st, size_t row)
+{
+    ADD_SIDE(st->ops, st->nops, st->capops, row);
+}
+
+struct tp_op_info *tp_store_add_op_info(tp_store *st, size_t row)
+{
+    struct tp_op_info *o = add_op(st, row);
+    if (o)
+        o->python_id = o->python_parent_id = o->module_id = o->fwd_thread = TP_NONE;
+    return o;
+}
+
+static struct tp_mem_info *add_mem(tp_store *st, size_t row)
+{
+    ADD_SIDE(st->mems, st->nmems, st->capmems, row);
+}
+
+struct tp_mem_info *tp_store_add_mem_info(tp_store *st, size_t row)
+{
+    struct tp_mem_info *m = add_mem(st, row);
+    if (m) {
+        m->addr = m->bytes = m->total_allocated = m->total_reserved = TP_NONE;
+        m->device_type = -1;
+        m->device_id = -1;
+    }
+    return m;
+}
+
+static struct tp_skip *skip_slot(tp_store *st, const char *reason, uint64_t offset);
+
+void tp_store_skip(tp_store *st, const char *reason, uint64_t offset)
+{
+    skip_slot(st, reason, offset);
+}
+
+void tp_store_bad(tp_store *st, const char *reason, uint64_t offset)
+{
+    struct tp_skip *s = skip_slot(st, reason, offset);
+    s->malformed = 1;
+}
+
+static struct tp_skip *skip_slot(tp_store *st, const char *reason, uint64_t offset)
+{
+    for (size_t i = 0; i < st->nskips; i++)
+        if (strcmp(st->skips[i].reason, reason) == 0) {
+            st->skips[i].count++;
+            return &st->skips[i];
+        }
+    size_t i = st->nskips < 32 ? st->nskips++ : 31;   /* the last slot takes the overflow */
+    if (i == 31 && st->skips[31].count)
+        snprintf(st->skips[31].reason, sizeof st->skips[31].reason, "other reasons");
+    else
+        snprintf(st->skips[i].reason, sizeof st->skips[i].reason, "%s", reason);
+    if (!st->skips[i].count)
+        st->skips[i].first_offset = offset;
+    st->skips[i].count++;
+    return &st->skips[i];
+}
+
+const char *tp_store_tid_str(const tp_store *st, int64_t tid, char buf[32])
+{
+    if (tid == TP_NONE)
+        return "-";
+    if (tid >= 0 && (tid & TP_TID_STRING))
+        return tp_store_str(st, (uint32_t)(tid & ~TP_TID_STRING));
+    snprintf(buf, 32, "%lld", (long long)tid);
+    return buf;
+}

@@ -1,0 +1,548 @@
+/* table.c — typed rows of cells, the column registry helpers, sorting and
+ * number formatting.
+ *
+ * A table can hold one row per GPU kernel, i.e. millions of rows, so cells are
+ * stored compactly: rows live in chunks of TP_CHUNK_ROWS rows, each chunk one
+ * allocation holding an 8-byte value per cell and a kind byte per cell.
+ * Strings are interned in a tp_strtab (each distinct string stored once) and
+ * a string cell keeps its 32-bit id.  There is no per-cell allocation. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "strtab.h"
+#include "table.h"
+
+#define TP_CHUNK_SHIFT 12
+#define TP_CHUNK_ROWS ((size_t)1 << TP_CHUNK_SHIFT)
+
+union tp_cellval {
+    int64_t i;
+    double f;
+    uint32_t s;
+};
+
+struct tp_chunk {
+    union tp_cellval *v;   /* TP_CHUNK_ROWS * ncols values */
+    unsigned char *k;      /* TP_CHUNK_ROWS * ncols kinds (enum tp_cellkind) */
+};
+
+struct tp_table {
+    const struct tp_coldef *cols;
+    size_t ncols;
+    size_t nrows;
+    struct tp_chunk *chunks;
+    size_t nchunks, capchunks;
+    tp_strtab strs;
+    int oom;
+};
+
+/* ---- construction ------------------------------------------------------- */
+
+tp_table *tp_table_new(const struct tp_coldef *cols, size_t ncols)
+{
+    tp_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->cols = cols;
+    t->ncols = ncols;
+    if (tp_strtab_init(&t->strs) != 0) {
+        tp_strtab_free(&t->strs);
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void tp_table_free(tp_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->nchunks; i++)
+        free(t->chunks[i].v);
+    free(t->chunks);
+    tp_strtab_free(&t->strs);
+    free(t);
+}
+
+size_t tp_table_rows(const tp_table *t)
+{
+    return t ? t->nrows : 0;
+}
+
+size_t tp_table_cols(const tp_table *t)
+{
+    return t ? t->ncols : 0;
+}
+
+const struct tp_coldef *tp_table_coldefs(const tp_table *t)
+{
+    return t->cols;
+}
+
+int tp_table_nomem(const tp_table *t)
+{
+    return t->oom;
+}
+
+long tp_table_add_row(tp_table *t)
+{
+    if (!t)
+        return -1;
+    size_t r = t->nrows;
+    size_t c = r >> TP_CHUNK_SHIFT;
+    if (c == t->nchunks) {
+        if (t->nchunks == t->capchunks) {
+            size_t cap = t->capchunks ? t->capchunks * 2 : 16;
+            struct tp_chunk *ch = realloc(t->chunks, cap * sizeof *ch);
+            if (!ch) {
+                t->oom = 1;
+                return -1;
+            }
+            t->chunks = ch;
+            t->capchunks = cap;
+        }
+        size_t ncells = TP_CHUNK_ROWS * (t->ncols ? t->ncols : 1);
+        union tp_cellval *v = malloc(ncells * (sizeof *v + 1));
+        if (!v) {
+            t->oom = 1;
+            return -1;
+        }
+        t->chunks[c].v = v;
+        t->chunks[c].k = (unsigned char *)(v + ncells);
+        t->nchunks++;
+    }
+    size_t off = (r & (TP_CHUNK_ROWS - 1)) * t->ncols;
+    memset(t->chunks[c].k + off, TP_CELL_NULL, t->ncols);
+    memset(t->chunks[c].v + off, 0, t->ncols * sizeof(union tp_cellval));
+    t->nrows++;
+    return (long)r;
+}
+
+static inline size_t cell_off(const tp_table *t, size_t row, size_t col)
+{
+    return (row & (TP_CHUNK_ROWS - 1)) * t->ncols + col;
+}
+
+/* The cell of the last row, or NULL when there is none or col is out of range. */
+static int last_cell(tp_table *t, size_t col, union tp_cellval **v, unsigned char **k)
+{
+    if (!t || t->nrows == 0 || col >= t->ncols)
+        return 0;
+    size_t r = t->nrows - 1;
+    struct tp_chunk *ch = &t->chunks[r >> TP_CHUNK_SHIFT];
+    size_t off = cell_off(t, r, col);
+    *v = &ch->v[off];
+    *k = &ch->k[off];
+    return 1;
+}
+
+void tp_table_set_strn(tp_table *t, size_t col, const char *s, size_t len)
+{
+    union tp_cellval *v;
+    unsigned char *k;
+    if (!last_cell(t, col, &v, &k))
+        return;
+    if (!s) {
+        *k = TP_CELL_NULL;
+        return;
+    }
+    if (len > UINT32_MAX - 1)
+        len = UINT32_MAX - 1;
+    uint32_t id = tp_strtab_intern(&t->strs, s, len);
+    if (id == UINT32_MAX) {
+        t->oom = 1;
+        *k = TP_CELL_NULL;
+        return;
+    }
+    v->s = id;
+    *k = TP_CELL_STR;
+}
+
+void tp_table_set_str(tp_table *t, size_t col, const char *s)
+{
+    tp_table_set_strn(t, col, s, s ? strlen(s) : 0);
+}
+
+void tp_table_set_int(tp_table *t, size_t col, int64_t x)
+{
+    union tp_cellval *v;
+    unsigned char *k;
+    if (!last_cell(t, col, &v, &k))
+        return;
+    v->i = x;
+    *k = TP_CELL_INT;
+}
+
+void tp_table_set_float(tp_table *t, size_t col, double x)
+{
+    union tp_cellval *v;
+    unsigned char *k;
+    if (!last_cell(t, col, &v, &k))
+        return;
+    v->f = x;
+    *k = TP_CELL_FLOAT;
+}
+
+void tp_table_set_null(tp_table *t, size_t col)
+{
+    union tp_cellval *v;
+    unsigned char *k;
+    if (!last_cell(t, col, &v, &k))
+        return;
+    *k = TP_CELL_NULL;
+}
+
+/* ---- read access -------------------------------------------------------- */
+
+static int get_cell(const tp_table *t, size_t row, size_t col, union tp_cellval *v)
+{
+    if (!t || row >= t->nrows || col >= t->ncols)
+        return TP_CELL_NULL;
+    const struct tp_chunk *ch = &t->chunks[row >> TP_CHUNK_SHIFT];
+    size_t off = cell_off(t, row, col);
+    *v = ch->v[off];
+    return ch->k[off];
+}
+
+enum tp_cellkind tp_table_cell_kind(const tp_table *t, size_t row, size_t col)
+{
+    union tp_cellval v;
+    return (enum tp_cellkind)get_cell(t, row, col, &v);
+}
+
+const char *tp_table_cell_strn(const tp_table *t, size_t row, size_t col, size_t *len)
+{
+    union tp_cellval v;
+    if (get_cell(t, row, col, &v) != TP_CELL_STR) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = tp_strtab_len(&t->strs, v.s);
+    return tp_strtab_get(&t->strs, v.s);
+}
+
+const char *tp_table_cell_str(const tp_table *t, size_t row, size_t col)
+{
+    return tp_table_cell_strn(t, row, col, NULL);
+}
+
+int64_t tp_table_cell_int(const tp_table *t, size_t row, size_t col)
+{
+    union tp_cellval v;
+    switch (get_cell(t, row, col, &v)) {
+    case TP_CELL_INT: return v.i;
+    case TP_CELL_FLOAT:
+        if (isnan(v.f))
+            return 0;
+        if (v.f >= 9223372036854775807.0)
+            return INT64_MAX;
+        if (v.f <= -9223372036854775808.0)
+            return INT64_MIN;
+        return (int64_t)v.f;
+    default: return 0;
+    }
+}
+
+double tp_table_cell_float(const tp_table *t, size_t row, size_t col)
+{
+    union tp_cellval v;
+    switch (get_cell(t, row, col, &v)) {
+    case TP_CELL_INT: return (double)v.i;
+    case TP_CELL_FLOAT: return v.f;
+    default: return 0.0;
+    }
+}
+
+/* ---- number formatting -------------------------------------------------- */
+
+/* Copy src[0..n) into buf (NUL-terminated within cap); return n. */
+static size_t put_out(const char *src, size_t n, char *buf, size_t cap)
+{
+    if (cap) {
+        size_t m = n < cap - 1 ? n : cap - 1;
+        memcpy(buf, src, m);
+        buf[m] = '\0';
+    }
+    return n;
+}
+
+size_t tp_fmt_pyfloat(double v, char *buf, size_t cap)
+{
+    char out[64];
+    size_t n = 0;
+    if (isnan(v))
+        return put_out("nan", 3, buf, cap);
+    if (isinf(v))
+        return v < 0 ? put_out("-inf", 4, buf, cap) : put_out("inf", 3, buf, cap);
+    if (v == 0.0)
+        return signbit(v) ? put_out("-0.0", 4, buf, cap) : put_out("0.0", 3, buf, cap);
+    if (fabs(v) < 1e16 && v == trunc(v)) {
+        /* Integral below 1e16: every such double prints exactly, and its exact
+         * digits are also the shortest round-trip digits. */
+        int k = snprintf(out, sizeof out, "%.0f.0", v);
+        return put_out(out, (size_t)k, buf, cap);
+    }
+    /* Shortest digit string that reads back as v (Python's repr). */
+    char e[40];
+    int p;
+    for (p = 1; p <= 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, v);
+        if (strtod(e, NULL) == v)
+            break;
+    }
+    /* e is "-d.ddddde+XX": split into sign, digits, exponent. */
+    const char *s = e;
+    if (*s == '-')
+        out[n++] = *s++;
+    char digits[24];
+    size_t nd = 0;
+    for (; *s && *s != 'e'; s++)
+        if (*s != '.')
+            digits[nd++] = *s;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    int exp10 = atoi(s + 1);
+    int decpt = exp10 + 1;   /* digits d1d2... mean 0.d1d2... * 10^decpt */
+    if (decpt > -4 && decpt <= 16) {
+        if (decpt <= 0) {
+            out[n++] = '0';
+            out[n++] = '.';
+            for (int i = decpt; i < 0; i++)
+                out[n++] = '0';
+            memcpy(out + n, digits, nd);
+            n += nd;
+        } else {
+            for (int i = 0; i < decpt; i++)
+                out[n++] = (size_t)i < nd ? digits[i] : '0';
+            out[n++] = '.';
+            if ((size_t)decpt < nd) {
+                memcpy(out + n, digits + decpt, nd - (size_t)decpt);
+                n += nd - (size_t)decpt;
+            } else {
+                out[n++] = '0';
+            }
+        }
+    } else {
+        out[n++] = digits[0];
+        if (nd > 1) {
+            out[n++] = '.';
+            memcpy(out + n, digits + 1, nd - 1);
+            n += nd - 1;
+        }
+        n += (size_t)snprintf(out + n, sizeof out - n, "e%c%02d", exp10 < 0 ? '-' : '+',
+                              exp10 < 0 ? -exp10 : exp10);
+    }
+    return put_out(out, n, buf, cap);
+}
+
+size_t tp_fmt_us(int64_t ns, char *buf, size_t cap)
+{
+    char out[32];
+    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    unsigned frac = (unsigned)(mag % 1000);
+    int n = snprintf(out, sizeof out, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(mag / 1000));
+    if (frac) {
+        char f[4];
+        snprintf(f, sizeof f, "%03u", frac);
+        int fl = 3;
+        while (f[fl - 1] == '0')
+            fl--;
+        n += snprintf(out + n, sizeof out - (size_t)n, ".%.*s", fl, f);
+    }
+    return put_out(out, (size_t)n, buf, cap);
+}
+
+/* Microseconds of a float number of nanoseconds, 3 decimals, zeros trimmed. */
+static size_t fmt_us_float(double ns, char *buf, size_t cap)
+{
+    char out[400];
+    if (!isfinite(ns))
+        return tp_fmt_pyfloat(ns, buf, cap);
+    int n = snprintf(out, sizeof out, "%.3f", ns / 1000.0);
+    while (n > 0 && out[n - 1] == '0')
+        n--;
+    if (n > 0 && out[n - 1] == '.')
+        n--;
+    if (n == 2 && out[0] == '-' && out[1] == '0')
+        out[0] = '0', n = 1;
+    return put_out(out, (size_t)n, buf, cap);
+}
+
+static size_t fmt_fixed(double v, int decimals, char *buf, size_t cap)
+{
+    char out[400];
+    if (!isfinite(v))
+        return tp_fmt_pyfloat(v, buf, cap);
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 30)
+        decimals = 30;
+    int n = snprintf(out, sizeof out, "%.*f", decimals, v);
+    return put_out(out, (size_t)n, buf, cap);
+}
+
+/* Format a numeric cell value (kind INT or FLOAT) for column type ty. */
+static size_t fmt_value(enum tp_coltype ty, int decimals, int kind, union tp_cellval v,
+                        char *buf, size_t cap)
+{
+    char out[32];
+    switch (ty) {
+    case TP_COL_US:
+        return kind == TP_CELL_INT ? tp_fmt_us(v.i, buf, cap) : fmt_us_float(v.f, buf, cap);
+    case TP_COL_FIXED:
+        return fmt_fixed(kind == TP_CELL_INT ? (double)v.i : v.f, decimals, buf, cap);
+    default:
+        if (kind == TP_CELL_FLOAT)
+            return tp_fmt_pyfloat(v.f, buf, cap);
+        return put_out(out, (size_t)snprintf(out, sizeof out, "%lld", (long long)v.i), buf, cap);
+    }
+}
+
+size_t tp_table_format_cell(const tp_table *t, size_t row, size_t col, char *buf, size_t cap)
+{
+    union tp_cellval v;
+    int kind = get_cell(t, row, col, &v);
+    switch (kind) {
+    case TP_CELL_STR:
+        return put_out(tp_strtab_get(&t->strs, v.s), tp_strtab_len(&t->strs, v.s), buf, cap);
+    case TP_CELL_INT:
+    case TP_CELL_FLOAT:
+        return fmt_value(t->cols[col].type, t->cols[col].decimals, kind, v, buf, cap);
+    default:
+        return put_out("-", 1, buf, cap);
+    }
+}
+
+const char *tp_cell_text(const tp_table *t, size_t row, size_t col, char *buf, size_t cap,
+                         size_t *len)
+{
+    union tp_cellval v;
+    int kind = get_cell(t, row, col, &v);
+    if (kind == TP_CELL_STR) {
+        *len = tp_strtab_len(&t->strs, v.s);
+        return tp_strtab_get(&t->strs, v.s);
+    }
+    size_t n = tp_table_format_cell(t, row, col, buf, cap);
+    *len = n < cap ? n : cap - 1;
+    return buf;
+}
+
+/* ---- column selection --------------------------------------------------- */
+
+long tp_table_col_find(const struct tp_coldef *cols, size_t ncols, const char *key)
+{
+    for (size_t i = 0; i < ncols; i++)
+        if (cols[i].key && strcmp(cols[i].key, key) == 0)
+            return (long)i;
+    return -1;
+}
+
+static int not_a_column(const struct tp_coldef *cols, size_t ncols, const char *key, size_t klen,
+                        tp_error *err)
+{
+    char valid[400];
+    size_t n = 0;
+    valid[0] = '\0';
+    for (size_t i = 0; i < ncols && n < sizeof valid; i++)
+        n += (size_t)snprintf(valid + n, sizeof valid - n, "%s%s", i ? "," : "",
+                              cols[i].key ? cols[i].key : "");
+    return tp_error_set(err, TP_ERR_USAGE,
+                        "%.*s is not a valid column name. Valid column names are %s.",
+                        (int)(klen > 100 ? 100 : klen), key, valid);
+}
+
+int tp_table_select(const struct tp_coldef *cols, size_t ncols, const char *list,
+                    size_t *idx, size_t cap, size_t *n, tp_error *err)
+{
+    *n = 0;
+    if (!list || !*list)
+        return tp_error_set(err, TP_ERR_USAGE, "no columns selected");
+    const char *p = list;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t klen = e ? (size_t)(e - p) : strlen(p);
+        size_t i;
+        for (i = 0; i < ncols; i++)
+            if (cols[i].key && strlen(cols[i].key) == klen && memcmp(cols[i].key, p, klen) == 0)
+                break;
+        if (i == ncols)
+            return not_a_column(cols, ncols, p, klen, err);
+        if (*n == cap)
+            return tp_error_set(err, TP_ERR_USAGE, "too many columns selected (at most %zu)", cap);
+        idx[(*n)++] = i;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return TP_OK;
+}
+
+/* ---- sorting ------------------------------------------------------------ */
+
+struct sort_ctx {
+    const tp_table *t;
+    size_t col;
+    int numeric;
+};
+
+/* Numeric: descending, NaN and NULL and strings last. */
+static int cmp_numeric(const tp_table *t, size_t col, size_t a, size_t b)
+{
+    union tp_cellval va, vb;
+    int ka = get_cell(t, a, col, &va), kb = get_cell(t, b, col, &vb);
+    int ra = ka == TP_CELL_INT ? 0 : ka == TP_CELL_FLOAT ? (isnan(va.f) ? 1 : 0) : 2;
+    int rb = kb == TP_CELL_INT ? 0 : kb == TP_CELL_FLOAT ? (isnan(vb.f) ? 1 : 0) : 2;
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    if (ra != 0)
+        return 0;
+    if (ka == TP_CELL_INT && kb == TP_CELL_INT)
+        return va.i > vb.i ? -1 : va.i < vb.i ? 1 : 0;
+    long double x = ka == TP_CELL_INT ? (long double)va.i : (long double)va.f;
+    long double y = kb == TP_CELL_INT ? (long double)vb.i : (long double)vb.f;
+    return x > y ? -1 : x < y ? 1 : 0;
+}
+
+/* Strings: ascending bytewise, NULL last; other kinds compare by their text. */
+static int cmp_text(const tp_table *t, size_t col, size_t a, size_t b)
+{
+    union tp_cellval va, vb;
+    int ka = get_cell(t, a, col, &va), kb = get_cell(t, b, col, &vb);
+    if ((ka == TP_CELL_NULL) != (kb == TP_CELL_NULL))
+        return ka == TP_CELL_NULL ? 1 : -1;
+    if (ka == TP_CELL_NULL)
+        return 0;
+    if (ka == TP_CELL_STR && kb == TP_CELL_STR && va.s == vb.s)
+        return 0;
+    char ba[TP_CELLBUF], bb[TP_CELLBUF];
+    size_t la, lb;
+    const char *sa = tp_cell_text(t, a, col, ba, sizeof ba, &la);
+    const char *sb = tp_cell_text(t, b, col, bb, sizeof bb, &lb);
+    int c = memcmp(sa, sb, la < lb ? la : lb);
+    if (c)
+        return c < 0 ? -1 : 1;
+    return la < lb ? -1 : la > lb ? 1 : 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+    const struct sort_ctx *c = arg;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    int r = c->numeric ? cmp_numeric(c->t, c->col, a, b) : cmp_text(c->t, c->col, a, b);
+    if (r)
+        return r;
+    return a < b ? -1 : a > b ? 1 : 0;   /* stable: original order breaks ties */
+}
+
+int tp_table_sort_rows(const tp_table *t, size_t col, size_t *perm, size_t n)
+{
+    if (col >= t->ncols)
+        return -1;
+    struct sort_ctx c = { t, col, t->cols[col].type != TP_COL_STR };
+    if (n > 1)
+        qsort_r(perm, n, sizeof *perm, cmp_rows, &c);
+    return 0;
+}

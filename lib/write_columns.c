@@ -1,0 +1,166 @@
+/* write_columns.c — the -w W format, prof.py's columnated output.
+ *
+ * Widths come from the coldefs: width > 0 is a fixed width (prof.py's
+ * minimum width); width == 0 is flexible: the flexible columns share what the
+ * fixed ones leave of W, int(remainder / n) each; width < 0 fits the content
+ * (max of header and cell display widths) and, when the line would exceed W,
+ * the widest such string columns shrink (never below 4) until it fits.
+ * If the fixed widths alone exceed W: TP_ERR_USAGE "Minimum width required to
+ * print a,b,c = N.".
+ *
+ * Every header field is "%-w.ws " (left-aligned, truncated), string cells too;
+ * numeric cells are right-aligned and never truncated ("%wd ").  NUM float
+ * cells in a fixed-width column print as Python's "%d" % x does: truncated
+ * toward zero (prof.py shows 140000 where --csv shows 140000.0); elsewhere
+ * numbers print as in the space format.  Every line ends with a space.
+ * Widths count display units (code points; 4 per \xNN escape), as Python's
+ * % formatting counts code points. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table.h"
+
+/* Text of a numeric cell as -w prints it. */
+static const char *num_text(const struct tp_wctx *w, size_t row, size_t col, char *buf,
+                            size_t cap, size_t *len)
+{
+    const struct tp_coldef *c = &w->cols[col];
+    if (c->type == TP_COL_NUM && c->width > 0 &&
+        tp_table_cell_kind(w->t, row, col) == TP_CELL_FLOAT) {
+        double v = tp_table_cell_float(w->t, row, col);
+        if (isfinite(v)) {
+            int n = snprintf(buf, cap, "%.0f", trunc(v) + 0.0);
+            *len = (size_t)n < cap ? (size_t)n : cap - 1;
+            return buf;
+        }
+    }
+    return tp_cell_text(w->t, row, col, buf, cap, len);
+}
+
+static size_t cell_width(const struct tp_wctx *w, size_t row, size_t col)
+{
+    char buf[TP_CELLBUF];
+    size_t len;
+    const char *s = w->cols[col].type == TP_COL_STR
+        ? tp_cell_text(w->t, row, col, buf, sizeof buf, &len)
+        : num_text(w, row, col, buf, sizeof buf, &len);
+    return tp_text_width(s, len);
+}
+
+static int min_width_error(const struct tp_wctx *w, long long sum)
+{
+    struct tp_sbuf b = { 0 };
+    for (size_t j = 0; j < w->nsel; j++) {
+        const char *k = w->cols[w->sel[j]].key;
+        if (j)
+            tp_sbuf_putc(&b, ',');
+        tp_text_put(&b, k ? k : "", k ? strlen(k) : 0);
+    }
+    tp_sbuf_putc(&b, '\0');
+    int rc = tp_error_set(w->err, TP_ERR_USAGE, "Minimum width required to print %s = %lld.",
+                          b.oom ? "the selected columns" : b.p, sum);
+    tp_sbuf_free(&b);
+    return rc;
+}
+
+/* Resolve the width of every selected column into wid[]. */
+static int layout(const struct tp_wctx *w, size_t *wid)
+{
+    long long W = w->o->width, fixed = 0;
+    size_t nflex = 0, nfit = 0;
+    for (size_t j = 0; j < w->nsel; j++) {
+        const struct tp_coldef *c = &w->cols[w->sel[j]];
+        wid[j] = 0;
+        if (c->width > 0) {
+            wid[j] = (size_t)c->width;
+            fixed += c->width;
+        } else if (c->width == 0) {
+            nflex++;
+        } else {
+            nfit++;
+        }
+    }
+    if (fixed > W)
+        return min_width_error(w, fixed);
+
+    long long remainder = W - fixed;
+    if (nfit) {
+        long long total = fixed + (long long)w->nsel;   /* fit mode counts the separators */
+        for (size_t j = 0; j < w->nsel; j++) {
+            size_t col = w->sel[j];
+            const struct tp_coldef *c = &w->cols[col];
+            if (c->width >= 0)
+                continue;
+            size_t m = c->header ? tp_text_width(c->header, strlen(c->header)) : 0;
+            for (size_t i = 0; i < w->nrows; i++) {
+                size_t cw = cell_width(w, tp_wctx_row(w, i), col);
+                if (cw > m)
+                    m = cw;
+            }
+            wid[j] = m;
+            total += (long long)m;
+        }
+        while (total > W) {
+            size_t best = SIZE_MAX;
+            for (size_t j = 0; j < w->nsel; j++) {
+                const struct tp_coldef *c = &w->cols[w->sel[j]];
+                if (c->width < 0 && c->type == TP_COL_STR && wid[j] > 4 &&
+                    (best == SIZE_MAX || wid[j] > wid[best]))
+                    best = j;
+            }
+            if (best == SIZE_MAX)
+                break;   /* nothing left to shrink: the line overflows */
+            wid[best]--;
+            total--;
+        }
+        remainder = W - total;
+    }
+    if (remainder < 0)
+        remainder = 0;
+    for (size_t j = 0; j < w->nsel; j++)
+        if (w->cols[w->sel[j]].width == 0)
+            wid[j] = (size_t)(remainder / (long long)nflex);
+    return TP_OK;
+}
+
+int tp_write_columns(const struct tp_wctx *w)
+{
+    size_t *wid = malloc((w->nsel ? w->nsel : 1) * sizeof *wid);
+    if (!wid)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
+    int rc = layout(w, wid);
+    struct tp_sbuf b = { 0 };
+    if (rc == TP_OK && w->o->header) {
+        for (size_t j = 0; j < w->nsel; j++) {
+            const char *h = w->cols[w->sel[j]].header;
+            tp_text_put_trunc(&b, h ? h : "", h ? strlen(h) : 0, wid[j], 1);
+            tp_sbuf_putc(&b, ' ');
+        }
+        tp_sbuf_putc(&b, '\n');
+        rc = tp_write_line(w, &b);
+    }
+    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
+        size_t row = tp_wctx_row(w, i);
+        for (size_t j = 0; j < w->nsel; j++) {
+            size_t col = w->sel[j];
+            char buf[TP_CELLBUF];
+            size_t len;
+            if (w->cols[col].type == TP_COL_STR) {
+                const char *s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
+                tp_text_put_trunc(&b, s, len, wid[j], 1);
+            } else {
+                const char *s = num_text(w, row, col, buf, sizeof buf, &len);
+                size_t tw = tp_text_width(s, len);
+                if (tw < wid[j])
+                    tp_sbuf_pad(&b, ' ', wid[j] - tw);
+                tp_text_put(&b, s, len);
+            }
+            tp_sbuf_putc(&b, ' ');
+        }
+        tp_sbuf_putc(&b, '\n');
+        rc = tp_write_line(w, &b);
+    }
+    tp_sbuf_free(&b);
+    free(wid);
+    return rc;
+}

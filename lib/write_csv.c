@@ -1,0 +1,61 @@
+/* write_csv.c — prof.py's --csv: every field, the header too, in double
+ * quotes, joined by ",".  Fields are written with libcsv, which doubles an
+ * embedded quote (prof.py does not escape; the two differ only for names
+ * holding '"').  Control bytes and invalid UTF-8 are escaped first. */
+#include <csv.h>
+#include <string.h>
+#include "table.h"
+
+/* Quote b's text from `from` to its end with libcsv, in place. */
+static void quote_tail(struct tp_sbuf *b, struct tp_sbuf *tmp, size_t from)
+{
+    size_t n = b->len - from;
+    tmp->len = 0;
+    /* at worst every byte is a quote: 2n + 2 */
+    tp_sbuf_pad(tmp, 0, 2 * n + 2);
+    if (tmp->oom) {
+        b->oom = 1;
+        return;
+    }
+    size_t q = csv_write(tmp->p, tmp->len, b->p + from, n);
+    b->len = from;
+    tp_sbuf_put(b, tmp->p, q);
+}
+
+static void field(struct tp_sbuf *b, struct tp_sbuf *tmp, const char *s, size_t len, int first)
+{
+    if (!first)
+        tp_sbuf_putc(b, ',');
+    size_t from = b->len;
+    tp_text_put(b, s, len);
+    if (!b->oom)
+        quote_tail(b, tmp, from);
+}
+
+int tp_write_csv(const struct tp_wctx *w)
+{
+    struct tp_sbuf b = { 0 }, tmp = { 0 };
+    int rc = TP_OK;
+    if (w->o->header) {
+        for (size_t j = 0; j < w->nsel; j++) {
+            const char *h = w->cols[w->sel[j]].header;
+            field(&b, &tmp, h ? h : "", h ? strlen(h) : 0, j == 0);
+        }
+        tp_sbuf_putc(&b, '\n');
+        rc = tp_write_line(w, &b);
+    }
+    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
+        size_t row = tp_wctx_row(w, i);
+        for (size_t j = 0; j < w->nsel; j++) {
+            char buf[TP_CELLBUF];
+            size_t len;
+            const char *s = tp_cell_text(w->t, row, w->sel[j], buf, sizeof buf, &len);
+            field(&b, &tmp, s, len, j == 0);
+        }
+        tp_sbuf_putc(&b, '\n');
+        rc = tp_write_line(w, &b);
+    }
+    tp_sbuf_free(&b);
+    tp_sbuf_free(&tmp);
+    return rc;
+}

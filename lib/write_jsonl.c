@@ -1,0 +1,87 @@
+/* write_jsonl.c — one JSON object per row, {"key": value, ...}, keys the
+ * selected column keys in -c order.  Numeric columns give JSON numbers
+ * (nan/inf, which JSON lacks, give null), string columns JSON strings, NULL
+ * cells null.  No header line.
+ *
+ * Strings: '"' and '\\' are escaped, control characters (and the C1 controls
+ * U+0080..U+009F) become \u00NN, so the text decodes back exactly; bytes
+ * that are not valid UTF-8 cannot be said in JSON and become the six
+ * characters \\xNN (the same text the other writers show). */
+#include <math.h>
+#include <string.h>
+#include "table.h"
+
+static void json_str(struct tp_sbuf *b, const char *str, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    tp_sbuf_putc(b, '"');
+    size_t i = 0;
+    while (i < len) {
+        size_t r = 0;
+        while (i + r < len && s[i + r] >= 0x20 && s[i + r] < 0x7f && s[i + r] != '"' && s[i + r] != '\\')
+            r++;
+        tp_sbuf_put(b, str + i, r);
+        i += r;
+        if (i == len)
+            break;
+        unsigned char c = s[i];
+        if (c == '"' || c == '\\') {
+            char e[2] = { '\\', (char)c };
+            tp_sbuf_put(b, e, 2);
+            i++;
+            continue;
+        }
+        int esc;
+        size_t u = tp_text_unit(s + i, len - i, &esc);
+        if (!esc) {
+            tp_sbuf_put(b, str + i, u);
+        } else if (c < 0x80 || u == 2) {
+            unsigned cp = c < 0x80 ? c : s[i + 1];   /* C1: C2 xx is U+00xx */
+            char e[6] = { '\\', 'u', '0', '0', hex[cp >> 4], hex[cp & 15] };
+            tp_sbuf_put(b, e, 6);
+        } else {
+            char e[6] = { '\\', '\\', 'x', hex[c >> 4], hex[c & 15] };
+            tp_sbuf_put(b, e, 5);
+        }
+        i += u;
+    }
+    tp_sbuf_putc(b, '"');
+}
+
+int tp_write_jsonl(const struct tp_wctx *w)
+{
+    struct tp_sbuf b = { 0 };
+    int rc = TP_OK;
+    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
+        size_t row = tp_wctx_row(w, i);
+        tp_sbuf_putc(&b, '{');
+        for (size_t j = 0; j < w->nsel; j++) {
+            size_t col = w->sel[j];
+            const struct tp_coldef *c = &w->cols[col];
+            if (j)
+                tp_sbuf_putc(&b, ',');
+            json_str(&b, c->key ? c->key : "", c->key ? strlen(c->key) : 0);
+            tp_sbuf_putc(&b, ':');
+            enum tp_cellkind k = tp_table_cell_kind(w->t, row, col);
+            char buf[TP_CELLBUF];
+            size_t len;
+            const char *s;
+            if (k == TP_CELL_NULL) {
+                tp_sbuf_put(&b, "null", 4);
+            } else if (c->type == TP_COL_STR || k == TP_CELL_STR) {
+                s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
+                json_str(&b, s, len);
+            } else if (k == TP_CELL_FLOAT && !isfinite(tp_table_cell_float(w->t, row, col))) {
+                tp_sbuf_put(&b, "null", 4);
+            } else {
+                s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
+                tp_sbuf_put(&b, s, len);
+            }
+        }
+        tp_sbuf_put(&b, "}\n", 2);
+        rc = tp_write_line(w, &b);
+    }
+    tp_sbuf_free(&b);
+    return rc;
+}

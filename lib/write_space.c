@@ -1,0 +1,36 @@
+/* write_space.c — prof.py's default output: header names and values joined
+ * by single spaces, no padding, no trailing space; NULL cells print "-".
+ * Strings are escaped (tp_text_put) so one row stays one line. */
+#include <string.h>
+#include "table.h"
+
+int tp_write_space(const struct tp_wctx *w)
+{
+    struct tp_sbuf b = { 0 };
+    int rc = TP_OK;
+    if (w->o->header) {
+        for (size_t j = 0; j < w->nsel; j++) {
+            const char *h = w->cols[w->sel[j]].header;
+            if (j)
+                tp_sbuf_putc(&b, ' ');
+            tp_text_put(&b, h ? h : "", h ? strlen(h) : 0);
+        }
+        tp_sbuf_putc(&b, '\n');
+        rc = tp_write_line(w, &b);
+    }
+    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
+        size_t row = tp_wctx_row(w, i);
+        for (size_t j = 0; j < w->nsel; j++) {
+            char buf[TP_CELLBUF];
+            size_t len;
+            const char *s = tp_cell_text(w->t, row, w->sel[j], buf, sizeof buf, &len);
+            if (j)
+                tp_sbuf_putc(&b, ' ');
+            tp_text_put(&b, s, len);
+        }
+        tp_sbuf_putc(&b, '\n');
+        rc = tp_write_line(w, &b);
+    }
+    tp_sbuf_free(&b);
+    return rc;
+}
