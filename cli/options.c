@@ -1,0 +1,126 @@
+/* options.c — getopt_long over tprof's options; no analysis here. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+
+enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
+       OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION };
+
+static const struct option long_opts[] = {
+    {"columns", required_argument, NULL, 'c'},
+    {"width", required_argument, NULL, 'w'},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"space", no_argument, NULL, OPT_SPACE},
+    {"jsonl", no_argument, NULL, OPT_JSONL},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"group", required_argument, NULL, OPT_GROUP},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"events", no_argument, NULL, OPT_EVENTS},
+    {"curve", no_argument, NULL, OPT_CURVE},
+    {"all-steps", no_argument, NULL, OPT_ALL_STEPS},
+    {"no-header", no_argument, NULL, OPT_NO_HEADER},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+void cli_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tprof [VIEW] [OPTIONS] FILE... | -\n"
+            "\n"
+            "Tables from PyTorch profiler traces (JSON, .gz, .zst), nvprof / Nsight Systems\n"
+            "SQLite dumps and PyProf dict files.\n"
+            "\n"
+            "views:\n");
+    for (const tp_view *const *v = tp_views(); *v; v++)
+        fprintf(out, "  %-10s %s%s\n", (*v)->name, (*v)->summary, v == tp_views() ? " (default)" : "");
+    fprintf(out,
+            "\n"
+            "options:\n"
+            "  -c, --columns LIST  columns to print, comma-separated (see `tprof VIEW -h`)\n"
+            "  -w, --width W       columnated output within W characters (W <= 0: space-separated)\n"
+            "      --csv           quoted CSV\n"
+            "      --space         space-separated text (the default into a pipe)\n"
+            "      --jsonl         one JSON object per row\n"
+            "      --sort KEY      sort rows by a column (numbers descending)\n"
+            "      --top N         print the first N rows only\n"
+            "      --no-header     leave out the header line\n"
+            "      --group G       view-specific grouping\n"
+            "  -h, --help          this help; with a VIEW, its columns\n"
+            "      --version       print the version\n"
+            "\n"
+            "On a terminal the default is columnated to the terminal width; into a pipe it is\n"
+            "prof.py's space-separated text.  Exit status: 0 ok, 2 bad usage or unreadable input.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tprof: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'tprof --help'.\n");
+    return 2;
+}
+
+int cli_parse(int argc, char **argv, struct cli_options *o)
+{
+    memset(o, 0, sizeof *o);
+    tp_output_opts_init(&o->out);
+    o->view = tp_views()[0];
+    int first = 1;
+    /* The first word may name a view (git-style subcommand). */
+    if (argc > 1 && argv[1][0] != '-') {
+        const tp_view *v = tp_view_find(argv[1]);
+        if (v) {
+            o->view = v;
+            o->view_named = 1;
+            first = 2;
+        }
+    }
+    optind = first;
+    opterr = 0;
+    int c, csv = 0, width_given = 0;
+    while ((c = getopt_long(argc, argv, ":c:w:h", long_opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'c': o->out.columns = optarg; break;
+        case 'w':
+            o->out.width = (int)strtol(optarg, &end, 10);
+            if (*end || end == optarg)
+                return usage_error("-w: '%s' is not a number", optarg);
+            width_given = 1;
+            o->format_chosen = 1;
+            o->out.format = o->out.width > 0 ? TP_FMT_COLUMNS : TP_FMT_SPACE;
+            break;
+        case OPT_CSV: csv = 1; o->out.format = TP_FMT_CSV; o->format_chosen = 1; break;
+        case OPT_SPACE: o->out.format = TP_FMT_SPACE; o->format_chosen = 1; break;
+        case OPT_JSONL: o->out.format = TP_FMT_JSONL; o->format_chosen = 1; break;
+        case OPT_SORT: o->out.sort = optarg; break;
+        case OPT_TOP:
+            o->out.top = (size_t)strtoul(optarg, &end, 10);
+            if (*end || end == optarg)
+                return usage_error("--top: '%s' is not a number", optarg);
+            break;
+        case OPT_GROUP: o->vo.group = optarg; break;
+        case OPT_DEVICE: o->vo.device = optarg; break;
+        case OPT_EVENTS: o->vo.events = 1; break;
+        case OPT_CURVE: o->vo.curve = 1; break;
+        case OPT_ALL_STEPS: o->vo.all_steps = 1; break;
+        case OPT_NO_HEADER: o->out.header = 0; break;
+        case 'h': o->help = 1; break;
+        case OPT_VERSION: o->version = 1; break;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (csv && width_given)
+        return usage_error("%s", "--csv and -w cannot be used together");
+    if (!o->out.columns)
+        o->out.columns = o->view->default_columns;
+    o->vo.columnated = o->out.format == TP_FMT_COLUMNS;
+    o->inputs = argv + optind;
+    o->ninputs = argc - optind;
+    return 0;
+}

@@ -1,0 +1,10 @@
+/* views.h — every view of libtprof; the registry (views.c) lists them. */
+#ifndef TPROF_VIEWS_H
+#define TPROF_VIEWS_H
+
+#include "tprof.h"
+
+extern const tp_view tp_view_prof;   /* prof.py's per-kernel table (default) */
+extern const tp_view tp_view_info;   /* what an input holds */
+
+#endif
