@@ -124,6 +124,29 @@ static int scale(int neg, uint64_t mant, int e, int64_t *out)
 
 int tp_decimal_us_to_ns(const char *s, size_t len, int64_t *out)
 {
+    /* Fast path for what kineto writes: up to 15 integer digits, then
+     * optionally '.' and 1-3 decimals. */
+    if (len > 0 && len <= 19) {
+        size_t i = 0;
+        int64_t v = 0;
+        while (i < len && (unsigned)(s[i] - '0') < 10 && i < 15)
+            v = v * 10 + (s[i++] - '0');
+        if (i > 0 && i == len) {
+            *out = v * 1000;
+            return 0;
+        }
+        if (i > 0 && s[i] == '.' && len - i - 1 >= 1 && len - i - 1 <= 3) {
+            size_t d = 0;
+            for (i++; i < len && (unsigned)(s[i] - '0') < 10; i++, d++)
+                v = v * 10 + (s[i] - '0');
+            if (i == len) {
+                for (; d < 3; d++)
+                    v *= 10;
+                *out = v;
+                return 0;
+            }
+        }
+    }
     int neg, e, inexact;
     uint64_t mant;
     if (split_decimal(s, len, &neg, &mant, &e, &inexact) < 0)
@@ -133,6 +156,17 @@ int tp_decimal_us_to_ns(const char *s, size_t len, int64_t *out)
 
 int tp_decimal_to_i64(const char *s, size_t len, int64_t *out)
 {
+    if (len > 0 && len <= 18) {
+        size_t i = s[0] == '-';
+        int64_t v = 0;
+        size_t start = i;
+        while (i < len && (unsigned)(s[i] - '0') < 10)
+            v = v * 10 + (s[i++] - '0');
+        if (i == len && i > start) {
+            *out = s[0] == '-' ? -v : v;
+            return 0;
+        }
+    }
     int neg, e, inexact;
     uint64_t mant;
     if (split_decimal(s, len, &neg, &mant, &e, &inexact) < 0 || inexact)

@@ -6,6 +6,7 @@
  * absolute offset, so nothing dangles. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "json.h"
 
 #define WINDOW_MIN (4u << 20)
@@ -36,6 +37,7 @@ int tp_json_init_source(tp_json *j, tp_source *src, tp_error *err)
     const char *m = tp_source_mapped(src, &len);
     if (m) {
         tp_json_init_mem(j, m, len, tp_source_path(src), err);
+        j->can_release = 1;
         return TP_OK;
     }
     memset(j, 0, sizeof *j);
@@ -48,6 +50,20 @@ int tp_json_init_source(tp_json *j, tp_source *src, tp_error *err)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", j->path);
     j->buf = j->p = j->end = j->own;
     return TP_OK;
+}
+
+/* A mapped file's pages stay in the process's resident set once read; give
+ * back those before the mark so a 1 GB trace does not cost 1 GB of memory.
+ * They are clean file pages: dropping them costs nothing. */
+void tp_json_release(tp_json *j)
+{
+    uint64_t page = 4096;
+    uint64_t upto = (j->mark - j->base) & ~(page - 1);
+    uintptr_t from = ((uintptr_t)j->buf + j->released + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t to = ((uintptr_t)j->buf + upto) & ~(uintptr_t)(page - 1);
+    if (to > from)
+        madvise((void *)from, to - from, MADV_DONTNEED);
+    j->released = upto;
 }
 
 void tp_json_free(tp_json *j)
@@ -104,11 +120,25 @@ static inline int is_blank(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-int tp_json_peek(tp_json *j)
+int tp_json_peek_slow(tp_json *j)
 {
     for (;;) {
-        while (j->p < j->end && is_blank((unsigned char)*j->p))
-            j->p++;
+        const char *p = j->p, *end = j->end;
+        /* Indentation comes in runs of spaces: skip them 8 at a time. */
+        while (p < end) {
+            if (p + 8 <= end) {
+                uint64_t w;
+                memcpy(&w, p, 8);
+                if (w == UINT64_C(0x2020202020202020)) {
+                    p += 8;
+                    continue;
+                }
+            }
+            if (!is_blank((unsigned char)*p))
+                break;
+            p++;
+        }
+        j->p = p;
         if (j->p < j->end)
             return (unsigned char)*j->p;
         if (refill(j) <= 0)
@@ -116,8 +146,12 @@ int tp_json_peek(tp_json *j)
     }
 }
 
-static int need_char(tp_json *j, char c, const char *what)
+static inline int need_char(tp_json *j, char c, const char *what)
 {
+    if (j->p < j->end && *j->p == c) {
+        j->p++;
+        return 0;
+    }
     int ch = tp_json_peek(j);
     if (ch != c) {
         if (ch < 0 && !j->failed)
@@ -464,19 +498,24 @@ int tp_json_number(tp_json *j, tp_jspan *out)
         return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
     uint64_t start = tp_json_offset(j);
     for (;;) {
-        while (j->p < j->end && (is_num_char((unsigned char)*j->p) || *j->p == 'N' || *j->p == 'a' ||
-                                 *j->p == 'I' || *j->p == 'n' || *j->p == 'f' || *j->p == 'i' ||
-                                 *j->p == 't' || *j->p == 'y'))
-            j->p++;
-        if (j->p < j->end)
+        const char *p = j->p, *end = j->end;
+        for (;;) {
+            while (p < end && (unsigned)(*p - '0') < 10)
+                p++;
+            if (p < end && (is_num_char((unsigned char)*p) || *p == 'N' || *p == 'a' || *p == 'I' ||
+                            *p == 'n' || *p == 'f' || *p == 'i' || *p == 't' || *p == 'y'))
+                p++;
+            else
+                break;
+        }
+        j->p = p;
+        if (p < end)
             break;
         int r = refill(j);
         if (r < 0)
             return -1;
-        if (r == 0) {
-            /* A number can end the input only if the input is a bare number. */
-            break;
-        }
+        if (r == 0)
+            break;   /* a number can end the input only if the input is a bare number */
     }
     uint64_t stop = tp_json_offset(j);
     out->off = start;

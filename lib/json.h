@@ -40,7 +40,11 @@ typedef struct tp_json {
     int failed;               /* an error has been recorded */
     uint64_t control_chars;   /* raw control characters seen inside strings (accepted) */
     uint64_t first_control_off;
+    int can_release;          /* buf is a read-only file mapping */
+    uint64_t released;        /* bytes of it already given back */
 } tp_json;
+
+void tp_json_release(tp_json *j);
 
 int  tp_json_init_mem(tp_json *j, const char *data, size_t len, const char *path, tp_error *err);
 int  tp_json_init_source(tp_json *j, tp_source *src, tp_error *err);
@@ -64,10 +68,19 @@ static inline void tp_json_set_mark(tp_json *j)
 {
     j->mark = tp_json_offset(j);
     j->scratch_len = 0;
+    if (j->can_release && j->mark - j->released > (UINT64_C(64) << 20))
+        tp_json_release(j);
 }
 
-/* The next non-blank character without consuming it; -1 at the end of input. */
-int tp_json_peek(tp_json *j);
+/* The next non-blank character without consuming it; -1 at the end of input.
+ * Inline fast path: most of the time the next byte is not blank. */
+int tp_json_peek_slow(tp_json *j);
+static inline int tp_json_peek(tp_json *j)
+{
+    if (j->p < j->end && (unsigned char)*j->p > ' ')
+        return (unsigned char)*j->p;
+    return tp_json_peek_slow(j);
+}
 
 /* Objects: tp_json_obj_begin consumes '{'.  tp_json_obj_next returns 1 with
  * the key read and ':' consumed, 0 when '}' was consumed, -1 on error; `*n`
