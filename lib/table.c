@@ -7,6 +7,7 @@
  * Strings are interned in a tp_strtab (each distinct string stored once) and
  * a string cell keeps its 32-bit id.  There is no per-cell allocation. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,12 +286,14 @@ size_t tp_fmt_pyfloat(double v, char *buf, size_t cap)
         int k = snprintf(out, sizeof out, "%.0f.0", v);
         return put_out(out, (size_t)k, buf, cap);
     }
-    /* Shortest digit string that reads back as v (Python's repr). */
+    /* Shortest digit string that reads back as v (Python's repr).  A double
+     * whose shortest form has p <= 15 digits rounds to that form padded with
+     * zeros at 15 digits (15-digit decimals are coarser than doubles), so
+     * 15, 16, 17 digits are the only tries needed; zeros are trimmed below. */
     char e[40];
-    int p;
-    for (p = 1; p <= 17; p++) {
+    for (int p = fabs(v) < DBL_MIN ? 1 : 15; p <= 17; p++) {   /* subnormals: fewer bits */
         snprintf(e, sizeof e, "%.*e", p - 1, v);
-        if (strtod(e, NULL) == v)
+        if (p == 17 || strtod(e, NULL) == v)
             break;
     }
     /* e is "-d.ddddde+XX": split into sign, digits, exponent. */
@@ -537,12 +540,135 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
     return a < b ? -1 : a > b ? 1 : 0;   /* stable: original order breaks ties */
 }
 
+/* Fast path: each row's sort key extracted once into a compact array, so the
+ * sort touches neither the chunks nor the string bytes.  String columns sort
+ * by the rank of the interned id among all strings. */
+struct skey {
+    union { int64_t i; double f; uint64_t r; } k;
+    uint32_t cls;     /* 0 value, 1 NaN, 2 NULL/other: sorted in this order */
+    uint32_t isint;
+    size_t row;
+};
+
+static int cmp_skey_num(const void *pa, const void *pb)
+{
+    const struct skey *a = pa, *b = pb;
+    if (a->cls != b->cls)
+        return a->cls < b->cls ? -1 : 1;
+    if (a->cls == 0) {
+        if (a->isint && b->isint) {
+            if (a->k.i != b->k.i)
+                return a->k.i > b->k.i ? -1 : 1;
+        } else {
+            long double x = a->isint ? (long double)a->k.i : (long double)a->k.f;
+            long double y = b->isint ? (long double)b->k.i : (long double)b->k.f;
+            if (x != y)
+                return x > y ? -1 : 1;
+        }
+    }
+    return a->row < b->row ? -1 : a->row > b->row ? 1 : 0;
+}
+
+static int cmp_skey_str(const void *pa, const void *pb)
+{
+    const struct skey *a = pa, *b = pb;
+    if (a->cls != b->cls)
+        return a->cls < b->cls ? -1 : 1;
+    if (a->k.r != b->k.r)
+        return a->k.r < b->k.r ? -1 : 1;
+    return a->row < b->row ? -1 : a->row > b->row ? 1 : 0;
+}
+
+static int cmp_strid(const void *pa, const void *pb, void *arg)
+{
+    const tp_strtab *st = arg;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    size_t la = tp_strtab_len(st, a), lb = tp_strtab_len(st, b);
+    int c = memcmp(tp_strtab_get(st, a), tp_strtab_get(st, b), la < lb ? la : lb);
+    if (c)
+        return c;
+    return la < lb ? -1 : la > lb ? 1 : 0;
+}
+
+/* rank[id] = position of string id in byte order; NULL on OOM. */
+static uint32_t *string_ranks(const tp_table *t)
+{
+    uint32_t n = t->strs.count;
+    uint32_t *ids = malloc((size_t)n * sizeof *ids);
+    uint32_t *rank = malloc((size_t)n * sizeof *rank);
+    if (!ids || !rank) {
+        free(ids);
+        free(rank);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = i;
+    qsort_r(ids, n, sizeof *ids, cmp_strid, (void *)&t->strs);
+    for (uint32_t i = 0; i < n; i++)
+        rank[ids[i]] = i;
+    free(ids);
+    return rank;
+}
+
+/* 1 sorted, 0 not applicable (mixed kinds in a string column), -1 OOM. */
+static int sort_fast(const tp_table *t, size_t col, size_t *perm, size_t n, int numeric)
+{
+    struct skey *keys = malloc(n * sizeof *keys);
+    uint32_t *rank = NULL;
+    if (!keys)
+        return -1;
+    if (!numeric && !(rank = string_ranks(t))) {
+        free(keys);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        union tp_cellval v;
+        int kind = get_cell(t, perm[i], col, &v);
+        struct skey *k = &keys[i];
+        k->row = perm[i];
+        k->isint = 0;
+        k->k.r = 0;
+        if (numeric) {
+            if (kind == TP_CELL_INT) {
+                k->cls = 0;
+                k->isint = 1;
+                k->k.i = v.i;
+            } else if (kind == TP_CELL_FLOAT) {
+                k->cls = isnan(v.f) ? 1 : 0;
+                k->k.f = v.f;
+            } else {
+                k->cls = 2;
+            }
+        } else if (kind == TP_CELL_STR) {
+            k->cls = 0;
+            k->k.r = rank[v.s];
+        } else if (kind == TP_CELL_NULL) {
+            k->cls = 2;
+        } else {
+            free(keys);
+            free(rank);
+            return 0;
+        }
+    }
+    qsort(keys, n, sizeof *keys, numeric ? cmp_skey_num : cmp_skey_str);
+    for (size_t i = 0; i < n; i++)
+        perm[i] = keys[i].row;
+    free(keys);
+    free(rank);
+    return 1;
+}
+
 int tp_table_sort_rows(const tp_table *t, size_t col, size_t *perm, size_t n)
 {
     if (col >= t->ncols)
         return -1;
+    if (n < 2)
+        return 0;
     struct sort_ctx c = { t, col, t->cols[col].type != TP_COL_STR };
-    if (n > 1)
+    int r = sort_fast(t, col, perm, n, c.numeric);
+    if (r < 0)
+        return -1;
+    if (r == 0)
         qsort_r(perm, n, sizeof *perm, cmp_rows, &c);
     return 0;
 }

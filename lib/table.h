@@ -78,8 +78,10 @@ int tp_table_nomem(const tp_table *t);
 /* Index of the first column whose key is `key`, or -1. */
 long tp_table_col_find(const struct tp_coldef *cols, size_t ncols, const char *key);
 
-/* Sort perm[0..n) (row indexes) stably by column col: numeric columns
- * descending, string columns ascending, NULL cells last. 0, or -1 on OOM. */
+/* Sort perm[0..n) (row indexes) by column col: numeric columns descending
+ * (NaN, then NULL and text cells last), string columns ascending bytewise
+ * (NULL last); ties keep ascending row order, so sorting 0..n-1 is stable.
+ * 0, or -1 on out of memory. */
 int tp_table_sort_rows(const tp_table *t, size_t col, size_t *perm, size_t n);
 
 /* Number formatting as the writers print it.  All return the length the full
