@@ -37,6 +37,8 @@ static int split_decimal(const char *s, size_t len, int *neg, uint64_t *mant, in
     }
     if (i < len && s[i] == '.') {
         i++;
+        if (i == len || s[i] < '0' || s[i] > '9')
+            return -1;
         for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
             any = 1;
             if (ndig < 19) {

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include "json.h"
 
-#define WINDOW_MIN (4u << 20)
+size_t tp_json_window_bytes = 4u << 20;
 
 int tp_json_fail(tp_json *j, enum tp_status st, const char *what)
 {
@@ -44,7 +44,7 @@ int tp_json_init_source(tp_json *j, tp_source *src, tp_error *err)
     j->src = src;
     j->path = tp_source_path(src);
     j->err = err;
-    j->cap = WINDOW_MIN;
+    j->cap = tp_json_window_bytes;
     j->own = malloc(j->cap);
     if (!j->own)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", j->path);
@@ -230,6 +230,8 @@ enum tp_jtype tp_json_type(tp_json *j)
 
 static int scratch_put(tp_json *j, const char *s, size_t n)
 {
+    if (n == 0)
+        return 0;   /* the NUL that follows every decoded string allocates */
     if (j->scratch_len + n > j->scratch_cap) {
         size_t cap = j->scratch_cap ? j->scratch_cap * 2 : 4096;
         while (cap < j->scratch_len + n)
@@ -382,7 +384,7 @@ int tp_json_string(tp_json *j, tp_jspan *out)
             const unsigned char *u = (const unsigned char *)j->p;
             size_t avail = (size_t)(j->end - j->p);
             size_t want = (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3 : (u[0] & 0xf8) == 0xf0 ? 4 : 1;
-            if (want > avail || utf8_check(u, want) != 0)
+            if (want > avail || utf8_check(u, want) != want)
                 return tp_json_fail(j, TP_ERR_FORMAT, "invalid UTF-8 in a string");
             j->p += want;
             continue;

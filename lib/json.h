@@ -46,6 +46,9 @@ typedef struct tp_json {
 
 void tp_json_release(tp_json *j);
 
+/* Initial window size when streaming (tests shrink it to force refills). */
+extern size_t tp_json_window_bytes;
+
 int  tp_json_init_mem(tp_json *j, const char *data, size_t len, const char *path, tp_error *err);
 int  tp_json_init_source(tp_json *j, tp_source *src, tp_error *err);
 void tp_json_free(tp_json *j);

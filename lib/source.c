@@ -124,8 +124,9 @@ int tp_source_open(tp_source **out, const char *path, tp_error *err)
     tp_source *s = calloc(1, sizeof *s);
     if (!s)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
-    snprintf(s->path, sizeof s->path, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
-    if (strcmp(path, "-") == 0) {
+    int is_stdin = strcmp(path, "-") == 0;
+    snprintf(s->path, sizeof s->path, "%s", is_stdin ? "<stdin>" : path);
+    if (is_stdin) {
         s->fd = 0;
     } else {
         s->fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -1,0 +1,367 @@
+/* json_test.c — the streaming JSON reader, exact decimals, and the kineto
+ * importer on good and bad input (truncation at every byte, bad UTF-8, wrong
+ * types, huge numbers, compression, tiny windows that force refills). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "ingest.h"
+#include "json.h"
+#include "testing.h"
+
+static const char *tmpdir(void)
+{
+    static char dir[64];
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/tprof-json-test-XXXXXX");
+        if (!mkdtemp(dir))
+            abort();
+    }
+    return dir;
+}
+
+static const char *write_tmp(const char *name, const void *data, size_t len)
+{
+    static char path[8][256];
+    static int k;
+    char *p = path[k++ % 8];
+    snprintf(p, 256, "%s/%s", tmpdir(), name);
+    FILE *f = fopen(p, "wb");
+    fwrite(data, 1, len, f);
+    fclose(f);
+    return p;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    *len = fread(b, 1, (size_t)n, f);
+    b[*len] = '\0';
+    fclose(f);
+    return b;
+}
+
+static void test_strings(void)
+{
+    const char *doc = "[\"plain\", \"a\\\"b\\\\c\\/\\b\\f\\n\\r\\t\", \"\\u0041\\u00e9\\u20ac\", "
+                      "\"\\ud83d\\ude00\", \"\\ud800x\", \"caf\xc3\xa9\"]";
+    tp_error err = {0};
+    tp_json j;
+    tp_json_init_mem(&j, doc, strlen(doc), "mem", &err);
+    const char *want[] = {"plain", "a\"b\\c/\b\f\n\r\t", "A\xc3\xa9\xe2\x82\xac", "\xf0\x9f\x98\x80",
+                          "\xef\xbf\xbdx", "caf\xc3\xa9"};
+    int n = 0, i = 0;
+    CHECK("json.array_begin", tp_json_arr_begin(&j) == 0);
+    while (tp_json_arr_next(&j, &n) == 1 && i < 6) {
+        tp_jspan s;
+        char name[64];
+        snprintf(name, sizeof name, "json.string.%d", i);
+        if (tp_json_string(&j, &s) < 0) {
+            CHECK(name, 0);
+            break;
+        }
+        char got[64] = "";
+        memcpy(got, tp_json_ptr(&j, s), s.len < 63 ? s.len : 63);
+        CHECK_STR(name, got, want[i]);
+        i++;
+    }
+    CHECK_INT("json.string.count", i, 6);
+    tp_json_free(&j);
+
+    const char *bad[] = {"\"abc", "\"a\\x\"", "\"\\u12G4\"", "\"\xff\"", "\"\xc3\"", "\"\xed\xa0\x80\""};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        tp_json_init_mem(&j, bad[b], strlen(bad[b]), "mem", &err);
+        tp_jspan s;
+        char name[64];
+        snprintf(name, sizeof name, "json.string.bad.%zu", b);
+        CHECK(name, tp_json_string(&j, &s) < 0 && strstr(err.msg, "mem: byte ") == err.msg);
+        tp_json_free(&j);
+    }
+}
+
+static void test_decimals(void)
+{
+    struct { const char *s; int ok; int64_t ns; } us[] = {
+        {"1623142623460111", 1, INT64_C(1623142623460111000)},
+        {"88511388202.765", 1, INT64_C(88511388202765)},
+        {"0.5", 1, 500}, {"1.5e3", 1, 1500000}, {"-2.5", 1, -2500},
+        {"0.0005", 1, 0}, {"0.0015", 1, 2}, {"0.0025", 1, 2}, {"12.3456", 1, 12346},
+        {"1e30", 0, 0}, {"abc", 0, 0}, {"", 0, 0}, {"1.", 0, 0}, {"9223372036854775.807", 1, INT64_MAX},
+        {"9223372036854775.808", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+        int64_t v = 0;
+        int r = tp_decimal_us_to_ns(us[i].s, strlen(us[i].s), &v);
+        char name[80];
+        snprintf(name, sizeof name, "decimal.us_to_ns.%s", us[i].s);
+        CHECK(name, us[i].ok ? (r == 0 && v == us[i].ns) : r != 0);
+    }
+    int64_t v;
+    CHECK("decimal.i64.plain", tp_decimal_to_i64("-42", 3, &v) == 0 && v == -42);
+    CHECK("decimal.i64.exp", tp_decimal_to_i64("1e3", 3, &v) == 0 && v == 1000);
+    CHECK("decimal.i64.fraction", tp_decimal_to_i64("1.5", 3, &v) != 0);
+    CHECK("decimal.i64.big", tp_decimal_to_i64("18446744073709551616", 20, &v) != 0);
+}
+
+static size_t count_kind(const tp_store *st, enum tp_kind k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < st->n; i++)
+        n += st->kind[i] == k;
+    return n;
+}
+
+static int load(const char *path, tp_store **out, tp_error *err)
+{
+    *out = tp_store_new();
+    memset(err, 0, sizeof *err);
+    return tp_store_load(*out, path, err);
+}
+
+static void test_sample(const char *sample)
+{
+    tp_store *st;
+    tp_error err;
+    CHECK_INT("kineto.sample.load", load(sample, &st, &err), TP_OK);
+    CHECK_INT("kineto.sample.kernels", count_kind(st, TP_K_KERNEL), 3);
+    CHECK_INT("kineto.sample.runtime", count_kind(st, TP_K_RUNTIME), 4);
+    CHECK_INT("kineto.sample.memcpy", count_kind(st, TP_K_MEMCPY), 1);
+    CHECK_INT("kineto.sample.memory", count_kind(st, TP_K_MEMORY), 1);
+    CHECK_INT("kineto.sample.flows", count_kind(st, TP_K_FLOW), 2);
+    CHECK_INT("kineto.sample.devices", st->ndevices, 1);
+    CHECK_INT("kineto.sample.rank", st->rank, 0);
+    CHECK_INT("kineto.sample.malformed", st->nskips, 0);
+    /* 1060.000 us and 42.375 us exactly, in ns */
+    int found = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_KERNEL && st->ts[i] == 1060000 && st->dur[i] == 42375)
+            found = 1;
+    CHECK("kineto.sample.exact_ns", found);
+    CHECK_INT("kineto.sample.link", tp_store_link(st, &err), TP_OK);
+    CHECK_INT("kineto.sample.steps", st->nsteps, 1);
+    CHECK_INT("kineto.sample.annots", st->nannots, 3);
+    if (st->nannots == 3) {
+        const struct tp_kernel_annot *a = st->annots;
+        CHECK_STR("link.launch_op.gemm", tp_store_str(st, a[0].op), "addmm");
+        CHECK_STR("link.mod.gemm", tp_store_str(st, a[0].mod), "aten");
+        CHECK_STR("link.layer", tp_store_str(st, a[0].layer), "nn.Module: Linear_0");
+        CHECK_STR("link.trace", tp_store_str(st, a[0].trace), "train.py:12,model.py:40");
+        CHECK_STR("link.trace_last", tp_store_str(st, a[0].trace_last), "model.py:40");
+        CHECK_STR("link.seq", tp_store_str(st, a[0].seq), "12");
+        CHECK_INT("link.fprop", a[0].bprop, 0);
+        CHECK_STR("link.relu", tp_store_str(st, a[1].op), "relu");
+        CHECK_INT("link.bprop", a[2].bprop, 1);
+        CHECK_STR("link.bprop.seq", tp_store_str(st, a[2].seq), "12");
+        CHECK_STR("link.bprop.op", tp_store_str(st, a[2].op), "mm");
+    }
+    /* the memcpy is launched by its runtime call */
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_MEMCPY)
+            CHECK("link.memcpy.launcher", st->launcher[i] >= 0 && st->correlation[st->launcher[i]] == 504);
+    tp_store_free(st);
+}
+
+/* Cut the sample at every byte: never a crash, an error for every proper
+ * prefix, and never more events than the whole file. */
+static void test_truncation(const char *sample)
+{
+    size_t len;
+    char *doc = read_file(sample, &len);
+    tp_store *full;
+    tp_error err;
+    load(sample, &full, &err);
+    size_t nfull = full->n;
+    tp_store_free(full);
+    int all_fail = 1, none_more = 1, msg_ok = 1;
+    size_t last_n = 0, monotonic = 1;
+    for (size_t cut = 0; cut < len - 2; cut++) {
+        const char *p = write_tmp("cut.json", doc, cut);
+        tp_store *st;
+        int rc = load(p, &st, &err);
+        if (rc == TP_OK)
+            all_fail = 0;
+        if (st->n > nfull)
+            none_more = 0;
+        if (st->n < last_n)
+            monotonic = 0;
+        last_n = st->n;
+        if (cut > 0 && !strstr(err.msg, "cut.json"))
+            msg_ok = 0;
+        tp_store_free(st);
+    }
+    CHECK("kineto.truncated.every_byte_fails", all_fail);
+    CHECK("kineto.truncated.no_extra_events", none_more);
+    CHECK("kineto.truncated.keeps_prefix_events", monotonic);
+    CHECK("kineto.truncated.message_names_file", msg_ok);
+    free(doc);
+}
+
+static void test_compressed(const char *sample)
+{
+    size_t len;
+    char *doc = read_file(sample, &len);
+    /* gzip */
+    char gzpath[256];
+    snprintf(gzpath, sizeof gzpath, "%s/s.json.gz", tmpdir());
+    gzFile gz = gzopen(gzpath, "wb");
+    gzwrite(gz, doc, (unsigned)len);
+    gzclose(gz);
+    /* zstd */
+    size_t cap = ZSTD_compressBound(len);
+    char *z = malloc(cap);
+    size_t zn = ZSTD_compress(z, cap, doc, len, 3);
+    const char *zpath = write_tmp("s.json.zst", z, zn);
+    tp_store *a, *b, *c;
+    tp_error err;
+    load(sample, &a, &err);
+    CHECK_INT("source.gzip.load", load(gzpath, &b, &err), TP_OK);
+    CHECK_INT("source.gzip.events", b->n, a->n);
+    CHECK_STR("source.gzip.sniffed", b->compression, "gzip");
+    CHECK_INT("source.zstd.load", load(zpath, &c, &err), TP_OK);
+    CHECK_INT("source.zstd.events", c->n, a->n);
+    CHECK_STR("source.zstd.sniffed", c->compression, "zstd");
+    tp_store_free(b);
+    tp_store_free(c);
+    /* A window far smaller than one event: every span crosses a refill. */
+    size_t saved = tp_json_window_bytes;
+    tp_json_window_bytes = 64;
+    CHECK_INT("json.tiny_window.load", load(gzpath, &b, &err), TP_OK);
+    CHECK_INT("json.tiny_window.events", b->n, a->n);
+    int same = b->n == a->n;
+    for (size_t i = 0; same && i < a->n; i++)
+        same = a->ts[i] == b->ts[i] && a->dur[i] == b->dur[i] &&
+               strcmp(tp_store_str(a, a->name[i]), tp_store_str(b, b->name[i])) == 0;
+    CHECK("json.tiny_window.same_events", same);
+    tp_store_free(b);
+    /* truncated gzip */
+    FILE *f = fopen(gzpath, "rb");
+    char gzb[65536];
+    size_t gzn = fread(gzb, 1, sizeof gzb, f);
+    fclose(f);
+    const char *tg = write_tmp("t.json.gz", gzb, gzn / 2);
+    CHECK("source.gzip.truncated", load(tg, &b, &err) != TP_OK && strstr(err.msg, "t.json.gz"));
+    tp_store_free(b);
+    const char *tz = write_tmp("t.json.zst", z, zn / 2);
+    CHECK("source.zstd.truncated", load(tz, &b, &err) != TP_OK && strstr(err.msg, "t.json.zst"));
+    tp_store_free(b);
+    tp_json_window_bytes = saved;
+    tp_store_free(a);
+    free(z);
+    free(doc);
+}
+
+static void expect_error(const char *name, const char *content, size_t len, enum tp_status st_want,
+                         const char *msg_part)
+{
+    const char *p = write_tmp("bad.json", content, len);
+    tp_store *st;
+    tp_error err;
+    int rc = load(p, &st, &err);
+    char n1[96];
+    snprintf(n1, sizeof n1, "bad.%s", name);
+    if (rc == (int)st_want && strstr(err.msg, msg_part) && strstr(err.msg, "bad.json"))
+        printf("ok %s\n", n1);
+    else {
+        printf("FAIL %s: rc %d msg '%s'\n", n1, rc, err.msg);
+        tt_failed++;
+    }
+    tp_store_free(st);
+}
+
+static void expect_malformed(const char *name, const char *content, size_t events_left)
+{
+    const char *p = write_tmp("mal.json", content, strlen(content));
+    tp_store *st;
+    tp_error err;
+    int rc = load(p, &st, &err);
+    char n1[96];
+    snprintf(n1, sizeof n1, "malformed.%s", name);
+    int ok = rc == TP_OK && st->n == events_left && st->nskips == 1 && st->skips[0].malformed;
+    if (ok)
+        printf("ok %s\n", n1);
+    else {
+        printf("FAIL %s: rc %d events %zu skips %zu (%s)\n", n1, rc, st->n, st->nskips,
+               st->nskips ? st->skips[0].reason : "");
+        tt_failed++;
+    }
+    tp_store_free(st);
+}
+
+static void test_bad_inputs(void)
+{
+    expect_error("empty", "", 0, TP_ERR_FORMAT, "empty");
+    expect_error("blank", "  \n ", 4, TP_ERR_FORMAT, "empty");
+    expect_error("not_trace", "{\"a\": 1}", 8, TP_ERR_FORMAT, "traceEvents");
+    expect_error("text", "hello world", 11, TP_ERR_FORMAT, "not a trace");
+    expect_error("garbage_after", "{\"traceEvents\": []} x", 21, TP_ERR_FORMAT, "after the end");
+    expect_error("bad_utf8", "{\"traceEvents\": [{\"ph\":\"X\",\"name\":\"\xff\"}]}", 40, TP_ERR_FORMAT, "UTF-8");
+    expect_error("truncated", "{\"traceEvents\": [{\"ph\":\"X\"", 26, TP_ERR_TRUNCATED, "truncated");
+    expect_error("missing_comma", "{\"traceEvents\": [{\"ph\":\"X\"} {}]}", 32, TP_ERR_FORMAT, "expected ','");
+    expect_error("deep", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", 54, TP_ERR_TRUNCATED, "byte");
+    tp_store *st;
+    tp_error err;
+    CHECK("bad.missing_file", load("/nonexistent/x.json", &st, &err) == TP_ERR_IO &&
+                                 strstr(err.msg, "/nonexistent/x.json: No such file"));
+    tp_store_free(st);
+    CHECK("bad.directory", load("/tmp", &st, &err) == TP_ERR_IO && strstr(err.msg, "directory"));
+    tp_store_free(st);
+
+    const char *ok_ev = "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}";
+    char doc[512];
+    snprintf(doc, sizeof doc, "{\"traceEvents\":[%s,{\"ph\":\"X\",\"name\":\"k\",\"ts\":[1],\"dur\":2}]}", ok_ev);
+    expect_malformed("ts_array", doc, 1);
+    snprintf(doc, sizeof doc, "{\"traceEvents\":[%s,{\"ph\":\"X\",\"name\":\"k\",\"ts\":1e300,\"dur\":2}]}", ok_ev);
+    expect_malformed("ts_huge", doc, 1);
+    snprintf(doc, sizeof doc, "{\"traceEvents\":[%s,{\"ph\":\"X\",\"name\":\"k\",\"ts\":1,\"dur\":-5}]}", ok_ev);
+    expect_malformed("dur_negative", doc, 1);
+    snprintf(doc, sizeof doc, "{\"traceEvents\":[%s,{\"ph\":\"X\",\"name\":7,\"ts\":1}]}", ok_ev);
+    expect_malformed("name_number", doc, 1);
+    snprintf(doc, sizeof doc, "{\"traceEvents\":[%s,{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,"
+                              "\"args\":{\"correlation\":\"x\"}}]}", ok_ev);
+    expect_malformed("correlation_string", doc, 1);
+    snprintf(doc, sizeof doc, "{\"traceEvents\":[%s,42]}", ok_ev);
+    expect_malformed("event_number", doc, 1);
+    snprintf(doc, sizeof doc, "{\"traceEvents\":[%s,{\"ph\":\"X\",\"name\":\"a\x01\x1b[31m\",\"ts\":1}]}", ok_ev);
+    expect_malformed("control_chars_kept", doc, 2);
+    /* bare array and string timestamps (Ascend-style) */
+    const char *arr = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":\"0\",\"tid\":\"stream 7\","
+                      "\"ts\":\"1623142623460111.250\",\"dur\":\"2.5\"}]";
+    const char *p = write_tmp("arr.json", arr, strlen(arr));
+    CHECK_INT("kineto.bare_array", load(p, &st, &err), TP_OK);
+    CHECK("kineto.string_ts", st->n == 1 && st->ts[0] == INT64_C(1623142623460111250) && st->dur[0] == 2500);
+    char buf[32];
+    CHECK_STR("kineto.string_tid", tp_store_tid_str(st, st->tid[0], buf), "stream 7");
+    CHECK_INT("kineto.string_pid", st->pid[0], 0);
+    tp_store_free(st);
+    /* NaN/Infinity in args are accepted as Python does */
+    const char *nan = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":1,"
+                      "\"args\":{\"blocks per SM\":NaN,\"x\":-Infinity}}]}";
+    p = write_tmp("nan.json", nan, strlen(nan));
+    CHECK_INT("kineto.nan_args", load(p, &st, &err), TP_OK);
+    tp_store_free(st);
+}
+
+int main(void)
+{
+    const char *sample = "testdata/sample.pt.trace.json";
+    if (access(sample, R_OK) != 0)
+        sample = "../testdata/sample.pt.trace.json";
+    test_strings();
+    test_decimals();
+    test_sample(sample);
+    test_truncation(sample);
+    test_compressed(sample);
+    test_bad_inputs();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir());
+    if (system(cmd) != 0)
+        printf("FAIL cleanup\n");
+    TEST_EXIT();
+}
