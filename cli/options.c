@@ -37,6 +37,7 @@ void cli_usage(FILE *out)
             "views:\n");
     for (const tp_view *const *v = tp_views(); *v; v++)
         fprintf(out, "  %-10s %s%s\n", (*v)->name, (*v)->summary, v == tp_views() ? " (default)" : "");
+    fprintf(out, "  %-10s %s\n", "diff", "compare two traces: tprof diff A B [--summary] [--fail-above 5%]");
     fprintf(out,
             "\n"
             "options:\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include "commands.h"
 #include "options.h"
 #include "store.h"
 #include "table.h"
@@ -91,6 +92,8 @@ static int run_one(const struct cli_options *o, const char *path, int first)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is a write error we end on quietly */
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return cmd_diff(argc - 1, argv + 1);
     struct cli_options o;
     int rc = cli_parse(argc, argv, &o);
     if (rc)

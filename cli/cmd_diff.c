@@ -1,0 +1,217 @@
+/* cmd_diff.c — `tprof diff A B`: option parsing, loading both inputs, printing
+ * the comparison (lib/view_diff.c) and the CI gate's exit status. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "commands.h"
+#include "diff.h"
+#include "store.h"
+#include "table.h"
+
+enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_SORT, OPT_TOP, OPT_NO_HEADER, OPT_SUMMARY,
+       OPT_FAIL_ABOVE };
+
+static const struct option diff_opts[] = {
+    {"columns", required_argument, NULL, 'c'},
+    {"width", required_argument, NULL, 'w'},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"space", no_argument, NULL, OPT_SPACE},
+    {"jsonl", no_argument, NULL, OPT_JSONL},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"no-header", no_argument, NULL, OPT_NO_HEADER},
+    {"summary", no_argument, NULL, OPT_SUMMARY},
+    {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static void diff_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tprof diff [OPTIONS] A B\n"
+            "\n"
+            "Compare two traces: CPU ops and GPU kernels by name (calls, summed time, delta,\n"
+            "category as in HTA's ops_diff), or with --summary the step, kernel and op totals.\n"
+            "\n"
+            "options:\n"
+            "  -c, --columns LIST    columns to print, comma-separated\n"
+            "  -w, --width W         columnated output within W characters\n"
+            "      --csv | --space | --jsonl   output format\n"
+            "      --sort KEY        sort rows by a column (numbers descending)\n"
+            "      --top N           print the first N rows only\n"
+            "      --no-header       leave out the header line\n"
+            "      --summary         avg_step_time, total_kernel_time, total_op_time only\n"
+            "      --fail-above X    exit 1 when the average step time (or, without steps in\n"
+            "                        both, the total kernel time) grew by more than X\n"
+            "                        (X: 5%%, 250us, 2ms)\n"
+            "  -h, --help            this help and the columns\n"
+            "\n"
+            "Exit status: 0 ok, 1 regression past --fail-above, 2 bad usage or unreadable input.\n"
+            "\ncolumns (-c):\n");
+    for (size_t i = 0; i < TP_DIFF_NCOLS; i++)
+        fprintf(out, "  %-10s %-11s %s\n", tp_diff_cols[i].key, tp_diff_cols[i].header,
+                tp_diff_cols[i].desc);
+    fprintf(out, "\ncolumns with --summary:\n");
+    for (size_t i = 0; i < TP_DIFFSUM_NCOLS; i++)
+        fprintf(out, "  %-10s %-11s %s\n", tp_diff_summary_cols[i].key,
+                tp_diff_summary_cols[i].header, tp_diff_summary_cols[i].desc);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tprof: diff: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'tprof diff --help'.\n");
+    return 2;
+}
+
+static int terminal_width(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    return c && atoi(c) > 0 ? atoi(c) : 80;
+}
+
+/* Load and link one input; NULL (message printed) when it cannot be read.
+ * *bad is set when part of it was malformed or truncated. */
+static tp_store *load(const char *path, int *bad)
+{
+    tp_error err = {0};
+    tp_store *st = tp_store_new();
+    if (!st) {
+        fprintf(stderr, "tprof: out of memory\n");
+        return NULL;
+    }
+    int rc = tp_store_load(st, path, &err);
+    if (rc != TP_OK) {
+        if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT) {
+            fprintf(stderr, "tprof: %s\n", err.msg);
+            tp_store_free(st);
+            return NULL;
+        }
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        *bad = 1;
+    }
+    for (size_t i = 0; i < st->nskips; i++)
+        if (st->skips[i].malformed) {
+            fprintf(stderr, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
+                    (unsigned long long)st->skips[i].first_offset, st->skips[i].reason,
+                    (unsigned long long)st->skips[i].count, st->skips[i].count == 1 ? "" : "s");
+            *bad = 1;
+        }
+    if (tp_store_link(st, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        tp_store_free(st);
+        return NULL;
+    }
+    return st;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    struct tp_output_opts out;
+    tp_output_opts_init(&out);
+    int summary = 0, format_chosen = 0, csv = 0, width_given = 0, gate_on = 0;
+    struct tp_diff_gate gate;
+    tp_error err = {0};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":c:w:h", diff_opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'c': out.columns = optarg; break;
+        case 'w':
+            out.width = (int)strtol(optarg, &end, 10);
+            if (*end || end == optarg)
+                return usage_error("-w: '%s' is not a number", optarg);
+            width_given = format_chosen = 1;
+            out.format = out.width > 0 ? TP_FMT_COLUMNS : TP_FMT_SPACE;
+            break;
+        case OPT_CSV: csv = format_chosen = 1; out.format = TP_FMT_CSV; break;
+        case OPT_SPACE: format_chosen = 1; out.format = TP_FMT_SPACE; break;
+        case OPT_JSONL: format_chosen = 1; out.format = TP_FMT_JSONL; break;
+        case OPT_SORT: out.sort = optarg; break;
+        case OPT_TOP:
+            out.top = (size_t)strtoul(optarg, &end, 10);
+            if (*end || end == optarg)
+                return usage_error("--top: '%s' is not a number", optarg);
+            break;
+        case OPT_NO_HEADER: out.header = 0; break;
+        case OPT_SUMMARY: summary = 1; break;
+        case OPT_FAIL_ABOVE:
+            if (tp_diff_parse_gate(optarg, &gate, &err) != TP_OK)
+                return usage_error("%s", err.msg);
+            gate_on = 1;
+            break;
+        case 'h': diff_usage(stdout); return 0;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (csv && width_given)
+        return usage_error("%s", "--csv and -w cannot be used together");
+    if (argc - optind != 2)
+        return usage_error("%s", argc - optind < 2 ? "two inputs needed: A B"
+                                                   : "only two inputs can be compared: A B");
+    const struct tp_coldef *cols = summary ? tp_diff_summary_cols : tp_diff_cols;
+    size_t ncols = summary ? TP_DIFFSUM_NCOLS : TP_DIFF_NCOLS;
+    if (!out.columns)
+        out.columns = summary ? tp_diff_summary_default_columns : tp_diff_default_columns;
+    size_t idx[256], n;
+    if (tp_table_select(cols, ncols, out.columns, idx, 256, &n, &err) != TP_OK) {
+        fprintf(stderr, "tprof: argument -c: %s\n", err.msg);
+        return 2;
+    }
+    if (out.sort && tp_table_col_find(cols, ncols, out.sort) < 0) {
+        fprintf(stderr, "tprof: argument --sort: %s is not a valid column name\n", out.sort);
+        return 2;
+    }
+    if (!format_chosen && isatty(STDOUT_FILENO)) {
+        out.format = TP_FMT_COLUMNS;
+        out.width = terminal_width();
+    }
+
+    int bad = 0;
+    tp_store *a = load(argv[optind], &bad);
+    if (!a)
+        return 2;
+    tp_store *b = load(argv[optind + 1], &bad);
+    if (!b) {
+        tp_store_free(a);
+        return 2;
+    }
+    struct tp_diff_summary s;
+    tp_diff_summarize(a, b, &s);
+    tp_table *t = NULL;
+    int rc = summary ? tp_diff_summary_table(&s, &t, &err) : tp_diff_build(a, b, &t, &err);
+    int status = bad ? 2 : 0;
+    if (rc != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        status = 2;
+    } else if (tp_table_write(t, &out, stdout, &err) != TP_OK) {
+        if (errno != EPIPE) {
+            fprintf(stderr, "tprof: %s\n", err.msg);
+            status = 2;
+        }
+    }
+    fflush(stdout);
+    tp_table_free(t);
+    tp_store_free(a);
+    tp_store_free(b);
+    if (status == 0 && gate_on) {
+        char msg[256];
+        if (tp_diff_check(&s, &gate, msg, sizeof msg)) {
+            fprintf(stderr, "tprof: regression: %s\n", msg);
+            status = 1;
+        }
+    }
+    return status;
+}

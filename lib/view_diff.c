@@ -1,0 +1,323 @@
+/* view_diff.c — `tprof diff A B`: per-name comparison of CPU ops and GPU
+ * kernels of two linked stores, the summary totals, and the CI gate.
+ * See diff.h for the meaning of every column. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "diff.h"
+#include "store.h"
+#include "table.h"
+
+const struct tp_coldef tp_diff_cols[TP_DIFF_NCOLS] = {
+    {"kind", "Kind", TP_COL_STR, -1, 0, "op (CPU operator) or kernel (GPU kernel)"},
+    {"name", "Name", TP_COL_STR, 0, 0, "operator or kernel name"},
+    {"a_calls", "A_Calls", TP_COL_INT, -1, 0, "calls in A"},
+    {"b_calls", "B_Calls", TP_COL_INT, -1, 0, "calls in B"},
+    {"a_time", "A_Time(us)", TP_COL_US, -1, 0, "summed duration in A, microseconds"},
+    {"b_time", "B_Time(us)", TP_COL_US, -1, 0, "summed duration in B, microseconds"},
+    {"delta", "Delta(us)", TP_COL_US, -1, 0, "b_time - a_time, microseconds"},
+    {"delta_pct", "Delta(%)", TP_COL_FIXED, -1, 2, "delta / a_time * 100 (- when a_time is 0)"},
+    {"category", "Category", TP_COL_STR, -1, 0,
+     "added, deleted, increased, decreased, unchanged (by call count, HTA's ops_diff)"},
+};
+const char tp_diff_default_columns[] =
+    "kind,name,a_calls,b_calls,a_time,b_time,delta,delta_pct,category";
+
+const struct tp_coldef tp_diff_summary_cols[TP_DIFFSUM_NCOLS] = {
+    {"metric", "Metric", TP_COL_STR, -1, 0,
+     "avg_step_time, total_kernel_time or total_op_time"},
+    {"a", "A(us)", TP_COL_US, -1, 0, "the value in A, microseconds"},
+    {"b", "B(us)", TP_COL_US, -1, 0, "the value in B, microseconds"},
+    {"delta", "Delta(us)", TP_COL_US, -1, 0, "b - a, microseconds"},
+    {"delta_pct", "Delta(%)", TP_COL_FIXED, -1, 2, "delta / a * 100 (- when a is 0)"},
+};
+const char tp_diff_summary_default_columns[] = "metric,a,b,delta,delta_pct";
+
+/* ---- aggregation by (kind, name) ---- */
+
+enum { DK_KERNEL, DK_OP };   /* alphabetical: the tie order of rows */
+static const char *const dk_name[] = {"kernel", "op"};
+
+struct agg {
+    int kind;
+    const char *name;
+    size_t len;
+    int64_t calls, ns;
+};
+
+struct side {
+    struct agg *v;
+    size_t n;
+};
+
+static int cmp_agg(const void *pa, const void *pb)
+{
+    const struct agg *a = pa, *b = pb;
+    if (a->kind != b->kind)
+        return a->kind - b->kind;
+    size_t m = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->name, b->name, m);
+    if (c)
+        return c;
+    return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* Aggregate one store into sorted (kind, name) entries. */
+static int aggregate(const tp_store *st, struct side *out)
+{
+    size_t ns = st->strings.count;
+    out->v = NULL;
+    out->n = 0;
+    int64_t *calls = calloc(2 * ns + 1, sizeof *calls);
+    int64_t *sum = calloc(2 * ns + 1, sizeof *sum);
+    if (!calls || !sum) {
+        free(calls);
+        free(sum);
+        return -1;
+    }
+    size_t distinct = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        int k;
+        if (st->kind[i] == TP_K_CPU_OP)
+            k = DK_OP;
+        else if (st->kind[i] == TP_K_KERNEL)
+            k = DK_KERNEL;
+        else
+            continue;
+        size_t slot = (size_t)k * ns + st->name[i];
+        if (!calls[slot]++)
+            distinct++;
+        sum[slot] += st->dur[i] > 0 ? st->dur[i] : 0;
+    }
+    out->v = calloc(distinct + 1, sizeof *out->v);
+    if (!out->v) {
+        free(calls);
+        free(sum);
+        return -1;
+    }
+    for (size_t slot = 0; slot < 2 * ns; slot++) {
+        if (!calls[slot])
+            continue;
+        uint32_t id = (uint32_t)(slot % ns);
+        struct agg *a = &out->v[out->n++];
+        a->kind = (int)(slot / ns);
+        a->name = tp_strtab_get(&st->strings, id);
+        a->len = tp_strtab_len(&st->strings, id);
+        a->calls = calls[slot];
+        a->ns = sum[slot];
+    }
+    free(calls);
+    free(sum);
+    qsort(out->v, out->n, sizeof *out->v, cmp_agg);
+    return 0;
+}
+
+struct drow {
+    const struct agg *a, *b;     /* either may be NULL */
+    int64_t delta;
+};
+
+static int cmp_drow(const void *pa, const void *pb)
+{
+    const struct drow *x = pa, *y = pb;
+    uint64_t dx = x->delta < 0 ? (uint64_t)0 - (uint64_t)x->delta : (uint64_t)x->delta;
+    uint64_t dy = y->delta < 0 ? (uint64_t)0 - (uint64_t)y->delta : (uint64_t)y->delta;
+    if (dx != dy)
+        return dx > dy ? -1 : 1;
+    return cmp_agg(x->a ? x->a : x->b, y->a ? y->a : y->b);
+}
+
+static void set_pct(tp_table *t, size_t col, double a, double b)
+{
+    if (a == 0)
+        tp_table_set_null(t, col);
+    else
+        tp_table_set_float(t, col, (b - a) / a * 100.0);
+}
+
+int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error *err)
+{
+    *out = NULL;
+    struct side sa, sb;
+    if (aggregate(a, &sa) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (aggregate(b, &sb) < 0) {
+        free(sa.v);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    struct drow *rows = calloc(sa.n + sb.n + 1, sizeof *rows);
+    tp_table *t = tp_table_new(tp_diff_cols, TP_DIFF_NCOLS);
+    if (!rows || !t) {
+        free(rows);
+        tp_table_free(t);
+        free(sa.v);
+        free(sb.v);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    /* Merge join of the two sorted sides. */
+    size_t i = 0, j = 0, n = 0;
+    while (i < sa.n || j < sb.n) {
+        int c = i == sa.n ? 1 : j == sb.n ? -1 : cmp_agg(&sa.v[i], &sb.v[j]);
+        struct drow *r = &rows[n++];
+        r->a = c <= 0 ? &sa.v[i++] : NULL;
+        r->b = c >= 0 ? &sb.v[j++] : NULL;
+        r->delta = (r->b ? r->b->ns : 0) - (r->a ? r->a->ns : 0);
+    }
+    qsort(rows, n, sizeof *rows, cmp_drow);
+    for (size_t k = 0; k < n; k++) {
+        const struct drow *r = &rows[k];
+        const struct agg *any = r->a ? r->a : r->b;
+        int64_t ac = r->a ? r->a->calls : 0, bc = r->b ? r->b->calls : 0;
+        int64_t at = r->a ? r->a->ns : 0, bt = r->b ? r->b->ns : 0;
+        const char *cat = !r->a ? "added" : !r->b ? "deleted"
+                        : bc > ac ? "increased" : bc < ac ? "decreased" : "unchanged";
+        tp_table_add_row(t);
+        tp_table_set_str(t, TP_DIFF_KIND, dk_name[any->kind]);
+        tp_table_set_strn(t, TP_DIFF_NAME, any->name, any->len);
+        tp_table_set_int(t, TP_DIFF_A_CALLS, ac);
+        tp_table_set_int(t, TP_DIFF_B_CALLS, bc);
+        tp_table_set_int(t, TP_DIFF_A_TIME, at);
+        tp_table_set_int(t, TP_DIFF_B_TIME, bt);
+        tp_table_set_int(t, TP_DIFF_DELTA, r->delta);
+        set_pct(t, TP_DIFF_DELTA_PCT, (double)at, (double)bt);
+        tp_table_set_str(t, TP_DIFF_CATEGORY, cat);
+    }
+    free(rows);
+    free(sa.v);
+    free(sb.v);
+    if (tp_table_nomem(t)) {
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    *out = t;
+    return TP_OK;
+}
+
+/* ---- summary ---- */
+
+static int is_step_row(const tp_store *st, size_t i)
+{
+    return strncmp(tp_store_str(st, st->name[i]), "ProfilerStep#", 13) == 0;
+}
+
+static void totals(const tp_store *st, int *has_steps, double *step_ns, int64_t *kernel_ns,
+                   int64_t *op_ns)
+{
+    *has_steps = st->nsteps > 0;
+    *step_ns = 0;
+    if (st->nsteps) {
+        int64_t sum = 0;
+        for (size_t k = 0; k < st->nsteps; k++)
+            sum += st->steps[k].end - st->steps[k].ts;
+        *step_ns = (double)sum / (double)st->nsteps;
+    }
+    *kernel_ns = 0;
+    *op_ns = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        if (st->kind[i] == TP_K_KERNEL) {
+            *kernel_ns += st->dur[i] > 0 ? st->dur[i] : 0;
+        } else if (st->kind[i] == TP_K_CPU_OP && st->dur[i] > 0 && !is_step_row(st, i)) {
+            /* Top-level only: no enclosing CPU op other than a ProfilerStep. */
+            int nested = 0;
+            if (st->parent)
+                for (int64_t p = st->parent[i]; p >= 0 && !nested; p = st->parent[p])
+                    if (st->kind[p] == TP_K_CPU_OP && !is_step_row(st, (size_t)p))
+                        nested = 1;
+            if (!nested)
+                *op_ns += st->dur[i];
+        }
+    }
+}
+
+void tp_diff_summarize(const tp_store *a, const tp_store *b, struct tp_diff_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    totals(a, &s->a_has_steps, &s->a_step_ns, &s->a_kernel_ns, &s->a_op_ns);
+    totals(b, &s->b_has_steps, &s->b_step_ns, &s->b_kernel_ns, &s->b_op_ns);
+}
+
+static void sum_row_i(tp_table *t, const char *metric, int64_t a, int64_t b)
+{
+    tp_table_add_row(t);
+    tp_table_set_str(t, TP_DIFFSUM_METRIC, metric);
+    tp_table_set_int(t, TP_DIFFSUM_A, a);
+    tp_table_set_int(t, TP_DIFFSUM_B, b);
+    tp_table_set_int(t, TP_DIFFSUM_DELTA, b - a);
+    set_pct(t, TP_DIFFSUM_DELTA_PCT, (double)a, (double)b);
+}
+
+int tp_diff_summary_table(const struct tp_diff_summary *s, tp_table **out, tp_error *err)
+{
+    *out = NULL;
+    tp_table *t = tp_table_new(tp_diff_summary_cols, TP_DIFFSUM_NCOLS);
+    if (!t)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    tp_table_add_row(t);
+    tp_table_set_str(t, TP_DIFFSUM_METRIC, "avg_step_time");
+    if (s->a_has_steps)
+        tp_table_set_float(t, TP_DIFFSUM_A, s->a_step_ns);
+    if (s->b_has_steps)
+        tp_table_set_float(t, TP_DIFFSUM_B, s->b_step_ns);
+    if (s->a_has_steps && s->b_has_steps) {
+        tp_table_set_float(t, TP_DIFFSUM_DELTA, s->b_step_ns - s->a_step_ns);
+        set_pct(t, TP_DIFFSUM_DELTA_PCT, s->a_step_ns, s->b_step_ns);
+    }
+    sum_row_i(t, "total_kernel_time", s->a_kernel_ns, s->b_kernel_ns);
+    sum_row_i(t, "total_op_time", s->a_op_ns, s->b_op_ns);
+    if (tp_table_nomem(t)) {
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    *out = t;
+    return TP_OK;
+}
+
+/* ---- the CI gate ---- */
+
+int tp_diff_parse_gate(const char *s, struct tp_diff_gate *g, tp_error *err)
+{
+    memset(g, 0, sizeof *g);
+    char *end;
+    double v = s && *s ? strtod(s, &end) : NAN;
+    double scale = 0;
+    if (!isnan(v) && end != s) {
+        if (strcmp(end, "%") == 0)
+            g->percent = 1, scale = 1;
+        else if (strcmp(end, "us") == 0)
+            scale = 1e3;
+        else if (strcmp(end, "ms") == 0)
+            scale = 1e6;
+    }
+    if (scale == 0 || !isfinite(v) || v < 0)
+        return tp_error_set(err, TP_ERR_USAGE,
+                            "--fail-above: '%s' is not a threshold (use e.g. 5%%, 250us, 2ms)",
+                            s ? s : "");
+    g->limit = v * scale;
+    snprintf(g->text, sizeof g->text, "%s", s);
+    return TP_OK;
+}
+
+int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g, char *msg,
+                  size_t cap)
+{
+    int steps = s->a_has_steps && s->b_has_steps;
+    const char *what = steps ? "avg step time" : "total kernel time";
+    double a = steps ? s->a_step_ns : (double)s->a_kernel_ns;
+    double b = steps ? s->b_step_ns : (double)s->b_kernel_ns;
+    double grow = b - a;
+    int fail;
+    char pct[48];
+    if (a > 0) {
+        double p = grow / a * 100.0;
+        snprintf(pct, sizeof pct, "%+.1f%%", p);
+        fail = g->percent ? p > g->limit : grow > g->limit;
+    } else {
+        snprintf(pct, sizeof pct, "%s", grow > 0 ? "new" : "+0.0%");
+        fail = g->percent ? grow > 0 : grow > g->limit;
+    }
+    if (msg && cap)
+        snprintf(msg, cap, "%s %.1f us -> %.1f us (%s)%s%s", what, a / 1e3, b / 1e3, pct,
+                 fail ? " exceeds " : " within ", g->text);
+    return fail;
+}
