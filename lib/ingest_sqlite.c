@@ -1,0 +1,734 @@
+/* ingest_sqlite.c — nvprof and Nsight Systems SQLite exports.
+ *
+ * The file is opened read-only ("file:PATH?mode=ro&immutable=1": the export
+ * is finished, so SQLite needs no locks or journal) and told apart by its
+ * tables, as parse.py does: StringTable means nvprof, StringIds with
+ * CUPTI_ACTIVITY_KIND_KERNEL means nsys.  Each table is read with one
+ * ordered scan; pairing, correlation and NVTX nesting are done in C
+ * (link_pyprof.c), never with per-kernel queries.
+ *
+ * Rows (times in ns as stored):
+ *   kernels  TP_K_KERNEL   nvprof: CONCURRENT_KERNEL (then KERNEL, the
+ *            --analysis-metrics table PyProf ignores) in _id_ order; nsys:
+ *            CUPTI_ACTIVITY_KIND_KERNEL by start.  name = the demangled
+ *            name when the C++ runtime's demangler is linked in, else the
+ *            name as stored; grid/block/registers/shared memory in the
+ *            kernel side table; pid = nsys globalPid's process id.
+ *   runtime  TP_K_RUNTIME / TP_K_DRIVER: nvprof tid = threadId & 0xFFFFFFFF
+ *            (the marker's thread), nsys pid = (globalTid >> 24) & 0xFFFFFF
+ *            and tid = globalTid & 0xFFFFFF (PyProf's globalTid % 2^24).
+ *   NVTX     TP_K_NVTX, ph 'X' for ranges (nvprof: a flags=2 start row and
+ *            the flags=4 end row with the same id; nsys: rows with an end),
+ *            ph 'i' for marks.  nvprof's objectId BLOB is pid (4 bytes LE)
+ *            then tid (8 bytes LE).  nsys text is COALESCE(text, the
+ *            StringIds value of textId).  Ranges never closed are counted
+ *            as skipped.
+ *   memcpy / memset (bytes in the kernel side table), devices.
+ * Kernels whose end is not after their start are kept (duration 0) and
+ * counted; PyProf aborts on them. */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ingest.h"
+#include "pyprof.h"
+
+struct sq {
+    sqlite3 *db;
+    tp_store *st;
+    const char *path;
+    tp_error *err;
+    uint32_t *strmap;        /* DB string id -> strtab id + 1 (0: not loaded) */
+    uint32_t *demap;         /* DB string id -> demangled strtab id + 1 */
+    int64_t nstr;
+};
+
+static int fail_sql(struct sq *q, const char *table, const char *what)
+{
+    return tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: %s", q->path, table, what);
+}
+
+static int table_exists(struct sq *q, const char *name)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(q->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL))
+        return -1;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int has_column(struct sq *q, const char *table, const char *col)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(q->db, "SELECT 1 FROM pragma_table_info(?) WHERE name=?", -1, &s, NULL))
+        return 0;
+    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, col, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW;
+}
+
+static int64_t col_i64(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? TP_NONE : sqlite3_column_int64(s, i);
+}
+
+static int prepare(struct sq *q, const char *table, const char *sql, sqlite3_stmt **s)
+{
+    if (sqlite3_prepare_v2(q->db, sql, -1, s, NULL) != SQLITE_OK)
+        return fail_sql(q, table, sqlite3_errmsg(q->db));
+    return TP_OK;
+}
+
+static int step_done(struct sq *q, const char *table, sqlite3_stmt *s, int rc, int64_t row)
+{
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE)
+        return tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)row,
+                            sqlite3_errmsg(q->db));
+    return TP_OK;
+}
+
+/* ---- strings -------------------------------------------------------------- */
+
+static int load_strings(struct sq *q, const char *table, const char *idcol)
+{
+    char sql[256];
+    sqlite3_stmt *s;
+    snprintf(sql, sizeof sql, "SELECT max(%s) FROM %s", idcol, table);
+    int rc = prepare(q, table, sql, &s);
+    if (rc)
+        return rc;
+    int64_t maxid = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_finalize(s);
+    if (maxid < 0 || maxid > (INT64_C(1) << 28))
+        return fail_sql(q, table, "string ids out of range");
+    q->nstr = maxid + 1;
+    q->strmap = calloc((size_t)q->nstr, sizeof *q->strmap);
+    q->demap = calloc((size_t)q->nstr, sizeof *q->demap);
+    if (!q->strmap || !q->demap)
+        return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory reading %s", q->path, table);
+    snprintf(sql, sizeof sql, "SELECT %s, value FROM %s", idcol, table);
+    if ((rc = prepare(q, table, sql, &s)))
+        return rc;
+    int64_t row = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        row++;
+        int64_t id = sqlite3_column_int64(s, 0);
+        const char *v = (const char *)sqlite3_column_text(s, 1);
+        int len = sqlite3_column_bytes(s, 1);
+        if (id < 0 || id >= q->nstr)
+            continue;
+        uint32_t sid = tp_store_intern(q->st, v ? v : "", v ? (size_t)len : 0);
+        if (sid == UINT32_MAX) {
+            sqlite3_finalize(s);
+            return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory reading %s", q->path, table);
+        }
+        q->strmap[id] = sid + 1;
+    }
+    return step_done(q, table, s, rc, row);
+}
+
+static uint32_t str_of(struct sq *q, int64_t id)
+{
+    if (id < 0 || id >= q->nstr || !q->strmap[id])
+        return 0;
+    return q->strmap[id] - 1;
+}
+
+/* kernel names: demangled when possible (cached per string id) */
+static uint32_t kname_of(struct sq *q, int64_t id)
+{
+    if (id < 0 || id >= q->nstr || !q->strmap[id])
+        return 0;
+    if (!q->demap[id]) {
+        uint32_t sid = q->strmap[id] - 1;
+        char *dem = tp_demangle(tp_store_str(q->st, sid));
+        if (dem) {
+            sid = tp_store_intern(q->st, dem, strlen(dem));
+            free(dem);
+        }
+        q->demap[id] = sid + 1;
+    }
+    return q->demap[id] - 1;
+}
+
+static uint32_t intern_c(struct sq *q, const char *s)
+{
+    return tp_store_intern(q->st, s, strlen(s));
+}
+
+static int nomem(struct sq *q)
+{
+    return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory", q->path);
+}
+
+static struct tp_kernel_info *add_kinfo(struct sq *q, int64_t r, sqlite3_stmt *s, int g)
+{
+    struct tp_kernel_info *ki = tp_store_add_kernel_info(q->st, (size_t)r);
+    if (!ki)
+        return NULL;
+    if (g >= 0) {
+        for (int d = 0; d < 3; d++) {
+            ki->grid[d] = (int32_t)sqlite3_column_int64(s, g + d);
+            ki->block[d] = (int32_t)sqlite3_column_int64(s, g + 3 + d);
+        }
+        ki->regs = (int32_t)sqlite3_column_int64(s, g + 6);
+        ki->smem = sqlite3_column_int64(s, g + 7) + sqlite3_column_int64(s, g + 8);
+    }
+    return ki;
+}
+
+static const char *copy_kind(int64_t k)
+{
+    static const char *const names[] = { "Memcpy", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA", "Memcpy AtoH",
+                                         "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA", "Memcpy DtoD",
+                                         "Memcpy HtoH", "Memcpy PtoP" };
+    return k >= 0 && k < (int64_t)(sizeof names / sizeof names[0]) ? names[k] : "Memcpy";
+}
+
+/* ---- nvprof -------------------------------------------------------------- */
+
+static int nvprof_kernels(struct sq *q, const char *table)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT _id_, name, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
+             "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory "
+             "FROM %s ORDER BY _id_", table);
+    sqlite3_stmt *s;
+    int rc = prepare(q, table, sql, &s);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        int64_t r = tp_store_add(q->st);
+        if (r < 0 || !add_kinfo(q, r, s, 7)) {
+            sqlite3_finalize(s);
+            return nomem(q);
+        }
+        tp_store *st = q->st;
+        st->kind[r] = TP_K_KERNEL;
+        st->name[r] = kname_of(q, sqlite3_column_int64(s, 1));
+        st->correlation[r] = col_i64(s, 2);
+        int64_t start = sqlite3_column_int64(s, 3), end = sqlite3_column_int64(s, 4);
+        st->ts[r] = start;
+        st->dur[r] = end > start ? end - start : 0;
+        if (end <= start)
+            tp_store_skip(st, "kernel end not after its start (kept, duration 0)", (uint64_t)sqlite3_column_int64(s, 0));
+        st->device[r] = (int32_t)sqlite3_column_int64(s, 5);
+        st->stream[r] = (int32_t)sqlite3_column_int64(s, 6);
+    }
+    return step_done(q, table, s, rc, n);
+}
+
+static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT _id_, cbid, start, end, processId, threadId, correlationId FROM %s", table);
+    sqlite3_stmt *s;
+    int rc = prepare(q, table, sql, &s);
+    if (rc)
+        return rc;
+    uint32_t launch = intern_c(q, "cudaLaunchKernel");
+    int64_t n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        int64_t r = tp_store_add(q->st);
+        if (r < 0) {
+            sqlite3_finalize(s);
+            return nomem(q);
+        }
+        tp_store *st = q->st;
+        st->kind[r] = (uint8_t)kind;
+        int64_t cbid = sqlite3_column_int64(s, 1);
+        if (kind == TP_K_RUNTIME && cbid == 211) {
+            st->name[r] = launch;
+        } else {
+            char buf[64];
+            int len = snprintf(buf, sizeof buf, "%s cbid %lld", kind == TP_K_RUNTIME ? "cuda runtime" : "cuda driver",
+                               (long long)cbid);
+            st->name[r] = tp_store_intern(st, buf, (size_t)len);
+        }
+        int64_t start = sqlite3_column_int64(s, 2), end = sqlite3_column_int64(s, 3);
+        st->ts[r] = start;
+        st->dur[r] = end > start ? end - start : 0;
+        st->pid[r] = sqlite3_column_int64(s, 4);
+        st->tid[r] = sqlite3_column_int64(s, 5) & INT64_C(0xFFFFFFFF);
+        st->correlation[r] = col_i64(s, 6);
+    }
+    return step_done(q, table, s, rc, n);
+}
+
+struct openmark {
+    int64_t id, ts, pid, tid, row, name;
+};
+
+static int cmp_open(const void *a, const void *b)
+{
+    const struct openmark *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int nvprof_markers(struct sq *q)
+{
+    const char *table = "CUPTI_ACTIVITY_KIND_MARKER";
+    sqlite3_stmt *s;
+    int rc = prepare(q, table, "SELECT _id_, flags, timestamp, id, objectId, name FROM CUPTI_ACTIVITY_KIND_MARKER "
+                     "ORDER BY _id_", &s);
+    if (rc)
+        return rc;
+    /* start rows are collected, then paired with their end rows by id */
+    struct openmark *starts = NULL, *ends = NULL;
+    size_t ns = 0, cs = 0, ne = 0, ce = 0;
+    int64_t n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        int64_t flags = sqlite3_column_int64(s, 1);
+        struct openmark m = { sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 2), TP_NONE, TP_NONE,
+                              sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 5) };
+        const unsigned char *blob = sqlite3_column_blob(s, 4);
+        int blen = sqlite3_column_bytes(s, 4);
+        if (blob && blen >= 12) {
+            int32_t pid = (int32_t)((uint32_t)blob[0] | (uint32_t)blob[1] << 8 | (uint32_t)blob[2] << 16 |
+                                    (uint32_t)blob[3] << 24);
+            uint64_t tid = 0;
+            for (int i = 7; i >= 0; i--)
+                tid = tid << 8 | blob[4 + i];
+            m.pid = pid;
+            m.tid = (int64_t)tid;
+        }
+        if (flags & 2) {
+            if (ns == cs) {
+                cs = cs ? cs * 2 : 1024;
+                void *p = realloc(starts, cs * sizeof *starts);
+                if (!p) goto oom;
+                starts = p;
+            }
+            starts[ns++] = m;
+        } else if (flags & 4) {
+            if (ne == ce) {
+                ce = ce ? ce * 2 : 1024;
+                void *p = realloc(ends, ce * sizeof *ends);
+                if (!p) goto oom;
+                ends = p;
+            }
+            ends[ne++] = m;
+        } else {
+            /* an instantaneous mark */
+            int64_t r = tp_store_add(q->st);
+            if (r < 0) goto oom;
+            tp_store *st = q->st;
+            st->kind[r] = TP_K_NVTX;
+            st->ph[r] = 'i';
+            st->ts[r] = m.ts;
+            st->pid[r] = m.pid;
+            st->tid[r] = m.tid;
+            st->name[r] = str_of(q, m.name);
+            st->correlation[r] = m.row;
+        }
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE) {
+        free(starts);
+        free(ends);
+        return tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)n,
+                            sqlite3_errmsg(q->db));
+    }
+    /* pair: ends sorted by id; each start takes the first end with its id */
+    qsort(ends, ne, sizeof *ends, cmp_open);
+    char *used = calloc(ne ? ne : 1, 1);
+    if (!used) {
+        free(starts);
+        free(ends);
+        return nomem(q);
+    }
+    for (size_t i = 0; i < ns; i++) {
+        size_t lo = 0, hi = ne;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (ends[mid].id < starts[i].id) lo = mid + 1; else hi = mid;
+        }
+        while (lo < ne && ends[lo].id == starts[i].id && used[lo])
+            lo++;
+        if (lo >= ne || ends[lo].id != starts[i].id) {
+            tp_store_skip(q->st, "NVTX range never closed (CUPTI_ACTIVITY_KIND_MARKER start row without end)",
+                          (uint64_t)starts[i].row);
+            continue;
+        }
+        used[lo] = 1;
+        int64_t r = tp_store_add(q->st);
+        if (r < 0) {
+            free(used);
+            free(starts);
+            free(ends);
+            return nomem(q);
+        }
+        tp_store *st = q->st;
+        st->kind[r] = TP_K_NVTX;
+        st->ph[r] = 'X';
+        st->ts[r] = starts[i].ts;
+        st->dur[r] = ends[lo].ts - starts[i].ts;
+        st->pid[r] = starts[i].pid;
+        st->tid[r] = starts[i].tid;
+        st->name[r] = str_of(q, starts[i].name);
+        st->correlation[r] = starts[i].row;     /* the start row's _id_ (PyProf's marker id) */
+    }
+    for (size_t i = 0; i < ne; i++)
+        if (!used[i])
+            tp_store_skip(q->st, "NVTX range end without a start", (uint64_t)ends[i].row);
+    free(used);
+    free(starts);
+    free(ends);
+    return TP_OK;
+oom:
+    sqlite3_finalize(s);
+    free(starts);
+    free(ends);
+    return nomem(q);
+}
+
+static int copies(struct sq *q, const char *table, int memset_, int nsys)
+{
+    char sql[512];
+    if (memset_)
+        snprintf(sql, sizeof sql, "SELECT bytes, start, end, deviceId, streamId, correlationId, %s FROM %s",
+                 nsys ? "globalPid" : "NULL", table);
+    else
+        snprintf(sql, sizeof sql, "SELECT bytes, start, end, deviceId, streamId, correlationId, %s, copyKind FROM %s",
+                 nsys ? "globalPid" : "NULL", table);
+    sqlite3_stmt *s;
+    int rc = prepare(q, table, sql, &s);
+    if (rc)
+        return rc;
+    uint32_t mset = intern_c(q, "Memset");
+    int64_t n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        int64_t r = tp_store_add(q->st);
+        struct tp_kernel_info *ki = r >= 0 ? add_kinfo(q, r, s, -1) : NULL;
+        if (!ki) {
+            sqlite3_finalize(s);
+            return nomem(q);
+        }
+        tp_store *st = q->st;
+        st->kind[r] = memset_ ? TP_K_MEMSET : TP_K_MEMCPY;
+        st->name[r] = memset_ ? mset : intern_c(q, copy_kind(sqlite3_column_int64(s, 7)));
+        ki->bytes = sqlite3_column_int64(s, 0);
+        int64_t start = sqlite3_column_int64(s, 1), end = sqlite3_column_int64(s, 2);
+        st->ts[r] = start;
+        st->dur[r] = end > start ? end - start : 0;
+        st->device[r] = (int32_t)sqlite3_column_int64(s, 3);
+        st->stream[r] = (int32_t)sqlite3_column_int64(s, 4);
+        st->correlation[r] = col_i64(s, 5);
+        if (nsys && sqlite3_column_type(s, 6) != SQLITE_NULL)
+            st->pid[r] = (sqlite3_column_int64(s, 6) >> 24) & 0xFFFFFF;
+    }
+    return step_done(q, table, s, rc, n);
+}
+
+static int add_device(struct sq *q, int32_t id, uint32_t name, int64_t mem, int major, int minor, int sms,
+                      int tpb, int regs_blk, int64_t smem_blk)
+{
+    tp_store *st = q->st;
+    void *p = realloc(st->devices, (st->ndevices + 1) * sizeof *st->devices);
+    if (!p)
+        return nomem(q);
+    st->devices = p;
+    struct tp_device *d = &st->devices[st->ndevices++];
+    memset(d, 0, sizeof *d);
+    d->id = id;
+    d->name = name;
+    d->total_mem = mem;
+    d->major = major;
+    d->minor = minor;
+    d->num_sms = sms;
+    d->max_threads_per_block = tpb;
+    d->regs_per_block = regs_blk;
+    d->smem_per_block = smem_blk;
+    d->warp_size = 32;
+    return TP_OK;
+}
+
+static int nvprof_devices(struct sq *q)
+{
+    const char *table = "CUPTI_ACTIVITY_KIND_DEVICE";
+    sqlite3_stmt *s;
+    int rc = prepare(q, table, "SELECT id, name, globalMemorySize, computeCapabilityMajor, computeCapabilityMinor, "
+                     "numMultiprocessors, maxThreadsPerBlock, maxRegistersPerBlock, maxSharedMemoryPerBlock, "
+                     "numThreadsPerWarp, maxRegistersPerMultiprocessor, maxSharedMemoryPerMultiprocessor, "
+                     "maxWarpsPerMultiprocessor FROM CUPTI_ACTIVITY_KIND_DEVICE", &s);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        if ((rc = add_device(q, (int32_t)sqlite3_column_int64(s, 0), str_of(q, sqlite3_column_int64(s, 1)),
+                             sqlite3_column_int64(s, 2), (int)sqlite3_column_int64(s, 3),
+                             (int)sqlite3_column_int64(s, 4), (int)sqlite3_column_int64(s, 5),
+                             (int)sqlite3_column_int64(s, 6), (int)sqlite3_column_int64(s, 7),
+                             sqlite3_column_int64(s, 8)))) {
+            sqlite3_finalize(s);
+            return rc;
+        }
+        struct tp_device *d = &q->st->devices[q->st->ndevices - 1];
+        d->warp_size = (int)sqlite3_column_int64(s, 9);
+        d->regs_per_sm = (int)sqlite3_column_int64(s, 10);
+        d->smem_per_sm = sqlite3_column_int64(s, 11);
+        d->max_threads_per_sm = (int)sqlite3_column_int64(s, 12) * (d->warp_size ? d->warp_size : 32);
+    }
+    return step_done(q, table, s, rc, n);
+}
+
+static int ingest_nvprof(struct sq *q)
+{
+    static const char *const need[] = { "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                        "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_MARKER", NULL };
+    for (int i = 0; need[i]; i++) {
+        int e = table_exists(q, need[i]);
+        if (e <= 0)
+            return tp_error_set(q->err, TP_ERR_FORMAT, "%s: nvprof export without table %s%s", q->path, need[i],
+                                e < 0 ? " (unreadable database)" : "");
+    }
+    q->st->format = TP_SRC_NVPROF_SQLITE;
+    int rc;
+    if ((rc = load_strings(q, "StringTable", "_id_")))
+        return rc;
+    if ((rc = nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")))
+        return rc;
+    if (table_exists(q, "CUPTI_ACTIVITY_KIND_KERNEL") == 1 && (rc = nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL")))
+        return rc;
+    if ((rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME)) ||
+        (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER)) || (rc = nvprof_markers(q)))
+        return rc;
+    if (table_exists(q, "CUPTI_ACTIVITY_KIND_MEMCPY") == 1 && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 0)))
+        return rc;
+    if (table_exists(q, "CUPTI_ACTIVITY_KIND_MEMSET") == 1 && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, 0)))
+        return rc;
+    if (table_exists(q, "CUPTI_ACTIVITY_KIND_DEVICE") == 1 && (rc = nvprof_devices(q)))
+        return rc;
+    return TP_OK;
+}
+
+/* ---- nsys ---------------------------------------------------------------- */
+
+static int nsys_kernels(struct sq *q)
+{
+    const char *table = "CUPTI_ACTIVITY_KIND_KERNEL";
+    const char *name = has_column(q, table, "demangledName") ? "demangledName"
+                       : has_column(q, table, "shortName") ? "shortName" : NULL;
+    if (!name)
+        return fail_sql(q, table, "no demangledName column");
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT rowid, %s, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
+             "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, %s "
+             "FROM %s ORDER BY start, rowid", name, has_column(q, table, "globalPid") ? "globalPid" : "NULL", table);
+    sqlite3_stmt *s;
+    int rc = prepare(q, table, sql, &s);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        int64_t r = tp_store_add(q->st);
+        if (r < 0 || !add_kinfo(q, r, s, 7)) {
+            sqlite3_finalize(s);
+            return nomem(q);
+        }
+        tp_store *st = q->st;
+        st->kind[r] = TP_K_KERNEL;
+        st->name[r] = str_of(q, sqlite3_column_int64(s, 1));
+        st->correlation[r] = col_i64(s, 2);
+        int64_t start = sqlite3_column_int64(s, 3), end = sqlite3_column_int64(s, 4);
+        st->ts[r] = start;
+        st->dur[r] = end > start ? end - start : 0;
+        if (end <= start)
+            tp_store_skip(st, "kernel end not after its start (kept, duration 0)", (uint64_t)n);
+        st->device[r] = (int32_t)sqlite3_column_int64(s, 5);
+        st->stream[r] = (int32_t)sqlite3_column_int64(s, 6);
+        if (sqlite3_column_type(s, 16) != SQLITE_NULL)
+            st->pid[r] = (sqlite3_column_int64(s, 16) >> 24) & 0xFFFFFF;
+    }
+    return step_done(q, table, s, rc, n);
+}
+
+static int nsys_runtime(struct sq *q)
+{
+    const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT start, end, globalTid, correlationId, %s FROM %s",
+             has_column(q, table, "nameId") ? "nameId" : "NULL", table);
+    sqlite3_stmt *s;
+    int rc = prepare(q, table, sql, &s);
+    if (rc)
+        return rc;
+    uint32_t generic = intern_c(q, "cuda runtime");
+    int64_t n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        int64_t r = tp_store_add(q->st);
+        if (r < 0) {
+            sqlite3_finalize(s);
+            return nomem(q);
+        }
+        tp_store *st = q->st;
+        st->kind[r] = TP_K_RUNTIME;
+        int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
+        st->ts[r] = start;
+        st->dur[r] = end > start ? end - start : 0;
+        int64_t g = sqlite3_column_int64(s, 2);
+        st->pid[r] = (g >> 24) & 0xFFFFFF;
+        st->tid[r] = g & 0xFFFFFF;
+        st->correlation[r] = col_i64(s, 3);
+        st->name[r] = sqlite3_column_type(s, 4) == SQLITE_NULL ? generic : str_of(q, sqlite3_column_int64(s, 4));
+    }
+    return step_done(q, table, s, rc, n);
+}
+
+static int nsys_nvtx(struct sq *q)
+{
+    const char *table = "NVTX_EVENTS";
+    int text = has_column(q, table, "text"), textid = has_column(q, table, "textId");
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT start, end, globalTid, %s, %s, eventType FROM %s ORDER BY start, rowid",
+             text ? "text" : "NULL", textid ? "textId" : "NULL", table);
+    sqlite3_stmt *s;
+    int rc = prepare(q, table, sql, &s);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        int64_t type = sqlite3_column_int64(s, 5);
+        int isrange = sqlite3_column_type(s, 1) != SQLITE_NULL;
+        if (!isrange && type != 34) {     /* domain/category registrations, not events */
+            tp_store_skip(q->st, "NVTX_EVENTS row that is neither a range nor a mark", (uint64_t)n);
+            continue;
+        }
+        int64_t r = tp_store_add(q->st);
+        if (r < 0) {
+            sqlite3_finalize(s);
+            return nomem(q);
+        }
+        tp_store *st = q->st;
+        st->kind[r] = TP_K_NVTX;
+        st->ph[r] = isrange ? 'X' : 'i';
+        int64_t start = sqlite3_column_int64(s, 0);
+        st->ts[r] = start;
+        st->dur[r] = isrange ? sqlite3_column_int64(s, 1) - start : 0;
+        int64_t g = sqlite3_column_int64(s, 2);
+        st->pid[r] = (g >> 24) & 0xFFFFFF;
+        st->tid[r] = g & 0xFFFFFF;
+        if (sqlite3_column_type(s, 3) != SQLITE_NULL) {
+            const char *t = (const char *)sqlite3_column_text(s, 3);
+            st->name[r] = tp_store_intern(st, t ? t : "", t ? (size_t)sqlite3_column_bytes(s, 3) : 0);
+        } else if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
+            st->name[r] = str_of(q, sqlite3_column_int64(s, 4));
+        }
+        st->correlation[r] = n;
+    }
+    return step_done(q, table, s, rc, n);
+}
+
+static int nsys_devices(struct sq *q)
+{
+    const char *table = "TARGET_INFO_GPU";
+    const char *cols[] = { "id", "name", "totalMemory", "computeMajor", "computeMinor", "smCount",
+                           "maxThreadsPerBlock", "maxRegistersPerBlock", "maxShmemPerBlock" };
+    char sql[512];
+    size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT ");
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        len += (size_t)snprintf(sql + len, sizeof sql - len, "%s%s", i ? ", " : "",
+                                has_column(q, table, cols[i]) ? cols[i] : "NULL");
+    snprintf(sql + len, sizeof sql - len, " FROM %s", table);
+    sqlite3_stmt *s;
+    int rc = prepare(q, table, sql, &s);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        const char *nm = (const char *)sqlite3_column_text(s, 1);
+        if ((rc = add_device(q, (int32_t)sqlite3_column_int64(s, 0), nm ? intern_c(q, nm) : 0,
+                             sqlite3_column_int64(s, 2), (int)sqlite3_column_int64(s, 3),
+                             (int)sqlite3_column_int64(s, 4), (int)sqlite3_column_int64(s, 5),
+                             (int)sqlite3_column_int64(s, 6), (int)sqlite3_column_int64(s, 7),
+                             sqlite3_column_int64(s, 8)))) {
+            sqlite3_finalize(s);
+            return rc;
+        }
+    }
+    return step_done(q, table, s, rc, n);
+}
+
+static int ingest_nsys(struct sq *q)
+{
+    q->st->format = TP_SRC_NSYS_SQLITE;
+    int rc;
+    if ((rc = load_strings(q, "StringIds", "id")) || (rc = nsys_kernels(q)))
+        return rc;
+    if (table_exists(q, "CUPTI_ACTIVITY_KIND_RUNTIME") == 1 && (rc = nsys_runtime(q)))
+        return rc;
+    if (table_exists(q, "NVTX_EVENTS") == 1 && (rc = nsys_nvtx(q)))
+        return rc;
+    if (table_exists(q, "CUPTI_ACTIVITY_KIND_MEMCPY") == 1 && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 1)))
+        return rc;
+    if (table_exists(q, "CUPTI_ACTIVITY_KIND_MEMSET") == 1 && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, 1)))
+        return rc;
+    if (table_exists(q, "TARGET_INFO_GPU") == 1 && (rc = nsys_devices(q)))
+        return rc;
+    return TP_OK;
+}
+
+/* ---- entry --------------------------------------------------------------- */
+
+int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
+{
+    /* "file:" URI with the path percent-encoded where SQLite would read it */
+    size_t plen = strlen(path);
+    char *uri = malloc(plen * 3 + 64);
+    if (!uri)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
+    size_t u = (size_t)sprintf(uri, "file:");
+    for (const char *p = path; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '?' || c == '#' || c == '%' || c < 0x20 || c >= 0x7f)
+            u += (size_t)sprintf(uri + u, "%%%02X", c);
+        else
+            uri[u++] = (char)c;
+    }
+    sprintf(uri + u, "?mode=ro&immutable=1");
+    struct sq q = { .st = st, .path = path, .err = err };
+    int rc = sqlite3_open_v2(uri, &q.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
+        rc = tp_error_set(err, TP_ERR_IO, "%s: cannot open as SQLite: %s", path,
+                          q.db ? sqlite3_errmsg(q.db) : sqlite3_errstr(rc));
+        sqlite3_close(q.db);
+        return rc;
+    }
+    int nv = table_exists(&q, "StringTable");
+    if (nv < 0) {
+        rc = tp_error_set(err, TP_ERR_FORMAT, "%s: not a readable SQLite database: %s", path, sqlite3_errmsg(q.db));
+    } else if (nv == 1) {
+        rc = ingest_nvprof(&q);
+    } else if (table_exists(&q, "StringIds") == 1 && table_exists(&q, "CUPTI_ACTIVITY_KIND_KERNEL") == 1) {
+        rc = ingest_nsys(&q);
+    } else if (table_exists(&q, "StringIds") == 1) {
+        st->format = TP_SRC_NSYS_SQLITE;   /* an nsys export with no GPU kernels */
+        rc = TP_OK;
+    } else {
+        rc = tp_error_set(err, TP_ERR_FORMAT,
+                          "%s: SQLite database is not an nvprof or Nsight Systems export (no StringTable or "
+                          "StringIds table)", path);
+    }
+    free(q.strmap);
+    free(q.demap);
+    sqlite3_close(q.db);
+    return rc;
+}

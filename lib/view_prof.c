@@ -1,0 +1,182 @@
+/* view_prof.c — prof.py's per-kernel table, tprof's default view.
+ *
+ * One row per kernel (st->annots, in kernel order) with prof.py's 20
+ * columns (SPEC §5.1): the keys, headers and -w minimum widths are prof.py's,
+ * kernel and params share what is left of -w.  FLOPs/bytes/params/TC come
+ * from PyProf's op classes (flops.c): the apex-era dialect for nvprof, nsys
+ * and dict inputs (it reproduces the published lm.csv), PyProf 3.x plus the
+ * aten formulas (flops_aten.c) for kineto traces.  Rows whose op has no
+ * formula show prof.py's defaults: params "na=na,", TC "na", 0 FLOPs and
+ * bytes (kineto rows: "-" for unknown FLOPs/bytes). */
+#include <stdlib.h>
+#include <string.h>
+#include "opcall.h"
+#include "pyprof.h"
+#include "store.h"
+#include "table.h"
+#include "views.h"
+
+static const struct tp_coldef cols[] = {
+    {"idx", "Idx", TP_COL_INT, 7, 0, "index: 1-based position in kernel order"},
+    {"seq", "SeqId", TP_COL_STR, 7, 0, "PyTorch sequence id(s) of the kernel's op"},
+    {"altseq", "AltSeqId", TP_COL_STR, 7, 0, "alternate sequence ids"},
+    {"tid", "TId", TP_COL_INT, 12, 0, "thread id of the launch"},
+    {"layer", "Layer", TP_COL_STR, 10, 0, "user NVTX \"layer:\" annotations, nested with ':'"},
+    {"trace", "Trace", TP_COL_STR, 25, 0, "Python call trace (-w: the last file:line)"},
+    {"dir", "Direction", TP_COL_STR, 5, 0, "fprop or bprop"},
+    {"sub", "Sub", TP_COL_INT, 3, 0, "sub-sequence id: n-th kernel of the op"},
+    {"mod", "Module", TP_COL_STR, 15, 0, "module of the op (torch, Tensor, torch.nn.functional, aten)"},
+    {"op", "Op", TP_COL_STR, 15, 0, "operator"},
+    {"kernel", "Kernel", TP_COL_STR, 0, 0, "kernel name (PyProf's short form)"},
+    {"params", "Params", TP_COL_STR, 0, 0, "op parameters (shapes, GEMM M,N,K, dtype)"},
+    {"sil", "Sil(ns)", TP_COL_INT, 10, 0, "silicon time: kernel duration in ns"},
+    {"tc", "TC", TP_COL_STR, 2, 0, "tensor cores: 1 used, 0 not used, - not applicable, na unknown"},
+    {"device", "Device", TP_COL_INT, 3, 0, "GPU device id"},
+    {"stream", "Stream", TP_COL_INT, 3, 0, "stream id"},
+    {"grid", "Grid", TP_COL_STR, 12, 0, "grid dimensions"},
+    {"block", "Block", TP_COL_STR, 12, 0, "block dimensions"},
+    {"flops", "FLOPs", TP_COL_NUM, 12, 0, "floating point operations (FMA = 2)"},
+    {"bytes", "Bytes", TP_COL_NUM, 12, 0, "bytes moved to and from DRAM"},
+};
+enum { C_IDX, C_SEQ, C_ALTSEQ, C_TID, C_LAYER, C_TRACE, C_DIR, C_SUB, C_MOD, C_OP, C_KERNEL, C_PARAMS, C_SIL,
+       C_TC, C_DEVICE, C_STREAM, C_GRID, C_BLOCK, C_FLOPS, C_BYTES, C_N };
+
+static void set_dash(tp_table *t, size_t col, const tp_store *st, uint32_t id)
+{
+    const char *s = id ? tp_store_str(st, id) : "";
+    tp_table_set_str(t, col, s[0] ? s : "-");
+}
+
+static void set_dims(tp_table *t, size_t col, const int32_t *d)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%d,%d,%d", d[0], d[1], d[2]);
+    tp_table_set_str(t, col, buf);
+}
+
+static void set_num(tp_table *t, size_t col, const struct tp_pynum *n)
+{
+    if (n->is_float)
+        tp_table_set_float(t, col, n->value);
+    else
+        tp_table_set_int(t, col, (int64_t)n->value);
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    tp_table *t = tp_table_new(cols, C_N);
+    char **shortnames = calloc(st->strings.count + 1, sizeof *shortnames);
+    struct tp_opcall *call = malloc(sizeof *call);
+    if (!t || !shortnames || !call) {
+        tp_table_free(t);
+        free(shortnames);
+        free(call);
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+    }
+    int rc = TP_OK;
+    int columnated = vo && vo->columnated;
+    enum tp_pyprof_dialect dialect = st->annots_from_pyprof ? TP_PYPROF_APEX : TP_PYPROF_3X;
+    for (size_t i = 0; i < st->nannots; i++) {
+        const struct tp_kernel_annot *a = &st->annots[i];
+        size_t r = a->event;
+        if (tp_table_add_row(t) < 0) {
+            rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+            break;
+        }
+        uint32_t nid = st->name[r];
+        if (!shortnames[nid]) {
+            const char *name = tp_store_str(st, nid);
+            size_t cap = strlen(name) + 1;
+            shortnames[nid] = malloc(cap);
+            if (!shortnames[nid]) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                break;
+            }
+            tp_pyprof_short_name(name, shortnames[nid], cap, 1);
+        }
+        const char *kname = shortnames[nid];
+        const struct tp_kernel_info *ki = tp_store_kernel(st, r);
+
+        /* the op classes */
+        struct tp_flops_result fr;
+        int ran = 0, pyprof_row = st->annots_from_pyprof;
+        if (pyprof_row && a->marker) {
+            int prc = tp_opcall_from_marker(tp_store_str(st, a->marker), call);
+            if (prc == 0) {
+                tp_flops_eval_grid(call, kname, a->bprop, a->sub, ki ? ki->grid : NULL, dialect, &fr);
+                ran = 1;
+            } else if (prc == -2) {
+                memset(&fr, 0, sizeof fr);
+                snprintf(fr.op, sizeof fr.op, "%s", call->op);
+                snprintf(fr.params, sizeof fr.params, "na=na,");
+                snprintf(fr.tc, sizeof fr.tc, "na");
+                snprintf(fr.warning, sizeof fr.warning, "marker has more than %d arguments", TP_MAX_ARGS);
+                ran = 1;
+            }
+        } else if (!pyprof_row && (a->input_dims || a->input_types) && a->op_event >= 0) {
+            const char *opname = tp_store_str(st, st->name[a->op_event]);
+            if (tp_opcall_from_kineto(opname, a->input_dims ? tp_store_str(st, a->input_dims) : NULL,
+                                      a->input_types ? tp_store_str(st, a->input_types) : NULL, call) == 0) {
+                tp_flops_eval_grid(call, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_3X, &fr);
+                ran = 1;
+            }
+        }
+
+        tp_table_set_int(t, C_IDX, (int64_t)i + 1);
+        set_dash(t, C_SEQ, st, a->seq);
+        set_dash(t, C_ALTSEQ, st, a->altseq);
+        if (a->tid == TP_NONE)
+            tp_table_set_null(t, C_TID);
+        else
+            tp_table_set_int(t, C_TID, a->tid);
+        set_dash(t, C_LAYER, st, a->layer);
+        set_dash(t, C_TRACE, st, columnated ? a->trace_last : a->trace);
+        tp_table_set_str(t, C_DIR, a->bprop ? "bprop" : "fprop");
+        tp_table_set_int(t, C_SUB, a->sub);
+        tp_table_set_str(t, C_MOD, tp_store_str(st, a->mod));
+        tp_table_set_str(t, C_OP, ran ? fr.op : tp_store_str(st, a->op));
+        tp_table_set_str(t, C_KERNEL, kname);
+        tp_table_set_str(t, C_PARAMS, ran ? fr.params : "na=na,");
+        tp_table_set_int(t, C_SIL, st->dur[r]);
+        tp_table_set_str(t, C_TC, ran ? fr.tc : "na");
+        tp_table_set_int(t, C_DEVICE, st->device[r]);
+        tp_table_set_int(t, C_STREAM, st->stream[r]);
+        if (ki && ki->grid[0] >= 0)
+            set_dims(t, C_GRID, ki->grid);
+        else
+            tp_table_set_null(t, C_GRID);
+        if (ki && ki->block[0] >= 0)
+            set_dims(t, C_BLOCK, ki->block);
+        else
+            tp_table_set_null(t, C_BLOCK);
+        if (ran && (fr.known || pyprof_row)) {
+            set_num(t, C_FLOPS, &fr.flops);
+            set_num(t, C_BYTES, &fr.bytes);
+        } else if (pyprof_row) {
+            tp_table_set_int(t, C_FLOPS, 0);
+            tp_table_set_int(t, C_BYTES, 0);
+        } else {
+            tp_table_set_null(t, C_FLOPS);
+            tp_table_set_null(t, C_BYTES);
+        }
+    }
+    for (size_t i = 0; i <= st->strings.count; i++)
+        free(shortnames[i]);
+    free(shortnames);
+    free(call);
+    if (rc != TP_OK) {
+        tp_table_free(t);
+        return rc;
+    }
+    *out = t;
+    return TP_OK;
+}
+
+const tp_view tp_view_prof = {
+    .name = "prof",
+    .summary = "PyProf prof.py's per-kernel table: op, params, FLOPs, bytes, tensor cores (default view)",
+    .cols = cols,
+    .ncols = C_N,
+    .default_columns = "idx,dir,sub,mod,op,kernel,params,sil",
+    .build = build,
+};
