@@ -7,6 +7,8 @@
 static const tp_view *const registry[] = {
     &tp_view_prof,
     &tp_view_info,
+    &tp_view_kernels,
+    &tp_view_ops,
     NULL,
 };
 

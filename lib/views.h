@@ -7,4 +7,7 @@
 extern const tp_view tp_view_prof;   /* prof.py's per-kernel table (default) */
 extern const tp_view tp_view_info;   /* what an input holds */
 
+extern const tp_view tp_view_kernels;   /* TensorBoard plugin Kernel view */
+extern const tp_view tp_view_ops;       /* TensorBoard plugin Operator view */
+
 #endif

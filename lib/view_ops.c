@@ -1,0 +1,706 @@
+/* view_ops.c — `tprof ops`: the TensorBoard plugin's Operator view.
+ *
+ * The plugin's numbers come from its own operator tree (SPEC §2.2, §3, §6),
+ * which differs from the linker's containment trees: runtime calls attach to
+ * host nodes by External id (not by time), user annotations other than
+ * NCCL/Gloo ones are not nodes, a partially overlapping node is dropped, a
+ * node whose only child has its name absorbs that child (remove_dup_nodes),
+ * and host self time subtracts children and the node's own runtime calls.
+ * This file builds that tree (tb_model) once per view build; the kernel
+ * view's `--group props` reads the launching-op attribution from it through
+ * tp_tb_kernel_ops(). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+#include "table.h"
+#include "views.h"
+
+#define ZERO_EXT_TO_ROOT 0
+
+/* ---- plugin event classification ---- */
+
+enum { EV_NONE, EV_OPERATOR, EV_USER_ANNOT, EV_PYTHON, EV_STEP, EV_MODULE, EV_ROOT };
+enum { CL_OP, CL_DL, CL_OPT, CL_STEP, CL_MOD, CL_ROOT };
+
+static int starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int ends(const char *s, const char *p)
+{
+    size_t a = strlen(s), b = strlen(p);
+    return a >= b && strcmp(s + a - b, p) == 0;
+}
+
+static int is_comm_name(const char *s)
+{
+    static const char *const ops[] = {"broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter"};
+    const char *p;
+    if (starts(s, "nccl:"))
+        p = s + 5;
+    else if (starts(s, "gloo:"))
+        p = s + 5;
+    else
+        return 0;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (strcmp(p, ops[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_dataloader_name(const char *s)
+{
+    return (starts(s, "enumerate(DataLoader)#") && ends(s, ".__next__")) || starts(s, "enumerate(DataPipe)#");
+}
+
+static int ieq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a, y = *b;
+        if (x >= 'A' && x <= 'Z') x = (char)(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = (char)(y - 'A' + 'a');
+        if (x != y)
+            return 0;
+    }
+    return *a == *b;
+}
+
+static int is_tc_op(const char *s)
+{
+    static const char *const allow[] = {
+        "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
+        "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d", "aten::convolution",
+        "aten::cudnn_convolution", "aten::cudnn_convolution_transpose", "aten::prelu", "aten::addmm",
+        "aten::addmv", "aten::addr", "aten::matmul", "aten::mm", "aten::mv", "aten::linear", "aten::addbmm",
+        "aten::baddbmm", "aten::bmm", "aten::chain_matmul", "aten::linalg_multi_dot",
+        "aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_gru_cell", "aten::lstm_cell", "aten::gru_cell",
+        "aten::rnn_tanh_cell", "aten::rnn_relu_cell", "CudnnConvolutionBackward", "BmmBackward0",
+        "aten::cudnn_convolution_transpose_backward", "CudnnConvolutionTransposeBackward", "MmBackward",
+        "aten::cudnn_convolution_backward_weight", "aten::addmm_", "AddmvBackward", "MvBackward",
+        "aten::cudnn_convolution_transpose_backward_weight", "aten::cudnn_convolution_transpose_backward_input",
+        "AddmmBackward", "aten::cudnn_convolution_backward_input", "AddbmmBackward",
+        "aten::cudnn_convolution_backward"};
+    for (size_t i = 0; i < sizeof allow / sizeof *allow; i++)
+        if (strcmp(s, allow[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The plugin's TC_Allowlist (substring match on the kernel name, SPEC §7.2). */
+int tp_tb_kernel_tc(const char *name)
+{
+    static const char *const pat[] = {"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816",
+                                      "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel", "conv1x1",
+                                      "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm", "xmma_sparse_conv",
+                                      "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm",
+                                      "c1688"};
+    for (size_t i = 0; i < sizeof pat / sizeof *pat; i++)
+        if (strstr(name, pat[i]))
+            return 1;
+    return 0;
+}
+
+/* ---- the model ---- */
+
+struct tb_rt {
+    int64_t row;              /* -1: the dummy runtime of staled kernels */
+    int64_t start, end;
+    int64_t *dev; size_t ndev, capdev;
+    int64_t next;             /* next runtime of the same owner list */
+};
+
+struct tb_node {
+    int64_t row;              /* -1 root */
+    int ev, cl;
+    int64_t start, end, ext;
+    const char *name;
+    int64_t tid;
+    int64_t first_child, next_sib, last_child;
+    int64_t *rts; size_t nrts, caprts;
+    int dropped;
+    /* stats */
+    int64_t dev, self_dev, self_host, tc_total, tc_self;
+    int tc_elig, tc_allow;
+};
+
+struct tb_model {
+    struct tb_node *nodes; size_t nnodes;
+    struct tb_rt *rts; size_t nrts;
+    int64_t *roots; size_t nroots;      /* root node per thread, in thread order */
+    int64_t *tids; size_t ntids, captids;
+    int has_kernel, has_memcpy_or_memset;
+    /* kernel traversal (SPEC §3.3) */
+    int64_t *kern; const char **kern_op; int *kern_elig; size_t nkern, capkern;
+    int64_t *ops; size_t nops, capops;  /* operator nodes, post-order */
+};
+
+static int push64(int64_t **a, size_t *n, size_t *cap, int64_t v)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        int64_t *p = realloc(*a, c * sizeof *p);
+        if (!p)
+            return -1;
+        *a = p;
+        *cap = c;
+    }
+    (*a)[(*n)++] = v;
+    return 0;
+}
+
+/* simple int64 -> list-head hash map */
+struct hmap { int64_t *k; int64_t *v; size_t cap; };
+static uint64_t hmix(uint64_t x)
+{
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33;
+    return x;
+}
+static int hinit(struct hmap *m, size_t n)
+{
+    m->cap = 16;
+    while (m->cap < n * 2 + 16) m->cap *= 2;
+    m->k = malloc(m->cap * sizeof *m->k);
+    m->v = malloc(m->cap * sizeof *m->v);
+    if (!m->k || !m->v) return -1;
+    for (size_t i = 0; i < m->cap; i++) m->k[i] = INT64_MIN, m->v[i] = -1;
+    return 0;
+}
+static int64_t *hslot(struct hmap *m, int64_t key)   /* key != INT64_MIN */
+{
+    size_t i = hmix((uint64_t)key) & (m->cap - 1);
+    while (m->k[i] != INT64_MIN && m->k[i] != key) i = (i + 1) & (m->cap - 1);
+    if (m->k[i] == INT64_MIN) m->k[i] = key;
+    return &m->v[i];
+}
+static int64_t hget(const struct hmap *m, int64_t key)
+{
+    size_t i = hmix((uint64_t)key) & (m->cap - 1);
+    while (m->k[i] != INT64_MIN) {
+        if (m->k[i] == key) return m->v[i];
+        i = (i + 1) & (m->cap - 1);
+    }
+    return -1;
+}
+static void hfree(struct hmap *m) { free(m->k); free(m->v); }
+
+static const tp_store *g_st;
+static struct tb_model *g_m;
+
+static int cmp_row_ts(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+static int cmp_dev(const void *a, const void *b)   /* (start, -end), stable by row */
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    const tp_store *st = g_st;
+    if (st->ts[x] != st->ts[y]) return st->ts[x] < st->ts[y] ? -1 : 1;
+    int64_t ex = st->ts[x] + st->dur[x], ey = st->ts[y] + st->dur[y];
+    if (ex != ey) return ex > ey ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+static int cmp_node(const void *a, const void *b)
+{
+    const struct tb_node *x = &g_m->nodes[*(const int64_t *)a], *y = &g_m->nodes[*(const int64_t *)b];
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->end != y->end) return x->end > y->end ? -1 : 1;
+    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+    return i < j ? -1 : i > j;
+}
+static int cmp_rt(const void *a, const void *b)
+{
+    const struct tb_rt *x = &g_m->rts[*(const int64_t *)a], *y = &g_m->rts[*(const int64_t *)b];
+    int nx = x->row < 0, ny = y->row < 0;
+    if (nx != ny) return nx - ny;
+    if (!nx) {
+        if (x->start != y->start) return x->start < y->start ? -1 : 1;
+        if (x->end != y->end) return x->end > y->end ? -1 : 1;
+    }
+    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+    return i < j ? -1 : i > j;
+}
+
+static void tb_free(struct tb_model *m)
+{
+    for (size_t i = 0; i < m->nnodes; i++) free(m->nodes[i].rts);
+    for (size_t i = 0; i < m->nrts; i++) free(m->rts[i].dev);
+    free(m->nodes); free(m->rts); free(m->roots); free(m->tids);
+    free(m->kern); free(m->kern_op); free(m->kern_elig); free(m->ops);
+    memset(m, 0, sizeof *m);
+}
+
+static int is_op_node(const struct tb_node *n)
+{
+    return n->cl == CL_OP && n->ev == EV_OPERATOR && strcmp(n->name, "DataParallel.forward") != 0 &&
+           strcmp(n->name, "DistributedDataParallel.forward") != 0 && !starts(n->name, "Optimizer.");
+}
+
+static int fill_stats(struct tb_model *m, int64_t ni)
+{
+    struct tb_node *n = &m->nodes[ni];
+    int64_t csum = 0, dev = 0, tc = 0;
+    int elig_child = 0;
+    for (int64_t c = n->first_child; c >= 0; c = m->nodes[c].next_sib) {
+        if (fill_stats(m, c) < 0) return -1;
+        n = &m->nodes[ni];
+        struct tb_node *cn = &m->nodes[c];
+        csum += cn->end - cn->start;
+        dev += cn->dev;
+        tc += cn->tc_total;
+        if (cn->tc_elig) elig_child = 1;
+    }
+    int64_t rsum = 0, rdev = 0, rtc = 0;
+    for (size_t k = 0; k < n->nrts; k++) {
+        struct tb_rt *r = &m->rts[n->rts[k]];
+        if (r->row >= 0) rsum += r->end - r->start;
+        for (size_t d = 0; d < r->ndev; d++) {
+            int64_t row = r->dev[d];
+            rdev += g_st->dur[row];
+            if (g_st->kind[row] == TP_K_KERNEL && tp_tb_kernel_tc(tp_store_str(g_st, g_st->name[row])))
+                rtc += g_st->dur[row];
+        }
+    }
+    n->self_host = (n->cl == CL_ROOT ? 0 : (n->end - n->start) - csum - rsum);
+    n->dev = dev + rdev;
+    n->self_dev = rdev;
+    n->tc_total = tc + rtc;
+    n->tc_self = rtc;
+    n->tc_allow = is_tc_op(n->name);
+    n->tc_elig = n->tc_allow || (n->ev == EV_OPERATOR && (elig_child || rtc > 0));
+    return 0;
+}
+
+/* post-order: ops, then kernels (children first, then own runtimes) */
+static int collect(struct tb_model *m, int64_t ni)
+{
+    for (int64_t c = m->nodes[ni].first_child; c >= 0; c = m->nodes[c].next_sib)
+        if (collect(m, c) < 0) return -1;
+    struct tb_node *n = &m->nodes[ni];
+    if (is_op_node(n) && push64(&m->ops, &m->nops, &m->capops, ni) < 0) return -1;
+    for (size_t k = 0; k < n->nrts; k++) {
+        struct tb_rt *r = &m->rts[n->rts[k]];
+        for (size_t d = 0; d < r->ndev; d++) {
+            if (g_st->kind[r->dev[d]] != TP_K_KERNEL) continue;
+            size_t cap = m->capkern;
+            if (push64(&m->kern, &m->nkern, &m->capkern, r->dev[d]) < 0) return -1;
+            if (m->capkern != cap) {
+                const char **a = realloc(m->kern_op, m->capkern * sizeof *a);
+                int *b = realloc(m->kern_elig, m->capkern * sizeof *b);
+                if (a) m->kern_op = a;
+                if (b) m->kern_elig = b;
+                if (!a || !b) return -1;
+            }
+            m->kern_op[m->nkern - 1] = n->name;
+            m->kern_elig[m->nkern - 1] = n->tc_allow;
+        }
+    }
+    return 0;
+}
+
+static int node_attach_rt(struct tb_node *n, int64_t r)
+{
+    return push64(&n->rts, &n->nrts, &n->caprts, r);
+}
+
+static int tb_build(const tp_store *st, struct tb_model *m)
+{
+    memset(m, 0, sizeof *m);
+    g_st = st;
+    g_m = m;
+    size_t n = st->n;
+    int64_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    int64_t *buf = NULL;
+    struct hmap corr = {0}, extmap = {0}, tidmap = {0}, pend = {0};
+    int rc = -1;
+    if (!ord) return -1;
+    size_t no = 0, nrt = 0, nnode = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (st->ph[i] != 'X') continue;
+        ord[no++] = (int64_t)i;
+        if (st->kind[i] == TP_K_RUNTIME) nrt++;
+        else nnode++;
+    }
+    qsort(ord, no, sizeof *ord, cmp_row_ts);
+    m->rts = calloc(nrt + 1, sizeof *m->rts);
+    m->nodes = calloc(nnode + 1, sizeof *m->nodes);
+    /* per-ext lists of runtimes (ext TP_NONE is its own key) */
+    if (!m->rts || !m->nodes || hinit(&corr, nrt) < 0 || hinit(&extmap, nrt) < 0 || hinit(&tidmap, 64) < 0 ||
+        hinit(&pend, no) < 0)
+        goto out;
+    int64_t *pend_dev = NULL; size_t npend = 0, cappend = 0;   /* buffered device rows, chained */
+    int64_t *pend_next = NULL; size_t npn = 0, cappn = 0;
+    int64_t *ext_last = NULL; size_t nel = 0, capel = 0;       /* tail of each ext list, by list id */
+    int64_t *ext_head = NULL; size_t neh = 0, capeh = 0;
+    for (size_t k = 0; k < no; k++) {
+        int64_t r = ord[k];
+        uint8_t kind = st->kind[r];
+        const char *name = tp_store_str(st, st->name[r]);
+        if (kind == TP_K_KERNEL || kind == TP_K_MEMCPY || kind == TP_K_MEMSET) {
+            if (kind == TP_K_KERNEL) m->has_kernel = 1;
+            else m->has_memcpy_or_memset = 1;
+            int64_t c = st->correlation[r];
+            int64_t rt = c == TP_NONE ? -1 : hget(&corr, c);
+            if (rt >= 0) {
+                if (push64(&m->rts[rt].dev, &m->rts[rt].ndev, &m->rts[rt].capdev, r) < 0) goto out2;
+            } else if (c != TP_NONE) {
+                int64_t *h = hslot(&pend, c);
+                if (push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
+                    goto out2;
+                *h = (int64_t)npend - 1;
+            } else if (kind == TP_K_KERNEL) {
+                int64_t *h = hslot(&pend, INT64_MIN + 1);
+                if (push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
+                    goto out2;
+                *h = (int64_t)npend - 1;
+            }
+            continue;
+        }
+        if (kind == TP_K_RUNTIME) {
+            int64_t ri = (int64_t)m->nrts++;
+            struct tb_rt *R = &m->rts[ri];
+            R->row = r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
+            int64_t c = st->correlation[r];
+            if (c != TP_NONE) {
+                int64_t *h = hget(&pend, c) >= 0 ? hslot(&pend, c) : &(int64_t){-1};
+                for (int64_t p = *h; p >= 0; p = pend_next[p])
+                    if (pend_dev[p] >= 0) {
+                        if (push64(&R->dev, &R->ndev, &R->capdev, pend_dev[p]) < 0) goto out2;
+                        pend_dev[p] = -1;
+                    }
+                *h = -1;
+                *hslot(&corr, c) = ri;
+                qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
+            }
+            int64_t e = st->external_id[r];
+            int64_t key = e == TP_NONE ? INT64_MIN + 2 : e;
+            int64_t *lid = hslot(&extmap, key);
+            if (*lid < 0) {
+                *lid = (int64_t)neh;
+                if (push64(&ext_head, &neh, &capeh, ri) < 0 || push64(&ext_last, &nel, &capel, ri) < 0) goto out2;
+            } else {
+                if (ext_head[*lid] < 0) ext_head[*lid] = ri;
+                else m->rts[ext_last[*lid]].next = ri;
+                ext_last[*lid] = ri;
+            }
+            continue;
+        }
+        /* host nodes */
+        int ev = EV_NONE, cl = CL_OP;
+        const char *cat = tp_store_str(st, st->cat[r]);
+        if (kind == TP_K_CPU_OP) ev = EV_OPERATOR;
+        else if (kind == TP_K_USER_ANNOTATION || kind == TP_K_GPU_USER_ANNOTATION) ev = EV_USER_ANNOT;
+        else if (kind == TP_K_PYTHON_FUNCTION && ieq(cat, "python")) ev = EV_PYTHON;
+        else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && st->ops[st->aux[r]].module_id != TP_NONE)
+            ev = EV_MODULE;
+        if (ev == EV_NONE) continue;
+        int64_t ext = st->external_id[r];
+        if ((ev == EV_OPERATOR || ev == EV_USER_ANNOT) && starts(name, "ProfilerStep#")) {
+            ev = EV_STEP; cl = CL_STEP;
+        } else if (ev == EV_MODULE) {
+            cl = CL_MOD; ext = TP_NONE;
+        } else if (is_dataloader_name(name)) {
+            cl = CL_DL;
+        } else if (starts(name, "Optimizer.step")) {
+            cl = CL_OPT;
+        } else if (ev == EV_USER_ANNOT && !is_comm_name(name)) {
+            continue;   /* other user annotations are not nodes */
+        }
+        struct tb_node *N = &m->nodes[m->nnodes++];
+        N->row = r; N->ev = ev; N->cl = cl; N->start = st->ts[r]; N->end = st->ts[r] + st->dur[r];
+        N->ext = ext; N->name = name; N->tid = st->tid[r];
+        N->first_child = N->next_sib = N->last_child = -1;
+        int64_t *t = hslot(&tidmap, st->tid[r]);
+        if (*t < 0) {
+            *t = (int64_t)m->ntids;
+            if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) goto out2;
+        }
+    }
+    /* attach runtimes by external id: threads in first-appearance order, nodes in list order */
+    for (size_t ti = 0; ti < m->ntids; ti++)
+        for (size_t i = 0; i < m->nnodes; i++) {
+            struct tb_node *N = &m->nodes[i];
+            if (N->tid != m->tids[ti]) continue;
+            int64_t key = N->ext == TP_NONE ? INT64_MIN + 2 : N->ext;
+            int64_t lid = hget(&extmap, key);
+            if (lid < 0 || ext_head[lid] < 0) continue;
+            for (int64_t r = ext_head[lid]; r >= 0; r = m->rts[r].next)
+                if (node_attach_rt(N, r) < 0) goto out2;
+            ext_head[lid] = -1;
+        }
+    /* staled kernels */
+    int64_t dummy = -1;
+    {
+        struct tb_rt *D = &m->rts[m->nrts];
+        D->row = -1; D->next = -1;
+        for (size_t p = 0; p < npend; p++)
+            if (pend_dev[p] >= 0 && st->kind[pend_dev[p]] == TP_K_KERNEL)
+                if (push64(&D->dev, &D->ndev, &D->capdev, pend_dev[p]) < 0) goto out2;
+        qsort(D->dev, D->ndev, sizeof *D->dev, cmp_dev);
+        dummy = (int64_t)m->nrts++;
+    }
+    /* trees */
+    buf = malloc((m->nnodes + 1) * sizeof *buf);
+    int64_t *stack = malloc((m->nnodes + 2) * sizeof *stack);
+    m->roots = malloc((m->ntids + 1) * sizeof *m->roots);
+    if (!buf || !stack || !m->roots) { free(stack); goto out2; }
+    int dummy_given = 0;
+    size_t nodes_real = m->nnodes;
+    for (size_t ti = 0; ti < m->ntids; ti++) {
+        size_t nb = 0;
+        int has_step = 0;
+        for (size_t i = 0; i < nodes_real; i++)
+            if (m->nodes[i].tid == m->tids[ti]) {
+                buf[nb++] = (int64_t)i;
+                if (m->nodes[i].cl == CL_STEP) has_step = 1;
+            }
+        qsort(buf, nb, sizeof *buf, cmp_node);
+        /* root (nodes array was allocated with room for one extra; grow for more roots) */
+        struct tb_node *nn = realloc(m->nodes, (m->nnodes + 1) * sizeof *nn);
+        if (!nn) { free(stack); goto out2; }
+        m->nodes = nn;
+        int64_t root = (int64_t)m->nnodes++;
+        struct tb_node *R = &m->nodes[root];
+        memset(R, 0, sizeof *R);
+        R->row = -1; R->ev = EV_ROOT; R->cl = CL_ROOT; R->name = "CallTreeRoot"; R->tid = m->tids[ti];
+        R->start = INT64_MIN; R->end = INT64_MAX; R->ext = TP_NONE;
+        R->first_child = R->next_sib = R->last_child = -1;
+        /* zero-external-id runtimes of this thread: the plugin files them
+         * under the raw tid but looks them up by int(tid), so with the string
+         * tids kineto wrote they never reach a tree; tprof keeps them out too
+         * (see man/tbviews-notes.txt). */
+        for (size_t q = 0; ZERO_EXT_TO_ROOT && q + 1 < m->nrts; q++)
+            if (m->rts[q].row >= 0 && st->external_id[m->rts[q].row] == 0 && st->tid[m->rts[q].row] == m->tids[ti])
+                if (node_attach_rt(R, (int64_t)q) < 0) { free(stack); goto out2; }
+        if (has_step && !dummy_given) {
+            if (node_attach_rt(R, dummy) < 0) { free(stack); goto out2; }
+            dummy_given = 1;
+        }
+        size_t sp = 0;
+        stack[sp++] = root;
+        for (size_t k = 0; k < nb; k++) {
+            struct tb_node *N = &m->nodes[buf[k]];
+            for (;;) {
+                struct tb_node *T = &m->nodes[stack[sp - 1]];
+                if (N->start >= T->end && sp > 1) { sp--; continue; }
+                if (N->end <= T->end) {
+                    if (T->last_child < 0) T->first_child = buf[k];
+                    else m->nodes[T->last_child].next_sib = buf[k];
+                    T->last_child = buf[k];
+                    stack[sp++] = buf[k];
+                } else {
+                    N->dropped = 1;
+                }
+                break;
+            }
+        }
+        m->roots[m->nroots++] = root;
+    }
+    free(stack);
+    /* remove_dup_nodes */
+    for (size_t i = 0; i < m->nnodes; i++) {
+        struct tb_node *N = &m->nodes[i];
+        for (;;) {
+            int64_t c = N->first_child;
+            if (c < 0 || m->nodes[c].next_sib >= 0) break;
+            struct tb_node *C = &m->nodes[c];
+            if (strcmp(C->name, N->name) != 0 || N->ev != EV_OPERATOR || C->ev != EV_OPERATOR) break;
+            N->first_child = C->first_child;
+            N->last_child = C->last_child;
+            free(N->rts);
+            N->rts = C->rts; N->nrts = C->nrts; N->caprts = C->caprts;
+            C->rts = NULL; C->nrts = C->caprts = 0;
+            C->dropped = 1;
+        }
+    }
+    for (size_t i = 0; i < m->nnodes; i++)
+        qsort(m->nodes[i].rts, m->nodes[i].nrts, sizeof(int64_t), cmp_rt);
+    for (size_t i = 0; i < m->nroots; i++)
+        if (fill_stats(m, m->roots[i]) < 0 || collect(m, m->roots[i]) < 0) goto out2;
+    rc = 0;
+out2:
+    free(pend_dev); free(pend_next); free(ext_last); free(ext_head);
+out:
+    free(ord); free(buf);
+    hfree(&corr); hfree(&extmap); hfree(&tidmap); hfree(&pend);
+    if (rc < 0) tb_free(m);
+    return rc;
+}
+
+/* For the kernel view's --group props: kernels reachable from the plugin's op
+ * trees, in traversal order, with the name of the node whose runtime
+ * launched each and that node's Tensor-Core allowlist eligibility.  Arrays
+ * are malloc'd; the names point into the store (or static text). */
+int tp_tb_kernel_ops(const tp_store *st, int64_t **rows, const char ***ops, int **elig, size_t *n)
+{
+    struct tb_model m;
+    if (tb_build(st, &m) < 0) return -1;
+    *rows = m.kern; *ops = m.kern_op; *elig = m.kern_elig; *n = m.nkern;
+    m.kern = NULL; m.kern_op = NULL; m.kern_elig = NULL;
+    tb_free(&m);
+    return 0;
+}
+
+/* ---- the view ---- */
+
+static const struct tp_coldef ops_cols[] = {
+    {"name", "Name", TP_COL_STR, -1, 0, "operator name"},
+    {"shape", "Input Shape", TP_COL_STR, -1, 0, "input shapes (--group shape)"},
+    {"calls", "Calls", TP_COL_INT, -1, 0, "number of calls"},
+    {"dev_self", "DeviceSelf(us)", TP_COL_US, -1, 0, "device time of kernels launched by the op itself"},
+    {"dev_total", "DeviceTotal(us)", TP_COL_US, -1, 0, "device time including child operators"},
+    {"host_self", "HostSelf(us)", TP_COL_US, -1, 0, "host time minus child operators and own runtime calls"},
+    {"host_total", "HostTotal(us)", TP_COL_US, -1, 0, "host time"},
+    {"tc", "TCEligible", TP_COL_STR, -1, 0, "operator is Tensor Core eligible (Yes/No)"},
+    {"tc_self", "TCSelf(%)", TP_COL_FIXED, -1, 2, "Tensor Core kernel time / self device time"},
+    {"tc_total", "TCTotal(%)", TP_COL_FIXED, -1, 2, "Tensor Core kernel time / total device time"},
+};
+enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOT, C_HSELF, C_HTOT, C_TC, C_TCS, C_TCT };
+
+/* Python repr of a JSON value: ", " and ": " separators, 'single' quotes. */
+static void pyrepr(const char *j, char *out, size_t cap)
+{
+    size_t o = 0;
+    int instr = 0;
+    if (!j || !*j) j = "[]";
+    for (; *j && o + 3 < cap; j++) {
+        char c = *j;
+        if (instr) {
+            if (c == '\\' && j[1]) { out[o++] = c; out[o++] = *++j; continue; }
+            if (c == '"') { out[o++] = '\''; instr = 0; continue; }
+            out[o++] = c;
+            continue;
+        }
+        if (c == '"') { out[o++] = '\''; instr = 1; }
+        else if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
+        else if (c == ',') { out[o++] = ','; out[o++] = ' '; }
+        else if (c == ':') { out[o++] = ':'; out[o++] = ' '; }
+        else if (strncmp(j, "null", 4) == 0) { if (o + 4 < cap) { memcpy(out + o, "None", 4); o += 4; } j += 3; }
+        else if (strncmp(j, "true", 4) == 0) { if (o + 4 < cap) { memcpy(out + o, "True", 4); o += 4; } j += 3; }
+        else if (strncmp(j, "false", 5) == 0) { if (o + 5 < cap) { memcpy(out + o, "False", 5); o += 5; } j += 4; }
+        else out[o++] = c;
+    }
+    out[o] = 0;
+}
+
+struct agg {
+    const char *name;
+    char *shape;
+    int64_t calls, dself, dtot, hself, htot, tcs, tct;
+    int elig;
+};
+
+static struct agg *g_aggs;
+static int g_by_dev;
+static int cmp_agg(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int64_t vx = g_by_dev ? g_aggs[x].dself : g_aggs[x].hself;
+    int64_t vy = g_by_dev ? g_aggs[y].dself : g_aggs[y].hself;
+    if (vx != vy) return vx > vy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    int by_shape = vo && vo->group && (strcmp(vo->group, "shape") == 0 || strcmp(vo->group, "input") == 0);
+    if (vo && vo->group && !by_shape && strcmp(vo->group, "name") != 0)
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name or shape, not %s", vo->group);
+    struct tb_model m;
+    if (tb_build(st, &m) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    struct agg *aggs = calloc(m.nops + 1, sizeof *aggs);
+    size_t na = 0;
+    struct hmap idx;
+    char sbuf[8192];
+    if (!aggs || hinit(&idx, m.nops) < 0) {
+        free(aggs);
+        tb_free(&m);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    int rc = TP_OK;
+    for (size_t i = 0; i < m.nops; i++) {
+        struct tb_node *N = &m.nodes[m.ops[i]];
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *p = N->name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        sbuf[0] = 0;
+        if (by_shape) {
+            const char *dims = NULL;
+            if (st->aux[N->row] != TP_NO_AUX && st->ops[st->aux[N->row]].input_dims)
+                dims = tp_store_str(st, st->ops[st->aux[N->row]].input_dims);
+            pyrepr(dims, sbuf, sizeof sbuf);
+            h = (h ^ 0xff) * 1099511628211ULL;
+            for (const char *p = sbuf; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        }
+        int64_t key = (int64_t)(h & 0x3fffffffffffffffULL);
+        /* probe chain of aggs with this hash key: linear scan on collision */
+        int64_t *slot = hslot(&idx, key);
+        int64_t a = *slot;
+        while (a >= 0 && (strcmp(aggs[a].name, N->name) != 0 || (by_shape && strcmp(aggs[a].shape, sbuf) != 0))) {
+            key = (key * 31 + 7) & 0x3fffffffffffffffLL;
+            slot = hslot(&idx, key);
+            a = *slot;
+        }
+        if (a < 0) {
+            a = (int64_t)na++;
+            *slot = a;
+            aggs[a].name = N->name;
+            aggs[a].shape = by_shape ? strdup(sbuf) : NULL;
+            aggs[a].elig = N->tc_elig;
+            if (by_shape && !aggs[a].shape) { rc = TP_ERR_NOMEM; break; }
+        }
+        struct agg *A = &aggs[a];
+        A->calls++;
+        A->htot += N->end - N->start;
+        A->hself += N->self_host;
+        A->dtot += N->dev;
+        A->dself += N->self_dev;
+        A->tcs += N->tc_self;
+        A->tct += N->tc_total;
+    }
+    size_t *perm = malloc((na + 1) * sizeof *perm);
+    tp_table *t = tp_table_new(ops_cols, sizeof ops_cols / sizeof *ops_cols);
+    if (rc != TP_OK || !perm || !t) {
+        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    } else {
+        for (size_t i = 0; i < na; i++) perm[i] = i;
+        g_aggs = aggs;
+        g_by_dev = m.has_kernel || m.has_memcpy_or_memset;
+        qsort(perm, na, sizeof *perm, cmp_agg);
+        for (size_t k = 0; k < na; k++) {
+            struct agg *A = &aggs[perm[k]];
+            tp_table_add_row(t);
+            tp_table_set_str(t, C_NAME, A->name);
+            if (by_shape) tp_table_set_str(t, C_SHAPE, A->shape);
+            tp_table_set_int(t, C_CALLS, A->calls);
+            tp_table_set_int(t, C_DSELF, A->dself);
+            tp_table_set_int(t, C_DTOT, A->dtot);
+            tp_table_set_int(t, C_HSELF, A->hself);
+            tp_table_set_int(t, C_HTOT, A->htot);
+            tp_table_set_str(t, C_TC, A->elig ? "Yes" : "No");
+            tp_table_set_float(t, C_TCS, A->dself ? 100.0 * (double)A->tcs / (double)A->dself : 0.0);
+            tp_table_set_float(t, C_TCT, A->dtot ? 100.0 * (double)A->tct / (double)A->dtot : 0.0);
+        }
+        *out = t;
+        t = NULL;
+    }
+    if (t) tp_table_free(t);
+    for (size_t i = 0; i < na; i++) free(aggs[i].shape);
+    free(aggs);
+    free(perm);
+    hfree(&idx);
+    tb_free(&m);
+    return rc;
+}
+
+const tp_view tp_view_ops = {
+    .name = "ops",
+    .summary = "TensorBoard plugin Operator view: device/host self and total time per operator",
+    .cols = ops_cols,
+    .ncols = sizeof ops_cols / sizeof *ops_cols,
+    .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,tc",
+    .build = build,
+};

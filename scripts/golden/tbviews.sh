@@ -1,0 +1,167 @@
+#!/bin/sh
+# Golden tests: tprof's kernels / ops / steps views against the TensorBoard
+# plugin's own outputs (../shared/reference/kineto/expected, SPEC §14.2).
+# Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
+REF=${REF:-../shared/reference}
+if [ ! -d "$REF/kineto/expected" ]; then
+    echo "skip tbviews: $REF/kineto not found"
+    exit 0
+fi
+if [ ! -x ./cli/tprof ]; then
+    echo "skip tbviews: ./cli/tprof not built"
+    exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "skip tbviews: python3 not found"
+    exit 0
+fi
+exec python3 - "$REF/kineto" <<'PY'
+import csv, glob, io, json, os, subprocess, sys
+from decimal import Decimal
+
+K = sys.argv[1]
+TPROF = "./cli/tprof"
+
+def run(view, path, *extra):
+    p = subprocess.run([TPROF, view, "--csv", *extra, path], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[:200]))
+    return list(csv.DictReader(io.StringIO(p.stdout)))
+
+def close(mine, exp, tol):
+    return abs(Decimal(mine) - Decimal(str(exp))) <= Decimal(str(tol))
+
+def us_eq(mine, exp):
+    # the plugin rounds µs to int (half to even, on float sums): accept either side of a half
+    return close(mine, exp, "0.5000001")
+
+def check_kernels(path, exp):
+    rows = run("kernels", path)
+    cols = [c["name"] for c in exp["data"]["columns"]]
+    erows = exp["data"]["rows"]
+    if len(rows) != len(erows):
+        return "%d rows, expected %d" % (len(rows), len(erows))
+    for i, (m, e) in enumerate(zip(rows, erows)):
+        e = dict(zip(cols, e))
+        if m["Name"] != e["Name"]:
+            return "row %d: %r, expected %r" % (i, m["Name"][:60], e["Name"][:60])
+        if m["TC"] != e["Tensor Cores Used"]:
+            return "%s: tc %s, expected %s" % (e["Name"][:60], m["TC"], e["Tensor Cores Used"])
+        if int(m["Calls"]) != e["Calls"]:
+            return "%s: calls %s, expected %s" % (e["Name"][:60], m["Calls"], e["Calls"])
+        for mk, ek in (("Total(us)", "Total Duration (us)"), ("Mean(us)", "Mean Duration (us)"),
+                       ("Max(us)", "Max Duration (us)"), ("Min(us)", "Min Duration (us)")):
+            if not us_eq(m[mk], e[ek]):
+                return "%s: %s %s, expected %s" % (e["Name"][:60], mk, m[mk], e[ek])
+        for mk, ek in (("BlocksPerSM", "Mean Blocks Per SM"), ("Occupancy(%)", "Mean Est. Achieved Occupancy (%)")):
+            if ek in e and not close(m[mk], e[ek], "0.0101"):
+                return "%s: %s %s, expected %s" % (e["Name"][:60], mk, m[mk], e[ek])
+    return None
+
+def check_props(path, exp):
+    rows = run("kernels", path, "--group", "props", "-c", "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy")
+    cols = [c["name"] for c in exp["data"]["columns"]]
+    erows = exp["data"]["rows"]
+    if len(rows) != len(erows):
+        return "%d rows, expected %d" % (len(rows), len(erows))
+    for i, (m, e) in enumerate(zip(rows, erows)):
+        e = dict(zip(cols, e))
+        mk = (m["Name"], m["Operator"], m["Grid"], m["Block"], m["Regs"], m["Smem"])
+        ek = (e["Name"], e["Operator"], e["Grid"], e["Block"], str(e["Register Per Thread"]), str(e["Shared Memory"]))
+        if mk != ek:
+            return "row %d: %r, expected %r" % (i, mk, ek)
+        if m["TC"] != e["Kernel Uses Tensor Cores"] or m["OpTC"] != e["Op is Tensor Cores eligible"]:
+            return "row %d: tc %s/%s, expected %s/%s" % (i, m["TC"], m["OpTC"], e["Kernel Uses Tensor Cores"], e["Op is Tensor Cores eligible"])
+        if int(m["Calls"]) != e["Calls"]:
+            return "row %d: calls %s, expected %s" % (i, m["Calls"], e["Calls"])
+        for a, b in (("Total(us)", "Total Duration (us)"), ("Mean(us)", "Mean Duration (us)"),
+                     ("Max(us)", "Max Duration (us)"), ("Min(us)", "Min Duration (us)")):
+            if not us_eq(m[a], e[b]):
+                return "row %d: %s %s, expected %s" % (i, a, m[a], e[b])
+        for a, b in (("BlocksPerSM", "Mean Blocks Per SM"), ("Occupancy(%)", "Mean Est. Achieved Occupancy (%)")):
+            if b in e and not close(m[a], e[b], "0.0101"):
+                return "row %d: %s %s, expected %s" % (i, a, m[a], e[b])
+    return None
+
+def check_ops(path, exp, shape):
+    extra = ["--group", "shape", "-c", "name,shape,calls,dev_self,dev_total,host_self,host_total,tc"] if shape else \
+            ["-c", "name,calls,dev_self,dev_total,host_self,host_total,tc"]
+    rows = run("ops", path, *extra)
+    erows = exp["data"]
+    if len(rows) != len(erows):
+        return "%d rows, expected %d" % (len(rows), len(erows))
+    for i, (m, e) in enumerate(zip(rows, erows)):
+        if m["Name"] != e["name"] or (shape and m["Input Shape"] != e["input_shape"]):
+            return "row %d: %s %s, expected %s %s" % (i, m["Name"], m.get("Input Shape", ""), e["name"], e.get("input_shape", ""))
+        if int(m["Calls"]) != e["calls"]:
+            return "%s: calls %s, expected %s" % (e["name"], m["Calls"], e["calls"])
+        for a, b in (("DeviceSelf(us)", "device_self_duration"), ("DeviceTotal(us)", "device_total_duration"),
+                     ("HostSelf(us)", "host_self_duration"), ("HostTotal(us)", "host_total_duration")):
+            if b in e and not us_eq(m[a], e[b]):
+                return "%s: %s %s, expected %s" % (e["name"], a, m[a], e[b])
+        if m["TCEligible"] != e["tc_eligible"]:
+            return "%s: tc %s, expected %s" % (e["name"], m["TCEligible"], e["tc_eligible"])
+    return None
+
+ROLES = [("kernel", "Kernel"), ("memcpy", "Memcpy"), ("memset", "Memset"), ("comm", "Communication"),
+         ("runtime", "Runtime"), ("dataloader", "DataLoader"), ("cpu", "CpuOp"), ("other", "Other"), ("total", "Total")]
+
+def check_steps(path, exp):
+    internals = exp["internals"]
+    rows = run("steps", path, "-c", "step," + ",".join(k for k, _ in ROLES))
+    names = internals["steps_names"]
+    costs = internals["steps_costs"]
+    if len(rows) != len(names) + 1:
+        return "%d rows, expected %d steps + avg" % (len(rows), len(names))
+    for m, n, c in zip(rows, names, costs):
+        if m["Step"] != n:
+            return "step %s, expected %s" % (m["Step"], n)
+        for k, r in ROLES:
+            col = [h for h in m if h.lower().startswith(k)][0]
+            if not close(m[col], c[r], "0.002"):
+                return "step %s: %s %s, expected %s" % (n, r, m[col], c[r])
+    avg = rows[-1]
+    for k, r in ROLES:
+        col = [h for h in avg if h.lower().startswith(k)][0]
+        if not close(avg[col], internals["avg_costs"][r], "0.002"):
+            return "avg: %s %s, expected %s" % (r, avg[col], internals["avg_costs"][r])
+    return None
+
+_h = subprocess.run([TPROF, "--help"], capture_output=True, text=True)
+VIEWS = set(l.split()[0] for l in (_h.stdout + _h.stderr).splitlines() if l.startswith("  ") and l.split())
+
+cases = sorted(glob.glob(os.path.join(K, "expected", "**", "*.expected.json"), recursive=True))
+for ef in cases:
+    if ef.endswith("__DISTRIBUTED.expected.json"):
+        continue
+    with open(ef) as f:
+        exp = json.load(f)
+    base = os.path.relpath(ef, os.path.join(K, "expected")).replace(".expected.json", "")
+    name = "tbviews/" + base
+    if "error" in exp:
+        continue   # the plugin fails on this input (SPEC §14.2)
+    inp = os.path.join(K, "data", exp.get("input", ""))
+    if not os.path.exists(inp):
+        for c in (base + ".json", base + ".json.gz", base + ".pt.trace.json", base + ".pt.trace.json.gz"):
+            if os.path.exists(os.path.join(K, "data", c)):
+                inp = os.path.join(K, "data", c)
+    if not os.path.isfile(inp):
+        print("skip %s: input not found" % name)
+        continue
+    checks = [("kernels", "kernel_table_group_by_kernel", check_kernels),
+              ("kernels-props", "kernel_table_group_by_kernel_props_and_op", check_props),
+              ("ops", "operation_table_by_name", lambda p, e: check_ops(p, e, False)),
+              ("ops-shape", "operation_table_by_name_input", lambda p, e: check_ops(p, e, True)),
+              ("steps", "internals", check_steps)]
+    for view, key, fn in checks:
+        if exp.get(key) is None:
+            continue
+        if view.split("-")[0] not in VIEWS:
+            print("skip %s:%s: tprof has no %s view yet" % (name, view, view.split("-")[0]))
+            continue
+        try:
+            why = fn(inp, exp[key] if key != "internals" else exp)
+        except Exception as x:
+            why = "%s: %s" % (type(x).__name__, x)
+        print(("ok %s:%s" % (name, view)) if why is None else ("FAIL %s:%s: %s" % (name, view, why)))
+PY
