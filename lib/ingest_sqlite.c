@@ -234,6 +234,7 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
     if (rc)
         return rc;
     uint32_t launch = intern_c(q, "cudaLaunchKernel");
+    uint32_t names[1024] = {0};      /* cbid -> name id + 1 */
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
@@ -247,11 +248,15 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
         int64_t cbid = sqlite3_column_int64(s, 1);
         if (kind == TP_K_RUNTIME && cbid == 211) {
             st->name[r] = launch;
+        } else if (cbid >= 0 && cbid < 1024 && names[cbid]) {
+            st->name[r] = names[cbid] - 1;
         } else {
             char buf[64];
             int len = snprintf(buf, sizeof buf, "%s cbid %lld", kind == TP_K_RUNTIME ? "cuda runtime" : "cuda driver",
                                (long long)cbid);
             st->name[r] = tp_store_intern(st, buf, (size_t)len);
+            if (cbid >= 0 && cbid < 1024)
+                names[cbid] = st->name[r] + 1;
         }
         int64_t start = sqlite3_column_int64(s, 2), end = sqlite3_column_int64(s, 3);
         st->ts[r] = start;
@@ -704,7 +709,7 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
     }
     sprintf(uri + u, "?mode=ro&immutable=1");
     struct sq q = { .st = st, .path = path, .err = err };
-    int rc = sqlite3_open_v2(uri, &q.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    int rc = sqlite3_open_v2(uri, &q.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
     free(uri);
     if (rc != SQLITE_OK) {
         rc = tp_error_set(err, TP_ERR_IO, "%s: cannot open as SQLite: %s", path,

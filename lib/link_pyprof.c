@@ -376,44 +376,73 @@ struct range {
     uint32_t row;
 };
 
-static int cmp_launch_thread(const void *x, const void *y)
+
+
+
+
+
+
+/* (pid, tid) -> thread index */
+struct threads {
+    int64_t *pid, *tid;
+    uint32_t *slot;          /* index + 1 */
+    size_t cap, n, capn;
+};
+
+static int64_t thread_of(struct threads *t, int64_t pid, int64_t tid)
 {
-    const struct launch *a = x, *b = y;
-    if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
-    return a->k < b->k ? -1 : a->k > b->k;
+    if ((t->n + 1) * 2 > t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 64;
+        uint32_t *ns = calloc(nc, sizeof *ns);
+        if (!ns)
+            return -1;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slot[i]) {
+                uint32_t v = t->slot[i] - 1;
+                size_t j = mix((uint64_t)t->pid[v] * 31 + (uint64_t)t->tid[v]) & (nc - 1);
+                while (ns[j])
+                    j = (j + 1) & (nc - 1);
+                ns[j] = v + 1;
+            }
+        free(t->slot);
+        t->slot = ns;
+        t->cap = nc;
+    }
+    size_t j = mix((uint64_t)pid * 31 + (uint64_t)tid) & (t->cap - 1);
+    while (t->slot[j]) {
+        uint32_t v = t->slot[j] - 1;
+        if (t->pid[v] == pid && t->tid[v] == tid)
+            return v;
+        j = (j + 1) & (t->cap - 1);
+    }
+    if (t->n == t->capn) {
+        size_t nc = t->capn ? t->capn * 2 : 64;
+        int64_t *p1 = realloc(t->pid, nc * sizeof *p1);
+        if (p1) t->pid = p1;
+        int64_t *p2 = realloc(t->tid, nc * sizeof *p2);
+        if (p2) t->tid = p2;
+        if (!p1 || !p2)
+            return -1;
+        t->capn = nc;
+    }
+    t->pid[t->n] = pid;
+    t->tid[t->n] = tid;
+    t->slot[j] = (uint32_t)(t->n + 1);
+    return (int64_t)t->n++;
 }
 
-static int cmp_launch_rs(const void *x, const void *y)
-{
-    const struct launch *a = x, *b = y;
-    if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
-    if (a->rs != b->rs) return a->rs < b->rs ? -1 : 1;
-    return a->k < b->k ? -1 : a->k > b->k;
-}
-
-static int cmp_range(const void *x, const void *y)
+static int cmp_range_st(const void *x, const void *y)
 {
     const struct range *a = x, *b = y;
-    if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
     return a->row < b->row ? -1 : a->row > b->row;
 }
 
-struct rtent {
-    int64_t corr;
-    uint32_t row;
-    uint8_t driver;
-};
-
-static int cmp_rtent(const void *x, const void *y)
+static int cmp_launch_rs1(const void *x, const void *y)
 {
-    const struct rtent *a = x, *b = y;
-    if (a->corr != b->corr) return a->corr < b->corr ? -1 : 1;
-    if (a->driver != b->driver) return a->driver - b->driver;
-    return a->row < b->row ? -1 : a->row > b->row;
+    const struct launch *a = x, *b = y;
+    if (a->rs != b->rs) return a->rs < b->rs ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
 }
 
 #define NOMEM() tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while decoding PyProf markers", st->path)
@@ -424,96 +453,146 @@ int tp_link_pyprof(tp_store *st, tp_error *err)
         return TP_OK;                /* the dict importer filled st->annots */
 
     int nsys = st->format == TP_SRC_NSYS_SQLITE;
-    size_t nk = 0, nrt = 0, nrg = 0;
+    size_t nk = 0, nrg = 0;
     for (size_t i = 0; i < st->n; i++) {
         if (st->kind[i] == TP_K_KERNEL) nk++;
-        else if (st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) nrt++;
         else if (st->kind[i] == TP_K_NVTX && st->ph[i] == 'X') nrg++;
     }
     uint32_t *krow = malloc((nk ? nk : 1) * sizeof *krow);
-    struct rtent *rt = malloc((nrt ? nrt : 1) * sizeof *rt);
-    struct launch *ln = malloc((nk ? nk : 1) * sizeof *ln);
-    struct range *rg = malloc((nrg ? nrg : 1) * sizeof *rg);
     int64_t *kl = malloc((nk ? nk : 1) * sizeof *kl);         /* kernel -> launch row or -1 */
+    uint32_t *knext = malloc((nk ? nk : 1) * sizeof *knext);  /* next kernel with the same correlation + 1 */
+    struct launch *ln = malloc((nk ? nk : 1) * sizeof *ln), *ln2 = malloc((nk ? nk : 1) * sizeof *ln2);
+    struct range *rg = malloc((nrg ? nrg : 1) * sizeof *rg), *rg2 = malloc((nrg ? nrg : 1) * sizeof *rg2);
     uint64_t *aoff = calloc(nk + 1, sizeof *aoff);             /* attached ranges per kernel */
     uint32_t *acnt = calloc(nk ? nk : 1, sizeof *acnt);
     struct strinfo *info = calloc(st->strings.count + 1, sizeof *info);
+    struct imap corr = {0};
+    struct threads th = {0};
+    size_t *rstart = NULL, *lstart = NULL;
     uint32_t *att = NULL;
     size_t natt = 0, capatt = 0;
     int rc = TP_OK;
-    if (!krow || !rt || !ln || !rg || !kl || !aoff || !acnt || !info) {
+    if (!krow || !kl || !knext || !ln || !ln2 || !rg || !rg2 || !aoff || !acnt || !info) {
         rc = NOMEM();
         goto out;
     }
-    nk = nrt = nrg = 0;
-    for (size_t i = 0; i < st->n; i++) {
-        if (st->kind[i] == TP_K_KERNEL)
-            krow[nk++] = (uint32_t)i;
-        else if ((st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) && st->correlation[i] != TP_NONE)
-            rt[nrt++] = (struct rtent){ st->correlation[i], (uint32_t)i, st->kind[i] == TP_K_DRIVER };
-        else if (st->kind[i] == TP_K_NVTX && st->ph[i] == 'X')
-            rg[nrg++] = (struct range){ st->pid[i], st->tid[i], st->ts[i], st->ts[i] + st->dur[i], (uint32_t)i };
+    /* kernels by correlation id */
+    nk = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_KERNEL) {
+            krow[nk] = (uint32_t)i;
+            kl[nk] = -1;
+            knext[nk] = 0;
+            int64_t c = st->correlation[i];
+            if (c != TP_NONE) {
+                int64_t prev = imap_get(&corr, c);
+                if (prev >= 0) {             /* chain: same id on several kernels */
+                    int64_t k = prev;
+                    while (knext[k])
+                        k = knext[k] - 1;
+                    knext[k] = (uint32_t)nk + 1;
+                } else if (imap_put(&corr, c, (uint32_t)nk) < 0) {
+                    rc = NOMEM();
+                    goto out;
+                }
+            }
+            nk++;
+        }
+    /* kernel -> launch: the first runtime call with its id, else the first
+     * driver call (nsys: of the kernel's process) */
+    for (size_t i = 0; i < st->n && corr.n; i++) {
+        if ((st->kind[i] != TP_K_RUNTIME && st->kind[i] != TP_K_DRIVER) || st->correlation[i] == TP_NONE)
+            continue;
+        int64_t k = imap_get(&corr, st->correlation[i]);
+        for (; k >= 0; k = (int64_t)knext[k] - 1) {
+            uint32_t r = krow[k];
+            if (nsys && st->pid[r] != TP_NONE && st->pid[i] != st->pid[r])
+                continue;
+            if (kl[k] < 0 || (st->kind[kl[k]] == TP_K_DRIVER && st->kind[i] == TP_K_RUNTIME))
+                kl[k] = (int64_t)i;
+        }
     }
-    qsort(rt, nrt, sizeof *rt, cmp_rtent);
-    qsort(rg, nrg, sizeof *rg, cmp_range);
-
-    /* kernel -> launch (runtime first, then driver; nsys: same process) */
+    /* launches and ranges, bucketed by thread (stable: kernel order, store order) */
     size_t nl = 0;
     for (size_t k = 0; k < nk; k++) {
-        uint32_t r = krow[k];
-        kl[k] = -1;
-        int64_t c = st->correlation[r];
-        if (c == TP_NONE)
+        int64_t b = kl[k];
+        if (b < 0)
             continue;
-        size_t lo = 0, hi = nrt;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (rt[mid].corr < c) lo = mid + 1; else hi = mid;
+        int64_t t = thread_of(&th, st->pid[b], st->tid[b]);
+        if (t < 0) {
+            rc = NOMEM();
+            goto out;
         }
-        int64_t best = -1;
-        for (size_t j = lo; j < nrt && rt[j].corr == c; j++) {
-            if (nsys && st->pid[r] != TP_NONE && st->pid[rt[j].row] != st->pid[r])
-                continue;
-            best = rt[j].row;
-            break;
-        }
-        if (best < 0)
-            continue;
-        kl[k] = best;
-        ln[nl++] = (struct launch){ st->pid[best], st->tid[best], st->ts[best], st->ts[best] + st->dur[best],
-                                    INT64_MIN, (uint32_t)k };
+        ln[nl++] = (struct launch){ t, 0, st->ts[b], st->ts[b] + st->dur[b], INT64_MIN, (uint32_t)k };
     }
-    /* deletion watermark: max rStart of the earlier kernels of the thread */
-    qsort(ln, nl, sizeof *ln, cmp_launch_thread);
-    {
-        int64_t runmax = INT64_MIN;
-        for (size_t i = 0; i < nl; i++) {
-            if (i == 0 || ln[i - 1].pid != ln[i].pid || ln[i - 1].tid != ln[i].tid)
-                runmax = INT64_MIN;
-            ln[i].w = runmax;
-            if (ln[i].rs > runmax)
-                runmax = ln[i].rs;
-        }
-    }
-    qsort(ln, nl, sizeof *ln, cmp_launch_rs);
-
-    /* sweep: ranges by start, launches by rStart, per thread */
-    {
-        size_t ri = 0;
-        uint32_t *active = NULL;
-        size_t nact = 0, capact = 0;
-        int64_t cpid = INT64_MIN, ctid = INT64_MIN;
-        for (size_t i = 0; i < nl; i++) {
-            struct launch *L = &ln[i];
-            if (L->pid != cpid || L->tid != ctid) {
-                cpid = L->pid;
-                ctid = L->tid;
-                nact = 0;
-                /* skip ranges of earlier threads */
-                while (ri < nrg && (rg[ri].pid < cpid || (rg[ri].pid == cpid && rg[ri].tid < ctid)))
-                    ri++;
+    nrg = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_NVTX && st->ph[i] == 'X') {
+            int64_t t = thread_of(&th, st->pid[i], st->tid[i]);
+            if (t < 0) {
+                rc = NOMEM();
+                goto out;
             }
-            while (ri < nrg && rg[ri].pid == cpid && rg[ri].tid == ctid && rg[ri].start < L->rs) {
+            rg[nrg++] = (struct range){ t, 0, st->ts[i], st->ts[i] + st->dur[i], (uint32_t)i };
+        }
+    size_t nth = th.n;
+    rstart = calloc(nth + 1, sizeof *rstart);
+    lstart = calloc(nth + 1, sizeof *lstart);
+    if (!rstart || !lstart) {
+        rc = NOMEM();
+        goto out;
+    }
+    for (size_t i = 0; i < nrg; i++) rstart[rg[i].pid + 1]++;
+    for (size_t i = 0; i < nl; i++) lstart[ln[i].pid + 1]++;
+    for (size_t t = 0; t < nth; t++) {
+        rstart[t + 1] += rstart[t];
+        lstart[t + 1] += lstart[t];
+    }
+    {
+        size_t *rp = calloc(nth + 1, sizeof *rp), *lp = calloc(nth + 1, sizeof *lp);
+        if (!rp || !lp) {
+            free(rp);
+            free(lp);
+            rc = NOMEM();
+            goto out;
+        }
+        memcpy(rp, rstart, (nth + 1) * sizeof *rp);
+        memcpy(lp, lstart, (nth + 1) * sizeof *lp);
+        for (size_t i = 0; i < nrg; i++) rg2[rp[rg[i].pid]++] = rg[i];
+        for (size_t i = 0; i < nl; i++) ln2[lp[ln[i].pid]++] = ln[i];
+        free(rp);
+        free(lp);
+    }
+    for (size_t t = 0; t < nth; t++) {
+        /* ranges by start (already so when the export is in time order) */
+        struct range *R = rg2 + rstart[t];
+        size_t nr = rstart[t + 1] - rstart[t];
+        for (size_t i = 1; i < nr; i++)
+            if (cmp_range_st(&R[i - 1], &R[i]) > 0) {
+                qsort(R, nr, sizeof *R, cmp_range_st);
+                break;
+            }
+        /* deletion watermark: max rStart of the earlier kernels (kernel order) */
+        struct launch *L = ln2 + lstart[t];
+        size_t nll = lstart[t + 1] - lstart[t];
+        int64_t runmax = INT64_MIN;
+        for (size_t i = 0; i < nll; i++) {
+            L[i].w = runmax;
+            if (L[i].rs > runmax)
+                runmax = L[i].rs;
+        }
+        for (size_t i = 1; i < nll; i++)
+            if (cmp_launch_rs1(&L[i - 1], &L[i]) > 0) {
+                qsort(L, nll, sizeof *L, cmp_launch_rs1);
+                break;
+            }
+        /* sweep: a range enters when it starts before the launch, leaves
+         * once it ended before a launch */
+        size_t ri = 0, nact = 0;
+        uint32_t *active = NULL;
+        size_t capact = 0;
+        for (size_t i = 0; i < nll; i++) {
+            while (ri < nr && R[ri].start < L[i].rs) {
                 if (nact == capact) {
                     size_t nc = capact ? capact * 2 : 64;
                     uint32_t *p = realloc(active, nc * sizeof *p);
@@ -525,19 +604,18 @@ int tp_link_pyprof(tp_store *st, tp_error *err)
                     active = p;
                     capact = nc;
                 }
-                active[nact++] = (uint32_t)ri;
-                ri++;
+                active[nact++] = (uint32_t)ri++;
             }
-            /* drop ranges that ended: they cannot enclose this or a later launch */
             size_t o = 0;
             for (size_t a = 0; a < nact; a++)
-                if (rg[active[a]].end > L->rs)
+                if (R[active[a]].end > L[i].rs)
                     active[o++] = active[a];
             nact = o;
-            aoff[L->k] = natt;
+            uint32_t k = L[i].k;
+            aoff[k] = natt;
             for (size_t a = 0; a < nact; a++) {
-                const struct range *R = &rg[active[a]];
-                if (R->end > L->re && (L->w == INT64_MIN || R->end >= L->w)) {
+                const struct range *X = &R[active[a]];
+                if (X->end > L[i].re && (L[i].w == INT64_MIN || X->end >= L[i].w)) {
                     if (natt == capatt) {
                         size_t nc = capatt ? capatt * 2 : 4096;
                         uint32_t *p = realloc(att, nc * sizeof *p);
@@ -549,10 +627,10 @@ int tp_link_pyprof(tp_store *st, tp_error *err)
                         att = p;
                         capatt = nc;
                     }
-                    att[natt++] = R->row;
+                    att[natt++] = X->row;
                 }
             }
-            acnt[L->k] = (uint32_t)(natt - aoff[L->k]);
+            acnt[k] = (uint32_t)(natt - aoff[k]);
         }
         free(active);
     }
@@ -843,9 +921,17 @@ int tp_link_pyprof(tp_store *st, tp_error *err)
     }
 out:
     free(krow);
-    free(rt);
+    free(knext);
     free(ln);
+    free(ln2);
     free(rg);
+    free(rg2);
+    free(rstart);
+    free(lstart);
+    free(th.pid);
+    free(th.tid);
+    free(th.slot);
+    imap_free(&corr);
     free(kl);
     free(aoff);
     free(acnt);

@@ -53,9 +53,10 @@ static void *arena_alloc(pylit_arena *a, size_t n)
     n = (n + 15) & ~(size_t)15;
     struct block *b = a->head;
     if (!b || b->cap - b->used < n) {
-        size_t cap = n > 65536 ? n : 65536;
-        if (b && b->cap * 2 > cap && b->cap * 2 >= n)
-            cap = b->cap * 2;
+        /* small first block (markers are short), doubling after */
+        size_t cap = b ? b->cap * 2 : 4096;
+        if (cap < n)
+            cap = n;
         struct block *nb = malloc(sizeof *nb + cap);
         if (!nb)
             return NULL;
