@@ -17,6 +17,7 @@
  * is an int. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "flops_int.h"
 
@@ -159,21 +160,57 @@ static void pb_add(struct pb *p, const char *fmt, ...)
         p->n = sizeof p->s - 1;
 }
 
+static void pb_str(struct pb *p, const char *str)
+{
+    size_t n = strlen(str);
+    if (p->n + n >= sizeof p->s)
+        n = sizeof p->s - 1 - p->n;
+    memcpy(p->s + p->n, str, n);
+    p->n += n;
+    p->s[p->n] = 0;
+}
+
+static void pb_int(struct pb *p, int64_t v)
+{
+    char buf[24];
+    int i = (int)sizeof buf;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    buf[--i] = 0;
+    do {
+        buf[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        buf[--i] = '-';
+    pb_str(p, buf + i);
+}
+
 /* Python tuple repr without spaces: (), (a,), (a,b) */
 static void pb_tuple(struct pb *p, const int64_t *sh, int nd)
 {
-    pb_add(p, "(");
-    for (int i = 0; i < nd; i++)
-        pb_add(p, "%s%lld", i ? "," : "", (long long)sh[i]);
-    pb_add(p, nd == 1 ? ",)" : ")");
+    pb_str(p, "(");
+    for (int i = 0; i < nd; i++) {
+        if (i)
+            pb_str(p, ",");
+        pb_int(p, sh[i]);
+    }
+    pb_str(p, nd == 1 ? ",)" : ")");
 }
 
-static void pb_kv_int(struct pb *p, const char *k, int64_t v) { pb_add(p, "%s=%lld,", k, (long long)v); }
+static void pb_kv_int(struct pb *p, const char *k, int64_t v)
+{
+    pb_str(p, k);
+    pb_str(p, "=");
+    pb_int(p, v);
+    pb_str(p, ",");
+}
+
 static void pb_kv_shape(struct pb *p, const char *k, const int64_t *sh, int nd)
 {
-    pb_add(p, "%s=", k);
+    pb_str(p, k);
+    pb_str(p, "=");
     pb_tuple(p, sh, nd);
-    pb_add(p, ",");
+    pb_str(p, ",");
 }
 
 static int pb_type(struct fctx *x, struct pb *p, const char *t)
@@ -182,7 +219,8 @@ static int pb_type(struct fctx *x, struct pb *p, const char *t)
     REQ(s, "unsupported dtype '%s'", t);
     if (streq(t, "bfloat16"))
         tp_ff_isz(x, t);
-    pb_add(p, "%s,", s);
+    pb_str(p, s);
+    pb_str(p, ",");
     return 0;
 }
 
@@ -207,9 +245,17 @@ static void pb_copy(struct fctx *x, const struct pb *p)
 /* Tensor-str params of PyProf 3.x: joined with ";". */
 static void pb_tensor(struct pb *p, const int64_t *sh, int nd, const char *dtype)
 {
-    char buf[256];
-    tp_ff_tensor_str(buf, sizeof buf, sh, nd, dtype);
-    pb_add(p, "%s%s", p->n ? ";" : "", buf);
+    if (p->n)
+        pb_str(p, ";");
+    pb_str(p, "[");
+    for (int i = 0; i < nd; i++) {
+        if (i)
+            pb_str(p, ",");
+        pb_int(p, sh[i]);
+    }
+    pb_str(p, "]");
+    const char *d = tp_ff_dtype_str(dtype);
+    pb_str(p, d ? d : dtype);
 }
 
 /* ---- argument helpers -------------------------------------------------- */
@@ -671,15 +717,32 @@ static const char *const PW_LOGICAL[] = { "__and__", "__or__", "__xor__", "__lsh
 static const char *const PW_ILOGICAL[] = { "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", NULL };
 static const char *const PW_TERNARY[] = { "addcdiv", "addcdiv_", "addcmul", "addcmul_", NULL };
 static const char *const PW_MISC[] = { "digamma", "lerp", "lerp_", "mvlgamma", NULL };
-static const char *const *const PW_ALL[] = { PW_UNARY, PW_EXPLOG, PW_SQRT, PW_REPR, PW_TRIG, PW_ERROR,
-    PW_BINARY, PW_IBINARY, PW_POWER, PW_COMP, PW_LOGICAL, PW_ILOGICAL, PW_TERNARY, PW_MISC, NULL };
+
+/* every op of the lists above, sorted (strcmp order), for bsearch */
+static const char *const PW_SORTED[] = {
+    "__abs__", "__add__", "__and__", "__eq__", "__floordiv__", "__ge__", "__gt__", "__iadd__", "__iand__",
+    "__ilshift__", "__imul__", "__invert__", "__ior__", "__irshift__", "__isub__", "__itruediv__", "__ixor__",
+    "__le__", "__lshift__", "__lt__", "__mod__", "__mul__", "__ne__", "__neg__", "__or__", "__pow__",
+    "__radd__", "__rdiv__", "__rfloordiv__", "__rmul__", "__rpow__", "__rshift__", "__rsub__", "__rtruediv__",
+    "__sub__", "__truediv__", "__xor__", "abs", "abs_", "acos", "acos_", "add", "add_", "addcdiv", "addcdiv_",
+    "addcmul", "addcmul_", "asin", "asin_", "atan", "atan2", "atan2_", "atan_", "ceil", "ceil_", "clamp",
+    "clamp_", "cos", "cos_", "cosh", "cosh_", "digamma", "div", "div_", "eq", "eq_", "erf", "erf_", "erfc",
+    "erfc_", "erfinv", "erfinv_", "exp", "exp1m", "exp1m_", "exp_", "floor", "floor_", "fmod", "fmod_",
+    "frac", "frac_", "ge", "ge_", "gt", "gt_", "le", "le_", "lerp", "lerp_", "log", "log10", "log10_",
+    "log1p", "log1p_", "log2", "log2_", "log_", "lt", "lt_", "mul", "mul_", "mvlgamma", "ne", "ne_", "neg",
+    "neg_", "pow", "pow_", "reciprocal", "reciprocal_", "remainder", "remainder_", "round", "round_", "rsqrt",
+    "rsqrt_", "sigmoid", "sigmoid_", "sign", "sign_", "sin", "sin_", "sinh", "sinh_", "sqrt", "sqrt_", "sub",
+    "sub_", "tan", "tan_", "tanh", "tanh_", "trunc", "trunc_",
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
 static int is_pointwise(const char *op)
 {
-    for (int i = 0; PW_ALL[i]; i++)
-        if (in_list(op, PW_ALL[i]))
-            return 1;
-    return 0;
+    return bsearch(&op, PW_SORTED, sizeof PW_SORTED / sizeof PW_SORTED[0], sizeof PW_SORTED[0], cmp_str) != NULL;
 }
 
 /* apex Pointwise: unnamed tensor args only (0 → one (1,) fp32).  elems: 1
@@ -865,7 +928,7 @@ static int pointwise_3x(struct fctx *x)
         b = t3[0].numel * t3[0].isz + t3[1].numel * t3[1].isz + t3[2].numel * t3[2].isz + onumel * t3[0].isz;
         f = 3 * onumel;
     } else {
-        return tp_ff_fail(x, "pointwise: %s not supported by PyProf", op);
+        return tp_ff_fail(x, "pointwise: %s%s not supported by PyProf", op, in_list(op, PW_MISC) ? " (misc)" : "");
     }
     #undef BCAST
     pb_copy(x, &p);

@@ -717,6 +717,8 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
         sqlite3_close(q.db);
         return rc;
     }
+    /* read the pages in place rather than through pread copies */
+    sqlite3_exec(q.db, "PRAGMA mmap_size = 2147418112", NULL, NULL, NULL);
     int nv = table_exists(&q, "StringTable");
     if (nv < 0) {
         rc = tp_error_set(err, TP_ERR_FORMAT, "%s: not a readable SQLite database: %s", path, sqlite3_errmsg(q.db));

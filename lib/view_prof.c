@@ -47,11 +47,31 @@ static void set_dash(tp_table *t, size_t col, const tp_store *st, uint32_t id)
     tp_table_set_str(t, col, s[0] ? s : "-");
 }
 
+static char *put_int(char *o, int64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *o++ = '-';
+    while (n)
+        *o++ = tmp[--n];
+    return o;
+}
+
 static void set_dims(tp_table *t, size_t col, const int32_t *d)
 {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%d,%d,%d", d[0], d[1], d[2]);
-    tp_table_set_str(t, col, buf);
+    char buf[64], *o = buf;
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            *o++ = ',';
+        o = put_int(o, d[i]);
+    }
+    tp_table_set_strn(t, col, buf, (size_t)(o - buf));
 }
 
 static void set_num(tp_table *t, size_t col, const struct tp_pynum *n)
