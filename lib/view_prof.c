@@ -82,15 +82,50 @@ static void set_num(tp_table *t, size_t col, const struct tp_pynum *n)
         tp_table_set_int(t, col, (int64_t)n->value);
 }
 
+/* Parsed markers, by string id: training loops repeat the same markers every
+ * step, so each is parsed once (up to MCACHE distinct ones). */
+#define MCACHE 4096
+
+struct mcache {
+    uint32_t *ids;           /* marker string id per slot, 0 free */
+    int *rc;
+    struct tp_opcall *calls;
+};
+
+static const struct tp_opcall *parse_marker(struct mcache *c, const tp_store *st, uint32_t id, int *rc,
+                                            struct tp_opcall *scratch)
+{
+    size_t h = ((size_t)id * 2654435761u) & (MCACHE - 1);
+    for (size_t probe = 0; probe < 8; probe++, h = (h + 1) & (MCACHE - 1)) {
+        if (c->ids[h] == id) {
+            *rc = c->rc[h];
+            return &c->calls[h];
+        }
+        if (!c->ids[h]) {
+            c->ids[h] = id;
+            c->rc[h] = tp_opcall_from_marker(tp_store_str(st, id), &c->calls[h]);
+            *rc = c->rc[h];
+            return &c->calls[h];
+        }
+    }
+    *rc = tp_opcall_from_marker(tp_store_str(st, id), scratch);
+    return scratch;
+}
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     tp_table *t = tp_table_new(cols, C_N);
     char **shortnames = calloc(st->strings.count + 1, sizeof *shortnames);
     struct tp_opcall *call = malloc(sizeof *call);
-    if (!t || !shortnames || !call) {
+    struct mcache mc = { calloc(MCACHE, sizeof *mc.ids), calloc(MCACHE, sizeof *mc.rc),
+                         malloc(MCACHE * sizeof *mc.calls) };
+    if (!t || !shortnames || !call || !mc.ids || !mc.rc || !mc.calls) {
         tp_table_free(t);
         free(shortnames);
         free(call);
+        free(mc.ids);
+        free(mc.rc);
+        free(mc.calls);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
     }
     int rc = TP_OK;
@@ -121,13 +156,14 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         struct tp_flops_result fr;
         int ran = 0, pyprof_row = st->annots_from_pyprof;
         if (pyprof_row && a->marker) {
-            int prc = tp_opcall_from_marker(tp_store_str(st, a->marker), call);
+            int prc;
+            const struct tp_opcall *mcall = parse_marker(&mc, st, a->marker, &prc, call);
             if (prc == 0) {
-                tp_flops_eval_grid(call, kname, a->bprop, a->sub, ki ? ki->grid : NULL, dialect, &fr);
+                tp_flops_eval_grid(mcall, kname, a->bprop, a->sub, ki ? ki->grid : NULL, dialect, &fr);
                 ran = 1;
             } else if (prc == -2) {
                 memset(&fr, 0, sizeof fr);
-                snprintf(fr.op, sizeof fr.op, "%s", call->op);
+                snprintf(fr.op, sizeof fr.op, "%s", mcall->op);
                 snprintf(fr.params, sizeof fr.params, "na=na,");
                 snprintf(fr.tc, sizeof fr.tc, "na");
                 snprintf(fr.warning, sizeof fr.warning, "marker has more than %d arguments", TP_MAX_ARGS);
@@ -184,6 +220,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         free(shortnames[i]);
     free(shortnames);
     free(call);
+    free(mc.ids);
+    free(mc.rc);
+    free(mc.calls);
     if (rc != TP_OK) {
         tp_table_free(t);
         return rc;
