@@ -15,6 +15,10 @@
  * Number types matter for printing: Python's true division makes Conv's
  * FLOPs/bytes and apex Pointwise FLOPs floats ("140000.0"); everything else
  * is an int. */
+/* sizes come from the input: products of absurd shapes must wrap, not be UB */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("wrapv")
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -630,6 +634,8 @@ static int cls_conv(struct fctx *x)
             return -1;
         REQ(G == 1, "conv1d: groups %lld", (long long)G);
         REQ(sw != 0, "conv1d: stride 0");
+        REQ(llabs(pw) < (1LL << 31) && llabs(sw) < (1LL << 31) && llabs(dw) < (1LL << 31) && W < (1LL << 31) &&
+            S < (1LL << 31), "conv1d: implausible sizes");
         H = 1; R = 1; P = 1; ph = 0; sh = 1; dh = 1;
         Q = (int64_t)(1 + (double)(W + 2 * pw - ((S - 1) * dw + 1)) / (double)sw);
         REQ(W != 1 || Q == 1, "conv1d: W == 1 but Q != 1");
@@ -640,6 +646,10 @@ static int cls_conv(struct fctx *x)
         if (conv_param(x, p, 1, &ph, &pw) || conv_param(x, s, 1, &sh, &sw) || conv_param(x, d, 1, &dh, &dw))
             return -1;
         REQ(G >= 1, "conv2d: groups %lld", (long long)G);
+        REQ(llabs(ph) < (1LL << 31) && llabs(pw) < (1LL << 31) && llabs(sh) < (1LL << 31) &&
+            llabs(sw) < (1LL << 31) && llabs(dh) < (1LL << 31) && llabs(dw) < (1LL << 31) &&
+            H < (1LL << 31) && W < (1LL << 31) && R < (1LL << 31) && S < (1LL << 31),
+            "conv2d: implausible sizes");
         REQ(C == Wt->shape[1] * G, "conv2d: channels %lld != %lld x %lld", (long long)C,
             (long long)Wt->shape[1], (long long)G);
         REQ(sh != 0 && sw != 0, "conv2d: stride 0");
@@ -1756,8 +1766,21 @@ void tp_flops_eval_grid(const struct tp_opcall *call, const char *kernel, int bp
     memset(out, 0, sizeof *out);
     struct fctx x = { .c = call, .k = kernel ? kernel : "", .bp = bprop, .sub = sub, .grid = grid,
                       .apex = dialect == TP_PYPROF_APEX, .r = out };
-    int rc;
-    if (!x.apex && streq(call->mod, "aten"))
+    int rc = 0;
+    /* shapes that are not sizes (negative, or whose element count does not
+     * fit in 2^62) get "na" instead of arithmetic on them */
+    for (int i = 0; i < call->nargs && rc == 0; i++) {
+        const struct tp_arg *a = &call->args[i];
+        if (a->type != TP_ARG_TENSOR && !(a->type == TP_ARG_OTHER && streq(a->svalue, "ndarray")))
+            continue;
+        int64_t n = 1;
+        for (int d = 0; d < a->ndim && d < TP_MAX_DIMS; d++)
+            if (a->shape[d] < 0 || __builtin_mul_overflow(n, a->shape[d], &n) || n > (INT64_C(1) << 62))
+                rc = tp_ff_fail(&x, "argument %d: implausible shape", i);
+    }
+    if (rc < 0)
+        ;
+    else if (!x.apex && streq(call->mod, "aten"))
         rc = tp_flops_aten(&x);
     else
         rc = dispatch(&x);

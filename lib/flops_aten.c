@@ -58,6 +58,10 @@
  *       (read p, g, m, v; write p, m, v); _fused_sgd_: 2·numel, 3·bytes.
  *       Kineto seldom records list shapes: then "na".
  * Anything else: "na" with the inputs listed in params. */
+/* sizes come from the input: products of absurd shapes must wrap, not be UB */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("wrapv")
+#endif
 #include <stdio.h>
 #include <string.h>
 #include "flops_int.h"
