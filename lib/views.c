@@ -9,6 +9,7 @@ static const tp_view *const registry[] = {
     &tp_view_info,
     &tp_view_kernels,
     &tp_view_ops,
+    &tp_view_steps,
     NULL,
 };
 

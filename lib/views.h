@@ -9,5 +9,6 @@ extern const tp_view tp_view_info;   /* what an input holds */
 
 extern const tp_view tp_view_kernels;   /* TensorBoard plugin Kernel view */
 extern const tp_view tp_view_ops;       /* TensorBoard plugin Operator view */
+extern const tp_view tp_view_steps;     /* TensorBoard plugin Overview step breakdown */
 
 #endif

@@ -108,9 +108,13 @@ ROLES = [("kernel", "Kernel"), ("memcpy", "Memcpy"), ("memset", "Memset"), ("com
 
 def check_steps(path, exp):
     internals = exp["internals"]
+    costs = internals["steps_costs"]
+    if any(c["Total"] < 0 for c in costs):
+        return "SKIP: the trace has no CPU op, so the plugin's single step is (+inf, -inf); tprof prints no step"
+    if any(sum(c[r] for _, r in ROLES[:-1]) != c["Total"] for c in costs):
+        return "SKIP: the plugin double-counts here (slots re-seeded once all step time is covered, SPEC 4.3/12.9); tprof keeps roles summing to Total"
     rows = run("steps", path, "-c", "step," + ",".join(k for k, _ in ROLES))
     names = internals["steps_names"]
-    costs = internals["steps_costs"]
     if len(rows) != len(names) + 1:
         return "%d rows, expected %d steps + avg" % (len(rows), len(names))
     for m, n, c in zip(rows, names, costs):
@@ -120,6 +124,9 @@ def check_steps(path, exp):
             col = [h for h in m if h.lower().startswith(k)][0]
             if not close(m[col], c[r], "0.002"):
                 return "step %s: %s %s, expected %s" % (n, r, m[col], c[r])
+    for m in rows[:-1]:
+        if sum(Decimal(m[[h for h in m if h.lower().startswith(k)][0]]) for k, _ in ROLES[:-1]) != Decimal(m["Total(us)"]):
+            return "step %s: roles do not sum to Total" % m["Step"]
     avg = rows[-1]
     for k, r in ROLES:
         col = [h for h in avg if h.lower().startswith(k)][0]
@@ -163,5 +170,10 @@ for ef in cases:
             why = fn(inp, exp[key] if key != "internals" else exp)
         except Exception as x:
             why = "%s: %s" % (type(x).__name__, x)
-        print(("ok %s:%s" % (name, view)) if why is None else ("FAIL %s:%s: %s" % (name, view, why)))
+        if why is None:
+            print("ok %s:%s" % (name, view))
+        elif why.startswith("SKIP: "):
+            print("skip %s:%s: %s" % (name, view, why[6:]))
+        else:
+            print("FAIL %s:%s: %s" % (name, view, why))
 PY

@@ -1,0 +1,365 @@
+/* view_steps.c — `tprof steps`: the TensorBoard plugin's Overview step-time
+ * breakdown (SPEC §4).
+ *
+ * Every host/device event gets one role (kernel, memcpy, memset,
+ * communication, runtime, dataloader, CPU exec); each role's ranges are
+ * merged, then made disjoint in priority order, and each step's time is
+ * split among them; what no role covers is "other".  Steps are the
+ * ProfilerStep#N ranges widened to the GPU work their runtime calls launched
+ * (or one step spanning the CPU ops when there is none), the trailing steps
+ * without GPU work trimmed as the plugin does.  All arithmetic is exact int64
+ * nanoseconds. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+#include "table.h"
+#include "views.h"
+
+static const struct tp_coldef scols[] = {
+    {"step", "Step", TP_COL_STR, -1, 0, "ProfilerStep number (0: the whole trace), avg: the mean"},
+    {"kernel", "Kernel(us)", TP_COL_US, -1, 0, "GPU kernels (not communication)"},
+    {"memcpy", "Memcpy(us)", TP_COL_US, -1, 0, "GPU memcpy not hidden by kernels"},
+    {"memset", "Memset(us)", TP_COL_US, -1, 0, "GPU memset not hidden by the above"},
+    {"comm", "Comm(us)", TP_COL_US, -1, 0, "NCCL/Gloo communication not hidden by the above"},
+    {"runtime", "Runtime(us)", TP_COL_US, -1, 0, "CUDA runtime calls not hidden by the above"},
+    {"dataloader", "DataLoader(us)", TP_COL_US, -1, 0, "DataLoader __next__ not hidden by the above"},
+    {"cpu", "CPU(us)", TP_COL_US, -1, 0, "CPU ops not hidden by the above"},
+    {"other", "Other(us)", TP_COL_US, -1, 0, "step time covered by none of the above"},
+    {"total", "Total(us)", TP_COL_US, -1, 0, "step duration"},
+};
+enum { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DL, R_CPU, R_OTHER, R_TOTAL, NROLE = 7 };
+
+struct rg { int64_t s, e; };
+struct rv { struct rg *a; size_t n, cap; };
+
+static int rv_push(struct rv *v, int64_t s, int64_t e)
+{
+    if (v->n == v->cap) {
+        size_t c = v->cap ? v->cap * 2 : 16;
+        struct rg *p = realloc(v->a, c * sizeof *p);
+        if (!p) return -1;
+        v->a = p;
+        v->cap = c;
+    }
+    v->a[v->n].s = s;
+    v->a[v->n].e = e;
+    v->n++;
+    return 0;
+}
+
+static int cmp_rg(const void *a, const void *b)
+{
+    const struct rg *x = a, *y = b;
+    if (x->s != y->s) return x->s < y->s ? -1 : 1;
+    return x->e < y->e ? -1 : x->e > y->e;
+}
+
+/* merge_ranges: sort by start; touching ranges merge; contained ones drop */
+static void rv_merge(struct rv *v)
+{
+    if (!v->n) return;
+    qsort(v->a, v->n, sizeof *v->a, cmp_rg);
+    size_t o = 0;
+    for (size_t i = 1; i < v->n; i++) {
+        if (v->a[i].s <= v->a[o].e) {
+            if (v->a[i].e > v->a[o].e) v->a[o].e = v->a[i].e;
+        } else {
+            v->a[++o] = v->a[i];
+        }
+    }
+    v->n = o + 1;
+}
+
+static int rv_intersect(const struct rv *A, const struct rv *B, struct rv *out)
+{
+    size_t i = 0, j = 0;
+    out->n = 0;
+    while (i < A->n && j < B->n) {
+        int64_t s = A->a[i].s > B->a[j].s ? A->a[i].s : B->a[j].s;
+        int64_t e = A->a[i].e < B->a[j].e ? A->a[i].e : B->a[j].e;
+        if (s < e && rv_push(out, s, e) < 0) return -1;
+        if (A->a[i].e < B->a[j].e) i++;
+        else j++;
+    }
+    return 0;
+}
+
+static int rv_subtract(const struct rv *A, const struct rv *B, struct rv *out)
+{
+    size_t j = 0;
+    out->n = 0;
+    for (size_t i = 0; i < A->n; i++) {
+        int64_t s = A->a[i].s, e = A->a[i].e;
+        while (j < B->n && B->a[j].e <= s) j++;
+        size_t k = j;
+        while (k < B->n && B->a[k].s < e) {
+            if (B->a[k].s > s && rv_push(out, s, B->a[k].s) < 0) return -1;
+            if (B->a[k].e > s) s = B->a[k].e;
+            if (s >= e) break;
+            k++;
+        }
+        if (s < e && rv_push(out, s, e) < 0) return -1;
+    }
+    return 0;
+}
+
+static int64_t rv_overlap(const struct rv *v, int64_t s, int64_t e)
+{
+    int64_t sum = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        int64_t a = v->a[i].s > s ? v->a[i].s : s, b = v->a[i].e < e ? v->a[i].e : e;
+        if (a < b) sum += b - a;
+    }
+    return sum;
+}
+
+static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+static int is_comm_name(const char *s)
+{
+    static const char *const ops[] = {"broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter"};
+    if (!starts(s, "nccl:") && !starts(s, "gloo:")) return 0;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (strcmp(s + 5, ops[i]) == 0) return 1;
+    return 0;
+}
+
+static int is_dl_name(const char *s)
+{
+    size_t n = strlen(s);
+    return (starts(s, "enumerate(DataLoader)#") && n >= 9 && strcmp(s + n - 9, ".__next__") == 0) ||
+           starts(s, "enumerate(DataPipe)#");
+}
+
+static int is_python_cat(const char *c)
+{
+    return (c[0] == 'p' || c[0] == 'P') && strncmp(c + 1, "ython", 5) == 0 && c[6] == 0;
+}
+
+static const tp_store *g_st;
+static int cmp_row(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+struct step { int64_t s, e, num, dmin, dmax, matched; };
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    (void)vo;
+    size_t n = st->n;
+    int64_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    int64_t *rts = malloc((n ? n : 1) * sizeof *rts);
+    int64_t *dev_of = NULL;   /* device rows grouped by launching runtime */
+    int64_t *dev_next = NULL, *rt_head = NULL;
+    unsigned char *dmatched = NULL;
+    struct step *steps = NULL;
+    struct rv role[NROLE + 1], cost[NROLE + 1], slots = {0}, tmp = {0}, tmp2 = {0};
+    memset(role, 0, sizeof role);
+    memset(cost, 0, sizeof cost);
+    int rc = TP_OK;
+    tp_table *t = NULL;
+    size_t nsteps = 0, no = 0, nrt = 0;
+    int64_t *comm_ext = NULL;
+    size_t ncomm = 0;
+    if (!ord || !rts) goto oom;
+    for (size_t i = 0; i < n; i++)
+        if (st->ph[i] == 'X') ord[no++] = (int64_t)i;
+    g_st = st;
+    qsort(ord, no, sizeof *ord, cmp_row);
+    /* external ids of communication ops */
+    comm_ext = malloc((no ? no : 1) * sizeof *comm_ext);
+    steps = malloc((no ? no : 1) * sizeof *steps);
+    if (!comm_ext || !steps) goto oom;
+    for (size_t k = 0; k < no; k++) {
+        int64_t r = ord[k];
+        uint8_t kd = st->kind[r];
+        if ((kd == TP_K_CPU_OP || kd == TP_K_USER_ANNOTATION || kd == TP_K_GPU_USER_ANNOTATION ||
+             (kd == TP_K_PYTHON_FUNCTION && is_python_cat(tp_store_str(st, st->cat[r])))) &&
+            is_comm_name(tp_store_str(st, st->name[r])) && st->external_id[r] != TP_NONE)
+            comm_ext[ncomm++] = st->external_id[r];
+    }
+    qsort(comm_ext, ncomm, sizeof *comm_ext, cmp_i64);
+    int64_t cpu_min = INT64_MAX, cpu_max = INT64_MIN;
+    for (size_t k = 0; k < no; k++) {
+        int64_t r = ord[k];
+        uint8_t kd = st->kind[r];
+        const char *name = tp_store_str(st, st->name[r]);
+        int64_t s = st->ts[r], e = st->ts[r] + st->dur[r];
+        int ro = -1;
+        if (kd == TP_K_KERNEL) {
+            ro = R_KERNEL;
+            if (st->external_id[r] != TP_NONE && ncomm &&
+                bsearch(&st->external_id[r], comm_ext, ncomm, sizeof *comm_ext, cmp_i64))
+                ro = R_COMM;
+        } else if (kd == TP_K_MEMCPY) ro = R_MEMCPY;
+        else if (kd == TP_K_MEMSET) ro = R_MEMSET;
+        else if (kd == TP_K_RUNTIME) { ro = R_RUNTIME; rts[nrt++] = r; }
+        else {
+            int py = kd == TP_K_PYTHON_FUNCTION && is_python_cat(tp_store_str(st, st->cat[r]));
+            int op = kd == TP_K_CPU_OP, ua = kd == TP_K_USER_ANNOTATION || kd == TP_K_GPU_USER_ANNOTATION;
+            if (!py && !op && !ua) continue;
+            if ((op || ua) && is_dl_name(name)) {
+                ro = R_DL;
+                if (op) { if (s < cpu_min) cpu_min = s; if (e > cpu_max) cpu_max = e; }
+            } else if ((op || ua) && starts(name, "ProfilerStep#")) {
+                if (s < cpu_min) cpu_min = s;
+                if (e > cpu_max) cpu_max = e;
+                /* GPU-side copies of the step annotation are not steps */
+                if (kd != TP_K_GPU_USER_ANNOTATION) {
+                    struct step *S = &steps[nsteps++];
+                    memset(S, 0, sizeof *S);
+                    S->s = s; S->e = e; S->num = atoll(name + 13);
+                }
+                continue;
+            } else {
+                if (op || py) { if (s < cpu_min) cpu_min = s; if (e > cpu_max) cpu_max = e; }
+                ro = is_comm_name(name) ? R_COMM : R_CPU;
+            }
+        }
+        if (rv_push(&role[ro], s, e) < 0) goto oom;
+    }
+    for (int k = 0; k < NROLE; k++) rv_merge(&role[k]);
+    if (!nsteps && cpu_min <= cpu_max) {
+        steps[0].s = cpu_min; steps[0].e = cpu_max; steps[0].num = 0;
+        nsteps = 1;
+    }
+    /* GPU adjustment: device work of the runtime calls inside each step */
+    dev_next = malloc((n ? n : 1) * sizeof *dev_next);
+    rt_head = malloc((n ? n : 1) * sizeof *rt_head);
+    dmatched = calloc(n ? n : 1, 1);
+    if (!dev_next || !rt_head || !dmatched) goto oom;
+    for (size_t i = 0; i < n; i++) rt_head[i] = -1;
+    for (size_t k = no; k-- > 0;) {
+        int64_t r = ord[k];
+        uint8_t kd = st->kind[r];
+        if (kd != TP_K_KERNEL && kd != TP_K_MEMCPY && kd != TP_K_MEMSET) continue;
+        int64_t l = st->launcher[r];
+        if (l < 0 || st->kind[l] != TP_K_RUNTIME) continue;
+        dev_next[r] = rt_head[l];
+        rt_head[l] = r;
+    }
+    for (size_t i = 0; i < nsteps; i++) { steps[i].dmin = INT64_MAX; steps[i].dmax = INT64_MIN; }
+    int use_gpu = 0;
+    {
+        size_t is = 0;
+        for (size_t k = 0; k < nrt && is < nsteps; k++) {
+            int64_t r = rts[k], rs = st->ts[r], re = st->ts[r] + st->dur[r];
+            while (is < nsteps) {
+                struct step *S = &steps[is];
+                if (rs < S->s) break;
+                if (re <= S->e) {
+                    for (int64_t d = rt_head[r]; d >= 0; d = dev_next[d]) {
+                        int64_t ds = st->ts[d], de = st->ts[d] + st->dur[d];
+                        if (ds < S->dmin) S->dmin = ds;
+                        if (de > S->dmax) S->dmax = de;
+                        S->matched++;
+                        dmatched[d] = 1;
+                        use_gpu = 1;
+                    }
+                    break;
+                }
+                if (rs < S->e) break;
+                is++;
+            }
+        }
+    }
+    if (use_gpu) {
+        int64_t prev_end = steps[0].s;
+        if (steps[0].matched) {
+            for (size_t k = 0; k < no; k++) {
+                int64_t d = ord[k];
+                uint8_t kd = st->kind[d];
+                if ((kd == TP_K_KERNEL || kd == TP_K_MEMCPY || kd == TP_K_MEMSET) && !dmatched[d]) {
+                    int64_t de = st->ts[d] + st->dur[d];
+                    if (de < steps[0].dmin && de > prev_end) prev_end = de;
+                }
+            }
+        }
+        for (size_t i = 0; i < nsteps; i++) {
+            struct step *S = &steps[i];
+            int64_t s = prev_end > S->s ? prev_end : S->s, e;
+            if (!S->matched) e = S->e > s ? S->e : s;
+            else {
+                e = S->e > S->dmax ? S->e : S->dmax;
+                if (e < s) e = s;
+            }
+            S->s = s;
+            S->e = e;
+            prev_end = e;
+        }
+        if (nsteps > 1) {
+            size_t last = 0;
+            for (size_t i = 0; i < nsteps; i++)
+                if (steps[i].matched > 0) last = i;
+            size_t keep = last + 1;
+            if (last > 0 && (double)steps[last - 1].matched * 0.8 > (double)steps[last].matched) keep = last;
+            nsteps = keep;
+        }
+    }
+    /* priority accounting */
+    for (size_t i = 0; i < nsteps; i++)
+        if (rv_push(&slots, steps[i].s, steps[i].e) < 0) goto oom;
+    rv_merge(&slots);
+    for (int k = 0; k < NROLE; k++) {
+        if (rv_intersect(&slots, &role[k], &cost[k]) < 0 || rv_subtract(&slots, &cost[k], &tmp) < 0) goto oom;
+        struct rv x = slots; slots = tmp; tmp = x;
+    }
+    cost[R_OTHER] = slots;
+    slots.a = NULL; slots.n = slots.cap = 0;
+
+    t = tp_table_new(scols, sizeof scols / sizeof *scols);
+    if (!t) goto oom;
+    int64_t sum[R_TOTAL + 1] = {0};
+    for (size_t i = 0; i < nsteps; i++) {
+        char nb[32];
+        snprintf(nb, sizeof nb, "%" PRId64, steps[i].num);
+        tp_table_add_row(t);
+        tp_table_set_str(t, 0, nb);
+        for (int k = 0; k <= R_OTHER; k++) {
+            int64_t v = rv_overlap(&cost[k], steps[i].s, steps[i].e);
+            sum[k] += v;
+            tp_table_set_int(t, (size_t)k + 1, v);
+        }
+        sum[R_TOTAL] += steps[i].e - steps[i].s;
+        tp_table_set_int(t, R_TOTAL + 1, steps[i].e - steps[i].s);
+    }
+    if (nsteps) {
+        tp_table_add_row(t);
+        tp_table_set_str(t, 0, "avg");
+        for (int k = 0; k <= R_TOTAL; k++)
+            tp_table_set_int(t, (size_t)k + 1, (int64_t)llround((double)sum[k] / (double)nsteps));
+    }
+    *out = t;
+    t = NULL;
+    goto done;
+oom:
+    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+done:
+    if (t) tp_table_free(t);
+    for (int k = 0; k <= NROLE; k++) { free(role[k].a); free(cost[k].a); }
+    free(slots.a); free(tmp.a); free(tmp2.a);
+    free(ord); free(rts); free(dev_of); free(dev_next); free(rt_head); free(dmatched); free(steps); free(comm_ext);
+    return rc;
+}
+
+const tp_view tp_view_steps = {
+    .name = "steps",
+    .summary = "TensorBoard plugin Overview: step time breakdown (kernel, memcpy, runtime, dataloader, CPU...)",
+    .cols = scols,
+    .ncols = sizeof scols / sizeof *scols,
+    .default_columns = "step,kernel,memcpy,memset,comm,runtime,dataloader,cpu,other,total",
+    .build = build,
+};
