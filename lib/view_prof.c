@@ -37,9 +37,11 @@ static const struct tp_coldef cols[] = {
     {"block", "Block", TP_COL_STR, 12, 0, "block dimensions"},
     {"flops", "FLOPs", TP_COL_NUM, 12, 0, "floating point operations (FMA = 2)"},
     {"bytes", "Bytes", TP_COL_NUM, 12, 0, "bytes moved to and from DRAM"},
+    {"name", "Name", TP_COL_STR, 0, 0, "full kernel name, as the profiler wrote it (tprof extension)"},
+    {"opname", "OpName", TP_COL_STR, 0, 0, "full name of the launching operator, N/A if none (tprof extension)"},
 };
 enum { C_IDX, C_SEQ, C_ALTSEQ, C_TID, C_LAYER, C_TRACE, C_DIR, C_SUB, C_MOD, C_OP, C_KERNEL, C_PARAMS, C_SIL,
-       C_TC, C_DEVICE, C_STREAM, C_GRID, C_BLOCK, C_FLOPS, C_BYTES, C_N };
+       C_TC, C_DEVICE, C_STREAM, C_GRID, C_BLOCK, C_FLOPS, C_BYTES, C_NAME, C_OPNAME, C_N };
 
 static void set_dash(tp_table *t, size_t col, const tp_store *st, uint32_t id)
 {
@@ -212,9 +214,12 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             tp_table_set_int(t, C_FLOPS, 0);
             tp_table_set_int(t, C_BYTES, 0);
         } else {
-            tp_table_set_null(t, C_FLOPS);
-            tp_table_set_null(t, C_BYTES);
+            /* inputs unknown: say so, never guess */
+            tp_table_set_str(t, C_FLOPS, "na");
+            tp_table_set_str(t, C_BYTES, "na");
         }
+        tp_table_set_str(t, C_NAME, tp_store_str(st, nid));
+        tp_table_set_str(t, C_OPNAME, a->op_event >= 0 ? tp_store_str(st, st->name[a->op_event]) : "N/A");
     }
     for (size_t i = 0; i <= st->strings.count; i++)
         free(shortnames[i]);
