@@ -52,9 +52,10 @@ int tp_store_load(tp_store *st, const char *path, tp_error *err)
         rc = tp_error_set(err, TP_ERR_FORMAT, "%s: nvprof text output; export with `nvprof -o FILE.sql` instead",
                           st->path);
     } else {
-        /* PyProf's dict files may start with noise lines before the first dict. */
-        const char *d = memmem(head, n, "\n{'", 3);
-        if (d)
+        /* PyProf's dict files may start with noise lines before the first
+         * dict (pyprof.init's "Initializing NVTX monkey patches"); a profile
+         * with no kernels is only that noise. */
+        if (memmem(head, n, "\n{'", 3) || memmem(head, n, "NVTX monkey patch", 17))
             rc = tp_ingest_pydict(st, src, err);
         else
             rc = tp_error_set(err, TP_ERR_FORMAT,
