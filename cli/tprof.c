@@ -68,7 +68,7 @@ static int run_one(const struct cli_options *o, const char *path, int first)
         tp_error werr = {0};
         if (tp_table_write(t, &out, stdout, &werr) != TP_OK) {
             /* A reader that went away (head, less) is not an error. */
-            if (errno == EPIPE) {
+            if (werr.sys_errno == EPIPE) {
                 tp_table_free(t);
                 tp_store_free(st);
                 exit(0);

@@ -33,6 +33,7 @@ enum tp_status {
 typedef struct tp_error {
     enum tp_status status;
     char msg[512];    /* "FILE: byte 1234: what went wrong" */
+    int sys_errno;    /* the errno of an I/O failure (EPIPE: the reader went away), else 0 */
 } tp_error;
 
 /* Set *err (if not NULL) and return status.  printf-style message. */

@@ -200,6 +200,8 @@ int tp_write_line(const struct tp_wctx *w, struct tp_sbuf *b)
         return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory while writing the table");
     if (b->len && fwrite(b->p, 1, b->len, w->out) != b->len) {
         int e = errno;
+        if (w->err)
+            w->err->sys_errno = e;
         return tp_error_set(w->err, TP_ERR_IO, "write error: %s", strerror(e ? e : EIO));
     }
     b->len = 0;
@@ -287,6 +289,8 @@ int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out,
     errno = 0;
     if (rc == TP_OK && (fflush(out) != 0 || ferror(out))) {
         int e = errno;
+        if (err)
+            err->sys_errno = e;
         rc = tp_error_set(err, TP_ERR_IO, "write error: %s", strerror(e ? e : EIO));
     }
 done:
