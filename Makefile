@@ -3,7 +3,8 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Ilib
+# Project flags stay even when CFLAGS is given on the command line.
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Ilib $(CFLAGS)
 LDLIBS  := -lzstd -lz -lcsv -lsqlite3 -lpthread -lm
 VERSION := 0.1.0
 
@@ -24,16 +25,16 @@ lib/libtprof.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 cli/tprof: $(CLI_OBJ) lib/libtprof.a
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) lib/libtprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) lib/libtprof.a $(LDLIBS)
 
 %.o: %.c $(wildcard lib/*.h cli/*.h)
-	$(CC) $(CFLAGS) -DTPROF_VERSION='"$(VERSION)"' -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DTPROF_VERSION='"$(VERSION)"' -c -o $@ $<
 
 lib/%_test: lib/%_test.c lib/libtprof.a lib/testing.h
-	$(CC) $(CFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
 
 cli/%_test: cli/%_test.c lib/libtprof.a lib/testing.h
-	$(CC) $(CFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
 
 check: all $(TEST_BIN)
 	@sh scripts/run-tests $(TEST_BIN)
@@ -41,7 +42,7 @@ check: all $(TEST_BIN)
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 check-asan:
 	$(MAKE) clean
-	$(MAKE) check CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" LDFLAGS="-fsanitize=address,undefined"
+	$(MAKE) check CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
 
 demo: all
 	./cli/tprof info testdata/sample.pt.trace.json
