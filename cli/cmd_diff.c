@@ -197,7 +197,7 @@ int cmd_diff(int argc, char **argv)
         fprintf(stderr, "tprof: %s\n", err.msg);
         status = 2;
     } else if (tp_table_write(t, &out, stdout, &err) != TP_OK) {
-        if (errno != EPIPE) {
+        if (err.sys_errno != EPIPE) {   /* a reader that went away is not an error */
             fprintf(stderr, "tprof: %s\n", err.msg);
             status = 2;
         }

@@ -17,28 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "link.h"
-
-struct sbuf {
-    char *p;
-    size_t len, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 1024;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return;   /* keep what fits; out of memory shows as a short string */
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
+#include "table.h"   /* struct tp_sbuf, the shared growable buffer */
 
 static int is_autograd_name(const char *s)
 {
@@ -46,7 +25,7 @@ static int is_autograd_name(const char *s)
 }
 
 /* "path/file.py(123): func" -> "path/file.py:123" */
-static void add_frame(struct sbuf *b, const char *s, size_t n)
+static void add_frame(struct tp_sbuf *b, const char *s, size_t n)
 {
     const char *open = NULL;
     for (size_t i = 0; i < n; i++)
@@ -54,16 +33,16 @@ static void add_frame(struct sbuf *b, const char *s, size_t n)
             open = s + i;
     const char *close = open ? memchr(open, ')', n - (size_t)(open - s)) : NULL;
     if (open && close && close > open + 1) {
-        sb_add(b, s, (size_t)(open - s));
-        sb_add(b, ":", 1);
-        sb_add(b, open + 1, (size_t)(close - open - 1));
+        tp_sbuf_put(b, s, (size_t)(open - s));
+        tp_sbuf_put(b, ":", 1);
+        tp_sbuf_put(b, open + 1, (size_t)(close - open - 1));
     } else {
-        sb_add(b, s, n);
+        tp_sbuf_put(b, s, n);
     }
 }
 
 /* "Call stack" is innermost first, ';'-separated; emit outermost first. */
-static void trace_from_call_stack(struct sbuf *b, const char *cs)
+static void trace_from_call_stack(struct tp_sbuf *b, const char *cs)
 {
     const char *ends[512];
     const char *starts[512];
@@ -82,7 +61,7 @@ static void trace_from_call_stack(struct sbuf *b, const char *cs)
     }
     for (size_t k = nf; k-- > 0;) {
         if (b->len)
-            sb_add(b, ",", 1);
+            tp_sbuf_put(b, ",", 1);
         add_frame(b, starts[k], (size_t)(ends[k] - starts[k]));
     }
 }
@@ -129,7 +108,7 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
     qsort(order, nk, sizeof *order, cmp_kernel);
 
     uint32_t na = tp_store_intern(st, "na", 2);
-    struct sbuf layer = {0}, trace = {0}, tmp = {0};
+    struct tp_sbuf layer = {0}, trace = {0};
     for (size_t k = 0; k < nk; k++) {
         int64_t kr = order[k];
         struct tp_kernel_annot *a = &st->annots[k];
@@ -164,10 +143,6 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
         int64_t seq = TP_NONE;
         uint32_t call_stack = 0;
         layer.len = trace.len = 0;
-        if (layer.p)
-            layer.p[0] = '\0';
-        if (trace.p)
-            trace.p[0] = '\0';
         for (size_t c = 0; c < nc; c++) {
             int64_t r = chain[c];
             const char *nm = tp_store_str(st, st->name[r]);
@@ -187,11 +162,11 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
                             st->ops[st->aux[r]].module_id != TP_NONE;
             if ((st->kind[r] == TP_K_USER_ANNOTATION && strncmp(nm, "ProfilerStep#", 13) != 0) || is_module) {
                 if (layer.len)
-                    sb_add(&layer, ":", 1);
-                sb_add(&layer, nm, strlen(nm));
+                    tp_sbuf_put(&layer, ":", 1);
+                tp_sbuf_put(&layer, nm, strlen(nm));
             } else if (!call_stack && st->kind[r] == TP_K_PYTHON_FUNCTION) {
                 if (trace.len)
-                    sb_add(&trace, ",", 1);
+                    tp_sbuf_put(&trace, ",", 1);
                 add_frame(&trace, nm, strlen(nm));
             }
         }
@@ -207,15 +182,14 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
         if (layer.len)
             a->layer = tp_store_intern(st, layer.p, layer.len);
         if (trace.len) {
-            a->trace = tp_store_intern(st, trace.p, trace.len);
+            a->trace = tp_store_intern(st, trace.p, trace.len);   /* tp_sbuf is not NUL-terminated */
             const char *last = basename_of_last(tp_store_str(st, a->trace));
             a->trace_last = tp_store_intern(st, last, strlen(last));
         }
     }
     st->nannots = nk;
-    free(layer.p);
-    free(trace.p);
-    free(tmp.p);
+    tp_sbuf_free(&layer);
+    tp_sbuf_free(&trace);
     free(order);
     free(launched);
     free(chain);
