@@ -5,7 +5,8 @@
 #include "options.h"
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
-       OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION };
+       OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
+       OPT_SPAN, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF };
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -21,6 +22,12 @@ static const struct option long_opts[] = {
     {"curve", no_argument, NULL, OPT_CURVE},
     {"all-steps", no_argument, NULL, OPT_ALL_STEPS},
     {"no-header", no_argument, NULL, OPT_NO_HEADER},
+    {"plot", no_argument, NULL, OPT_PLOT},
+    {"comm", no_argument, NULL, OPT_COMM},
+    {"merge", no_argument, NULL, OPT_MERGE},
+    {"span", required_argument, NULL, OPT_SPAN},
+    {"runtime-cutoff", required_argument, NULL, OPT_RUNTIME_CUTOFF},
+    {"launch-delay-cutoff", required_argument, NULL, OPT_LAUNCH_DELAY_CUTOFF},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -50,6 +57,13 @@ void cli_usage(FILE *out)
             "      --top N         print the first N rows only\n"
             "      --no-header     leave out the header line\n"
             "      --group G       view-specific grouping\n"
+            "      --device D      memory: one device (GPU0, CPU ...)\n"
+            "      --events        memory: list allocations; --curve: the memory curve (--plot: draw it)\n"
+            "      --all-steps     keep the last ProfilerStep (HTA leaves it out)\n"
+            "      --merge         a run directory as one table instead of one block per rank\n"
+            "      --span S        a run directory: only span S (the plugin's worker.span files)\n"
+            "      --comm          dist: the communication ops table\n"
+            "      --runtime-cutoff US, --launch-delay-cutoff US   launches: HTA's outlier cut-offs\n"
             "  -h, --help          this help; with a VIEW, its columns\n"
             "      --version       print the version\n"
             "\n"
@@ -110,6 +124,21 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_CURVE: o->vo.curve = 1; break;
         case OPT_ALL_STEPS: o->vo.all_steps = 1; break;
         case OPT_NO_HEADER: o->out.header = 0; break;
+        case OPT_PLOT: o->vo.plot = 1; break;
+        case OPT_COMM: o->vo.comm = 1; break;
+        case OPT_MERGE: o->vo.merge = 1; break;
+        case OPT_SPAN: o->vo.span = optarg; break;
+        case OPT_RUNTIME_CUTOFF:
+        case OPT_LAUNCH_DELAY_CUTOFF: {
+            double v = strtod(optarg, &end);
+            if (*end || end == optarg || !(v > 0))
+                return usage_error("'%s' is not a positive number of microseconds", optarg);
+            if (c == OPT_RUNTIME_CUTOFF)
+                o->vo.runtime_cutoff_us = v;
+            else
+                o->vo.launch_delay_cutoff_us = v;
+            break;
+        }
         case 'h': o->help = 1; break;
         case OPT_VERSION: o->version = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -118,8 +147,6 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
     }
     if (csv && width_given)
         return usage_error("%s", "--csv and -w cannot be used together");
-    if (!o->out.columns)
-        o->out.columns = o->view->default_columns;
     o->vo.columnated = o->out.format == TP_FMT_COLUMNS;
     o->inputs = argv + optind;
     o->ninputs = argc - optind;

@@ -58,11 +58,16 @@ static int run_one(const struct cli_options *o, const char *path, int first)
     }
     tp_error lerr = {0};
     tp_table *t = NULL;
-    if (tp_store_link(st, &lerr) != TP_OK || o->view->build(st, &o->vo, &t, &lerr) != TP_OK) {
+    if (tp_store_link(st, &lerr) != TP_OK || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", lerr.msg);
         status = 2;
     } else if (st->n > 0 || status == 0) {
         struct tp_output_opts out = o->out;
+        if (!out.columns) {
+            const tp_view *v = st->format == TP_SRC_ASCEND && tp_view_npu_twin(o->view)
+                                   ? tp_view_npu_twin(o->view) : o->view;
+            out.columns = tp_view_default_columns(v, &o->vo);
+        }
         if (!first)
             out.header = 0;
         tp_error werr = {0};
@@ -119,9 +124,8 @@ int main(int argc, char **argv)
         o.vo.columnated = 1;
     }
     /* Check the column list before reading anything. */
-    size_t idx[256], n;
     tp_error err = {0};
-    if (tp_table_select(o.view->cols, o.view->ncols, o.out.columns, idx, 256, &n, &err) != TP_OK) {
+    if (o.out.columns && tp_view_check_columns(o.view, o.out.columns, &err) != TP_OK) {
         fprintf(stderr, "tprof: argument -c: %s\n", err.msg);
         return 2;
     }

@@ -9,9 +9,12 @@ static int is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == 
 int tp_store_load(tp_store *st, const char *path, tp_error *err)
 {
     struct stat sb;
-    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return tp_error_set(err, TP_ERR_IO, "%s: is a directory, not a trace file", path);
     snprintf(st->path, sizeof st->path, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
+    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (tp_ascend_probe(path))
+            return tp_ingest_ascend(st, path, err);
+        return tp_error_set(err, TP_ERR_IO, "%s: is a directory, not a trace file", path);
+    }
 
     tp_source *src;
     int rc = tp_source_open(&src, path, err);

@@ -96,6 +96,14 @@ typedef struct tp_view {
     const char *default_columns;   /* comma-separated keys */
     /* Build the table from a linked store. */
     int (*build)(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err);
+    /* Optional: the default columns for these options (e.g. --group shape
+     * adds the shape column); NULL or a NULL result: default_columns. */
+    const char *(*columns_for)(const struct tp_view_opts *vo);
+    /* Optional: build one table from every rank of a run at once (views
+     * whose meaning spans ranks, e.g. dist).  NULL: the view is built per
+     * rank with build(). */
+    int (*build_run)(const tp_store *const *stores, size_t nstores, const struct tp_view_opts *vo,
+                     tp_table **out, tp_error *err);
 } tp_view;
 
 /* Options a view may read; zero means "default". */
@@ -106,11 +114,31 @@ struct tp_view_opts {
     int curve;               /* --curve */
     int all_steps;           /* --all-steps */
     int columnated;          /* output is the -w mode (prof.py prints the trace basename then) */
+    int plot;                /* --plot: draw (memory --curve) in the terminal */
+    int comm;                /* --comm: the communication ops table (dist) */
+    int merge;               /* --merge: one table for all ranks of a run */
+    const char *span;        /* --span: which span of a run */
+    double runtime_cutoff_us;      /* launches: HTA runtime_cutoff (0: HTA's default) */
+    double launch_delay_cutoff_us; /* launches: HTA launch_delay_cutoff (0: HTA's default) */
 };
 
 /* The registry of views, NULL-terminated. */
 const tp_view *const *tp_views(void);
 const tp_view *tp_view_find(const char *name);
+
+/* Build view `v` from one linked store.  An Ascend store is built by the
+ * view's NPU twin of the same name (views_npu.c) where there is one. */
+int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opts *vo,
+                  tp_table **out, tp_error *err);
+
+/* The NPU twin of a view (same name, Ascend columns), or NULL. */
+const tp_view *tp_view_npu_twin(const tp_view *v);
+
+/* Check a -c list against a view (or its NPU twin) before reading input. */
+int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err);
+
+/* The default column list for these options. */
+const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts *vo);
 
 /* Print "key  Header  description" for every column of a view. */
 void tp_view_print_columns(const tp_view *v, FILE *out);

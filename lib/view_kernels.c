@@ -196,6 +196,13 @@ done:
     return rc;
 }
 
+static const char *columns_for(const struct tp_view_opts *vo)
+{
+    if (vo && vo->group && (strcmp(vo->group, "props") == 0 || strcmp(vo->group, "op") == 0))
+        return "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy";
+    return NULL;
+}
+
 const tp_view tp_view_kernels = {
     .name = "kernels",
     .summary = "TensorBoard plugin Kernel view: time per kernel name (--group props: per launch shape and op)",
@@ -203,4 +210,5 @@ const tp_view tp_view_kernels = {
     .ncols = K_N,
     .default_columns = "name,tc,calls,total,mean,max,min,blocks_per_sm,occupancy,pct",
     .build = build,
+    .columns_for = columns_for,
 };

@@ -696,6 +696,15 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return rc;
 }
 
+static const char *columns_for(const struct tp_view_opts *vo)
+{
+    if (!vo || !vo->group)
+        return NULL;
+    if (strcmp(vo->group, "shape") == 0 || strcmp(vo->group, "input") == 0)
+        return "name,shape,calls,dev_self,dev_total,host_self,host_total,tc";
+    return NULL;
+}
+
 const tp_view tp_view_ops = {
     .name = "ops",
     .summary = "TensorBoard plugin Operator view: device/host self and total time per operator",
@@ -703,4 +712,5 @@ const tp_view tp_view_ops = {
     .ncols = sizeof ops_cols / sizeof *ops_cols,
     .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,tc",
     .build = build,
+    .columns_for = columns_for,
 };

@@ -1,6 +1,7 @@
 /* views.c — the registry of views: a new analysis is one view_*.c file and
  * one line here. */
 #include <string.h>
+#include "store.h"
 #include "table.h"
 #include "views.h"
 
@@ -24,6 +25,49 @@ const tp_view *tp_view_find(const char *name)
         if (strcmp(registry[i]->name, name) == 0)
             return registry[i];
     return NULL;
+}
+
+/* Ascend NPU twins of the views, NULL-terminated (views_npu.c). */
+extern const tp_view *const tp_npu_views[];
+
+const tp_view *tp_view_npu_twin(const tp_view *v)
+{
+    for (size_t i = 0; tp_npu_views[i]; i++)
+        if (strcmp(tp_npu_views[i]->name, v->name) == 0)
+            return tp_npu_views[i];
+    return NULL;
+}
+
+int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opts *vo,
+                  tp_table **out, tp_error *err)
+{
+    if (st->format == TP_SRC_ASCEND) {
+        const tp_view *twin = tp_view_npu_twin(v);
+        if (twin)
+            return twin->build(st, vo, out, err);
+    }
+    return v->build(st, vo, out, err);
+}
+
+int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err)
+{
+    size_t idx[256], n;
+    if (tp_table_select(v->cols, v->ncols, columns, idx, 256, &n, err) == TP_OK)
+        return TP_OK;
+    const tp_view *twin = tp_view_npu_twin(v);
+    tp_error e2 = {0};
+    if (twin && tp_table_select(twin->cols, twin->ncols, columns, idx, 256, &n, &e2) == TP_OK) {
+        if (err)
+            *err = (tp_error){0};
+        return TP_OK;
+    }
+    return err ? (int)err->status : TP_ERR_USAGE;
+}
+
+const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts *vo)
+{
+    const char *c = v->columns_for ? v->columns_for(vo) : NULL;
+    return c ? c : v->default_columns;
 }
 
 void tp_view_print_columns(const tp_view *v, FILE *out)
