@@ -1,5 +1,11 @@
 /* tprof.c — the command: parse options, pick a view, load each input, print.
- * No analysis happens here. */
+ * No analysis happens here.
+ *
+ * An input that is a directory (and not an Ascend profiler folder) is a run
+ * of ranks (lib/run.c): every view then prints one block of rows per rank
+ * under one header, a `rank` column first (unless the view has its own);
+ * views that span ranks (build_run, e.g. dist) get every rank at once, and
+ * --merge lays the ranks end to end in one store and prints one table. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -35,6 +41,18 @@ static int terminal_width(void)
         return ws.ws_col;
     const char *c = getenv("COLUMNS");
     return c && atoi(c) > 0 ? atoi(c) : 80;
+}
+
+/* Write t; 0, or 2 after a message (a reader that went away ends quietly). */
+static int write_table(const tp_table *t, const struct tp_output_opts *out)
+{
+    tp_error werr = {0};
+    if (tp_table_write(t, out, stdout, &werr) == TP_OK)
+        return 0;
+    if (werr.sys_errno == EPIPE)
+        exit(0);
+    fprintf(stderr, "tprof: %s\n", werr.msg);
+    return 2;
 }
 
 static int run_one(const struct cli_options *o, const char *path, int first)
@@ -85,12 +103,308 @@ static int run_one(const struct cli_options *o, const char *path, int first)
         }
     }
     fflush(stdout);
+    if (lerr.status == TP_OK && lerr.msg[0])   /* a view's note: what it could not show */
+        fprintf(stderr, "tprof: %s\n", lerr.msg);
     if (status)
         fprintf(stderr, "tprof: %s\n", err.msg);
     if (report_skips(st))
         status = 2;
     tp_table_free(t);
     tp_store_free(st);
+    return status;
+}
+
+/* ---- run directories ---- */
+
+/* The columns a run adds in front of a per-rank view. */
+static const struct tp_coldef run_cols[] = {
+    {"rank", "Rank", TP_COL_INT, -1, 0, "run: the rank (distributedInfo.rank, else the file name, else the order)"},
+    {"worker", "Worker", TP_COL_STR, -1, 0, "run: the worker (trace file name without [.SPAN].pt.trace.json)"},
+};
+#define NRUNCOLS (sizeof run_cols / sizeof *run_cols)
+
+static int is_run_key(const char *k, size_t n)
+{
+    for (size_t i = 0; i < NRUNCOLS; i++)
+        if (strlen(run_cols[i].key) == n && memcmp(run_cols[i].key, k, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* The -c list without the run's own keys (rank, worker), for checking it
+ * against a view before reading input; NULL when nothing is left. */
+static char *strip_run_keys(const char *list)
+{
+    char *o = malloc(strlen(list) + 1);
+    if (!o)
+        return NULL;
+    size_t n = 0;
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (!is_run_key(p, len)) {
+            if (n)
+                o[n++] = ',';
+            memcpy(o + n, p, len);
+            n += len;
+        }
+        p += len + (e ? 1 : 0);
+    }
+    o[n] = 0;
+    if (!n) {
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int has_key(const char *list, const char *key)
+{
+    size_t k = strlen(key);
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == k && memcmp(p, key, k) == 0)
+            return 1;
+        p += len + (e ? 1 : 0);
+    }
+    return 0;
+}
+
+/* One output table for the per-rank blocks that share a column set. */
+struct block {
+    const struct tp_coldef *vcols;   /* the view's columns (GPU view or NPU twin) */
+    size_t nvcols;
+    int prepend;                     /* rank/worker columns added in front */
+    struct tp_coldef *cols;          /* what the table is made of */
+    tp_table *t;
+    const tp_view *v;
+};
+
+static int block_start(struct block *b, const tp_view *v)
+{
+    memset(b, 0, sizeof *b);
+    b->v = v;
+    b->vcols = v->cols;
+    b->nvcols = v->ncols;
+    b->prepend = tp_table_col_find(v->cols, v->ncols, "rank") < 0;
+    size_t extra = b->prepend ? NRUNCOLS : 0;
+    b->cols = malloc((b->nvcols + extra) * sizeof *b->cols);
+    if (!b->cols)
+        return -1;
+    if (extra)
+        memcpy(b->cols, run_cols, sizeof run_cols);
+    memcpy(b->cols + extra, v->cols, b->nvcols * sizeof *b->cols);
+    b->t = tp_table_new(b->cols, b->nvcols + extra);
+    return b->t ? 0 : -1;
+}
+
+/* Append rank k's rows (its --sort order, its --top rows) to the block. */
+static int block_add(struct block *b, const struct tp_run_rank *k, const tp_table *t,
+                     const struct tp_output_opts *o)
+{
+    size_t n = tp_table_rows(t);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    if (!perm)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    long sc = o->sort ? tp_table_col_find(b->vcols, b->nvcols, o->sort) : -1;
+    if (sc >= 0 && tp_table_sort_rows(t, (size_t)sc, perm, n) != 0) {
+        free(perm);
+        return -1;
+    }
+    if (o->top && o->top < n)
+        n = o->top;
+    size_t off = b->prepend ? NRUNCOLS : 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = perm[i];
+        if (tp_table_add_row(b->t) < 0)
+            break;
+        if (b->prepend) {
+            tp_table_set_int(b->t, 0, k->rank);
+            tp_table_set_str(b->t, 1, k->worker);
+        }
+        for (size_t c = 0; c < b->nvcols; c++) {
+            size_t len;
+            const char *s;
+            switch (tp_table_cell_kind(t, r, c)) {
+            case TP_CELL_STR:
+                s = tp_table_cell_strn(t, r, c, &len);
+                tp_table_set_strn(b->t, off + c, s, len);
+                break;
+            case TP_CELL_INT: tp_table_set_int(b->t, off + c, tp_table_cell_int(t, r, c)); break;
+            case TP_CELL_FLOAT: tp_table_set_float(b->t, off + c, tp_table_cell_float(t, r, c)); break;
+            default: break;
+            }
+        }
+    }
+    free(perm);
+    return tp_table_nomem(b->t) ? -1 : 0;
+}
+
+/* Print a block under its header (the first block of the output only); 0 or 2. */
+static int block_flush(struct block *b, const struct cli_options *o, int *first)
+{
+    if (!b->t)
+        return 0;
+    struct tp_output_opts out = o->out;
+    out.sort = NULL;   /* applied per rank in block_add */
+    out.top = 0;
+    char *cols = NULL;
+    const char *list = out.columns ? out.columns : tp_view_default_columns(b->v, &o->vo);
+    if (b->prepend && !has_key(list, "rank") && !has_key(list, "worker")) {
+        cols = malloc(strlen(list) + 6);
+        if (cols)
+            sprintf(cols, "rank,%s", list);
+    } else if (!b->prepend && (has_key(list, "worker") || has_key(list, "rank"))) {
+        /* the view has its own rank column; a "worker" key it lacks is dropped */
+        char *s = tp_table_col_find(b->vcols, b->nvcols, "worker") < 0 ? strip_run_keys(list) : NULL;
+        if (s && has_key(list, "rank") && !has_key(s, "rank")) {
+            cols = malloc(strlen(s) + 6);
+            if (cols)
+                sprintf(cols, "rank,%s", s);
+            free(s);
+        } else {
+            cols = s;
+        }
+    }
+    if (cols)
+        out.columns = cols;
+    else
+        out.columns = list;
+    if (!*first)
+        out.header = 0;
+    int rc = write_table(b->t, &out);
+    *first = 0;
+    free(cols);
+    tp_table_free(b->t);
+    free(b->cols);
+    b->t = NULL;
+    b->cols = NULL;
+    return rc;
+}
+
+static int run_dir(const struct cli_options *o, const char *path, int *first)
+{
+    tp_error err = {0};
+    tp_run *r = NULL;
+    if (tp_run_open(&r, path, o->vo.span, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    int status = tp_run_load(r, 0, &err) != TP_OK ? 2 : 0;
+    size_t n = tp_run_size(r), nuse = 0;
+    const tp_store **stores = calloc(n ? n : 1, sizeof *stores);
+    const struct tp_run_rank **ranks = calloc(n ? n : 1, sizeof *ranks);
+    if (!stores || !ranks) {
+        fprintf(stderr, "tprof: out of memory\n");
+        free(stores);
+        free(ranks);
+        tp_run_free(r);
+        return 2;
+    }
+    int any_ascend = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_run_rank *k = tp_run_rank(r, i);
+        if (k->status != TP_OK)
+            fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
+        if (!k->store || !k->store->linked || (k->status != TP_OK && k->store->n == 0))
+            continue;
+        if (report_skips(k->store))
+            status = 2;
+        any_ascend |= k->store->format == TP_SRC_ASCEND;
+        stores[nuse] = k->store;
+        ranks[nuse++] = k;
+    }
+    fputs(tp_run_notes(r), stderr);
+    if (!nuse) {
+        fprintf(stderr, "tprof: %s: no rank could be read\n", path);
+        status = 2;
+        goto done;
+    }
+    const tp_view *v = o->view;
+    int npu = any_ascend && tp_view_npu_twin(v);
+    tp_table *t = NULL;
+    if (v->build_run && !npu) {
+        /* a view that spans ranks: one table from every rank */
+        if (v->build_run(stores, nuse, &o->vo, &t, &err) != TP_OK) {
+            fprintf(stderr, "tprof: %s\n", err.msg);
+            status = 2;
+            goto done;
+        }
+    } else if (o->vo.merge) {
+        tp_store *m = NULL;
+        int rc = tp_run_merge(r, &m, &err);
+        if (rc == TP_OK) {
+            rc = tp_view_build(v, m, &o->vo, &t, &err);
+            tp_store_free(m);
+            if (rc != TP_OK) {
+                fprintf(stderr, "tprof: %s\n", err.msg);
+                status = 2;
+                goto done;
+            }
+        } else if (rc != TP_ERR_USAGE) {
+            fprintf(stderr, "tprof: %s\n", err.msg);
+            status = 2;
+            goto done;
+        } else {
+            fprintf(stderr, "tprof: %s\n", err.msg);   /* Ascend: per rank after all */
+        }
+    }
+    if (t) {
+        struct tp_output_opts out = o->out;
+        if (!out.columns)
+            out.columns = tp_view_default_columns(v, &o->vo);
+        else if (tp_table_col_find(v->cols, v->ncols, "rank") < 0)
+            out.columns = NULL;   /* replaced below when it names run keys */
+        char *cols = NULL;
+        if (!out.columns) {
+            cols = strip_run_keys(o->out.columns);
+            out.columns = cols ? cols : tp_view_default_columns(v, &o->vo);
+        }
+        if (!*first)
+            out.header = 0;
+        int wr = write_table(t, &out);
+        *first = 0;
+        free(cols);
+        tp_table_free(t);
+        if (wr)
+            status = 2;
+        goto done;
+    }
+    /* one block of rows per rank */
+    struct block b = {0};
+    for (size_t i = 0; i < nuse; i++) {
+        const tp_store *st = stores[i];
+        const tp_view *sv = st->format == TP_SRC_ASCEND && tp_view_npu_twin(v) ? tp_view_npu_twin(v) : v;
+        tp_table *rt = NULL;
+        if (tp_view_build(v, st, &o->vo, &rt, &err) != TP_OK) {
+            fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
+            status = 2;
+            continue;
+        }
+        if (b.t && b.v != sv && block_flush(&b, o, first))
+            status = 2;
+        if (!b.t && block_start(&b, sv) < 0) {
+            fprintf(stderr, "tprof: out of memory\n");
+            tp_table_free(rt);
+            status = 2;
+            break;
+        }
+        if (block_add(&b, ranks[i], rt, &o->out) < 0) {
+            fprintf(stderr, "tprof: out of memory\n");
+            status = 2;
+        }
+        tp_table_free(rt);
+    }
+    if (block_flush(&b, o, first))
+        status = 2;
+done:
+    fflush(stdout);
+    free(stores);
+    free(ranks);
+    tp_run_free(r);
     return status;
 }
 
@@ -123,15 +437,27 @@ int main(int argc, char **argv)
         o.out.width = terminal_width();
         o.vo.columnated = 1;
     }
-    /* Check the column list before reading anything. */
+    /* Check the column list before reading anything (rank and worker are
+     * columns of every view of a run). */
+    int runs = 0;
+    for (int i = 0; i < o.ninputs; i++)
+        runs |= tp_path_is_run(o.inputs[i]);
     tp_error err = {0};
-    if (o.out.columns && tp_view_check_columns(o.view, o.out.columns, &err) != TP_OK) {
-        fprintf(stderr, "tprof: argument -c: %s\n", err.msg);
-        return 2;
+    if (o.out.columns) {
+        char *check = runs ? strip_run_keys(o.out.columns) : NULL;
+        int bad = (!runs || check) &&
+                  tp_view_check_columns(o.view, check ? check : o.out.columns, &err) != TP_OK;
+        free(check);
+        if (bad) {
+            fprintf(stderr, "tprof: argument -c: %s\n", err.msg);
+            return 2;
+        }
     }
-    int status = 0;
+    int status = 0, first = 1;
     for (int i = 0; i < o.ninputs; i++) {
-        int r = run_one(&o, o.inputs[i], i == 0);
+        int r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &first)
+                                             : run_one(&o, o.inputs[i], first);
+        first = 0;
         if (r > status)
             status = r;
     }

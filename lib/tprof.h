@@ -115,6 +115,7 @@ struct tp_view_opts {
     int all_steps;           /* --all-steps */
     int columnated;          /* output is the -w mode (prof.py prints the trace basename then) */
     int plot;                /* --plot: draw (memory --curve) in the terminal */
+    int width;               /* -w W (W > 0), for views that draw (--plot); 0: 80 columns */
     int comm;                /* --comm: the communication ops table (dist) */
     int merge;               /* --merge: one table for all ranks of a run */
     const char *span;        /* --span: which span of a run */
@@ -142,6 +143,58 @@ const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts 
 
 /* Print "key  Header  description" for every column of a view. */
 void tp_view_print_columns(const tp_view *v, FILE *out);
+
+/* ---- runs: a directory of ranks (lib/run.c) ------------------------------ */
+
+/* A run directory holds one trace per rank: kineto files (*.pt.trace.json,
+ * *.json, each optionally .gz or .zst; the TensorBoard plugin's
+ * WORKER[.SPAN].pt.trace.json naming) and Ascend profiler folders (one folder
+ * = one rank).  Other files and subdirectories are not ranks. */
+typedef struct tp_run tp_run;
+
+struct tp_run_rank {
+    const char *path;        /* the trace file or Ascend folder */
+    const char *worker;      /* the plugin's worker name (file name before [.SPAN].pt.trace.json) */
+    const char *span;        /* the span (timestamp) of the file name; "" when none */
+    int64_t rank;            /* distributedInfo.rank, else from the name (rank-N, rank_N,
+                                workerN), else the lowest rank no other file claims */
+    const char *rank_from;   /* "distributedInfo", "file name" or "order" */
+    tp_store *store;         /* loaded and linked by tp_run_load; its rank is set */
+    int status;              /* TP_OK, or why this rank failed (err); a failed rank whose
+                                store holds events (a truncated trace) is still usable */
+    tp_error err;
+};
+
+/* 1 when path is a directory that is not itself an Ascend profiler folder. */
+int tp_path_is_run(const char *path);
+
+/* Find the ranks of a run directory; nothing is parsed yet.  span: NULL for
+ * the first span of each worker (a note says so when a worker has several),
+ * else a span as written in the file names or its 1-based index per worker
+ * (the plugin's numbering).  TP_ERR_FORMAT when the directory holds no trace. */
+int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err);
+
+/* Load and link every rank, up to `threads` at once (0: one per core), then
+ * settle the ranks (ordered by rank; a second file claiming a taken rank
+ * fails with a message naming both).  Returns TP_OK, or the status of the
+ * first failed rank (every rank's own status is in tp_run_rank). */
+int tp_run_load(tp_run *r, int threads, tp_error *err);
+
+size_t tp_run_size(const tp_run *r);
+const struct tp_run_rank *tp_run_rank(const tp_run *r, size_t i);
+
+/* Warnings about the run as "DIR: what\n" lines ("" when none): spans left
+ * out, ranks that disagree on steps. */
+const char *tp_run_notes(const tp_run *r);
+
+/* Every usable rank in one linked store, for --merge and diff of runs: the
+ * ranks are laid end to end in rank order (each rank's timeline shifted to
+ * start where the previous one ended; correlation and external ids kept
+ * apart), so per-name aggregates sum over ranks and the steps of every rank
+ * are steps of the merged store.  Not for Ascend ranks (TP_ERR_USAGE). */
+int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err);
+
+void tp_run_free(tp_run *r);
 
 const char *tp_version(void);
 
