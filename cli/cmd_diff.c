@@ -1,5 +1,6 @@
-/* cmd_diff.c — `tprof diff A B`: option parsing, loading both inputs, printing
- * the comparison (lib/view_diff.c) and the CI gate's exit status. */
+/* cmd_diff.c — `tprof diff A B`: option parsing, loading both inputs (traces,
+ * SQLite dumps or run directories), printing the comparison (lib/view_diff.c)
+ * and the CI gate's exit status. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -35,8 +36,10 @@ static void diff_usage(FILE *out)
     fprintf(out,
             "usage: tprof diff [OPTIONS] A B\n"
             "\n"
-            "Compare two traces: CPU ops and GPU kernels by name (calls, summed time, delta,\n"
-            "category as in HTA's ops_diff), or with --summary the step, kernel and op totals.\n"
+            "Compare two traces, SQLite dumps or run directories: CPU ops and GPU kernels by\n"
+            "name (calls, summed time, delta, category as in HTA's ops_diff), or with\n"
+            "--summary the step, kernel and op totals.  A run counts every rank: calls and\n"
+            "times are summed over the ranks, the average step is over every rank's steps.\n"
             "\n"
             "options:\n"
             "  -c, --columns LIST    columns to print, comma-separated\n"
@@ -79,10 +82,61 @@ static int terminal_width(void)
     return c && atoi(c) > 0 ? atoi(c) : 80;
 }
 
-/* Load and link one input; NULL (message printed) when it cannot be read.
- * *bad is set when part of it was malformed or truncated. */
+static int report_skips(const tp_store *st)
+{
+    int bad = 0;
+    for (size_t i = 0; i < st->nskips; i++)
+        if (st->skips[i].malformed) {
+            fprintf(stderr, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
+                    (unsigned long long)st->skips[i].first_offset, st->skips[i].reason,
+                    (unsigned long long)st->skips[i].count, st->skips[i].count == 1 ? "" : "s");
+            bad = 1;
+        }
+    return bad;
+}
+
+/* A run directory as one store: every rank loaded (in parallel) and laid end
+ * to end (tp_run_merge), so ops and kernels sum over the ranks and the
+ * average step is over every step of every rank.  NULL (message printed)
+ * when no rank can be read; *bad when a rank failed or was malformed. */
+static tp_store *load_run(const char *path, int *bad)
+{
+    tp_error err = {0};
+    tp_run *r = NULL;
+    if (tp_run_open(&r, path, NULL, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return NULL;
+    }
+    if (tp_run_load(r, 0, &err) != TP_OK)
+        *bad = 1;
+    for (size_t i = 0; i < tp_run_size(r); i++) {
+        const struct tp_run_rank *k = tp_run_rank(r, i);
+        if (k->status != TP_OK)
+            fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
+        else if (k->store && report_skips(k->store))
+            *bad = 1;
+    }
+    fputs(tp_run_notes(r), stderr);
+    tp_store *st = NULL;
+    if (tp_run_merge(r, &st, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        st = NULL;
+    } else if (st->n == 0) {
+        fprintf(stderr, "tprof: %s: no rank could be read\n", path);
+        tp_store_free(st);
+        st = NULL;
+    }
+    tp_run_free(r);
+    return st;
+}
+
+/* Load and link one input (a trace, a SQLite dump or a run directory); NULL
+ * (message printed) when it cannot be read.  *bad is set when part of it was
+ * malformed or truncated. */
 static tp_store *load(const char *path, int *bad)
 {
+    if (tp_path_is_run(path))
+        return load_run(path, bad);
     tp_error err = {0};
     tp_store *st = tp_store_new();
     if (!st) {
@@ -99,13 +153,8 @@ static tp_store *load(const char *path, int *bad)
         fprintf(stderr, "tprof: %s\n", err.msg);
         *bad = 1;
     }
-    for (size_t i = 0; i < st->nskips; i++)
-        if (st->skips[i].malformed) {
-            fprintf(stderr, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
-                    (unsigned long long)st->skips[i].first_offset, st->skips[i].reason,
-                    (unsigned long long)st->skips[i].count, st->skips[i].count == 1 ? "" : "s");
-            *bad = 1;
-        }
+    if (report_skips(st))
+        *bad = 1;
     if (tp_store_link(st, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         tp_store_free(st);

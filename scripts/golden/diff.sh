@@ -11,7 +11,14 @@
 #     kernel twice as long exits 1 when the kernel time decides (no steps), a
 #     copy with 10% longer ProfilerSteps exits 1 on the step time, and a copy
 #     with only the kernels doubled but the same steps exits 0 (steps decide);
-#   - a missing file, a missing second input and a bad threshold exit 2.
+#   - a missing file, a missing second input and a bad threshold exit 2;
+#   - run directories (param's 8-rank DLRM, symlinked or rewritten under /tmp):
+#     calls and times are summed over the ranks (checked against Python), the
+#     average step is over every rank's steps, the gate both ways, a missing
+#     rank, a rank that cannot be read (named, exit 2, the rest compared) and
+#     an empty directory (exit 2);
+#   - two nvprof SQLite dumps (net.sql and a copy with kernels 10% longer):
+#     the kernel total against sqlite3, the gate both ways.
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
@@ -24,12 +31,12 @@ if [ ! -x "$top/cli/tprof" ]; then
     echo "FAIL golden.diff: cli/tprof is not built"
     exit 0
 fi
-exec python3 - "$top/cli/tprof" "$dir/base/base.json.gz" "$dir/test/test.json.gz" <<'PY'
+exec python3 - "$top/cli/tprof" "$dir/base/base.json.gz" "$dir/test/test.json.gz" "$REF" <<'PY'
 import csv, gzip, io, json, os, shutil, subprocess, sys, tempfile
 from collections import defaultdict
 from decimal import Decimal, ROUND_HALF_EVEN
 
-tprof, base, test = sys.argv[1:4]
+tprof, base, test, ref = sys.argv[1:5]
 
 def ok(name, cond, why=''):
     print(('ok golden.diff.%s' % name) if cond else ('FAIL golden.diff.%s: %s' % (name, why)))
@@ -173,6 +180,106 @@ try:
     # ---- deterministic ----
     outs = {run('--csv', base, test)[1] for _ in range(3)}
     ok('deterministic', len(outs) == 1, 'outputs differ between runs')
+
+    # ---- run directories: sums over ranks, steps averaged over every rank ----
+    peers = os.path.join(ref, 'peers')
+    dlrm = os.path.normpath(os.path.join(
+        peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto'))
+    if not os.path.isdir(dlrm):
+        print('skip golden.diff.run: %s is missing' % dlrm)
+    else:
+        files = sorted(f for f in os.listdir(dlrm) if f.endswith('.pt.trace.json'))
+        def run_variant(name, kernel_factor=1, step_factor=1, drop=None):
+            d = os.path.join(tmp, name)
+            os.mkdir(d)
+            for f in files:
+                if drop and f.startswith(drop):
+                    continue
+                if kernel_factor == 1 and step_factor == 1:
+                    os.symlink(os.path.join(dlrm, f), os.path.join(d, f))
+                    continue
+                j = json.load(open(os.path.join(dlrm, f)))
+                for e in j['traceEvents']:
+                    if e.get('cat') == 'kernel' and 'dur' in e:
+                        e['dur'] = e['dur'] * kernel_factor
+                    if str(e.get('name', '')).startswith('ProfilerStep#') and 'dur' in e:
+                        e['dur'] = e['dur'] * step_factor
+                json.dump(j, open(os.path.join(d, f), 'w'))
+            return d
+        ra = run_variant('run_a')
+        RA = defaultdict(lambda: [0, 0])
+        steps_a = []
+        for f in files:
+            evs = json.load(open(os.path.join(dlrm, f)))['traceEvents']
+            for k, v in agg(evs).items():
+                RA[k][0] += v[0]
+                RA[k][1] += v[1]
+            steps_a += [ns(e['dur']) for e in evs if e.get('ph') == 'X' and
+                        e.get('cat') in ('cpu_op', 'user_annotation') and
+                        str(e.get('name', '')).startswith('ProfilerStep#')]
+        rc, rows, err = table(ra, ra)
+        ok('run.self_exit0', rc == 0 and err == '', 'exit %d: %s' % (rc, err.strip()))
+        got = {(r['Kind'], r['Name']): (int(r['A_Calls']), r['A_Time(us)']) for r in rows}
+        want = {k: (v[0], us(v[1])) for k, v in RA.items()}
+        ok('run.sums_over_ranks', got == want, 'differs in %r' %
+           [k for k in set(got) | set(want) if got.get(k) != want.get(k)][:5])
+        rc, srows, err = table('--summary', ra, ra)
+        s = {r['Metric']: r for r in srows}
+        ok('run.avg_step_over_all_ranks',
+           len(steps_a) == 8 and Decimal(s['avg_step_time']['A(us)']) * 1000 == Decimal(sum(steps_a)) / len(steps_a),
+           repr(s.get('avg_step_time')))
+        slow = run_variant('run_steps_slower', step_factor=1.1)
+        rc, out, err = run('--fail-above', '5%', ra, slow)
+        ok('run.gate.steps_slower_exit1', rc == 1 and 'avg step time' in err, 'exit %d: %s' % (rc, err.strip()))
+        rc, out, err = run('--fail-above', '15%', ra, slow)
+        ok('run.gate.steps_slower_under_15pct_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
+        rc, out, err = run('--fail-above', '5%', slow, ra)
+        ok('run.gate.steps_faster_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
+        rc, out, err = run('--fail-above', '5%', ra, ra)
+        ok('run.gate.self_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
+        # a rank less in B: its ops and kernels are fewer, and the gate still runs
+        fewer = run_variant('run_fewer', drop='worker7')
+        rc, rows, err = table(ra, fewer)
+        ok('run.rank_missing_decreased',
+           rc == 0 and any(r['Category'] == 'decreased' for r in rows), 'exit %d: %s' % (rc, err.strip()))
+        # a rank that cannot be read: named, exit 2, the rest still compared
+        bad = run_variant('run_bad')
+        os.remove(os.path.join(bad, files[3]))
+        open(os.path.join(bad, files[3]), 'w').write('not a trace')
+        rc, rows, err = table(ra, bad)
+        ok('run.bad_rank_exit2', rc == 2 and files[3] in err and len(rows) > 0,
+           'exit %d, %d rows: %s' % (rc, len(rows), err.strip()))
+        empty = os.path.join(tmp, 'run_empty')
+        os.mkdir(empty)
+        rc, out, err = run(ra, empty)
+        ok('run.empty_dir_exit2', rc == 2 and 'no traces' in err, 'exit %d: %s' % (rc, err.strip()))
+
+    # ---- two SQLite dumps (nvprof), with the gate both ways ----
+    sql = os.path.join(ref, 'pyprof/data/josiahdavis_profiling-lm/17ed9e2/net.sql')
+    if not os.path.exists(sql):
+        print('skip golden.diff.sqlite: %s is missing' % sql)
+    else:
+        import sqlite3
+        slow_sql = os.path.join(tmp, 'slow.sql')
+        shutil.copy(sql, slow_sql)
+        os.chmod(slow_sql, 0o644)
+        c = sqlite3.connect(slow_sql)
+        c.execute('update CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL set "end" = start + ("end" - start) * 11 / 10')
+        c.commit()
+        c.close()
+        c = sqlite3.connect('file:%s?mode=ro' % sql, uri=True)
+        ktot = c.execute('select sum("end" - start) from CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL').fetchone()[0]
+        c.close()
+        rc, srows, err = table('--summary', sql, slow_sql)
+        s = {r['Metric']: r for r in srows}
+        ok('sqlite.summary_kernel_time', rc == 0 and s['total_kernel_time']['A(us)'] == us(ktot),
+           'exit %d %r (want %s)' % (rc, s.get('total_kernel_time'), us(ktot)))
+        rc, out, err = run('--fail-above', '5%', sql, slow_sql)
+        ok('sqlite.gate_slower_exit1', rc == 1 and 'total kernel time' in err, 'exit %d: %s' % (rc, err.strip()))
+        rc, out, err = run('--fail-above', '5%', slow_sql, sql)
+        ok('sqlite.gate_faster_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
+        rc, out, err = run('--fail-above', '20%', sql, slow_sql)
+        ok('sqlite.gate_under_20pct_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 PY
