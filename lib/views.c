@@ -11,6 +11,12 @@ static const tp_view *const registry[] = {
     &tp_view_kernels,
     &tp_view_ops,
     &tp_view_steps,
+    &tp_view_temporal,
+    &tp_view_kernel_types,
+    &tp_view_overlap,
+    &tp_view_idle,
+    &tp_view_launches,
+    &tp_view_queue,
     NULL,
 };
 

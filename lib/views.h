@@ -10,5 +10,11 @@ extern const tp_view tp_view_info;   /* what an input holds */
 extern const tp_view tp_view_kernels;   /* TensorBoard plugin Kernel view */
 extern const tp_view tp_view_ops;       /* TensorBoard plugin Operator view */
 extern const tp_view tp_view_steps;     /* TensorBoard plugin Overview step breakdown */
+extern const tp_view tp_view_temporal;      /* HTA temporal breakdown */
+extern const tp_view tp_view_kernel_types;  /* HTA kernel type breakdown */
+extern const tp_view tp_view_overlap;       /* HTA comm/comp overlap */
+extern const tp_view tp_view_idle;          /* HTA idle time breakdown */
+extern const tp_view tp_view_launches;      /* HTA kernel launch statistics */
+extern const tp_view tp_view_queue;         /* HTA queue length summary */
 
 #endif

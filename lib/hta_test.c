@@ -1,0 +1,277 @@
+/* hta_test.c — unit tests of the HTA logic (hta.c) and its views on tiny
+ * synthetic stores: kernel classification, HTA's interval merge, sweeps, the
+ * step window, µs rounding with TPROF_HTA_QUIRKS, and every view's numbers
+ * worked out by hand. */
+#include <stdlib.h>
+#include <string.h>
+#include "hta.h"
+#include "table.h"
+#include "testing.h"
+#include "views.h"
+
+static void test_classify(void)
+{
+    CHECK_INT("type nccl", tp_hta_kernel_type("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 0),
+              TP_HTA_COMM);
+    CHECK_INT("type ncclKernel inside", tp_hta_kernel_type("void ncclKernel_AllReduce_RING_LL_Sum_float(x)", 0),
+              TP_HTA_COMM);
+    CHECK_INT("type hccl", tp_hta_kernel_type("hccl_allreduce", 0), TP_HTA_COMM);
+    CHECK_INT("type memcpy", tp_hta_kernel_type("Memcpy DtoD (Device -> Device)", 0), TP_HTA_MEM);
+    CHECK_INT("type memset", tp_hta_kernel_type("Memset (Device)", 0), TP_HTA_MEM);
+    CHECK_INT("type dma", tp_hta_kernel_type("dma_request", 0), TP_HTA_MEM);
+    CHECK_INT("type gemm", tp_hta_kernel_type("volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_stages_32x1_tn", 0),
+              TP_HTA_COMP);
+    CHECK_INT("type sync other", tp_hta_kernel_type("Event Sync", 0), TP_HTA_OTHER);
+    CHECK_INT("type stream wait other", tp_hta_kernel_type("Stream Wait Event", 0), TP_HTA_OTHER);
+    CHECK_INT("type Memcpy inside other", tp_hta_kernel_type("fooMemcpyKernel", 0), TP_HTA_OTHER);
+    CHECK_INT("type cuda launch other", tp_hta_kernel_type("cudaLaunchKernel", 0), TP_HTA_OTHER);
+    /* '.' does not match a newline: "Sync" on the second line does not count */
+    CHECK_INT("type newline", tp_hta_kernel_type("kernel\nSync", 0), TP_HTA_COMP);
+    /* HTA's ^hip quirk and tprof's fix */
+    CHECK_INT("type hipMemcpy quirk", tp_hta_kernel_type("hipMemcpyDtoD", 1), TP_HTA_COMM);
+    CHECK_INT("type hipMemcpy fixed", tp_hta_kernel_type("hipMemcpyDtoD", 0), TP_HTA_MEM);
+    CHECK_INT("type hip kernel quirk", tp_hta_kernel_type("hipKernelFoo", 1), TP_HTA_COMM);
+    CHECK_INT("type hip kernel fixed", tp_hta_kernel_type("hipKernelFoo", 0), TP_HTA_COMP);
+    CHECK_STR("label 3", tp_hta_type_label(3), "COMPUTATION overlapping COMMUNICATION");
+    CHECK_STR("label 6", tp_hta_type_label(6), "COMMUNICATION overlapping MEMORY");
+    CHECK_STR("label 7", tp_hta_type_label(7), "COMPUTATION overlapping COMMUNICATION overlapping MEMORY");
+}
+
+static void test_intervals(void)
+{
+    struct tp_hta_iv v[] = {{10, 20}, {0, 5}, {5, 8}, {15, 30}, {40, 41}, {12, 13}};
+    size_t n = tp_hta_merge(v, 6);
+    CHECK_INT("merge groups", n, 3);
+    CHECK_INT("merge touching", v[0].e, 8);
+    CHECK_INT("merge overlap", v[1].s * 100 + v[1].e, 1030);
+    CHECK_INT("merge len", tp_hta_len(v, n), 8 + 20 + 1);
+    CHECK_INT("merge empty", tp_hta_merge(v, 0), 0);
+    /* HTA keeps rounded ranges with end < start: an isolated one counts negative */
+    struct tp_hta_iv q[] = {{0, 10}, {12, 11}, {20, 25}};
+    n = tp_hta_merge(q, 3);
+    CHECK_INT("merge negative groups", n, 3);
+    CHECK_INT("merge negative len", tp_hta_len(q, n), 10 - 1 + 5);
+    /* but one inside another group vanishes */
+    struct tp_hta_iv q2[] = {{0, 10}, {5, 4}};
+    CHECK_INT("merge negative inside", tp_hta_merge(q2, 2), 1);
+    CHECK_INT("merge negative inside end", q2[0].e, 10);
+
+    struct tp_hta_iv a[] = {{0, 10}, {20, 30}}, b[] = {{5, 25}}, c[] = {{8, 9}};
+    CHECK_INT("intersect", tp_hta_intersect_len(a, 2, b, 1), 10);
+    const struct tp_hta_iv *sets[3] = {a, b, c};
+    size_t ns[3] = {2, 1, 1};
+    int w[3] = {1, 2, 4};
+    int64_t t[8];
+    CHECK("sweep ok", tp_hta_sweep(sets, ns, w, 3, t) == 0);
+    CHECK_INT("sweep a only", t[1], 5 + 5);
+    CHECK_INT("sweep b only", t[2], 10);
+    CHECK_INT("sweep a+b", t[3], 4 + 5);
+    CHECK_INT("sweep a+b+c", t[7], 1);
+    CHECK_INT("sweep c alone", t[4], 0);
+    CHECK_INT("sweep empty", tp_hta_sweep(sets, (size_t[3]){0, 0, 0}, w, 3, t), 0);
+    CHECK_INT("sweep empty time", t[1] + t[2] + t[7], 0);
+}
+
+/* ---- tiny stores ---- */
+
+static tp_store *st;
+
+static int64_t add(enum tp_kind k, const char *name, int64_t ts, int64_t dur, int stream, int64_t corr)
+{
+    int64_t r = tp_store_add(st);
+    st->kind[r] = (uint8_t)k;
+    st->ts[r] = ts;
+    st->dur[r] = dur;
+    st->name[r] = tp_store_intern(st, name, strlen(name));
+    st->pid[r] = 1;
+    st->tid[r] = stream >= 0 ? stream : 1;
+    st->stream[r] = stream;
+    st->correlation[r] = corr;
+    return r;
+}
+
+static tp_table *view(const tp_view *v, int all_steps)
+{
+    struct tp_view_opts vo;
+    memset(&vo, 0, sizeof vo);
+    vo.all_steps = all_steps;
+    tp_table *t = NULL;
+    tp_error err = {0};
+    if (tp_view_build(v, st, &vo, &t, &err) != TP_OK)
+        return NULL;
+    return t;
+}
+
+static int64_t cell(tp_table *t, size_t row, const char *key)
+{
+    long c = tp_table_col_find(tp_table_coldefs(t), tp_table_cols(t), key);
+    if (c < 0 || row >= tp_table_rows(t) || tp_table_cell_kind(t, row, (size_t)c) != TP_CELL_INT)
+        return INT64_MIN;
+    return tp_table_cell_int(t, row, (size_t)c);
+}
+
+static double fcell(tp_table *t, size_t row, const char *key)
+{
+    long c = tp_table_col_find(tp_table_coldefs(t), tp_table_cols(t), key);
+    if (c < 0 || row >= tp_table_rows(t) || tp_table_cell_kind(t, row, (size_t)c) != TP_CELL_FLOAT)
+        return -1e300;
+    return tp_table_cell_float(t, row, (size_t)c);
+}
+
+static const char *scell(tp_table *t, size_t row, const char *key)
+{
+    long c = tp_table_col_find(tp_table_coldefs(t), tp_table_cols(t), key);
+    if (c < 0 || row >= tp_table_rows(t))
+        return NULL;
+    return tp_table_cell_str(t, row, (size_t)c);
+}
+
+/* Three steps; kernels on stream 7 (compute, comm overlapping it, memcpy)
+ * and a kernel of the last step that HTA leaves out. */
+static void make_steps_store(void)
+{
+    st = tp_store_new();
+    add(TP_K_USER_ANNOTATION, "ProfilerStep#1", 0, 100000, -1, TP_NONE);
+    add(TP_K_USER_ANNOTATION, "ProfilerStep#2", 100000, 100000, -1, TP_NONE);
+    add(TP_K_USER_ANNOTATION, "ProfilerStep#3", 200000, 100000, -1, TP_NONE);
+    add(TP_K_RUNTIME, "cudaLaunchKernel", 1000, 2000, -1, 1);       /* ends 3000 */
+    add(TP_K_KERNEL, "gemm", 10000, 20000, 7, 1);                   /* 10000..30000 */
+    add(TP_K_RUNTIME, "cudaLaunchKernel", 4000, 1000, -1, 2);
+    add(TP_K_KERNEL, "ncclDevKernel_AllReduce", 25000, 10000, 7, 2);  /* 25000..35000 */
+    add(TP_K_RUNTIME, "cudaMemcpyAsync", 150000, 60000, -1, 3);     /* runs 60 us: runtime outlier */
+    add(TP_K_MEMCPY, "Memcpy HtoD (Pageable -> Device)", 215000, 5000, 7, 3);  /* gap 180 us after 35000 */
+    add(TP_K_RUNTIME, "cudaLaunchKernel", 250000, 1000, -1, 4);     /* in the last step */
+    add(TP_K_KERNEL, "gemm", 260000, 1000, 7, 4);
+}
+
+static void test_views(void)
+{
+    make_steps_store();
+    tp_error err = {0};
+    CHECK("link", tp_store_link(st, &err) == TP_OK);
+
+    tp_table *t = view(&tp_view_temporal, 0);
+    CHECK("temporal built", t != NULL);
+    /* kept: 10000..35000 (union 25000) and 215000..220000 */
+    CHECK_INT("temporal kernel_time", cell(t, 0, "kernel_time"), 210000);
+    CHECK_INT("temporal idle", cell(t, 0, "idle"), 210000 - 30000);
+    CHECK_INT("temporal compute", cell(t, 0, "compute"), 20000);
+    CHECK_INT("temporal non_compute", cell(t, 0, "non_compute"), 10000);
+    CHECK_INT("temporal rank absent is 0", cell(t, 0, "rank"), 0);
+    CHECK("temporal pct", fcell(t, 0, "compute_pct") > 9.52 && fcell(t, 0, "compute_pct") < 9.53);
+    tp_table_free(t);
+
+    t = view(&tp_view_temporal, 1);
+    CHECK_INT("temporal all-steps kernel_time", cell(t, 0, "kernel_time"), 251000);
+    CHECK_INT("temporal all-steps compute", cell(t, 0, "compute"), 21000);
+    tp_table_free(t);
+
+    t = view(&tp_view_kernel_types, 0);
+    CHECK_INT("kernel-types rows", tp_table_rows(t), 4);
+    CHECK_STR("kernel-types first", scell(t, 0, "kernel_type"), "COMPUTATION");
+    CHECK_INT("kernel-types comp only", cell(t, 0, "time"), 15000);
+    /* three rows of 5000: ties in HTA's label order */
+    CHECK_STR("kernel-types comm only", scell(t, 1, "kernel_type"), "COMMUNICATION");
+    CHECK_INT("kernel-types comp+comm", cell(t, 2, "time"), 5000);
+    CHECK_STR("kernel-types comp+comm label", scell(t, 2, "kernel_type"), "COMPUTATION overlapping COMMUNICATION");
+    CHECK_STR("kernel-types memory", scell(t, 3, "kernel_type"), "MEMORY");
+    tp_table_free(t);
+
+    t = view(&tp_view_overlap, 0);
+    CHECK_INT("overlap time", cell(t, 0, "overlap"), 5000);
+    CHECK_INT("overlap comm", cell(t, 0, "comm"), 10000);
+    CHECK("overlap pct", fcell(t, 0, "comm_comp_overlap_pct") == 50.0);
+    tp_table_free(t);
+
+    t = view(&tp_view_idle, 0);
+    CHECK_INT("idle rows", tp_table_rows(t), 3);
+    /* gap 1: 25000 - 30000 < 0: no idle (HTA: -5000 kernel_wait);
+     * gap 2: 215000 - 35000, its runtime started at 150000 > 35000: host_wait */
+    CHECK_INT("idle host_wait", cell(t, 0, "time"), 180000);
+    CHECK_INT("idle kernel_wait", cell(t, 1, "time"), 0);
+    CHECK("idle ratio", fcell(t, 0, "ratio") == 1.0);
+    tp_table_free(t);
+
+    t = view(&tp_view_launches, 0);
+    CHECK_INT("launches rows", tp_table_rows(t), 3);
+    CHECK_INT("launches delay", cell(t, 0, "launch_delay"), 7000);
+    CHECK_INT("launches delay 2", cell(t, 1, "launch_delay"), 20000);
+    CHECK_STR("launches outlier", scell(t, 2, "outlier"), "runtime");
+    CHECK_INT("launches cpu_dur", cell(t, 2, "cpu_dur"), 60000);
+    tp_table_free(t);
+
+    t = view(&tp_view_queue, 0);
+    CHECK_INT("queue rows", tp_table_rows(t), 1);
+    /* series: 1 2 1 0 1 0 */
+    CHECK_INT("queue count", cell(t, 0, "count"), 6);
+    CHECK_INT("queue max", cell(t, 0, "max"), 2);
+    CHECK("queue mean", fcell(t, 0, "mean") > 0.833 && fcell(t, 0, "mean") < 0.834);
+    CHECK("queue p50", fcell(t, 0, "p50") == 1.0);
+    CHECK("queue p25", fcell(t, 0, "p25") == 0.25);
+    tp_table_free(t);
+
+    /* HTA's own way: µs rounding, negative gaps summed */
+    setenv("TPROF_HTA_QUIRKS", "1", 1);
+    t = view(&tp_view_idle, 0);
+    CHECK_INT("idle quirks kernel_wait negative", cell(t, 1, "time"), -5000);
+    tp_table_free(t);
+    unsetenv("TPROF_HTA_QUIRKS");
+    tp_store_free(st);
+
+    /* Sub-µs kernels: HTA's ceil/floor gives them negative durations */
+    st = tp_store_new();
+    add(TP_K_RUNTIME, "cudaLaunchKernel", 0, 500, -1, 1);
+    add(TP_K_KERNEL, "k1", 1000, 3000, 0, 1);               /* 1..4 us */
+    add(TP_K_RUNTIME, "cudaLaunchKernel", 600, 300, -1, 2);
+    add(TP_K_KERNEL, "k2", 10200, 600, 0, 2);               /* 10.2..10.8 us: [11, 10] */
+    add(TP_K_RUNTIME, "cudaLaunchKernel", 950, 30, -1, 3);
+    add(TP_K_KERNEL, "k3", 20000, 1000, 0, 3);              /* 20..21 us */
+    CHECK("link 2", tp_store_link(st, &err) == TP_OK);
+    t = view(&tp_view_temporal, 0);
+    CHECK_INT("sub-us compute exact", cell(t, 0, "compute"), 3000 + 600 + 1000);
+    CHECK_INT("sub-us kernel_time exact", cell(t, 0, "kernel_time"), 20000);
+    tp_table_free(t);
+    t = view(&tp_view_launches, 0);
+    CHECK_INT("sub-us gpu_dur exact", cell(t, 1, "gpu_dur"), 600);
+    tp_table_free(t);
+    setenv("TPROF_HTA_QUIRKS", "1", 1);
+    t = view(&tp_view_temporal, 0);
+    CHECK_INT("sub-us compute quirks", cell(t, 0, "compute"), 3000 - 1000 + 1000);
+    tp_table_free(t);
+    t = view(&tp_view_launches, 0);
+    CHECK_INT("sub-us gpu_dur quirks", cell(t, 1, "gpu_dur"), -1000);
+    tp_table_free(t);
+    unsetenv("TPROF_HTA_QUIRKS");
+    tp_store_free(st);
+
+    /* No GPU events: one row of zeros, no division by zero */
+    st = tp_store_new();
+    add(TP_K_CPU_OP, "aten::add", 0, 100, -1, TP_NONE);
+    st->rank = 3;
+    CHECK("link 3", tp_store_link(st, &err) == TP_OK);
+    t = view(&tp_view_temporal, 0);
+    CHECK_INT("empty temporal rows", tp_table_rows(t), 1);
+    CHECK_INT("empty temporal rank", cell(t, 0, "rank"), 3);
+    CHECK_INT("empty temporal kernel_time", cell(t, 0, "kernel_time"), 0);
+    CHECK("empty temporal pct null", fcell(t, 0, "idle_pct") == -1e300);
+    tp_table_free(t);
+    const tp_view *vs[] = {&tp_view_kernel_types, &tp_view_idle, &tp_view_launches, &tp_view_queue};
+    for (size_t i = 0; i < 4; i++) {
+        t = view(vs[i], 0);
+        CHECK(vs[i]->name, t != NULL && tp_table_rows(t) == 0);
+        tp_table_free(t);
+    }
+    t = view(&tp_view_overlap, 0);
+    CHECK("empty overlap pct null", t && fcell(t, 0, "comm_comp_overlap_pct") == -1e300);
+    tp_table_free(t);
+    tp_store_free(st);
+}
+
+int main(void)
+{
+    unsetenv("TPROF_HTA_QUIRKS");
+    test_classify();
+    test_intervals();
+    test_views();
+    TEST_EXIT();
+}

@@ -1,0 +1,165 @@
+/* view_queue.c — `tprof queue`: Holistic Trace Analysis' queue length
+ * summary (peers SPEC §1.3), per rank and stream.
+ *
+ * A stream's queue length is the number of GPU events launched but not yet
+ * started: +1 when a launch call (kernel launch or async memcpy/memset, with
+ * a GPU event on that stream) starts, -1 when the GPU event starts.  HTA
+ * summarizes the series of values after each change with pandas' describe():
+ * count, mean, std (sample), min, quartiles (linear interpolation) and max,
+ * over the change points, not weighted by time.  At equal timestamps the
+ * launch counts first, so the length never goes negative. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hta.h"
+#include "table.h"
+#include "views.h"
+
+static const struct tp_coldef qcols[] = {
+    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
+    {"stream", "Stream", TP_COL_INT, -1, 0, "GPU stream"},
+    {"count", "Count", TP_COL_INT, -1, 0, "points of the series (2 per launch)"},
+    {"mean", "Mean", TP_COL_FIXED, -1, 3, "mean queue length over the points"},
+    {"std", "Std", TP_COL_FIXED, -1, 3, "sample standard deviation"},
+    {"min", "Min", TP_COL_INT, -1, 0, "shortest queue"},
+    {"p25", "P25", TP_COL_FIXED, -1, 2, "25th percentile"},
+    {"p50", "P50", TP_COL_FIXED, -1, 2, "median"},
+    {"p75", "P75", TP_COL_FIXED, -1, 2, "75th percentile"},
+    {"max", "Max", TP_COL_INT, -1, 0, "longest queue"},
+};
+enum { C_RANK, C_STREAM, C_COUNT, C_MEAN, C_STD, C_MIN, C_P25, C_P50, C_P75, C_MAX };
+
+struct qpt { int32_t stream; int8_t d; int64_t t, row; };
+
+static int cmp_qpt(const void *a, const void *b)
+{
+    const struct qpt *x = a, *y = b;
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    if (x->d != y->d) return x->d > y->d ? -1 : 1;      /* the launch first */
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The k-th smallest value (0-based) from a histogram of the values min..min+nh-1. */
+static int64_t nth(const int64_t *hist, size_t nh, int64_t min, int64_t k)
+{
+    int64_t seen = 0;
+    for (size_t i = 0; i < nh; i++) {
+        seen += hist[i];
+        if (seen > k)
+            return min + (int64_t)i;
+    }
+    return min + (int64_t)nh - 1;
+}
+
+/* pandas' quantile (linear interpolation) of n values. */
+static double quantile(const int64_t *hist, size_t nh, int64_t min, int64_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    int64_t lo = (int64_t)floor(pos);
+    double frac = pos - (double)lo;
+    int64_t a = nth(hist, nh, min, lo);
+    if (lo + 1 >= n || frac == 0)
+        return (double)a;
+    return (double)a + frac * (double)(nth(hist, nh, min, lo + 1) - a);
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    struct tp_hta h;
+    if (tp_hta_init(&h, st, vo && vo->all_steps) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    uint8_t *is_launch = calloc(st->strings.count ? st->strings.count : 1, 1);
+    size_t n = 0;
+    for (size_t r = 0; r < st->n; r++)
+        if (st->launcher[r] >= 0 && tp_hta_is_gpu(&h, r))
+            n++;
+    struct qpt *p = malloc((n ? 2 * n : 1) * sizeof *p);
+    tp_table *t = tp_table_new(qcols, sizeof qcols / sizeof *qcols);
+    int64_t *hist = NULL;
+    int rc = TP_OK;
+    if (!is_launch || !p || !t)
+        goto oom;
+    n = 0;
+    for (size_t r = 0; r < st->n; r++) {
+        int64_t l = st->launcher[r], e;
+        if (l < 0 || !tp_hta_is_gpu(&h, r) || !tp_hta_keep(&h, r))
+            continue;
+        uint32_t id = st->name[l];
+        if (!is_launch[id])
+            is_launch[id] = tp_hta_is_launch(tp_store_str(st, id), 0, h.quirks) ? 1 : 2;
+        if (is_launch[id] != 1)
+            continue;
+        p[n].stream = p[n + 1].stream = st->stream[r];
+        p[n].row = p[n + 1].row = (int64_t)r;
+        p[n].d = 1;
+        tp_hta_times(&h, (size_t)l, &p[n].t, &e);
+        p[n + 1].d = -1;
+        tp_hta_times(&h, r, &p[n + 1].t, &e);
+        n += 2;
+    }
+    qsort(p, n, sizeof *p, cmp_qpt);
+    hist = malloc((n + 1) * 2 * sizeof *hist);
+    if (!hist)
+        goto oom;
+    int64_t rank = tp_hta_rank(st);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        int64_t len = 0, min = INT64_MAX, max = INT64_MIN, cnt = 0;
+        double sum = 0;
+        for (; j < n && p[j].stream == p[i].stream; j++) {
+            len += p[j].d;
+            if (len < min) min = len;
+            if (len > max) max = len;
+            sum += (double)len;
+            cnt++;
+        }
+        /* second pass: histogram (values lie within min..max, at most cnt+1 of them) */
+        size_t nh = (size_t)(max - min + 1);
+        memset(hist, 0, nh * sizeof *hist);
+        double mean = sum / (double)cnt, ss = 0;
+        len = 0;
+        for (size_t k = i; k < j; k++) {
+            len += p[k].d;
+            hist[len - min]++;
+            ss += ((double)len - mean) * ((double)len - mean);
+        }
+        if (tp_table_add_row(t) < 0)
+            goto oom;
+        tp_table_set_int(t, C_RANK, rank);
+        tp_table_set_int(t, C_STREAM, p[i].stream);
+        tp_table_set_int(t, C_COUNT, cnt);
+        tp_table_set_float(t, C_MEAN, mean);
+        if (cnt > 1)
+            tp_table_set_float(t, C_STD, sqrt(ss / (double)(cnt - 1)));
+        else
+            tp_table_set_null(t, C_STD);
+        tp_table_set_int(t, C_MIN, min);
+        tp_table_set_float(t, C_P25, quantile(hist, nh, min, cnt, 0.25));
+        tp_table_set_float(t, C_P50, quantile(hist, nh, min, cnt, 0.50));
+        tp_table_set_float(t, C_P75, quantile(hist, nh, min, cnt, 0.75));
+        tp_table_set_int(t, C_MAX, max);
+        i = j;
+    }
+    *out = t;
+    t = NULL;
+    goto done;
+oom:
+    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+done:
+    tp_table_free(t);
+    free(hist);
+    free(p);
+    free(is_launch);
+    tp_hta_free(&h);
+    return rc;
+}
+
+const tp_view tp_view_queue = {
+    .name = "queue",
+    .summary = "HTA queue length summary per stream: launched but not started GPU events",
+    .cols = qcols,
+    .ncols = sizeof qcols / sizeof *qcols,
+    .default_columns = "rank,stream,count,mean,std,min,p25,p50,p75,max",
+    .build = build,
+};

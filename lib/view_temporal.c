@@ -1,0 +1,81 @@
+/* view_temporal.c — `tprof temporal`: Holistic Trace Analysis' temporal
+ * breakdown (peers SPEC §1.3), one row per rank.
+ *
+ * Over the GPU events HTA keeps (hta.c: the last ProfilerStep left out when
+ * there are at least two, unless --all-steps): kernel_time is the last end
+ * minus the first start, idle is kernel_time minus the union of every GPU
+ * event, compute is the union of the computation kernels, and non_compute is
+ * what is left (only communication, memory or other GPU work running).  The
+ * three parts sum to kernel_time exactly; times are int64 ns (HTA's own
+ * µs-rounded numbers with TPROF_HTA_QUIRKS=1). */
+#include <stdlib.h>
+#include "hta.h"
+#include "table.h"
+#include "views.h"
+
+static const struct tp_coldef tcols[] = {
+    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
+    {"idle", "Idle(us)", TP_COL_US, -1, 0, "time in the kernel span with no GPU event running"},
+    {"compute", "Compute(us)", TP_COL_US, -1, 0, "union of the computation kernels"},
+    {"non_compute", "NonCompute(us)", TP_COL_US, -1, 0, "GPU busy with communication/memory/other only"},
+    {"kernel_time", "KernelTime(us)", TP_COL_US, -1, 0, "last GPU event end minus first GPU event start"},
+    {"idle_pct", "Idle(%)", TP_COL_FIXED, -1, 2, "idle / kernel_time"},
+    {"compute_pct", "Compute(%)", TP_COL_FIXED, -1, 2, "compute / kernel_time"},
+    {"non_compute_pct", "NonCompute(%)", TP_COL_FIXED, -1, 2, "non_compute / kernel_time"},
+    {"events", "Events", TP_COL_INT, -1, 0, "GPU events counted"},
+};
+enum { C_RANK, C_IDLE, C_COMP, C_NONCOMP, C_KT, C_IDLE_PCT, C_COMP_PCT, C_NONCOMP_PCT, C_EVENTS };
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    struct tp_hta h;
+    struct tp_hta_sets s;
+    if (tp_hta_init(&h, st, vo && vo->all_steps) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (tp_hta_collect(&h, &s) < 0) {
+        tp_hta_free(&h);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    tp_table *t = tp_table_new(tcols, sizeof tcols / sizeof *tcols);
+    if (!t || tp_table_add_row(t) < 0) {
+        tp_table_free(t);
+        tp_hta_sets_free(&s);
+        tp_hta_free(&h);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    tp_table_set_int(t, C_RANK, tp_hta_rank(st));
+    tp_table_set_int(t, C_EVENTS, (int64_t)s.nevents);
+    int64_t kt = 0, idle = 0, comp = 0;
+    if (s.nall) {
+        kt = s.all[s.nall - 1].e - s.all[0].s;
+        idle = kt - tp_hta_len(s.all, s.nall);
+        comp = tp_hta_len(s.type[0], s.ntype[0]);
+    }
+    int64_t noncomp = kt - comp - idle;
+    tp_table_set_int(t, C_IDLE, idle);
+    tp_table_set_int(t, C_COMP, comp);
+    tp_table_set_int(t, C_NONCOMP, noncomp);
+    tp_table_set_int(t, C_KT, kt);
+    if (kt > 0) {
+        tp_table_set_float(t, C_IDLE_PCT, 100.0 * ((double)idle / (double)kt));
+        tp_table_set_float(t, C_COMP_PCT, 100.0 * ((double)comp / (double)kt));
+        tp_table_set_float(t, C_NONCOMP_PCT, 100.0 * ((double)noncomp / (double)kt));
+    } else {
+        tp_table_set_null(t, C_IDLE_PCT);
+        tp_table_set_null(t, C_COMP_PCT);
+        tp_table_set_null(t, C_NONCOMP_PCT);
+    }
+    tp_hta_sets_free(&s);
+    tp_hta_free(&h);
+    *out = t;
+    return TP_OK;
+}
+
+const tp_view tp_view_temporal = {
+    .name = "temporal",
+    .summary = "HTA temporal breakdown: idle, compute and non-compute GPU time per rank",
+    .cols = tcols,
+    .ncols = sizeof tcols / sizeof *tcols,
+    .default_columns = "rank,idle,compute,non_compute,kernel_time,idle_pct,compute_pct,non_compute_pct",
+    .build = build,
+};

@@ -1,0 +1,342 @@
+#!/bin/sh
+# Golden tests: tprof's HTA views (temporal, kernel-types, overlap, idle,
+# launches, queue) against the numbers Holistic Trace Analysis' own tests
+# assert on the traces we have (../shared/reference/peers SPEC §1.7), plus
+# tprof's corrected (exact-ns) values checked against an independent exact
+# computation, and sanity checks on TraceLens B200/MI300 traces.
+#
+# HTA's numbers are reproduced with TPROF_HTA_QUIRKS=1 (HTA's µs rounding and
+# its other documented bugs).  tprof's default measures exact nanoseconds;
+# where the two differ the test asserts tprof's value and says why.
+# Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
+REF=${REF:-../shared/reference}
+P="$REF/peers"
+if [ ! -d "$P/hta_data/tests/data" ]; then
+    echo "skip hta: $P/hta_data not found"
+    exit 0
+fi
+if [ ! -x ./cli/tprof ]; then
+    echo "skip hta: ./cli/tprof not built"
+    exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "skip hta: python3 not found"
+    exit 0
+fi
+exec python3 - "$P" <<'PY'
+import csv, gzip, io, json, os, re, subprocess, sys
+from decimal import Decimal as D
+
+P = sys.argv[1]
+H = os.path.join(P, "hta_data/tests/data")
+T = os.path.join(P, "other_data/AMD-AGI-TraceLens/tests/traces")
+TPROF = "./cli/tprof"
+
+def run(view, path, *extra, quirks=False):
+    env = dict(os.environ)
+    env.pop("TPROF_HTA_QUIRKS", None)
+    if quirks:
+        env["TPROF_HTA_QUIRKS"] = "1"
+    p = subprocess.run([TPROF, view, "--csv", *extra, path], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (view, p.returncode, p.stderr.strip()[:200]))
+    return list(csv.DictReader(io.StringIO(p.stdout)))
+
+def case(name, fn):
+    try:
+        why = fn()
+    except Exception as e:  # a crash or a bad exit is a failure of this case
+        why = "%s: %s" % (type(e).__name__, e)
+    print("ok %s" % name if not why else "FAIL %s: %s" % (name, why))
+
+def near(got, want, tol):
+    return abs(D(got) - D(str(want))) <= D(str(tol))
+
+def expect(pairs):
+    for what, got, want, tol in pairs:
+        if tol is None:
+            if str(got) != str(want):
+                return "%s %s, expected %s" % (what, got, want)
+        elif got in ("-", None) or not near(got, want, tol):
+            return "%s %s, expected %s (±%s)" % (what, got, want, tol)
+    return None
+
+MTIA = os.path.join(H, "mtia_trace_single_rank/mtia_rank_0.json.gz")
+
+# ---- HTA's test_trace_analysis.py on mtia_trace_single_rank, HTA's way ----
+
+def mtia_temporal_hta():
+    # test_mtia_temporal_breakdown: percentages of 5648827 / 7305596 / 373924
+    # out of 13328347 within 0.01.  (Those µs totals predate HTA's fix that
+    # keeps all events of a one-step trace; only the percentages are checked.)
+    r = run("temporal", MTIA, quirks=True)[0]
+    return expect([("rank", r["Rank"], "0", None),
+                   ("idle%", r["Idle(%)"], round(5648827.0 * 100 / 13328347, 3), "0.01"),
+                   ("compute%", r["Compute(%)"], round(7305596.0 * 100 / 13328347, 3), "0.01"),
+                   ("non_compute%", r["NonCompute(%)"], round(373924.0 * 100 / 13328347, 3), "0.01")])
+
+def mtia_kernel_types_hta():
+    # test_get_mtia_kernel_breakdown: row 0 is COMPUTATION with sum 7305597
+    rows = run("kernel-types", MTIA, quirks=True)
+    return expect([("row 0", rows[0]["KernelType"], "COMPUTATION", None),
+                   ("sum", rows[0]["Time(us)"], "7305597", None)])
+
+def mtia_idle_hta():
+    # test_get_mtia_idle_time_breakdown: streams {1, 102}, three categories,
+    # stream 1 host_wait 417937 with ratio 0.07, ratios sum to 2.0
+    rows = run("idle", MTIA, quirks=True)
+    streams = sorted({r["Stream"] for r in rows}, key=int)
+    cats = sorted({r["Category"] for r in rows})
+    s1 = [r for r in rows if r["Stream"] == "1" and r["Category"] == "host_wait"][0]
+    total = sum(D(r["Ratio"]) for r in rows)
+    return expect([("streams", streams, ["1", "102"], None),
+                   ("categories", cats, ["host_wait", "kernel_wait", "other"], None),
+                   ("stream 1 host_wait", s1["Idle(us)"], "417937", None),
+                   ("stream 1 host_wait ratio", s1["Ratio"], "0.07", None),
+                   ("ratio sum", total, 2, "0.011")])
+
+def mtia_queue(quirks):
+    def f():
+        # test_get_mtia_queue_length_stats: streams [1, 102]; stream 102:
+        # count 6, mean 0.5, std 0.547723, min 0, 25% 0, 50% 0.5, 75% 1, max 1 (2 places)
+        rows = run("queue", MTIA, quirks=quirks)
+        s = [r for r in rows if r["Stream"] == "102"][0]
+        return expect([("streams", [r["Stream"] for r in rows], ["1", "102"], None),
+                       ("count", s["Count"], 6, 0), ("mean", s["Mean"], 0.5, "0.005"),
+                       ("std", s["Std"], 0.547723, "0.005"), ("min", s["Min"], 0, 0),
+                       ("25%", s["P25"], 0, "0.005"), ("50%", s["P50"], 0.5, "0.005"),
+                       ("75%", s["P75"], 1, "0.005"), ("max", s["Max"], 1, 0)])
+    return f
+
+def mtia_launch(quirks, exact):
+    def f():
+        # test_get_mtia_kernel_launch_stats: correlation 423 -> cpu 435.2,
+        # gpu 124.768, delay 0 (±2, HTA's µs rounding).  tprof's exact values
+        # are the nominal ones.
+        rows = [r for r in run("launches", MTIA, quirks=quirks) if r["Correlation"] == "423"]
+        if len(rows) != 1:
+            return "%d rows for correlation 423" % len(rows)
+        r = rows[0]
+        tol = "0" if exact else "2"
+        return expect([("cpu_dur", r["CpuDur(us)"], "435.2", tol), ("gpu_dur", r["GpuDur(us)"], "124.768", tol),
+                       ("launch_delay", r["LaunchDelay(us)"], "0", tol)])
+    return f
+
+case("hta mtia temporal (HTA)", mtia_temporal_hta)
+case("hta mtia kernel-types (HTA)", mtia_kernel_types_hta)
+case("hta mtia idle (HTA)", mtia_idle_hta)
+case("hta mtia queue (HTA)", mtia_queue(True))
+case("hta mtia queue", mtia_queue(False))
+case("hta mtia launches (HTA)", mtia_launch(True, False))
+case("hta mtia launches exact", mtia_launch(False, True))
+
+# ---- tprof's corrected values ----
+
+def exact_reference(path):
+    """Temporal breakdown in exact decimal µs, written independently of tprof:
+    GPU events = kernel/memcpy/memset/sync events with a stream; with >= 2
+    ProfilerSteps only those whose launch call (same correlation) started
+    before the last step (HTA's load filter, CPU-side steps)."""
+    op = gzip.open if path.endswith(".gz") else open
+    with op(path, "rb") as fh:
+        d = json.load(fh, parse_float=D)
+    ev = d["traceEvents"] if isinstance(d, dict) else d
+    steps = [e for e in ev if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#")
+             and e.get("cat") in ("cpu_op", "user_annotation")]
+    launch = {}
+    for e in ev:
+        a = e.get("args") or {}
+        if e.get("ph") == "X" and str(e.get("cat", "")).lower() in ("cuda_runtime", "runtime", "cuda_driver") \
+                and "correlation" in a:
+            launch.setdefault(a["correlation"], D(str(e["ts"])))
+    cut = max(D(str(s["ts"])) for s in steps) if len({s["name"] for s in steps}) >= 2 else None
+    comp_excl = re.compile(r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|"
+                           r"(cuda.*LaunchKernel)|(^runFunction)|(^job_exe)|(^packet)|(^pe_exe)|"
+                           r"(^cpum_exe_subgraph)|(^hccl)|(^collective_subgraph_execution)")
+    comm = re.compile(r"(^nccl.*)|(^hccl)|(.*ncclKernel.*)")
+    mem = re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)")
+    allv, comp = [], []
+    for e in ev:
+        a = e.get("args") or {}
+        if e.get("ph") != "X" or str(e.get("cat", "")).lower() not in (
+                "kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "mtia_ccp_events", "cuda_sync"):
+            continue
+        if not isinstance(a.get("stream"), int) or a["stream"] < 0:
+            continue
+        if cut is not None:
+            c = a.get("correlation", -1)
+            t0 = D(str(e["ts"])) if c < 0 else launch.get(c)
+            if t0 is None or not t0 < cut:
+                continue
+        s = D(str(e["ts"]))
+        iv = (s, s + D(str(e["dur"])))
+        allv.append(iv)
+        n = e["name"]
+        if not comm.match(n) and not mem.match(n) and not comp_excl.match(n):
+            comp.append(iv)
+    def union(v):
+        tot, cur = D(0), None
+        for s, t in sorted(v):
+            if cur is None or s > cur[1]:
+                if cur:
+                    tot += cur[1] - cur[0]
+                cur = [s, t]
+            else:
+                cur[1] = max(cur[1], t)
+        return tot + (cur[1] - cur[0] if cur else 0)
+    kt = max(t for s, t in allv) - min(s for s, t in allv)
+    idle = kt - union(allv)
+    c = union(comp)
+    return {"KernelTime(us)": kt, "Idle(us)": idle, "Compute(us)": c, "NonCompute(us)": kt - c - idle}
+
+def exact_temporal(path, literal=None):
+    def f():
+        r = run("temporal", path)[0]
+        want = literal or exact_reference(path)
+        for k, v in want.items():
+            if D(r[k]) != D(str(v)):
+                return "%s %s, expected %s" % (k, r[k], v)
+        if D(r["Idle(us)"]) + D(r["Compute(us)"]) + D(r["NonCompute(us)"]) != D(r["KernelTime(us)"]):
+            return "parts do not sum to kernel_time"
+        return None
+    return f
+
+# mtia: exact ns instead of HTA's ceil(start)/floor(end) in µs.  HTA loses up
+# to 2 µs per event: its memory (dma) time is 372998 µs where the trace says
+# 391734.208, and its span is 13328071 µs against 13328071.736.  These are
+# the corrected values (checked once against exact_reference, which reads the
+# 87 MB file too slowly to run every time).
+case("hta mtia temporal exact", exact_temporal(MTIA, {
+    "KernelTime(us)": "13328071.736", "Idle(us)": "5627274.392",
+    "Compute(us)": "7309063.136", "NonCompute(us)": "391734.208"}))
+for name, rel in (("ns_resolution", "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"),
+                  ("sampled rank 1", "trace_filter/sampled_rank-1.json.gz"),
+                  ("negative_queue", "negative_queue_length_values_check/rank0.json.gz")):
+    case("hta %s temporal exact" % name, exact_temporal(os.path.join(H, rel)))
+
+def mtia_kernel_types_exact():
+    # exact: COMPUTATION alone 7309063.136 (HTA: 7305597), MEMORY 391734.208 (HTA: 372998)
+    rows = {r["KernelType"]: r for r in run("kernel-types", MTIA)}
+    return expect([("rows", sorted(rows), ["COMPUTATION", "MEMORY"], None),
+                   ("COMPUTATION", rows["COMPUTATION"]["Time(us)"], "7309063.136", None),
+                   ("MEMORY", rows["MEMORY"]["Time(us)"], "391734.208", None)])
+case("hta mtia kernel-types exact", mtia_kernel_types_exact)
+
+def mtia_idle_exact():
+    # HTA measures each gap from the previous event's end and sums negative
+    # gaps: stream 1 kernel_wait is -10478 µs in HTA.  tprof counts only real
+    # gaps (from the latest end so far): every time is >= 0, and stream 1
+    # host_wait is 404263.96 µs (HTA 417937, ratio 0.07 in both).
+    rows = run("idle", MTIA)
+    neg = [r for r in rows if D(r["Idle(us)"]) < 0]
+    s1 = {r["Category"]: r for r in rows if r["Stream"] == "1"}
+    hta = {r["Category"]: r for r in run("idle", MTIA, quirks=True) if r["Stream"] == "1"}
+    return expect([("negative rows", len(neg), 0, None),
+                   ("HTA negative kernel_wait", D(hta["kernel_wait"]["Idle(us)"]) < 0, True, None),
+                   ("host_wait", s1["host_wait"]["Idle(us)"], "404263.96", None),
+                   ("ratio", s1["host_wait"]["Ratio"], "0.07", None)])
+case("hta mtia idle exact", mtia_idle_exact)
+
+# ---- the step window ----
+
+def steps_window():
+    # df_index_resolver has 5 ProfilerSteps: HTA leaves out the last one;
+    # --all-steps keeps it (include_last_profiler_step=True), a longer span.
+    f = os.path.join(H, "df_index_resolver/df_index_resolver.json.gz")
+    a, b = run("temporal", f)[0], run("temporal", f, "--all-steps")[0]
+    if not D(b["KernelTime(us)"]) > D(a["KernelTime(us)"]):
+        return "--all-steps kernel_time %s not above %s" % (b["KernelTime(us)"], a["KernelTime(us)"])
+    return expect([("rank", a["Rank"], "1", None)])
+case("hta steps window", steps_window)
+
+def two_ranks():
+    # trace_filter: sampled ranks 0 and 1 of 128, ranks from distributedInfo
+    got = [run("overlap", os.path.join(H, "trace_filter/sampled_rank-%d.json.gz" % i))[0]["Rank"] for i in (0, 1)]
+    return expect([("ranks", got, ["0", "1"], None)])
+case("hta ranks", two_ranks)
+
+def negative_queue():
+    # test_generate_trace_with_counters: 6 streams, no negative queue length
+    f = os.path.join(H, "negative_queue_length_values_check/rank0.json.gz")
+    for q in (False, True):
+        rows = run("queue", f, quirks=q)
+        if len(rows) != 6:
+            return "%d streams, expected 6" % len(rows)
+        if any(int(r["Min"]) < 0 for r in rows):
+            return "negative queue length"
+    return None
+case("hta negative_queue_length", negative_queue)
+
+def non_gpu():
+    # rank_non_gpu: no GPU events -> empty results, exit 0, no division by zero
+    f = os.path.join(H, "rank_non_gpu/rank_non_gpu.json.gz")
+    t = run("temporal", f)[0]
+    for v in ("kernel-types", "idle", "launches", "queue"):
+        if run(v, f):
+            return "%s has rows" % v
+    return expect([("kernel_time", t["KernelTime(us)"], "0", None), ("idle%", t["Idle(%)"], "-", None),
+                   ("overlap%", run("overlap", f)[0]["CommCompOverlap(%)"], "-", None)])
+case("hta rank_non_gpu", non_gpu)
+
+def sub_us():
+    # ns-resolution trace: HTA's ceil(start)/floor(end) leaves launched GPU
+    # events that ran 1-2 µs with 0 µs (sub-µs ones go negative, issue #317);
+    # tprof keeps every duration exact and positive
+    f = os.path.join(H, "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")
+    mine = run("launches", f)
+    hta = run("launches", f, quirks=True)
+    if len(mine) != len(hta) or not mine:
+        return "%d launches, HTA %d" % (len(mine), len(hta))
+    if any(D(r["GpuDur(us)"]) <= 0 or D(r["CpuDur(us)"]) < 0 for r in mine):
+        return "non-positive GPU duration"
+    lost = sum(1 for r in hta if D(r["GpuDur(us)"]) <= 0)
+    return expect([("GPU durations HTA rounds to <= 0", lost, 454, None)])
+case("hta sub-us durations", sub_us)
+
+# ---- sanity on TraceLens B200 / MI300 / MI210 / vLLM / Triton traces ----
+
+def sanity(path):
+    def f():
+        t = run("temporal", path)[0]
+        if D(t["Idle(us)"]) + D(t["Compute(us)"]) + D(t["NonCompute(us)"]) != D(t["KernelTime(us)"]):
+            return "temporal parts do not sum"
+        if min(D(t[k]) for k in ("Idle(us)", "Compute(us)", "NonCompute(us)")) < 0:
+            return "negative temporal part"
+        kt = run("kernel-types", path)
+        if kt:
+            s = sum(D(r["Pct"]) for r in kt)
+            if abs(s - 100) > D("0.1") * len(kt):
+                return "kernel-types pct sum %s" % s
+            if any(D(r["Time(us)"]) <= 0 for r in kt):
+                return "kernel-types zero row"
+        o = run("overlap", path)[0]
+        if D(o["Overlap(us)"]) > D(o["Comm(us)"]):
+            return "overlap above comm"
+        idle = run("idle", path)
+        if any(D(r["Idle(us)"]) < 0 for r in idle):
+            return "negative idle"
+        for s in {r["Stream"] for r in idle}:
+            rs = [D(r["Ratio"]) for r in idle if r["Stream"] == s and r["Ratio"] != "-"]
+            if rs and abs(sum(rs) - 1) > D("0.011"):
+                return "stream %s ratios sum to %s" % (s, sum(rs))
+        for r in run("launches", path):
+            if min(D(r["CpuDur(us)"]), D(r["GpuDur(us)"]), D(r["LaunchDelay(us)"])) < 0:
+                return "negative launch numbers at correlation %s" % r["Correlation"]
+        for r in run("queue", path):
+            if int(r["Min"]) < 0 or int(r["Count"]) % 2:
+                return "queue stream %s: min %s count %s" % (r["Stream"], r["Min"], r["Count"])
+        return None
+    return f
+
+for rel in ("b200/eager_trace.json.gz", "mi300/resnet_act_checkpoint.json.gz",
+            "mi300/gaunernst_bert-small-uncased__1016001.json.gz", "mi210/gpu_only_trace/gpu_only_trace.json.gz",
+            "inference/vllm_decode_full/graph_execution.json.gz", "torch_compile_triton/trace.json.gz"):
+    path = os.path.join(T, rel)
+    if os.path.exists(path):
+        case("hta sanity %s" % rel, sanity(path))
+    else:
+        print("skip hta sanity %s: not found" % rel)
+for rel in ("amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", "triton_example/triton_example.json.gz",
+            "cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"):
+    case("hta sanity %s" % rel, sanity(os.path.join(H, rel)))
+PY
