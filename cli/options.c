@@ -106,6 +106,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
             if (*end || end == optarg)
                 return usage_error("-w: '%s' is not a number", optarg);
             width_given = 1;
+            o->vo.width = o->out.width > 0 ? o->out.width : 0;
             o->format_chosen = 1;
             o->out.format = o->out.width > 0 ? TP_FMT_COLUMNS : TP_FMT_SPACE;
             break;

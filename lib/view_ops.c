@@ -14,14 +14,15 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
+#include "memory_attr.h"
+#include "tbtree.h"
 #include "views.h"
 
 #define ZERO_EXT_TO_ROOT 0
 
 /* ---- plugin event classification ---- */
 
-enum { EV_NONE, EV_OPERATOR, EV_USER_ANNOT, EV_PYTHON, EV_STEP, EV_MODULE, EV_ROOT };
-enum { CL_OP, CL_DL, CL_OPT, CL_STEP, CL_MOD, CL_ROOT };
+/* EV_* and CL_* (what a node came from, what the plugin makes of it): tbtree.h */
 
 static int starts(const char *s, const char *p)
 {
@@ -104,37 +105,7 @@ int tp_tb_kernel_tc(const char *name)
 
 /* ---- the model ---- */
 
-struct tb_rt {
-    int64_t row;              /* -1: the dummy runtime of staled kernels */
-    int64_t start, end;
-    int64_t *dev; size_t ndev, capdev;
-    int64_t next;             /* next runtime of the same owner list */
-};
-
-struct tb_node {
-    int64_t row;              /* -1 root */
-    int ev, cl;
-    int64_t start, end, ext;
-    const char *name;
-    int64_t tid;
-    int64_t first_child, next_sib, last_child;
-    int64_t *rts; size_t nrts, caprts;
-    int dropped;
-    /* stats */
-    int64_t dev, self_dev, self_host, tc_total, tc_self;
-    int tc_elig, tc_allow;
-};
-
-struct tb_model {
-    struct tb_node *nodes; size_t nnodes;
-    struct tb_rt *rts; size_t nrts;
-    int64_t *roots; size_t nroots;      /* root node per thread, in thread order */
-    int64_t *tids; size_t ntids, captids;
-    int has_kernel, has_memcpy_or_memset;
-    /* kernel traversal (SPEC §3.3) */
-    int64_t *kern; const char **kern_op; int *kern_elig; size_t nkern, capkern;
-    int64_t *ops; size_t nops, capops;  /* operator nodes, post-order */
-};
+/* struct tb_rt, tb_node, tb_model: tbtree.h */
 
 static int push64(int64_t **a, size_t *n, size_t *cap, int64_t v)
 {
@@ -544,6 +515,22 @@ int tp_tb_kernel_ops(const tp_store *st, int64_t **rows, const char ***ops, int 
     return 0;
 }
 
+/* The tree for the memory and module views (tbtree.h). */
+int tp_tb_build(const tp_store *st, struct tb_model *m)
+{
+    return tb_build(st, m);
+}
+
+void tp_tb_free(struct tb_model *m)
+{
+    tb_free(m);
+}
+
+int tp_tb_is_op(const struct tb_node *n)
+{
+    return is_op_node(n);
+}
+
 /* ---- the view ---- */
 
 static const struct tp_coldef ops_cols[] = {
@@ -557,8 +544,17 @@ static const struct tp_coldef ops_cols[] = {
     {"tc", "TCEligible", TP_COL_STR, -1, 0, "operator is Tensor Core eligible (Yes/No)"},
     {"tc_self", "TCSelf(%)", TP_COL_FIXED, -1, 2, "Tensor Core kernel time / self device time"},
     {"tc_total", "TCTotal(%)", TP_COL_FIXED, -1, 2, "Tensor Core kernel time / total device time"},
+    /* torch.profiler key_averages().table() columns */
+    {"self_cpu_pct", "SelfCPU(%)", TP_COL_FIXED, -1, 2, "host self time / Self CPU time total (key_averages' Self CPU %)"},
+    {"cpu_total_pct", "CPUTotal(%)", TP_COL_FIXED, -1, 2, "host total time / Self CPU time total (key_averages' CPU total %)"},
+    {"cpu_avg", "CPUAvg(us)", TP_COL_US, -1, 0, "host total time per call (key_averages' CPU time avg)"},
+    {"cpu_mem", "CPUMem(B)", TP_COL_INT, -1, 0, "CPU bytes allocated minus freed, children included (CPU Mem)"},
+    {"self_cpu_mem", "SelfCPUMem(B)", TP_COL_INT, -1, 0, "CPU bytes allocated minus freed by the op itself (Self CPU Mem)"},
+    {"dev_mem", "DevMem(B)", TP_COL_INT, -1, 0, "device bytes allocated minus freed, children included (CUDA Mem)"},
+    {"self_dev_mem", "SelfDevMem(B)", TP_COL_INT, -1, 0, "device bytes allocated minus freed by the op itself (Self CUDA Mem)"},
 };
-enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOT, C_HSELF, C_HTOT, C_TC, C_TCS, C_TCT };
+enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOT, C_HSELF, C_HTOT, C_TC, C_TCS, C_TCT,
+       C_SCPUP, C_CPUP, C_CPUAVG, C_CPUMEM, C_SCPUMEM, C_DEVMEM, C_SDEVMEM };
 
 /* Python repr of a JSON value: ", " and ": " separators, 'single' quotes. */
 static void pyrepr(const char *j, char *out, size_t cap)
@@ -591,7 +587,111 @@ struct agg {
     char *shape;
     int64_t calls, dself, dtot, hself, htot, tcs, tct;
     int elig;
+    int64_t cpu_mem, self_cpu_mem, dev_mem, self_dev_mem;   /* bytes, with [memory] events */
 };
+
+/* key_averages' "Self CPU time total": the self time of every host event
+ * torch lists (CPU ops, annotations, runtime and driver calls) sums to the
+ * time of the outermost ones, those no other such event on the thread
+ * encloses (python_function frames are not torch events: skipped). */
+static int64_t self_cpu_total(const tp_store *st)
+{
+    if (!st->parent)
+        return 0;
+    signed char *inner = calloc(st->n ? st->n : 1, 1);   /* 0 unknown, 1 enclosed, -1 outermost */
+    int64_t *path = malloc((st->n ? st->n : 1) * sizeof *path);
+    int64_t total = 0;
+    if (!inner || !path) {
+        free(inner);
+        free(path);
+        return 0;
+    }
+    for (size_t i = 0; i < st->n; i++) {
+        uint8_t k = st->kind[i];
+        if (st->ph[i] != 'X' || (k != TP_K_CPU_OP && k != TP_K_USER_ANNOTATION && k != TP_K_RUNTIME && k != TP_K_DRIVER))
+            continue;
+        /* walk up past python frames to the first torch event; memoize the path */
+        size_t np = 0;
+        int64_t p = st->parent[i];
+        signed char v = -1;
+        while (p >= 0) {
+            uint8_t pk = st->kind[p];
+            if (pk != TP_K_PYTHON_FUNCTION) { v = 1; break; }
+            if (inner[p]) { v = inner[p]; break; }
+            path[np++] = p;
+            p = st->parent[p];
+        }
+        for (size_t j = 0; j < np; j++)
+            inner[path[j]] = v;   /* "is there a torch event above this python frame" */
+        if (v < 0)
+            total += st->dur[i];
+    }
+    free(inner);
+    free(path);
+    return total;
+}
+
+/* Bytes per operator node, attributed as the memory view does (memory_attr.c):
+ * self = the node's own records, total = its subtree's.  Returns the
+ * subtree totals of node ni through *cpu / *dev and adds into the aggregates. */
+static void mem_subtree(const struct tb_model *m, int64_t ni, const int64_t *self_c, const int64_t *self_d,
+                        const int64_t *node_agg, struct agg *aggs, int64_t *cpu, int64_t *dev)
+{
+    int64_t c = self_c[ni], d = self_d[ni];
+    for (int64_t ch = m->nodes[ni].first_child; ch >= 0; ch = m->nodes[ch].next_sib) {
+        int64_t cc = 0, dd = 0;
+        mem_subtree(m, ch, self_c, self_d, node_agg, aggs, &cc, &dd);
+        c += cc;
+        d += dd;
+    }
+    if (node_agg[ni] >= 0) {
+        struct agg *A = &aggs[node_agg[ni]];
+        A->cpu_mem += c;
+        A->dev_mem += d;
+        A->self_cpu_mem += self_c[ni];
+        A->self_dev_mem += self_d[ni];
+    }
+    *cpu = c;
+    *dev = d;
+}
+
+/* Fill the memory columns of aggs (node_agg: node -> agg index, -1 none);
+ * 1 when the store has [memory] events, 0 when not, -1 out of memory. */
+static int ops_memory(const tp_store *st, const struct tb_model *m, const int64_t *node_agg, struct agg *aggs)
+{
+    struct tp_mem mem;
+    if (tp_mem_collect(st, m, &mem) < 0)
+        return -1;
+    if (mem.n == 0) {
+        tp_mem_free(&mem);
+        return 0;
+    }
+    int64_t *self_c = calloc(m->nnodes ? m->nnodes : 1, sizeof *self_c);
+    int64_t *self_d = calloc(m->nnodes ? m->nnodes : 1, sizeof *self_d);
+    if (!self_c || !self_d) {
+        free(self_c);
+        free(self_d);
+        tp_mem_free(&mem);
+        return -1;
+    }
+    for (size_t k = 0; k < mem.n; k++) {
+        const struct tp_memrec *r = &mem.recs[k];
+        if (r->node < 0 || r->dev < 0)
+            continue;
+        if (mem.devs[r->dev].type == 0)
+            self_c[r->node] += r->bytes;
+        else
+            self_d[r->node] += r->bytes;
+    }
+    for (size_t i = 0; i < m->nroots; i++) {
+        int64_t c, d;
+        mem_subtree(m, m->roots[i], self_c, self_d, node_agg, aggs, &c, &d);
+    }
+    free(self_c);
+    free(self_d);
+    tp_mem_free(&mem);
+    return 1;
+}
 
 static struct agg *g_aggs;
 static int g_by_dev;
@@ -613,15 +713,18 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (tb_build(st, &m) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     struct agg *aggs = calloc(m.nops + 1, sizeof *aggs);
+    int64_t *node_agg = malloc((m.nnodes + 1) * sizeof *node_agg);   /* node -> agg, for the memory columns */
     size_t na = 0;
     struct hmap idx;
     char sbuf[8192];
-    if (!aggs || hinit(&idx, m.nops) < 0) {
+    if (!aggs || !node_agg || hinit(&idx, m.nops) < 0) {
         free(aggs);
+        free(node_agg);
         tb_free(&m);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
     int rc = TP_OK;
+    for (size_t i = 0; i < m.nnodes; i++) node_agg[i] = -1;
     for (size_t i = 0; i < m.nops; i++) {
         struct tb_node *N = &m.nodes[m.ops[i]];
         uint64_t h = 1469598103934665603ULL;
@@ -653,6 +756,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             if (by_shape && !aggs[a].shape) { rc = TP_ERR_NOMEM; break; }
         }
         struct agg *A = &aggs[a];
+        node_agg[m.ops[i]] = a;
         A->calls++;
         A->htot += N->end - N->start;
         A->hself += N->self_host;
@@ -661,9 +765,11 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         A->tcs += N->tc_self;
         A->tct += N->tc_total;
     }
+    int have_mem = rc == TP_OK ? ops_memory(st, &m, node_agg, aggs) : 0;
+    int64_t cpu_total = self_cpu_total(st);
     size_t *perm = malloc((na + 1) * sizeof *perm);
     tp_table *t = tp_table_new(ops_cols, sizeof ops_cols / sizeof *ops_cols);
-    if (rc != TP_OK || !perm || !t) {
+    if (rc != TP_OK || have_mem < 0 || !perm || !t) {
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     } else {
         for (size_t i = 0; i < na; i++) perm[i] = i;
@@ -683,6 +789,17 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             tp_table_set_str(t, C_TC, A->elig ? "Yes" : "No");
             tp_table_set_float(t, C_TCS, A->dself ? 100.0 * (double)A->tcs / (double)A->dself : 0.0);
             tp_table_set_float(t, C_TCT, A->dtot ? 100.0 * (double)A->tct / (double)A->dtot : 0.0);
+            if (cpu_total > 0) {
+                tp_table_set_float(t, C_SCPUP, 100.0 * (double)A->hself / (double)cpu_total);
+                tp_table_set_float(t, C_CPUP, 100.0 * (double)A->htot / (double)cpu_total);
+            }
+            tp_table_set_int(t, C_CPUAVG, (A->htot + A->calls / 2) / A->calls);   /* nearest ns */
+            if (have_mem) {
+                tp_table_set_int(t, C_CPUMEM, A->cpu_mem);
+                tp_table_set_int(t, C_SCPUMEM, A->self_cpu_mem);
+                tp_table_set_int(t, C_DEVMEM, A->dev_mem);
+                tp_table_set_int(t, C_SDEVMEM, A->self_dev_mem);
+            }
         }
         *out = t;
         t = NULL;
@@ -690,6 +807,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (t) tp_table_free(t);
     for (size_t i = 0; i < na; i++) free(aggs[i].shape);
     free(aggs);
+    free(node_agg);
     free(perm);
     hfree(&idx);
     tb_free(&m);

@@ -1,0 +1,58 @@
+/* tbtree.h — the TensorBoard plugin's operator tree (internal to libtprof).
+ *
+ * view_ops.c builds it (SPEC §2.2, §3.1, §6.1): host nodes per thread by the
+ * plugin's rules (runtime calls attach by External id, non-NCCL user
+ * annotations are not nodes, partially overlapping nodes are dropped,
+ * remove_dup_nodes), with the plugin's self/total host and device times.  The
+ * operator, memory and module views read the same tree, so an operator means
+ * the same thing in each of them. */
+#ifndef TPROF_TBTREE_H
+#define TPROF_TBTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "store.h"
+
+/* What event a node came from, and what class of node the plugin makes of it. */
+enum { EV_NONE, EV_OPERATOR, EV_USER_ANNOT, EV_PYTHON, EV_STEP, EV_MODULE, EV_ROOT };
+enum { CL_OP, CL_DL, CL_OPT, CL_STEP, CL_MOD, CL_ROOT };
+
+struct tb_rt {
+    int64_t row;              /* -1: the dummy runtime of staled kernels */
+    int64_t start, end;
+    int64_t *dev; size_t ndev, capdev;
+    int64_t next;             /* next runtime of the same owner list */
+};
+
+struct tb_node {
+    int64_t row;              /* -1 root */
+    int ev, cl;
+    int64_t start, end, ext;  /* a root spans INT64_MIN..INT64_MAX */
+    const char *name;
+    int64_t tid;
+    int64_t first_child, next_sib, last_child;   /* children sorted by (start, -end) */
+    int64_t *rts; size_t nrts, caprts;
+    int dropped;              /* not in any tree (overlap, or absorbed by remove_dup_nodes) */
+    /* stats */
+    int64_t dev, self_dev, self_host, tc_total, tc_self;
+    int tc_elig, tc_allow;
+};
+
+struct tb_model {
+    struct tb_node *nodes; size_t nnodes;
+    struct tb_rt *rts; size_t nrts;
+    int64_t *roots; size_t nroots;      /* root node per thread, in thread order */
+    int64_t *tids; size_t ntids, captids;
+    int has_kernel, has_memcpy_or_memset;
+    /* kernel traversal (SPEC §3.3) */
+    int64_t *kern; const char **kern_op; int *kern_elig; size_t nkern, capkern;
+    int64_t *ops; size_t nops, capops;  /* operator nodes, post-order */
+};
+
+/* Build the plugin's trees of a linked store; 0, or -1 on out of memory. */
+int  tp_tb_build(const tp_store *st, struct tb_model *m);
+void tp_tb_free(struct tb_model *m);
+/* The plugin's is_operator_node: rows of the operator and memory tables. */
+int  tp_tb_is_op(const struct tb_node *n);
+
+#endif

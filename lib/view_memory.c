@@ -1,0 +1,574 @@
+/* view_memory.c — `tprof memory`: the TensorBoard plugin's Memory view
+ * (SPEC §8) from the [memory] instants of a PyTorch profiler trace.
+ *
+ *   default   per operator name and device: calls, size increase and
+ *             allocation count/size, inclusive and self (bytes; the plugin
+ *             shows KB), over the plugin's op trees (memory_attr.c);
+ *   --events  one row per allocation: its operator, size, allocation and
+ *             release times (µs since the profiler started) and lifetime;
+ *   --curve   the allocator's Total Allocated / Total Reserved after every
+ *             record, per device, and one `peak` row per device;
+ *   --curve --plot   that curve drawn in the terminal (plot.c).
+ * --device CPU|GPU0|... keeps one device.
+ *
+ * Statistics follow MemorySnapshot.get_memory_statistics: a record counts
+ * for the operator the record walk put it on (self) and for every operator
+ * above it (inclusive); Calls counts the operator nodes the plugin's
+ * traversal reaches (it does not enter nodes the walk never entered).
+ * Allocation and release are paired by (device, address); the plugin pairs
+ * by address alone (SPEC §12.12), and forgets an allocation whose address is
+ * allocated again before a release — tprof lists it as never released. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "memory_attr.h"
+#include "plot.h"
+#include "store.h"
+#include "table.h"
+#include "tbtree.h"
+#include "views.h"
+
+static const struct tp_coldef mem_cols[] = {
+    {"op", "Operator", TP_COL_STR, -1, 0, "operator name (--events: the allocating operator, <unknown> if none)"},
+    {"device", "Device", TP_COL_STR, -1, 0, "CPU, GPU0, GPU1 ..."},
+    {"calls", "Calls", TP_COL_INT, -1, 0, "calls of the operator (the plugin's count, SPEC 8.3)"},
+    {"size_inc", "SizeInc(B)", TP_COL_INT, -1, 0, "bytes allocated minus freed, children included"},
+    {"self_size_inc", "SelfSizeInc(B)", TP_COL_INT, -1, 0, "bytes allocated minus freed by the operator itself"},
+    {"allocs", "Allocs", TP_COL_INT, -1, 0, "allocations, children included"},
+    {"self_allocs", "SelfAllocs", TP_COL_INT, -1, 0, "allocations by the operator itself"},
+    {"alloc_size", "AllocSize(B)", TP_COL_INT, -1, 0, "bytes allocated, children included (frees not subtracted)"},
+    {"self_alloc_size", "SelfAllocSize(B)", TP_COL_INT, -1, 0, "bytes allocated by the operator itself"},
+    {"size", "Size(B)", TP_COL_INT, -1, 0, "--events: bytes of the allocation"},
+    {"alloc_time", "AllocTime(us)", TP_COL_US, -1, 0, "--events: allocated at, since the profiler started"},
+    {"release_time", "ReleaseTime(us)", TP_COL_US, -1, 0, "--events: released at (- never in the trace)"},
+    {"duration", "Duration(us)", TP_COL_US, -1, 0, "--events: release minus allocation time"},
+    {"time", "Time(us)", TP_COL_US, -1, 0, "--curve: time since the profiler started"},
+    {"allocated", "Allocated(B)", TP_COL_INT, -1, 0, "--curve: Total Allocated after the record"},
+    {"reserved", "Reserved(B)", TP_COL_INT, -1, 0, "--curve: Total Reserved after the record"},
+    {"mark", "Mark", TP_COL_STR, -1, 0, "--curve: peak on the device's peak row (its largest Allocated)"},
+    {"plot", "Memory", TP_COL_STR, -1, 0, "--curve --plot: one line of the drawing"},
+};
+enum { C_OP, C_DEV, C_CALLS, C_SINC, C_SSINC, C_ALLOCS, C_SALLOCS, C_ASIZE, C_SASIZE,
+       C_SIZE, C_ATIME, C_RTIME, C_DUR, C_TIME, C_ALLOC, C_RES, C_MARK, C_PLOT };
+
+#define STATS_COLS "op,device,calls,size_inc,self_size_inc,allocs,self_allocs,alloc_size,self_alloc_size"
+#define EVENTS_COLS "op,device,size,alloc_time,release_time,duration"
+#define CURVE_COLS "device,time,allocated,reserved,mark"
+
+static const char *columns_for(const struct tp_view_opts *vo)
+{
+    if (vo && (vo->plot))
+        return "plot";
+    if (vo && vo->curve)
+        return CURVE_COLS;
+    if (vo && vo->events)
+        return EVENTS_COLS;
+    return NULL;
+}
+
+/* --device: -1 all, else the index; -2 unknown (message in err). */
+static int pick_device(const struct tp_mem *mem, const struct tp_view_opts *vo, const tp_store *st, tp_error *err)
+{
+    if (!vo || !vo->device)
+        return -1;
+    for (size_t i = 0; i < mem->ndevs; i++)
+        if (strcmp(mem->devs[i].name, vo->device) == 0)
+            return (int)i;
+    char list[256] = "";
+    for (size_t i = 0; i < mem->ndevs && strlen(list) + 32 < sizeof list; i++) {
+        if (i)
+            strcat(list, ", ");
+        strcat(list, mem->devs[i].name);
+    }
+    tp_error_set(err, TP_ERR_USAGE, "%s: no memory records on device %s (devices: %s)", st->path, vo->device,
+                 list);
+    return -2;
+}
+
+/* ---- statistics (SPEC 8.3) ---- */
+
+enum { M_SINC, M_SASIZE, M_SACNT, M_NM };   /* self metrics; inclusive ones follow at +M_NM */
+
+struct stats {
+    const tp_store *st;
+    const struct tb_model *m;
+    const struct tp_mem *mem;
+    size_t nd;                      /* devices */
+    int64_t *head, *next;           /* records of each node: linked through next[] */
+    int64_t *run;                   /* running totals of self metrics, nd * M_NM */
+    int64_t *frames; size_t nframes;   /* per depth: snapshot + self, 2 * nd * M_NM */
+    /* per operator name */
+    int64_t *slot;                  /* name id hash -> agg index */
+    uint32_t *slot_key; size_t slot_cap;
+    uint32_t *agg_name; int64_t *agg_calls; int64_t *agg; size_t nagg, capagg;   /* agg: nd * 2 * M_NM each */
+    int oom;
+};
+
+static int64_t agg_of(struct stats *S, uint32_t name)
+{
+    size_t h = (size_t)(name * 2654435761u) & (S->slot_cap - 1);
+    while (S->slot[h] >= 0 && S->slot_key[h] != name)
+        h = (h + 1) & (S->slot_cap - 1);
+    if (S->slot[h] >= 0)
+        return S->slot[h];
+    size_t K = S->nd * 2 * M_NM;
+    if (S->nagg == S->capagg) {
+        size_t c = S->capagg ? S->capagg * 2 : 64;
+        uint32_t *a = realloc(S->agg_name, c * sizeof *a);
+        if (a) S->agg_name = a;
+        int64_t *b = realloc(S->agg_calls, c * sizeof *b);
+        if (b) S->agg_calls = b;
+        int64_t *d = realloc(S->agg, c * (K ? K : 1) * sizeof *d);
+        if (d) S->agg = d;
+        if (!a || !b || !d) {
+            S->oom = 1;
+            return -1;
+        }
+        S->capagg = c;
+    }
+    size_t i = S->nagg++;
+    S->agg_name[i] = name;
+    S->agg_calls[i] = 0;
+    memset(S->agg + i * K, 0, K * sizeof *S->agg);
+    S->slot[h] = (int64_t)i;
+    S->slot_key[h] = name;
+    return (int64_t)i;
+}
+
+static void traverse(struct stats *S, int64_t ni, size_t depth)
+{
+    const struct tb_node *N = &S->m->nodes[ni];
+    int op = tp_tb_is_op(N);
+    int64_t a = -1;
+    if (op) {
+        a = agg_of(S, S->st->name[N->row]);
+        if (a < 0)
+            return;
+        S->agg_calls[a]++;
+    }
+    if (!S->mem->visited[ni])
+        return;   /* the walk never entered it: the plugin skips its subtree */
+    size_t K = S->nd * M_NM;
+    if (depth >= S->nframes) {
+        size_t c = S->nframes ? S->nframes * 2 : 64;
+        int64_t *f = realloc(S->frames, c * 2 * (K ? K : 1) * sizeof *f);
+        if (!f) {
+            S->oom = 1;
+            return;
+        }
+        S->frames = f;
+        S->nframes = c;
+    }
+    int64_t *snap = S->frames + depth * 2 * K, *self = snap + K;
+    memcpy(snap, S->run, K * sizeof *snap);
+    memset(self, 0, K * sizeof *self);
+    if (op)
+        for (int64_t k = S->head[ni]; k >= 0; k = S->next[k]) {
+            const struct tp_memrec *r = &S->mem->recs[k];
+            if (r->dev < 0)
+                continue;
+            int64_t *v = self + (size_t)r->dev * M_NM;
+            v[M_SINC] += r->bytes;
+            if (r->bytes > 0) {
+                v[M_SASIZE] += r->bytes;
+                v[M_SACNT]++;
+            }
+        }
+    for (size_t i = 0; i < K; i++)
+        S->run[i] += self[i];
+    for (int64_t c = N->first_child; c >= 0 && !S->oom; c = S->m->nodes[c].next_sib)
+        traverse(S, c, depth + 1);
+    if (op && !S->oom) {
+        snap = S->frames + depth * 2 * K;   /* frames may have moved */
+        self = snap + K;
+        int64_t *g = S->agg + (size_t)a * 2 * K;
+        for (size_t d = 0; d < S->nd; d++)
+            for (int j = 0; j < M_NM; j++) {
+                g[d * 2 * M_NM + j] += self[d * M_NM + j];
+                g[d * 2 * M_NM + M_NM + j] += S->run[d * M_NM + j] - snap[d * M_NM + j];
+            }
+    }
+}
+
+static const tp_store *g_st;
+static const uint32_t *g_names;
+static int cmp_name(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return strcmp(tp_store_str(g_st, g_names[x]), tp_store_str(g_st, g_names[y]));
+}
+
+static int build_stats(const tp_store *st, const struct tb_model *m, const struct tp_mem *mem, int dev,
+                       tp_table *t)
+{
+    struct stats S = {0};
+    S.st = st;
+    S.m = m;
+    S.mem = mem;
+    S.nd = mem->ndevs;
+    S.slot_cap = 1024;
+    while (S.slot_cap < m->nnodes / 4 + 16 && S.slot_cap < ((size_t)1 << 24))
+        S.slot_cap *= 2;
+    S.head = malloc((m->nnodes ? m->nnodes : 1) * sizeof *S.head);
+    S.next = malloc((mem->n ? mem->n : 1) * sizeof *S.next);
+    S.run = calloc(S.nd * M_NM + 1, sizeof *S.run);
+    S.slot = malloc(S.slot_cap * sizeof *S.slot);
+    S.slot_key = malloc(S.slot_cap * sizeof *S.slot_key);
+    size_t *perm = NULL;
+    int rc = -1;
+    if (!S.head || !S.next || !S.run || !S.slot || !S.slot_key)
+        goto out;
+    for (size_t i = 0; i < m->nnodes; i++)
+        S.head[i] = -1;
+    for (size_t i = 0; i < S.slot_cap; i++)
+        S.slot[i] = -1;
+    for (size_t k = mem->n; k-- > 0;) {   /* lists in time order */
+        int64_t nd = mem->recs[k].node;
+        S.next[k] = nd >= 0 ? S.head[nd] : -1;
+        if (nd >= 0)
+            S.head[nd] = (int64_t)k;
+    }
+    for (size_t r = 0; r < m->nroots && !S.oom; r++)
+        for (int64_t c = m->nodes[m->roots[r]].first_child; c >= 0 && !S.oom; c = m->nodes[c].next_sib)
+            traverse(&S, c, 0);
+    if (S.oom)
+        goto out;
+    perm = malloc((S.nagg ? S.nagg : 1) * sizeof *perm);
+    if (!perm)
+        goto out;
+    for (size_t i = 0; i < S.nagg; i++)
+        perm[i] = i;
+    g_st = st;
+    g_names = S.agg_name;
+    qsort(perm, S.nagg, sizeof *perm, cmp_name);
+    for (size_t d = 0; d < S.nd; d++) {
+        if (dev >= 0 && (size_t)dev != d)
+            continue;
+        for (size_t k = 0; k < S.nagg; k++) {
+            const int64_t *g = S.agg + perm[k] * S.nd * 2 * M_NM + d * 2 * M_NM;
+            int any = 0;
+            for (int j = 0; j < 2 * M_NM; j++)
+                any |= g[j] != 0;
+            if (!any)
+                continue;
+            tp_table_add_row(t);
+            tp_table_set_str(t, C_OP, tp_store_str(st, S.agg_name[perm[k]]));
+            tp_table_set_str(t, C_DEV, mem->devs[d].name);
+            tp_table_set_int(t, C_CALLS, S.agg_calls[perm[k]]);
+            tp_table_set_int(t, C_SINC, g[M_NM + M_SINC]);
+            tp_table_set_int(t, C_SSINC, g[M_SINC]);
+            tp_table_set_int(t, C_ALLOCS, g[M_NM + M_SACNT]);
+            tp_table_set_int(t, C_SALLOCS, g[M_SACNT]);
+            tp_table_set_int(t, C_ASIZE, g[M_NM + M_SASIZE]);
+            tp_table_set_int(t, C_SASIZE, g[M_SASIZE]);
+        }
+    }
+    rc = 0;
+out:
+    free(S.head); free(S.next); free(S.run); free(S.frames); free(S.slot); free(S.slot_key);
+    free(S.agg_name); free(S.agg_calls); free(S.agg); free(perm);
+    return rc;
+}
+
+/* ---- events (SPEC 8.5) ---- */
+
+struct ev { int dev; int64_t op_rec; int64_t size, at, rel; };   /* at/rel: TP_NONE when unknown */
+
+static const struct ev *g_ev;
+static int cmp_ev(const void *a, const void *b)
+{
+    const struct ev *x = &g_ev[*(const size_t *)a], *y = &g_ev[*(const size_t *)b];
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    int64_t tx = x->at != TP_NONE ? x->at : x->rel, ty = y->at != TP_NONE ? y->at : y->rel;
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    return i < j ? -1 : i > j;
+}
+
+/* The plugin's operator label of an allocation record. */
+static void op_label(const tp_store *st, const struct tb_model *m, const struct tp_memrec *r, char *buf,
+                     size_t cap)
+{
+    if (!r || r->node < 0) {
+        snprintf(buf, cap, "<unknown>");
+        return;
+    }
+    const char *name = m->nodes[r->node].name;
+    if (strncmp(name, "aten::empty", 11) == 0 && r->parent >= 0)
+        snprintf(buf, cap, "%s (%s)", m->nodes[r->parent].name, name);
+    else
+        snprintf(buf, cap, "%s", name);
+    (void)st;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33;
+    return x;
+}
+
+static int build_events(const tp_store *st, const struct tb_model *m, const struct tp_mem *mem, int dev,
+                        tp_table *t)
+{
+    size_t cap = 16;
+    while (cap < mem->n * 2 + 16)
+        cap *= 2;
+    int64_t *key_addr = malloc(cap * sizeof *key_addr);
+    int *key_dev = malloc(cap * sizeof *key_dev);
+    int64_t *val = malloc(cap * sizeof *val);      /* open allocation record, -1 none */
+    struct ev *evs = malloc((mem->n ? mem->n : 1) * sizeof *evs);
+    size_t nev = 0, *perm = NULL;
+    int rc = -1;
+    if (!key_addr || !key_dev || !val || !evs)
+        goto out;
+    for (size_t i = 0; i < cap; i++)
+        key_dev[i] = -3;
+    for (size_t k = 0; k < mem->n; k++) {
+        const struct tp_memrec *r = &mem->recs[k];
+        if (r->addr == TP_NONE || r->dev < 0 || r->bytes == 0)
+            continue;
+        size_t h = mix((uint64_t)r->addr * 31u + (uint64_t)r->dev) & (cap - 1);
+        while (key_dev[h] != -3 && (key_dev[h] != r->dev || key_addr[h] != r->addr))
+            h = (h + 1) & (cap - 1);
+        if (key_dev[h] == -3) {
+            key_dev[h] = r->dev;
+            key_addr[h] = r->addr;
+            val[h] = -1;
+        }
+        if (r->bytes > 0) {
+            if (val[h] >= 0) {   /* allocated again before a release: the first one never was */
+                const struct tp_memrec *o = &mem->recs[val[h]];
+                evs[nev++] = (struct ev){o->dev, val[h], o->bytes, o->ts - mem->start_ts, TP_NONE};
+            }
+            val[h] = (int64_t)k;
+        } else if (val[h] >= 0) {
+            const struct tp_memrec *o = &mem->recs[val[h]];
+            evs[nev++] = (struct ev){o->dev, val[h], -r->bytes, o->ts - mem->start_ts, r->ts - mem->start_ts};
+            val[h] = -1;
+        } else {
+            evs[nev++] = (struct ev){r->dev, -1, -r->bytes, TP_NONE, r->ts - mem->start_ts};
+        }
+    }
+    for (size_t h = 0; h < cap; h++)
+        if (key_dev[h] != -3 && val[h] >= 0) {
+            const struct tp_memrec *o = &mem->recs[val[h]];
+            evs[nev++] = (struct ev){o->dev, val[h], o->bytes, o->ts - mem->start_ts, TP_NONE};
+        }
+    perm = malloc((nev ? nev : 1) * sizeof *perm);
+    if (!perm)
+        goto out;
+    for (size_t i = 0; i < nev; i++)
+        perm[i] = i;
+    g_ev = evs;
+    qsort(perm, nev, sizeof *perm, cmp_ev);
+    for (size_t i = 0; i < nev; i++) {
+        const struct ev *e = &evs[perm[i]];
+        if (dev >= 0 && e->dev != dev)
+            continue;
+        char label[1024];
+        op_label(st, m, e->op_rec >= 0 ? &mem->recs[e->op_rec] : NULL, label, sizeof label);
+        tp_table_add_row(t);
+        tp_table_set_str(t, C_OP, label);
+        tp_table_set_str(t, C_DEV, mem->devs[e->dev].name);
+        tp_table_set_int(t, C_SIZE, e->size);
+        if (e->at != TP_NONE) tp_table_set_int(t, C_ATIME, e->at);
+        if (e->rel != TP_NONE) tp_table_set_int(t, C_RTIME, e->rel);
+        if (e->at != TP_NONE && e->rel != TP_NONE) tp_table_set_int(t, C_DUR, e->rel - e->at);
+    }
+    rc = 0;
+out:
+    free(key_addr); free(key_dev); free(val); free(evs); free(perm);
+    return rc;
+}
+
+/* ---- curve (SPEC 8.4) ---- */
+
+static int curve_point(const struct tp_memrec *r)
+{
+    return r->addr != TP_NONE && r->dev >= 0 && r->total_allocated != TP_NONE && r->total_reserved != TP_NONE;
+}
+
+static void fmt_bytes(int64_t v, char *buf, size_t cap)
+{
+    static const char *const unit[] = {"B", "KB", "MB", "GB", "TB"};
+    double x = (double)v;
+    int u = 0;
+    while ((x >= 1024.0 || x <= -1024.0) && u < 4) {
+        x /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, cap, "%lld B", (long long)v);
+    else
+        snprintf(buf, cap, "%.1f %s", x, unit[u]);
+}
+
+static void fmt_ms(int64_t ns, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
+}
+
+static int build_curve(const tp_store *st, const struct tp_mem *mem, int dev, int plot, int width, tp_table *t)
+{
+    (void)st;
+    for (size_t d = 0; d < mem->ndevs; d++) {
+        if (dev >= 0 && (size_t)dev != d)
+            continue;
+        size_t n = 0, peak = SIZE_MAX;
+        for (size_t k = 0; k < mem->n; k++) {
+            const struct tp_memrec *r = &mem->recs[k];
+            if (r->dev != (int)d || !curve_point(r))
+                continue;
+            n++;
+            if (peak == SIZE_MAX || r->total_allocated > mem->recs[peak].total_allocated)
+                peak = k;
+        }
+        if (n == 0)
+            continue;
+        if (!plot) {
+            for (size_t k = 0; k < mem->n; k++) {
+                const struct tp_memrec *r = &mem->recs[k];
+                if (r->dev != (int)d || !curve_point(r))
+                    continue;
+                tp_table_add_row(t);
+                tp_table_set_str(t, C_DEV, mem->devs[d].name);
+                tp_table_set_int(t, C_TIME, r->ts - mem->start_ts);
+                tp_table_set_int(t, C_ALLOC, r->total_allocated);
+                tp_table_set_int(t, C_RES, r->total_reserved);
+            }
+            const struct tp_memrec *p = &mem->recs[peak];
+            tp_table_add_row(t);
+            tp_table_set_str(t, C_DEV, mem->devs[d].name);
+            tp_table_set_int(t, C_TIME, p->ts - mem->start_ts);
+            tp_table_set_int(t, C_ALLOC, p->total_allocated > 0 ? p->total_allocated : 0);
+            tp_table_set_int(t, C_RES, p->total_reserved);
+            tp_table_set_str(t, C_MARK, "peak");
+            continue;
+        }
+        int64_t *x = malloc(n * sizeof *x), *ya = malloc(n * sizeof *ya), *yr = malloc(n * sizeof *yr);
+        if (!x || !ya || !yr) {
+            free(x); free(ya); free(yr);
+            return -1;
+        }
+        size_t i = 0;
+        int64_t ymax = 1, last = 0;
+        for (size_t k = 0; k < mem->n; k++) {
+            const struct tp_memrec *r = &mem->recs[k];
+            if (r->dev != (int)d || !curve_point(r))
+                continue;
+            x[i] = r->ts - mem->start_ts;
+            ya[i] = r->total_allocated;
+            yr[i] = r->total_reserved;
+            if (ya[i] > ymax) ymax = ya[i];
+            if (yr[i] > ymax) ymax = yr[i];
+            last = x[i];
+            i++;
+        }
+        /* the x axis ends at the last event of the trace the plugin reads */
+        int64_t xend = last;
+        for (size_t r = 0; r < st->n; r++)
+            if (st->ph[r] == 'X' && st->ts[r] + st->dur[r] - mem->start_ts > xend)
+                xend = st->ts[r] + st->dur[r] - mem->start_ts;
+        struct tp_plot_series s[2] = {{x, ya, n, 1}, {x, yr, n, 0}};
+        struct tp_plot pl;
+        int rc = tp_plot_steps(s, 2, 0, xend, ymax, width, 12, fmt_ms, fmt_bytes, &pl);
+        free(x); free(ya); free(yr);
+        if (rc < 0)
+            return -1;
+        char head[256], pk[48];
+        fmt_bytes(mem->recs[peak].total_allocated, pk, sizeof pk);
+        snprintf(head, sizeof head, "%s  peak %s at %.3f ms  (fill: allocated, line: reserved)",
+                 mem->devs[d].name, pk, (double)(mem->recs[peak].ts - mem->start_ts) / 1e6);
+        tp_table_add_row(t);
+        tp_table_set_str(t, C_PLOT, head);
+        for (size_t l = 0; l < pl.n; l++) {
+            tp_table_add_row(t);
+            tp_table_set_str(t, C_PLOT, pl.lines[l]);
+        }
+        tp_plot_free(&pl);
+    }
+    return 0;
+}
+
+/* ---- the view ---- */
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    int curve = vo && (vo->curve || vo->plot), events = vo && vo->events && !curve;
+    struct tb_model m;
+    struct tp_mem mem;
+    int have_tree = 0;
+    if (!curve) {
+        if (tp_tb_build(st, &m) < 0)
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        have_tree = 1;
+    }
+    if (tp_mem_collect(st, have_tree ? &m : NULL, &mem) < 0) {
+        if (have_tree) tp_tb_free(&m);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    tp_table *t = tp_table_new(mem_cols, sizeof mem_cols / sizeof *mem_cols);
+    int rc = TP_OK;
+    if (!t) {
+        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (mem.n == 0) {
+        /* nothing to show: an empty table and a note (status stays TP_OK) */
+        tp_error_set(err, TP_OK, "%s: no [memory] events (profile with profile_memory=True)", st->path);
+        goto done;
+    }
+    int dev = pick_device(&mem, vo, st, err);
+    if (dev == -2) {
+        rc = TP_ERR_USAGE;
+        goto done;
+    }
+    int r;
+    if (curve) {
+        int have = 0;
+        for (size_t k = 0; k < mem.n && !have; k++)
+            have = curve_point(&mem.recs[k]);
+        if (!have) {
+            tp_error_set(err, TP_OK, "%s: no memory curve: the [memory] events have no Addr and Total Allocated "
+                         "(PyTorch before 1.10)", st->path);
+            goto done;
+        }
+        /* the -w writer keeps one column free at the end of a line */
+        r = build_curve(st, &mem, dev, vo->plot, vo->width > 0 ? vo->width - 1 : 79, t);
+    } else if (events) {
+        int have = 0;
+        for (size_t k = 0; k < mem.n && !have; k++)
+            have = mem.recs[k].addr != TP_NONE;
+        if (!have) {
+            tp_error_set(err, TP_OK, "%s: no memory events table: the [memory] events have no Addr "
+                         "(PyTorch before 1.10)", st->path);
+            goto done;
+        }
+        r = build_events(st, &m, &mem, dev, t);
+    } else {
+        r = build_stats(st, &m, &mem, dev, t);
+    }
+    if (r < 0 || tp_table_nomem(t))
+        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+done:
+    if (rc == TP_OK && t) {
+        *out = t;
+        t = NULL;
+    }
+    if (t) tp_table_free(t);
+    tp_mem_free(&mem);
+    if (have_tree) tp_tb_free(&m);
+    return rc;
+}
+
+const tp_view tp_view_memory = {
+    .name = "memory",
+    .summary = "TensorBoard plugin Memory view: allocations per operator and device; --events, --curve [--plot]",
+    .cols = mem_cols,
+    .ncols = sizeof mem_cols / sizeof *mem_cols,
+    .default_columns = STATS_COLS,
+    .build = build,
+    .columns_for = columns_for,
+};

@@ -1,0 +1,497 @@
+/* view_modules.c — `tprof modules`: the TensorBoard plugin's Module view
+ * (SPEC §10.1): the nn.Module tree with, per module, how often it ran, its
+ * direct operators and its host/device total and self times.
+ *
+ * The tree comes from the python_function events (with_modules or
+ * with_stack): `Python id` / `Python parent id` link calls into a call
+ * graph; walking up from every leaf, each module call's parent is the nearest
+ * module call above it (the plugin's _build_module_hierarchy, reproduced to
+ * its order of children).  Top-level trees that are equal (same names, ids
+ * and children, e.g. one per training step) are shown once, sorted by name.
+ *
+ * The numbers come from the ModuleNodes of the plugin's op trees (tbtree.h),
+ * summed per (name, module id): host total = span, host self = span minus
+ * direct children and own runtime calls, device total = all device time
+ * below, device self = own runtime calls' device time plus the device time
+ * of direct operator children.  The plugin's backward re-parenting (SPEC
+ * §3.6) moves backward ops under BackwardNodes, which this view never
+ * enters, and runs after these statistics are taken, so it changes nothing
+ * here.  A module of the tree that has no node in the op trees (e.g. a
+ * partially overlapping event the tree dropped) makes the plugin fail with a
+ * KeyError; tprof shows it with zero occurrences. */
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+#include "table.h"
+#include "tbtree.h"
+#include "views.h"
+
+static const struct tp_coldef mod_cols[] = {
+    {"module", "Module", TP_COL_STR, -1, 0, "module name, indented two spaces per level of the tree"},
+    {"id", "Id", TP_COL_INT, -1, 0, "Python module id"},
+    {"depth", "Depth", TP_COL_INT, -1, 0, "level in the tree (0: top)"},
+    {"occurrences", "Occurrences", TP_COL_INT, -1, 0, "calls of the module"},
+    {"operators", "Operators", TP_COL_INT, -1, 0, "operators called directly by the module"},
+    {"host_total", "HostTotal(us)", TP_COL_US, -1, 0, "host time of the calls"},
+    {"host_self", "HostSelf(us)", TP_COL_US, -1, 0, "host time minus child modules/operators and own runtime calls"},
+    {"dev_total", "DeviceTotal(us)", TP_COL_US, -1, 0, "device time of everything the calls launched"},
+    {"dev_self", "DeviceSelf(us)", TP_COL_US, -1, 0, "device time of direct operators and own runtime calls"},
+};
+enum { C_MOD, C_ID, C_DEPTH, C_OCC, C_OPS, C_HTOT, C_HSELF, C_DTOT, C_DSELF };
+
+/* ---- int64 -> index map ---- */
+
+struct imap { int64_t *k; int64_t *v; size_t cap, n; int oom; };
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33;
+    return x;
+}
+static int im_init(struct imap *m, size_t n)
+{
+    m->cap = 16;
+    m->n = 0;
+    m->oom = 0;
+    while (m->cap < n * 2 + 16) m->cap *= 2;
+    m->k = malloc(m->cap * sizeof *m->k);
+    m->v = malloc(m->cap * sizeof *m->v);
+    if (!m->k || !m->v) return -1;
+    for (size_t i = 0; i < m->cap; i++) m->k[i] = INT64_MIN, m->v[i] = -1;
+    return 0;
+}
+static size_t im_find(const struct imap *m, int64_t key)
+{
+    size_t i = mix((uint64_t)key) & (m->cap - 1);
+    while (m->k[i] != INT64_MIN && m->k[i] != key) i = (i + 1) & (m->cap - 1);
+    return i;
+}
+/* The slot of key (inserted with value -1 if absent); key != INT64_MIN.
+ * NULL on out of memory (m->oom set). */
+static int64_t *im_slot(struct imap *m, int64_t key)
+{
+    size_t i = im_find(m, key);
+    if (m->k[i] == key) return &m->v[i];
+    if ((m->n + 1) * 2 > m->cap) {
+        struct imap g;
+        if (im_init(&g, m->cap) < 0) {
+            free(g.k); free(g.v);
+            m->oom = 1;
+            return NULL;
+        }
+        for (size_t j = 0; j < m->cap; j++)
+            if (m->k[j] != INT64_MIN) {
+                size_t t = im_find(&g, m->k[j]);
+                g.k[t] = m->k[j];
+                g.v[t] = m->v[j];
+            }
+        g.n = m->n;
+        free(m->k); free(m->v);
+        *m = g;
+        i = im_find(m, key);
+    }
+    m->k[i] = key;
+    m->n++;
+    return &m->v[i];
+}
+static int64_t im_get(const struct imap *m, int64_t key)
+{
+    size_t i = im_find(m, key);
+    return m->k[i] == key ? m->v[i] : -1;
+}
+static void im_free(struct imap *m) { free(m->k); free(m->v); }
+
+static int push(int64_t **a, size_t *n, size_t *cap, int64_t v)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        int64_t *p = realloc(*a, c * sizeof *p);
+        if (!p) return -1;
+        *a = p;
+        *cap = c;
+    }
+    (*a)[(*n)++] = v;
+    return 0;
+}
+
+/* ---- the hierarchy ---- */
+
+struct hier {
+    const tp_store *st;
+    int64_t *ev; size_t nev, capev;          /* python_function rows in time order */
+    struct imap id2ev;                       /* python id -> last event (index into ev) */
+    /* module_parent_map, in insertion order */
+    int64_t *mp_id, *mp_parent; size_t nmp, capmp, capmp2;
+    struct imap mp_idx;                      /* python id -> index in mp_* */
+    /* tree of hierarchy nodes: one per module_parent_map key, children in key order */
+    int64_t *first, *next, *last;            /* per mp index */
+};
+
+static const struct tp_op_info *opinfo(const tp_store *st, int64_t row)
+{
+    return st->aux[row] == TP_NO_AUX ? NULL : &st->ops[st->aux[row]];
+}
+
+static int is_module_ev(const tp_store *st, int64_t row)
+{
+    const struct tp_op_info *o = opinfo(st, row);
+    return o && o->module_id != TP_NONE;
+}
+
+static const tp_store *g_st;
+static int cmp_ts(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int ieq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a, y = *b;
+        if (x >= 'A' && x <= 'Z') x = (char)(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = (char)(y - 'A' + 'a');
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+static int64_t mp_add(struct hier *H, int64_t id)   /* setdefault(id, None); index, -2 oom */
+{
+    int64_t *s = im_slot(&H->mp_idx, id);
+    if (!s)
+        return -2;
+    if (*s >= 0)
+        return *s;
+    size_t n = H->nmp;
+    if (push(&H->mp_id, &n, &H->capmp, id) < 0)
+        return -2;
+    n = H->nmp;
+    if (push(&H->mp_parent, &n, &H->capmp2, TP_NONE) < 0)
+        return -2;
+    *s = (int64_t)H->nmp++;
+    return *s;
+}
+
+/* A set of (a, b) pairs: 1 if the pair was there, 0 if added, -1 oom. */
+struct pairset { struct imap idx; int64_t *a, *b; size_t n, capa, capb; };
+
+static int pair_seen(struct pairset *P, int64_t a, int64_t b)
+{
+    int64_t key = (int64_t)((mix((uint64_t)a) ^ mix((uint64_t)b * 0x9e3779b97f4a7c15ULL + 1)) >> 1) | 1;
+    for (;;) {
+        int64_t *s = im_slot(&P->idx, key);
+        if (!s)
+            return -1;
+        if (*s < 0) {
+            size_t n = P->n;
+            if (push(&P->a, &n, &P->capa, a) < 0) return -1;
+            n = P->n;
+            if (push(&P->b, &n, &P->capb, b) < 0) return -1;
+            *s = (int64_t)P->n++;
+            return 0;
+        }
+        if (P->a[*s] == a && P->b[*s] == b)
+            return 1;
+        key = (int64_t)(mix((uint64_t)key) >> 1) | 1;
+    }
+}
+
+/* The plugin's walk from the leaves of the python call graph. */
+static int build_hierarchy(struct hier *H)
+{
+    const tp_store *st = H->st;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_PYTHON_FUNCTION && st->ph[i] == 'X' && opinfo(st, (int64_t)i) &&
+            opinfo(st, (int64_t)i)->python_id != TP_NONE &&
+            ieq(tp_store_str(st, st->cat[i]), "python_function"))
+            if (push(&H->ev, &H->nev, &H->capev, (int64_t)i) < 0) return -1;
+    g_st = st;
+    qsort(H->ev, H->nev, sizeof *H->ev, cmp_ts);
+    struct imap kids = {0};
+    struct pairset seen = {0};
+    int64_t *order = NULL; size_t norder = 0, caporder = 0;   /* `children` keys, insertion order */
+    int64_t *nkids = NULL;
+    int rc = -1;
+    if (im_init(&H->id2ev, H->nev) < 0 || im_init(&kids, H->nev * 2) < 0 || im_init(&H->mp_idx, 64) < 0)
+        goto out;
+    for (size_t e = 0; e < H->nev; e++) {
+        const struct tp_op_info *o = opinfo(st, H->ev[e]);
+        int64_t *sl = im_slot(&H->id2ev, o->python_id);
+        if (!sl) goto out;
+        *sl = (int64_t)e;
+    }
+    /* children counts per id (parent None is a key too, never a leaf) */
+    for (size_t e = 0; e < H->nev; e++) {
+        const struct tp_op_info *o = opinfo(st, H->ev[e]);
+        int64_t ids[2] = {o->python_id, o->python_parent_id == TP_NONE ? INT64_MIN + 1 : o->python_parent_id};
+        for (int j = 0; j < 2; j++) {
+            int64_t *s = im_slot(&kids, ids[j]);
+            if (!s) goto out;
+            if (*s < 0) {
+                if (push(&order, &norder, &caporder, ids[j]) < 0) goto out;
+                *s = (int64_t)norder - 1;
+                int64_t *p = realloc(nkids, norder * sizeof *p);
+                if (!p) goto out;
+                nkids = p;
+                nkids[norder - 1] = 0;
+            }
+            if (j == 1) nkids[*s]++;
+        }
+    }
+    if (im_init(&seen.idx, H->nev) < 0) goto out;
+    for (size_t k = 0; k < norder; k++) {
+        if (nkids[k] != 0) continue;
+        int64_t e = im_get(&H->id2ev, order[k]);
+        int64_t cur = -1;   /* current module: event index */
+        size_t steps = 0;
+        while (e >= 0 && steps++ <= H->nev) {
+            int64_t row = H->ev[e];
+            int64_t eid = opinfo(st, row)->python_id;
+            if (is_module_ev(st, row)) {
+                if (cur >= 0) {
+                    int64_t ci = mp_add(H, opinfo(st, H->ev[cur])->python_id);
+                    if (ci == -2) goto out;
+                    H->mp_parent[ci] = eid;
+                }
+                cur = e;
+                if (mp_add(H, eid) == -2) goto out;
+            }
+            int seen_before = pair_seen(&seen, eid, cur);
+            if (seen_before < 0) goto out;
+            if (seen_before) break;
+            int64_t pid = opinfo(st, row)->python_parent_id;
+            e = pid == TP_NONE ? -1 : im_get(&H->id2ev, pid);
+        }
+    }
+    /* module tree: children in module_parent_map order */
+    H->first = malloc((H->nmp + 1) * sizeof *H->first);
+    H->next = malloc((H->nmp + 1) * sizeof *H->next);
+    H->last = malloc((H->nmp + 1) * sizeof *H->last);
+    if (!H->first || !H->next || !H->last) goto out;
+    for (size_t i = 0; i < H->nmp; i++) H->first[i] = H->next[i] = H->last[i] = -1;
+    for (size_t i = 0; i < H->nmp; i++) {
+        if (H->mp_parent[i] == TP_NONE) continue;
+        int64_t p = im_get(&H->mp_idx, H->mp_parent[i]);
+        if (p < 0) continue;
+        if (H->last[p] < 0) H->first[p] = (int64_t)i;
+        else H->next[H->last[p]] = (int64_t)i;
+        H->last[p] = (int64_t)i;
+    }
+    rc = 0;
+out:
+    im_free(&kids); im_free(&seen.idx); free(seen.a); free(seen.b);
+    free(order); free(nkids);
+    return rc;
+}
+
+/* ---- statistics per (name, module id) from the op trees ---- */
+
+struct mstat { uint32_t name; int64_t id, occ, ops, htot, hself, dtot, dself; };
+
+struct stats {
+    struct mstat *s; size_t n, cap;
+    struct imap idx;   /* hash(name, id) -> first index; collisions chained by scan */
+};
+
+static int64_t key_of(uint32_t name, int64_t id)
+{
+    return (int64_t)((mix(name) ^ mix((uint64_t)id * 0x9e3779b97f4a7c15ULL)) >> 1) | 1;
+}
+
+static int64_t stat_find(struct stats *S, uint32_t name, int64_t id, int create)
+{
+    int64_t key = key_of(name, id);
+    for (;;) {
+        int64_t *sl = create ? im_slot(&S->idx, key) : NULL;
+        if (create && !sl) return -2;
+        int64_t v = create ? *sl : im_get(&S->idx, key);
+        if (v < 0) {
+            if (!create) return -1;
+            if (S->n == S->cap) {
+                size_t c = S->cap ? S->cap * 2 : 32;
+                struct mstat *p = realloc(S->s, c * sizeof *p);
+                if (!p) return -2;
+                S->s = p;
+                S->cap = c;
+            }
+            S->s[S->n] = (struct mstat){name, id, 0, 0, 0, 0, 0, 0};
+            *sl = (int64_t)S->n;
+            return (int64_t)S->n++;
+        }
+        if (S->s[v].name == name && S->s[v].id == id) return v;
+        key = (int64_t)((mix((uint64_t)key) >> 1) | 1);   /* probe on */
+    }
+}
+
+static int collect_modules(const tp_store *st, const struct tb_model *m, int64_t ni, struct stats *S)
+{
+    const struct tb_node *N = &m->nodes[ni];
+    if (N->cl == CL_MOD && N->row >= 0) {
+        int64_t i = stat_find(S, st->name[N->row], opinfo(st, N->row)->module_id, 1);
+        if (i == -2) return -1;
+        struct mstat *M = &S->s[i];
+        M->occ++;
+        M->htot += N->end - N->start;
+        M->hself += N->self_host;
+        M->dtot += N->dev;
+        M->dself += N->self_dev;
+        for (int64_t c = N->first_child; c >= 0; c = m->nodes[c].next_sib)
+            if (tp_tb_is_op(&m->nodes[c])) {
+                M->ops++;
+                M->dself += m->nodes[c].dev;
+            }
+    }
+    for (int64_t c = N->first_child; c >= 0; c = m->nodes[c].next_sib)
+        if (collect_modules(st, m, c, S) < 0) return -1;
+    return 0;
+}
+
+/* ---- output ---- */
+
+struct out {
+    const tp_store *st;
+    struct hier *H;
+    struct stats *S;
+    tp_table *t;
+};
+
+static const char *module_name(const struct out *O, int64_t mpi)
+{
+    int64_t e = im_get(&O->H->id2ev, O->H->mp_id[mpi]);
+    return tp_store_str(O->st, O->st->name[O->H->ev[e]]);
+}
+
+static int64_t module_id(const struct out *O, int64_t mpi)
+{
+    int64_t e = im_get(&O->H->id2ev, O->H->mp_id[mpi]);
+    return opinfo(O->st, O->H->ev[e])->module_id;
+}
+
+/* Structural equality of two hierarchy subtrees (name, id, children). */
+static int same_tree(const struct out *O, int64_t a, int64_t b, int depth)
+{
+    if (depth > 10000) return 0;
+    if (strcmp(module_name(O, a), module_name(O, b)) != 0 || module_id(O, a) != module_id(O, b)) return 0;
+    int64_t x = O->H->first[a], y = O->H->first[b];
+    for (; x >= 0 && y >= 0; x = O->H->next[x], y = O->H->next[y])
+        if (!same_tree(O, x, y, depth + 1)) return 0;
+    return x < 0 && y < 0;
+}
+
+/* Python's str.replace(name, 'nn.Module: ', '') */
+static void strip_prefix(const char *s, char *buf, size_t cap)
+{
+    static const char pat[] = "nn.Module: ";
+    size_t o = 0;
+    while (*s && o + 1 < cap) {
+        if (strncmp(s, pat, sizeof pat - 1) == 0) {
+            s += sizeof pat - 1;
+            continue;
+        }
+        buf[o++] = *s++;
+    }
+    buf[o] = 0;
+}
+
+static void emit(struct out *O, int64_t mpi, int depth)
+{
+    if (depth > 10000) return;
+    char name[1024], ind[2048];
+    strip_prefix(module_name(O, mpi), name, sizeof name);
+    int pad = depth * 2 < 1000 ? depth * 2 : 1000;
+    memset(ind, ' ', (size_t)pad);
+    snprintf(ind + pad, sizeof ind - (size_t)pad, "%s", name);
+    int64_t e = im_get(&O->H->id2ev, O->H->mp_id[mpi]);
+    int64_t i = stat_find(O->S, O->st->name[O->H->ev[e]], module_id(O, mpi), 0);
+    tp_table_add_row(O->t);
+    tp_table_set_str(O->t, C_MOD, ind);
+    tp_table_set_int(O->t, C_ID, module_id(O, mpi));
+    tp_table_set_int(O->t, C_DEPTH, depth);
+    const struct mstat *M = i >= 0 ? &O->S->s[i] : &(struct mstat){0};
+    tp_table_set_int(O->t, C_OCC, M->occ);
+    tp_table_set_int(O->t, C_OPS, M->ops);
+    tp_table_set_int(O->t, C_HTOT, M->htot);
+    tp_table_set_int(O->t, C_HSELF, M->hself);
+    tp_table_set_int(O->t, C_DTOT, M->dtot);
+    tp_table_set_int(O->t, C_DSELF, M->dself);
+    for (int64_t c = O->H->first[mpi]; c >= 0; c = O->H->next[c])
+        emit(O, c, depth + 1);
+}
+
+static const struct out *g_out;
+static int cmp_roots(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    char nx[1024], ny[1024];
+    strip_prefix(module_name(g_out, x), nx, sizeof nx);
+    strip_prefix(module_name(g_out, y), ny, sizeof ny);
+    int c = strcmp(nx, ny);
+    if (c) return c;
+    int64_t ix = module_id(g_out, x), iy = module_id(g_out, y);
+    if (ix != iy) return ix < iy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    (void)vo;
+    struct hier H = {0};
+    struct stats S = {0};
+    struct tb_model m;
+    int have_tree = 0, rc = TP_OK;
+    int64_t *roots = NULL; size_t nroots = 0, caproots = 0;
+    tp_table *t = tp_table_new(mod_cols, sizeof mod_cols / sizeof *mod_cols);
+    H.st = st;
+    if (!t || build_hierarchy(&H) < 0) goto oom;
+    if (H.nmp == 0) {
+        tp_error_set(err, TP_OK, "%s: no nn.Module events (profile with with_modules=True or with_stack=True)",
+                     st->path);
+        goto done;
+    }
+    if (tp_tb_build(st, &m) < 0) goto oom;
+    have_tree = 1;
+    if (im_init(&S.idx, 64) < 0) goto oom;
+    for (size_t r = 0; r < m.nroots; r++)
+        for (int64_t c = m.nodes[m.roots[r]].first_child; c >= 0; c = m.nodes[c].next_sib)
+            if (collect_modules(st, &m, c, &S) < 0) goto oom;
+    struct out O = {st, &H, &S, t};
+    /* top-level trees, equal ones once */
+    for (size_t i = 0; i < H.nmp; i++) {
+        if (H.mp_parent[i] != TP_NONE && im_get(&H.mp_idx, H.mp_parent[i]) >= 0) continue;
+        int dup = 0;
+        for (size_t j = 0; j < nroots && !dup; j++)
+            dup = same_tree(&O, roots[j], (int64_t)i, 0);
+        if (!dup && push(&roots, &nroots, &caproots, (int64_t)i) < 0) goto oom;
+    }
+    g_out = &O;
+    qsort(roots, nroots, sizeof *roots, cmp_roots);
+    for (size_t i = 0; i < nroots; i++)
+        emit(&O, roots[i], 0);
+    if (tp_table_nomem(t)) goto oom;
+    goto done;
+oom:
+    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+done:
+    if (rc == TP_OK) {
+        *out = t;
+        t = NULL;
+    }
+    if (t) tp_table_free(t);
+    free(H.ev); im_free(&H.id2ev); free(H.mp_id); free(H.mp_parent); im_free(&H.mp_idx);
+    free(H.first); free(H.next); free(H.last);
+    free(S.s); im_free(&S.idx);
+    free(roots);
+    if (have_tree) tp_tb_free(&m);
+    return rc;
+}
+
+const tp_view tp_view_modules = {
+    .name = "modules",
+    .summary = "TensorBoard plugin Module view: the nn.Module tree with host/device total and self time",
+    .cols = mod_cols,
+    .ncols = sizeof mod_cols / sizeof *mod_cols,
+    .default_columns = "module,occurrences,operators,host_total,host_self,dev_total,dev_self",
+    .build = build,
+};
