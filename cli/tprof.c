@@ -171,6 +171,31 @@ static int has_key(const char *list, const char *key)
     return 0;
 }
 
+/* list without `key` ("rank" when nothing is left); NULL on out of memory. */
+static char *remove_key(const char *list, const char *key)
+{
+    char *o = malloc(strlen(list) + 6);
+    if (!o)
+        return NULL;
+    size_t n = 0, k = strlen(key);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (!(len == k && memcmp(p, key, k) == 0)) {
+            if (n)
+                o[n++] = ',';
+            memcpy(o + n, p, len);
+            n += len;
+        }
+        p += len + (e ? 1 : 0);
+    }
+    if (!n)
+        memcpy(o, "rank", 5);
+    else
+        o[n] = 0;
+    return o;
+}
+
 /* One output table for the per-rank blocks that share a column set. */
 struct block {
     const struct tp_coldef *vcols;   /* the view's columns (GPU view or NPU twin) */
@@ -257,17 +282,10 @@ static int block_flush(struct block *b, const struct cli_options *o, int *first)
         cols = malloc(strlen(list) + 6);
         if (cols)
             sprintf(cols, "rank,%s", list);
-    } else if (!b->prepend && (has_key(list, "worker") || has_key(list, "rank"))) {
-        /* the view has its own rank column; a "worker" key it lacks is dropped */
-        char *s = tp_table_col_find(b->vcols, b->nvcols, "worker") < 0 ? strip_run_keys(list) : NULL;
-        if (s && has_key(list, "rank") && !has_key(s, "rank")) {
-            cols = malloc(strlen(s) + 6);
-            if (cols)
-                sprintf(cols, "rank,%s", s);
-            free(s);
-        } else {
-            cols = s;
-        }
+    } else if (!b->prepend && has_key(list, "worker") &&
+               tp_table_col_find(b->vcols, b->nvcols, "worker") < 0) {
+        /* the view has its own rank column but no worker: leave worker out */
+        cols = remove_key(list, "worker");
     }
     if (cols)
         out.columns = cols;
