@@ -1,15 +1,368 @@
 /* ingest_ascend.c — Ascend NPU profiler output folders (torch_npu).
- * Not implemented yet: no folder is recognised. */
+ *
+ * A folder is recognised by what it holds, not by its name: the Ascend
+ * plugin's regex ^(.*?)_(\d+(\.\d+)?)_ascend_pt$ rejects real folders such as
+ * rank0_ascend_pt (SPEC §A.2, §A.7.10).  Given <worker>_<span>_ascend_pt/ or
+ * its ASCEND_PROFILER_OUTPUT/ (or any folder holding those files directly),
+ * this reads:
+ *   - trace_view.json (a bare array of Chrome-trace events with string
+ *     timestamps) through the kineto JSON importer: host ops, CANN calls,
+ *     device tasks and flows become ordinary store rows; its earliest ts is
+ *     the plugin's profiler_start_ts;
+ *   - kernel_details.csv: one TP_K_KERNEL row per device task, plus the
+ *     Ascend columns in st->npu->tasks;
+ *   - operator_details, operator_memory, memory_record, npu_module_mem,
+ *     step_trace_time (CSV) and communication.json into st->npu;
+ *   - profiler_info*.json for the rank and profiler level;
+ *   - the SQLite export when the folder has no CSVs (ascend_db.c).
+ * Missing files are not errors: the views that need them say which file
+ * they did not find. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "ascend.h"
 #include "ingest.h"
+#include "json.h"
+
+static const struct {
+    const char *name;
+    enum tp_npu_file bit;
+} known[] = {
+    {"kernel_details.csv", TP_NPU_KERNEL_DETAILS},
+    {"operator_details.csv", TP_NPU_OPERATOR_DETAILS},
+    {"memory_record.csv", TP_NPU_MEMORY_RECORD},
+    {"operator_memory.csv", TP_NPU_OPERATOR_MEMORY},
+    {"npu_module_mem.csv", TP_NPU_MODULE_MEM},
+    {"step_trace_time.csv", TP_NPU_STEP_TRACE},
+    {"communication.json", TP_NPU_COMMUNICATION},
+    {"trace_view.json", TP_NPU_TRACE_VIEW},
+};
+#define NKNOWN (sizeof known / sizeof known[0])
+
+const char *const tp_npu_links[5] = {"RDMA", "HCCS", "PCIE", "SDMA", "SIO"};
+
+const char *tp_npu_file_name(enum tp_npu_file f)
+{
+    for (size_t i = 0; i < NKNOWN; i++)
+        if (known[i].bit == f)
+            return known[i].name;
+    return f == TP_NPU_DB ? "ascend_pytorch_profiler*.db" : "?";
+}
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int is_db_name(const char *n)
+{
+    size_t l = strlen(n);
+    /* .db as torch_npu writes it; .dat as msinsight's test data renamed it */
+    return strncmp(n, "ascend_pytorch_profiler", 23) == 0 &&
+           ((l >= 26 && strcmp(n + l - 3, ".db") == 0) || (l >= 27 && strcmp(n + l - 4, ".dat") == 0));
+}
+
+/* A trace_view.json is a bare JSON array. */
+static int bare_array(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    int c;
+    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0xef || c == 0xbb || c == 0xbf)
+        ;
+    fclose(f);
+    return c == '[';
+}
+
+/* Bits of the known files directly in dir; *db gets the SQLite export's path. */
+static unsigned scan(const char *dir, char *db, size_t dbcap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    unsigned bits = 0;
+    struct dirent *e;
+    char p[2048];
+    while ((e = readdir(d))) {
+        for (size_t i = 0; i < NKNOWN; i++)
+            if (strcmp(e->d_name, known[i].name) == 0) {
+                snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+                struct stat sb;
+                if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                    (known[i].bit != TP_NPU_TRACE_VIEW || bare_array(p)))
+                    bits |= known[i].bit;
+            }
+        if (is_db_name(e->d_name)) {
+            bits |= TP_NPU_DB;
+            if (db)
+                snprintf(db, dbcap, "%s/%s", dir, e->d_name);
+        }
+    }
+    closedir(d);
+    return bits;
+}
+
+/* The folder that holds the files: DIR/ASCEND_PROFILER_OUTPUT or DIR. */
+static int outdir(const char *dir, char *out, size_t cap)
+{
+    char p[2048];
+    snprintf(p, sizeof p, "%s/ASCEND_PROFILER_OUTPUT", dir);
+    if (is_dir(p) && scan(p, NULL, 0)) {
+        snprintf(out, cap, "%s", p);
+        return 1;
+    }
+    if (scan(dir, NULL, 0)) {
+        snprintf(out, cap, "%s", dir);
+        return 1;
+    }
+    return 0;
+}
 
 int tp_ascend_probe(const char *dir)
 {
-    (void)dir;
+    char o[2048];
+    return outdir(dir, o, sizeof o);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    while (b) {
+        size_t r = fread(b + n, 1, cap - n, f);
+        n += r;
+        if (n < cap) {
+            if (ferror(f)) {
+                free(b);
+                b = NULL;
+            }
+            break;
+        }
+        char *nb = realloc(b, cap * 2);
+        if (!nb) {
+            free(b);
+            b = NULL;
+            break;
+        }
+        b = nb;
+        cap *= 2;
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+/* profiler_info[_N].json beside ASCEND_PROFILER_OUTPUT: rank_id and level. */
+static void read_info(tp_store *st, struct tp_npu_data *d, const char *dir)
+{
+    DIR *dd = opendir(dir);
+    if (!dd)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dd))) {
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, "profiler_info", 13) != 0 || l < 18 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        char p[2048];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        size_t n;
+        char *b = slurp(p, &n);
+        if (!b)
+            continue;
+        char *s = realloc(b, n + 1);
+        if (!s) {
+            free(b);
+            continue;
+        }
+        s[n] = 0;
+        const char *r = strstr(s, "\"rank_id\"");
+        if (r && (r = strchr(r, ':'))) {
+            char *end;
+            long long v = strtoll(r + 1, &end, 10);
+            if (end != r + 1 && v >= 0)
+                st->rank = v;
+        }
+        if (st->rank == TP_NONE && e->d_name[13] == '_') {
+            char *end;
+            long long v = strtoll(e->d_name + 14, &end, 10);
+            if (end != e->d_name + 14 && strcmp(end, ".json") == 0)
+                st->rank = v;
+        }
+        const char *lv = strstr(s, "\"_profiler_level\"");
+        if (lv && (lv = strstr(lv, "Level")) && lv[5] >= '0' && lv[5] <= '9')
+            d->level = lv[5] - '0';
+        free(s);
+    }
+    closedir(dd);
+}
+
+static int read_trace(tp_store *st, struct tp_npu_data *d, const char *path)
+{
+    tp_source *src;
+    tp_error e = {0};
+    size_t first = st->n;
+    if (tp_source_open(&src, path, &e) != TP_OK) {
+        tp_store_bad(st, "trace_view.json: cannot be opened", 0);
+        return 0;
+    }
+    int rc = tp_ingest_kineto(st, src, &e);
+    st->text_bytes = 0;
+    tp_source_close(src);
+    if (rc == TP_ERR_NOMEM)
+        return -1;
+    if (rc != TP_OK) {
+        /* The rows before the error stay; say what happened. */
+        char reason[96];
+        const char *m = strstr(e.msg, "trace_view.json: ");
+        snprintf(reason, sizeof reason, "trace_view.json: %.70s", m ? m + 17 : e.msg);
+        tp_store_bad(st, reason, 0);
+    }
+    for (size_t i = first; i < st->n; i++)
+        if (st->ph[i] != 'M' && (d->start_ns == TP_NONE || st->ts[i] < d->start_ns))
+            d->start_ns = st->ts[i];
+    if (st->n > first)
+        d->read |= TP_NPU_TRACE_VIEW;
     return 0;
+}
+
+/* "NPU:3" -> 3, else -1. */
+static int npu_id(const char *s)
+{
+    if (strncmp(s, "NPU:", 4) != 0 || s[4] < '0' || s[4] > '9')
+        return -1;
+    return atoi(s + 4);
 }
 
 int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
 {
-    (void)st;
-    return tp_error_set(err, TP_ERR_FORMAT, "%s: Ascend profiler folders are not supported yet", dir);
+    struct tp_npu_data *d = calloc(1, sizeof *d);
+    if (!d)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", dir);
+    st->npu = d;
+    st->format = TP_SRC_ASCEND;
+    d->start_ns = d->first_ns = TP_NONE;
+    d->level = -1;
+    if (!outdir(dir, d->dir, sizeof d->dir))
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: no Ascend profiler files (kernel_details.csv, trace_view.json ...)",
+                            dir);
+    char db[2048] = "";
+    d->files = d->on_disk = scan(d->dir, db, sizeof db);
+
+    /* profiler_info*.json sits in the *_ascend_pt folder, one level up. */
+    read_info(st, d, dir);
+    if (st->rank == TP_NONE && strcmp(d->dir, dir) != 0)
+        read_info(st, d, d->dir);
+
+    char p[2048];
+    struct stat sb;
+    for (size_t i = 0; i < NKNOWN; i++) {
+        if (!(d->files & known[i].bit))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", d->dir, known[i].name);
+        if (stat(p, &sb) == 0)
+            st->input_bytes += (uint64_t)sb.st_size;
+        if (known[i].bit == TP_NPU_TRACE_VIEW) {
+            if (read_trace(st, d, p) < 0)
+                return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", p);
+            continue;
+        }
+        if (known[i].bit == TP_NPU_COMMUNICATION) {
+            int rc = tp_ascend_read_comm(st, d, p, err);
+            if (rc == TP_ERR_NOMEM)
+                return rc;
+            continue;
+        }
+        size_t len;
+        char *b = slurp(p, &len);
+        if (!b) {
+            char reason[96];
+            snprintf(reason, sizeof reason, "%s: cannot be read", known[i].name);
+            tp_store_bad(st, reason, 0);
+            continue;
+        }
+        int rc = tp_ascend_read_csv(st, d, known[i].bit, known[i].name, b, len);
+        free(b);
+        if (rc < 0)
+            return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", p);
+    }
+    st->format = TP_SRC_ASCEND;   /* the kineto importer set its own */
+
+    unsigned csvs = TP_NPU_KERNEL_DETAILS | TP_NPU_OPERATOR_DETAILS | TP_NPU_MEMORY_RECORD |
+                    TP_NPU_OPERATOR_MEMORY | TP_NPU_MODULE_MEM | TP_NPU_STEP_TRACE;
+    if (!(d->files & csvs) && (d->files & TP_NPU_DB)) {
+        if (stat(db, &sb) == 0)
+            st->input_bytes += (uint64_t)sb.st_size;
+        int rc = tp_ascend_read_db(st, d, db, err);
+        if (rc != TP_OK)
+            return rc;
+    }
+
+    /* Level0 kernel_details has no Device_id: the memory files name the device. */
+    int dev = -1, agree = 1;
+    for (size_t i = 0; i < d->nrecords && agree; i++) {
+        int x = npu_id(tp_store_str(st, d->records[i].device));
+        if (x >= 0 && dev >= 0 && x != dev) agree = 0;
+        if (x >= 0) dev = x;
+    }
+    for (size_t i = 0; i < d->nallocs && agree; i++) {
+        int x = npu_id(tp_store_str(st, d->allocs[i].device));
+        if (x >= 0 && dev >= 0 && x != dev) agree = 0;
+        if (x >= 0) dev = x;
+    }
+    if (agree && dev >= 0)
+        for (size_t i = 0; i < d->ntasks; i++)
+            if (d->tasks[i].device < 0) {
+                d->tasks[i].device = dev;
+                st->device[d->tasks[i].row] = dev;
+            }
+    return TP_OK;
+}
+
+int64_t tp_npu_origin(const struct tp_npu_data *d)
+{
+    if (!d)
+        return 0;
+    if (d->start_ns != TP_NONE)
+        return d->start_ns;
+    return d->first_ns != TP_NONE ? d->first_ns : 0;
+}
+
+void tp_npu_free(struct tp_npu_data *d)
+{
+    if (!d)
+        return;
+    free(d->tasks);
+    free(d->ops);
+    free(d->allocs);
+    free(d->records);
+    free(d->modules);
+    free(d->steps);
+    free(d->comms);
+    free(d);
+}
+
+int tp_npu_missing(const tp_store *st, unsigned need, const char *view, tp_error *err)
+{
+    const struct tp_npu_data *d = st->npu;
+    char miss[256] = "", found[512] = "";
+    size_t m = 0, f = 0;
+    for (size_t i = 0; i < NKNOWN; i++) {
+        if ((need & known[i].bit) && !(d && (d->files & known[i].bit)))
+            m += (size_t)snprintf(miss + m, m < sizeof miss ? sizeof miss - m : 0, "%s%s", m ? " and " : "",
+                                  known[i].name);
+        if (d && (d->on_disk & known[i].bit))
+            f += (size_t)snprintf(found + f, f < sizeof found ? sizeof found - f : 0, "%s%s", f ? ", " : "",
+                                  known[i].name);
+    }
+    if (d && (d->on_disk & TP_NPU_DB))
+        f += (size_t)snprintf(found + f, f < sizeof found ? sizeof found - f : 0, "%s%s", f ? ", " : "",
+                              "the SQLite export, which has no table for it");
+    return tp_error_set(err, TP_ERR_FORMAT, "%s: %s not found: the %s view needs it (found: %s)",
+                        d ? d->dir : st->path, miss[0] ? miss : "input", view, found[0] ? found : "nothing");
 }

@@ -363,7 +363,19 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
         break;
     case 's': case 'f': case 't':
         kind = TP_K_FLOW;
-        st->correlation[row] = pick_i64(im, &ev->id, "flow \"id\"", off, &bad);
+        if (ev->id.type == TP_J_STRING && get_i64(j, &ev->id, &st->correlation[row]) != 1) {
+            /* Ascend's HostToDevice flows carry string ids past int64
+             * ("40004068119343529983"): flows only pair s with f, so a
+             * 62-bit hash of the text stands in (bit 62 set: never equal to
+             * a numeric id below 2^62). */
+            const unsigned char *p = (const unsigned char *)tp_json_ptr(j, ev->id.s);
+            uint64_t h = 0xcbf29ce484222325ULL;
+            for (uint32_t q = 0; q < ev->id.s.len; q++)
+                h = (h ^ p[q]) * 0x100000001b3ULL;
+            st->correlation[row] = (int64_t)((h & ((UINT64_C(1) << 62) - 1)) | (UINT64_C(1) << 62));
+        } else {
+            st->correlation[row] = pick_i64(im, &ev->id, "flow \"id\"", off, &bad);
+        }
         break;
     case 'C': kind = TP_K_COUNTER; break;
     case 'M': kind = TP_K_META; break;

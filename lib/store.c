@@ -1,6 +1,7 @@
 /* store.c — the columnar event store: growth of the columns and side tables. */
 #include <stdlib.h>
 #include <string.h>
+#include "npu.h"
 #include "store.h"
 
 static const char *const kind_names[TP_K_COUNT] = {
@@ -74,6 +75,7 @@ void tp_store_free(tp_store *st)
     free(st->ops);
     free(st->mems);
     free(st->devices);
+    tp_npu_free(st->npu);
     free_links(st);
     tp_strtab_free(&st->strings);
     free(st);

@@ -155,6 +155,9 @@ struct tp_store {
     struct tp_kernel_annot *annots; size_t nannots;   /* one per kernel, in kernel time order */
     int annots_from_pyprof;        /* annots came from nvprof/nsys NVTX markers */
     struct tp_step { int64_t number, ts, end, name; } *steps; size_t nsteps;
+
+    /* ---- Ascend NPU folders: tables with no store equivalent (npu.h) ---- */
+    struct tp_npu_data *npu;       /* NULL for every other input */
 };
 
 /* Append one row with every field at its "absent" value; returns the row

@@ -1,0 +1,518 @@
+/* ascend_tables.c — one reader per CSV table of an Ascend profiler folder.
+ *
+ * Each reader finds its columns by header name (every variant of SPEC §A.4:
+ * Step Id present or not, Device_id in front or not, Block Dim or Block
+ * Num, the PMU columns of each aic_metrics), checks the columns it cannot do
+ * without, and appends one record per row to tp_npu_data.  A row with fewer
+ * fields than the header, or a cell that is not a number where one is
+ * needed, is reported (file, row, column) and left out; the other rows and
+ * files still count. */
+#include <stdlib.h>
+#include <string.h>
+#include "ascend.h"
+#include "json.h"
+
+#define GROW(arr, n, cap) do { \
+        if ((n) == (cap)) { \
+            size_t c_ = (cap) ? (cap) * 2 : 256; \
+            void *p_ = realloc((arr), c_ * sizeof *(arr)); \
+            if (!p_) \
+                return -1; \
+            (arr) = p_; \
+            (cap) = c_; \
+        } \
+    } while (0)
+
+static uint32_t cell_str(struct tp_npu_csv *c, int col)
+{
+    size_t n;
+    const char *s = tp_npu_cell(c, col, &n);
+    return col < 0 ? 0 : tp_store_intern(c->st, s, n);
+}
+
+/* Raw cell text (not trimmed of inner blanks): names keep their spelling. */
+static uint32_t cell_raw(struct tp_npu_csv *c, int col)
+{
+    if (col < 0 || (size_t)col >= c->nf)
+        return col < 0 ? 0 : tp_store_intern(c->st, "", 0);
+    return tp_store_intern(c->st, c->f[col], c->flen[col]);
+}
+
+/* A row with fewer fields than the header: when a column the reader needs
+ * is among the missing ones, report it (file, row, column) and leave the row
+ * out; when only trailing optional columns are missing (hand-edited files,
+ * SPEC §A.8 S3) the row counts, as it does for the plugin, and `tprof info`
+ * notes it. */
+static int full_row(struct tp_npu_csv *c, const int *need_cols, size_t n)
+{
+    if (c->nf >= c->nhdr)
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (need_cols[i] >= 0 && (size_t)need_cols[i] >= c->nf) {
+            tp_npu_csv_bad(c, need_cols[i], "missing: the row has fewer fields than the header");
+            return 0;
+        }
+    char reason[96];
+    snprintf(reason, sizeof reason, "%s: rows with fewer fields than the header (first: row %llu)", c->file,
+             (unsigned long long)c->row);
+    for (size_t i = 0; i < c->st->nskips; i++)
+        if (strncmp(c->st->skips[i].reason, reason, strlen(c->file) + 40) == 0) {
+            c->st->skips[i].count++;
+            return 1;
+        }
+    tp_store_skip(c->st, reason, c->row_off);
+    return 1;
+}
+
+/* Missing required columns: one file-level message; 0 when all present. */
+static int need(struct tp_npu_csv *c, const int *cols, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cols[i] < 0) {
+            char what[80];
+            snprintf(what, sizeof what, "no column \"%s\" in the header", names[i]);
+            tp_npu_csv_bad(c, -2, what);
+            return -1;
+        }
+    return 0;
+}
+
+static void note_first(struct tp_npu_data *d, int64_t ts)
+{
+    if (ts != TP_NONE && (d->first_ns == TP_NONE || ts < d->first_ns))
+        d->first_ns = ts;
+}
+
+/* ---- kernel_details.csv ---- */
+
+struct kctx {
+    struct tp_npu_data *d;
+    int ready, bad;
+    int step, dev, name, type, state, core, start, dur, wait, bd, mbd, model, task, stream;
+    int ish, ity, ifm, osh, oty, ofm;
+};
+
+static int kernel_row(struct tp_npu_csv *c, void *vctx)
+{
+    struct kctx *k = vctx;
+    struct tp_npu_data *d = k->d;
+    tp_store *st = c->st;
+    if (!k->ready) {
+        k->ready = 1;
+        k->step = tp_npu_col(c, "Step Id");
+        k->dev = tp_npu_col(c, "Device_id");
+        k->name = tp_npu_col(c, "Name");
+        k->type = tp_npu_col(c, "Type");
+        k->state = tp_npu_col(c, "OP State");
+        k->core = tp_npu_col(c, "Accelerator Core");
+        k->start = tp_npu_col(c, "Start Time(us)");
+        k->dur = tp_npu_col(c, "Duration(us)");
+        k->wait = tp_npu_col(c, "Wait Time(us)");
+        k->bd = tp_npu_col(c, "Block Dim");
+        if (k->bd < 0)
+            k->bd = tp_npu_col(c, "Block Num");
+        k->mbd = tp_npu_col(c, "Mix Block Dim");
+        if (k->mbd < 0)
+            k->mbd = tp_npu_col(c, "Mix Block Num");
+        k->model = tp_npu_col(c, "Model ID");
+        k->task = tp_npu_col(c, "Task ID");
+        k->stream = tp_npu_col(c, "Stream ID");
+        k->ish = tp_npu_col(c, "Input Shapes");
+        k->ity = tp_npu_col(c, "Input Data Types");
+        k->ifm = tp_npu_col(c, "Input Formats");
+        k->osh = tp_npu_col(c, "Output Shapes");
+        k->oty = tp_npu_col(c, "Output Data Types");
+        k->ofm = tp_npu_col(c, "Output Formats");
+        static const char *const req[] = {"Name", "Duration(us)"};
+        int cols[] = {k->name, k->dur};
+        k->bad = need(c, cols, req, 2) < 0;
+        struct tp_sbuf b = {0};
+        for (size_t i = 0; i < c->nhdr; i++) {
+            if (i)
+                tp_sbuf_putc(&b, ',');
+            tp_sbuf_put(&b, c->hdr[i], strlen(c->hdr[i]));
+        }
+        d->kernel_header = b.oom ? 0 : tp_store_intern(st, b.p ? b.p : "", b.len);
+        tp_sbuf_free(&b);
+    }
+    if (k->bad || !full_row(c, (int[]){k->name, k->dur, k->start}, 3))
+        return 0;
+    struct tp_npu_task t;
+    memset(&t, 0, sizeof t);
+    int64_t x;
+    int r;
+    /* In a short (hand-edited) row the fields after the gap are shifted:
+     * keep the ones the plugin reads, drop the optional numbers quietly. */
+    int shifted = c->nf < c->nhdr;
+#define OPT_I64(col, dst) do { \
+        size_t n_; \
+        const char *s_ = tp_npu_cell(c, (col), &n_); \
+        if (shifted) { \
+            if (n_ && tp_decimal_to_i64(s_, n_, &x) == 0) (dst) = x; \
+        } else { \
+            if ((r = tp_npu_cell_i64(c, (col), &x)) < 0) return 0; \
+            if (r) (dst) = x; \
+        } \
+    } while (0)
+    t.step = TP_NONE;
+    if ((r = tp_npu_cell_i64(c, k->step, &x)) < 0) return 0;
+    if (r) t.step = x;
+    t.device = -1;
+    if ((r = tp_npu_cell_i64(c, k->dev, &x)) < 0) return 0;
+    if (r) t.device = (int32_t)x;
+    t.start = t.wait = TP_NONE;
+    if ((r = tp_npu_cell_ns(c, k->start, &x)) < 0) return 0;
+    if (r) t.start = x;
+    if ((r = tp_npu_cell_ns(c, k->dur, &x)) < 0) return 0;
+    if (!r) {
+        tp_npu_csv_bad(c, k->dur, "empty");
+        return 0;
+    }
+    t.dur = x;
+    if (shifted) {
+        size_t n_;
+        const char *s_ = tp_npu_cell(c, k->wait, &n_);
+        if (n_ && tp_decimal_us_to_ns(s_, n_, &x) == 0)
+            t.wait = x;
+    } else {
+        if ((r = tp_npu_cell_ns(c, k->wait, &x)) < 0) return 0;
+        if (r) t.wait = x;
+    }
+    t.block_dim = t.mix_block_dim = t.model_id = t.task_id = t.stream_id = TP_NONE;
+    OPT_I64(k->bd, t.block_dim);
+    OPT_I64(k->mbd, t.mix_block_dim);
+    OPT_I64(k->model, t.model_id);
+    OPT_I64(k->task, t.task_id);
+    OPT_I64(k->stream, t.stream_id);
+#undef OPT_I64
+    t.name = cell_raw(c, k->name);
+    t.type = cell_str(c, k->type);
+    t.state = cell_str(c, k->state);
+    t.core = k->core >= 0 ? cell_str(c, k->core) : tp_store_intern(st, "N/A", 3);
+    t.in_shapes = cell_raw(c, k->ish);
+    t.in_types = cell_str(c, k->ity);
+    t.in_formats = cell_str(c, k->ifm);
+    t.out_shapes = cell_raw(c, k->osh);
+    t.out_types = cell_str(c, k->oty);
+    t.out_formats = cell_str(c, k->ofm);
+    int64_t row = tp_store_add(st);
+    if (row < 0)
+        return -1;
+    st->kind[row] = TP_K_KERNEL;
+    st->ts[row] = t.start == TP_NONE ? 0 : t.start;
+    st->dur[row] = t.dur;
+    st->name[row] = t.name;
+    st->cat[row] = tp_store_intern(st, "kernel_details", 14);
+    st->device[row] = t.device;
+    st->stream[row] = t.stream_id != TP_NONE && t.stream_id >= 0 && t.stream_id < INT32_MAX ? (int32_t)t.stream_id : -1;
+    st->tid[row] = t.stream_id;
+    t.row = row;
+    note_first(d, t.start);
+    GROW(d->tasks, d->ntasks, d->captasks);
+    d->tasks[d->ntasks++] = t;
+    return 0;
+}
+
+/* ---- operator_details.csv ---- */
+
+struct octx {
+    struct tp_npu_data *d;
+    int ready, bad;
+    int col[9];
+};
+
+static int op_row(struct tp_npu_csv *c, void *vctx)
+{
+    static const char *const names[9] = {
+        "Name", "Input Shapes", "Call Stack", "Host Self Duration(us)", "Host Total Duration(us)",
+        "Device Self Duration(us)", "Device Total Duration(us)", "Device Self Duration With AICore(us)",
+        "Device Total Duration With AICore(us)"};
+    struct octx *o = vctx;
+    if (!o->ready) {
+        o->ready = 1;
+        for (int i = 0; i < 9; i++)
+            o->col[i] = tp_npu_col(c, names[i]);
+        /* Input Shapes and Call Stack are optional (record_shapes/with_stack off). */
+        int req[] = {o->col[0], o->col[3], o->col[4], o->col[5], o->col[6], o->col[7], o->col[8]};
+        const char *const rn[] = {names[0], names[3], names[4], names[5], names[6], names[7], names[8]};
+        o->bad = need(c, req, rn, 7) < 0;
+    }
+    if (o->bad || !full_row(c, o->col, 9))
+        return 0;
+    struct tp_npu_op op;
+    int64_t v[6];
+    for (int i = 0; i < 6; i++) {
+        int r = tp_npu_cell_ns(c, o->col[3 + i], &v[i]);
+        if (r < 0)
+            return 0;
+        if (r == 0) {
+            /* the plugin's float('') fails too: the row is not an operator row */
+            tp_npu_csv_bad(c, o->col[3 + i], "empty");
+            return 0;
+        }
+    }
+    op.name = cell_raw(c, o->col[0]);
+    op.shapes = o->col[1] >= 0 ? cell_raw(c, o->col[1]) : tp_store_intern(c->st, "", 0);
+    op.stack = o->col[2] >= 0 ? cell_raw(c, o->col[2]) : tp_store_intern(c->st, "", 0);
+    op.host_self = v[0];
+    op.host_total = v[1];
+    op.dev_self = v[2];
+    op.dev_total = v[3];
+    op.dev_self_aic = v[4];
+    op.dev_total_aic = v[5];
+    struct tp_npu_data *d = o->d;
+    GROW(d->ops, d->nops, d->capops);
+    d->ops[d->nops++] = op;
+    return 0;
+}
+
+/* ---- operator_memory.csv ---- */
+
+struct mctx {
+    struct tp_npu_data *d;
+    int ready, bad;
+    int name, size, alloc, rel, arel, dur, adur, aa, ar, ra, rr, dev;
+};
+
+static int get_ns_opt(struct tp_npu_csv *c, int col, int64_t *out)
+{
+    int64_t x;
+    int r = tp_npu_cell_ns(c, col, &x);
+    *out = r == 1 ? x : TP_NONE;
+    return r;
+}
+
+static int get_f_opt(struct tp_npu_csv *c, int col, double *out)
+{
+    double x;
+    int r = tp_npu_cell_f64(c, col, &x);
+    *out = r == 1 ? x : NAN;
+    return r;
+}
+
+static int alloc_row(struct tp_npu_csv *c, void *vctx)
+{
+    struct mctx *m = vctx;
+    if (!m->ready) {
+        m->ready = 1;
+        m->name = tp_npu_col(c, "Name");
+        m->size = tp_npu_col(c, "Size(KB)");
+        m->alloc = tp_npu_col(c, "Allocation Time(us)");
+        m->rel = tp_npu_col(c, "Release Time(us)");
+        m->arel = tp_npu_col(c, "Active Release Time(us)");
+        m->dur = tp_npu_col(c, "Duration(us)");
+        m->adur = tp_npu_col(c, "Active Duration(us)");
+        m->aa = tp_npu_col(c, "Allocation Total Allocated(MB)");
+        m->ar = tp_npu_col(c, "Allocation Total Reserved(MB)");
+        m->ra = tp_npu_col(c, "Release Total Allocated(MB)");
+        m->rr = tp_npu_col(c, "Release Total Reserved(MB)");
+        m->dev = tp_npu_col(c, "Device Type");
+        static const char *const req[] = {"Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)",
+                                          "Duration(us)", "Device Type"};
+        int cols[] = {m->name, m->size, m->alloc, m->rel, m->dur, m->dev};
+        m->bad = need(c, cols, req, 6) < 0;
+    }
+    if (m->bad || !full_row(c, (int[]){m->name, m->size, m->alloc, m->dev}, 4))
+        return 0;
+    struct tp_npu_alloc a;
+    memset(&a, 0, sizeof a);
+    int r = tp_npu_cell_f64(c, m->size, &a.size_kb);
+    if (r < 0)
+        return 0;
+    if (r == 0) {
+        tp_npu_csv_bad(c, m->size, "empty");
+        return 0;
+    }
+    if (get_ns_opt(c, m->alloc, &a.alloc) < 0 || get_ns_opt(c, m->rel, &a.release) < 0 ||
+        get_ns_opt(c, m->dur, &a.dur) < 0 || get_ns_opt(c, m->arel, &a.active_release) < 0 ||
+        get_ns_opt(c, m->adur, &a.active_dur) < 0 || get_f_opt(c, m->aa, &a.alloc_allocated_mb) < 0 ||
+        get_f_opt(c, m->ar, &a.alloc_reserved_mb) < 0 || get_f_opt(c, m->ra, &a.release_allocated_mb) < 0 ||
+        get_f_opt(c, m->rr, &a.release_reserved_mb) < 0)
+        return 0;
+    size_t n;
+    const char *nm = tp_npu_cell(c, m->name, &n);
+    a.name = n ? cell_raw(c, m->name) : tp_store_intern(c->st, "<unknown>", 9);
+    (void)nm;
+    a.device = cell_str(c, m->dev);
+    struct tp_npu_data *d = m->d;
+    note_first(d, a.alloc);
+    GROW(d->allocs, d->nallocs, d->capallocs);
+    d->allocs[d->nallocs++] = a;
+    return 0;
+}
+
+/* ---- memory_record.csv ---- */
+
+struct rctx {
+    struct tp_npu_data *d;
+    int ready, bad;
+    int comp, ts, alloc, res, act, dev;
+};
+
+static int record_row(struct tp_npu_csv *c, void *vctx)
+{
+    struct rctx *m = vctx;
+    if (!m->ready) {
+        m->ready = 1;
+        m->comp = tp_npu_col(c, "Component");
+        m->ts = tp_npu_col(c, "Timestamp(us)");
+        m->alloc = tp_npu_col(c, "Total Allocated(MB)");
+        m->res = tp_npu_col(c, "Total Reserved(MB)");
+        m->act = tp_npu_col(c, "Total Active(MB)");
+        m->dev = tp_npu_col(c, "Device Type");
+        static const char *const req[] = {"Component", "Timestamp(us)", "Total Allocated(MB)",
+                                          "Total Reserved(MB)", "Device Type"};
+        int cols[] = {m->comp, m->ts, m->alloc, m->res, m->dev};
+        m->bad = need(c, cols, req, 5) < 0;
+    }
+    if (m->bad || !full_row(c, (int[]){m->comp, m->ts, m->dev}, 3))
+        return 0;
+    struct tp_npu_record rec;
+    int r = tp_npu_cell_ns(c, m->ts, &rec.ts);
+    if (r < 0)
+        return 0;
+    if (r == 0) {
+        tp_npu_csv_bad(c, m->ts, "empty");
+        return 0;
+    }
+    if (get_f_opt(c, m->alloc, &rec.allocated_mb) < 0 || get_f_opt(c, m->res, &rec.reserved_mb) < 0 ||
+        get_f_opt(c, m->act, &rec.active_mb) < 0)
+        return 0;
+    rec.component = cell_str(c, m->comp);
+    rec.device = cell_str(c, m->dev);
+    struct tp_npu_data *d = m->d;
+    note_first(d, rec.ts);
+    GROW(d->records, d->nrecords, d->caprecords);
+    d->records[d->nrecords++] = rec;
+    return 0;
+}
+
+/* ---- npu_module_mem.csv ---- */
+
+static int module_row(struct tp_npu_csv *c, void *vctx)
+{
+    struct rctx *m = vctx;
+    if (!m->ready) {
+        m->ready = 1;
+        m->comp = tp_npu_col(c, "Component");
+        m->ts = tp_npu_col(c, "Timestamp(us)");
+        m->res = tp_npu_col(c, "Total Reserved(MB)");
+        m->dev = tp_npu_col(c, "Device");
+        static const char *const req[] = {"Component", "Timestamp(us)", "Total Reserved(MB)", "Device"};
+        int cols[] = {m->comp, m->ts, m->res, m->dev};
+        m->bad = need(c, cols, req, 4) < 0;
+    }
+    if (m->bad || !full_row(c, (int[]){m->comp, m->ts, m->res, m->dev}, 4))
+        return 0;
+    struct tp_npu_module mm;
+    int r = tp_npu_cell_ns(c, m->ts, &mm.ts);
+    if (r < 0)
+        return 0;
+    if (r == 0) {
+        tp_npu_csv_bad(c, m->ts, "empty");
+        return 0;
+    }
+    r = tp_npu_cell_f64(c, m->res, &mm.reserved_mb);
+    if (r < 0)
+        return 0;
+    if (r == 0) {
+        tp_npu_csv_bad(c, m->res, "empty");
+        return 0;
+    }
+    mm.component = cell_str(c, m->comp);
+    mm.device = cell_str(c, m->dev);
+    struct tp_npu_data *d = m->d;
+    note_first(d, mm.ts);
+    GROW(d->modules, d->nmodules, d->capmodules);
+    d->modules[d->nmodules++] = mm;
+    return 0;
+}
+
+/* ---- step_trace_time.csv ---- */
+
+struct sctx {
+    struct tp_npu_data *d;
+    int ready, bad;
+    int step, dev, col[9];
+};
+
+static int step_row(struct tp_npu_csv *c, void *vctx)
+{
+    static const char *const names[9] = {
+        "Computing", "Communication(Not Overlapped)", "Overlapped", "Communication", "Free", "Stage",
+        "Bubble", "Communication(Not Overlapped and Exclude Receive)", "Preparing"};
+    struct sctx *s = vctx;
+    if (!s->ready) {
+        s->ready = 1;
+        s->step = tp_npu_col(c, "Step");
+        s->dev = tp_npu_col(c, "Device_id");
+        for (int i = 0; i < 9; i++)
+            s->col[i] = tp_npu_col(c, names[i]);
+        static const char *const req[] = {"Step", "Computing", "Communication(Not Overlapped)", "Overlapped",
+                                          "Free"};
+        int cols[] = {s->step, s->col[0], s->col[1], s->col[2], s->col[4]};
+        s->bad = need(c, cols, req, 5) < 0;
+    }
+    if (s->bad || !full_row(c, (int[]){s->step, s->col[0]}, 2))
+        return 0;
+    struct tp_npu_steptime t;
+    int64_t x;
+    int r;
+    t.step = TP_NONE;
+    if ((r = tp_npu_cell_i64(c, s->step, &x)) < 0) return 0;
+    if (r) t.step = x;
+    t.device = -1;
+    if ((r = tp_npu_cell_i64(c, s->dev, &x)) < 0) return 0;
+    if (r) t.device = (int32_t)x;
+    double *dst[9] = {&t.computing, &t.comm_not_overlapped, &t.overlapped, &t.comm, &t.free, &t.stage,
+                      &t.bubble, &t.comm_not_overlapped_excl_recv, &t.preparing};
+    for (int i = 0; i < 9; i++)
+        if (get_f_opt(c, s->col[i], dst[i]) < 0)
+            return 0;
+    struct tp_npu_data *d = s->d;
+    GROW(d->steps, d->nsteps, d->capsteps);
+    d->steps[d->nsteps++] = t;
+    return 0;
+}
+
+/* ---- dispatch ---- */
+
+int tp_ascend_read_csv(tp_store *st, struct tp_npu_data *d, enum tp_npu_file which, const char *name,
+                       const char *data, size_t len)
+{
+    struct tp_npu_csv c;
+    memset(&c, 0, sizeof c);
+    c.st = st;
+    c.file = name;
+    union {
+        struct kctx k;
+        struct octx o;
+        struct mctx m;
+        struct rctx r;
+        struct sctx s;
+    } u;
+    memset(&u, 0, sizeof u);
+    tp_npu_row_fn fn;
+    size_t before = 0;
+    switch (which) {
+    case TP_NPU_KERNEL_DETAILS: u.k.d = d; fn = kernel_row; before = d->ntasks; break;
+    case TP_NPU_OPERATOR_DETAILS: u.o.d = d; fn = op_row; before = d->nops; break;
+    case TP_NPU_OPERATOR_MEMORY: u.m.d = d; fn = alloc_row; before = d->nallocs; break;
+    case TP_NPU_MEMORY_RECORD: u.r.d = d; fn = record_row; before = d->nrecords; break;
+    case TP_NPU_MODULE_MEM: u.r.d = d; fn = module_row; before = d->nmodules; break;
+    case TP_NPU_STEP_TRACE: u.s.d = d; fn = step_row; before = d->nsteps; break;
+    default: return 0;
+    }
+    int rc = tp_npu_csv_parse(&c, data, len, fn, &u);
+    if (c.in_header) {
+        /* not even a header line */
+        tp_npu_csv_bad(&c, -2, "empty file (no header)");
+    }
+    tp_npu_csv_free(&c);
+    size_t after = which == TP_NPU_KERNEL_DETAILS ? d->ntasks : which == TP_NPU_OPERATOR_DETAILS ? d->nops
+                 : which == TP_NPU_OPERATOR_MEMORY ? d->nallocs : which == TP_NPU_MEMORY_RECORD ? d->nrecords
+                 : which == TP_NPU_MODULE_MEM ? d->nmodules : d->nsteps;
+    if (after > before || !c.nagg)
+        d->read |= (unsigned)which;
+    return rc;
+}

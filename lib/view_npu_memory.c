@@ -1,0 +1,224 @@
+/* view_npu_memory.c — `tprof memory` on an Ascend folder: the Ascend
+ * plugin's Memory view (SPEC §A.6.3).
+ *
+ *   default           peaks per device and memory_record component (PTA+GE,
+ *                     PTA, GE, APP, WORKSPACE): the plugin's "Peak Memory
+ *                     Usage" (largest PTA+GE Allocated) and "Reserved Peak
+ *                     Memory Usage" (largest Reserved per component), with
+ *                     when each was first reached;
+ *   --group component per device and driver component of npu_module_mem.csv:
+ *                     the plugin's Component table (largest Total Reserved,
+ *                     first reached at) — compared as numbers, where the
+ *                     plugin compares the strings ("9.5" > "10.0");
+ *   --events          one row per allocation of operator_memory.csv;
+ *   --curve           every memory_record.csv sample.
+ * --device NPU:0 (or 0) keeps one device.  Times are µs since the profiler
+ * started (the trace's first event; without a trace, the earliest CSV
+ * timestamp — the plugin then prints epoch milliseconds). */
+#include <stdlib.h>
+#include <string.h>
+#include "ascend.h"
+#include "views.h"
+
+static const struct tp_coldef cols[] = {
+    {"op", "Operator", TP_COL_STR, -1, 0, "--events: the allocating operator (cann::... for GE), <unknown> if none"},
+    {"device", "Device", TP_COL_STR, -1, 0, "NPU:0, NPU:1 ..."},
+    {"component", "Component", TP_COL_STR, -1, 0, "PTA, GE, PTA+GE, APP, WORKSPACE; driver modules with --group component"},
+    {"size", "Size(KB)", TP_COL_FIXED, -1, 3, "--events: size of the block, KB"},
+    {"alloc_time", "AllocTime(us)", TP_COL_US, -1, 0, "--events: allocated at, since the profiler started"},
+    {"release_time", "ReleaseTime(us)", TP_COL_US, -1, 0, "--events: released at (- not inside the window)"},
+    {"duration", "Duration(us)", TP_COL_US, -1, 0, "--events: Duration(us) (- never released)"},
+    {"active_release_time", "ActiveReleaseTime(us)", TP_COL_US, -1, 0, "--events: Active Release Time (MEMORY_BLOCK_FREE)"},
+    {"active_duration", "ActiveDuration(us)", TP_COL_US, -1, 0, "--events: Active Duration(us)"},
+    {"alloc_ts", "AllocationTime(us)", TP_COL_US, -1, 0, "--events: Allocation Time(us) as written (epoch µs, exact)"},
+    {"time", "Time(us)", TP_COL_US, -1, 0, "--curve: time since the profiler started"},
+    {"ts", "Timestamp(us)", TP_COL_US, -1, 0, "--curve: Timestamp(us) as written (epoch µs, exact)"},
+    {"allocated", "Allocated(MB)", TP_COL_FIXED, -1, 3, "--curve: Total Allocated; default: its peak"},
+    {"reserved", "Reserved(MB)", TP_COL_FIXED, -1, 3, "--curve: Total Reserved; default and --group component: its peak"},
+    {"active", "Active(MB)", TP_COL_FIXED, -1, 3, "--curve: Total Active"},
+    {"allocated_at", "AllocatedPeakAt(us)", TP_COL_US, -1, 0, "default: when the Allocated peak was first reached"},
+    {"reserved_at", "ReservedPeakAt(us)", TP_COL_US, -1, 0, "default, --group component: when the Reserved peak was first reached"},
+    {"samples", "Samples", TP_COL_INT, -1, 0, "default, --group component: records of the component"},
+};
+enum { C_OP, C_DEV, C_COMP, C_SIZE, C_ALLOC, C_REL, C_DUR, C_AREL, C_ADUR, C_ATS, C_TIME, C_TS, C_ALLOCATED,
+       C_RESERVED, C_ACTIVE, C_ALLOC_AT, C_RES_AT, C_SAMPLES, C_N };
+
+#define PEAK_COLS "device,component,allocated,allocated_at,reserved,reserved_at,samples"
+#define COMP_COLS "device,component,reserved,reserved_at,samples"
+#define EVENTS_COLS "op,device,size,alloc_time,release_time,duration"
+#define CURVE_COLS "device,component,time,allocated,reserved,active"
+
+/* --device: NULL keeps all; "NPU:0" or "0" keeps that one. */
+static int keep(const tp_store *st, uint32_t dev, const char *want)
+{
+    if (!want)
+        return 1;
+    const char *s = tp_store_str(st, dev);
+    if (strcmp(s, want) == 0)
+        return 1;
+    return strncmp(s, "NPU:", 4) == 0 && strcmp(s + 4, want) == 0;
+}
+
+static void set_rel(tp_table *t, size_t col, int64_t v, int64_t origin)
+{
+    if (v != TP_NONE)
+        tp_table_set_int(t, col, v - origin);
+}
+
+static void set_mb(tp_table *t, size_t col, double v)
+{
+    if (!isnan(v))
+        tp_table_set_float(t, col, v);
+}
+
+struct peak {
+    uint32_t dev, comp;
+    int64_t n;
+    double alloc, res;
+    int64_t alloc_at, res_at;
+};
+
+static int peaks(const tp_store *st, const struct tp_view_opts *vo, int modules, tp_table *t, tp_error *err)
+{
+    const struct tp_npu_data *d = st->npu;
+    int64_t origin = tp_npu_origin(d);
+    size_t n = modules ? d->nmodules : d->nrecords;
+    struct peak *p = calloc(n + 1, sizeof *p);
+    if (!p)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t dev = modules ? d->modules[i].device : d->records[i].device;
+        uint32_t comp = modules ? d->modules[i].component : d->records[i].component;
+        int64_t ts = modules ? d->modules[i].ts : d->records[i].ts;
+        double a = modules ? NAN : d->records[i].allocated_mb;
+        double r = modules ? d->modules[i].reserved_mb : d->records[i].reserved_mb;
+        if (!keep(st, dev, vo ? vo->device : NULL))
+            continue;
+        size_t j = 0;
+        while (j < np && (p[j].dev != dev || p[j].comp != comp))   /* few components: linear */
+            j++;
+        if (j == np) {
+            p[np].dev = dev;
+            p[np].comp = comp;
+            p[np].alloc = p[np].res = NAN;
+            p[np].alloc_at = p[np].res_at = TP_NONE;
+            np++;
+        }
+        struct peak *q = &p[j];
+        q->n++;
+        /* first reached: a later equal value keeps the earlier time */
+        if (!isnan(a) && (isnan(q->alloc) || a > q->alloc || (a == q->alloc && ts < q->alloc_at))) {
+            q->alloc = a;
+            q->alloc_at = ts;
+        }
+        if (!isnan(r) && (isnan(q->res) || r > q->res || (r == q->res && ts < q->res_at))) {
+            q->res = r;
+            q->res_at = ts;
+        }
+    }
+    /* grouped by device in first-seen order, components in first-seen order */
+    for (size_t i = 0; i < np; i++) {
+        int first = 1;
+        for (size_t k = 0; k < i; k++)
+            if (p[k].dev == p[i].dev)
+                first = 0;
+        if (!first)
+            continue;
+        for (size_t j = i; j < np; j++) {
+            if (p[j].dev != p[i].dev)
+                continue;
+            tp_table_add_row(t);
+            tp_table_set_str(t, C_DEV, tp_store_str(st, p[j].dev));
+            tp_table_set_str(t, C_COMP, tp_store_str(st, p[j].comp));
+            set_mb(t, C_ALLOCATED, p[j].alloc);
+            set_rel(t, C_ALLOC_AT, p[j].alloc_at, origin);
+            set_mb(t, C_RESERVED, p[j].res);
+            set_rel(t, C_RES_AT, p[j].res_at, origin);
+            tp_table_set_int(t, C_SAMPLES, p[j].n);
+        }
+    }
+    free(p);
+    return TP_OK;
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    const struct tp_npu_data *d = st->npu;
+    int events = vo && vo->events, curve = vo && vo->curve;
+    int modules = vo && vo->group && (strcmp(vo->group, "component") == 0 || strcmp(vo->group, "module") == 0);
+    if (vo && vo->group && !modules)
+        return tp_error_set(err, TP_ERR_USAGE, "memory: --group must be component on Ascend folders, not %s", vo->group);
+    unsigned need = events ? TP_NPU_OPERATOR_MEMORY : modules ? TP_NPU_MODULE_MEM : TP_NPU_MEMORY_RECORD;
+    if (!d || !(d->files & need))
+        return tp_npu_missing(st, need, events ? "memory --events" : modules ? "memory --group component"
+                                       : curve ? "memory --curve" : "memory", err);
+    tp_table *t = tp_table_new(cols, C_N);
+    if (!t)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    int64_t origin = tp_npu_origin(d);
+    int rc = TP_OK;
+    if (events) {
+        for (size_t i = 0; i < d->nallocs; i++) {
+            const struct tp_npu_alloc *a = &d->allocs[i];
+            if (!keep(st, a->device, vo->device))
+                continue;
+            tp_table_add_row(t);
+            tp_table_set_str(t, C_OP, tp_store_str(st, a->name));
+            tp_table_set_str(t, C_DEV, tp_store_str(st, a->device));
+            tp_table_set_float(t, C_SIZE, a->size_kb < 0 ? -a->size_kb : a->size_kb);
+            set_rel(t, C_ALLOC, a->alloc, origin);
+            set_rel(t, C_REL, a->release, origin);
+            if (a->dur != TP_NONE)
+                tp_table_set_int(t, C_DUR, a->dur);
+            set_rel(t, C_AREL, a->active_release, origin);
+            if (a->active_dur != TP_NONE)
+                tp_table_set_int(t, C_ADUR, a->active_dur);
+            if (a->alloc != TP_NONE)
+                tp_table_set_int(t, C_ATS, a->alloc);
+        }
+    } else if (curve) {
+        for (size_t i = 0; i < d->nrecords; i++) {
+            const struct tp_npu_record *r = &d->records[i];
+            if (!keep(st, r->device, vo->device))
+                continue;
+            tp_table_add_row(t);
+            tp_table_set_str(t, C_DEV, tp_store_str(st, r->device));
+            tp_table_set_str(t, C_COMP, tp_store_str(st, r->component));
+            tp_table_set_int(t, C_TIME, r->ts - origin);
+            tp_table_set_int(t, C_TS, r->ts);
+            set_mb(t, C_ALLOCATED, r->allocated_mb);
+            set_mb(t, C_RESERVED, r->reserved_mb);
+            set_mb(t, C_ACTIVE, r->active_mb);
+        }
+    } else {
+        rc = peaks(st, vo, modules, t, err);
+    }
+    if (rc != TP_OK) {
+        tp_table_free(t);
+        return rc;
+    }
+    *out = t;
+    return TP_OK;
+}
+
+static const char *columns_for(const struct tp_view_opts *vo)
+{
+    if (vo && vo->events)
+        return EVENTS_COLS;
+    if (vo && vo->curve)
+        return CURVE_COLS;
+    if (vo && vo->group)
+        return COMP_COLS;
+    return NULL;
+}
+
+const tp_view tp_view_npu_memory = {
+    .name = "memory",
+    .summary = "Ascend plugin Memory view: peaks per device and component (--events, --curve, --group component)",
+    .cols = cols,
+    .ncols = C_N,
+    .default_columns = PEAK_COLS,
+    .build = build,
+    .columns_for = columns_for,
+};

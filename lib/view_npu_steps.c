@@ -1,0 +1,229 @@
+/* view_npu_steps.c — `tprof steps` and `tprof dist` on an Ascend folder
+ * (SPEC §A.4.6, §A.6.4): both from step_trace_time.csv, which torch_npu
+ * computes from the trace's "Overlap Analysis" process.
+ *
+ *   steps        every column of step_trace_time.csv per step: computing,
+ *                communication (not overlapped), overlapped, communication,
+ *                free, stage, bubble, ... (µs);
+ *   dist         the plugin's Distributed view of this rank: computation
+ *                (computing minus overlapped), overlap, communication (not
+ *                overlapped), other (free), and the step's transfer and
+ *                synchronization time from communication.json;
+ *   dist --comm  communication.json ops by type (hcom_allReduce__ ...):
+ *                calls, bytes, elapse and transit time.
+ * Steps are keyed by the Step column found by name: the plugin keys them by
+ * the first column, which newer files made Device_id (SPEC §A.7.2). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ascend.h"
+#include "views.h"
+
+static int64_t us_ns(double us) { return isnan(us) ? TP_NONE : (int64_t)llround(us * 1000.0); }
+static int64_t ms_ns(double ms) { return isnan(ms) ? TP_NONE : (int64_t)llround(ms * 1e6); }
+
+static void set_ns(tp_table *t, size_t col, int64_t v)
+{
+    if (v != TP_NONE)
+        tp_table_set_int(t, col, v);
+}
+
+static void set_step(tp_table *t, size_t col, int64_t step)
+{
+    char b[32];
+    if (step == TP_NONE)
+        snprintf(b, sizeof b, "all");
+    else
+        snprintf(b, sizeof b, "%lld", (long long)step);
+    tp_table_set_str(t, col, b);
+}
+
+/* ---- steps ---- */
+
+static const struct tp_coldef scols[] = {
+    {"step", "Step", TP_COL_STR, -1, 0, "step number (all: the file has no step information)"},
+    {"device", "Device", TP_COL_INT, -1, 0, "Device_id (-1 when the file has none)"},
+    {"computing", "Computing(us)", TP_COL_US, -1, 0, "time with computation on the device"},
+    {"comm_not_overlapped", "CommNotOverlapped(us)", TP_COL_US, -1, 0, "communication with no computation"},
+    {"overlapped", "Overlapped(us)", TP_COL_US, -1, 0, "computation and communication at once"},
+    {"communication", "Communication(us)", TP_COL_US, -1, 0, "time with communication"},
+    {"free", "Free(us)", TP_COL_US, -1, 0, "time with neither"},
+    {"stage", "Stage(us)", TP_COL_US, -1, 0, "pipeline stage time"},
+    {"bubble", "Bubble(us)", TP_COL_US, -1, 0, "pipeline bubble (receive) time"},
+    {"comm_excl_recv", "CommNotOverlappedExclRecv(us)", TP_COL_US, -1, 0,
+     "communication not overlapped, receives excluded"},
+    {"preparing", "Preparing(us)", TP_COL_US, -1, 0, "time before the first device task of the step"},
+};
+enum { S_STEP, S_DEV, S_COMP, S_CNO, S_OVL, S_COMM, S_FREE, S_STAGE, S_BUBBLE, S_EXCL, S_PREP, S_N };
+
+static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    (void)vo;
+    const struct tp_npu_data *d = st->npu;
+    if (!d || !(d->files & TP_NPU_STEP_TRACE))
+        return tp_npu_missing(st, TP_NPU_STEP_TRACE, "steps", err);
+    tp_table *t = tp_table_new(scols, S_N);
+    if (!t)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < d->nsteps; i++) {
+        const struct tp_npu_steptime *s = &d->steps[i];
+        tp_table_add_row(t);
+        set_step(t, S_STEP, s->step);
+        tp_table_set_int(t, S_DEV, s->device);
+        const double v[9] = {s->computing, s->comm_not_overlapped, s->overlapped, s->comm, s->free, s->stage,
+                             s->bubble, s->comm_not_overlapped_excl_recv, s->preparing};
+        for (int c = 0; c < 9; c++)
+            set_ns(t, (size_t)(S_COMP + c), us_ns(v[c]));
+    }
+    *out = t;
+    return TP_OK;
+}
+
+const tp_view tp_view_npu_steps = {
+    .name = "steps",
+    .summary = "step_trace_time.csv per step (Ascend)",
+    .cols = scols,
+    .ncols = S_N,
+    .default_columns = "step,device,computing,comm_not_overlapped,overlapped,communication,free,stage,bubble,preparing",
+    .build = steps_build,
+};
+
+/* ---- dist ---- */
+
+static const struct tp_coldef dcols[] = {
+    {"rank", "Rank", TP_COL_INT, -1, 0, "rank (profiler_info rank_id; -1 unknown)"},
+    {"step", "Step", TP_COL_STR, -1, 0, "step number (all: no step information)"},
+    {"computation", "Computation(us)", TP_COL_US, -1, 0, "computing minus overlapped"},
+    {"overlap", "Overlap(us)", TP_COL_US, -1, 0, "computation and communication at once"},
+    {"communication", "Communication(us)", TP_COL_US, -1, 0, "communication not overlapped"},
+    {"other", "Other(us)", TP_COL_US, -1, 0, "free: neither"},
+    {"total", "Total(us)", TP_COL_US, -1, 0, "the four parts"},
+    {"transfer", "Transfer(us)", TP_COL_US, -1, 0, "communication.json: transit time of the step's ops; --comm: of the op"},
+    {"sync", "Sync(us)", TP_COL_US, -1, 0, "communication.json: synchronization time of the step's ops"},
+    {"op", "Op", TP_COL_STR, -1, 0, "--comm: op type (the name up to its first digit)"},
+    {"calls", "Calls", TP_COL_INT, -1, 0, "--comm: ops"},
+    {"size", "Size(B)", TP_COL_INT, -1, 0, "--comm: Transit Size over every link type, bytes"},
+    {"avg_size", "AvgSize(B)", TP_COL_INT, -1, 0, "--comm: size / calls, rounded"},
+    {"latency", "Elapse(us)", TP_COL_US, -1, 0, "--comm: Elapse Time"},
+    {"avg_latency", "AvgElapse(us)", TP_COL_US, -1, 0, "--comm: elapse / calls"},
+    {"avg_transfer", "AvgTransfer(us)", TP_COL_US, -1, 0, "--comm: transit / calls"},
+};
+enum { D_RANK, D_STEP, D_COMP, D_OVL, D_COMM, D_OTHER, D_TOTAL, D_TRANS, D_SYNC, D_OP, D_CALLS, D_SIZE, D_AVGSZ,
+       D_LAT, D_AVGLAT, D_AVGTR, D_N };
+
+static int comm_ops(const tp_store *st, tp_table *t)
+{
+    const struct tp_npu_data *d = st->npu;
+    struct agg {
+        const char *name;
+        size_t len;
+        int64_t calls;
+        double mb, elapse, transit;
+    } *a = calloc(d->ncomms + 1, sizeof *a);
+    if (!a)
+        return -1;
+    size_t na = 0;
+    for (size_t i = 0; i < d->ncomms; i++) {
+        const struct tp_npu_comm *c = &d->comms[i];
+        if (c->total)
+            continue;
+        const char *nm = tp_store_str(st, c->name);
+        size_t len = strcspn(nm, "0123456789");
+        size_t j = 0;
+        while (j < na && (a[j].len != len || memcmp(a[j].name, nm, len) != 0))
+            j++;
+        if (j == na) {
+            a[na].name = nm;
+            a[na].len = len;
+            na++;
+        }
+        a[j].calls++;
+        a[j].mb += c->transit_size_mb;
+        if (!isnan(c->elapse_ms)) a[j].elapse += c->elapse_ms;
+        if (!isnan(c->transit_ms)) a[j].transit += c->transit_ms;
+    }
+    for (size_t j = 0; j < na; j++) {
+        tp_table_add_row(t);
+        tp_table_set_int(t, D_RANK, st->rank == TP_NONE ? -1 : st->rank);
+        tp_table_set_strn(t, D_OP, a[j].name, a[j].len);
+        tp_table_set_int(t, D_CALLS, a[j].calls);
+        double bytes = a[j].mb * 1024 * 1024;
+        tp_table_set_int(t, D_SIZE, (int64_t)llround(bytes));
+        tp_table_set_int(t, D_AVGSZ, (int64_t)llround(bytes / (double)a[j].calls));
+        tp_table_set_int(t, D_LAT, ms_ns(a[j].elapse));
+        tp_table_set_int(t, D_AVGLAT, ms_ns(a[j].elapse / (double)a[j].calls));
+        tp_table_set_int(t, D_TRANS, ms_ns(a[j].transit));
+        tp_table_set_int(t, D_AVGTR, ms_ns(a[j].transit / (double)a[j].calls));
+    }
+    free(a);
+    return 0;
+}
+
+static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    const struct tp_npu_data *d = st->npu;
+    int comm = vo && vo->comm;
+    unsigned need = comm ? TP_NPU_COMMUNICATION : TP_NPU_STEP_TRACE;
+    if (!d || !(d->files & need))
+        return tp_npu_missing(st, need, comm ? "dist --comm" : "dist", err);
+    tp_table *t = tp_table_new(dcols, D_N);
+    if (!t)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (comm) {
+        if (comm_ops(st, t) < 0) {
+            tp_table_free(t);
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        }
+        *out = t;
+        return TP_OK;
+    }
+    for (size_t i = 0; i < d->nsteps; i++) {
+        const struct tp_npu_steptime *s = &d->steps[i];
+        tp_table_add_row(t);
+        tp_table_set_int(t, D_RANK, st->rank == TP_NONE ? -1 : st->rank);
+        set_step(t, D_STEP, s->step);
+        int64_t comp = us_ns(s->computing), ovl = us_ns(s->overlapped), cno = us_ns(s->comm_not_overlapped),
+                fr = us_ns(s->free);
+        if (comp != TP_NONE && ovl != TP_NONE)
+            tp_table_set_int(t, D_COMP, comp - ovl);
+        set_ns(t, D_OVL, ovl);
+        set_ns(t, D_COMM, cno);
+        set_ns(t, D_OTHER, fr);
+        if (comp != TP_NONE && cno != TP_NONE && fr != TP_NONE)
+            tp_table_set_int(t, D_TOTAL, comp + cno + fr);
+        /* communication.json's "Total Op Info" of the same step, every kind */
+        double tr = 0, sy = 0;
+        int any = 0;
+        for (size_t j = 0; j < d->ncomms; j++) {
+            const struct tp_npu_comm *c = &d->comms[j];
+            if (!c->total || c->step != s->step)
+                continue;
+            any = 1;
+            if (!isnan(c->transit_ms)) tr += c->transit_ms;
+            if (!isnan(c->sync_ms)) sy += c->sync_ms;
+        }
+        if (any) {
+            tp_table_set_int(t, D_TRANS, ms_ns(tr));
+            tp_table_set_int(t, D_SYNC, ms_ns(sy));
+        }
+    }
+    *out = t;
+    return TP_OK;
+}
+
+static const char *dist_columns_for(const struct tp_view_opts *vo)
+{
+    if (vo && vo->comm)
+        return "rank,op,calls,size,avg_size,latency,avg_latency,transfer,avg_transfer";
+    return NULL;
+}
+
+const tp_view tp_view_npu_dist = {
+    .name = "dist",
+    .summary = "Ascend plugin Distributed view of one rank: overlap per step (--comm: communication ops)",
+    .cols = dcols,
+    .ncols = D_N,
+    .default_columns = "rank,step,computation,overlap,communication,other,total,transfer,sync",
+    .build = dist_build,
+    .columns_for = dist_columns_for,
+};

@@ -1,0 +1,294 @@
+#!/bin/sh
+# Golden tests: tprof on Ascend NPU profiler folders against the Ascend
+# TensorBoard plugin's own outputs (../shared/reference/npu/golden, SPEC
+# §A.9), plus: every Ascend folder of the reference data is read without a
+# complaint.  Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line
+# per case.
+#
+# Tolerances: tprof sums exactly where the plugin rounds its running sums to
+# 2 decimals at every row (SPEC §A.7.9), so totals may differ by 0.005 µs per
+# row summed; ratios are compared within what that drift allows.
+REF=${REF:-../shared/reference}
+if [ ! -d "$REF/npu/golden" ]; then
+    echo "skip ascend: $REF/npu not found"
+    exit 0
+fi
+if [ ! -x ./cli/tprof ]; then
+    echo "skip ascend: ./cli/tprof not built"
+    exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "skip ascend: python3 not found"
+    exit 0
+fi
+exec python3 - "$REF/npu" "${TPROF:-./cli/tprof}" <<'PY'
+import csv, io, json, os, re, subprocess, sys
+from decimal import Decimal as D
+
+NPU, TPROF = sys.argv[1], sys.argv[2]
+GOLD = os.path.join(NPU, "golden")
+DATA = os.path.join(NPU, "ascend_data")
+res = {"ok": 0, "FAIL": 0, "skip": 0}
+
+def say(kind, name, why=None):
+    res[kind] += 1
+    print("%s %s%s" % (kind, name, ": " + why if why else ""))
+
+def run(view, path, *extra, ok=True):
+    p = subprocess.run([TPROF, view, "--csv", *extra, path], capture_output=True, text=True)
+    if ok and (p.returncode != 0 or p.stderr.strip()):
+        raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[:300]))
+    return p, list(csv.DictReader(io.StringIO(p.stdout)))
+
+def near(mine, exp, tol):
+    return abs(D(mine) - D(str(exp))) <= D(str(tol))
+
+def drift(calls):
+    # the plugin's running round(acc + v, 2): up to 0.005 per addition
+    return D("0.005") * calls + D("0.0011")
+
+def check_kernels(path, g):
+    _, rows = run("kernels", path, "-c", "name,calls,total,min,mean,max")
+    cols = [c["name"] for c in g["kernel_op_table"]["data"]["columns"]]
+    exp = [dict(zip(cols, r)) for r in g["kernel_op_table"]["data"]["rows"]]
+    mine = {r["Name"]: r for r in rows}
+    if len(rows) != len(exp):
+        return "%d names, expected %d" % (len(rows), len(exp))
+    for e in exp:
+        m = mine.get(e["Name"])
+        if m is None:
+            return "missing %r" % e["Name"]
+        n = e["Calls"]
+        if int(m["Calls"]) != n:
+            return "%s: calls %s, expected %s" % (e["Name"], m["Calls"], n)
+        for mk, ek, tol in (("Total(us)", "Total Durations(us)", drift(n)), ("Min(us)", "Min Durations(us)", "0.0005"),
+                            ("Max(us)", "Max Durations(us)", "0.0005"),
+                            ("Mean(us)", "Avg Durations(us)", drift(n) / n + D("0.0051"))):
+            if not near(m[mk], e[ek], tol):
+                return "%s: %s %s, expected %s" % (e["Name"], mk, m[mk], e[ek])
+    return None
+
+def check_core(path, g):
+    _, rows = run("kernels", path, "--group", "core", "-c", "core,calls,total")
+    mine = {"Using " + r["Core"].replace("_", " "): r for r in rows}
+    exp = g["tc_pie"]["total"]["rows"]
+    if len(rows) != len(exp):
+        return "%d cores, expected %d" % (len(rows), len(exp))
+    for name, v in exp:
+        m = mine.get(name)
+        if m is None:
+            return "missing %r" % name
+        # the pie sums floats without rounding: only float error
+        if not near(m["Total(us)"], round(v, 6), "0.001"):
+            return "%s: %s, expected %s" % (name, m["Total(us)"], v)
+    return None
+
+def check_ops(path, g, shape):
+    extra = ["--group", "shape"] if shape else []
+    _, rows = run("ops", path, *extra, "-c", "name,shape,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total")
+    exp = g["operation_table_by_name_input" if shape else "operation_table_by_name"]["data"]
+    key = (lambda r: (r["Name"], r["Input Shape"])) if shape else (lambda r: r["Name"])
+    ekey = (lambda e: (e["name"], e["input_shape"])) if shape else (lambda e: e["name"])
+    mine = {key(r): r for r in rows}
+    if len(rows) != len(exp):
+        return "%d rows, expected %d" % (len(rows), len(exp))
+    for e in exp:
+        m = mine.get(ekey(e))
+        if m is None:
+            return "missing %r" % (ekey(e),)
+        n = e["calls"]
+        if int(m["Calls"]) != n:
+            return "%r: calls %s, expected %s" % (ekey(e), m["Calls"], n)
+        for mk, ek in (("DeviceSelf(us)", "device_self_duration"), ("DeviceTotal(us)", "device_total_duration"),
+                       ("HostSelf(us)", "host_self_duration"), ("HostTotal(us)", "host_total_duration")):
+            if not near(m[mk], e[ek], drift(n)):
+                return "%r: %s %s, expected %s" % (ekey(e), mk, m[mk], e[ek])
+        if m["AICoreEligible"] != e["tc_eligible"]:
+            return "%r: eligible %s, expected %s" % (ekey(e), m["AICoreEligible"], e["tc_eligible"])
+        for mk, ek, dk in (("AICoreSelf(%)", "tc_self_ratio", "device_self_duration"),
+                           ("AICoreTotal(%)", "tc_total_ratio", "device_total_duration")):
+            den = D(str(e[dk]))
+            # the ratio of drifted sums: allow what the drift of both sums moves it
+            tol = D("0.0051") + (D(100) * 2 * drift(n) / den if den > 1 else D(100))
+            if not near(m[mk], e[ek], tol):
+                return "%r: %s %s, expected %s" % (ekey(e), mk, m[mk], e[ek])
+    return None
+
+def check_mem_events(path, g):
+    _, rows = run("memory", path, "--events", "-c", "op,device,size,alloc_time,release_time,duration,alloc_ts")
+    start = D(str(g["profiler_start_ts"]))
+    exp = g["memory_events"]["operator"]["rows"]
+    mine = {}
+    for r in rows:
+        mine.setdefault(r["Device"], []).append(r)
+    for dev, erows in exp.items():
+        m = mine.get(dev, [])
+        if len(m) != len(erows):
+            return "%s: %d allocations, expected %d" % (dev, len(m), len(erows))
+        for i, (a, e) in enumerate(zip(m, erows)):
+            if a["Operator"] != e[0] or not near(a["Size(KB)"], e[1], "0.0005"):
+                return "%s row %d: %s %s, expected %s %s" % (dev, i, a["Operator"], a["Size(KB)"], e[0], e[1])
+            if start == 0:
+                # no trace: the plugin prints epoch ms; tprof counts from the first CSV timestamp
+                if a["AllocationTime(us)"] == "-" or not near(D(a["AllocationTime(us)"]) / 1000, e[2], "0.0011"):
+                    return "%s row %d: alloc %s us, expected epoch %s ms" % (dev, i, a["AllocationTime(us)"], e[2])
+                origin = D(a["AllocationTime(us)"]) - D(a["AllocTime(us)"])
+                if e[3] is not None and not near((D(a["ReleaseTime(us)"]) + origin) / 1000, e[3], "0.0011"):
+                    return "%s row %d: release %s, expected epoch %s ms" % (dev, i, a["ReleaseTime(us)"], e[3])
+            else:
+                for k, ev in (("AllocTime(us)", e[2]), ("ReleaseTime(us)", e[3])):
+                    if (a[k] == "-") != (ev is None) or (ev is not None and not near(D(a[k]) / 1000, ev, "0.0011")):
+                        return "%s row %d: %s %s, expected %s ms" % (dev, i, k, a[k], ev)
+            if (a["Duration(us)"] == "-") != (e[4] is None) or (e[4] is not None and not near(D(a["Duration(us)"]) / 1000, e[4], "0.0006")):
+                return "%s row %d: duration %s, expected %s ms" % (dev, i, a["Duration(us)"], e[4])
+    return None
+
+def check_mem_peaks(path, g):
+    s = g["memory_all_curve_summary"]
+    _, rows = run("memory", path, "-c", "device,component,allocated,reserved,samples")
+    for dev in s["devices"]:
+        mine = [r for r in rows if r["Device"] == dev]
+        tot = [r for r in mine if r["Component"] == "PTA+GE"]
+        label = "Peak Memory Usage: %.1fMB" % float(tot[0]["Allocated(MB)"]) if tot else None
+        if label != s["total_peaks"].get(dev):
+            return "%s: %r, expected %r" % (dev, label, s["total_peaks"].get(dev))
+        comps = [r for r in mine if r["Component"] in ("PTA", "GE", "APP")]
+        label = "Reserved Peak Memory Usage: " + "".join("%s-%.1fMB | " % (r["Component"], float(r["Reserved(MB)"])) for r in comps)
+        if label.rstrip() != s["ptaGe_peaks"].get(dev):
+            return "%s: %r, expected %r" % (dev, label.rstrip(), s["ptaGe_peaks"].get(dev))
+        n = {r["Component"]: int(r["Samples"]) for r in mine}
+        for comp, cnt in s["ptaGe_rows_len"].get(dev, {}).items():
+            if n.get(comp) != cnt:
+                return "%s %s: %s samples, expected %d" % (dev, comp, n.get(comp), cnt)
+        if tot and int(tot[0]["Samples"]) != s["total_rows_len"][dev]["Allocated"]:
+            return "%s PTA+GE: %s samples, expected %d" % (dev, tot[0]["Samples"], s["total_rows_len"][dev]["Allocated"])
+    _, curve = run("memory", path, "--curve", "-c", "device,component,time,ts,allocated,reserved")
+    start = D(str(g["profiler_start_ts"]))
+    for dev, comps in s["ptaGe_first_rows"].items():
+        for comp, pts in comps.items():
+            mine = [r for r in curve if r["Device"] == dev and r["Component"] == comp][:len(pts)]
+            for a, e in zip(mine, pts):
+                t = D(a["Timestamp(us)"]) / 1000 if start == 0 else D(a["Time(us)"]) / 1000
+                if not near(t, e[0], "0.0011") or not near(a["Reserved(MB)"], e[2], "0.0011") or \
+                   (e[1] is None) != (a["Allocated(MB)"] == "-") or (e[1] is not None and not near(a["Allocated(MB)"], e[1], "0.0011")):
+                    return "%s %s: %r, expected %r" % (dev, comp, (t, a["Allocated(MB)"], a["Reserved(MB)"]), e)
+    return None
+
+def check_mem_components(path, g):
+    exp = g["memory_events"].get("component")
+    if not exp or not any(exp["rows"].values()):
+        return None
+    _, rows = run("memory", path, "--group", "component", "-c", "device,component,reserved,reserved_at")
+    start = D(str(g["profiler_start_ts"]))
+    for dev, erows in exp["rows"].items():
+        mine = [r for r in rows if r["Device"] == dev]
+        if len(mine) != len(erows):
+            return "%s: %d components, expected %d" % (dev, len(mine), len(erows))
+        for a, e in zip(mine, erows):
+            if a["Component"] != e[0] or not near(a["Reserved(MB)"], e[1], "0.0006"):
+                return "%s: %s %s, expected %s %s" % (dev, a["Component"], a["Reserved(MB)"], e[0], e[1])
+            if start != 0 and not near(D(a["ReservedPeakAt(us)"]) / 1000, e[2], "0.0011"):
+                return "%s %s: at %s us, expected %s ms" % (dev, e[0], a["ReservedPeakAt(us)"], e[2])
+    return None
+
+def check_dist(path, g):
+    _, rows = run("dist", path, "-c", "step,computation,overlap,communication,other,transfer,sync")
+    mine = {r["Step"]: r for r in rows}
+    for step, (comp, ovl, cno, free) in (g.get("step_to_overlap") or {}).items():
+        m = mine.get(step)
+        if m is None:
+            return "no step %s" % step
+        got = (D(m["Computation(us)"]) + D(m["Overlap(us)"]), D(m["Overlap(us)"]), D(m["Communication(us)"]), D(m["Other(us)"]))
+        for x, y in zip(got, (comp, ovl, cno, free)):
+            if not near(x, y, "0.002"):
+                return "step %s: %s, expected %s" % (step, [str(v) for v in got], [comp, ovl, cno, free])
+    for step, w in (g.get("step_to_wait") or {}).items():
+        m = mine.get(step)
+        if m is None or not near(D(m["Transfer(us)"]) / 1000, w["trans"], "0.000001") or \
+           not near(D(m["Sync(us)"]) / 1000, w["Synchronize"], "0.000001"):
+            return "step %s: wait %s, expected %s" % (step, m and (m["Transfer(us)"], m["Sync(us)"]), w)
+    return None
+
+def check_comm(path, g):
+    _, rows = run("dist", path, "--comm", "-c", "op,calls,size,latency,transfer")
+    mine = {r["Op"]: r for r in rows}
+    exp = g["comm_op"]
+    if len(rows) != len(exp):
+        return "%d op types, expected %d" % (len(rows), len(exp))
+    for op, (n, mb, el, tr) in exp.items():
+        m = mine.get(op)
+        if m is None:
+            return "missing %s" % op
+        if int(m["Calls"]) != n or abs(int(m["Size(B)"]) - mb * 1024 * 1024) > 1 or \
+           not near(D(m["Elapse(us)"]) / 1000, el, "0.000001") or not near(D(m["Transfer(us)"]) / 1000, tr, "0.000001"):
+            return "%s: %s, expected %s" % (op, (m["Calls"], m["Size(B)"], m["Elapse(us)"], m["Transfer(us)"]), (n, mb, el, tr))
+    return None
+
+def check_absent(path, g):
+    # views the plugin does not offer: tprof names the missing file
+    want = {"Operator": ("ops", "operator_details.csv"), "Kernel": ("kernels", "kernel_details.csv")}
+    for v, (view, f) in want.items():
+        if v in g["views"]:
+            continue
+        p, _ = run(view, path, ok=False)
+        if p.returncode == 0 or f not in p.stderr:
+            return "%s without %s: exit %d, %r" % (view, f, p.returncode, p.stderr.strip()[:200])
+    return None
+
+cases = []
+for root, _, files in os.walk(GOLD):
+    for f in files:
+        if f.endswith(".plugin_output.json"):
+            gp = os.path.join(root, f)
+            rel = os.path.relpath(gp, GOLD)[: -len(".plugin_output.json")]
+            cases.append((rel, gp, os.path.join(DATA, rel)))
+cases.sort()
+for rel, gp, path in cases:
+    name = rel.split("/")[0].split("+")[1] + ":" + "/".join(rel.split("/")[-2:])
+    if not os.path.isdir(path):
+        say("skip", name, "no data folder")
+        continue
+    g = json.load(open(gp))
+    checks = [("absent", lambda: check_absent(path, g))]
+    if g.get("kernel_op_table"):
+        checks += [("kernels", lambda: check_kernels(path, g)), ("kernels-core", lambda: check_core(path, g))]
+    if g.get("operation_table_by_name"):
+        checks += [("ops", lambda: check_ops(path, g, False)), ("ops-shape", lambda: check_ops(path, g, True))]
+    if g.get("memory_events"):
+        checks += [("memory-events", lambda: check_mem_events(path, g)),
+                   ("memory-components", lambda: check_mem_components(path, g))]
+    if g.get("memory_all_curve_summary"):
+        checks += [("memory-peaks", lambda: check_mem_peaks(path, g))]
+    if g.get("step_to_overlap") or g.get("step_to_wait"):
+        checks += [("dist", lambda: check_dist(path, g))]
+    if g.get("comm_op"):
+        checks += [("dist-comm", lambda: check_comm(path, g))]
+    for cname, fn in checks:
+        try:
+            why = fn()
+        except Exception as ex:
+            why = str(ex)
+        say("FAIL" if why else "ok", "ascend-%s %s" % (cname, name), why)
+
+# Every Ascend folder of the reference data is read without a complaint.
+seen = set()
+for root, dirs, files in os.walk(DATA):
+    known = {"kernel_details.csv", "operator_details.csv", "memory_record.csv", "operator_memory.csv",
+             "npu_module_mem.csv", "step_trace_time.csv", "communication.json"}
+    dbs = [f for f in files if re.match(r"ascend_pytorch_profiler.*\.db$", f)]
+    if os.path.basename(root) == "ASCEND_PROFILER_OUTPUT":
+        folder = os.path.dirname(root)
+    elif known & set(files) or dbs:
+        folder = root
+    else:
+        continue
+    if folder in seen:
+        continue
+    seen.add(folder)
+    name = "ascend-read " + os.path.relpath(folder, DATA).split("/", 1)[1]
+    p = subprocess.run([TPROF, "info", folder], capture_output=True, text=True)
+    if p.returncode != 0 or p.stderr.strip():
+        say("FAIL", name, "exit %d: %s" % (p.returncode, p.stderr.strip()[:300]))
+    else:
+        say("ok", name)
+PY
