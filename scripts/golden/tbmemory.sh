@@ -197,6 +197,52 @@ def check_modules(path, exp):
             return "%r is not indented by its depth" % r["Module"]
     return None
 
+TORCH_CATS = {"cpu_op", "operator", "user_annotation", "runtime", "cuda_runtime", "mtia_runtime", "glow_runtime",
+              "xpu_runtime", "privateuse1_runtime", "hip_runtime", "cuda_driver", "xpu_driver", "privateuse1_driver"}
+
+def self_cpu_total_us(path):
+    """key_averages' "Self CPU time total", computed here from the raw events:
+    the durations of the host events torch lists that no other one on the
+    same thread encloses."""
+    by_thread = {}
+    for e in load_trace(path)["traceEvents"]:
+        if e.get("ph") == "X" and str(e.get("cat", "")).lower() in TORCH_CATS:
+            by_thread.setdefault((str(e.get("pid")), str(e.get("tid"))), []).append((Decimal(str(e["ts"])), Decimal(str(e.get("dur", 0)))))
+    total = Decimal(0)
+    for evs in by_thread.values():
+        evs.sort(key=lambda x: (x[0], -x[1]))
+        reach = None
+        for ts, dur in evs:
+            if reach is None or ts + dur > reach:   # nothing before it encloses it whole
+                total += dur
+                reach = ts + dur
+    return total
+
+def check_keyavg(path, table):
+    """self_cpu_pct / cpu_total_pct against the plugin's host times over the
+    Self CPU time total; cpu_avg = host total / calls."""
+    rows, _ = run("ops", path, "-c", "name,calls,host_self,host_total,self_cpu_pct,cpu_total_pct,cpu_avg")
+    total = self_cpu_total_us(path)
+    if total <= 0:
+        return "SKIP: no host time"
+    exp = {e["name"]: e for e in table["data"]}
+    pct = Decimal(0)
+    for r in rows:
+        e = exp.get(r["Name"])
+        if e is None:
+            return "%s: not in the plugin's operator table" % r["Name"]
+        for mine, hk in ((r["SelfCPU(%)"], "host_self_duration"), (r["CPUTotal(%)"], "host_total_duration")):
+            want = Decimal(e[hk]) * 100 / total
+            if abs(Decimal(mine) - want) > Decimal("0.0051") + Decimal("0.5") * 100 / total:
+                return "%s: %s %s%%, expected %.4f%% (Self CPU time total %s us)" % (r["Name"], hk, mine, want, total)
+        avg = Decimal(r["HostTotal(us)"]) / int(r["Calls"])
+        if abs(Decimal(r["CPUAvg(us)"]) - avg) > Decimal("0.0005"):
+            return "%s: cpu_avg %s, expected %s" % (r["Name"], r["CPUAvg(us)"], avg)
+        pct += Decimal(r["SelfCPU(%)"])
+    if pct > 100 + Decimal("0.01") * len(rows):
+        return "self_cpu_pct sums to %s%%" % pct
+    return None
+
 counts = {"ok": 0, "FAIL": 0, "skip": 0}
 def report(name, why):
     if why is None:
@@ -233,6 +279,8 @@ for ef in cases:
                 return "%d rows / stderr %r for a trace without [memory] events" % (len(rows), err.strip()[:80])
             return None
         checks.append(("memory-none", no_memory))
+    if "operation_table_by_name" in exp:
+        checks.append(("ops-keyavg", lambda: check_keyavg(inp, exp["operation_table_by_name"])))
     if "module_view" in exp:
         checks.append(("modules", lambda: check_modules(inp, exp["module_view"])))
     for kind, fn in checks:
