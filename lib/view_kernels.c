@@ -1,13 +1,16 @@
 /* view_kernels.c — `tprof kernels`: the TensorBoard plugin's Kernel view.
  *
  * Default: one row per kernel name over every kernel event (SPEC §7.1):
- * calls, total/mean/max/min duration, duration-weighted mean blocks per SM
+ * calls, total/mean/max/min duration, and the median and sample standard
+ * deviation pandas' median()/std() give (the plugin shows neither; a
+ * single call has no std), duration-weighted mean blocks per SM
  * and achieved occupancy (a missing value counts as 0 with its weight), share
  * of all kernel time; sorted by total descending, ties in reverse name order
  * as the plugin's pandas sort gives them.
  * `--group props` (SPEC §7.3): kernels reachable from the plugin's operator
  * trees, grouped by name + launching operator + grid + block + registers +
  * shared memory, in the plugin's stable order by total. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +37,14 @@ static const struct tp_coldef kcols[] = {
     {"mean", "Mean(us)", TP_COL_FIXED, -1, 3, "mean duration"},
     {"max", "Max(us)", TP_COL_US, -1, 0, "longest"},
     {"min", "Min(us)", TP_COL_US, -1, 0, "shortest"},
+    {"median", "Median(us)", TP_COL_US, -1, 0, "median duration (mean of the middle two for an even count)"},
+    {"std", "Std(us)", TP_COL_US, -1, 0, "sample standard deviation of the duration (n - 1; - for one call)"},
     {"blocks_per_sm", "BlocksPerSM", TP_COL_FIXED, -1, 2, "duration-weighted mean blocks per SM"},
     {"occupancy", "Occupancy(%)", TP_COL_FIXED, -1, 2, "duration-weighted mean est. achieved occupancy"},
     {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of all kernel time (%)"},
 };
 enum { K_NAME, K_OP, K_GRID, K_BLOCK, K_REGS, K_SMEM, K_TC, K_OPTC, K_CALLS, K_TOTAL, K_MEAN, K_MAX, K_MIN,
-       K_BPS, K_OCC, K_PCT, K_N };
+       K_MEDIAN, K_STD, K_BPS, K_OCC, K_PCT, K_N };
 
 struct kagg {
     uint32_t name;
@@ -48,6 +53,7 @@ struct kagg {
     int op_elig;
     int64_t calls, total, max, min;
     double bps_w, occ_w;      /* sum of value * dur (ns) */
+    size_t off;               /* its durations in the grouped array */
 };
 
 static const tp_store *g_st;
@@ -66,6 +72,27 @@ static int cmp_stable(const void *a, const void *b)
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     if (g_a[x].total != g_a[y].total) return g_a[x].total > g_a[y].total ? -1 : 1;
     return x < y ? -1 : x > y;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median and sample standard deviation (ns) of one group's durations d[0..n),
+ * sorted in place; the deviations are taken from the mean as pandas does. */
+static void median_std(int64_t *d, size_t n, double *median, double *std)
+{
+    qsort(d, n, sizeof *d, cmp_i64);
+    *median = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2.0;
+    *std = NAN;
+    if (n < 2) return;
+    double sum = 0.0, ss = 0.0;
+    for (size_t i = 0; i < n; i++) sum += (double)d[i];
+    double mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++) ss += ((double)d[i] - mean) * ((double)d[i] - mean);
+    *std = sqrt(ss / (double)(n - 1));
 }
 
 static void dim3(char *b, size_t cap, const int32_t d[3])
@@ -113,9 +140,11 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     int64_t *head = malloc((ns + 1) * sizeof *head);
     int64_t *next = malloc((nr + 1) * sizeof *next);
     size_t *perm = malloc((nr + 1) * sizeof *perm);
+    int64_t *grp = malloc((nr + 1) * sizeof *grp);     /* each row's group */
+    int64_t *durs = malloc((nr + 1) * sizeof *durs);   /* durations, grouped */
     int rc = TP_OK;
     tp_table *t = NULL;
-    if (!a || !head || !next || !perm) { rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory"); goto done; }
+    if (!a || !head || !next || !perm || !grp || !durs) { rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory"); goto done; }
     for (size_t i = 0; i <= ns; i++) head[i] = -1;
     int64_t alltotal = 0;
     for (size_t i = 0; i < nr; i++) {
@@ -147,8 +176,16 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             head[nm] = j;
         }
         add(&a[j], st, r);
+        grp[i] = j;
         alltotal += st->dur[r];
     }
+    /* durations grouped (counting sort by group) for median and std */
+    for (size_t g = 0, off = 0; g < na; g++) {
+        a[g].off = off;
+        off += (size_t)a[g].calls;
+    }
+    for (size_t i = 0; i < nr; i++) durs[a[grp[i]].off++] = st->dur[rows[i]];
+    for (size_t g = 0; g < na; g++) a[g].off -= (size_t)a[g].calls;
     for (size_t i = 0; i < na; i++) perm[i] = i;
     g_st = st;
     g_a = a;
@@ -184,15 +221,22 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_float(t, K_MEAN, (double)A->total / (double)A->calls / 1000.0);
         tp_table_set_int(t, K_MAX, A->max);
         tp_table_set_int(t, K_MIN, A->min);
+        double med, sd;
+        median_std(durs + A->off, (size_t)A->calls, &med, &sd);
+        tp_table_set_float(t, K_MEDIAN, med);
+        if (isnan(sd)) tp_table_set_null(t, K_STD);
+        else tp_table_set_float(t, K_STD, sd);
         tp_table_set_float(t, K_BPS, A->total ? A->bps_w / (double)A->total : 0.0);
         tp_table_set_float(t, K_OCC, A->total ? A->occ_w / (double)A->total : 0.0);
         tp_table_set_float(t, K_PCT, alltotal ? 100.0 * (double)A->total / (double)alltotal : 0.0);
     }
+    if (nr == 0)
+        tp_error_set(err, TP_OK, "%s: no GPU kernel%s", st->path, props ? " launched by an operator tree" : "");
     *out = t;
     t = NULL;
 done:
     if (t) tp_table_free(t);
-    free(rows); free(ops); free(elig); free(a); free(head); free(next); free(perm);
+    free(rows); free(ops); free(elig); free(a); free(head); free(next); free(perm); free(grp); free(durs);
     return rc;
 }
 
@@ -208,7 +252,7 @@ const tp_view tp_view_kernels = {
     .summary = "TensorBoard plugin Kernel view: time per kernel name (--group props: per launch shape and op)",
     .cols = kcols,
     .ncols = K_N,
-    .default_columns = "name,tc,calls,total,mean,max,min,blocks_per_sm,occupancy,pct",
+    .default_columns = "name,tc,calls,total,mean,median,max,min,std,blocks_per_sm,occupancy,pct",
     .build = build,
     .columns_for = columns_for,
 };

@@ -8,7 +8,8 @@
  * ProfilerStep#N ranges widened to the GPU work their runtime calls launched
  * (or one step spanning the CPU ops when there is none), the trailing steps
  * without GPU work trimmed as the plugin does.  All arithmetic is exact int64
- * nanoseconds. */
+ * nanoseconds.  tp_tb_breakdown() (view_steps.h) gives the same numbers to
+ * the gpu and advice views. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
+#include "view_steps.h"
 
 static const struct tp_coldef scols[] = {
     {"step", "Step", TP_COL_STR, -1, 0, "ProfilerStep number (0: the whole trace), avg: the mean"},
@@ -32,6 +34,8 @@ static const struct tp_coldef scols[] = {
     {"total", "Total(us)", TP_COL_US, -1, 0, "step duration"},
 };
 enum { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DL, R_CPU, R_OTHER, R_TOTAL, NROLE = 7 };
+_Static_assert((int)R_DL == (int)TP_TB_DATALOADER && (int)R_COMM == (int)TP_TB_COMM && (int)R_TOTAL == (int)TP_TB_TOTAL,
+               "view_steps.h roles");
 
 struct rg { int64_t s, e; };
 struct rv { struct rg *a; size_t n, cap; };
@@ -156,9 +160,8 @@ static int cmp_i64(const void *a, const void *b)
 
 struct step { int64_t s, e, num, dmin, dmax, matched; };
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
 {
-    (void)vo;
     size_t n = st->n;
     int64_t *ord = malloc((n ? n : 1) * sizeof *ord);
     int64_t *rts = malloc((n ? n : 1) * sizeof *rts);
@@ -169,9 +172,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     struct rv role[NROLE + 1], cost[NROLE + 1], slots = {0}, tmp = {0}, tmp2 = {0};
     memset(role, 0, sizeof role);
     memset(cost, 0, sizeof cost);
-    int rc = TP_OK;
-    tp_table *t = NULL;
+    int rc = 0;
     size_t nsteps = 0, no = 0, nrt = 0;
+    memset(out, 0, sizeof *out);
     int64_t *comm_ext = NULL;
     size_t ncomm = 0;
     if (!ord || !rts) goto oom;
@@ -320,39 +323,63 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     cost[R_OTHER] = slots;
     slots.a = NULL; slots.n = slots.cap = 0;
 
-    t = tp_table_new(scols, sizeof scols / sizeof *scols);
-    if (!t) goto oom;
-    int64_t sum[R_TOTAL + 1] = {0};
+    /* each step's share of each cost range */
+    out->steps = calloc(nsteps ? nsteps : 1, sizeof *out->steps);
+    if (!out->steps) goto oom;
     for (size_t i = 0; i < nsteps; i++) {
-        char nb[32];
-        snprintf(nb, sizeof nb, "%" PRId64, steps[i].num);
-        tp_table_add_row(t);
-        tp_table_set_str(t, 0, nb);
-        for (int k = 0; k <= R_OTHER; k++) {
-            int64_t v = rv_overlap(&cost[k], steps[i].s, steps[i].e);
-            sum[k] += v;
-            tp_table_set_int(t, (size_t)k + 1, v);
-        }
-        sum[R_TOTAL] += steps[i].e - steps[i].s;
-        tp_table_set_int(t, R_TOTAL + 1, steps[i].e - steps[i].s);
+        struct tp_tb_step *T = &out->steps[i];
+        T->num = steps[i].num;
+        T->start = steps[i].s;
+        T->end = steps[i].e;
+        for (int k = 0; k <= R_OTHER; k++) T->cost[k] = rv_overlap(&cost[k], T->start, T->end);
+        T->cost[R_TOTAL] = T->end - T->start;
+        for (int k = 0; k < TP_TB_NCOST; k++) out->sum[k] += T->cost[k];
     }
-    if (nsteps) {
-        tp_table_add_row(t);
-        tp_table_set_str(t, 0, "avg");
-        for (int k = 0; k <= R_TOTAL; k++)
-            tp_table_set_int(t, (size_t)k + 1, (int64_t)llround((double)sum[k] / (double)nsteps));
-    }
-    *out = t;
-    t = NULL;
+    out->nsteps = nsteps;
     goto done;
 oom:
-    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    rc = -1;
 done:
-    if (t) tp_table_free(t);
     for (int k = 0; k <= NROLE; k++) { free(role[k].a); free(cost[k].a); }
     free(slots.a); free(tmp.a); free(tmp2.a);
     free(ord); free(rts); free(dev_of); free(dev_next); free(rt_head); free(dmatched); free(steps); free(comm_ext);
     return rc;
+}
+
+void tp_tb_breakdown_free(struct tp_tb_breakdown *b)
+{
+    free(b->steps);
+    memset(b, 0, sizeof *b);
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    (void)vo;
+    struct tp_tb_breakdown b;
+    if (tp_tb_breakdown(st, &b) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    tp_table *t = tp_table_new(scols, sizeof scols / sizeof *scols);
+    if (!t) {
+        tp_tb_breakdown_free(&b);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < b.nsteps; i++) {
+        char nb[32];
+        snprintf(nb, sizeof nb, "%" PRId64, b.steps[i].num);
+        tp_table_add_row(t);
+        tp_table_set_str(t, 0, nb);
+        for (int k = 0; k <= R_TOTAL; k++)
+            tp_table_set_int(t, (size_t)k + 1, b.steps[i].cost[k]);
+    }
+    if (b.nsteps) {
+        tp_table_add_row(t);
+        tp_table_set_str(t, 0, "avg");
+        for (int k = 0; k <= R_TOTAL; k++)
+            tp_table_set_int(t, (size_t)k + 1, (int64_t)llround((double)b.sum[k] / (double)b.nsteps));
+    }
+    tp_tb_breakdown_free(&b);
+    *out = t;
+    return TP_OK;
 }
 
 const tp_view tp_view_steps = {

@@ -11,6 +11,8 @@ static const tp_view *const registry[] = {
     &tp_view_kernels,
     &tp_view_ops,
     &tp_view_steps,
+    &tp_view_gpu,
+    &tp_view_advice,
     &tp_view_temporal,
     &tp_view_kernel_types,
     &tp_view_overlap,

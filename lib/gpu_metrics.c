@@ -1,0 +1,245 @@
+/* gpu_metrics.c — the TensorBoard plugin's GPU Summary (SPEC §5): per GPU,
+ * utilization, estimated SM efficiency, estimated achieved occupancy and the
+ * share of kernel time using Tensor Cores, all taken over the span from the
+ * first (adjusted) step's start to the last step's end.
+ *
+ * The plugin's code, not its docs, defines the numbers: concurrent kernels'
+ * blocks per SM add up and are capped at 1 per time slice; occupancy is the
+ * clipped-duration-weighted mean over all kernels with the arg; the Tensor
+ * Core ratio counts only kernels launched by operators' own runtime calls.
+ * Arithmetic follows the plugin's order of float operations on microseconds
+ * so that integer-µs traces give the plugin's doubles bit for bit. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpu_metrics.h"
+#include "tbtree.h"
+
+int tp_tb_kernel_tc(const char *name);   /* view_ops.c: the plugin's TC kernel list */
+
+static const tp_store *g_st;
+
+/* The plugin's Tensor Core kernel test, once per kernel name: cache[id] is
+ * 0 not yet known, 1 no, 2 yes. */
+static int is_tc(const tp_store *st, uint32_t name, uint8_t *cache)
+{
+    if (!cache[name]) cache[name] = tp_tb_kernel_tc(tp_store_str(st, name)) ? 2 : 1;
+    return cache[name] == 2;
+}
+
+/* Kernel time of the plugin's operator trees (tbtree.h) for its Tensor Core
+ * numbers (SPEC §5, §10.4): kernels launched by an operator node's own
+ * runtime calls (tc_ratio, and the denominator of
+ * tc_eligible_ops_kernel_ratio), and those launched by a "bottom" Tensor
+ * Core eligible node, one with no eligible descendant (the numerator). */
+struct tcsum { int64_t op, bottom; int has_kernel; const int32_t *ids; size_t nids; int64_t *tc, *tot;
+               uint8_t *cache; };
+
+static int tc_walk(const tp_store *st, const struct tb_model *m, int64_t ni, struct tcsum *a)
+{
+    const struct tb_node *N = &m->nodes[ni];
+    int below = 0;
+    for (int64_t c = N->first_child; c >= 0; c = m->nodes[c].next_sib)
+        below |= tc_walk(st, m, c, a);
+    int by_op = tp_tb_is_op(N), bottom = N->tc_elig && !below;
+    for (size_t k = 0; k < N->nrts && (by_op || bottom); k++) {
+        const struct tb_rt *r = &m->rts[N->rts[k]];
+        for (size_t d = 0; d < r->ndev; d++) {
+            int64_t row = r->dev[d], dur = st->dur[row];
+            if (st->kind[row] != TP_K_KERNEL) continue;
+            if (bottom) a->bottom += dur;
+            if (!by_op) continue;
+            a->op += dur;
+            a->has_kernel = 1;
+            /* the plugin indexes by the kernel's device and crashes without
+             * one; such a kernel counts for no GPU here */
+            for (size_t g = 0; g < a->nids; g++)
+                if (a->ids[g] == st->device[row]) {
+                    a->tot[g] += dur;
+                    if (is_tc(st, st->name[row], a->cache)) a->tc[g] += dur;
+                    break;
+                }
+        }
+    }
+    return below || N->tc_elig;
+}
+
+static int cmp_row_ts(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (g_st->device[x] != g_st->device[y]) return g_st->device[x] < g_st->device[y] ? -1 : 1;
+    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+struct ep { int64_t t; int end; size_t idx; double v; };
+
+static int cmp_ep(const void *a, const void *b)
+{
+    const struct ep *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    if (x->end != y->end) return x->end - y->end;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+/* One GPU's kernels k[0..n) (ts order): utilization, SM efficiency, occupancy. */
+static int one_gpu(const tp_store *st, const int64_t *k, size_t n, int64_t S, int64_t E, struct tp_gpu_metric *g,
+                   int64_t *rg, struct ep *eps)
+{
+    g->kernels = (int64_t)n;
+    g->kernel_ns = 0;
+    for (size_t i = 0; i < n; i++) g->kernel_ns += st->dur[k[i]];
+
+    /* utilization: merged kernel ranges (stable sort by start), clipped to [S, E] */
+    for (size_t i = 0; i < n; i++) {
+        rg[2 * i] = st->ts[k[i]];
+        rg[2 * i + 1] = st->ts[k[i]] + st->dur[k[i]];
+    }
+    /* k is in ts order already, so the ranges are sorted by start */
+    int64_t busy = 0, cs = 0, ce = 0;
+    int open = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && open && rg[2 * i + 1] <= ce) continue;
+        if (i < n && open && rg[2 * i] <= ce) { ce = rg[2 * i + 1]; continue; }
+        if (open) {
+            int64_t a = cs > S ? cs : S, b = ce < E ? ce : E;
+            if (a < b) busy += b - a;
+        }
+        if (i < n) { cs = rg[2 * i]; ce = rg[2 * i + 1]; open = 1; }
+    }
+    g->busy_ns = busy;
+    g->util = E > S ? (double)busy / (double)(E - S) : NAN;
+
+    /* SM efficiency: sweep over kernel endpoints with the running sum of
+     * blocks per SM, capped at 1, clipped to [S, E] */
+    size_t ne = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_kernel_info *ki = tp_store_kernel(st, (size_t)k[i]);
+        if (!ki || isnan(ki->blocks_per_sm) || !(ki->blocks_per_sm > 0.0)) continue;
+        eps[ne] = (struct ep){st->ts[k[i]], 0, ne, ki->blocks_per_sm};
+        ne++;
+        eps[ne] = (struct ep){st->ts[k[i]] + st->dur[k[i]], 1, ne, ki->blocks_per_sm};
+        ne++;
+    }
+    g->sm_eff = NAN;
+    if (ne) {
+        qsort(eps, ne, sizeof *eps, cmp_ep);
+        int64_t last_t = eps[0].t;
+        double v = eps[0].v, total = 0.0;
+        int any = 0;
+        for (size_t i = 1; i < ne; i++) {
+            if (eps[i].t > last_t && v > 0.0) {
+                int64_t a = last_t > S ? last_t : S, b = eps[i].t < E ? eps[i].t : E;
+                if (a < b) {
+                    total += (v < 1.0 ? v : 1.0) * us(b - a);
+                    any = 1;
+                }
+            }
+            last_t = eps[i].t;
+            if (eps[i].end) v -= eps[i].v;
+            else v += eps[i].v;
+        }
+        if (any && E > S) g->sm_eff = total / us(E - S);
+    }
+
+    /* occupancy: weighted by each kernel's duration inside [S, E] */
+    double occ = 0.0, tt = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_kernel_info *ki = tp_store_kernel(st, (size_t)k[i]);
+        if (!ki || isnan(ki->occupancy) || !(ki->occupancy >= 0.0)) continue;
+        int64_t a = st->ts[k[i]] > S ? st->ts[k[i]] : S;
+        int64_t b = st->ts[k[i]] + st->dur[k[i]] < E ? st->ts[k[i]] + st->dur[k[i]] : E;
+        if (a < b) {
+            occ += ki->occupancy * us(b - a);
+            tt += us(b - a);
+        }
+    }
+    g->occupancy = tt > 0.0 ? occ / tt : NAN;
+    return 0;
+}
+
+int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    out->tc_used_ratio = NAN;
+    if (tp_tb_breakdown(st, &out->steps) < 0) return -1;
+    if (out->steps.nsteps) {
+        out->start = out->steps.steps[0].start;
+        out->end = out->steps.steps[out->steps.nsteps - 1].end;
+    }
+    int64_t S = out->start, E = out->end;
+
+    uint8_t *cache = calloc(st->strings.count + 1, 1);
+    if (!cache) goto oom0;
+    size_t nk = 0;
+    int64_t tc_all = 0, k_all = 0;
+    int any_kernel = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        if (st->kind[i] != TP_K_KERNEL || st->ph[i] != 'X') continue;
+        any_kernel = 1;
+        k_all += st->dur[i];
+        if (is_tc(st, st->name[i], cache)) tc_all += st->dur[i];
+        if (st->device[i] >= 0) nk++;
+    }
+    if (any_kernel) out->tc_used_ratio = k_all > 0 ? (double)tc_all / (double)k_all : 0.0;
+
+    int64_t *k = malloc((nk ? nk : 1) * sizeof *k);
+    int64_t *rg = malloc((nk ? nk : 1) * 2 * sizeof *rg);
+    struct ep *eps = malloc((nk ? nk : 1) * 2 * sizeof *eps);
+    if (!k || !rg || !eps) goto oom;
+    nk = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_KERNEL && st->ph[i] == 'X' && st->device[i] >= 0) k[nk++] = (int64_t)i;
+    g_st = st;
+    qsort(k, nk, sizeof *k, cmp_row_ts);
+    size_t ngpu = 0;
+    for (size_t i = 0; i < nk; i++)
+        if (i == 0 || st->device[k[i]] != st->device[k[i - 1]]) ngpu++;
+    out->gpus = calloc(ngpu ? ngpu : 1, sizeof *out->gpus);
+    if (!out->gpus) goto oom;
+    for (size_t i = 0, j; i < nk; i = j) {
+        for (j = i + 1; j < nk && st->device[k[j]] == st->device[k[i]]; j++) {}
+        struct tp_gpu_metric *g = &out->gpus[out->ngpus++];
+        g->id = st->device[k[i]];
+        g->tc = NAN;
+        for (size_t d = 0; d < st->ndevices; d++)
+            if (st->devices[d].id == g->id) { g->dev = &st->devices[d]; break; }
+        one_gpu(st, k + i, j - i, S, E, g, rg, eps);
+    }
+
+    /* Tensor Cores: kernels of operators' own runtime calls */
+    {
+        struct tb_model m;
+        int32_t *ids = malloc((out->ngpus + 1) * sizeof *ids);
+        int64_t *tc = calloc(out->ngpus + 1, sizeof *tc), *tot = calloc(out->ngpus + 1, sizeof *tot);
+        if (!ids || !tc || !tot || tp_tb_build(st, &m) < 0) {
+            free(ids); free(tc); free(tot);
+            goto oom;
+        }
+        for (size_t g = 0; g < out->ngpus; g++) ids[g] = out->gpus[g].id;
+        struct tcsum a = {0, 0, 0, ids, out->ngpus, tc, tot, cache};
+        for (size_t i = 0; i < m.nroots; i++) tc_walk(st, &m, m.roots[i], &a);
+        tp_tb_free(&m);
+        out->tc_eligible_ops_kernel_ratio = a.op > 0 ? (double)a.bottom / (double)a.op : 0.0;
+        if (a.has_kernel)
+            for (size_t g = 0; g < out->ngpus; g++)
+                out->gpus[g].tc = tot[g] > 0 ? (double)tc[g] / (double)tot[g] : 0.0;
+        free(ids); free(tc); free(tot);
+    }
+    free(k); free(rg); free(eps); free(cache);
+    return 0;
+oom:
+    free(k); free(rg); free(eps); free(cache);
+oom0:
+    tp_gpu_summary_free(out);
+    return -1;
+}
+
+void tp_gpu_summary_free(struct tp_gpu_summary *s)
+{
+    tp_tb_breakdown_free(&s->steps);
+    free(s->gpus);
+    memset(s, 0, sizeof *s);
+}

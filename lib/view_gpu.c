@@ -1,0 +1,95 @@
+/* view_gpu.c — `tprof gpu`: the TensorBoard plugin's GPU Summary (SPEC §5),
+ * one row per GPU that ran a kernel: its deviceProperties (name, memory,
+ * compute capability), utilization, estimated SM efficiency, estimated
+ * achieved occupancy and kernel time using Tensor Cores.  The numbers come
+ * from gpu_metrics.c; percentages are printed with the plugin's two
+ * decimals.  A metric the plugin leaves out of its summary prints as "-". */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "gpu_metrics.h"
+#include "store.h"
+#include "table.h"
+#include "views.h"
+
+static const struct tp_coldef gcols[] = {
+    {"device", "Device", TP_COL_INT, -1, 0, "GPU id (the kernels' device arg)"},
+    {"name", "Name", TP_COL_STR, -1, 0, "device name (deviceProperties)"},
+    {"memory", "Memory(B)", TP_COL_INT, -1, 0, "total global memory, bytes"},
+    {"memory_gb", "Memory(GB)", TP_COL_FIXED, -1, 2, "total global memory, GiB as the plugin shows it"},
+    {"capability", "Capability", TP_COL_STR, -1, 0, "compute capability major.minor"},
+    {"sms", "SMs", TP_COL_INT, -1, 0, "number of streaming multiprocessors"},
+    {"util", "Util(%)", TP_COL_FIXED, -1, 2, "GPU utilization: time with a kernel running / steps span"},
+    {"sm_eff", "SMEff(%)", TP_COL_FIXED, -1, 2, "est. SM efficiency: blocks per SM of running kernels, capped at 1"},
+    {"occupancy", "Occupancy(%)", TP_COL_FIXED, -1, 2, "est. achieved occupancy, kernel-time weighted"},
+    {"tc", "TC(%)", TP_COL_FIXED, -1, 2, "kernel time using Tensor Cores (kernels launched by operators)"},
+    {"kernels", "Kernels", TP_COL_INT, -1, 0, "kernel launches on this GPU"},
+    {"kernel_time", "KernelTime(us)", TP_COL_US, -1, 0, "summed kernel duration (whole trace)"},
+    {"busy", "Busy(us)", TP_COL_US, -1, 0, "time with at least one kernel running, within the steps"},
+    {"span", "Span(us)", TP_COL_US, -1, 0, "first step start to last step end (the utilization denominator)"},
+    {"steps", "Steps", TP_COL_INT, -1, 0, "number of steps in the span"},
+};
+enum { G_DEV, G_NAME, G_MEM, G_MEMGB, G_CAP, G_SMS, G_UTIL, G_SMEFF, G_OCC, G_TC, G_KERNELS, G_KTIME, G_BUSY,
+       G_SPAN, G_STEPS, G_N };
+
+static void set_pct(tp_table *t, size_t col, double v, double scale)
+{
+    if (isnan(v)) tp_table_set_null(t, col);
+    else tp_table_set_float(t, col, v * scale);
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    (void)vo;
+    struct tp_gpu_summary s;
+    if (tp_gpu_summary(st, &s) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    tp_table *t = tp_table_new(gcols, G_N);
+    if (!t) {
+        tp_gpu_summary_free(&s);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < s.ngpus; i++) {
+        const struct tp_gpu_metric *g = &s.gpus[i];
+        const struct tp_device *d = g->dev;
+        tp_table_add_row(t);
+        tp_table_set_int(t, G_DEV, g->id);
+        if (d && d->name) tp_table_set_str(t, G_NAME, tp_store_str(st, d->name));
+        if (d && d->total_mem > 0) {
+            tp_table_set_int(t, G_MEM, d->total_mem);
+            tp_table_set_float(t, G_MEMGB, (double)d->total_mem / 1024 / 1024 / 1024);
+        }
+        if (d && (d->major || d->minor)) {
+            char cap[32];
+            snprintf(cap, sizeof cap, "%d.%d", d->major, d->minor);
+            tp_table_set_str(t, G_CAP, cap);
+        }
+        if (d && d->num_sms > 0) tp_table_set_int(t, G_SMS, d->num_sms);
+        /* the plugin: round(u * 100, 2) for ratios, round(x, 2) for the occupancy percent */
+        set_pct(t, G_UTIL, g->util, 100);
+        set_pct(t, G_SMEFF, g->sm_eff, 100);
+        set_pct(t, G_OCC, g->occupancy, 1);
+        set_pct(t, G_TC, g->tc, 100);
+        tp_table_set_int(t, G_KERNELS, g->kernels);
+        tp_table_set_int(t, G_KTIME, g->kernel_ns);
+        tp_table_set_int(t, G_BUSY, g->busy_ns);
+        tp_table_set_int(t, G_SPAN, s.end - s.start);
+        tp_table_set_int(t, G_STEPS, (int64_t)s.steps.nsteps);
+    }
+    if (s.ngpus == 0)
+        tp_error_set(err, TP_OK, "%s: no GPU kernel with a device id: no GPU summary", st->path);
+    else if (s.end <= s.start)
+        tp_error_set(err, TP_OK, "%s: no step span (no CPU op or ProfilerStep): no utilization", st->path);
+    tp_gpu_summary_free(&s);
+    *out = t;
+    return TP_OK;
+}
+
+const tp_view tp_view_gpu = {
+    .name = "gpu",
+    .summary = "TensorBoard plugin GPU Summary: utilization, est. SM efficiency, occupancy, Tensor Core time per GPU",
+    .cols = gcols,
+    .ncols = G_N,
+    .default_columns = "device,name,memory_gb,capability,util,sm_eff,occupancy,tc",
+    .build = build,
+};
