@@ -2,6 +2,7 @@
  * synthetic stores: kernel classification, HTA's interval merge, sweeps, the
  * step window, µs rounding with TPROF_HTA_QUIRKS, and every view's numbers
  * worked out by hand. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hta.h"
@@ -267,11 +268,65 @@ static void test_views(void)
     tp_store_free(st);
 }
 
+/* --group kernel: 12 names, the cut into "others" */
+static void test_kernel_table(void)
+{
+    st = tp_store_new();
+    char name[16];
+    int64_t ts = 0;
+    for (int i = 0; i < 12; i++) {
+        snprintf(name, sizeof name, "k%02d", i);
+        if (i == 0) {
+            add(TP_K_KERNEL, name, ts, 8000, 0, TP_NONE);
+            ts += 10000;
+            add(TP_K_KERNEL, name, ts, 4000, 0, TP_NONE);
+        } else {
+            add(TP_K_KERNEL, name, ts, (12 - i) * 1000, 0, TP_NONE);
+        }
+        ts += 20000;
+    }
+    add(TP_K_MEMCPY, "Memcpy DtoH (Device -> Pinned)", ts, 500, 0, TP_NONE);
+    tp_error err = {0};
+    CHECK("link 4", tp_store_link(st, &err) == TP_OK);
+    struct tp_view_opts vo;
+    memset(&vo, 0, sizeof vo);
+    vo.group = "kernel";
+    tp_table *t = NULL;
+    CHECK("kernel table built", tp_view_build(&tp_view_kernel_types, st, &vo, &t, &err) == TP_OK);
+    /* cumsum 12,23,33,42,50,57,63,68,72,75,77,78 (ms); its 80% quantile is
+     * 74.4: k09..k11 are "others" (k10, k11 also by the 10-name limit) */
+    CHECK_INT("kernel table rows", tp_table_rows(t), 11);
+    CHECK_STR("kernel table row 0", scell(t, 0, "name"), "k00");
+    CHECK_INT("kernel table k00 calls", cell(t, 0, "calls"), 2);
+    CHECK_INT("kernel table k00 max", cell(t, 0, "max"), 8000);
+    CHECK("kernel table k00 mean", fcell(t, 0, "mean") == 6.0);
+    CHECK_STR("kernel table others", scell(t, 9, "name"), "others");
+    CHECK_INT("kernel table others sum", cell(t, 9, "time"), 6000);
+    CHECK_INT("kernel table others calls", cell(t, 9, "calls"), 3);
+    CHECK("kernel table others std", fcell(t, 9, "std") == 1.0);
+    CHECK_STR("kernel table memory", scell(t, 10, "kernel_type"), "MEMORY");
+    CHECK("kernel table single std none", fcell(t, 10, "std") == -1e300);
+    tp_table_free(t);
+    setenv("TPROF_HTA_QUIRKS", "1", 1);
+    CHECK("kernel table quirks", tp_view_build(&tp_view_kernel_types, st, &vo, &t, &err) == TP_OK);
+    CHECK_INT("kernel table quirks k00 max = sum", cell(t, 0, "max"), 12000);
+    CHECK("kernel table quirks k00 std 0", fcell(t, 0, "std") == 0.0);
+    CHECK("kernel table quirks memory std 0", fcell(t, 10, "std") == 0.0);
+    tp_table_free(t);
+    unsetenv("TPROF_HTA_QUIRKS");
+    vo.group = "bogus";
+    t = NULL;
+    CHECK("kernel table bad group", tp_view_build(&tp_view_kernel_types, st, &vo, &t, &err) == TP_ERR_USAGE);
+    tp_table_free(t);
+    tp_store_free(st);
+}
+
 int main(void)
 {
     unsetenv("TPROF_HTA_QUIRKS");
     test_classify();
     test_intervals();
     test_views();
+    test_kernel_table();
     TEST_EXIT();
 }

@@ -6,8 +6,19 @@
  * unions gives the time under every combination: COMPUTATION alone,
  * COMPUTATION overlapping COMMUNICATION, ... (HTA's labels).  One row per
  * combination that occurs, by time descending; pct is the share of their sum
- * (HTA rounds it to one decimal).  Times are int64 ns. */
+ * (HTA rounds it to one decimal).  Times are int64 ns.
+ *
+ * `--group kernel`: HTA's per-kernel table (SPEC §1.3 (b)).  Per type
+ * (computation, communication, memory), one row per kernel name: calls, sum,
+ * max, min, mean, std (sample); with more than 10 names, those past the
+ * first 10 by sum or past the 80% quantile of the running sum become one
+ * "others" row.  Rows sorted by type, then name, as HTA.  HTA re-aggregates
+ * after that cut over the per-name sums, so its kept rows show max = min =
+ * mean = sum and std 0, and "others" the statistics of the sums; tprof keeps
+ * each row's own statistics over its events (TPROF_HTA_QUIRKS=1: HTA's). */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "hta.h"
 #include "table.h"
 #include "views.h"
@@ -17,15 +28,258 @@ static const struct tp_coldef kcols[] = {
     {"kernel_type", "KernelType", TP_COL_STR, -1, 0, "kernel type, or types running at once (\"A overlapping B\")"},
     {"time", "Time(us)", TP_COL_US, -1, 0, "time with exactly these types running"},
     {"pct", "Pct", TP_COL_FIXED, -1, 1, "share of the time of all rows (%)"},
+    {"name", "Name", TP_COL_STR, 0, 0, "kernel name, or others (--group kernel)"},
+    {"calls", "Calls", TP_COL_INT, -1, 0, "number of GPU events (--group kernel)"},
+    {"max", "Max(us)", TP_COL_US, -1, 0, "longest (--group kernel)"},
+    {"min", "Min(us)", TP_COL_US, -1, 0, "shortest (--group kernel)"},
+    {"mean", "Mean(us)", TP_COL_FIXED, -1, 3, "mean duration (--group kernel)"},
+    {"std", "Std(us)", TP_COL_FIXED, -1, 3, "sample standard deviation (--group kernel)"},
 };
-enum { C_RANK, C_TYPE, C_TIME, C_PCT };
+enum { C_RANK, C_TYPE, C_TIME, C_PCT, C_NAME, C_CALLS, C_MAX, C_MIN, C_MEAN, C_STD };
+
+#define HTA_NUM_KERNELS 10        /* get_gpu_kernel_breakdown(num_kernels=10, */
+#define HTA_DURATION_RATIO 0.8    /*                          duration_ratio=0.8) */
+
+struct kev { int type; uint32_t name; int64_t dur; };
+struct kgrp {
+    int type;                 /* 0 COMPUTATION, 1 COMMUNICATION, 2 MEMORY */
+    const char *name;
+    int64_t n, sum, max, min;
+    double ss;                /* sum of squared deviations from the mean */
+    int others;
+};
+
+static const char *const type_name[3] = {"COMPUTATION", "COMMUNICATION", "MEMORY"};
+
+static int cmp_kev(const void *a, const void *b)
+{
+    const struct kev *x = a, *y = b;
+    if (x->type != y->type) return x->type - y->type;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int cmp_by_sum(const void *a, const void *b)
+{
+    const struct kgrp *x = a, *y = b;
+    if (x->sum != y->sum) return x->sum > y->sum ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* pandas' Series.quantile (linear) of v[0..n), sorted in place */
+static double quantile(int64_t *v, size_t n, double q)
+{
+    qsort(v, n, sizeof *v, cmp_i64);
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos);
+    double frac = pos - (double)lo;
+    if (lo + 1 >= n || frac == 0)
+        return (double)v[lo];
+    return (double)v[lo] + frac * (double)(v[lo + 1] - v[lo]);
+}
+
+/* One printed row of --group kernel. */
+struct krow {
+    int type;
+    const char *name;
+    int64_t calls, sum, max, min;
+    double mean, std;         /* ns; std < 0: none */
+};
+
+static int cmp_out(const void *a, const void *b)
+{
+    const struct krow *x = a, *y = b;
+    int c = strcmp(type_name[x->type], type_name[y->type]);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+/* pandas' sum/max/min/mean/std (NaN std -> 0) of a list of values: HTA's
+ * re-aggregation over the per-name sums after its cut. */
+static void stats_of(struct krow *o, const int64_t *v, size_t n)
+{
+    o->sum = 0;
+    o->max = v[0];
+    o->min = v[0];
+    for (size_t i = 0; i < n; i++) {
+        o->sum += v[i];
+        if (v[i] > o->max) o->max = v[i];
+        if (v[i] < o->min) o->min = v[i];
+    }
+    o->mean = (double)o->sum / (double)n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += ((double)v[i] - o->mean) * ((double)v[i] - o->mean);
+    o->std = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
+}
+
+static void stats_grp(struct krow *o, const struct kgrp *g)
+{
+    o->calls = g->n;
+    o->sum = g->sum;
+    o->max = g->max;
+    o->min = g->min;
+    o->mean = (double)g->sum / (double)g->n;
+    o->std = g->n > 1 ? sqrt(g->ss / (double)(g->n - 1)) : -1;
+}
+
+static int build_kernels(const tp_store *st, struct tp_hta *h, tp_table *t)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < st->n; r++)
+        if (tp_hta_is_gpu(h, r) && tp_hta_keep(h, r))
+            n++;
+    struct kev *ev = malloc((n ? n : 1) * sizeof *ev);
+    struct kgrp *g = malloc((n ? n : 1) * sizeof *g);
+    struct krow *out = malloc((n + 3) * sizeof *out);
+    int64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    int rc = -1;
+    if (!ev || !g || !out || !tmp)
+        goto done;
+    n = 0;
+    for (size_t r = 0; r < st->n; r++) {
+        if (!tp_hta_is_gpu(h, r) || !tp_hta_keep(h, r))
+            continue;
+        int ty = tp_hta_type(h, r);
+        int k = ty == TP_HTA_COMP ? 0 : ty == TP_HTA_COMM ? 1 : ty == TP_HTA_MEM ? 2 : -1;
+        if (k < 0)
+            continue;
+        int64_t s, e;
+        tp_hta_times(h, r, &s, &e);
+        ev[n].type = k;
+        ev[n].name = st->name[r];
+        ev[n++].dur = e - s;
+    }
+    qsort(ev, n, sizeof *ev, cmp_kev);
+    size_t ng = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        struct kgrp *x = &g[ng++];
+        memset(x, 0, sizeof *x);
+        x->type = ev[i].type;
+        x->name = tp_store_str(st, ev[i].name);
+        x->max = INT64_MIN;
+        x->min = INT64_MAX;
+        for (; j < n && ev[j].type == ev[i].type && ev[j].name == ev[i].name; j++) {
+            x->n++;
+            x->sum += ev[j].dur;
+            if (ev[j].dur > x->max) x->max = ev[j].dur;
+            if (ev[j].dur < x->min) x->min = ev[j].dur;
+        }
+        double mean = (double)x->sum / (double)x->n;
+        for (size_t k = i; k < j; k++)
+            x->ss += ((double)ev[k].dur - mean) * ((double)ev[k].dur - mean);
+        i = j;
+    }
+    size_t nout = 0;
+    for (size_t i = 0; i < ng;) {
+        size_t j = i;
+        while (j < ng && g[j].type == g[i].type)
+            j++;
+        size_t m = j - i;
+        qsort(g + i, m, sizeof *g, cmp_by_sum);
+        int cut = m > HTA_NUM_KERNELS;
+        if (cut) {
+            int64_t cum = 0;
+            for (size_t k = 0; k < m; k++)
+                tmp[k] = cum += g[i + k].sum;
+            double q = quantile(tmp, m, HTA_DURATION_RATIO);
+            cum = 0;
+            for (size_t k = 0; k < m; k++) {
+                cum += g[i + k].sum;
+                g[i + k].others = (double)cum > q || k >= HTA_NUM_KERNELS;
+            }
+        }
+        struct kgrp oth = {.type = g[i].type, .name = "others", .max = INT64_MIN, .min = INT64_MAX};
+        size_t no = 0;
+        for (size_t k = i; k < j; k++) {
+            if (!g[k].others) {
+                struct krow *o = &out[nout++];
+                o->type = g[k].type;
+                o->name = g[k].name;
+                stats_grp(o, &g[k]);
+                if (h->quirks && o->std < 0)
+                    o->std = 0;                      /* HTA: NaN std -> 0 */
+                if (cut && h->quirks)
+                    stats_of(o, &g[k].sum, 1);   /* HTA: max = min = mean = sum, std 0 */
+                continue;
+            }
+            tmp[no++] = g[k].sum;
+            /* pooled statistics of the events of every "others" name */
+            int64_t n2 = oth.n + g[k].n;
+            double d = (double)g[k].sum / (double)g[k].n - (oth.n ? (double)oth.sum / (double)oth.n : 0);
+            oth.ss += g[k].ss + d * d * (double)oth.n * (double)g[k].n / (double)n2;
+            oth.n = n2;
+            oth.sum += g[k].sum;
+            if (g[k].max > oth.max) oth.max = g[k].max;
+            if (g[k].min < oth.min) oth.min = g[k].min;
+        }
+        if (no) {
+            struct krow *o = &out[nout++];
+            o->type = oth.type;
+            o->name = "others";
+            stats_grp(o, &oth);
+            if (h->quirks)
+                stats_of(o, tmp, no);            /* HTA: statistics of the sums */
+        }
+        i = j;
+    }
+    qsort(out, nout, sizeof *out, cmp_out);
+    int64_t rank = tp_hta_rank(st);
+    for (size_t k = 0; k < nout; k++) {
+        if (tp_table_add_row(t) < 0)
+            goto done;
+        tp_table_set_int(t, C_RANK, rank);
+        tp_table_set_str(t, C_TYPE, type_name[out[k].type]);
+        tp_table_set_str(t, C_NAME, out[k].name);
+        tp_table_set_int(t, C_CALLS, out[k].calls);
+        tp_table_set_int(t, C_TIME, out[k].sum);
+        tp_table_set_int(t, C_MAX, out[k].max);
+        tp_table_set_int(t, C_MIN, out[k].min);
+        tp_table_set_float(t, C_MEAN, out[k].mean / 1000.0);
+        if (out[k].std >= 0)
+            tp_table_set_float(t, C_STD, out[k].std / 1000.0);
+        else
+            tp_table_set_null(t, C_STD);
+    }
+    rc = 0;
+done:
+    free(ev);
+    free(g);
+    free(out);
+    free(tmp);
+    return rc;
+}
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct tp_hta h;
     struct tp_hta_sets s;
+    int by_kernel = 0;
+    if (vo && vo->group) {
+        if (strcmp(vo->group, "kernel") == 0 || strcmp(vo->group, "name") == 0)
+            by_kernel = 1;
+        else if (strcmp(vo->group, "type") != 0)
+            return tp_error_set(err, TP_ERR_USAGE, "kernel-types: --group must be type or kernel, not %s",
+                                vo->group);
+    }
     if (tp_hta_init(&h, st, vo && vo->all_steps) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (by_kernel) {
+        tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
+        int rc = t ? build_kernels(st, &h, t) : -1;
+        tp_hta_free(&h);
+        if (rc < 0) {
+            tp_table_free(t);
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        }
+        *out = t;
+        return TP_OK;
+    }
     if (tp_hta_collect(&h, &s) < 0) {
         tp_hta_free(&h);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -66,6 +320,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
+static const char *columns_for(const struct tp_view_opts *vo)
+{
+    if (vo && vo->group && (strcmp(vo->group, "kernel") == 0 || strcmp(vo->group, "name") == 0))
+        return "rank,kernel_type,name,calls,time,max,min,mean,std";
+    return NULL;
+}
+
 const tp_view tp_view_kernel_types = {
     .name = "kernel-types",
     .summary = "HTA kernel type breakdown: computation, communication, memory and their overlaps",
@@ -73,4 +334,5 @@ const tp_view tp_view_kernel_types = {
     .ncols = sizeof kcols / sizeof *kcols,
     .default_columns = "rank,kernel_type,time,pct",
     .build = build,
+    .columns_for = columns_for,
 };

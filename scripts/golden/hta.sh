@@ -81,6 +81,30 @@ def mtia_kernel_types_hta():
     return expect([("row 0", rows[0]["KernelType"], "COMPUTATION", None),
                    ("sum", rows[0]["Time(us)"], "7305597", None)])
 
+def mtia_kernel_table_hta():
+    # test_get_mtia_kernel_breakdown, per-kernel table (sorted by type, name):
+    # row 0 COMPUTATION sum 77283, row 11 MEMORY sum 400892
+    rows = run("kernel-types", MTIA, "--group", "kernel", quirks=True)
+    return expect([("row 0 type", rows[0]["KernelType"], "COMPUTATION", None),
+                   ("row 0 sum", rows[0]["Time(us)"], "77283", None),
+                   ("row 11 type", rows[11]["KernelType"], "MEMORY", None),
+                   ("row 11 sum", rows[11]["Time(us)"], "400892", None),
+                   # HTA's re-aggregation after the cut: max = min = mean = sum
+                   ("row 0 max", rows[0]["Max(us)"], "77283", None)])
+
+def mtia_kernel_table_exact():
+    # exact durations: the same rows; add-dtype_Float sums to 77865.464 µs and
+    # dma_request to 423089.112 µs (HTA's rounding loses 22197 µs, 5%); each
+    # kept row keeps its own max/min/mean/std (HTA: all equal to the sum)
+    rows = run("kernel-types", MTIA, "--group", "kernel")
+    hta = run("kernel-types", MTIA, "--group", "kernel", quirks=True)
+    return expect([("names", [r["Name"] for r in rows], [r["Name"] for r in hta], None),
+                   ("row 0 sum", rows[0]["Time(us)"], "77865.464", None),
+                   ("row 0 max", rows[0]["Max(us)"], "2041.584", None),
+                   ("row 0 calls", rows[0]["Calls"], "586", None),
+                   ("row 11 sum", rows[11]["Time(us)"], "423089.112", None),
+                   ("row 11 calls", rows[11]["Calls"], "22224", None)])
+
 def mtia_idle_hta():
     # test_get_mtia_idle_time_breakdown: streams {1, 102}, three categories,
     # stream 1 host_wait 417937 with ratio 0.07, ratios sum to 2.0
@@ -124,6 +148,8 @@ def mtia_launch(quirks, exact):
 
 case("hta mtia temporal (HTA)", mtia_temporal_hta)
 case("hta mtia kernel-types (HTA)", mtia_kernel_types_hta)
+case("hta mtia kernel table (HTA)", mtia_kernel_table_hta)
+case("hta mtia kernel table exact", mtia_kernel_table_exact)
 case("hta mtia idle (HTA)", mtia_idle_hta)
 case("hta mtia queue (HTA)", mtia_queue(True))
 case("hta mtia queue", mtia_queue(False))
