@@ -311,7 +311,10 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         fprintf(stderr, "tprof: %s\n", err.msg);
         return 2;
     }
-    int status = tp_run_load(r, 0, &err) != TP_OK ? 2 : 0;
+    /* TPROF_THREADS: how many ranks load at once (default: one per core) */
+    const char *env = getenv("TPROF_THREADS");
+    int threads = env && atoi(env) > 0 ? atoi(env) : 0;
+    int status = tp_run_load(r, threads, &err) != TP_OK ? 2 : 0;
     size_t n = tp_run_size(r), nuse = 0;
     const tp_store **stores = calloc(n ? n : 1, sizeof *stores);
     const struct tp_run_rank **ranks = calloc(n ? n : 1, sizeof *ranks);
@@ -346,28 +349,30 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     tp_table *t = NULL;
     if (v->build_run && !npu) {
         /* a view that spans ranks: one table from every rank */
+        err = (tp_error){0};
         if (v->build_run(stores, nuse, &o->vo, &t, &err) != TP_OK) {
             fprintf(stderr, "tprof: %s\n", err.msg);
             status = 2;
             goto done;
         }
+        if (err.msg[0])
+            fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
+    } else if (o->vo.merge && any_ascend) {
+        /* the NPU views read each folder's own tables: per rank after all */
+        fprintf(stderr, "tprof: %s: Ascend ranks are not merged into one table; shown per rank\n", path);
     } else if (o->vo.merge) {
         tp_store *m = NULL;
         int rc = tp_run_merge(r, &m, &err);
         if (rc == TP_OK) {
             rc = tp_view_build(v, m, &o->vo, &t, &err);
             tp_store_free(m);
-            if (rc != TP_OK) {
-                fprintf(stderr, "tprof: %s\n", err.msg);
-                status = 2;
-                goto done;
-            }
-        } else if (rc != TP_ERR_USAGE) {
+            if (rc == TP_OK && err.msg[0])
+                fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
+        }
+        if (rc != TP_OK) {
             fprintf(stderr, "tprof: %s\n", err.msg);
             status = 2;
             goto done;
-        } else {
-            fprintf(stderr, "tprof: %s\n", err.msg);   /* Ascend: per rank after all */
         }
     }
     if (t) {
@@ -397,11 +402,14 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         const tp_store *st = stores[i];
         const tp_view *sv = st->format == TP_SRC_ASCEND && tp_view_npu_twin(v) ? tp_view_npu_twin(v) : v;
         tp_table *rt = NULL;
+        err = (tp_error){0};
         if (tp_view_build(v, st, &o->vo, &rt, &err) != TP_OK) {
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
             status = 2;
             continue;
         }
+        if (err.msg[0])   /* a view's note: the rank's table is still printed */
+            fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
         if (b.t && b.v != sv && block_flush(&b, o, first))
             status = 2;
         if (!b.t && block_start(&b, sv) < 0) {

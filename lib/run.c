@@ -14,8 +14,9 @@
  *
  * Loading runs one thread per file up to the core count; each thread parses
  * its own store (memory is bounded by the stores, never the text).  The
- * linker sorts with file-scope state, so linking is serialised by a mutex
- * while the other threads keep parsing. */
+ * linker (and the Ascend importer's task linking) sort with file-scope
+ * state, so linking and Ascend folders are serialised by a mutex while the
+ * other threads keep parsing kineto files. */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -321,7 +322,15 @@ static void load_one(struct tp_run_rank *k)
         k->status = tp_error_set(&k->err, TP_ERR_NOMEM, "%s: out of memory", k->path);
         return;
     }
+    /* An Ascend folder's importer links its tasks with file-scope sort
+     * state too: such ranks load under the same lock. */
+    struct stat sb;
+    int folder = stat(k->path, &sb) == 0 && S_ISDIR(sb.st_mode);
+    if (folder)
+        pthread_mutex_lock(&link_lock);
     k->status = tp_store_load(k->store, k->path, &k->err);
+    if (folder)
+        pthread_mutex_unlock(&link_lock);
     /* A truncated or partly malformed trace still gives its complete events. */
     if (k->status != TP_OK && k->status != TP_ERR_TRUNCATED && k->status != TP_ERR_FORMAT)
         return;
@@ -620,11 +629,6 @@ oom:
 int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err)
 {
     *out = NULL;
-    for (size_t i = 0; i < r->n; i++)
-        if (usable(&r->r[i]) && r->r[i].store->format == TP_SRC_ASCEND)
-            return tp_error_set(err, TP_ERR_USAGE,
-                                "%s: Ascend ranks cannot be merged into one table; shown per rank",
-                                r->dir);
     tp_store *st = tp_store_new();
     if (!st)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -659,6 +663,10 @@ int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err)
         } else if (src->format != st->format) {
             st->format = TP_SRC_KINETO_JSON;
         }
+        /* Ascend folders contribute their events (tasks, ops, steps), not
+         * their NPU tables: the merged store is not an Ascend store. */
+        if (st->format == TP_SRC_ASCEND)
+            st->format = TP_SRC_UNKNOWN;
         st->input_bytes += src->input_bytes;
         st->text_bytes += src->text_bytes;
         st->truncated |= src->truncated;

@@ -191,7 +191,8 @@ const char *tp_run_notes(const tp_run *r);
  * ranks are laid end to end in rank order (each rank's timeline shifted to
  * start where the previous one ended; correlation and external ids kept
  * apart), so per-name aggregates sum over ranks and the steps of every rank
- * are steps of the merged store.  Not for Ascend ranks (TP_ERR_USAGE). */
+ * are steps of the merged store.  Ascend ranks contribute their events, not
+ * their NPU tables (the merged store is not an Ascend store). */
 int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err);
 
 void tp_run_free(tp_run *r);

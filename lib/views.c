@@ -11,6 +11,7 @@ static const tp_view *const registry[] = {
     &tp_view_kernels,
     &tp_view_ops,
     &tp_view_steps,
+    &tp_view_dist,
     &tp_view_gpu,
     &tp_view_advice,
     &tp_view_temporal,

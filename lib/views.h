@@ -10,6 +10,7 @@ extern const tp_view tp_view_info;   /* what an input holds */
 extern const tp_view tp_view_kernels;   /* TensorBoard plugin Kernel view */
 extern const tp_view tp_view_ops;       /* TensorBoard plugin Operator view */
 extern const tp_view tp_view_steps;     /* TensorBoard plugin Overview step breakdown */
+extern const tp_view tp_view_dist;      /* TensorBoard plugin Distributed view (runs) */
 extern const tp_view tp_view_gpu;       /* TensorBoard plugin GPU Summary */
 extern const tp_view tp_view_advice;    /* TensorBoard plugin recommendations */
 extern const tp_view tp_view_temporal;      /* HTA temporal breakdown */
