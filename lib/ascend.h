@@ -16,11 +16,19 @@ int tp_ascend_read_comm(tp_store *st, struct tp_npu_data *d, const char *path, t
  * folder has no CSVs; says what it could not find. */
 int tp_ascend_read_db(tp_store *st, struct tp_npu_data *d, const char *path, tp_error *err);
 
+/* ascend_link.c: launching ops of the tasks from the trace's flows; tasks
+ * from the trace when the folder has no kernel_details.csv. */
+int tp_ascend_link(tp_store *st, struct tp_npu_data *d);
+
 /* The file names, for messages. */
 const char *tp_npu_file_name(enum tp_npu_file f);
 
 /* A view that needs files the folder lacks: "DIR: no FILE (VIEW needs it;
  * found: ...)" as TP_ERR_FORMAT. */
 int tp_npu_missing(const tp_store *st, unsigned need, const char *view, tp_error *err);
+
+/* `tprof info` lines for an Ascend store: line i into key/val; 0 after the
+ * last (or for other inputs). */
+int tp_npu_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char *val, size_t vcap);
 
 #endif

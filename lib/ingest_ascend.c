@@ -303,6 +303,9 @@ int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
             return rc;
     }
 
+    if (tp_ascend_link(st, d) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", dir);
+
     /* Level0 kernel_details has no Device_id: the memory files name the device. */
     int dev = -1, agree = 1;
     for (size_t i = 0; i < d->nrecords && agree; i++) {
@@ -365,4 +368,49 @@ int tp_npu_missing(const tp_store *st, unsigned need, const char *view, tp_error
                               "the SQLite export, which has no table for it");
     return tp_error_set(err, TP_ERR_FORMAT, "%s: %s not found: the %s view needs it (found: %s)",
                         d ? d->dir : st->path, miss[0] ? miss : "input", view, found[0] ? found : "nothing");
+}
+
+int tp_npu_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char *val, size_t vcap)
+{
+    const struct tp_npu_data *d = st->npu;
+    if (!d)
+        return 0;
+    switch (i) {
+    case 0:
+        snprintf(key, kcap, "ascend.dir");
+        snprintf(val, vcap, "%s", d->dir);
+        return 1;
+    case 1: {
+        size_t n = 0;
+        val[0] = 0;
+        for (size_t k = 0; k < NKNOWN; k++)
+            if (d->on_disk & known[k].bit)
+                n += (size_t)snprintf(val + n, n < vcap ? vcap - n : 0, "%s%s", n ? " " : "", known[k].name);
+        if (d->on_disk & TP_NPU_DB)
+            snprintf(val + n, n < vcap ? vcap - n : 0, "%sSQLite export", n ? " " : "");
+        snprintf(key, kcap, "ascend.files");
+        return 1;
+    }
+    case 2:
+        snprintf(key, kcap, "ascend.level");
+        if (d->level >= 0)
+            snprintf(val, vcap, "Level%d", d->level);
+        else
+            snprintf(val, vcap, "unknown (no profiler_info)");
+        return 1;
+    case 3:
+        snprintf(key, kcap, "ascend.start_ns");
+        if (d->start_ns != TP_NONE)
+            snprintf(val, vcap, "%lld (first event of trace_view.json)", (long long)d->start_ns);
+        else
+            snprintf(val, vcap, "%lld (no trace_view.json: earliest CSV timestamp)", (long long)tp_npu_origin(d));
+        return 1;
+    case 4:
+        snprintf(key, kcap, "ascend.rows");
+        snprintf(val, vcap, "tasks %zu, operators %zu, allocations %zu, memory records %zu, module records %zu, steps %zu, "
+                 "communication ops %zu", d->ntasks, d->nops, d->nallocs, d->nrecords, d->nmodules, d->nsteps, d->ncomms);
+        return 1;
+    default:
+        return 0;
+    }
 }

@@ -39,6 +39,8 @@ struct tp_npu_task {          /* kernel_details.csv: one device task */
     int64_t block_dim, mix_block_dim;   /* TP_NONE when N/A or absent */
     int64_t model_id, task_id, stream_id;
     uint32_t in_shapes, in_types, in_formats, out_shapes, out_types, out_formats;   /* 0 absent */
+    uint32_t op;                  /* launching framework op (trace flows), 0 unknown */
+    int64_t op_row;               /* its store row, -1 unknown */
 };
 
 struct tp_npu_op {            /* operator_details.csv: one framework op instance */
@@ -93,6 +95,7 @@ struct tp_npu_data {
     int64_t first_ns;             /* earliest timestamp in any CSV, TP_NONE none */
     int level;                    /* profiler level 0/1/2 from profiler_info, -1 unknown */
     uint32_t kernel_header;       /* strtab: header line of kernel_details.csv */
+    int tasks_from_trace;         /* no kernel_details: tasks are the trace's device events */
 
     struct tp_npu_task *tasks;      size_t ntasks, captasks;
     struct tp_npu_op *ops;          size_t nops, capops;

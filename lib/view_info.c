@@ -6,6 +6,7 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
+#include "ascend.h"
 #include "views.h"
 
 static const struct tp_coldef info_cols[] = {
@@ -95,7 +96,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             size_t m = 0;
             for (size_t i = 0; i < st->n; i++)
                 if (st->kind[i] == TP_K_KERNEL || st->kind[i] == TP_K_MEMCPY || st->kind[i] == TP_K_MEMSET)
-                    keys[m++] = (int64_t)st->device[i] << 32 | (uint32_t)st->stream[i];
+                    keys[m++] = (int64_t)((uint64_t)(uint32_t)st->device[i] << 32 | (uint32_t)st->stream[i]);
             qsort(keys, m, sizeof *keys, cmp_i64);
             char list[900] = "";
             size_t len = 0, distinct = 0;
@@ -111,7 +112,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             free(keys);
         }
     }
-    if (st->rank != TP_NONE)
+    if (st->rank != TP_NONE && st->world_size == TP_NONE)
+        row(t, "rank", "%" PRId64, st->rank);
+    else if (st->rank != TP_NONE)
         row(t, "rank", "%" PRId64 " of %" PRId64 "%s%s", st->rank, st->world_size,
             st->dist_backend ? ", backend " : "", st->dist_backend ? tp_store_str(st, st->dist_backend) : "");
     if (st->nsteps)
@@ -120,6 +123,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     else
         row(t, "steps", "0 (no ProfilerStep)");
     row(t, "kernels.annotated", "%zu", st->nannots);
+    char akey[64], aval[512];
+    for (size_t a = 0; tp_npu_info_line(st, a, akey, sizeof akey, aval, sizeof aval); a++)
+        row(t, akey, "%s", aval);
     for (size_t s = 0; s < st->nskips; s++) {
         char p[128];
         snprintf(p, sizeof p, "%s.%s", st->skips[s].malformed ? "malformed" : "skipped", st->skips[s].reason);

@@ -1,7 +1,8 @@
 /* view_npu_prof.c — the default view on an Ascend folder: every device task
  * of kernel_details.csv, one row each in file (start time) order, like
  * prof.py's per-kernel rows: name, duration in ns (sil), device, stream,
- * and what Ascend adds — step, op type, accelerator core, start (µs since
+ * the launching framework op (from the trace's flows), and what Ascend
+ * adds — step, op type, accelerator core, start (µs since
  * the profiler started, exact), wait time, block dim, input/output shapes,
  * data types and formats. */
 #include <stdlib.h>
@@ -14,7 +15,7 @@ static const struct tp_coldef cols[] = {
     {"step", "Step", TP_COL_STR, 4, 0, "Step Id (- when absent)"},
     {"device", "Device", TP_COL_INT, 3, 0, "NPU device id (-1 unknown)"},
     {"stream", "Stream", TP_COL_STR, 3, 0, "Stream ID (- when absent)"},
-    {"core", "Core", TP_COL_STR, 10, 0, "Accelerator Core: AI_CORE, AI_VECTOR_CORE, MIX_AIC, HCCL ..."},
+    {"core", "Core", TP_COL_STR, 14, 0, "Accelerator Core: AI_CORE, AI_VECTOR_CORE, MIX_AIC, HCCL ..."},
     {"type", "Type", TP_COL_STR, 12, 0, "op type (Type)"},
     {"kernel", "Kernel", TP_COL_STR, 0, 0, "task name (Name)"},
     {"name", "Name", TP_COL_STR, 0, 0, "task name (Name), as -c name on GPUs"},
@@ -22,7 +23,7 @@ static const struct tp_coldef cols[] = {
     {"start", "Start(us)", TP_COL_US, 12, 0, "start, µs since the profiler started"},
     {"ts", "StartTime(us)", TP_COL_US, 20, 0, "Start Time(us) as written (epoch µs, exact)"},
     {"wait", "Wait(us)", TP_COL_US, 10, 0, "Wait Time(us): gap after the previous task"},
-    {"block_dim", "BlockDim", TP_COL_STR, 4, 0, "Block Dim / Block Num (N/A for communication)"},
+    {"block_dim", "BlockDim", TP_COL_STR, 8, 0, "Block Dim / Block Num (N/A for communication)"},
     {"mix_block_dim", "MixBlockDim", TP_COL_STR, 4, 0, "Mix Block Dim"},
     {"state", "State", TP_COL_STR, 7, 0, "OP State (static/dynamic)"},
     {"in_shapes", "InputShapes", TP_COL_STR, 0, 0, "Input Shapes"},
@@ -31,11 +32,12 @@ static const struct tp_coldef cols[] = {
     {"out_shapes", "OutputShapes", TP_COL_STR, 0, 0, "Output Shapes"},
     {"out_types", "OutputTypes", TP_COL_STR, 0, 0, "Output Data Types"},
     {"out_formats", "OutputFormats", TP_COL_STR, 0, 0, "Output Formats"},
+    {"op", "Op", TP_COL_STR, 15, 0, "launching framework op (trace_view.json flows; - unknown)"},
     {"task_id", "TaskId", TP_COL_STR, 6, 0, "Task ID"},
     {"model_id", "ModelId", TP_COL_STR, 10, 0, "Model ID"},
 };
 enum { C_IDX, C_STEP, C_DEV, C_STREAM, C_CORE, C_TYPE, C_KERNEL, C_NAME, C_SIL, C_START, C_TS, C_WAIT, C_BD,
-       C_MBD, C_STATE, C_ISH, C_ITY, C_IFM, C_OSH, C_OTY, C_OFM, C_TASK, C_MODEL, C_N };
+       C_MBD, C_STATE, C_ISH, C_ITY, C_IFM, C_OSH, C_OTY, C_OFM, C_OP, C_TASK, C_MODEL, C_N };
 
 static void set_opt(tp_table *t, size_t col, int64_t v, const char *none)
 {
@@ -95,6 +97,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         set_shape(t, C_OSH, k->out_shapes ? tp_store_str(st, k->out_shapes) : "-");
         tp_table_set_str(t, C_OTY, k->out_types ? tp_store_str(st, k->out_types) : "-");
         tp_table_set_str(t, C_OFM, k->out_formats ? tp_store_str(st, k->out_formats) : "-");
+        tp_table_set_str(t, C_OP, k->op ? tp_store_str(st, k->op) : "-");
         set_opt(t, C_TASK, k->task_id, "-");
         set_opt(t, C_MODEL, k->model_id, "-");
     }
@@ -107,6 +110,6 @@ const tp_view tp_view_npu_prof = {
     .summary = "every device task of kernel_details.csv (Ascend)",
     .cols = cols,
     .ncols = C_N,
-    .default_columns = "idx,step,device,stream,core,type,kernel,sil,start,wait,block_dim,in_shapes,in_types,out_shapes,out_types",
+    .default_columns = "idx,step,device,stream,core,op,kernel,sil,start,wait,block_dim,in_shapes,in_types,out_shapes,out_types",
     .build = build,
 };

@@ -224,11 +224,50 @@ def check_comm(path, g):
             return "%s: %s, expected %s" % (op, (m["Calls"], m["Size(B)"], m["Elapse(us)"], m["Transfer(us)"]), (n, mb, el, tr))
     return None
 
+def check_trace_tasks(path, g):
+    # no kernel_details.csv: the tasks come from the trace's Ascend Hardware
+    # process and HCCL "Communication" threads; launching ops from async_npu flows
+    ev = json.load(open(os.path.join(path, "trace_view.json")))
+    procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    want = [e for e in ev if e.get("ph") == "X" and (procs.get(e["pid"]) == "Ascend Hardware" or
+            (procs.get(e["pid"]) == "HCCL" and "Communication" in threads.get((e["pid"], e["tid"]), "")))]
+    _, rows = run("prof", path, "-c", "kernel,sil,ts,op")
+    if len(rows) != len(want):
+        return "%d tasks, expected %d" % (len(rows), len(want))
+    want.sort(key=lambda e: D(e["ts"]))
+    for m, e in zip(rows, want):
+        if m["Kernel"] != e["name"] or D(m["StartTime(us)"]) != D(e["ts"]):
+            return "task %r at %s, expected %r at %s" % (m["Kernel"], m["StartTime(us)"], e["name"], e["ts"])
+    return None
+
+def check_oplink(path, g):
+    # torch_npu's Device Self Duration of an op is the time of the device
+    # tasks it launched; tprof links tasks to ops by the trace's flows.  The
+    # linked tasks of an op are a subset of its self tasks (kernel_details
+    # omits SDMA copies), and equal them for nearly every op.
+    _, tasks = run("prof", path, "-c", "op,sil")
+    _, ops = run("ops", path, "-c", "name,dev_self")
+    linked = {}
+    for t in tasks:
+        linked[t["Op"]] = linked.get(t["Op"], 0) + int(t["Sil(ns)"])
+    same = 0
+    for o in ops:
+        x, y = D(linked.get(o["Name"], 0)) / 1000, D(o["DeviceSelf(us)"])
+        if x > y + D("0.01") * int(1 + y / 1000):
+            return "%s: linked tasks %s us > device self %s us" % (o["Name"], x, y)
+        same += abs(x - y) <= D("0.01")
+    if same < 0.9 * len(ops):
+        return "only %d of %d ops have all their device self time linked" % (same, len(ops))
+    if linked.get("-", 0) > 0.05 * sum(linked.values()):
+        return "%s of %s ns of task time has no launching op" % (linked.get("-", 0), sum(linked.values()))
+    return None
+
 def check_absent(path, g):
     # views the plugin does not offer: tprof names the missing file
     want = {"Operator": ("ops", "operator_details.csv"), "Kernel": ("kernels", "kernel_details.csv")}
     for v, (view, f) in want.items():
-        if v in g["views"]:
+        if v in g["views"] or (v == "Kernel" and "Trace" in g["views"]):
             continue
         p, _ = run(view, path, ok=False)
         if p.returncode == 0 or f not in p.stderr:
@@ -250,10 +289,14 @@ for rel, gp, path in cases:
         continue
     g = json.load(open(gp))
     checks = [("absent", lambda: check_absent(path, g))]
+    if not g.get("kernel_op_table") and "Trace" in g["views"]:
+        checks += [("trace-tasks", lambda: check_trace_tasks(path, g))]
     if g.get("kernel_op_table"):
         checks += [("kernels", lambda: check_kernels(path, g)), ("kernels-core", lambda: check_core(path, g))]
     if g.get("operation_table_by_name"):
         checks += [("ops", lambda: check_ops(path, g, False)), ("ops-shape", lambda: check_ops(path, g, True))]
+    if g.get("kernel_op_table") and g.get("operation_table_by_name") and "Trace" in g["views"]:
+        checks += [("oplink", lambda: check_oplink(path, g))]
     if g.get("memory_events"):
         checks += [("memory-events", lambda: check_mem_events(path, g)),
                    ("memory-components", lambda: check_mem_components(path, g))]
