@@ -319,6 +319,38 @@ def sub_us():
     return expect([("GPU durations HTA rounds to <= 0", lost, 454, None)])
 case("hta sub-us durations", sub_us)
 
+def dlrm_run():
+    # param's 8-rank DLRM run directory: one row per rank 0..7, parts sum,
+    # overlap never above communication time
+    d = os.path.join(P, "other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto")
+    if not os.path.isdir(d):
+        return None
+    t = run("temporal", d)
+    if [r["Rank"] for r in t] != [str(i) for i in range(8)]:
+        return "ranks %s" % [r["Rank"] for r in t]
+    for r in t:
+        if D(r["Idle(us)"]) + D(r["Compute(us)"]) + D(r["NonCompute(us)"]) != D(r["KernelTime(us)"]):
+            return "rank %s parts do not sum" % r["Rank"]
+    for r in run("overlap", d):
+        if not D(r["Comm(us)"]) > 0 or D(r["Overlap(us)"]) > D(r["Comm(us)"]):
+            return "rank %s overlap %s comm %s" % (r["Rank"], r["Overlap(us)"], r["Comm(us)"])
+    return None
+case("hta dlrm run", dlrm_run)
+
+def every_column():
+    # every column of every view prints (CSV, JSON lines) on a real trace
+    f = os.path.join(H, "trace_filter/sampled_rank-1.json.gz")
+    for v in ("temporal", "kernel-types", "overlap", "idle", "launches", "queue"):
+        h = subprocess.run([TPROF, v, "-h"], capture_output=True, text=True).stdout
+        keys = [l.split()[0] for l in h.splitlines() if l.startswith("  ") and not l.startswith("  key ")]
+        for extra in ([], ["--group", "kernel"]) if v == "kernel-types" else ([],):
+            for fmt in ("--csv", "--jsonl"):
+                p = subprocess.run([TPROF, v, fmt, "-c", ",".join(keys), *extra, f], capture_output=True, text=True)
+                if p.returncode != 0 or not p.stdout:
+                    return "%s %s %s: exit %d %s" % (v, fmt, extra, p.returncode, p.stderr.strip()[:100])
+    return None
+case("hta every column", every_column)
+
 # ---- sanity on TraceLens B200 / MI300 / MI210 / vLLM / Triton traces ----
 
 def sanity(path):
