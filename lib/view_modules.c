@@ -208,7 +208,8 @@ static int build_hierarchy(struct hier *H)
             ieq(tp_store_str(st, st->cat[i]), "python_function"))
             if (push(&H->ev, &H->nev, &H->capev, (int64_t)i) < 0) return -1;
     g_st = st;
-    qsort(H->ev, H->nev, sizeof *H->ev, cmp_ts);
+    if (H->nev)
+        qsort(H->ev, H->nev, sizeof *H->ev, cmp_ts);
     struct imap kids = {0};
     struct pairset seen = {0};
     int64_t *order = NULL; size_t norder = 0, caporder = 0;   /* `children` keys, insertion order */
@@ -466,7 +467,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         if (!dup && push(&roots, &nroots, &caproots, (int64_t)i) < 0) goto oom;
     }
     g_out = &O;
-    qsort(roots, nroots, sizeof *roots, cmp_roots);
+    if (nroots)
+        qsort(roots, nroots, sizeof *roots, cmp_roots);
     for (size_t i = 0; i < nroots; i++)
         emit(&O, roots[i], 0);
     if (tp_table_nomem(t)) goto oom;

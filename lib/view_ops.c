@@ -344,7 +344,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
                     }
                 *h = -1;
                 *hslot(&corr, c) = ri;
-                qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
+                if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
             }
             int64_t e = st->external_id[r];
             int64_t key = e == TP_NONE ? INT64_MIN + 2 : e;
@@ -410,7 +410,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
         for (size_t p = 0; p < npend; p++)
             if (pend_dev[p] >= 0 && st->kind[pend_dev[p]] == TP_K_KERNEL)
                 if (push64(&D->dev, &D->ndev, &D->capdev, pend_dev[p]) < 0) goto out2;
-        qsort(D->dev, D->ndev, sizeof *D->dev, cmp_dev);
+        if (D->ndev) qsort(D->dev, D->ndev, sizeof *D->dev, cmp_dev);
         dummy = (int64_t)m->nrts++;
     }
     /* trees */
@@ -488,7 +488,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
         }
     }
     for (size_t i = 0; i < m->nnodes; i++)
-        qsort(m->nodes[i].rts, m->nodes[i].nrts, sizeof(int64_t), cmp_rt);
+        if (m->nodes[i].nrts) qsort(m->nodes[i].rts, m->nodes[i].nrts, sizeof(int64_t), cmp_rt);
     for (size_t i = 0; i < m->nroots; i++)
         if (fill_stats(m, m->roots[i]) < 0 || collect(m, m->roots[i]) < 0) goto out2;
     rc = 0;
