@@ -319,6 +319,25 @@ def sub_us():
     return expect([("GPU durations HTA rounds to <= 0", lost, 454, None)])
 case("hta sub-us durations", sub_us)
 
+def rocm_launches():
+    # HTA's launch statistics know no hip* call: on its own ROCm test trace
+    # it finds nothing; tprof finds the 16 launches (hipLaunchKernel,
+    # hipExtModuleLaunchKernel, hipMemcpyWithStream)
+    f = os.path.join(H, "amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz")
+    mine, hta = run("launches", f), run("launches", f, quirks=True)
+    return expect([("launches", len(mine), 16, None), ("HTA launches", len(hta), 0, None)])
+case("hta rocm launches", rocm_launches)
+
+def triton_cpu_op():
+    # Triton's cpu_op carries "stream": 0, and HTA counts every event with a
+    # stream as GPU work: its computation time is the CPU op's 94 µs instead
+    # of the kernel's 1.76 µs
+    f = os.path.join(H, "triton_example/triton_example.json.gz")
+    mine, hta = run("temporal", f, "-c", "events,compute")[0], run("temporal", f, "-c", "events,compute", quirks=True)[0]
+    return expect([("events", mine["Events"], "1", None), ("compute", mine["Compute(us)"], "1.76", None),
+                   ("HTA events", hta["Events"], "2", None), ("HTA compute", hta["Compute(us)"], "94", None)])
+case("hta triton cpu_op stream", triton_cpu_op)
+
 def dlrm_run():
     # param's 8-rank DLRM run directory: one row per rank 0..7, parts sum,
     # overlap never above communication time
