@@ -544,7 +544,10 @@ static int align(struct rank *R, size_t n, char *why, size_t cap)
 {
     for (size_t w = 0; w < n; w++) {
         if (!R[w].has_comm || !R[w].nnodes) {
-            snprintf(why, cap, "rank %lld has no communication op", (long long)R[w].st->rank);
+            if (n == 1)
+                snprintf(why, cap, "no communication op");
+            else
+                snprintf(why, cap, "rank %lld has no communication op", (long long)R[w].st->rank);
             return 0;
         }
         if (R[w].nnodes != R[0].nnodes) {
@@ -929,7 +932,11 @@ static int build_run(const tp_store *const *stores, size_t n, const struct tp_vi
         return rc;
     }
     *out = t;
-    (void)why;
+    /* a note (TP_OK with a message) when the ranks' communication cannot be
+     * compared: transfer and sync are then left empty, as the plugin leaves
+     * out its whole view */
+    if (n && !aligned)
+        tp_error_set(err, TP_OK, "%s: no transfer/sync times: %s", n == 1 ? stores[0]->path : "dist", why);
     return TP_OK;
 }
 

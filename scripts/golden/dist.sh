@@ -144,6 +144,20 @@ try:
         rows, _ = res
         ok('hta_trace_filter.steps', [r['Step'] for r in rows] == ['551', '552', 'avg'] * 2,
            repr([r['Step'] for r in rows]))
+    # ranks whose communication ops do not line up (the plugin then shows no
+    # distributed view): the overview still, transfer/sync empty, a note
+    mixed = os.path.join(tmp, 'mixed')
+    cpu = os.path.join(peers, 'hta_data/tests/data/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz')
+    if os.path.exists(cpu):
+        os.mkdir(mixed)
+        os.symlink(os.path.join(hta, 'sampled_rank-0.json.gz'), os.path.join(mixed, 'gpu.json.gz'))
+        os.symlink(cpu, os.path.join(mixed, 'cpu.json.gz'))
+        rc, rows, err = run(mixed)
+        ok('unaligned.exit0', rc == 0 and {r['Rank'] for r in rows} == {'0', '34'}, 'exit %d: %s' % (rc, err.strip()))
+        ok('unaligned.no_transfer', all(r['Transfer(us)'] == '-' and r['Sync(us)'] == '-' for r in rows) and
+           sums_ok(rows), repr(rows[:2]))
+        ok('unaligned.note', 'no transfer/sync times: rank 0 has 4 communication ops, rank 34 has 10' in err,
+           err.strip())
     tl = os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests/traces/mi300/resnet_act_checkpoint.json.gz')
     if os.path.exists(tl):
         rc, rows, err = run(tl)

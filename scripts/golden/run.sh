@@ -115,6 +115,14 @@ try:
     ok('rank_from_distributedInfo', rc == 0 and [(r[0], r[1]) for r in rows[1:] if r[2] == 'avg'] ==
        [('0', 'bbb'), ('1', 'aaa')], repr(rows))
 
+    # ---- HTA's rank-detection directories (test_trace_file.py): no rank
+    # anywhere gives rank 0, inference_rank_1 is rank 1 ----
+    for sub, want in (('distributed_info_unavailable', '0'), ('rank_unavailable', '0'),
+                      ('mixed_files', '0'), ('trace_file_list', '1')):
+        rc, rows, err = table('info', '-c', 'rank,property', os.path.join(hta, sub))
+        got = {r[0] for r in rows[1:]}
+        ok('hta_rank_detection.%s' % sub, rc == 0 and got == {want}, 'exit %d %r %s' % (rc, got, err.strip()))
+
     # ---- spans: the plugin's worker.span naming ----
     if not os.path.isdir(samples):
         print('skip golden.run.spans: %s is missing' % samples)
