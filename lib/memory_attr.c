@@ -38,10 +38,16 @@ static int is_mem_row(const tp_store *st, size_t i)
     return st->kind[i] == TP_K_MEMORY && (st->ph[i] == 'i' || st->ph[i] == 'I') && st->aux[i] != TP_NO_AUX;
 }
 
+/* c10::DeviceType of a record: 0 CPU, 1 CUDA, 6 HIP (ROCm), 12 XPU, 15 HPU,
+ * 19 MTIA, 20 PrivateUse1.  CUDA and HIP are both "GPU<id>" (ROCm builds of
+ * PyTorch present HIP devices as cuda); the plugin names only 0 and 1 and
+ * leaves the rest out (SPEC §8.1). */
 static int dev_index(struct tp_mem *mem, int32_t type, int32_t id, size_t *cap)
 {
-    if (type != 0 && type != 1)
+    if (type < 0)
         return -1;
+    if (type == 6)
+        type = 1;
     if (type == 0)
         id = -1;   /* one CPU, whatever its Device Id */
     for (size_t i = 0; i < mem->ndevs; i++)
@@ -60,8 +66,18 @@ static int dev_index(struct tp_mem *mem, int32_t type, int32_t id, size_t *cap)
     d->id = id;
     if (type == 0)
         strcpy(d->name, "CPU");
-    else
+    else if (type == 1)
         snprintf(d->name, sizeof d->name, "GPU%d", (int)id);
+    else if (type == 12)
+        snprintf(d->name, sizeof d->name, "XPU%d", (int)id);
+    else if (type == 15)
+        snprintf(d->name, sizeof d->name, "HPU%d", (int)id);
+    else if (type == 19)
+        snprintf(d->name, sizeof d->name, "MTIA%d", (int)id);
+    else if (type == 20)
+        snprintf(d->name, sizeof d->name, "PrivateUse1_%d", (int)id);
+    else
+        snprintf(d->name, sizeof d->name, "DeviceType%d_%d", (int)type, (int)id);
     return (int)mem->ndevs++;
 }
 

@@ -28,7 +28,7 @@ struct tp_memrec {
 };
 
 struct tp_memdev {
-    int32_t type, id;         /* kineto Device Type (0 CPU, 1 CUDA) and Device Id */
+    int32_t type, id;         /* c10 DeviceType (0 CPU, 1 CUDA and HIP, ...) and Device Id */
     char name[24];            /* "CPU", "GPU0" */
 };
 
