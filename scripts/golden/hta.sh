@@ -181,7 +181,7 @@ def exact_reference(path):
                            r"(^cpum_exe_subgraph)|(^hccl)|(^collective_subgraph_execution)")
     comm = re.compile(r"(^nccl.*)|(^hccl)|(.*ncclKernel.*)")
     mem = re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)")
-    allv, comp = [], []
+    allv, comp, typed = [], [], {"COMPUTATION": [], "COMMUNICATION": [], "MEMORY": []}
     for e in ev:
         a = e.get("args") or {}
         if e.get("ph") != "X" or str(e.get("cat", "")).lower() not in (
@@ -198,8 +198,13 @@ def exact_reference(path):
         iv = (s, s + D(str(e["dur"])))
         allv.append(iv)
         n = e["name"]
-        if not comm.match(n) and not mem.match(n) and not comp_excl.match(n):
+        if comm.match(n):
+            typed["COMMUNICATION"].append(iv)
+        elif mem.match(n):
+            typed["MEMORY"].append(iv)
+        elif not comp_excl.match(n):
             comp.append(iv)
+            typed["COMPUTATION"].append(iv)
     def union(v):
         tot, cur = D(0), None
         for s, t in sorted(v):
@@ -213,17 +218,49 @@ def exact_reference(path):
     kt = max(t for s, t in allv) - min(s for s, t in allv)
     idle = kt - union(allv)
     c = union(comp)
-    return {"KernelTime(us)": kt, "Idle(us)": idle, "Compute(us)": c, "NonCompute(us)": kt - c - idle}
+    # kernel types: which types cover each elementary segment between any two
+    # boundaries (no sweep), labelled as HTA labels them
+    bounds = sorted({x for v in typed.values() for iv in v for x in iv})
+    cover = {k: [0] * len(bounds) for k in typed}
+    for k, v in typed.items():
+        diff = [0] * (len(bounds) + 1)
+        pos = {b: i for i, b in enumerate(bounds)}
+        for a, b in v:
+            diff[pos[a]] += 1
+            diff[pos[b]] -= 1
+        run_ = 0
+        for i in range(len(bounds)):
+            run_ += diff[i]
+            cover[k][i] = run_ > 0
+    combos = {}
+    for i in range(len(bounds) - 1):
+        on = [k for k in ("COMPUTATION", "COMMUNICATION", "MEMORY") if cover[k][i]]
+        if on:
+            lab = " overlapping ".join(on)
+            combos[lab] = combos.get(lab, 0) + bounds[i + 1] - bounds[i]
+    return {"KernelTime(us)": kt, "Idle(us)": idle, "Compute(us)": c, "NonCompute(us)": kt - c - idle,
+            "_types": {k: v for k, v in combos.items() if v > 0},
+            "_comm": union(typed["COMMUNICATION"])}
 
 def exact_temporal(path, literal=None):
     def f():
         r = run("temporal", path)[0]
         want = literal or exact_reference(path)
         for k, v in want.items():
+            if k.startswith("_"):
+                continue
             if D(r[k]) != D(str(v)):
                 return "%s %s, expected %s" % (k, r[k], v)
         if D(r["Idle(us)"]) + D(r["Compute(us)"]) + D(r["NonCompute(us)"]) != D(r["KernelTime(us)"]):
             return "parts do not sum to kernel_time"
+        if "_types" in want:
+            got = {x["KernelType"]: D(x["Time(us)"]) for x in run("kernel-types", path)}
+            if got != want["_types"]:
+                return "kernel-types %s, expected %s" % (got, want["_types"])
+            o = run("overlap", path)[0]
+            ov = sum(v for k, v in want["_types"].items() if "COMPUTATION overlapping COMMUNICATION" in k)
+            if D(o["Comm(us)"]) != want["_comm"] or D(o["Overlap(us)"]) != ov:
+                return "overlap %s / %s, expected %s / %s" % (o["Overlap(us)"], o["Comm(us)"], ov, want["_comm"])
         return None
     return f
 
@@ -238,7 +275,7 @@ case("hta mtia temporal exact", exact_temporal(MTIA, {
 for name, rel in (("ns_resolution", "ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"),
                   ("sampled rank 1", "trace_filter/sampled_rank-1.json.gz"),
                   ("negative_queue", "negative_queue_length_values_check/rank0.json.gz")):
-    case("hta %s temporal exact" % name, exact_temporal(os.path.join(H, rel)))
+    case("hta %s temporal, kernel-types, overlap exact" % name, exact_temporal(os.path.join(H, rel)))
 
 def mtia_kernel_types_exact():
     # exact: COMPUTATION alone 7309063.136 (HTA: 7305597), MEMORY 391734.208 (HTA: 372998)
