@@ -277,6 +277,79 @@ for name, rel in (("ns_resolution", "ns_resolution_trace/rank-0.Apr_03_18_51_38.
                   ("negative_queue", "negative_queue_length_values_check/rank0.json.gz")):
     case("hta %s temporal, kernel-types, overlap exact" % name, exact_temporal(os.path.join(H, rel)))
 
+def stream_reference(path):
+    """idle, queue and launches in exact decimal µs, written independently of
+    tprof (HTA's definitions with tprof's corrections: gaps from the latest
+    end so far, only positive gaps; launches first at equal timestamps)."""
+    with gzip.open(path, "rb") as fh:
+        d = json.load(fh, parse_float=D)
+    ev = [e for e in d["traceEvents"] if e.get("ph") == "X"]
+    steps = [e for e in ev if str(e.get("name", "")).startswith("ProfilerStep#")
+             and e.get("cat") in ("cpu_op", "user_annotation")]
+    cut = max(e["ts"] for e in steps) if len({e["name"] for e in steps}) >= 2 else None
+    rt = {}
+    for e in ev:
+        a = e.get("args") or {}
+        if str(e.get("cat", "")).lower() in ("cuda_runtime", "runtime", "cuda_driver") and "correlation" in a:
+            rt.setdefault(a["correlation"], e)
+    names = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaMemcpyAsync",
+             "cudaMemsetAsync", "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
+             "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream"}
+    kern = []
+    for i, e in enumerate(ev):
+        a = e.get("args") or {}
+        if str(e.get("cat", "")).lower() not in ("kernel", "gpu_memcpy", "gpu_memset") or a.get("stream", -1) < 0:
+            continue
+        r = rt.get(a.get("correlation", -1))
+        if cut is not None and (r is None or not r["ts"] < cut):
+            continue
+        kern.append((a["stream"], e["ts"], i, e["ts"] + e["dur"], r))
+    kern.sort(key=lambda k: (k[0], k[1], k[2]))
+    idle, prev = {}, {}
+    for st, ts, i, end, r in kern:
+        for c in ("host_wait", "kernel_wait", "other"):
+            idle.setdefault((st, c), D(0))
+        if st in prev:
+            gap = ts - prev[st]
+            if gap > 0:
+                c = "host_wait" if r is not None and r["ts"] > prev[st] else "kernel_wait" if gap < 30 else "other"
+                idle[(st, c)] += gap
+        prev[st] = max(prev.get(st, end), end)
+    pts, launches = {}, []
+    for st, ts, i, end, r in kern:
+        if r is None or r["name"] not in names:
+            continue
+        pts.setdefault(st, []).extend([(r["ts"], 0, 1), (ts, 1, -1)])
+        delay = max(D(0), ts - r["ts"] - r["dur"])
+        launches.append((str(ev[i]["args"]["correlation"]), r["dur"], end - ts, delay))
+    queue = {}
+    for st, p in pts.items():
+        n, vals = 0, []
+        for t, _, dlt in sorted(p):
+            n += dlt
+            vals.append(n)
+        queue[st] = (len(vals), min(vals), max(vals), sum(vals))
+    return idle, queue, sorted(launches)
+
+def stream_views_exact():
+    f = os.path.join(H, "trace_filter/sampled_rank-1.json.gz")
+    idle, queue, launches = stream_reference(f)
+    got = {(int(r["Stream"]), r["Category"]): D(r["Idle(us)"]) for r in run("idle", f)}
+    if got != idle:
+        return "idle %s, expected %s" % (sorted(got.items())[:4], sorted(idle.items())[:4])
+    for r in run("queue", f):
+        n, lo, hi, tot = queue.pop(int(r["Stream"]))
+        if (int(r["Count"]), int(r["Min"]), int(r["Max"])) != (n, lo, hi) or not near(r["Mean"], D(tot) / n, "0.0005"):
+            return "queue stream %s: %s" % (r["Stream"], r)
+    if queue:
+        return "queue streams missing: %s" % sorted(queue)
+    got = sorted((r["Correlation"], D(r["CpuDur(us)"]), D(r["GpuDur(us)"]), D(r["LaunchDelay(us)"]))
+                 for r in run("launches", f))
+    if got != launches:
+        return "launches differ (%d rows, expected %d)" % (len(got), len(launches))
+    return None
+case("hta sampled rank 1 idle, queue, launches exact", stream_views_exact)
+
 def mtia_kernel_types_exact():
     # exact: COMPUTATION alone 7309063.136 (HTA: 7305597), MEMORY 391734.208 (HTA: 372998)
     rows = {r["KernelType"]: r for r in run("kernel-types", MTIA)}
