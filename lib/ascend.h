@@ -20,6 +20,9 @@ int tp_ascend_read_db(tp_store *st, struct tp_npu_data *d, const char *path, tp_
  * from the trace when the folder has no kernel_details.csv. */
 int tp_ascend_link(tp_store *st, struct tp_npu_data *d);
 
+/* A JSON reader error "PATH: byte N: what" counted as "FILE: what" at N. */
+void tp_ascend_json_bad(tp_store *st, const char *file, const char *msg);
+
 /* The file names, for messages. */
 const char *tp_npu_file_name(enum tp_npu_file f);
 

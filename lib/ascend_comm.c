@@ -215,10 +215,7 @@ int tp_ascend_read_comm(tp_store *st, struct tp_npu_data *d, const char *path, t
     if (rc < 0) {
         if (e.status == TP_ERR_NOMEM)
             return tp_error_set(err, TP_ERR_NOMEM, "%s", e.msg);
-        char reason[96];
-        const char *m = strstr(e.msg, "communication.json: ");
-        snprintf(reason, sizeof reason, "communication.json: %.70s", m ? m + 20 : e.msg);
-        tp_store_bad(st, reason, 0);
+        tp_ascend_json_bad(st, "communication.json", e.msg);
     } else {
         d->read |= TP_NPU_COMMUNICATION;
     }

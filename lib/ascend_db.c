@@ -47,6 +47,24 @@ static int has_table(sqlite3 *h, const char *t)
     return r;
 }
 
+/* "alias.col" when the table has the column (exports differ by version:
+ * COMMUNICATION_OP.waitNs is recent), else "NULL". */
+static const char *col_or_null(sqlite3 *h, const char *table, const char *alias_col)
+{
+    const char *col = strchr(alias_col, '.');
+    col = col ? col + 1 : alias_col;
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name=?", table);
+    sqlite3_stmt *s;
+    int r = 0;
+    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, col, -1, SQLITE_STATIC);
+        r = sqlite3_step(s) == SQLITE_ROW;
+        sqlite3_finalize(s);
+    }
+    return r ? alias_col : "NULL";
+}
+
 static sqlite3_stmt *prep(struct db *b, const char *sql)
 {
     sqlite3_stmt *s = NULL;
@@ -94,14 +112,17 @@ static int tasks(struct db *b)
     char sql[2048];
     snprintf(sql, sizeof sql,
              "SELECT * FROM (SELECT " S("c.name") ", " S("c.opType") ", " S("c.taskType") ", t.startNs, t.endNs, "
-             "c.waitNs, c.blockDim, c.mixBlockDim, t.modelId, t.taskId, t.streamId, t.deviceId, "
+             "%s, %s, %s, %s, t.taskId, t.streamId, t.deviceId, "
              S("c.inputShapes") ", " S("c.inputDataTypes") ", " S("c.inputFormats") ", " S("c.outputShapes") ", "
              S("c.outputDataTypes") ", " S("c.outputFormats") ", %s AS step "
              "FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId "
-             "UNION ALL SELECT " S("o.opName") ", " S("o.opType") ", 'HCCL', o.startNs, o.endNs, o.waitNs, NULL, "
+             "UNION ALL SELECT " S("o.opName") ", " S("o.opType") ", 'HCCL', o.startNs, o.endNs, %s, NULL, "
              "NULL, NULL, NULL, NULL, (SELECT deviceId FROM RANK_DEVICE_MAP LIMIT 1), NULL, NULL, NULL, NULL, NULL, "
              "NULL, %s FROM COMMUNICATION_OP o) ORDER BY startNs",
+             col_or_null(b->h, "COMPUTE_TASK_INFO", "c.waitNs"), col_or_null(b->h, "COMPUTE_TASK_INFO", "c.blockDim"),
+             col_or_null(b->h, "COMPUTE_TASK_INFO", "c.mixBlockDim"), col_or_null(b->h, "TASK", "t.modelId"),
              have_steps ? "(SELECT id FROM STEP_TIME WHERE t.startNs BETWEEN startNs AND endNs LIMIT 1)" : "NULL",
+             col_or_null(b->h, "COMMUNICATION_OP", "o.waitNs"),
              have_steps ? "(SELECT id FROM STEP_TIME WHERE o.startNs BETWEEN startNs AND endNs LIMIT 1)" : "NULL");
     if (!has_table(b->h, "RANK_DEVICE_MAP"))
         return 0;

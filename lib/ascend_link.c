@@ -194,7 +194,8 @@ int tp_ascend_link(tp_store *st, struct tp_npu_data *d)
     if (!d->ntasks && !(d->files & TP_NPU_KERNEL_DETAILS)) {
         if (tasks_from_trace(st, d) < 0)
             return -1;
-        qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
+        if (d->ntasks > 1)
+            qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
         d->tasks_from_trace = 1;
     }
     return launching_ops(st, d);

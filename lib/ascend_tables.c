@@ -49,7 +49,7 @@ static int full_row(struct tp_npu_csv *c, const int *need_cols, size_t n)
         return 1;
     for (size_t i = 0; i < n; i++)
         if (need_cols[i] >= 0 && (size_t)need_cols[i] >= c->nf) {
-            tp_npu_csv_bad(c, need_cols[i], "missing: the row has fewer fields than the header");
+            tp_npu_csv_bad(c, need_cols[i], "missing (the row is short)");
             return 0;
         }
     char reason[96];

@@ -202,6 +202,23 @@ static void read_info(tp_store *st, struct tp_npu_data *d, const char *dir)
     closedir(dd);
 }
 
+/* "PATH: byte N: what" from the JSON reader -> reason "FILE: what" at N. */
+void tp_ascend_json_bad(tp_store *st, const char *file, const char *msg)
+{
+    char reason[96];
+    unsigned long long off = 0;
+    const char *m = strstr(msg, file);
+    m = m ? m + strlen(file) : msg;
+    if (strncmp(m, ": ", 2) == 0)
+        m += 2;
+    if (sscanf(m, "byte %llu: ", &off) == 1) {
+        const char *c = strstr(m, ": ");
+        m = c ? c + 2 : m;
+    }
+    snprintf(reason, sizeof reason, "%s: %.70s", file, m);
+    tp_store_bad(st, reason, off);
+}
+
 static int read_trace(tp_store *st, struct tp_npu_data *d, const char *path)
 {
     tp_source *src;
@@ -211,17 +228,21 @@ static int read_trace(tp_store *st, struct tp_npu_data *d, const char *path)
         tp_store_bad(st, "trace_view.json: cannot be opened", 0);
         return 0;
     }
+    size_t skips_before = st->nskips;
     int rc = tp_ingest_kineto(st, src, &e);
+    /* the importer's own complaints: say which file they are about */
+    for (size_t i = skips_before; i < st->nskips; i++) {
+        char r[96];
+        snprintf(r, sizeof r, "trace_view.json: %.78s", st->skips[i].reason);
+        memcpy(st->skips[i].reason, r, sizeof r);
+    }
     st->text_bytes = 0;
     tp_source_close(src);
     if (rc == TP_ERR_NOMEM)
         return -1;
     if (rc != TP_OK) {
         /* The rows before the error stay; say what happened. */
-        char reason[96];
-        const char *m = strstr(e.msg, "trace_view.json: ");
-        snprintf(reason, sizeof reason, "trace_view.json: %.70s", m ? m + 17 : e.msg);
-        tp_store_bad(st, reason, 0);
+        tp_ascend_json_bad(st, "trace_view.json", e.msg);
     }
     for (size_t i = first; i < st->n; i++)
         if (st->ph[i] != 'M' && (d->start_ns == TP_NONE || st->ts[i] < d->start_ns))

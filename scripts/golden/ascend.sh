@@ -13,8 +13,8 @@ if [ ! -d "$REF/npu/golden" ]; then
     echo "skip ascend: $REF/npu not found"
     exit 0
 fi
-if [ ! -x ./cli/tprof ]; then
-    echo "skip ascend: ./cli/tprof not built"
+if [ ! -x "${TPROF:-./cli/tprof}" ]; then
+    echo "skip ascend: ${TPROF:-./cli/tprof} not built"
     exit 0
 fi
 if ! command -v python3 >/dev/null 2>&1; then
@@ -312,6 +312,52 @@ for rel, gp, path in cases:
         except Exception as ex:
             why = str(ex)
         say("FAIL" if why else "ok", "ascend-%s %s" % (cname, name), why)
+
+# The SQLite exports (S2) are separate runs of the same scripts as the text
+# exports (S1): same model, same step, so the same tasks per accelerator core,
+# the same memory samples per component and the same communication ops; times
+# differ run to run.  Compares what tprof reads from each.
+def counts(path):
+    def view(*args):
+        # a view whose file (or table) the folder lacks: compared as "missing"
+        p = subprocess.run([TPROF, args[0], "--csv", *args[1:], path], capture_output=True, text=True)
+        if p.returncode != 0 and " not found: " in p.stderr:
+            return None
+        if p.returncode != 0 or p.stderr.strip():
+            raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[:300]))
+        return list(csv.DictReader(io.StringIO(p.stdout)))
+    core = view("kernels", "--group", "core", "-c", "core,calls")
+    mem = view("memory", "-c", "device,component,samples")
+    comm = view("dist", "--comm", "-c", "op,calls,size")
+    steps = view("dist", "-c", "step")
+    return ({r["Core"]: r["Calls"] for r in core}, {(r["Device"], r["Component"]): r["Samples"] for r in mem},
+            comm and {r["Op"]: (r["Calls"], r["Size(B)"]) for r in comm}, steps and [r["Step"] for r in steps])
+
+TEXT = os.path.join(DATA, "xiaobingling93-pixel+Ascend-msinsight/test/data/pytorch/text")
+DB = os.path.join(DATA, "xiaobingling93-pixel+Ascend-msinsight/test/data/pytorch/db")
+for level in ("level0", "level1", "level2"):
+    for rank in ("rank0_ascend_pt", "rank1_ascend_pt"):
+        t, d = os.path.join(TEXT, level, rank), os.path.join(DB, level, rank)
+        name = "ascend-db %s/%s" % (level, rank)
+        if not (os.path.isdir(t) and os.path.isdir(d)):
+            say("skip", name, "no data")
+            continue
+        try:
+            a, b = counts(t), counts(d)
+            # kernel_details names Level0 compute tasks' core N/A; the export keeps the task type
+            if level == "level0":
+                a = ({k: v for k, v in a[0].items() if k != "N/A"},) + a[1:]
+                b = ({k: v for k, v in b[0].items() if k in a[0]},) + b[1:]
+            # memory_record's APP rows come from CANN npu_mem, which the export keeps elsewhere
+            a = (a[0], {k: v for k, v in a[1].items() if k[1] != "APP"}) + a[2:]
+            why = None
+            for what, x, y in zip(("tasks per core", "memory samples", "communication ops", "steps"), a, b):
+                if x != y:
+                    why = "%s: text %s, SQLite %s" % (what, x, y)
+                    break
+        except Exception as ex:
+            why = str(ex)
+        say("FAIL" if why else "ok", name, why)
 
 # Every Ascend folder of the reference data is read without a complaint.
 seen = set()
