@@ -36,10 +36,11 @@ static const struct option long_opts[] = {
 void cli_usage(FILE *out)
 {
     fprintf(out,
-            "usage: tprof [VIEW] [OPTIONS] FILE... | -\n"
+            "usage: tprof [VIEW] [OPTIONS] FILE|DIR... | -\n"
             "\n"
             "Tables from PyTorch profiler traces (JSON, .gz, .zst), nvprof / Nsight Systems\n"
-            "SQLite dumps and PyProf dict files.\n"
+            "SQLite dumps and PyProf dict files.  A directory is a run: one trace per rank,\n"
+            "read in parallel, printed as one block per rank (--merge: one table).\n"
             "\n"
             "views:\n");
     for (const tp_view *const *v = tp_views(); *v; v++)
@@ -61,6 +62,7 @@ void cli_usage(FILE *out)
             "      --events        memory: list allocations; --curve: the memory curve (--plot: draw it)\n"
             "      --all-steps     keep the last ProfilerStep (HTA leaves it out)\n"
             "      --merge         a run directory as one table instead of one block per rank\n"
+            "                      (the ranks laid end to end: calls and times summed over ranks)\n"
             "      --span S        a run directory: only span S (the plugin's worker.span files)\n"
             "      --comm          dist: the communication ops table\n"
             "      --runtime-cutoff US, --launch-delay-cutoff US   launches: HTA's outlier cut-offs\n"
