@@ -11,13 +11,15 @@
  *                     first reached at) — compared as numbers, where the
  *                     plugin compares the strings ("9.5" > "10.0");
  *   --events          one row per allocation of operator_memory.csv;
- *   --curve           every memory_record.csv sample.
+ *   --curve           every memory_record.csv sample;
+ *   --curve --plot    the PTA+GE curve per device drawn in the terminal.
  * --device NPU:0 (or 0) keeps one device.  Times are µs since the profiler
  * started (the trace's first event; without a trace, the earliest CSV
  * timestamp — the plugin then prints epoch milliseconds). */
 #include <stdlib.h>
 #include <string.h>
 #include "ascend.h"
+#include "plot.h"
 #include "views.h"
 
 static const struct tp_coldef cols[] = {
@@ -39,9 +41,10 @@ static const struct tp_coldef cols[] = {
     {"allocated_at", "AllocatedPeakAt(us)", TP_COL_US, -1, 0, "default: when the Allocated peak was first reached"},
     {"reserved_at", "ReservedPeakAt(us)", TP_COL_US, -1, 0, "default, --group component: when the Reserved peak was first reached"},
     {"samples", "Samples", TP_COL_INT, -1, 0, "default, --group component: records of the component"},
+    {"plot", "Memory", TP_COL_STR, -1, 0, "--curve --plot: one line of the drawing"},
 };
 enum { C_OP, C_DEV, C_COMP, C_SIZE, C_ALLOC, C_REL, C_DUR, C_AREL, C_ADUR, C_ATS, C_TIME, C_TS, C_ALLOCATED,
-       C_RESERVED, C_ACTIVE, C_ALLOC_AT, C_RES_AT, C_SAMPLES, C_N };
+       C_RESERVED, C_ACTIVE, C_ALLOC_AT, C_RES_AT, C_SAMPLES, C_PLOT, C_N };
 
 #define PEAK_COLS "device,component,allocated,allocated_at,reserved,reserved_at,samples"
 #define COMP_COLS "device,component,reserved,reserved_at,samples"
@@ -142,10 +145,84 @@ static int peaks(const tp_store *st, const struct tp_view_opts *vo, int modules,
     return TP_OK;
 }
 
+static void fmt_ms(int64_t ns, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
+}
+
+static void fmt_mb(int64_t kb, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%.0f MB", (double)kb / 1024.0);
+}
+
+/* --plot: per device the PTA+GE curve (the plugin's total chart): allocated
+ * filled, reserved as a line; y in KB so MB labels stay exact enough. */
+static int plot(const tp_store *st, const struct tp_view_opts *vo, tp_table *t)
+{
+    const struct tp_npu_data *d = st->npu;
+    int64_t origin = tp_npu_origin(d);
+    /* the id of "PTA+GE" as the reader interned it (views do not intern) */
+    uint32_t total = UINT32_MAX;
+    for (size_t i = 0; i < d->nrecords && total == UINT32_MAX; i++)
+        if (strcmp(tp_store_str(st, d->records[i].component), "PTA+GE") == 0)
+            total = d->records[i].component;
+    int width = vo->width > 0 ? vo->width - 1 : 79;
+    for (size_t i = 0; i < d->nrecords; i++) {
+        uint32_t dev = d->records[i].device;
+        int first = 1;
+        for (size_t k = 0; k < i && first; k++)
+            if (d->records[k].device == dev && d->records[k].component == total)
+                first = 0;
+        if (!first || d->records[i].component != total || !keep(st, dev, vo->device))
+            continue;
+        size_t n = 0;
+        for (size_t k = i; k < d->nrecords; k++)
+            n += d->records[k].device == dev && d->records[k].component == total;
+        int64_t *x = malloc(n * sizeof *x), *ya = malloc(n * sizeof *ya), *yr = malloc(n * sizeof *yr);
+        if (!x || !ya || !yr) {
+            free(x); free(ya); free(yr);
+            return -1;
+        }
+        size_t m = 0, peak = i;
+        int64_t ymax = 1;
+        for (size_t k = i; k < d->nrecords; k++) {
+            const struct tp_npu_record *r = &d->records[k];
+            if (r->device != dev || r->component != total)
+                continue;
+            x[m] = r->ts - origin;
+            ya[m] = isnan(r->allocated_mb) ? 0 : (int64_t)(r->allocated_mb * 1024.0);
+            yr[m] = isnan(r->reserved_mb) ? 0 : (int64_t)(r->reserved_mb * 1024.0);
+            if (ya[m] > ymax) ymax = ya[m];
+            if (yr[m] > ymax) ymax = yr[m];
+            if (!isnan(r->allocated_mb) && (isnan(d->records[peak].allocated_mb) || r->allocated_mb > d->records[peak].allocated_mb))
+                peak = k;
+            m++;
+        }
+        /* x runs in time order: memory_record.csv is written in time order */
+        struct tp_plot_series s[2] = {{x, ya, m, 1}, {x, yr, m, 0}};
+        struct tp_plot pl;
+        int rc = tp_plot_steps(s, 2, x[0] < 0 ? x[0] : 0, x[m - 1], ymax, width, 12, fmt_ms, fmt_mb, &pl);
+        free(x); free(ya); free(yr);
+        if (rc < 0)
+            return -1;
+        char head[256];
+        snprintf(head, sizeof head, "%s PTA+GE  peak %.1f MB at %.3f ms  (fill: allocated, line: reserved)",
+                 tp_store_str(st, dev), d->records[peak].allocated_mb, (double)(d->records[peak].ts - origin) / 1e6);
+        tp_table_add_row(t);
+        tp_table_set_str(t, C_PLOT, head);
+        for (size_t l = 0; l < pl.n; l++) {
+            tp_table_add_row(t);
+            tp_table_set_str(t, C_PLOT, pl.lines[l]);
+        }
+        tp_plot_free(&pl);
+    }
+    return 0;
+}
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
-    int events = vo && vo->events, curve = vo && vo->curve;
+    int events = vo && vo->events, curve = vo && (vo->curve || vo->plot);
     int modules = vo && vo->group && (strcmp(vo->group, "component") == 0 || strcmp(vo->group, "module") == 0);
     if (vo && vo->group && !modules)
         return tp_error_set(err, TP_ERR_USAGE, "memory: --group must be component on Ascend folders, not %s", vo->group);
@@ -177,6 +254,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             if (a->alloc != TP_NONE)
                 tp_table_set_int(t, C_ATS, a->alloc);
         }
+    } else if (curve && vo->plot) {
+        if (plot(st, vo, t) < 0)
+            rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     } else if (curve) {
         for (size_t i = 0; i < d->nrecords; i++) {
             const struct tp_npu_record *r = &d->records[i];
@@ -206,6 +286,8 @@ static const char *columns_for(const struct tp_view_opts *vo)
 {
     if (vo && vo->events)
         return EVENTS_COLS;
+    if (vo && vo->plot)
+        return "plot";
     if (vo && vo->curve)
         return CURVE_COLS;
     if (vo && vo->group)
@@ -215,7 +297,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 
 const tp_view tp_view_npu_memory = {
     .name = "memory",
-    .summary = "Ascend plugin Memory view: peaks per device and component (--events, --curve, --group component)",
+    .summary = "Ascend plugin Memory view: peaks per device and component (--events, --curve [--plot], --group component)",
     .cols = cols,
     .ncols = C_N,
     .default_columns = PEAK_COLS,

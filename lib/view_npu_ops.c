@@ -1,7 +1,8 @@
 /* view_npu_ops.c — `tprof ops` on an Ascend folder: the Ascend plugin's
  * Operator view from operator_details.csv (SPEC §A.6.1).
  *
- * One row per operator name (--group shape: name + input shapes), in order
+ * One row per operator name (--group shape: name + input shapes; --group
+ * stack: name + call stack, the plugin's "View CallStack"), in order
  * of device self time: calls, device/host self/total time, and whether the
  * op ran on AI Cores: eligible when its "With AICore" time is non-zero,
  * AI Core self/total = that time as a share of the device self/total time.
@@ -25,8 +26,10 @@ static const struct tp_coldef cols[] = {
     {"ai_core_self", "AICoreSelf(%)", TP_COL_FIXED, -1, 2, "AI Core (incl. vector core) self time / device self time"},
     {"ai_core_total", "AICoreTotal(%)", TP_COL_FIXED, -1, 2, "AI Core total time / device total time"},
     {"call_stack", "CallStack", TP_COL_STR, -1, 0, "Yes when a call stack was recorded"},
+    {"stack", "Stack", TP_COL_STR, 0, 0, "the call stack, frames joined by \"; \" (--group stack)"},
 };
-enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOTAL, C_HSELF, C_HTOTAL, C_ELIG, C_AISELF, C_AITOTAL, C_STACK, C_N };
+enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOTAL, C_HSELF, C_HTOTAL, C_ELIG, C_AISELF, C_AITOTAL, C_STACK, C_STK,
+       C_N };
 
 /* The plugin's trans_shape (run_generator.py): "[[...], [...]]".  Its one
  * bug is fixed: shapes separated by ';' without newlines are split on ';'
@@ -71,7 +74,7 @@ void tp_npu_trans_shape(const char *s, struct tp_sbuf *b)
 }
 
 struct agg {
-    uint32_t name, shape;
+    uint32_t name, shape, stk;
     int64_t calls, hself, htotal, dself, dtotal, aself, atotal;
     int stack;
     size_t first;
@@ -90,8 +93,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 {
     const struct tp_npu_data *d = st->npu;
     int shape = vo && vo->group && strcmp(vo->group, "shape") == 0;
-    if (vo && vo->group && !shape && strcmp(vo->group, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name or shape, not %s", vo->group);
+    int stack = vo && vo->group && strcmp(vo->group, "stack") == 0;
+    if (vo && vo->group && !shape && !stack && strcmp(vo->group, "name") != 0)
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape or stack, not %s", vo->group);
     if (!d || !(d->files & TP_NPU_OPERATOR_DETAILS))
         return tp_npu_missing(st, TP_NPU_OPERATOR_DETAILS, "ops", err);
     size_t ns = st->strings.count + 1;
@@ -112,12 +116,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     for (size_t i = 0; i < d->nops; i++) {
         const struct tp_npu_op *o = &d->ops[i];
         int64_t j = head[o->name];
-        while (j >= 0 && shape && a[j].shape != o->shapes)
+        while (j >= 0 && ((shape && a[j].shape != o->shapes) || (stack && a[j].stk != o->stack)))
             j = next[j];
         if (j < 0) {
             j = (int64_t)na++;
             a[j].name = o->name;
             a[j].shape = o->shapes;
+            a[j].stk = o->stack;
             a[j].first = i;
             next[j] = head[o->name];
             head[o->name] = j;
@@ -151,6 +156,21 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             tp_npu_trans_shape(tp_store_str(st, g->shape), &sb);
             tp_table_set_strn(t, C_SHAPE, sb.p ? sb.p : "", sb.len);
         }
+        if (stack) {
+            /* frames are separated by ";\n" (or ";\r\n"): one line */
+            sb.len = 0;
+            for (const char *c = tp_store_str(st, g->stk); *c; c++) {
+                if (*c == '\r')
+                    continue;
+                if (*c == '\n')
+                    tp_sbuf_putc(&sb, ' ');
+                else
+                    tp_sbuf_putc(&sb, *c);
+            }
+            while (sb.len && (sb.p[sb.len - 1] == ' ' || sb.p[sb.len - 1] == ';'))
+                sb.len--;
+            tp_table_set_strn(t, C_STK, sb.p ? sb.p : "", sb.len);
+        }
         tp_table_set_int(t, C_CALLS, g->calls);
         tp_table_set_int(t, C_DSELF, g->dself);
         tp_table_set_int(t, C_DTOTAL, g->dtotal);
@@ -178,6 +198,8 @@ done:
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
+    if (vo && vo->group && strcmp(vo->group, "stack") == 0)
+        return "name,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total,stack";
     if (vo && vo->group && strcmp(vo->group, "shape") == 0)
         return "name,shape,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total";
     return NULL;
@@ -185,7 +207,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 
 const tp_view tp_view_npu_ops = {
     .name = "ops",
-    .summary = "Ascend plugin Operator view: time per operator (--group shape: per input shape)",
+    .summary = "Ascend plugin Operator view: time per operator (--group shape|stack)",
     .cols = cols,
     .ncols = C_N,
     .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total",
