@@ -180,6 +180,28 @@ static void variants(void)
     }
     tp_store_free(st);
 
+    /* dist: computation = computing - overlapped; avg row over two steps */
+    clean();
+    put("step_trace_time.csv", "Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+                               "Communication(Not Overlapped and Exclude Receive)\n1,10.5,2,1,3,4,0,0,2\n2,20.5,4,3,7,6,0,0,4\n");
+    st = load();
+    const tp_view *dist = tp_view_find("dist");
+    tp_table *dt = NULL;
+    tp_error de = {0};
+    if (dist && tp_view_build(dist, st, &(struct tp_view_opts){0}, &dt, &de) == TP_OK) {
+        CHECK_INT("ascend.dist.rows", tp_table_rows(dt), 3);
+        CHECK_STR("ascend.dist.step", tp_table_cell_str(dt, 1, 1), "2");
+        CHECK_INT("ascend.dist.computation_ns", tp_table_cell_int(dt, 0, 2), 9500);
+        CHECK_STR("ascend.dist.avg", tp_table_cell_str(dt, 2, 1), "avg");
+        CHECK_INT("ascend.dist.avg_computation", tp_table_cell_int(dt, 2, 2), 13500);
+        CHECK_INT("ascend.dist.avg_other", tp_table_cell_int(dt, 2, 5), 5000);
+    } else {
+        CHECK("ascend.dist.build", 0);
+        printf("# %s\n", de.msg);
+    }
+    tp_table_free(dt);
+    tp_store_free(st);
+
     /* operator_details with its columns moved: found by name */
     clean();
     put("operator_details.csv", "Call Stack,Name,Input Shapes,Device Total Duration(us),Host Self Duration(us),Host Total Duration(us),"

@@ -12,7 +12,7 @@
 
 static const struct tp_coldef cols[] = {
     {"idx", "Idx", TP_COL_INT, 5, 0, "1-based position in kernel_details.csv"},
-    {"step", "Step", TP_COL_STR, 4, 0, "Step Id (- when absent)"},
+    {"step", "Step", TP_COL_STR, 4, 0, "Step Id; else the ProfilerStep of the launching op (- none)"},
     {"device", "Device", TP_COL_INT, 3, 0, "NPU device id (-1 unknown)"},
     {"stream", "Stream", TP_COL_STR, 3, 0, "Stream ID (- when absent)"},
     {"core", "Core", TP_COL_STR, 14, 0, "Accelerator Core: AI_CORE, AI_VECTOR_CORE, MIX_AIC, HCCL ..."},
@@ -74,7 +74,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         const struct tp_npu_task *k = &d->tasks[i];
         tp_table_add_row(t);
         tp_table_set_int(t, C_IDX, (int64_t)i + 1);
-        set_opt(t, C_STEP, k->step, "-");
+        int64_t step = k->step;
+        /* no Step Id (trace-only folders, no step range): the ProfilerStep
+         * of the launching op, as the linker found it */
+        if (step == TP_NONE && k->op_row >= 0 && st->step && (size_t)k->op_row < st->n && st->step[k->op_row] >= 0 &&
+            (size_t)st->step[k->op_row] < st->nsteps)
+            step = st->steps[st->step[k->op_row]].number;
+        set_opt(t, C_STEP, step, "-");
         tp_table_set_int(t, C_DEV, k->device);
         set_opt(t, C_STREAM, k->stream_id, "-");
         tp_table_set_str(t, C_CORE, tp_store_str(st, k->core));

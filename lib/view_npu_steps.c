@@ -92,7 +92,7 @@ const tp_view tp_view_npu_steps = {
 
 static const struct tp_coldef dcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "rank (profiler_info rank_id; -1 unknown)"},
-    {"step", "Step", TP_COL_STR, -1, 0, "step number (all: no step information)"},
+    {"step", "Step", TP_COL_STR, -1, 0, "step number (all: no step information; avg: the mean of the steps)"},
     {"computation", "Computation(us)", TP_COL_US, -1, 0, "computing minus overlapped"},
     {"overlap", "Overlap(us)", TP_COL_US, -1, 0, "computation and communication at once"},
     {"communication", "Communication(us)", TP_COL_US, -1, 0, "communication not overlapped"},
@@ -206,6 +206,24 @@ static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
             tp_table_set_int(t, D_TRANS, ms_ns(tr));
             tp_table_set_int(t, D_SYNC, ms_ns(sy));
         }
+    }
+    if (d->nsteps > 1) {
+        /* the mean of the steps (the plugin's "all": their sum / their count) */
+        size_t nrows = tp_table_rows(t);
+        int64_t sum[7] = {0};
+        int has[7] = {0};
+        for (size_t r = 0; r < nrows; r++)
+            for (int c = 0; c < 7; c++)
+                if (tp_table_cell_kind(t, r, (size_t)(D_COMP + c)) == TP_CELL_INT) {
+                    sum[c] += tp_table_cell_int(t, r, (size_t)(D_COMP + c));
+                    has[c]++;
+                }
+        tp_table_add_row(t);
+        tp_table_set_int(t, D_RANK, st->rank == TP_NONE ? -1 : st->rank);
+        tp_table_set_str(t, D_STEP, "avg");
+        for (int c = 0; c < 7; c++)
+            if (has[c])
+                tp_table_set_int(t, (size_t)(D_COMP + c), sum[c] / has[c]);
     }
     *out = t;
     return TP_OK;
