@@ -479,8 +479,16 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    int status = 0, first = 1;
+    /* One header per output; a run's rows have a rank column a single
+     * trace's lack, so a switch between the two starts a new header. */
+    int status = 0, first = 1, prev_run = -1;
+    int adds_rank = !o.view->build_run && !o.vo.merge &&
+                    tp_table_col_find(o.view->cols, o.view->ncols, "rank") < 0;
     for (int i = 0; i < o.ninputs; i++) {
+        int is_run = adds_rank && tp_path_is_run(o.inputs[i]);
+        if (prev_run >= 0 && is_run != prev_run)
+            first = 1;
+        prev_run = is_run;
         int r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &first)
                                              : run_one(&o, o.inputs[i], first);
         first = 0;

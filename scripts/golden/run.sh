@@ -172,6 +172,11 @@ try:
     for view in ('kernels', 'ops', 'dist', 'prof'):
         rc, out, err2 = run(view, mixed)
         ok('bad.mixed_%s' % view, rc == 0, 'exit %d: %s' % (rc, err2.strip()))
+    # a trace and a run in one command: the run's rows have a rank column, so
+    # they start a new header; two runs share one
+    rc, out, err = run('steps', '--csv', os.path.join(dlrm, files[0]), dlrm, dlrm)
+    hdrs = [l for l in out.splitlines() if l.startswith('"Step"') or l.startswith('"Rank"')]
+    ok('file_then_runs.headers', rc == 0 and len(hdrs) == 2 and hdrs[1].startswith('"Rank"'), repr(hdrs))
     rc, out, err = run('steps', '-c', 'nope', dlrm)
     ok('bad.column', rc == 2 and 'nope' in err, 'exit %d: %s' % (rc, err.strip()))
 finally:
