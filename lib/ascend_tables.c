@@ -101,13 +101,16 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
         k->ready = 1;
         k->step = tp_npu_col(c, "Step Id");
         k->dev = tp_npu_col(c, "Device_id");
-        k->name = tp_npu_col(c, "Name");
-        k->type = tp_npu_col(c, "Type");
+        /* CANN's op_summary names, which kernel_details renames */
+#define COL2(a, b) (tp_npu_col(c, a) >= 0 ? tp_npu_col(c, a) : tp_npu_col(c, b))
+        k->name = COL2("Name", "Op Name");
+        k->type = COL2("Type", "OP Type");
         k->state = tp_npu_col(c, "OP State");
-        k->core = tp_npu_col(c, "Accelerator Core");
-        k->start = tp_npu_col(c, "Start Time(us)");
-        k->dur = tp_npu_col(c, "Duration(us)");
-        k->wait = tp_npu_col(c, "Wait Time(us)");
+        k->core = COL2("Accelerator Core", "Task Type");
+        k->start = COL2("Start Time(us)", "Task Start Time(us)");
+        k->dur = COL2("Duration(us)", "Task Duration(us)");
+        k->wait = COL2("Wait Time(us)", "Task Wait Time(us)");
+#undef COL2
         k->bd = tp_npu_col(c, "Block Dim");
         if (k->bd < 0)
             k->bd = tp_npu_col(c, "Block Num");

@@ -14,6 +14,8 @@
  *   - operator_details, operator_memory, memory_record, npu_module_mem,
  *     step_trace_time (CSV) and communication.json into st->npu;
  *   - profiler_info*.json for the rank and profiler level;
+ *   - CANN msprof's op_summary*.csv in place of a missing kernel_details.csv
+ *     (the same table before torch_npu renames its columns);
  *   - the SQLite export when the folder has no CSVs (ascend_db.c).
  * Missing files are not errors: the views that need them say which file
  * they did not find. */
@@ -78,7 +80,7 @@ static int bare_array(const char *path)
 }
 
 /* Bits of the known files directly in dir; *db gets the SQLite export's path. */
-static unsigned scan(const char *dir, char *db, size_t dbcap)
+static unsigned scan(const char *dir, char *db, size_t dbcap, char *opsum, size_t opcap)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -95,6 +97,13 @@ static unsigned scan(const char *dir, char *db, size_t dbcap)
                     (known[i].bit != TP_NPU_TRACE_VIEW || bare_array(p)))
                     bits |= known[i].bit;
             }
+        /* CANN msprof's op_summary[_*].csv: kernel_details before renaming */
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, "op_summary", 10) == 0 && l > 14 && strcmp(e->d_name + l - 4, ".csv") == 0) {
+            bits |= TP_NPU_OP_SUMMARY;
+            if (opsum)
+                snprintf(opsum, opcap, "%s/%s", dir, e->d_name);
+        }
         if (is_db_name(e->d_name)) {
             bits |= TP_NPU_DB;
             if (db)
@@ -110,11 +119,11 @@ static int outdir(const char *dir, char *out, size_t cap)
 {
     char p[2048];
     snprintf(p, sizeof p, "%s/ASCEND_PROFILER_OUTPUT", dir);
-    if (is_dir(p) && scan(p, NULL, 0)) {
+    if (is_dir(p) && scan(p, NULL, 0, NULL, 0)) {
         snprintf(out, cap, "%s", p);
         return 1;
     }
-    if (scan(dir, NULL, 0)) {
+    if (scan(dir, NULL, 0, NULL, 0)) {
         snprintf(out, cap, "%s", dir);
         return 1;
     }
@@ -272,8 +281,8 @@ int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
     if (!outdir(dir, d->dir, sizeof d->dir))
         return tp_error_set(err, TP_ERR_FORMAT, "%s: no Ascend profiler files (kernel_details.csv, trace_view.json ...)",
                             dir);
-    char db[2048] = "";
-    d->files = d->on_disk = scan(d->dir, db, sizeof db);
+    char db[2048] = "", opsum[2048] = "";
+    d->files = d->on_disk = scan(d->dir, db, sizeof db, opsum, sizeof opsum);
 
     /* profiler_info*.json sits in the *_ascend_pt folder, one level up. */
     read_info(st, d, dir);
@@ -313,6 +322,20 @@ int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
             return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", p);
     }
     st->format = TP_SRC_ASCEND;   /* the kineto importer set its own */
+
+    if (!(d->files & TP_NPU_KERNEL_DETAILS) && (d->files & TP_NPU_OP_SUMMARY)) {
+        size_t len;
+        char *b = slurp(opsum, &len);
+        const char *base = strrchr(opsum, '/') ? strrchr(opsum, '/') + 1 : opsum;
+        if (b) {
+            st->input_bytes += len;
+            int rc = tp_ascend_read_csv(st, d, TP_NPU_KERNEL_DETAILS, base, b, len);
+            free(b);
+            if (rc < 0)
+                return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", opsum);
+            d->files |= TP_NPU_KERNEL_DETAILS;
+        }
+    }
 
     unsigned csvs = TP_NPU_KERNEL_DETAILS | TP_NPU_OPERATOR_DETAILS | TP_NPU_MEMORY_RECORD |
                     TP_NPU_OPERATOR_MEMORY | TP_NPU_MODULE_MEM | TP_NPU_STEP_TRACE;
@@ -384,6 +407,9 @@ int tp_npu_missing(const tp_store *st, unsigned need, const char *view, tp_error
             f += (size_t)snprintf(found + f, f < sizeof found ? sizeof found - f : 0, "%s%s", f ? ", " : "",
                                   known[i].name);
     }
+    if (d && (d->on_disk & TP_NPU_OP_SUMMARY))
+        f += (size_t)snprintf(found + f, f < sizeof found ? sizeof found - f : 0, "%s%s", f ? ", " : "",
+                              "op_summary*.csv");
     if (d && (d->on_disk & TP_NPU_DB))
         f += (size_t)snprintf(found + f, f < sizeof found ? sizeof found - f : 0, "%s%s", f ? ", " : "",
                               "the SQLite export, which has no table for it");
@@ -407,6 +433,8 @@ int tp_npu_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char 
         for (size_t k = 0; k < NKNOWN; k++)
             if (d->on_disk & known[k].bit)
                 n += (size_t)snprintf(val + n, n < vcap ? vcap - n : 0, "%s%s", n ? " " : "", known[k].name);
+        if (d->on_disk & TP_NPU_OP_SUMMARY)
+            n += (size_t)snprintf(val + n, n < vcap ? vcap - n : 0, "%sop_summary*.csv", n ? " " : "");
         if (d->on_disk & TP_NPU_DB)
             snprintf(val + n, n < vcap ? vcap - n : 0, "%sSQLite export", n ? " " : "");
         snprintf(key, kcap, "ascend.files");

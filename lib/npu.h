@@ -28,6 +28,7 @@ enum tp_npu_file {
     TP_NPU_COMMUNICATION = 1 << 6,
     TP_NPU_TRACE_VIEW = 1 << 7,
     TP_NPU_DB = 1 << 8,          /* ascend_pytorch_profiler*.db (the SQLite export) */
+    TP_NPU_OP_SUMMARY = 1 << 9,  /* CANN msprof op_summary*.csv (kernel_details before renaming) */
 };
 
 struct tp_npu_task {          /* kernel_details.csv: one device task */

@@ -359,12 +359,26 @@ for level in ("level0", "level1", "level2"):
             why = str(ex)
         say("FAIL" if why else "ok", name, why)
 
+# CANN's op_summary_1.csv (S4) is test_rank_0's kernel_details.csv before
+# torch_npu renamed its columns: the plugin's Accelerator Core totals of
+# test_rank_0 hold for it too.
+OPS = os.path.join(DATA, "xiaobingling93-pixel+Ascend-msinsight/server/src/test/test_data/test_kernel_parse")
+G0 = os.path.join(GOLD, "xiaobingling93-pixel+Ascend-msinsight/server/src/test/test_data/test_rank_0.plugin_output.json")
+if os.path.isdir(OPS) and os.path.exists(G0):
+    try:
+        why = check_core(OPS, json.load(open(G0))) or check_kernels(OPS, json.load(open(G0)))
+    except Exception as ex:
+        why = str(ex)
+    say("FAIL" if why else "ok", "ascend-op_summary test_kernel_parse", why)
+else:
+    say("skip", "ascend-op_summary test_kernel_parse", "no data")
+
 # Every Ascend folder of the reference data is read without a complaint.
 seen = set()
 for root, dirs, files in os.walk(DATA):
     known = {"kernel_details.csv", "operator_details.csv", "memory_record.csv", "operator_memory.csv",
              "npu_module_mem.csv", "step_trace_time.csv", "communication.json"}
-    dbs = [f for f in files if re.match(r"ascend_pytorch_profiler.*\.db$", f)]
+    dbs = [f for f in files if re.match(r"ascend_pytorch_profiler.*\.(db|dat)$", f) or re.match(r"op_summary.*\.csv$", f)]
     if os.path.basename(root) == "ASCEND_PROFILER_OUTPUT":
         folder = os.path.dirname(root)
     elif known & set(files) or dbs:
