@@ -141,6 +141,7 @@ static int tasks(struct db *b)
         t.start = col_i64(s, 3);
         int64_t end = col_i64(s, 4);
         t.dur = t.start != TP_NONE && end != TP_NONE ? end - t.start : 0;
+        t.dur_us = (double)t.dur / 1000.0;
         t.wait = col_i64(s, 5);
         t.block_dim = col_i64(s, 6);
         t.mix_block_dim = col_i64(s, 7);

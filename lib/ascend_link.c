@@ -156,6 +156,7 @@ static int tasks_from_trace(tp_store *st, struct tp_npu_data *d)
         t.core = st->pid[i] == hccl ? comm : na;
         t.start = st->ts[i];
         t.dur = st->dur[i];
+        t.dur_us = (double)t.dur / 1000.0;
         t.stream_id = st->pid[i] == hw ? st->tid[i] : TP_NONE;
         t.row = (int64_t)i;
         t.op_row = -1;

@@ -172,6 +172,12 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
         return 0;
     }
     t.dur = x;
+    {
+        size_t n_;
+        const char *s_ = tp_npu_cell(c, k->dur, &n_);
+        if (tp_decimal_to_double(s_, n_, &t.dur_us) != 0)
+            t.dur_us = (double)x / 1000.0;
+    }
     if (shifted) {
         size_t n_;
         const char *s_ = tp_npu_cell(c, k->wait, &n_);
@@ -257,6 +263,12 @@ static int op_row(struct tp_npu_csv *c, void *vctx)
     op.name = cell_raw(c, o->col[0]);
     op.shapes = o->col[1] >= 0 ? cell_raw(c, o->col[1]) : tp_store_intern(c->st, "", 0);
     op.stack = o->col[2] >= 0 ? cell_raw(c, o->col[2]) : tp_store_intern(c->st, "", 0);
+    for (int i = 0; i < 6; i++) {
+        size_t n_;
+        const char *s_ = tp_npu_cell(c, o->col[3 + i], &n_);
+        if (tp_decimal_to_double(s_, n_, &op.us[i]) != 0)
+            op.us[i] = (double)v[i] / 1000.0;
+    }
     op.host_self = v[0];
     op.host_total = v[1];
     op.dev_self = v[2];

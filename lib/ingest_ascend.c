@@ -20,6 +20,7 @@
  * Missing files are not errors: the views that need them say which file
  * they did not find. */
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -369,6 +370,17 @@ int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
                 st->device[d->tasks[i].row] = dev;
             }
     return TP_OK;
+}
+
+double tp_npu_round2(double x)
+{
+    /* glibc's printf rounds the exact binary value correctly, as Python's
+     * round() does; the text goes back through strtod like Python's float */
+    char b[64];
+    if (!isfinite(x) || fabs(x) > 1e17)
+        return x;
+    snprintf(b, sizeof b, "%.2f", x);
+    return strtod(b, NULL);
 }
 
 int64_t tp_npu_origin(const struct tp_npu_data *d)

@@ -37,6 +37,7 @@ struct tp_npu_task {          /* kernel_details.csv: one device task */
     int32_t device;               /* Device_id, -1 when absent */
     uint32_t name, type, core, state;   /* Name, Type, Accelerator Core, OP State (strtab) */
     int64_t start, dur, wait;     /* ns; start/wait TP_NONE when absent */
+    double dur_us;                /* Duration(us) as the plugin's float() reads it */
     int64_t block_dim, mix_block_dim;   /* TP_NONE when N/A or absent */
     int64_t model_id, task_id, stream_id;
     uint32_t in_shapes, in_types, in_formats, out_shapes, out_types, out_formats;   /* 0 absent */
@@ -47,6 +48,7 @@ struct tp_npu_task {          /* kernel_details.csv: one device task */
 struct tp_npu_op {            /* operator_details.csv: one framework op instance */
     uint32_t name, shapes, stack;   /* strtab; shapes/stack "" when empty */
     int64_t host_self, host_total, dev_self, dev_total, dev_self_aic, dev_total_aic;   /* ns */
+    double us[6];                 /* the same six as the plugin's float() reads them */
 };
 
 struct tp_npu_alloc {         /* operator_memory.csv: one allocation */
@@ -114,6 +116,10 @@ void tp_npu_free(struct tp_npu_data *d);
  * (the plugin's profiler_start_ts), else the earliest CSV timestamp (the
  * plugin then prints epoch times; tprof does not), else 0. */
 int64_t tp_npu_origin(const struct tp_npu_data *d);
+
+/* Python's round(x, 2) on a double (correctly rounded, ties to even on the
+ * binary value): the plugin's running sums round(acc + v, 2) (SPEC §A.6). */
+double tp_npu_round2(double x);
 
 /* Which of the link types bw_gbps[] holds, in order. */
 extern const char *const tp_npu_links[5];

@@ -7,9 +7,11 @@
  * communication: HCCL before 2025, COMMUNICATION after).  `--group core`:
  * one row per Accelerator Core value (the plugin's "Accelerator Core
  * Utilization" pie as a table); `--group props`: per name, core and block
- * dim.  Sorted by total time (the plugin's table sorts by calls); ties keep
- * file order.  Sums are exact ns (the plugin rounds its running total to 2
- * decimals at every row). */
+ * dim.  Sorted by exact total time (the plugin's table sorts by calls);
+ * ties keep file order.  Total and Mean per name are the plugin's: a running
+ * total rounded to 2 decimals at every task after the first; total_exact is
+ * the exact sum.  Per core, the plugin does not round: exact sums. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ascend.h"
@@ -31,9 +33,10 @@ static const struct tp_coldef cols[] = {
     {"mix_aiv", "MixAIV(us)", TP_COL_US, -1, 0, "time on MIX_AIV"},
     {"comm", "Comm(us)", TP_COL_US, -1, 0, "time on HCCL / COMMUNICATION"},
     {"other_core", "OtherCore(us)", TP_COL_US, -1, 0, "time on other cores (AI_CPU, DSA_SQE, N/A ...)"},
+    {"total_exact", "TotalExact(us)", TP_COL_US, -1, 0, "total duration, exact sum"},
 };
 enum { C_NAME, C_CORE, C_BD, C_CALLS, C_TOTAL, C_MIN, C_MEAN, C_MAX, C_PCT, C_AIC, C_AIV, C_MAIC, C_MAIV,
-       C_COMM, C_OTHER, C_N };
+       C_COMM, C_OTHER, C_XTOTAL, C_N };
 
 static int core_slot(const char *c)
 {
@@ -50,6 +53,7 @@ struct agg {
     int64_t bd;
     int mixed;                /* more than one core for this name */
     int64_t calls, total, min, max, per[6];
+    double rtotal;            /* the plugin's Total: d, then round(total + d, 2) per task */
     size_t first;
 };
 
@@ -105,6 +109,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         struct agg *g = &a[j];
         if (g->core != k->core)
             g->mixed = 1;
+        g->rtotal = g->calls == 0 ? k->dur_us : tp_npu_round2(g->rtotal + k->dur_us);
         g->calls++;
         g->total += k->dur;
         if (k->dur < g->min) g->min = k->dur;
@@ -159,9 +164,17 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             tp_table_set_str(t, C_BD, b);
         }
         tp_table_set_int(t, C_CALLS, g->calls);
-        tp_table_set_int(t, C_TOTAL, g->total);
+        if (by_core || props) {
+            /* the plugin's core pie sums without rounding; props is tprof's */
+            tp_table_set_int(t, C_TOTAL, g->total);
+            tp_table_set_float(t, C_MEAN, (double)g->total / (double)g->calls / 1000.0);
+        } else {
+            /* the plugin's Statistic table: Total and Avg from its rounded running sum */
+            tp_table_set_int(t, C_TOTAL, llround(g->rtotal * 1000.0));
+            tp_table_set_float(t, C_MEAN, g->calls == 1 ? g->rtotal : tp_npu_round2(g->rtotal / (double)g->calls));
+        }
+        tp_table_set_int(t, C_XTOTAL, g->total);
         tp_table_set_int(t, C_MIN, g->min);
-        tp_table_set_float(t, C_MEAN, (double)g->total / (double)g->calls / 1000.0);
         tp_table_set_int(t, C_MAX, g->max);
         tp_table_set_float(t, C_PCT, all ? 100.0 * (double)g->total / (double)all : 0.0);
         for (int c = 0; c < 6; c++)

@@ -6,9 +6,12 @@
  * of device self time: calls, device/host self/total time, and whether the
  * op ran on AI Cores: eligible when its "With AICore" time is non-zero,
  * AI Core self/total = that time as a share of the device self/total time.
- * Columns are found by name (the plugin reads them by position) and the sums
- * are exact (the plugin rounds its running sums to 2 decimals at every row,
- * so its totals drift by up to 0.005 µs per row). */
+ * Columns are found by name (the plugin reads them by position).  The times
+ * are the plugin's: it rounds its running sums to 2 decimals at every row
+ * (round(acc + v, 2) on the float of the text), which tprof reproduces; the
+ * *_exact columns hold the exact sums, which may differ by up to 0.005 µs
+ * per row summed. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ascend.h"
@@ -27,9 +30,13 @@ static const struct tp_coldef cols[] = {
     {"ai_core_total", "AICoreTotal(%)", TP_COL_FIXED, -1, 2, "AI Core total time / device total time"},
     {"call_stack", "CallStack", TP_COL_STR, -1, 0, "Yes when a call stack was recorded"},
     {"stack", "Stack", TP_COL_STR, 0, 0, "the call stack, frames joined by \"; \" (--group stack)"},
+    {"dev_self_exact", "DeviceSelfExact(us)", TP_COL_US, -1, 0, "device self time, exact sum (ns)"},
+    {"dev_total_exact", "DeviceTotalExact(us)", TP_COL_US, -1, 0, "device total time, exact sum (ns)"},
+    {"host_self_exact", "HostSelfExact(us)", TP_COL_US, -1, 0, "host self time, exact sum (ns)"},
+    {"host_total_exact", "HostTotalExact(us)", TP_COL_US, -1, 0, "host total time, exact sum (ns)"},
 };
 enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOTAL, C_HSELF, C_HTOTAL, C_ELIG, C_AISELF, C_AITOTAL, C_STACK, C_STK,
-       C_N };
+       C_XDSELF, C_XDTOTAL, C_XHSELF, C_XHTOTAL, C_N };
 
 /* The plugin's trans_shape (run_generator.py): "[[...], [...]]".  Its one
  * bug is fixed: shapes separated by ';' without newlines are split on ';'
@@ -75,7 +82,8 @@ void tp_npu_trans_shape(const char *s, struct tp_sbuf *b)
 
 struct agg {
     uint32_t name, shape, stk;
-    int64_t calls, hself, htotal, dself, dtotal, aself, atotal;
+    int64_t calls, hself, htotal, dself, dtotal, aself, atotal;   /* exact ns */
+    double r[6];              /* the plugin's running sums: round(acc + v, 2) per row */
     int stack;
     size_t first;
 };
@@ -84,8 +92,8 @@ static const struct agg *g_a;
 static int by_dself(const void *x, const void *y)
 {
     const struct agg *a = &g_a[*(const size_t *)x], *b = &g_a[*(const size_t *)y];
-    if (a->dself != b->dself)
-        return a->dself > b->dself ? -1 : 1;
+    if (a->r[2] != b->r[2])
+        return a->r[2] > b->r[2] ? -1 : 1;
     return a->first < b->first ? -1 : a->first > b->first;
 }
 
@@ -135,6 +143,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         g->dtotal += o->dev_total;
         g->aself += o->dev_self_aic;
         g->atotal += o->dev_total_aic;
+        for (int q = 0; q < 6; q++)
+            g->r[q] = tp_npu_round2(g->r[q] + o->us[q]);
         if (tp_store_str(st, o->stack)[0])
             g->stack = 1;
     }
@@ -172,13 +182,19 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             tp_table_set_strn(t, C_STK, sb.p ? sb.p : "", sb.len);
         }
         tp_table_set_int(t, C_CALLS, g->calls);
-        tp_table_set_int(t, C_DSELF, g->dself);
-        tp_table_set_int(t, C_DTOTAL, g->dtotal);
-        tp_table_set_int(t, C_HSELF, g->hself);
-        tp_table_set_int(t, C_HTOTAL, g->htotal);
-        tp_table_set_str(t, C_ELIG, g->aself > 0 || g->atotal > 0 ? "Yes" : "No");
-        tp_table_set_float(t, C_AISELF, g->dself ? 100.0 * (double)g->aself / (double)g->dself : 0.0);
-        tp_table_set_float(t, C_AITOTAL, g->dtotal ? 100.0 * (double)g->atotal / (double)g->dtotal : 0.0);
+        /* the plugin's numbers (SPEC §A.6.1), from its running sums */
+        const double *r = g->r;   /* host self, host total, dev self, dev total, S7, S8 */
+        tp_table_set_int(t, C_DSELF, llround(r[2] * 1000.0));
+        tp_table_set_int(t, C_DTOTAL, llround(r[3] * 1000.0));
+        tp_table_set_int(t, C_HSELF, llround(r[0] * 1000.0));
+        tp_table_set_int(t, C_HTOTAL, llround(r[1] * 1000.0));
+        tp_table_set_str(t, C_ELIG, r[4] > 0 || r[5] > 0 ? "Yes" : "No");
+        tp_table_set_float(t, C_AISELF, r[2] == 0 ? 0.0 : tp_npu_round2(r[4] / r[2] * 100));
+        tp_table_set_float(t, C_AITOTAL, r[3] == 0 ? 0.0 : tp_npu_round2(r[5] / r[3] * 100));
+        tp_table_set_int(t, C_XDSELF, g->dself);
+        tp_table_set_int(t, C_XDTOTAL, g->dtotal);
+        tp_table_set_int(t, C_XHSELF, g->hself);
+        tp_table_set_int(t, C_XHTOTAL, g->htotal);
         tp_table_set_str(t, C_STACK, g->stack ? "Yes" : "No");
     }
     if (sb.oom)
