@@ -127,11 +127,20 @@ static int rv_intersect(const struct rv *A, const struct rv *B, struct rv *out)
     return 0;
 }
 
-/* |[s, e] ∩ v| for merged v */
+/* |[s, e] ∩ v| for merged v (sorted, disjoint: start at the first range
+ * that ends after s) */
 static int64_t rv_within(const struct rv *v, int64_t s, int64_t e)
 {
     int64_t sum = 0;
-    for (size_t i = 0; i < v->n; i++) {
+    size_t lo = 0, hi = v->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v->a[mid].e <= s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < v->n && v->a[i].s < e; i++) {
         int64_t a = v->a[i].s > s ? v->a[i].s : s, b = v->a[i].e < e ? v->a[i].e : e;
         if (a < b)
             sum += b - a;
@@ -300,6 +309,7 @@ struct rank {
     const tp_store *st;
     struct tp_tb_breakdown bd;
     struct rv comp, comm;    /* merged role ranges */
+    struct rv ov;            /* comp ∩ comm */
     int has_comm;
     struct cnode *nodes;
     size_t nnodes;
@@ -342,6 +352,7 @@ static void rank_free(struct rank *R)
     tp_tb_breakdown_free(&R->bd);
     free(R->comp.a);
     free(R->comm.a);
+    free(R->ov.a);
     for (size_t i = 0; i < R->nnodes; i++) {
         free(R->nodes[i].kr.a);
         free(R->nodes[i].real.a);
@@ -509,6 +520,8 @@ static int rank_build(struct rank *R, const tp_store *st)
         R->comp = cpu;
         free(kern.a);
     }
+    if (rv_intersect(&R->comp, &R->comm, &R->ov) < 0)
+        return -1;
     if (R->lib == 3) {   /* NCCL and Gloo together: the plugin clears communication_data */
         for (size_t i = 0; i < R->nnodes; i++)
             free(R->nodes[i].kr.a);
@@ -611,13 +624,9 @@ static int step_row(struct rank *R, size_t k, int aligned, struct stepvals *out)
 {
     memset(out, 0, sizeof *out);
     const struct tp_tb_step *S = &R->bd.steps[k];
-    struct rv ov = {0};
-    if (rv_intersect(&R->comp, &R->comm, &ov) < 0)
-        return -1;
-    int64_t overlap = rv_within(&ov, S->start, S->end);
+    int64_t overlap = rv_within(&R->ov, S->start, S->end);
     int64_t comp = rv_within(&R->comp, S->start, S->end);
     int64_t comm = rv_within(&R->comm, S->start, S->end);
-    free(ov.a);
     int64_t total = S->end - S->start;
     out->v[0] = comp - overlap;
     out->v[1] = overlap;
