@@ -57,7 +57,7 @@ enum { C_OP, C_DEV, C_CALLS, C_SINC, C_SSINC, C_ALLOCS, C_SALLOCS, C_ASIZE, C_SA
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
-    if (vo && (vo->plot))
+    if (vo && vo->plot)
         return "plot";
     if (vo && vo->curve)
         return CURVE_COLS;
@@ -288,8 +288,7 @@ static int cmp_ev(const void *a, const void *b)
 }
 
 /* The plugin's operator label of an allocation record. */
-static void op_label(const tp_store *st, const struct tb_model *m, const struct tp_memrec *r, char *buf,
-                     size_t cap)
+static void op_label(const struct tb_model *m, const struct tp_memrec *r, char *buf, size_t cap)
 {
     if (!r || r->node < 0) {
         snprintf(buf, cap, "<unknown>");
@@ -300,7 +299,6 @@ static void op_label(const tp_store *st, const struct tb_model *m, const struct 
         snprintf(buf, cap, "%s (%s)", m->nodes[r->parent].name, name);
     else
         snprintf(buf, cap, "%s", name);
-    (void)st;
 }
 
 static uint64_t mix(uint64_t x)
@@ -309,8 +307,7 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
-static int build_events(const tp_store *st, const struct tb_model *m, const struct tp_mem *mem, int dev,
-                        tp_table *t)
+static int build_events(const struct tb_model *m, const struct tp_mem *mem, int dev, tp_table *t)
 {
     size_t cap = 16;
     while (cap < mem->n * 2 + 16)
@@ -368,7 +365,7 @@ static int build_events(const tp_store *st, const struct tb_model *m, const stru
         if (dev >= 0 && e->dev != dev)
             continue;
         char label[1024];
-        op_label(st, m, e->op_rec >= 0 ? &mem->recs[e->op_rec] : NULL, label, sizeof label);
+        op_label(m, e->op_rec >= 0 ? &mem->recs[e->op_rec] : NULL, label, sizeof label);
         tp_table_add_row(t);
         tp_table_set_str(t, C_OP, label);
         tp_table_set_str(t, C_DEV, mem->devs[e->dev].name);
@@ -412,7 +409,6 @@ static void fmt_ms(int64_t ns, char *buf, size_t cap)
 
 static int build_curve(const tp_store *st, const struct tp_mem *mem, int dev, int plot, int width, tp_table *t)
 {
-    (void)st;
     for (size_t d = 0; d < mem->ndevs; d++) {
         if (dev >= 0 && (size_t)dev != d)
             continue;
@@ -546,7 +542,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                          "(PyTorch before 1.10)", st->path);
             goto done;
         }
-        r = build_events(st, &m, &mem, dev, t);
+        r = build_events(&m, &mem, dev, t);
     } else {
         r = build_stats(st, &m, &mem, dev, t);
     }
