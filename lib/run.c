@@ -370,6 +370,18 @@ static int cmp_rank(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
+static _Thread_local const tp_run *g_settle;   /* for cmp_claim (qsort has no context) */
+
+/* claimed ranks by rank, then name order (their index) */
+static int cmp_claim(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int64_t rx = g_settle->r[x].rank, ry = g_settle->r[y].rank;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 /* Settle the ranks: metadata, then the name, then the lowest free rank;
  * a rank claimed twice fails on the later file. */
 static void settle_ranks(tp_run *r)
@@ -385,34 +397,57 @@ static void settle_ranks(tp_run *r)
             k->rank_from = "file name";
         }
     }
-    /* Files without a rank take the lowest rank no file claims, in name order. */
+    /* Files without a rank take the lowest ranks no file claims, in name
+     * order; a rank claimed twice stays with the first file (name order) and
+     * the other is left out and named.  Sorting keeps this O(n log n) for
+     * runs of thousands of ranks. */
+    size_t *ord = malloc((r->n ? r->n : 1) * sizeof *ord);
+    if (!ord) {   /* out of memory: number by order, duplicates unchecked */
+        for (size_t i = 0; i < r->n; i++)
+            if (r->r[i].rank == TP_NONE)
+                r->r[i].rank = (int64_t)i;
+        goto done;
+    }
+    size_t nc = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->r[i].rank != TP_NONE)
+            ord[nc++] = i;
+    g_settle = r;
+    qsort(ord, nc, sizeof *ord, cmp_claim);
+    int64_t cand = 0;
+    size_t c = 0;
     for (size_t i = 0; i < r->n; i++) {
         struct tp_run_rank *k = &r->r[i];
         if (k->rank != TP_NONE)
             continue;
-        for (int64_t cand = 0;; cand++) {
-            int taken = 0;
-            for (size_t j = 0; j < r->n && !taken; j++)
-                taken = r->r[j].rank == cand;
-            if (!taken) {
-                k->rank = cand;
-                break;
+        for (;;) {
+            while (c < nc && r->r[ord[c]].rank < cand)
+                c++;
+            if (c < nc && r->r[ord[c]].rank == cand) {
+                cand++;
+                continue;
             }
+            break;
         }
+        k->rank = cand++;
     }
-    /* A rank claimed twice: the first file (name order) keeps it, the other
-     * is left out and named. */
-    for (size_t i = 0; i < r->n; i++)
-        for (size_t j = 0; j < i; j++)
-            if (r->r[i].rank == r->r[j].rank && r->r[j].store) {
-                struct tp_run_rank *k = &r->r[i];
-                k->status = tp_error_set(&k->err, TP_ERR_FORMAT,
-                                         "%s: rank %lld (%s) is also claimed by %s; left out",
-                                         k->path, (long long)k->rank, k->rank_from, r->r[j].path);
-                tp_store_free(k->store);
-                k->store = NULL;
-                break;
-            }
+    for (size_t q = 1; q < nc; q++) {
+        struct tp_run_rank *keep = &r->r[ord[q - 1]], *k = &r->r[ord[q]];
+        if (k->rank != keep->rank)
+            continue;
+        /* ord[q-1] comes first in name order (cmp_claim); a chain of
+         * claimants all name the first one */
+        size_t first = q - 1;
+        while (first > 0 && r->r[ord[first - 1]].rank == k->rank)
+            first--;
+        k->status = tp_error_set(&k->err, TP_ERR_FORMAT,
+                                 "%s: rank %lld (%s) is also claimed by %s; left out",
+                                 k->path, (long long)k->rank, k->rank_from, r->r[ord[first]].path);
+        tp_store_free(k->store);
+        k->store = NULL;
+    }
+    free(ord);
+done:
     for (size_t i = 0; i < r->n; i++)
         if (r->r[i].store)
             r->r[i].store->rank = r->r[i].rank;

@@ -171,6 +171,29 @@ int main(void)
     CHECK("run.dup.first_kept", k && k->status == TP_OK && k->store);
     tp_run_free(r);
 
+    /* unranked files fill the gaps in order; a rank claimed three times
+     * keeps the first file, the others name it */
+    mk("fill");
+    trace("fill", "a.json", 0, 1, 10);
+    trace("fill", "b.json", -1, 1, 10);
+    trace("fill", "c.json", 2, 1, 10);
+    trace("fill", "d.json", -1, 1, 10);
+    trace("fill", "e.json", -1, 1, 10);
+    r = open_load("fill", NULL, 0, &ro, &rl, &err);
+    CHECK("run.fill.gaps", by_worker(r, "b") && by_worker(r, "b")->rank == 1 && by_worker(r, "d") &&
+                               by_worker(r, "d")->rank == 3 && by_worker(r, "e")->rank == 4);
+    tp_run_free(r);
+    mk("dup3");
+    trace("dup3", "x.json", 4, 1, 10);
+    trace("dup3", "y.json", 4, 1, 10);
+    trace("dup3", "z.json", 4, 1, 10);
+    r = open_load("dup3", NULL, 0, &ro, &rl, &err);
+    k = by_worker(r, "z");
+    CHECK("run.dup3.names_first", k && k->status != TP_OK && strstr(k->err.msg, "x.json"));
+    k = by_worker(r, "x");
+    CHECK("run.dup3.first_kept", k && k->status == TP_OK && k->store && k->store->rank == 4);
+    tp_run_free(r);
+
     /* an empty directory, and one with no trace names */
     mk("empty");
     r = open_load("empty", NULL, 0, &ro, &rl, &err);
