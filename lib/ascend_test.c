@@ -262,6 +262,46 @@ static void bad_input(void)
     tp_store_free(st);
 }
 
+static void rounding(void)
+{
+    /* Python: round(0.125, 2) == 0.12, round(0.375, 2) == 0.38,
+     * round(2.675, 2) == 2.67 (the double is below), round(1.005, 2) == 1.0 */
+    CHECK("ascend.round2.tie_even_down", tp_npu_round2(0.125) == 0.12);
+    CHECK("ascend.round2.tie_even_up", tp_npu_round2(0.375) == 0.38);
+    CHECK("ascend.round2.binary_below", tp_npu_round2(2.675) == 2.67);
+    CHECK("ascend.round2.binary_below2", tp_npu_round2(1.005) == 1.0);
+    CHECK("ascend.round2.negative", tp_npu_round2(-0.004) == -0.0);
+
+    /* 100 rows of 0.004 us: the plugin's running sum stays 0.0 (and the op is
+     * not AI Core eligible); the exact sum is 0.4 us */
+    clean();
+    struct tp_sbuf b = {0};
+    const char *hdr = "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),Device Self Duration(us),"
+                      "Device Total Duration(us),Device Self Duration With AICore(us),Device Total Duration With AICore(us)\n";
+    tp_sbuf_put(&b, hdr, strlen(hdr));
+    for (int i = 0; i < 100; i++) {
+        const char *row = "op,,,1,1,0.004,0.004,0.004,0.004\n";
+        tp_sbuf_put(&b, row, strlen(row));
+    }
+    tp_sbuf_putc(&b, 0);
+    put("operator_details.csv", b.p);
+    tp_sbuf_free(&b);
+    tp_store *st = load();
+    const tp_view *ops = tp_view_find("ops");
+    tp_table *t = NULL;
+    tp_error e = {0};
+    if (ops && tp_view_build(ops, st, &(struct tp_view_opts){0}, &t, &e) == TP_OK && tp_table_rows(t) == 1) {
+        CHECK_INT("ascend.ops.plugin_running_sum", tp_table_cell_int(t, 0, 3), 0);
+        CHECK_STR("ascend.ops.plugin_eligible", tp_table_cell_str(t, 0, 7), "No");
+        CHECK_INT("ascend.ops.exact_sum_ns", tp_table_cell_int(t, 0, 12), 400);
+        CHECK_INT("ascend.ops.host_total", tp_table_cell_int(t, 0, 6), 100000);
+    } else {
+        CHECK("ascend.ops.build", 0);
+    }
+    tp_table_free(t);
+    tp_store_free(st);
+}
+
 static void probe(void)
 {
     char p[512];
@@ -302,6 +342,7 @@ int main(void)
     shapes();
     variants();
     bad_input();
+    rounding();
     probe();
     clean();
     rmdir(p);
