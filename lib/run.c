@@ -214,6 +214,44 @@ static long pick_spans(tp_run *r, struct found *f, size_t n, const char *span)
     return (long)keep;
 }
 
+/* The first subdirectory (name order) that directly holds a trace file, for
+ * the message about a directory of runs; 0 when there is none. */
+static int first_run_below(const char *dir, char *out, size_t cap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char full[2048];
+        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (stat(full, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        DIR *sd = opendir(full);
+        if (!sd)
+            continue;
+        struct dirent *se;
+        int has = 0;
+        while (!has && (se = readdir(sd))) {
+            char *w = NULL, *sp = NULL;
+            has = se->d_name[0] != '.' && parse_name(se->d_name, &w, &sp);
+            free(w);
+            free(sp);
+        }
+        closedir(sd);
+        if (has && (!found || strcmp(e->d_name, out) < 0)) {
+            snprintf(out, cap, "%s", e->d_name);
+            found = 1;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
 int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err)
 {
     *out = NULL;
@@ -271,6 +309,11 @@ int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err)
     if (n == 0) {
         free(f);
         free(r);
+        char sub[256];
+        if (first_run_below(dir, sub, sizeof sub))
+            return tp_error_set(err, TP_ERR_FORMAT,
+                                "%s: no traces in this directory; its subdirectory %s holds some "
+                                "(a run is one directory of traces)", dir, sub);
         return tp_error_set(err, TP_ERR_FORMAT,
                             "%s: no traces in this directory (expected *.pt.trace.json, *.json, "
                             "with .gz or .zst, or Ascend profiler folders)", dir);

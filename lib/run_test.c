@@ -204,6 +204,12 @@ int main(void)
     r = open_load("other", NULL, 0, &ro, &rl, &err);
     CHECK("run.no_trace_names.error", ro == TP_ERR_FORMAT && !r);
 
+    mk("parent");
+    mk("parent/child");
+    trace("parent/child", "rank-0.json", -1, 1, 10);
+    r = open_load("parent", NULL, 0, &ro, &rl, &err);
+    CHECK("run.dir_of_runs.hint", ro == TP_ERR_FORMAT && !r && strstr(err.msg, "subdirectory child"));
+
     /* a rank that fails to parse: named, the others still there */
     mk("bad");
     trace("bad", "rank-0.json", -1, 1, 10);
