@@ -163,6 +163,27 @@ static tp_store *load(const char *path, int *bad)
     return st;
 }
 
+static void change(const char *what, int has, double a, double b)
+{
+    if (!has) {
+        fprintf(stderr, "%s -", what);
+        return;
+    }
+    fprintf(stderr, "%s %.1f us -> %.1f us", what, a / 1e3, b / 1e3);
+    if (a > 0)
+        fprintf(stderr, " (%+.1f%%)", (b - a) / a * 100.0);
+}
+
+/* On a terminal, the totals before the table (--summary has them as rows). */
+static void print_headline(const struct tp_diff_summary *s)
+{
+    fprintf(stderr, "tprof: ");
+    change("avg step time", s->a_has_steps && s->b_has_steps, s->a_step_ns, s->b_step_ns);
+    fprintf(stderr, "; ");
+    change("total kernel time", 1, (double)s->a_kernel_ns, (double)s->b_kernel_ns);
+    fprintf(stderr, "\n");
+}
+
 int cmd_diff(int argc, char **argv)
 {
     struct tp_output_opts out;
@@ -239,6 +260,8 @@ int cmd_diff(int argc, char **argv)
     }
     struct tp_diff_summary s;
     tp_diff_summarize(a, b, &s);
+    if (!summary && isatty(STDOUT_FILENO))
+        print_headline(&s);
     tp_table *t = NULL;
     int rc = summary ? tp_diff_summary_table(&s, &t, &err) : tp_diff_build(a, b, &t, &err);
     int status = bad ? 2 : 0;
