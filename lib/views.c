@@ -94,4 +94,9 @@ void tp_view_print_columns(const tp_view *v, FILE *out)
         fprintf(out, "  %-*s  %-*s  %s\n", (int)wkey, v->cols[i].key, (int)whead, v->cols[i].header,
                 v->cols[i].desc ? v->cols[i].desc : "");
     fprintf(out, "default: -c %s\n", v->default_columns);
+    const tp_view *twin = tp_view_npu_twin(v);
+    if (twin && twin != v) {
+        fprintf(out, "\non Ascend NPU folders (%s):\n", twin->summary);
+        tp_view_print_columns(twin, out);
+    }
 }
