@@ -230,6 +230,26 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!d || !(d->files & need))
         return tp_npu_missing(st, need, events ? "memory --events" : modules ? "memory --group component"
                                        : curve ? "memory --curve" : "memory", err);
+    if (vo && vo->device) {
+        /* an unknown --device is a usage error naming the devices there are */
+        char devs[256] = "";
+        size_t dl = 0;
+        int found = 0;
+        for (int pass = 0; pass < 3; pass++) {
+            size_t n = pass == 0 ? d->nrecords : pass == 1 ? d->nallocs : d->nmodules;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t dev = pass == 0 ? d->records[i].device : pass == 1 ? d->allocs[i].device : d->modules[i].device;
+                if (keep(st, dev, vo->device))
+                    found = 1;
+                const char *ds = tp_store_str(st, dev);
+                if (!strstr(devs, ds) && dl < sizeof devs - 40)
+                    dl += (size_t)snprintf(devs + dl, sizeof devs - dl, "%s%s", dl ? ", " : "", ds);
+            }
+        }
+        if (!found)
+            return tp_error_set(err, TP_ERR_USAGE, "memory: no device %s in %s (devices: %s)", vo->device, d->dir,
+                                devs[0] ? devs : "none");
+    }
     tp_table *t = tp_table_new(cols, C_N);
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
