@@ -26,9 +26,12 @@ void tp_ascend_json_bad(tp_store *st, const char *file, const char *msg);
 /* The file names, for messages. */
 const char *tp_npu_file_name(enum tp_npu_file f);
 
-/* A view that needs files the folder lacks: "DIR: no FILE (VIEW needs it;
- * found: ...)" as TP_ERR_FORMAT. */
-int tp_npu_missing(const tp_store *st, unsigned need, const char *view, tp_error *err);
+/* A view that needs files the folder lacks: an empty table (the header
+ * only) and the note "DIR: FILE not found: the VIEW view needs it (found:
+ * ...)" in err with status TP_OK — the CLI prints it and exits 0, the other
+ * views of the folder still work. */
+int tp_npu_missing(const tp_store *st, unsigned need, const char *view, const struct tp_coldef *cols, size_t ncols,
+                   tp_table **out, tp_error *err);
 
 /* `tprof info` lines for an Ascend store: line i into key/val; 0 after the
  * last (or for other inputs). */

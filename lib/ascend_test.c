@@ -255,7 +255,8 @@ static void bad_input(void)
     tp_table *t = NULL;
     const tp_view *ops = tp_view_find("ops");
     int rc = ops ? tp_view_build(ops, st, &(struct tp_view_opts){0}, &t, &e) : TP_OK;
-    CHECK("ascend.missing.status", rc != TP_OK);
+    CHECK("ascend.missing.status_ok", rc == TP_OK && e.status == TP_OK);
+    CHECK("ascend.missing.empty_table", t != NULL && tp_table_rows(t) == 0);
     CHECK("ascend.missing.names_file", strstr(e.msg, "operator_details.csv not found") != NULL);
     CHECK("ascend.missing.names_found", strstr(e.msg, "found: kernel_details.csv") != NULL);
     tp_table_free(t);

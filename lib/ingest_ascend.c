@@ -406,8 +406,13 @@ void tp_npu_free(struct tp_npu_data *d)
     free(d);
 }
 
-int tp_npu_missing(const tp_store *st, unsigned need, const char *view, tp_error *err)
+int tp_npu_missing(const tp_store *st, unsigned need, const char *view, const struct tp_coldef *cols, size_t ncols,
+                   tp_table **out, tp_error *err)
 {
+    /* what can be shown: the view's header, no rows; the note says why */
+    *out = tp_table_new(cols, ncols);
+    if (!*out)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     const struct tp_npu_data *d = st->npu;
     char miss[256] = "", found[512] = "";
     size_t m = 0, f = 0;
@@ -425,7 +430,7 @@ int tp_npu_missing(const tp_store *st, unsigned need, const char *view, tp_error
     if (d && (d->on_disk & TP_NPU_DB))
         f += (size_t)snprintf(found + f, f < sizeof found ? sizeof found - f : 0, "%s%s", f ? ", " : "",
                               "the SQLite export, which has no table for it");
-    return tp_error_set(err, TP_ERR_FORMAT, "%s: %s not found: the %s view needs it (found: %s)",
+    return tp_error_set(err, TP_OK, "%s: %s not found: the %s view needs it (found: %s)",
                         d ? d->dir : st->path, miss[0] ? miss : "input", view, found[0] ? found : "nothing");
 }
 

@@ -74,7 +74,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!by_core && !props && strcmp(grp, "name") != 0)
         return tp_error_set(err, TP_ERR_USAGE, "kernels: --group must be name, core or props, not %s", grp);
     if (!d || !(d->files & TP_NPU_KERNEL_DETAILS))
-        return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "kernels", err);
+        return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "kernels", cols, C_N, out, err);
     size_t ns = st->strings.count + 1, nt = d->ntasks;
     int64_t *head = malloc(ns * sizeof *head);
     int64_t *next = malloc((nt + 1) * sizeof *next);

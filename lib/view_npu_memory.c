@@ -229,7 +229,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     unsigned need = events ? TP_NPU_OPERATOR_MEMORY : modules ? TP_NPU_MODULE_MEM : TP_NPU_MEMORY_RECORD;
     if (!d || !(d->files & need))
         return tp_npu_missing(st, need, events ? "memory --events" : modules ? "memory --group component"
-                                       : curve ? "memory --curve" : "memory", err);
+                                       : curve ? "memory --curve" : "memory", cols, C_N, out, err);
     if (vo && vo->device) {
         /* an unknown --device is a usage error naming the devices there are */
         char devs[256] = "";

@@ -105,7 +105,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (vo && vo->group && !shape && !stack && strcmp(vo->group, "name") != 0)
         return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape or stack, not %s", vo->group);
     if (!d || !(d->files & TP_NPU_OPERATOR_DETAILS))
-        return tp_npu_missing(st, TP_NPU_OPERATOR_DETAILS, "ops", err);
+        return tp_npu_missing(st, TP_NPU_OPERATOR_DETAILS, "ops", cols, C_N, out, err);
     size_t ns = st->strings.count + 1;
     int64_t *head = malloc(ns * sizeof *head);
     int64_t *next = malloc((d->nops + 1) * sizeof *next);

@@ -65,7 +65,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     (void)vo;
     const struct tp_npu_data *d = st->npu;
     if (!d || !(d->files & TP_NPU_KERNEL_DETAILS))
-        return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "default (per task)", err);
+        return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "default (per task)", cols, C_N, out, err);
     tp_table *t = tp_table_new(cols, C_N);
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");

@@ -61,7 +61,7 @@ static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_tab
     (void)vo;
     const struct tp_npu_data *d = st->npu;
     if (!d || !(d->files & TP_NPU_STEP_TRACE))
-        return tp_npu_missing(st, TP_NPU_STEP_TRACE, "steps", err);
+        return tp_npu_missing(st, TP_NPU_STEP_TRACE, "steps", scols, S_N, out, err);
     tp_table *t = tp_table_new(scols, S_N);
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -165,7 +165,7 @@ static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
     int comm = vo && vo->comm;
     unsigned need = comm ? TP_NPU_COMMUNICATION : TP_NPU_STEP_TRACE;
     if (!d || !(d->files & need))
-        return tp_npu_missing(st, need, comm ? "dist --comm" : "dist", err);
+        return tp_npu_missing(st, need, comm ? "dist --comm" : "dist", dcols, D_N, out, err);
     tp_table *t = tp_table_new(dcols, D_N);
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
