@@ -195,6 +195,8 @@ static long pick_spans(tp_run *r, struct found *f, size_t n, const char *span)
             multi++;
         if (pick != (size_t)-1)
             matched++;
+        else
+            note(r, "%s: worker %s has no span %s; left out", r->dir, f[i].worker, span ? span : "1");
         for (size_t k = i; k < j; k++) {
             if (pick != (size_t)-1 && strcmp(f[k].span, f[pick].span) == 0)
                 f[keep++] = f[k];

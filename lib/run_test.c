@@ -150,6 +150,7 @@ int main(void)
     r = open_load("spans", "2", 0, &ro, &rl, &err);
     CHECK("run.spans.index", rl == TP_OK && tp_run_size(r) == 1 &&
                                  strcmp(tp_run_rank(r, 0)->span, "200") == 0);
+    CHECK("run.spans.missing_noted", strstr(tp_run_notes(r), "worker worker1 has no span 2; left out") != NULL);
     tp_run_free(r);
     r = open_load("spans", "150", 0, &ro, &rl, &err);
     CHECK("run.spans.by_name", rl == TP_OK && tp_run_size(r) == 1 &&
