@@ -278,10 +278,16 @@ int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err)
         char full[2048];
         snprintf(full, sizeof full, "%s/%s", r->dir, e->d_name);
         struct stat sb;
-        if (stat(full, &sb) != 0)
-            continue;
         struct found x = {0};
-        if (S_ISDIR(sb.st_mode)) {
+        if (stat(full, &sb) != 0) {
+            /* a trace name we cannot stat (a dangling link): a rank that
+             * fails to load, named, rather than one silently missing */
+            if (!parse_name(e->d_name, &x.worker, &x.span)) {
+                free(x.worker);
+                free(x.span);
+                continue;
+            }
+        } else if (S_ISDIR(sb.st_mode)) {
             if (!tp_ascend_probe(full))
                 continue;
             x.ascend = 1;

@@ -150,7 +150,9 @@ try:
         os.symlink(os.path.join(dlrm, f), os.path.join(bad, f))
     open(os.path.join(bad, 'worker9_broken.pt.trace.json'), 'w').write('{"traceEvents": [ {"ph": "X", ')
     open(os.path.join(bad, 'worker8_garbage.json'), 'w').write('this is not a trace')
+    os.symlink(os.path.join(tmp, 'nowhere.json'), os.path.join(bad, 'rank-7.json'))
     rc, rows, err = table('steps', bad)
+    ok('bad.dangling_link_named', rc == 2 and 'rank-7.json' in err, 'exit %d: %s' % (rc, err.strip()))
     ok('bad.rank_named_exit2', rc == 2 and 'worker8_garbage.json' in err and 'worker9_broken' in err,
        'exit %d: %s' % (rc, err.strip()))
     ok('bad.other_ranks_printed', {r[0] for r in rows[1:]} >= {'0', '1', '2'}, repr(rows[:4]))
