@@ -100,6 +100,42 @@ try:
     ok('single_file.transfer_is_all', rows and D(rows[0]['Sync(us)']) == 0
        and D(rows[0]['Transfer(us)']) == 1633, repr(rows))
 
+    # ---- sizes (Input Dims x element size of Input type) and latency on a
+    # synthetic trace: half 2 bytes, an empty shape 0, double 0 (the plugin's
+    # table), a type list shorter than the dims (a crash in the plugin) 0 for
+    # the missing type; a kernel launched by the op (External id) is part of
+    # its latency; a compute kernel overlapping communication: computation
+    # (50,150) and communication (10,75)+(100,110)+(200,210) overlap 35 µs;
+    # NCCL and Gloo together clear the communication data ----
+    def ev(name, ts, dur, ext, dims=None, types=None, cat='cpu_op', tid=1):
+        a = {'External id': ext}
+        if dims is not None:
+            a['Input Dims'] = dims
+            a['Input type'] = types
+        return {'ph': 'X', 'cat': cat, 'name': name, 'pid': 1, 'tid': tid, 'ts': ts, 'dur': dur, 'args': a}
+    evs = [ev('ProfilerStep#1', 0, 1000, 9, cat='user_annotation'),
+           ev('nccl:all_reduce', 10, 20, 1, [[2, 3], []], ['c10::Half', 'Int']),
+           {'ph': 'X', 'cat': 'kernel', 'name': 'ncclKernel_AllReduce', 'pid': 0, 'tid': 7, 'ts': 25, 'dur': 50,
+            'args': {'External id': 1, 'device': 0, 'stream': 7}},
+           {'ph': 'X', 'cat': 'kernel', 'name': 'gemm', 'pid': 0, 'tid': 8, 'ts': 50, 'dur': 100,
+            'args': {'External id': 5, 'device': 0, 'stream': 8}},
+           ev('nccl:broadcast', 100, 10, 2, [[4]], ['double']),
+           ev('nccl:reduce', 200, 10, 3, [[5], [6]], ['float'])]
+    syn = os.path.join(tmp, 'syn.pt.trace.json')
+    json.dump({'traceEvents': evs}, open(syn, 'w'))
+    rc, rows, err = run('--comm', syn)
+    got = [(r['Op'], r['Calls'], r['Size(B)'], r['Latency(us)']) for r in rows]
+    ok('synthetic.sizes_latency', rc == 0 and got == [('nccl:all_reduce', '1', '12', '65'),
+                                                     ('nccl:broadcast', '1', '0', '10'),
+                                                     ('nccl:reduce', '1', '20', '10')], repr(got))
+    rc, rows, err = run(syn)
+    ok('synthetic.overview', rc == 0 and [[D(r[c]) for c in PARTS + ['Total(us)']] for r in rows][:1] ==
+       [[65, 35, 50, 850, 1000]], repr(rows[:1]))
+    evs.append(ev('gloo:broadcast', 300, 10, 4, [[1]], ['float']))
+    json.dump({'traceEvents': evs}, open(syn, 'w'))
+    rc, rows, err = run('--comm', syn)
+    ok('synthetic.nccl_and_gloo_cleared', rc == 0 and rows == [], repr(rows))
+
     # ---- --merge: per step, the mean over the ranks ----
     rc, rows, err = run('--merge', os.path.join(tmp, 'gloo_gpu'))
     ok('merge.exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
