@@ -116,7 +116,12 @@ static tp_store *load_run(const char *path, int *bad)
         else if (k->store && report_skips(k->store))
             *bad = 1;
     }
-    fputs(tp_run_notes(r), stderr);
+    for (const char *p = tp_run_notes(r); p && *p;) {   /* one "tprof: " line per note */
+        const char *e = strchr(p, '\n');
+        int len = e ? (int)(e - p) : (int)strlen(p);
+        fprintf(stderr, "tprof: diff: %.*s\n", len, p);
+        p += len + (e ? 1 : 0);
+    }
     tp_store *st = NULL;
     if (tp_run_merge(r, &st, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);

@@ -6,7 +6,7 @@
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
-       OPT_SPAN, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF };
+       OPT_SPAN, OPT_HTA_QUIRKS, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF };
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -26,6 +26,7 @@ static const struct option long_opts[] = {
     {"comm", no_argument, NULL, OPT_COMM},
     {"merge", no_argument, NULL, OPT_MERGE},
     {"span", required_argument, NULL, OPT_SPAN},
+    {"hta-quirks", no_argument, NULL, OPT_HTA_QUIRKS},
     {"runtime-cutoff", required_argument, NULL, OPT_RUNTIME_CUTOFF},
     {"launch-delay-cutoff", required_argument, NULL, OPT_LAUNCH_DELAY_CUTOFF},
     {"help", no_argument, NULL, 'h'},
@@ -65,6 +66,7 @@ void cli_usage(FILE *out)
             "                      (the ranks laid end to end: calls and times summed over ranks)\n"
             "      --span S        a run directory: only span S (the plugin's worker.span files)\n"
             "      --comm          dist: the communication ops table\n"
+            "      --hta-quirks    HTA views: HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)\n"
             "      --runtime-cutoff US, --launch-delay-cutoff US   launches: HTA's outlier cut-offs\n"
             "  -h, --help          this help; with a VIEW, its columns\n"
             "      --version       print the version\n"
@@ -131,6 +133,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_COMM: o->vo.comm = 1; break;
         case OPT_MERGE: o->vo.merge = 1; break;
         case OPT_SPAN: o->vo.span = optarg; break;
+        case OPT_HTA_QUIRKS: o->vo.hta_quirks = 1; break;
         case OPT_RUNTIME_CUTOFF:
         case OPT_LAUNCH_DELAY_CUTOFF: {
             double v = strtod(optarg, &end);

@@ -88,15 +88,7 @@ static int run_one(const struct cli_options *o, const char *path, int first)
         }
         if (!first)
             out.header = 0;
-        tp_error werr = {0};
-        if (tp_table_write(t, &out, stdout, &werr) != TP_OK) {
-            /* A reader that went away (head, less) is not an error. */
-            if (werr.sys_errno == EPIPE) {
-                tp_table_free(t);
-                tp_store_free(st);
-                exit(0);
-            }
-            fprintf(stderr, "tprof: %s\n", werr.msg);
+        if (write_table(t, &out)) {
             tp_table_free(t);
             tp_store_free(st);
             return 2;
@@ -105,7 +97,7 @@ static int run_one(const struct cli_options *o, const char *path, int first)
     fflush(stdout);
     if (lerr.status == TP_OK && lerr.msg[0])   /* a view's note: what it could not show */
         fprintf(stderr, "tprof: %s\n", lerr.msg);
-    if (status)
+    if (status && err.msg[0])   /* the load's own error (a view's failure was said above) */
         fprintf(stderr, "tprof: %s\n", err.msg);
     if (report_skips(st))
         status = 2;
@@ -338,7 +330,12 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         stores[nuse] = k->store;
         ranks[nuse++] = k;
     }
-    fputs(tp_run_notes(r), stderr);
+    for (const char *p = tp_run_notes(r); p && *p;) {   /* one "tprof: " line per note */
+        const char *e = strchr(p, '\n');
+        int len = e ? (int)(e - p) : (int)strlen(p);
+        fprintf(stderr, "tprof: %.*s\n", len, p);
+        p += len + (e ? 1 : 0);
+    }
     if (!nuse) {
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         status = 2;

@@ -22,7 +22,7 @@ static int cmp_flow(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static const tp_store *g_st;
+static _Thread_local const tp_store *g_st;
 static int cmp_op(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

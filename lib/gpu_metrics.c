@@ -17,7 +17,7 @@
 
 int tp_tb_kernel_tc(const char *name);   /* view_ops.c: the plugin's TC kernel list */
 
-static const tp_store *g_st;
+static _Thread_local const tp_store *g_st;
 
 /* The plugin's Tensor Core kernel test, once per kernel name: cache[id] is
  * 0 not yet known, 1 no, 2 yes. */

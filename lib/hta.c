@@ -256,12 +256,12 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int tp_hta_init(struct tp_hta *h, const tp_store *st, int all_steps)
+int tp_hta_init(struct tp_hta *h, const tp_store *st, const struct tp_view_opts *vo)
 {
     memset(h, 0, sizeof *h);
     h->st = st;
-    h->quirks = tp_hta_quirks_env();
-    h->all_steps = all_steps != 0;
+    h->quirks = (vo && vo->hta_quirks) || tp_hta_quirks_env();
+    h->all_steps = vo && vo->all_steps;
     if (!h->quirks) {
         if (st->nsteps >= 2) {
             h->filtered = 1;
@@ -397,4 +397,11 @@ int tp_hta_is_launch(const char *name, int launch_stats, int quirks)
         if (strcmp(name, more[i]) == 0)
             return 1;
     return 0;
+}
+
+void tp_hta_note_empty(const tp_store *st, const char *what, tp_error *err)
+{
+    tp_error_set(err, TP_OK, "%s: no GPU kernel, memcpy or memset with a stream%s: %s", st->path,
+                 st->nsteps >= 2 ? " launched before the last ProfilerStep (--all-steps keeps it)" : "",
+                 what);
 }

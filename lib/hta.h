@@ -7,8 +7,8 @@
  * each: the classification, the step window, the GPU-event selection with
  * its times, and the interval algebra on int64 nanoseconds.
  *
- * tprof measures in exact nanoseconds.  With the environment variable
- * TPROF_HTA_QUIRKS=1 it reproduces HTA's own numbers instead, bugs included:
+ * tprof measures in exact nanoseconds.  With --hta-quirks (vo->hta_quirks)
+ * or the environment variable TPROF_HTA_QUIRKS=1 it reproduces HTA's own numbers instead, bugs included:
  * µs rounding (ceil start, floor end: negative durations for sub-µs events),
  * `^hip` names counted as communication, idle gaps measured from the
  * previous event's end (negative gaps summed), every event with a stream
@@ -73,7 +73,7 @@ struct tp_hta {
 
 /* Prepare: the step window (SPEC §1.2 load-time filtering) and the mode
  * (quirks from TPROF_HTA_QUIRKS).  0, or -1 on out of memory. */
-int  tp_hta_init(struct tp_hta *h, const tp_store *st, int all_steps);
+int  tp_hta_init(struct tp_hta *h, const tp_store *st, const struct tp_view_opts *vo);
 void tp_hta_free(struct tp_hta *h);
 
 /* Row r's start and end in the mode's time (ns; multiples of 1000 with quirks). */
@@ -102,6 +102,10 @@ struct tp_hta_sets {
 };
 int  tp_hta_collect(struct tp_hta *h, struct tp_hta_sets *o);   /* 0, or -1 on out of memory */
 void tp_hta_sets_free(struct tp_hta_sets *o);
+
+/* A view's note when it had nothing to break down (printed on stderr by
+ * the CLI; the view still returns its, possibly empty, table). */
+void tp_hta_note_empty(const tp_store *st, const char *what, tp_error *err);
 
 /* The rank to print: distributedInfo.rank, else 0 as HTA. */
 int64_t tp_hta_rank(const tp_store *st);

@@ -96,7 +96,7 @@ static int is_device_kind(uint8_t k)
     return k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET;
 }
 
-static const tp_store *sort_st;
+static _Thread_local const tp_store *sort_st;
 
 static int cmp_host(const void *a, const void *b)
 {

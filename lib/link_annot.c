@@ -74,7 +74,7 @@ static const char *basename_of_last(const char *trace)
     return slash ? slash + 1 : last;
 }
 
-static const tp_store *sort_st;
+static _Thread_local const tp_store *sort_st;
 
 static int cmp_kernel(const void *a, const void *b)
 {

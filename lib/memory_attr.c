@@ -89,7 +89,7 @@ static int cmp_dev(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static const struct tp_memrec *g_recs;
+static _Thread_local const struct tp_memrec *g_recs;
 static int cmp_tid_ts(const void *a, const void *b)
 {
     size_t i = *(const size_t *)a, j = *(const size_t *)b;

@@ -364,8 +364,9 @@ oom:
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 }
 
-static pthread_mutex_t link_lock = PTHREAD_MUTEX_INITIALIZER;
-
+/* Load and link one rank.  Loading and linking keep no shared state (the
+ * sort contexts of link.c and the views are _Thread_local), so ranks run
+ * fully in parallel. */
 static void load_one(struct tp_run_rank *k)
 {
     k->store = tp_store_new();
@@ -373,22 +374,12 @@ static void load_one(struct tp_run_rank *k)
         k->status = tp_error_set(&k->err, TP_ERR_NOMEM, "%s: out of memory", k->path);
         return;
     }
-    /* An Ascend folder's importer links its tasks with file-scope sort
-     * state too: such ranks load under the same lock. */
-    struct stat sb;
-    int folder = stat(k->path, &sb) == 0 && S_ISDIR(sb.st_mode);
-    if (folder)
-        pthread_mutex_lock(&link_lock);
     k->status = tp_store_load(k->store, k->path, &k->err);
-    if (folder)
-        pthread_mutex_unlock(&link_lock);
     /* A truncated or partly malformed trace still gives its complete events. */
     if (k->status != TP_OK && k->status != TP_ERR_TRUNCATED && k->status != TP_ERR_FORMAT)
         return;
     tp_error lerr = {0};
-    pthread_mutex_lock(&link_lock);   /* the linker sorts with file-scope state */
     int rc = tp_store_link(k->store, &lerr);
-    pthread_mutex_unlock(&link_lock);
     if (rc != TP_OK && k->status == TP_OK) {
         k->status = rc;
         k->err = lerr;

@@ -121,6 +121,7 @@ struct tp_view_opts {
     const char *span;        /* --span: which span of a run */
     double runtime_cutoff_us;      /* launches: HTA runtime_cutoff (0: HTA's default) */
     double launch_delay_cutoff_us; /* launches: HTA launch_delay_cutoff (0: HTA's default) */
+    int hta_quirks;          /* --hta-quirks: HTA's own numbers, µs rounding and bugs included */
 };
 
 /* The registry of views, NULL-terminated. */

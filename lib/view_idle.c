@@ -42,7 +42,7 @@ static int cmp_kev(const void *a, const void *b)
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct tp_hta h;
-    if (tp_hta_init(&h, st, vo && vo->all_steps) < 0)
+    if (tp_hta_init(&h, st, vo) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     size_t n = 0;
     for (size_t r = 0; r < st->n; r++)
@@ -105,6 +105,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     }
     free(k);
     tp_hta_free(&h);
+    if (tp_table_rows(t) == 0)
+        tp_hta_note_empty(st, "no idle time breakdown", err);
     *out = t;
     return TP_OK;
 }

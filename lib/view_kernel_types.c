@@ -267,7 +267,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             return tp_error_set(err, TP_ERR_USAGE, "kernel-types: --group must be type or kernel, not %s",
                                 vo->group);
     }
-    if (tp_hta_init(&h, st, vo && vo->all_steps) < 0)
+    if (tp_hta_init(&h, st, vo) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if (by_kernel) {
         tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
@@ -316,6 +316,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_int(t, C_TIME, time[m]);
         tp_table_set_float(t, C_PCT, 100.0 * ((double)time[m] / (double)total));
     }
+    if (tp_table_rows(t) == 0)
+        tp_hta_note_empty(st, "no kernel types", err);
     *out = t;
     return TP_OK;
 }

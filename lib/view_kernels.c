@@ -56,8 +56,8 @@ struct kagg {
     size_t off;               /* its durations in the grouped array */
 };
 
-static const tp_store *g_st;
-static struct kagg *g_a;
+static _Thread_local const tp_store *g_st;
+static _Thread_local struct kagg *g_a;
 static int cmp_byname(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;

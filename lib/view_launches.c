@@ -51,7 +51,7 @@ static int64_t cutoff_ns(double us, double dflt)
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct tp_hta h;
-    if (tp_hta_init(&h, st, vo && vo->all_steps) < 0)
+    if (tp_hta_init(&h, st, vo) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     int64_t rcut = cutoff_ns(vo ? vo->runtime_cutoff_us : 0, 50);
     int64_t dcut = cutoff_ns(vo ? vo->launch_delay_cutoff_us : 0, 100);
@@ -123,6 +123,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     free(is_launch);
     free(v);
     tp_hta_free(&h);
+    if (tp_table_rows(t) == 0)
+        tp_error_set(err, TP_OK, "%s: no kernel launch (runtime call with a correlated GPU event): no launch statistics", st->path);
     *out = t;
     return TP_OK;
 }

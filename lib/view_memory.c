@@ -190,8 +190,8 @@ static void traverse(struct stats *S, int64_t ni, size_t depth)
     }
 }
 
-static const tp_store *g_st;
-static const uint32_t *g_names;
+static _Thread_local const tp_store *g_st;
+static _Thread_local const uint32_t *g_names;
 static int cmp_name(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -274,7 +274,7 @@ out:
 
 struct ev { int dev; int64_t op_rec; int64_t size, at, rel; };   /* at/rel: TP_NONE when unknown */
 
-static const struct ev *g_ev;
+static _Thread_local const struct ev *g_ev;
 static int cmp_ev(const void *a, const void *b)
 {
     const struct ev *x = &g_ev[*(const size_t *)a], *y = &g_ev[*(const size_t *)b];

@@ -138,7 +138,7 @@ static int is_module_ev(const tp_store *st, int64_t row)
     return o && o->module_id != TP_NONE;
 }
 
-static const tp_store *g_st;
+static _Thread_local const tp_store *g_st;
 static int cmp_ts(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -421,7 +421,7 @@ static void emit(struct out *O, int64_t mpi, int depth)
         emit(O, c, depth + 1);
 }
 
-static const struct out *g_out;
+static _Thread_local const struct out *g_out;
 static int cmp_roots(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

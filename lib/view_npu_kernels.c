@@ -57,7 +57,7 @@ struct agg {
     size_t first;
 };
 
-static const struct agg *g_a;
+static _Thread_local const struct agg *g_a;
 static int by_total(const void *x, const void *y)
 {
     const struct agg *a = &g_a[*(const size_t *)x], *b = &g_a[*(const size_t *)y];

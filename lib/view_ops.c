@@ -156,8 +156,8 @@ static int64_t hget(const struct hmap *m, int64_t key)
 }
 static void hfree(struct hmap *m) { free(m->k); free(m->v); }
 
-static const tp_store *g_st;
-static struct tb_model *g_m;
+static _Thread_local const tp_store *g_st;
+static _Thread_local struct tb_model *g_m;
 
 static int cmp_row_ts(const void *a, const void *b)
 {
@@ -693,8 +693,8 @@ static int ops_memory(const tp_store *st, const struct tb_model *m, const int64_
     return 1;
 }
 
-static struct agg *g_aggs;
-static int g_by_dev;
+static _Thread_local struct agg *g_aggs;
+static _Thread_local int g_by_dev;
 static int cmp_agg(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;

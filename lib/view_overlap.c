@@ -24,7 +24,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    if (tp_hta_init(&h, st, vo && vo->all_steps) < 0)
+    if (tp_hta_init(&h, st, vo) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if (tp_hta_collect(&h, &s) < 0) {
         tp_hta_free(&h);
@@ -52,6 +52,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_float(t, C_PCT, 100.0 * ((double)time[3] / (double)comm));
     else
         tp_table_set_null(t, C_PCT);
+    if (comm == 0 && comp == 0)
+        tp_hta_note_empty(st, "no overlap to compute", err);
+    else if (comm == 0)
+        tp_error_set(err, TP_OK, "%s: no communication kernel: no communication/computation overlap", st->path);
     *out = t;
     return TP_OK;
 }

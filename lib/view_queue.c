@@ -67,7 +67,7 @@ static double quantile(const int64_t *hist, size_t nh, int64_t min, int64_t n, d
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct tp_hta h;
-    if (tp_hta_init(&h, st, vo && vo->all_steps) < 0)
+    if (tp_hta_init(&h, st, vo) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     uint8_t *is_launch = calloc(st->strings.count ? st->strings.count : 1, 1);
     size_t n = 0;
@@ -141,6 +141,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_int(t, C_MAX, max);
         i = j;
     }
+    if (tp_table_rows(t) == 0)
+        tp_hta_note_empty(st, "no queue length", err);
     *out = t;
     t = NULL;
     goto done;

@@ -144,7 +144,7 @@ static int is_python_cat(const char *c)
     return (c[0] == 'p' || c[0] == 'P') && strncmp(c + 1, "ython", 5) == 0 && c[6] == 0;
 }
 
-static const tp_store *g_st;
+static _Thread_local const tp_store *g_st;
 static int cmp_row(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

@@ -30,7 +30,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    if (tp_hta_init(&h, st, vo && vo->all_steps) < 0)
+    if (tp_hta_init(&h, st, vo) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if (tp_hta_collect(&h, &s) < 0) {
         tp_hta_free(&h);
@@ -67,6 +67,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     }
     tp_hta_sets_free(&s);
     tp_hta_free(&h);
+    if (s.nevents == 0)
+        tp_hta_note_empty(st, "no temporal breakdown", err);
     *out = t;
     return TP_OK;
 }

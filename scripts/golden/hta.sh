@@ -36,7 +36,7 @@ def run(view, path, *extra, quirks=False):
     env = dict(os.environ)
     env.pop("TPROF_HTA_QUIRKS", None)
     if quirks:
-        env["TPROF_HTA_QUIRKS"] = "1"
+        extra = ("--hta-quirks",) + extra
     p = subprocess.run([TPROF, view, "--csv", *extra, path], capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise RuntimeError("%s: exit %d: %s" % (view, p.returncode, p.stderr.strip()[:200]))
