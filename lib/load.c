@@ -9,7 +9,12 @@ static int is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == 
 int tp_store_load(tp_store *st, const char *path, tp_error *err)
 {
     struct stat sb;
-    snprintf(st->path, sizeof st->path, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
+    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    size_t plen = strlen(shown);
+    if (plen >= sizeof st->path)
+        plen = sizeof st->path - 1;   /* messages name a path cut at 1023 bytes */
+    memcpy(st->path, shown, plen);
+    st->path[plen] = 0;
     if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         if (tp_ascend_probe(path))
             return tp_ingest_ascend(st, path, err);
