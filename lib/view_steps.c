@@ -32,10 +32,27 @@ static const struct tp_coldef scols[] = {
     {"cpu", "CPU(us)", TP_COL_US, -1, 0, "CPU ops not hidden by the above"},
     {"other", "Other(us)", TP_COL_US, -1, 0, "step time covered by none of the above"},
     {"total", "Total(us)", TP_COL_US, -1, 0, "step duration"},
+    {"kernel_pct", "Kernel(%)", TP_COL_FIXED, -1, 2, "kernel share of the step (avg row: of the average step)"},
+    {"memcpy_pct", "Memcpy(%)", TP_COL_FIXED, -1, 2, "memcpy share of the step"},
+    {"memset_pct", "Memset(%)", TP_COL_FIXED, -1, 2, "memset share of the step"},
+    {"comm_pct", "Comm(%)", TP_COL_FIXED, -1, 2, "communication share of the step"},
+    {"runtime_pct", "Runtime(%)", TP_COL_FIXED, -1, 2, "runtime share of the step"},
+    {"dataloader_pct", "DataLoader(%)", TP_COL_FIXED, -1, 2, "DataLoader share of the step"},
+    {"cpu_pct", "CPU(%)", TP_COL_FIXED, -1, 2, "CPU op share of the step"},
+    {"other_pct", "Other(%)", TP_COL_FIXED, -1, 2, "other share of the step"},
 };
 enum { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DL, R_CPU, R_OTHER, R_TOTAL, NROLE = 7 };
 _Static_assert((int)R_DL == (int)TP_TB_DATALOADER && (int)R_COMM == (int)TP_TB_COMM && (int)R_TOTAL == (int)TP_TB_TOTAL,
                "view_steps.h roles");
+
+#define PCT_COL(k) ((size_t)R_TOTAL + 2 + (size_t)(k))   /* the *_pct column of role k */
+
+/* The plugin's percentage: 100 * part / total, 0.0 when the total is 0. */
+static void set_pcts(tp_table *t, const int64_t *cost)
+{
+    for (int k = 0; k < R_TOTAL; k++)
+        tp_table_set_float(t, PCT_COL(k), cost[R_TOTAL] ? 100.0 * (double)cost[k] / (double)cost[R_TOTAL] : 0.0);
+}
 
 struct rg { int64_t s, e; };
 struct rv { struct rg *a; size_t n, cap; };
@@ -370,12 +387,14 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_str(t, 0, nb);
         for (int k = 0; k <= R_TOTAL; k++)
             tp_table_set_int(t, (size_t)k + 1, b.steps[i].cost[k]);
+        set_pcts(t, b.steps[i].cost);
     }
     if (b.nsteps) {
         tp_table_add_row(t);
         tp_table_set_str(t, 0, "avg");
         for (int k = 0; k <= R_TOTAL; k++)
             tp_table_set_int(t, (size_t)k + 1, (int64_t)llround((double)b.sum[k] / (double)b.nsteps));
+        set_pcts(t, b.sum);   /* avg part / avg total: the sums' ratio */
     }
     tp_tb_breakdown_free(&b);
     *out = t;
@@ -387,6 +406,6 @@ const tp_view tp_view_steps = {
     .summary = "TensorBoard plugin Overview: step time breakdown (kernel, memcpy, runtime, dataloader, CPU...)",
     .cols = scols,
     .ncols = sizeof scols / sizeof *scols,
-    .default_columns = "step,kernel,memcpy,memset,comm,runtime,dataloader,cpu,other,total",
+    .default_columns = "step,kernel,memcpy,memset,comm,runtime,dataloader,cpu,other,total,kernel_pct,dataloader_pct,cpu_pct",
     .build = build,
 };

@@ -132,6 +132,21 @@ def check_steps(path, exp):
         col = [h for h in avg if h.lower().startswith(k)][0]
         if not close(avg[col], internals["avg_costs"][r], "0.002"):
             return "avg: %s %s, expected %s" % (r, avg[col], internals["avg_costs"][r])
+    # the Overview's percentages of the average step (its "extra", 2 decimals)
+    perf = (exp.get("overview") or {}).get("performance") or []
+    pct_key = {"Kernel": "kernel_pct", "Memcpy": "memcpy_pct", "Memset": "memset_pct",
+               "Communication": "comm_pct", "Runtime": "runtime_pct", "DataLoader": "dataloader_pct",
+               "CPU Exec": "cpu_pct", "Other": "other_pct"}
+    if perf:
+        prow = run("steps", path, "-c", "step," + ",".join(pct_key.values()))[-1]
+        hdr = {k: h for k, h in zip(pct_key.values(), ["Kernel(%)", "Memcpy(%)", "Memset(%)", "Comm(%)",
+                                                        "Runtime(%)", "DataLoader(%)", "CPU(%)", "Other(%)"])}
+        for ch in perf[0]["children"]:
+            key = pct_key.get(ch["name"])
+            if key is None:
+                return "overview part %r unknown" % ch["name"]
+            if not close(prow[hdr[key]], ch["extra"], "0.0051"):
+                return "avg %s: %s%%, expected %s%%" % (ch["name"], prow[hdr[key]], ch["extra"])
     return None
 
 _h = subprocess.run([TPROF, "--help"], capture_output=True, text=True)
