@@ -24,6 +24,7 @@
 #include "table.h"
 #include "view_steps.h"
 #include "views.h"
+#include "ranges.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -63,99 +64,6 @@ static void set_rank(tp_table *t, const tp_store *st)
         tp_table_set_str(t, C_RANK, "all");
     else if (st->rank != TP_NONE)
         tp_table_set_int(t, C_RANK, st->rank);
-}
-
-/* ---- ranges (the plugin's range_utils) ---- */
-
-struct rg { int64_t s, e; };
-struct rv { struct rg *a; size_t n, cap; };
-
-static int rv_push(struct rv *v, int64_t s, int64_t e)
-{
-    if (v->n == v->cap) {
-        size_t c = v->cap ? v->cap * 2 : 16;
-        struct rg *p = realloc(v->a, c * sizeof *p);
-        if (!p)
-            return -1;
-        v->a = p;
-        v->cap = c;
-    }
-    v->a[v->n++] = (struct rg){s, e};
-    return 0;
-}
-
-static int cmp_rg(const void *a, const void *b)
-{
-    const struct rg *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return x->e < y->e ? -1 : x->e > y->e;
-}
-
-/* sort by start; touching ranges merge; contained ones drop */
-static void rv_merge(struct rv *v)
-{
-    if (!v->n)
-        return;
-    qsort(v->a, v->n, sizeof *v->a, cmp_rg);
-    size_t o = 0;
-    for (size_t i = 1; i < v->n; i++) {
-        if (v->a[i].s <= v->a[o].e) {
-            if (v->a[i].e > v->a[o].e)
-                v->a[o].e = v->a[i].e;
-        } else {
-            v->a[++o] = v->a[i];
-        }
-    }
-    v->n = o + 1;
-}
-
-static int rv_intersect(const struct rv *A, const struct rv *B, struct rv *out)
-{
-    size_t i = 0, j = 0;
-    out->n = 0;
-    while (i < A->n && j < B->n) {
-        int64_t s = A->a[i].s > B->a[j].s ? A->a[i].s : B->a[j].s;
-        int64_t e = A->a[i].e < B->a[j].e ? A->a[i].e : B->a[j].e;
-        if (s < e && rv_push(out, s, e) < 0)
-            return -1;
-        if (A->a[i].e < B->a[j].e)
-            i++;
-        else
-            j++;
-    }
-    return 0;
-}
-
-/* |[s, e] ∩ v| for merged v (sorted, disjoint: start at the first range
- * that ends after s) */
-static int64_t rv_within(const struct rv *v, int64_t s, int64_t e)
-{
-    int64_t sum = 0;
-    size_t lo = 0, hi = v->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v->a[mid].e <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < v->n && v->a[i].s < e; i++) {
-        int64_t a = v->a[i].s > s ? v->a[i].s : s, b = v->a[i].e < e ? v->a[i].e : e;
-        if (a < b)
-            sum += b - a;
-    }
-    return sum;
-}
-
-/* |merge(v)| (v is sorted in place) */
-static int64_t rv_total(struct rv *v)
-{
-    rv_merge(v);
-    int64_t sum = 0;
-    for (size_t i = 0; i < v->n; i++)
-        sum += v->a[i].e - v->a[i].s;
-    return sum;
 }
 
 /* ---- the plugin's classification (SPEC §2.2, §4.1) ---- */
@@ -300,16 +208,16 @@ struct cnode {
     const char *nm;
     int64_t ext;
     int64_t bytes;
-    struct rv kr;            /* kernel_ranges: the CPU range, then (NCCL) its kernels */
-    struct rv real;          /* real_time_ranges */
+    struct tp_ranges kr;            /* kernel_ranges: the CPU range, then (NCCL) its kernels */
+    struct tp_ranges real;          /* real_time_ranges */
     long step;               /* index of the step that contains it, -1 none */
 };
 
 struct rank {
     const tp_store *st;
     struct tp_tb_breakdown bd;
-    struct rv comp, comm;    /* merged role ranges */
-    struct rv ov;            /* comp ∩ comm */
+    struct tp_ranges comp, comm;    /* merged role ranges */
+    struct tp_ranges ov;            /* comp ∩ comm */
     int has_comm;
     struct cnode *nodes;
     size_t nnodes;
@@ -328,7 +236,7 @@ static int cmp_node(const void *a, const void *b)
 
 static int cmp_rg_rev_end(const void *a, const void *b)
 {
-    const struct rg *x = a, *y = b;
+    const struct tp_range *x = a, *y = b;
     if (x->s != y->s)
         return x->s < y->s ? -1 : 1;
     return x->e > y->e ? -1 : x->e < y->e;
@@ -375,7 +283,7 @@ static int rank_build(struct rank *R, const tp_store *st)
     R->st = st;
     if (tp_tb_breakdown(st, &R->bd) < 0)
         return -1;
-    struct rv kern = {0}, cpu = {0};
+    struct tp_ranges kern = {0}, cpu = {0};
     size_t capn = 0;
     /* communication nodes and the CPU-side roles */
     for (size_t r = 0; r < st->n; r++) {
@@ -385,7 +293,7 @@ static int rank_build(struct rank *R, const tp_store *st)
         int64_t s = st->ts[r], e = st->ts[r] + st->dur[r];
         int lib = comm_lib(name);
         if (lib) {
-            if (rv_push(&R->comm, s, e) < 0)
+            if (tp_ranges_push(&R->comm, s, e) < 0)
                 goto oom;
             R->lib |= lib;
             if (R->nnodes == capn) {
@@ -406,7 +314,7 @@ static int rank_build(struct rank *R, const tp_store *st)
             const struct tp_op_info *oi = st->aux[r] != TP_NO_AUX && st->aux[r] < st->nops ? &st->ops[st->aux[r]] : NULL;
             if (oi && oi->input_dims && oi->input_types)
                 c->bytes = comm_bytes(tp_store_str(st, oi->input_dims), tp_store_str(st, oi->input_types));
-            if (rv_push(&c->kr, s, e) < 0)
+            if (tp_ranges_push(&c->kr, s, e) < 0)
                 goto oom;
             continue;
         }
@@ -414,7 +322,7 @@ static int rank_build(struct rank *R, const tp_store *st)
             continue;
         if (st->kind[r] != TP_K_PYTHON_FUNCTION && is_dl_name(name))
             continue;
-        if (rv_push(&cpu, s, e) < 0)
+        if (tp_ranges_push(&cpu, s, e) < 0)
             goto oom;
     }
     /* communication_data is keyed by External id: a later node with the same
@@ -445,7 +353,7 @@ static int rank_build(struct rank *R, const tp_store *st)
             R->nodes[old].name = R->nodes[xi[i].node].name;
             R->nodes[old].nm = R->nodes[xi[i].node].nm;
             R->nodes[old].bytes = R->nodes[xi[i].node].bytes;
-            memset(&R->nodes[xi[i].node].kr, 0, sizeof(struct rv));
+            memset(&R->nodes[xi[i].node].kr, 0, sizeof(struct tp_ranges));
             R->nodes[xi[i].node].ext = INT64_MIN + 1;   /* dropped below */
             continue;
         }
@@ -473,7 +381,7 @@ static int rank_build(struct rank *R, const tp_store *st)
                 if ((long)i != last_none) {
                     free(c->kr.a);
                     *c = R->nodes[last_none];
-                    memset(&R->nodes[last_none].kr, 0, sizeof(struct rv));
+                    memset(&R->nodes[last_none].kr, 0, sizeof(struct tp_ranges));
                     R->nodes[last_none].ext = TP_NONE;
                 }
             }
@@ -499,19 +407,19 @@ static int rank_build(struct rank *R, const tp_store *st)
         int64_t s = st->ts[r], e = st->ts[r] + st->dur[r];
         int64_t node = st->external_id[r] != TP_NONE ? key_find(keys, vals, nk, st->external_id[r]) : -1;
         if (node >= 0) {
-            if (rv_push(&R->comm, s, e) < 0)
+            if (tp_ranges_push(&R->comm, s, e) < 0)
                 break;
-            if ((R->lib & 1) && rv_push(&R->nodes[node].kr, s, e) < 0)
+            if ((R->lib & 1) && tp_ranges_push(&R->nodes[node].kr, s, e) < 0)
                 break;
-        } else if (rv_push(&kern, s, e) < 0) {
+        } else if (tp_ranges_push(&kern, s, e) < 0) {
             break;
         }
     }
     free(keys);
     free(vals);
-    rv_merge(&kern);
-    rv_merge(&cpu);
-    rv_merge(&R->comm);
+    tp_ranges_merge(&kern);
+    tp_ranges_merge(&cpu);
+    tp_ranges_merge(&R->comm);
     R->has_comm = R->comm.n > 0;
     if (kern.n) {
         R->comp = kern;
@@ -520,7 +428,7 @@ static int rank_build(struct rank *R, const tp_store *st)
         R->comp = cpu;
         free(kern.a);
     }
-    if (rv_intersect(&R->comp, &R->comm, &R->ov) < 0)
+    if (tp_ranges_intersect(&R->comp, &R->comm, &R->ov) < 0)
         return -1;
     if (R->lib == 3) {   /* NCCL and Gloo together: the plugin clears communication_data */
         for (size_t i = 0; i < R->nnodes; i++)
@@ -529,7 +437,7 @@ static int rank_build(struct rank *R, const tp_store *st)
     }
     qsort(R->nodes, R->nnodes, sizeof *R->nodes, cmp_node);
     for (size_t i = 0; i < R->nnodes; i++)
-        qsort(R->nodes[i].kr.a, R->nodes[i].kr.n, sizeof(struct rg), cmp_rg_rev_end);
+        qsort(R->nodes[i].kr.a, R->nodes[i].kr.n, sizeof(struct tp_range), cmp_rg_rev_end);
     /* each node to the step that contains it whole */
     size_t j = 0;
     for (size_t i = 0; i < R->nnodes; i++) {
@@ -580,13 +488,13 @@ static int align(struct rank *R, size_t n, char *why, size_t cap)
         for (size_t j = 0; j < R[0].nodes[i].kr.n; j++) {
             int64_t m = INT64_MAX;
             for (size_t w = 0; w < n; w++) {
-                const struct rg *g = &R[w].nodes[i].kr.a[j];
+                const struct tp_range *g = &R[w].nodes[i].kr.a[j];
                 if (g->e - g->s < m)
                     m = g->e - g->s;
             }
             for (size_t w = 0; w < n; w++) {
-                const struct rg *g = &R[w].nodes[i].kr.a[j];
-                if (rv_push(&R[w].nodes[i].real, g->e - m, g->e) < 0)
+                const struct tp_range *g = &R[w].nodes[i].kr.a[j];
+                if (tp_ranges_push(&R[w].nodes[i].real, g->e - m, g->e) < 0)
                     return -1;
             }
         }
@@ -624,9 +532,9 @@ static int step_row(struct rank *R, size_t k, int aligned, struct stepvals *out)
 {
     memset(out, 0, sizeof *out);
     const struct tp_tb_step *S = &R->bd.steps[k];
-    int64_t overlap = rv_within(&R->ov, S->start, S->end);
-    int64_t comp = rv_within(&R->comp, S->start, S->end);
-    int64_t comm = rv_within(&R->comm, S->start, S->end);
+    int64_t overlap = tp_ranges_within(&R->ov, S->start, S->end);
+    int64_t comp = tp_ranges_within(&R->comp, S->start, S->end);
+    int64_t comm = tp_ranges_within(&R->comm, S->start, S->end);
     int64_t total = S->end - S->start;
     out->v[0] = comp - overlap;
     out->v[1] = overlap;
@@ -634,7 +542,7 @@ static int step_row(struct rank *R, size_t k, int aligned, struct stepvals *out)
     out->v[3] = total + overlap - comp - comm;
     out->v[4] = total;
     if (aligned) {
-        struct rv all = {0}, real = {0};
+        struct tp_ranges all = {0}, real = {0};
         int any = 0;
         for (size_t i = 0; i < R->nnodes; i++) {
             const struct cnode *c = &R->nodes[i];
@@ -642,14 +550,14 @@ static int step_row(struct rank *R, size_t k, int aligned, struct stepvals *out)
                 continue;
             any = 1;
             for (size_t j = 0; j < c->kr.n; j++)
-                if (rv_push(&all, c->kr.a[j].s, c->kr.a[j].e) < 0)
+                if (tp_ranges_push(&all, c->kr.a[j].s, c->kr.a[j].e) < 0)
                     return -1;
             for (size_t j = 0; j < c->real.n; j++)
-                if (rv_push(&real, c->real.a[j].s, c->real.a[j].e) < 0)
+                if (tp_ranges_push(&real, c->real.a[j].s, c->real.a[j].e) < 0)
                     return -1;
         }
         if (any) {
-            int64_t t = rv_total(&all), x = rv_total(&real);
+            int64_t t = tp_ranges_total(&all), x = tp_ranges_total(&real);
             out->v[5] = x;
             out->v[6] = t - x;
             out->has_wait = 1;
@@ -792,14 +700,14 @@ static int64_t div_round_even(int64_t a, int64_t b)
     return q;
 }
 
-struct opagg { const char *name; int64_t calls, bytes; struct rv lat, xfer; };
+struct opagg { const char *name; int64_t calls, bytes; struct tp_ranges lat, xfer; };
 
 static int put_ops(tp_table *t, const tp_store *rank, const char *worker, struct opagg *ag, size_t na,
                    int aligned)
 {
     for (size_t a = 0; a < na; a++) {
         struct opagg *g = &ag[a];
-        int64_t lat = rv_total(&g->lat), x = rv_total(&g->xfer);
+        int64_t lat = tp_ranges_total(&g->lat), x = tp_ranges_total(&g->xfer);
         tp_table_add_row(t);
         set_rank(t, rank);
         tp_table_set_str(t, O_WORKER, worker);
@@ -841,9 +749,9 @@ static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table 
             ag[a].calls++;
             ag[a].bytes += c->bytes;
             for (size_t j = 0; j < c->kr.n && rc == 0; j++)
-                rc = rv_push(&ag[a].lat, c->kr.a[j].s, c->kr.a[j].e);
+                rc = tp_ranges_push(&ag[a].lat, c->kr.a[j].s, c->kr.a[j].e);
             for (size_t j = 0; j < c->real.n && rc == 0; j++)
-                rc = rv_push(&ag[a].xfer, c->real.a[j].s, c->real.a[j].e);
+                rc = tp_ranges_push(&ag[a].xfer, c->real.a[j].s, c->real.a[j].e);
         }
         if (rc == 0 && !merge) {
             char worker[256];
@@ -876,8 +784,8 @@ static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table 
                 }
                 all[b].calls += ag[a].calls;
                 all[b].bytes += ag[a].bytes;
-                all_lat[b] += rv_total(&ag[a].lat);
-                all_x[b] += rv_total(&ag[a].xfer);
+                all_lat[b] += tp_ranges_total(&ag[a].lat);
+                all_x[b] += tp_ranges_total(&ag[a].xfer);
             }
         }
         for (size_t a = 0; a < na; a++) {

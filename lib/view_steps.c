@@ -19,6 +19,7 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
+#include "ranges.h"
 #include "view_steps.h"
 
 static const struct tp_coldef scols[] = {
@@ -52,90 +53,6 @@ static void set_pcts(tp_table *t, const int64_t *cost)
 {
     for (int k = 0; k < R_TOTAL; k++)
         tp_table_set_float(t, PCT_COL(k), cost[R_TOTAL] ? 100.0 * (double)cost[k] / (double)cost[R_TOTAL] : 0.0);
-}
-
-struct rg { int64_t s, e; };
-struct rv { struct rg *a; size_t n, cap; };
-
-static int rv_push(struct rv *v, int64_t s, int64_t e)
-{
-    if (v->n == v->cap) {
-        size_t c = v->cap ? v->cap * 2 : 16;
-        struct rg *p = realloc(v->a, c * sizeof *p);
-        if (!p) return -1;
-        v->a = p;
-        v->cap = c;
-    }
-    v->a[v->n].s = s;
-    v->a[v->n].e = e;
-    v->n++;
-    return 0;
-}
-
-static int cmp_rg(const void *a, const void *b)
-{
-    const struct rg *x = a, *y = b;
-    if (x->s != y->s) return x->s < y->s ? -1 : 1;
-    return x->e < y->e ? -1 : x->e > y->e;
-}
-
-/* merge_ranges: sort by start; touching ranges merge; contained ones drop */
-static void rv_merge(struct rv *v)
-{
-    if (!v->n) return;
-    qsort(v->a, v->n, sizeof *v->a, cmp_rg);
-    size_t o = 0;
-    for (size_t i = 1; i < v->n; i++) {
-        if (v->a[i].s <= v->a[o].e) {
-            if (v->a[i].e > v->a[o].e) v->a[o].e = v->a[i].e;
-        } else {
-            v->a[++o] = v->a[i];
-        }
-    }
-    v->n = o + 1;
-}
-
-static int rv_intersect(const struct rv *A, const struct rv *B, struct rv *out)
-{
-    size_t i = 0, j = 0;
-    out->n = 0;
-    while (i < A->n && j < B->n) {
-        int64_t s = A->a[i].s > B->a[j].s ? A->a[i].s : B->a[j].s;
-        int64_t e = A->a[i].e < B->a[j].e ? A->a[i].e : B->a[j].e;
-        if (s < e && rv_push(out, s, e) < 0) return -1;
-        if (A->a[i].e < B->a[j].e) i++;
-        else j++;
-    }
-    return 0;
-}
-
-static int rv_subtract(const struct rv *A, const struct rv *B, struct rv *out)
-{
-    size_t j = 0;
-    out->n = 0;
-    for (size_t i = 0; i < A->n; i++) {
-        int64_t s = A->a[i].s, e = A->a[i].e;
-        while (j < B->n && B->a[j].e <= s) j++;
-        size_t k = j;
-        while (k < B->n && B->a[k].s < e) {
-            if (B->a[k].s > s && rv_push(out, s, B->a[k].s) < 0) return -1;
-            if (B->a[k].e > s) s = B->a[k].e;
-            if (s >= e) break;
-            k++;
-        }
-        if (s < e && rv_push(out, s, e) < 0) return -1;
-    }
-    return 0;
-}
-
-static int64_t rv_overlap(const struct rv *v, int64_t s, int64_t e)
-{
-    int64_t sum = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        int64_t a = v->a[i].s > s ? v->a[i].s : s, b = v->a[i].e < e ? v->a[i].e : e;
-        if (a < b) sum += b - a;
-    }
-    return sum;
 }
 
 static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
@@ -186,7 +103,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
     int64_t *dev_next = NULL, *rt_head = NULL;
     unsigned char *dmatched = NULL;
     struct step *steps = NULL;
-    struct rv role[NROLE + 1], cost[NROLE + 1], slots = {0}, tmp = {0}, tmp2 = {0};
+    struct tp_ranges role[NROLE + 1], cost[NROLE + 1], slots = {0}, tmp = {0}, tmp2 = {0};
     memset(role, 0, sizeof role);
     memset(cost, 0, sizeof cost);
     int rc = 0;
@@ -249,9 +166,9 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
                 ro = is_comm_name(name) ? R_COMM : R_CPU;
             }
         }
-        if (rv_push(&role[ro], s, e) < 0) goto oom;
+        if (tp_ranges_push(&role[ro], s, e) < 0) goto oom;
     }
-    for (int k = 0; k < NROLE; k++) rv_merge(&role[k]);
+    for (int k = 0; k < NROLE; k++) tp_ranges_merge(&role[k]);
     if (!nsteps && cpu_min <= cpu_max) {
         steps[0].s = cpu_min; steps[0].e = cpu_max; steps[0].num = 0;
         nsteps = 1;
@@ -331,11 +248,11 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
     }
     /* priority accounting */
     for (size_t i = 0; i < nsteps; i++)
-        if (rv_push(&slots, steps[i].s, steps[i].e) < 0) goto oom;
-    rv_merge(&slots);
+        if (tp_ranges_push(&slots, steps[i].s, steps[i].e) < 0) goto oom;
+    tp_ranges_merge(&slots);
     for (int k = 0; k < NROLE; k++) {
-        if (rv_intersect(&slots, &role[k], &cost[k]) < 0 || rv_subtract(&slots, &cost[k], &tmp) < 0) goto oom;
-        struct rv x = slots; slots = tmp; tmp = x;
+        if (tp_ranges_intersect(&slots, &role[k], &cost[k]) < 0 || tp_ranges_subtract(&slots, &cost[k], &tmp) < 0) goto oom;
+        struct tp_ranges x = slots; slots = tmp; tmp = x;
     }
     cost[R_OTHER] = slots;
     slots.a = NULL; slots.n = slots.cap = 0;
@@ -348,7 +265,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
         T->num = steps[i].num;
         T->start = steps[i].s;
         T->end = steps[i].e;
-        for (int k = 0; k <= R_OTHER; k++) T->cost[k] = rv_overlap(&cost[k], T->start, T->end);
+        for (int k = 0; k <= R_OTHER; k++) T->cost[k] = tp_ranges_overlap(&cost[k], T->start, T->end);
         T->cost[R_TOTAL] = T->end - T->start;
         for (int k = 0; k < TP_TB_NCOST; k++) out->sum[k] += T->cost[k];
     }
