@@ -313,6 +313,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             tp_table_set_int(t, (size_t)k + 1, (int64_t)llround((double)b.sum[k] / (double)b.nsteps));
         set_pcts(t, b.sum);   /* avg part / avg total: the sums' ratio */
     }
+    if (!b.nsteps)
+        tp_error_set(err, TP_OK, "%s: no ProfilerStep and no CPU op: no step to break down", st->path);
     tp_tb_breakdown_free(&b);
     *out = t;
     return TP_OK;
