@@ -6,7 +6,7 @@
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
-       OPT_SPAN, OPT_HTA_QUIRKS, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF };
+       OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF };
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -27,6 +27,7 @@ static const struct option long_opts[] = {
     {"merge", no_argument, NULL, OPT_MERGE},
     {"span", required_argument, NULL, OPT_SPAN},
     {"hta-quirks", no_argument, NULL, OPT_HTA_QUIRKS},
+    {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
     {"runtime-cutoff", required_argument, NULL, OPT_RUNTIME_CUTOFF},
     {"launch-delay-cutoff", required_argument, NULL, OPT_LAUNCH_DELAY_CUTOFF},
     {"help", no_argument, NULL, 'h'},
@@ -67,6 +68,7 @@ void cli_usage(FILE *out)
             "      --span S        a run directory: only span S (the plugin's worker.span files)\n"
             "      --comm          dist: the communication ops table\n"
             "      --hta-quirks    HTA views: HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)\n"
+            "      --max-queue N   queue: time with N or more launches queued (HTA: 1024)\n"
             "      --runtime-cutoff US, --launch-delay-cutoff US   launches: HTA's outlier cut-offs\n"
             "  -h, --help          this help; with a VIEW, its columns\n"
             "      --version       print the version\n"
@@ -134,6 +136,11 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_MERGE: o->vo.merge = 1; break;
         case OPT_SPAN: o->vo.span = optarg; break;
         case OPT_HTA_QUIRKS: o->vo.hta_quirks = 1; break;
+        case OPT_MAX_QUEUE:
+            o->vo.max_queue = (int64_t)strtoll(optarg, &end, 10);
+            if (*end || end == optarg || o->vo.max_queue <= 0)
+                return usage_error("--max-queue: '%s' is not a positive number", optarg);
+            break;
         case OPT_RUNTIME_CUTOFF:
         case OPT_LAUNCH_DELAY_CUTOFF: {
             double v = strtod(optarg, &end);

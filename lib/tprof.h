@@ -122,6 +122,7 @@ struct tp_view_opts {
     double runtime_cutoff_us;      /* launches: HTA runtime_cutoff (0: HTA's default) */
     double launch_delay_cutoff_us; /* launches: HTA launch_delay_cutoff (0: HTA's default) */
     int hta_quirks;          /* --hta-quirks: HTA's own numbers, µs rounding and bugs included */
+    int64_t max_queue;       /* queue: --max-queue, HTA's max_queue_length (0: 1024) */
 };
 
 /* The registry of views, NULL-terminated. */

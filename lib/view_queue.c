@@ -26,8 +26,13 @@ static const struct tp_coldef qcols[] = {
     {"p50", "P50", TP_COL_FIXED, -1, 2, "median"},
     {"p75", "P75", TP_COL_FIXED, -1, 2, "75th percentile"},
     {"max", "Max", TP_COL_INT, -1, 0, "longest queue"},
+    {"blocked", "Blocked(us)", TP_COL_US, -1, 0, "time with --max-queue (HTA: 1024) or more launches queued"},
+    {"blocked_rel", "BlockedRel", TP_COL_FIXED, -1, 6, "blocked / trace duration (last - first event start)"},
 };
-enum { C_RANK, C_STREAM, C_COUNT, C_MEAN, C_STD, C_MIN, C_P25, C_P50, C_P75, C_MAX };
+enum { C_RANK, C_STREAM, C_COUNT, C_MEAN, C_STD, C_MIN, C_P25, C_P50, C_P75, C_MAX, C_BLOCKED, C_BLOCKED_REL };
+
+/* HTA's get_time_spent_blocked_on_full_queue default max_queue_length. */
+#define HTA_MAX_QUEUE 1024
 
 struct qpt { int32_t stream; int8_t d; int64_t t, row; };
 
@@ -103,6 +108,18 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!hist)
         goto oom;
     int64_t rank = tp_hta_rank(st);
+    int64_t max_queue = vo && vo->max_queue > 0 ? vo->max_queue : HTA_MAX_QUEUE;
+    /* HTA divides by the trace's duration: the last minus the first start
+     * of its complete events. */
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t r = 0; r < st->n; r++) {
+        if (st->ph[r] != 'X')
+            continue;
+        int64_t s, e;
+        tp_hta_times(&h, r, &s, &e);
+        if (s < first) first = s;
+        if (s > last) last = s;
+    }
     for (size_t i = 0; i < n;) {
         size_t j = i;
         int64_t len = 0, min = INT64_MAX, max = INT64_MIN, cnt = 0;
@@ -118,11 +135,16 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         size_t nh = (size_t)(max - min + 1);
         memset(hist, 0, nh * sizeof *hist);
         double mean = sum / (double)cnt, ss = 0;
+        int64_t blocked = 0;
         len = 0;
         for (size_t k = i; k < j; k++) {
             len += p[k].d;
             hist[len - min]++;
             ss += ((double)len - mean) * ((double)len - mean);
+            /* HTA: Σ (next point's time - this one's) over points at or
+             * above the maximum; the stream's last point has no next. */
+            if (len >= max_queue && k + 1 < j)
+                blocked += p[k + 1].t - p[k].t;
         }
         if (tp_table_add_row(t) < 0)
             goto oom;
@@ -139,6 +161,11 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_float(t, C_P50, quantile(hist, nh, min, cnt, 0.50));
         tp_table_set_float(t, C_P75, quantile(hist, nh, min, cnt, 0.75));
         tp_table_set_int(t, C_MAX, max);
+        tp_table_set_int(t, C_BLOCKED, blocked);
+        if (last > first)
+            tp_table_set_float(t, C_BLOCKED_REL, (double)blocked / (double)(last - first));
+        else
+            tp_table_set_null(t, C_BLOCKED_REL);
         i = j;
     }
     if (tp_table_rows(t) == 0)

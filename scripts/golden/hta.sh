@@ -132,6 +132,19 @@ def mtia_queue(quirks):
                        ("75%", s["P75"], 1, "0.005"), ("max", s["Max"], 1, 0)])
     return f
 
+def mtia_blocked(quirks):
+    def f():
+        # test_get_time_spent_blocked_on_full_queue at max_queue_length=1:
+        # 1,060 us, relative 0.000079 (HTA keeps only the last stream, 102;
+        # tprof gives every stream).  Exact ns: within HTA's µs rounding.
+        rows = run("queue", MTIA, "--max-queue", "1", "-c", "stream,blocked,blocked_rel", quirks=quirks)
+        s = [r for r in rows if r["Stream"] == "102"]
+        if len(s) != 1:
+            return "%d rows for stream 102" % len(s)
+        return expect([("blocked", s[0]["Blocked(us)"], "1060", "0" if quirks else "1"),
+                       ("relative", s[0]["BlockedRel"], "0.000079", "0.0000005")])
+    return f
+
 def mtia_launch(quirks, exact):
     def f():
         # test_get_mtia_kernel_launch_stats: correlation 423 -> cpu 435.2,
@@ -153,6 +166,8 @@ case("hta mtia kernel table exact", mtia_kernel_table_exact)
 case("hta mtia idle (HTA)", mtia_idle_hta)
 case("hta mtia queue (HTA)", mtia_queue(True))
 case("hta mtia queue", mtia_queue(False))
+case("hta mtia blocked on full queue (HTA)", mtia_blocked(True))
+case("hta mtia blocked on full queue", mtia_blocked(False))
 case("hta mtia launches (HTA)", mtia_launch(True, False))
 case("hta mtia launches exact", mtia_launch(False, True))
 
