@@ -65,9 +65,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_null(t, C_COMP_PCT);
         tp_table_set_null(t, C_NONCOMP_PCT);
     }
+    size_t nevents = s.nevents;
     tp_hta_sets_free(&s);
     tp_hta_free(&h);
-    if (s.nevents == 0)
+    if (nevents == 0)
         tp_hta_note_empty(st, "no temporal breakdown", err);
     *out = t;
     return TP_OK;

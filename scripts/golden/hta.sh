@@ -541,4 +541,19 @@ for rel in ("b200/eager_trace.json.gz", "mi300/resnet_act_checkpoint.json.gz",
 for rel in ("amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", "triton_example/triton_example.json.gz",
             "cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"):
     case("hta sanity %s" % rel, sanity(os.path.join(H, rel)))
+def notes():
+    # A trace with GPU work: every HTA view quiet on stderr.  A CPU-only
+    # trace: each view exits 0 with one line saying what it cannot show.
+    views = ("temporal", "kernel-types", "overlap", "idle", "launches", "queue")
+    gpu = os.path.join(H, "trace_filter/sampled_rank-0.json.gz")
+    cpu = os.path.join(H, "cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")
+    for v in views:
+        p = subprocess.run([TPROF, v, "--csv", gpu], capture_output=True, text=True)
+        if p.returncode != 0 or p.stderr:
+            return "%s on a GPU trace: exit %d, stderr %r" % (v, p.returncode, p.stderr[:120])
+        p = subprocess.run([TPROF, v, "--csv", cpu], capture_output=True, text=True)
+        if p.returncode != 0 or len(p.stderr.splitlines()) != 1 or not p.stderr.startswith("tprof: "):
+            return "%s on a CPU-only trace: exit %d, stderr %r" % (v, p.returncode, p.stderr[:160])
+    return None
+case("hta notes: quiet with GPU work, one line without", notes)
 PY
