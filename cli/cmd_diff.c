@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 #include "commands.h"
 #include "diff.h"
+#include "report.h"
 #include "store.h"
 #include "table.h"
 
@@ -73,27 +73,7 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-static int terminal_width(void)
-{
-    struct winsize ws;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    const char *c = getenv("COLUMNS");
-    return c && atoi(c) > 0 ? atoi(c) : 80;
-}
 
-static int report_skips(const tp_store *st)
-{
-    int bad = 0;
-    for (size_t i = 0; i < st->nskips; i++)
-        if (st->skips[i].malformed) {
-            fprintf(stderr, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
-                    (unsigned long long)st->skips[i].first_offset, st->skips[i].reason,
-                    (unsigned long long)st->skips[i].count, st->skips[i].count == 1 ? "" : "s");
-            bad = 1;
-        }
-    return bad;
-}
 
 /* A run directory as one store: every rank loaded (in parallel) and laid end
  * to end (tp_run_merge), so ops and kernels sum over the ranks and the
@@ -107,21 +87,16 @@ static tp_store *load_run(const char *path, int *bad)
         fprintf(stderr, "tprof: %s\n", err.msg);
         return NULL;
     }
-    if (tp_run_load(r, 0, &err) != TP_OK)
+    if (tp_run_load(r, cli_threads(), &err) != TP_OK)
         *bad = 1;
     for (size_t i = 0; i < tp_run_size(r); i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
         if (k->status != TP_OK)
             fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
-        else if (k->store && report_skips(k->store))
+        else if (k->store && cli_report_skips(k->store))
             *bad = 1;
     }
-    for (const char *p = tp_run_notes(r); p && *p;) {   /* one "tprof: " line per note */
-        const char *e = strchr(p, '\n');
-        int len = e ? (int)(e - p) : (int)strlen(p);
-        fprintf(stderr, "tprof: diff: %.*s\n", len, p);
-        p += len + (e ? 1 : 0);
-    }
+    cli_report_notes(tp_run_notes(r));
     tp_store *st = NULL;
     if (tp_run_merge(r, &st, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
@@ -158,7 +133,7 @@ static tp_store *load(const char *path, int *bad)
         fprintf(stderr, "tprof: %s\n", err.msg);
         *bad = 1;
     }
-    if (report_skips(st))
+    if (cli_report_skips(st))
         *bad = 1;
     if (tp_store_link(st, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
@@ -251,7 +226,7 @@ int cmd_diff(int argc, char **argv)
     }
     if (!format_chosen && isatty(STDOUT_FILENO)) {
         out.format = TP_FMT_COLUMNS;
-        out.width = terminal_width();
+        out.width = cli_terminal_width();
     }
 
     int bad = 0;

@@ -10,38 +10,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 #include "commands.h"
 #include "options.h"
+#include "report.h"
 #include "store.h"
 #include "table.h"
 
-/* Tell the user what was left out of an input; returns 1 if any of it was
- * malformed (exit status 2). */
-static int report_skips(const tp_store *st)
-{
-    int malformed = 0;
-    for (size_t i = 0; i < st->nskips; i++) {
-        const struct tp_skip *s = &st->skips[i];
-        if (!s->malformed)
-            continue;
-        malformed = 1;
-        fprintf(stderr, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
-                (unsigned long long)s->first_offset, s->reason, (unsigned long long)s->count,
-                s->count == 1 ? "" : "s");
-    }
-    return malformed;
-}
 
-static int terminal_width(void)
-{
-    struct winsize ws;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    const char *c = getenv("COLUMNS");
-    return c && atoi(c) > 0 ? atoi(c) : 80;
-}
 
 /* Write t; 0, or 2 after a message (a reader that went away ends quietly). */
 static int write_table(const tp_table *t, const struct tp_output_opts *out)
@@ -99,7 +75,7 @@ static int run_one(const struct cli_options *o, const char *path, int first)
         fprintf(stderr, "tprof: %s\n", lerr.msg);
     if (status && err.msg[0])   /* the load's own error (a view's failure was said above) */
         fprintf(stderr, "tprof: %s\n", err.msg);
-    if (report_skips(st))
+    if (cli_report_skips(st))
         status = 2;
     tp_table_free(t);
     tp_store_free(st);
@@ -303,10 +279,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         fprintf(stderr, "tprof: %s\n", err.msg);
         return 2;
     }
-    /* TPROF_THREADS: how many ranks load at once (default: one per core) */
-    const char *env = getenv("TPROF_THREADS");
-    int threads = env && atoi(env) > 0 ? atoi(env) : 0;
-    int status = tp_run_load(r, threads, &err) != TP_OK ? 2 : 0;
+    int status = tp_run_load(r, cli_threads(), &err) != TP_OK ? 2 : 0;
     size_t n = tp_run_size(r), nuse = 0;
     const tp_store **stores = calloc(n ? n : 1, sizeof *stores);
     const struct tp_run_rank **ranks = calloc(n ? n : 1, sizeof *ranks);
@@ -324,18 +297,13 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
         if (!k->store || !k->store->linked || (k->status != TP_OK && k->store->n == 0))
             continue;
-        if (report_skips(k->store))
+        if (cli_report_skips(k->store))
             status = 2;
         any_ascend |= k->store->format == TP_SRC_ASCEND;
         stores[nuse] = k->store;
         ranks[nuse++] = k;
     }
-    for (const char *p = tp_run_notes(r); p && *p;) {   /* one "tprof: " line per note */
-        const char *e = strchr(p, '\n');
-        int len = e ? (int)(e - p) : (int)strlen(p);
-        fprintf(stderr, "tprof: %.*s\n", len, p);
-        p += len + (e ? 1 : 0);
-    }
+    cli_report_notes(tp_run_notes(r));
     if (!nuse) {
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         status = 2;
@@ -466,7 +434,7 @@ int main(int argc, char **argv)
     }
     if (!o.format_chosen && isatty(STDOUT_FILENO)) {
         o.out.format = TP_FMT_COLUMNS;
-        o.out.width = terminal_width();
+        o.out.width = cli_terminal_width();
         o.vo.columnated = 1;
     }
     /* Check the column list before reading anything (rank and worker are

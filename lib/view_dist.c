@@ -25,6 +25,7 @@
 #include "view_steps.h"
 #include "views.h"
 #include "ranges.h"
+#include "tb_classify.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -70,39 +71,9 @@ static void set_rank(tp_table *t, const tp_store *st)
 
 static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
-/* 1 NCCL, 2 Gloo, 0 neither (NcclOpNameSet / GlooOpNameSet) */
-static int comm_lib(const char *s)
-{
-    static const char *const ops[] = {"broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter"};
-    int lib = starts(s, "nccl:") ? 1 : starts(s, "gloo:") ? 2 : 0;
-    if (!lib)
-        return 0;
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (strcmp(s + 5, ops[i]) == 0)
-            return lib;
-    return 0;
-}
 
-static int is_dl_name(const char *s)
-{
-    size_t n = strlen(s);
-    return (starts(s, "enumerate(DataLoader)#") && n >= 9 && strcmp(s + n - 9, ".__next__") == 0) ||
-           starts(s, "enumerate(DataPipe)#");
-}
 
-static int is_python_cat(const char *c)
-{
-    return (c[0] == 'p' || c[0] == 'P') && strncmp(c + 1, "ython", 5) == 0 && c[6] == 0;
-}
 
-/* Host events the plugin makes operator-like nodes of (Python, Operator,
- * user_annotation; GPU-side annotations count as user annotations). */
-static int is_host_node(const tp_store *st, size_t r)
-{
-    uint8_t k = st->kind[r];
-    return k == TP_K_CPU_OP || k == TP_K_USER_ANNOTATION || k == TP_K_GPU_USER_ANNOTATION ||
-           (k == TP_K_PYTHON_FUNCTION && is_python_cat(tp_store_str(st, st->cat[r])));
-}
 
 /* ---- communication sizes (SPEC §9.4) ---- */
 
@@ -287,11 +258,11 @@ static int rank_build(struct rank *R, const tp_store *st)
     size_t capn = 0;
     /* communication nodes and the CPU-side roles */
     for (size_t r = 0; r < st->n; r++) {
-        if (st->ph[r] != 'X' || !is_host_node(st, r))
+        if (st->ph[r] != 'X' || !tp_tb_is_host_node(st, r))
             continue;
         const char *name = tp_store_str(st, st->name[r]);
         int64_t s = st->ts[r], e = st->ts[r] + st->dur[r];
-        int lib = comm_lib(name);
+        int lib = tp_tb_comm_lib(name);
         if (lib) {
             if (tp_ranges_push(&R->comm, s, e) < 0)
                 goto oom;
@@ -320,7 +291,7 @@ static int rank_build(struct rank *R, const tp_store *st)
         }
         if (starts(name, "ProfilerStep#") && st->kind[r] != TP_K_PYTHON_FUNCTION)
             continue;
-        if (st->kind[r] != TP_K_PYTHON_FUNCTION && is_dl_name(name))
+        if (st->kind[r] != TP_K_PYTHON_FUNCTION && tp_tb_is_dataloader(name))
             continue;
         if (tp_ranges_push(&cpu, s, e) < 0)
             goto oom;

@@ -17,6 +17,7 @@
 #include "memory_attr.h"
 #include "tbtree.h"
 #include "views.h"
+#include "tb_classify.h"
 
 #define ZERO_EXT_TO_ROOT 0
 
@@ -29,44 +30,9 @@ static int starts(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-static int ends(const char *s, const char *p)
-{
-    size_t a = strlen(s), b = strlen(p);
-    return a >= b && strcmp(s + a - b, p) == 0;
-}
 
-static int is_comm_name(const char *s)
-{
-    static const char *const ops[] = {"broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter"};
-    const char *p;
-    if (starts(s, "nccl:"))
-        p = s + 5;
-    else if (starts(s, "gloo:"))
-        p = s + 5;
-    else
-        return 0;
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (strcmp(p, ops[i]) == 0)
-            return 1;
-    return 0;
-}
 
-static int is_dataloader_name(const char *s)
-{
-    return (starts(s, "enumerate(DataLoader)#") && ends(s, ".__next__")) || starts(s, "enumerate(DataPipe)#");
-}
 
-static int ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = *a, y = *b;
-        if (x >= 'A' && x <= 'Z') x = (char)(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = (char)(y - 'A' + 'a');
-        if (x != y)
-            return 0;
-    }
-    return *a == *b;
-}
 
 static int is_tc_op(const char *s)
 {
@@ -364,7 +330,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
         const char *cat = tp_store_str(st, st->cat[r]);
         if (kind == TP_K_CPU_OP) ev = EV_OPERATOR;
         else if (kind == TP_K_USER_ANNOTATION || kind == TP_K_GPU_USER_ANNOTATION) ev = EV_USER_ANNOT;
-        else if (kind == TP_K_PYTHON_FUNCTION && ieq(cat, "python")) ev = EV_PYTHON;
+        else if (kind == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(cat)) ev = EV_PYTHON;
         else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && st->ops[st->aux[r]].module_id != TP_NONE)
             ev = EV_MODULE;
         if (ev == EV_NONE) continue;
@@ -373,11 +339,11 @@ static int tb_build(const tp_store *st, struct tb_model *m)
             ev = EV_STEP; cl = CL_STEP;
         } else if (ev == EV_MODULE) {
             cl = CL_MOD; ext = TP_NONE;
-        } else if (is_dataloader_name(name)) {
+        } else if (tp_tb_is_dataloader(name)) {
             cl = CL_DL;
         } else if (starts(name, "Optimizer.step")) {
             cl = CL_OPT;
-        } else if (ev == EV_USER_ANNOT && !is_comm_name(name)) {
+        } else if (ev == EV_USER_ANNOT && !tp_tb_comm_lib(name)) {
             continue;   /* other user annotations are not nodes */
         }
         struct tb_node *N = &m->nodes[m->nnodes++];

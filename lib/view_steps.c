@@ -21,6 +21,7 @@
 #include "views.h"
 #include "ranges.h"
 #include "view_steps.h"
+#include "tb_classify.h"
 
 static const struct tp_coldef scols[] = {
     {"step", "Step", TP_COL_STR, -1, 0, "ProfilerStep number (0: the whole trace), avg: the mean"},
@@ -57,26 +58,8 @@ static void set_pcts(tp_table *t, const int64_t *cost)
 
 static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
-static int is_comm_name(const char *s)
-{
-    static const char *const ops[] = {"broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter"};
-    if (!starts(s, "nccl:") && !starts(s, "gloo:")) return 0;
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (strcmp(s + 5, ops[i]) == 0) return 1;
-    return 0;
-}
 
-static int is_dl_name(const char *s)
-{
-    size_t n = strlen(s);
-    return (starts(s, "enumerate(DataLoader)#") && n >= 9 && strcmp(s + n - 9, ".__next__") == 0) ||
-           starts(s, "enumerate(DataPipe)#");
-}
 
-static int is_python_cat(const char *c)
-{
-    return (c[0] == 'p' || c[0] == 'P') && strncmp(c + 1, "ython", 5) == 0 && c[6] == 0;
-}
 
 static _Thread_local const tp_store *g_st;
 static int cmp_row(const void *a, const void *b)
@@ -122,10 +105,8 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
     if (!comm_ext || !steps) goto oom;
     for (size_t k = 0; k < no; k++) {
         int64_t r = ord[k];
-        uint8_t kd = st->kind[r];
-        if ((kd == TP_K_CPU_OP || kd == TP_K_USER_ANNOTATION || kd == TP_K_GPU_USER_ANNOTATION ||
-             (kd == TP_K_PYTHON_FUNCTION && is_python_cat(tp_store_str(st, st->cat[r])))) &&
-            is_comm_name(tp_store_str(st, st->name[r])) && st->external_id[r] != TP_NONE)
+        if (tp_tb_is_host_node(st, (size_t)r) && tp_tb_comm_lib(tp_store_str(st, st->name[r])) &&
+            st->external_id[r] != TP_NONE)
             comm_ext[ncomm++] = st->external_id[r];
     }
     qsort(comm_ext, ncomm, sizeof *comm_ext, cmp_i64);
@@ -145,10 +126,10 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
         else if (kd == TP_K_MEMSET) ro = R_MEMSET;
         else if (kd == TP_K_RUNTIME) { ro = R_RUNTIME; rts[nrt++] = r; }
         else {
-            int py = kd == TP_K_PYTHON_FUNCTION && is_python_cat(tp_store_str(st, st->cat[r]));
+            int py = kd == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(tp_store_str(st, st->cat[r]));
             int op = kd == TP_K_CPU_OP, ua = kd == TP_K_USER_ANNOTATION || kd == TP_K_GPU_USER_ANNOTATION;
             if (!py && !op && !ua) continue;
-            if ((op || ua) && is_dl_name(name)) {
+            if ((op || ua) && tp_tb_is_dataloader(name)) {
                 ro = R_DL;
                 if (op) { if (s < cpu_min) cpu_min = s; if (e > cpu_max) cpu_max = e; }
             } else if ((op || ua) && starts(name, "ProfilerStep#")) {
@@ -163,7 +144,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
                 continue;
             } else {
                 if (op || py) { if (s < cpu_min) cpu_min = s; if (e > cpu_max) cpu_max = e; }
-                ro = is_comm_name(name) ? R_COMM : R_CPU;
+                ro = tp_tb_comm_lib(name) ? R_COMM : R_CPU;
             }
         }
         if (tp_ranges_push(&role[ro], s, e) < 0) goto oom;

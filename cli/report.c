@@ -1,0 +1,46 @@
+/* report.c — messages about inputs, and facts about the terminal. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "report.h"
+
+int cli_report_skips(const tp_store *st)
+{
+    int malformed = 0;
+    for (size_t i = 0; i < st->nskips; i++) {
+        const struct tp_skip *s = &st->skips[i];
+        if (!s->malformed)
+            continue;
+        malformed = 1;
+        fprintf(stderr, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
+                (unsigned long long)s->first_offset, s->reason, (unsigned long long)s->count,
+                s->count == 1 ? "" : "s");
+    }
+    return malformed;
+}
+
+void cli_report_notes(const char *notes)
+{
+    for (const char *p = notes; p && *p;) {
+        const char *e = strchr(p, '\n');
+        int len = e ? (int)(e - p) : (int)strlen(p);
+        fprintf(stderr, "tprof: %.*s\n", len, p);
+        p += len + (e ? 1 : 0);
+    }
+}
+
+int cli_terminal_width(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    return c && atoi(c) > 0 ? atoi(c) : 80;
+}
+
+int cli_threads(void)
+{
+    const char *env = getenv("TPROF_THREADS");
+    return env && atoi(env) > 0 ? atoi(env) : 0;
+}

@@ -1,0 +1,21 @@
+/* report.h — what the command tells the user about its inputs and its
+ * terminal, shared by the view commands (tprof.c) and diff (cmd_diff.c). */
+#ifndef TPROF_CLI_REPORT_H
+#define TPROF_CLI_REPORT_H
+
+#include "store.h"
+
+/* Name, on stderr, what was malformed in an input (file, byte, count);
+ * returns 1 if anything was (exit status 2), 0 otherwise. */
+int cli_report_skips(const tp_store *st);
+
+/* A run's notes (tp_run_notes: newline-separated), one "tprof: " line each. */
+void cli_report_notes(const char *notes);
+
+/* The width of the terminal on stdout, else $COLUMNS, else 80. */
+int cli_terminal_width(void);
+
+/* How many ranks of a run load at once: $TPROF_THREADS, else 0 (one per core). */
+int cli_threads(void);
+
+#endif
