@@ -18,69 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ingest.h"
+#include "i64map.h"
 #include "link.h"
 
-/* ---- int64 -> row hash map ---- */
-
-struct i64map {
-    int64_t *keys;
-    int64_t *vals;
-    size_t cap;     /* power of two */
-    size_t n;
-};
-
-static uint64_t mix64(uint64_t x)
+/* Keep the first row seen for an id (the plugin's dict keeps the first
+ * too); -1 on out of memory. */
+static int put_first(struct tp_i64map *m, int64_t id, int64_t row)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
-
-static int map_init(struct i64map *m, size_t expect)
-{
-    m->cap = 64;
-    while (m->cap < expect * 2)
-        m->cap *= 2;
-    m->n = 0;
-    m->keys = malloc(m->cap * sizeof *m->keys);
-    m->vals = malloc(m->cap * sizeof *m->vals);
-    if (!m->keys || !m->vals)
+    int64_t *v = tp_i64map_slot(m, id);
+    if (!v)
         return -1;
-    for (size_t i = 0; i < m->cap; i++)
-        m->keys[i] = TP_NONE;
+    if (*v < 0)
+        *v = row;
     return 0;
-}
-
-static void map_free(struct i64map *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
-
-/* Insert if absent (first one wins). */
-static void map_put(struct i64map *m, int64_t k, int64_t v)
-{
-    size_t i = mix64((uint64_t)k) & (m->cap - 1);
-    while (m->keys[i] != TP_NONE) {
-        if (m->keys[i] == k)
-            return;
-        i = (i + 1) & (m->cap - 1);
-    }
-    m->keys[i] = k;
-    m->vals[i] = v;
-    m->n++;
-}
-
-static int64_t map_get(const struct i64map *m, int64_t k)
-{
-    size_t i = mix64((uint64_t)k) & (m->cap - 1);
-    while (m->keys[i] != TP_NONE) {
-        if (m->keys[i] == k)
-            return m->vals[i];
-        i = (i + 1) & (m->cap - 1);
-    }
-    return -1;
 }
 
 /* ---- host trees ---- */
@@ -265,7 +215,7 @@ int tp_store_link(tp_store *st, tp_error *err)
     }
 
     /* Runtime <-> device by correlation id. */
-    struct i64map corr, ext;
+    struct tp_i64map corr = {0}, ext = {0};
     size_t nrt = 0, nops = 0;
     for (size_t i = 0; i < st->n; i++) {
         if (st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER)
@@ -273,34 +223,33 @@ int tp_store_link(tp_store *st, tp_error *err)
         else if (st->kind[i] == TP_K_CPU_OP)
             nops++;
     }
-    if (map_init(&corr, nrt) < 0 || map_init(&ext, nops) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
-    for (size_t i = 0; i < st->n; i++) {
+    int oom = tp_i64map_init(&corr, nrt) < 0 || tp_i64map_init(&ext, nops) < 0;
+    for (size_t i = 0; i < st->n && !oom; i++) {
         if ((st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) && st->correlation[i] != TP_NONE)
-            map_put(&corr, st->correlation[i], (int64_t)i);
+            oom = put_first(&corr, st->correlation[i], (int64_t)i) < 0;
         else if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0)
-            map_put(&ext, st->external_id[i], (int64_t)i);
+            oom = put_first(&ext, st->external_id[i], (int64_t)i) < 0;
     }
-    if (build_trees(st) < 0) {
-        map_free(&corr);
-        map_free(&ext);
+    if (oom || build_trees(st) < 0) {
+        tp_i64map_free(&corr);
+        tp_i64map_free(&ext);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
     }
     for (size_t i = 0; i < st->n; i++) {
         if (!is_device_kind(st->kind[i]) || st->correlation[i] == TP_NONE)
             continue;
-        int64_t rt = map_get(&corr, st->correlation[i]);
+        int64_t rt = tp_i64map_get(&corr, st->correlation[i]);
         st->launcher[i] = rt;
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {
             int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
             if (e != TP_NONE && e != 0)
-                op = map_get(&ext, e);
+                op = tp_i64map_get(&ext, e);
         }
         st->launch_op[i] = op;
     }
-    map_free(&corr);
-    map_free(&ext);
+    tp_i64map_free(&corr);
+    tp_i64map_free(&ext);
     if (build_steps(st) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
     int rc;

@@ -29,80 +29,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ingest.h"
+#include "i64map.h"
 #include "pylit.h"
 #include "pyprof.h"
 
-/* ---- int64 -> index hash map -------------------------------------------- */
-
-struct imap {
-    int64_t *keys;
-    uint32_t *vals;     /* index + 1; 0 empty */
-    size_t cap, n;
-};
-
-static uint64_t mix(uint64_t x)
+/* map[k] = v (the last one wins); -1 on out of memory.  TP_NONE is not an id. */
+static int imap_put(struct tp_i64map *m, int64_t k, int64_t v)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
-static int imap_put(struct imap *m, int64_t k, uint32_t v)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 64;
-        int64_t *nk = malloc(nc * sizeof *nk);
-        uint32_t *nv = calloc(nc, sizeof *nv);
-        if (!nk || !nv) {
-            free(nk);
-            free(nv);
-            return -1;
-        }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->vals[i]) {
-                size_t j = mix((uint64_t)m->keys[i]) & (nc - 1);
-                while (nv[j])
-                    j = (j + 1) & (nc - 1);
-                nk[j] = m->keys[i];
-                nv[j] = m->vals[i];
-            }
-        free(m->keys);
-        free(m->vals);
-        m->keys = nk;
-        m->vals = nv;
-        m->cap = nc;
-    }
-    size_t j = mix((uint64_t)k) & (m->cap - 1);
-    while (m->vals[j] && m->keys[j] != k)
-        j = (j + 1) & (m->cap - 1);
-    if (!m->vals[j])
-        m->n++;
-    m->keys[j] = k;
-    m->vals[j] = v + 1;
-    return 0;
-}
-
-static int64_t imap_get(const struct imap *m, int64_t k)
-{
-    if (!m->cap)
+    if (k == TP_I64MAP_EMPTY)
+        return 0;
+    int64_t *slot = tp_i64map_slot(m, k);
+    if (!slot)
         return -1;
-    size_t j = mix((uint64_t)k) & (m->cap - 1);
-    while (m->vals[j]) {
-        if (m->keys[j] == k)
-            return (int64_t)m->vals[j] - 1;
-        j = (j + 1) & (m->cap - 1);
-    }
-    return -1;
-}
-
-static void imap_free(struct imap *m)
-{
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
+    *slot = v;
+    return 0;
 }
 
 /* ---- prof.py stage ------------------------------------------------------ */
@@ -110,7 +50,7 @@ static void imap_free(struct imap *m)
 struct tp_pp_state {
     tp_store *st;
     size_t cap;
-    struct imap seq, alt;     /* seq value -> last fprop annot with it in seqId / altSeqId */
+    struct tp_i64map seq, alt;     /* seq value -> last fprop annot with it in seqId / altSeqId */
     int failed;
 };
 
@@ -166,15 +106,15 @@ int tp_pp_add(tp_pp_state *s, const struct tp_pp_kernel *k)
     a->op_event = -1;
     if (!k->bprop) {
         for (int i = 0; i < k->nseq; i++)
-            if (imap_put(&s->seq, k->seq[i], (uint32_t)idx) < 0)
+            if (imap_put(&s->seq, k->seq[i], (int64_t)idx) < 0)
                 s->failed = 1;
         for (int i = 0; i < k->nalt; i++)
-            if (imap_put(&s->alt, k->alt[i], (uint32_t)idx) < 0)
+            if (imap_put(&s->alt, k->alt[i], (int64_t)idx) < 0)
                 s->failed = 1;
     } else if (k->nseq >= 1 && k->nseqmarker > 0 && !k->marker) {
-        int64_t f = imap_get(&s->seq, k->seq[0]);
+        int64_t f = tp_i64map_get(&s->seq, k->seq[0]);
         if (f < 0)
-            f = imap_get(&s->alt, k->seq[0]);
+            f = tp_i64map_get(&s->alt, k->seq[0]);
         if (f >= 0) {
             const struct tp_kernel_annot *src = &st->annots[f];
             a->marker = src->marker;
@@ -193,8 +133,8 @@ void tp_pp_end(tp_pp_state *s)
     if (!s)
         return;
     s->st->annots_from_pyprof = 1;
-    imap_free(&s->seq);
-    imap_free(&s->alt);
+    tp_i64map_free(&s->seq);
+    tp_i64map_free(&s->alt);
     free(s);
 }
 
@@ -376,12 +316,6 @@ struct range {
     uint32_t row;
 };
 
-
-
-
-
-
-
 /* (pid, tid) -> thread index */
 struct threads {
     int64_t *pid, *tid;
@@ -399,7 +333,7 @@ static int64_t thread_of(struct threads *t, int64_t pid, int64_t tid)
         for (size_t i = 0; i < t->cap; i++)
             if (t->slot[i]) {
                 uint32_t v = t->slot[i] - 1;
-                size_t j = mix((uint64_t)t->pid[v] * 31 + (uint64_t)t->tid[v]) & (nc - 1);
+                size_t j = tp_i64_mix((uint64_t)t->pid[v] * 31 + (uint64_t)t->tid[v]) & (nc - 1);
                 while (ns[j])
                     j = (j + 1) & (nc - 1);
                 ns[j] = v + 1;
@@ -408,7 +342,7 @@ static int64_t thread_of(struct threads *t, int64_t pid, int64_t tid)
         t->slot = ns;
         t->cap = nc;
     }
-    size_t j = mix((uint64_t)pid * 31 + (uint64_t)tid) & (t->cap - 1);
+    size_t j = tp_i64_mix((uint64_t)pid * 31 + (uint64_t)tid) & (t->cap - 1);
     while (t->slot[j]) {
         uint32_t v = t->slot[j] - 1;
         if (t->pid[v] == pid && t->tid[v] == tid)
@@ -466,7 +400,7 @@ int tp_link_pyprof(tp_store *st, tp_error *err)
     uint64_t *aoff = calloc(nk + 1, sizeof *aoff);             /* attached ranges per kernel */
     uint32_t *acnt = calloc(nk ? nk : 1, sizeof *acnt);
     struct strinfo *info = calloc(st->strings.count + 1, sizeof *info);
-    struct imap corr = {0};
+    struct tp_i64map corr = {0};
     struct threads th = {0};
     size_t *rstart = NULL, *lstart = NULL;
     uint32_t *att = NULL;
@@ -485,13 +419,13 @@ int tp_link_pyprof(tp_store *st, tp_error *err)
             knext[nk] = 0;
             int64_t c = st->correlation[i];
             if (c != TP_NONE) {
-                int64_t prev = imap_get(&corr, c);
+                int64_t prev = tp_i64map_get(&corr, c);
                 if (prev >= 0) {             /* chain: same id on several kernels */
                     int64_t k = prev;
                     while (knext[k])
                         k = knext[k] - 1;
                     knext[k] = (uint32_t)nk + 1;
-                } else if (imap_put(&corr, c, (uint32_t)nk) < 0) {
+                } else if (imap_put(&corr, c, (int64_t)nk) < 0) {
                     rc = NOMEM();
                     goto out;
                 }
@@ -503,7 +437,7 @@ int tp_link_pyprof(tp_store *st, tp_error *err)
     for (size_t i = 0; i < st->n && corr.n; i++) {
         if ((st->kind[i] != TP_K_RUNTIME && st->kind[i] != TP_K_DRIVER) || st->correlation[i] == TP_NONE)
             continue;
-        int64_t k = imap_get(&corr, st->correlation[i]);
+        int64_t k = tp_i64map_get(&corr, st->correlation[i]);
         for (; k >= 0; k = (int64_t)knext[k] - 1) {
             uint32_t r = krow[k];
             if (nsys && st->pid[r] != TP_NONE && st->pid[i] != st->pid[r])
@@ -931,7 +865,7 @@ out:
     free(th.pid);
     free(th.tid);
     free(th.slot);
-    imap_free(&corr);
+    tp_i64map_free(&corr);
     free(kl);
     free(aoff);
     free(acnt);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "store.h"
+#include "i64map.h"
 #include "table.h"
 #include "tbtree.h"
 #include "views.h"
@@ -39,67 +40,6 @@ static const struct tp_coldef mod_cols[] = {
 };
 enum { C_MOD, C_ID, C_DEPTH, C_OCC, C_OPS, C_HTOT, C_HSELF, C_DTOT, C_DSELF };
 
-/* ---- int64 -> index map ---- */
-
-struct imap { int64_t *k; int64_t *v; size_t cap, n; int oom; };
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33;
-    return x;
-}
-static int im_init(struct imap *m, size_t n)
-{
-    m->cap = 16;
-    m->n = 0;
-    m->oom = 0;
-    while (m->cap < n * 2 + 16) m->cap *= 2;
-    m->k = malloc(m->cap * sizeof *m->k);
-    m->v = malloc(m->cap * sizeof *m->v);
-    if (!m->k || !m->v) return -1;
-    for (size_t i = 0; i < m->cap; i++) m->k[i] = INT64_MIN, m->v[i] = -1;
-    return 0;
-}
-static size_t im_find(const struct imap *m, int64_t key)
-{
-    size_t i = mix((uint64_t)key) & (m->cap - 1);
-    while (m->k[i] != INT64_MIN && m->k[i] != key) i = (i + 1) & (m->cap - 1);
-    return i;
-}
-/* The slot of key (inserted with value -1 if absent); key != INT64_MIN.
- * NULL on out of memory (m->oom set). */
-static int64_t *im_slot(struct imap *m, int64_t key)
-{
-    size_t i = im_find(m, key);
-    if (m->k[i] == key) return &m->v[i];
-    if ((m->n + 1) * 2 > m->cap) {
-        struct imap g;
-        if (im_init(&g, m->cap) < 0) {
-            free(g.k); free(g.v);
-            m->oom = 1;
-            return NULL;
-        }
-        for (size_t j = 0; j < m->cap; j++)
-            if (m->k[j] != INT64_MIN) {
-                size_t t = im_find(&g, m->k[j]);
-                g.k[t] = m->k[j];
-                g.v[t] = m->v[j];
-            }
-        g.n = m->n;
-        free(m->k); free(m->v);
-        *m = g;
-        i = im_find(m, key);
-    }
-    m->k[i] = key;
-    m->n++;
-    return &m->v[i];
-}
-static int64_t im_get(const struct imap *m, int64_t key)
-{
-    size_t i = im_find(m, key);
-    return m->k[i] == key ? m->v[i] : -1;
-}
-static void im_free(struct imap *m) { free(m->k); free(m->v); }
 
 static int push(int64_t **a, size_t *n, size_t *cap, int64_t v)
 {
@@ -119,10 +59,10 @@ static int push(int64_t **a, size_t *n, size_t *cap, int64_t v)
 struct hier {
     const tp_store *st;
     int64_t *ev; size_t nev, capev;          /* python_function rows in time order */
-    struct imap id2ev;                       /* python id -> last event (index into ev) */
+    struct tp_i64map id2ev;                       /* python id -> last event (index into ev) */
     /* module_parent_map, in insertion order */
     int64_t *mp_id, *mp_parent; size_t nmp, capmp, capmp2;
-    struct imap mp_idx;                      /* python id -> index in mp_* */
+    struct tp_i64map mp_idx;                      /* python id -> index in mp_* */
     /* tree of hierarchy nodes: one per module_parent_map key, children in key order */
     int64_t *first, *next, *last;            /* per mp index */
 };
@@ -159,7 +99,7 @@ static int ieq(const char *a, const char *b)
 
 static int64_t mp_add(struct hier *H, int64_t id)   /* setdefault(id, None); index, -2 oom */
 {
-    int64_t *s = im_slot(&H->mp_idx, id);
+    int64_t *s = tp_i64map_slot(&H->mp_idx, id);
     if (!s)
         return -2;
     if (*s >= 0)
@@ -175,13 +115,13 @@ static int64_t mp_add(struct hier *H, int64_t id)   /* setdefault(id, None); ind
 }
 
 /* A set of (a, b) pairs: 1 if the pair was there, 0 if added, -1 oom. */
-struct pairset { struct imap idx; int64_t *a, *b; size_t n, capa, capb; };
+struct pairset { struct tp_i64map idx; int64_t *a, *b; size_t n, capa, capb; };
 
 static int pair_seen(struct pairset *P, int64_t a, int64_t b)
 {
-    int64_t key = (int64_t)((mix((uint64_t)a) ^ mix((uint64_t)b * 0x9e3779b97f4a7c15ULL + 1)) >> 1) | 1;
+    int64_t key = (int64_t)((tp_i64_mix((uint64_t)a) ^ tp_i64_mix((uint64_t)b * 0x9e3779b97f4a7c15ULL + 1)) >> 1) | 1;
     for (;;) {
-        int64_t *s = im_slot(&P->idx, key);
+        int64_t *s = tp_i64map_slot(&P->idx, key);
         if (!s)
             return -1;
         if (*s < 0) {
@@ -194,7 +134,7 @@ static int pair_seen(struct pairset *P, int64_t a, int64_t b)
         }
         if (P->a[*s] == a && P->b[*s] == b)
             return 1;
-        key = (int64_t)(mix((uint64_t)key) >> 1) | 1;
+        key = (int64_t)(tp_i64_mix((uint64_t)key) >> 1) | 1;
     }
 }
 
@@ -210,16 +150,16 @@ static int build_hierarchy(struct hier *H)
     g_st = st;
     if (H->nev)
         qsort(H->ev, H->nev, sizeof *H->ev, cmp_ts);
-    struct imap kids = {0};
+    struct tp_i64map kids = {0};
     struct pairset seen = {0};
     int64_t *order = NULL; size_t norder = 0, caporder = 0;   /* `children` keys, insertion order */
     int64_t *nkids = NULL;
     int rc = -1;
-    if (im_init(&H->id2ev, H->nev) < 0 || im_init(&kids, H->nev * 2) < 0 || im_init(&H->mp_idx, 64) < 0)
+    if (tp_i64map_init(&H->id2ev, H->nev) < 0 || tp_i64map_init(&kids, H->nev * 2) < 0 || tp_i64map_init(&H->mp_idx, 64) < 0)
         goto out;
     for (size_t e = 0; e < H->nev; e++) {
         const struct tp_op_info *o = opinfo(st, H->ev[e]);
-        int64_t *sl = im_slot(&H->id2ev, o->python_id);
+        int64_t *sl = tp_i64map_slot(&H->id2ev, o->python_id);
         if (!sl) goto out;
         *sl = (int64_t)e;
     }
@@ -228,7 +168,7 @@ static int build_hierarchy(struct hier *H)
         const struct tp_op_info *o = opinfo(st, H->ev[e]);
         int64_t ids[2] = {o->python_id, o->python_parent_id == TP_NONE ? INT64_MIN + 1 : o->python_parent_id};
         for (int j = 0; j < 2; j++) {
-            int64_t *s = im_slot(&kids, ids[j]);
+            int64_t *s = tp_i64map_slot(&kids, ids[j]);
             if (!s) goto out;
             if (*s < 0) {
                 if (push(&order, &norder, &caporder, ids[j]) < 0) goto out;
@@ -241,10 +181,10 @@ static int build_hierarchy(struct hier *H)
             if (j == 1) nkids[*s]++;
         }
     }
-    if (im_init(&seen.idx, H->nev) < 0) goto out;
+    if (tp_i64map_init(&seen.idx, H->nev) < 0) goto out;
     for (size_t k = 0; k < norder; k++) {
         if (nkids[k] != 0) continue;
-        int64_t e = im_get(&H->id2ev, order[k]);
+        int64_t e = tp_i64map_get(&H->id2ev, order[k]);
         int64_t cur = -1;   /* current module: event index */
         size_t steps = 0;
         while (e >= 0 && steps++ <= H->nev) {
@@ -263,7 +203,7 @@ static int build_hierarchy(struct hier *H)
             if (seen_before < 0) goto out;
             if (seen_before) break;
             int64_t pid = opinfo(st, row)->python_parent_id;
-            e = pid == TP_NONE ? -1 : im_get(&H->id2ev, pid);
+            e = pid == TP_NONE ? -1 : tp_i64map_get(&H->id2ev, pid);
         }
     }
     /* module tree: children in module_parent_map order */
@@ -274,7 +214,7 @@ static int build_hierarchy(struct hier *H)
     for (size_t i = 0; i < H->nmp; i++) H->first[i] = H->next[i] = H->last[i] = -1;
     for (size_t i = 0; i < H->nmp; i++) {
         if (H->mp_parent[i] == TP_NONE) continue;
-        int64_t p = im_get(&H->mp_idx, H->mp_parent[i]);
+        int64_t p = tp_i64map_get(&H->mp_idx, H->mp_parent[i]);
         if (p < 0) continue;
         if (H->last[p] < 0) H->first[p] = (int64_t)i;
         else H->next[H->last[p]] = (int64_t)i;
@@ -282,7 +222,7 @@ static int build_hierarchy(struct hier *H)
     }
     rc = 0;
 out:
-    im_free(&kids); im_free(&seen.idx); free(seen.a); free(seen.b);
+    tp_i64map_free(&kids); tp_i64map_free(&seen.idx); free(seen.a); free(seen.b);
     free(order); free(nkids);
     return rc;
 }
@@ -293,21 +233,21 @@ struct mstat { uint32_t name; int64_t id, occ, ops, htot, hself, dtot, dself; };
 
 struct stats {
     struct mstat *s; size_t n, cap;
-    struct imap idx;   /* hash(name, id) -> first index; collisions chained by scan */
+    struct tp_i64map idx;   /* hash(name, id) -> first index; collisions chained by scan */
 };
 
 static int64_t key_of(uint32_t name, int64_t id)
 {
-    return (int64_t)((mix(name) ^ mix((uint64_t)id * 0x9e3779b97f4a7c15ULL)) >> 1) | 1;
+    return (int64_t)((tp_i64_mix(name) ^ tp_i64_mix((uint64_t)id * 0x9e3779b97f4a7c15ULL)) >> 1) | 1;
 }
 
 static int64_t stat_find(struct stats *S, uint32_t name, int64_t id, int create)
 {
     int64_t key = key_of(name, id);
     for (;;) {
-        int64_t *sl = create ? im_slot(&S->idx, key) : NULL;
+        int64_t *sl = create ? tp_i64map_slot(&S->idx, key) : NULL;
         if (create && !sl) return -2;
-        int64_t v = create ? *sl : im_get(&S->idx, key);
+        int64_t v = create ? *sl : tp_i64map_get(&S->idx, key);
         if (v < 0) {
             if (!create) return -1;
             if (S->n == S->cap) {
@@ -322,7 +262,7 @@ static int64_t stat_find(struct stats *S, uint32_t name, int64_t id, int create)
             return (int64_t)S->n++;
         }
         if (S->s[v].name == name && S->s[v].id == id) return v;
-        key = (int64_t)((mix((uint64_t)key) >> 1) | 1);   /* probe on */
+        key = (int64_t)((tp_i64_mix((uint64_t)key) >> 1) | 1);   /* probe on */
     }
 }
 
@@ -360,13 +300,13 @@ struct out {
 
 static const char *module_name(const struct out *O, int64_t mpi)
 {
-    int64_t e = im_get(&O->H->id2ev, O->H->mp_id[mpi]);
+    int64_t e = tp_i64map_get(&O->H->id2ev, O->H->mp_id[mpi]);
     return tp_store_str(O->st, O->st->name[O->H->ev[e]]);
 }
 
 static int64_t module_id(const struct out *O, int64_t mpi)
 {
-    int64_t e = im_get(&O->H->id2ev, O->H->mp_id[mpi]);
+    int64_t e = tp_i64map_get(&O->H->id2ev, O->H->mp_id[mpi]);
     return opinfo(O->st, O->H->ev[e])->module_id;
 }
 
@@ -404,7 +344,7 @@ static void emit(struct out *O, int64_t mpi, int depth)
     int pad = depth * 2 < 1000 ? depth * 2 : 1000;
     memset(ind, ' ', (size_t)pad);
     snprintf(ind + pad, sizeof ind - (size_t)pad, "%s", name);
-    int64_t e = im_get(&O->H->id2ev, O->H->mp_id[mpi]);
+    int64_t e = tp_i64map_get(&O->H->id2ev, O->H->mp_id[mpi]);
     int64_t i = stat_find(O->S, O->st->name[O->H->ev[e]], module_id(O, mpi), 0);
     tp_table_add_row(O->t);
     tp_table_set_str(O->t, C_MOD, ind);
@@ -453,14 +393,14 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     }
     if (tp_tb_build(st, &m) < 0) goto oom;
     have_tree = 1;
-    if (im_init(&S.idx, 64) < 0) goto oom;
+    if (tp_i64map_init(&S.idx, 64) < 0) goto oom;
     for (size_t r = 0; r < m.nroots; r++)
         for (int64_t c = m.nodes[m.roots[r]].first_child; c >= 0; c = m.nodes[c].next_sib)
             if (collect_modules(st, &m, c, &S) < 0) goto oom;
     struct out O = {st, &H, &S, t};
     /* top-level trees, equal ones once */
     for (size_t i = 0; i < H.nmp; i++) {
-        if (H.mp_parent[i] != TP_NONE && im_get(&H.mp_idx, H.mp_parent[i]) >= 0) continue;
+        if (H.mp_parent[i] != TP_NONE && tp_i64map_get(&H.mp_idx, H.mp_parent[i]) >= 0) continue;
         int dup = 0;
         for (size_t j = 0; j < nroots && !dup; j++)
             dup = same_tree(&O, roots[j], (int64_t)i, 0);
@@ -481,9 +421,9 @@ done:
         t = NULL;
     }
     if (t) tp_table_free(t);
-    free(H.ev); im_free(&H.id2ev); free(H.mp_id); free(H.mp_parent); im_free(&H.mp_idx);
+    free(H.ev); tp_i64map_free(&H.id2ev); free(H.mp_id); free(H.mp_parent); tp_i64map_free(&H.mp_idx);
     free(H.first); free(H.next); free(H.last);
-    free(S.s); im_free(&S.idx);
+    free(S.s); tp_i64map_free(&S.idx);
     free(roots);
     if (have_tree) tp_tb_free(&m);
     return rc;

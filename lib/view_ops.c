@@ -17,6 +17,7 @@
 #include "memory_attr.h"
 #include "tbtree.h"
 #include "views.h"
+#include "i64map.h"
 #include "tb_classify.h"
 
 #define ZERO_EXT_TO_ROOT 0
@@ -87,40 +88,6 @@ static int push64(int64_t **a, size_t *n, size_t *cap, int64_t v)
     return 0;
 }
 
-/* simple int64 -> list-head hash map */
-struct hmap { int64_t *k; int64_t *v; size_t cap; };
-static uint64_t hmix(uint64_t x)
-{
-    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33;
-    return x;
-}
-static int hinit(struct hmap *m, size_t n)
-{
-    m->cap = 16;
-    while (m->cap < n * 2 + 16) m->cap *= 2;
-    m->k = malloc(m->cap * sizeof *m->k);
-    m->v = malloc(m->cap * sizeof *m->v);
-    if (!m->k || !m->v) return -1;
-    for (size_t i = 0; i < m->cap; i++) m->k[i] = INT64_MIN, m->v[i] = -1;
-    return 0;
-}
-static int64_t *hslot(struct hmap *m, int64_t key)   /* key != INT64_MIN */
-{
-    size_t i = hmix((uint64_t)key) & (m->cap - 1);
-    while (m->k[i] != INT64_MIN && m->k[i] != key) i = (i + 1) & (m->cap - 1);
-    if (m->k[i] == INT64_MIN) m->k[i] = key;
-    return &m->v[i];
-}
-static int64_t hget(const struct hmap *m, int64_t key)
-{
-    size_t i = hmix((uint64_t)key) & (m->cap - 1);
-    while (m->k[i] != INT64_MIN) {
-        if (m->k[i] == key) return m->v[i];
-        i = (i + 1) & (m->cap - 1);
-    }
-    return -1;
-}
-static void hfree(struct hmap *m) { free(m->k); free(m->v); }
 
 static _Thread_local const tp_store *g_st;
 static _Thread_local struct tb_model *g_m;
@@ -251,7 +218,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
     size_t n = st->n;
     int64_t *ord = malloc((n ? n : 1) * sizeof *ord);
     int64_t *buf = NULL;
-    struct hmap corr = {0}, extmap = {0}, tidmap = {0}, pend = {0};
+    struct tp_i64map corr = {0}, extmap = {0}, tidmap = {0}, pend = {0};
     int rc = -1;
     if (!ord) return -1;
     size_t no = 0, nrt = 0, nnode = 0;
@@ -265,8 +232,8 @@ static int tb_build(const tp_store *st, struct tb_model *m)
     m->rts = calloc(nrt + 1, sizeof *m->rts);
     m->nodes = calloc(nnode + 1, sizeof *m->nodes);
     /* per-ext lists of runtimes (ext TP_NONE is its own key) */
-    if (!m->rts || !m->nodes || hinit(&corr, nrt) < 0 || hinit(&extmap, nrt) < 0 || hinit(&tidmap, 64) < 0 ||
-        hinit(&pend, no) < 0)
+    if (!m->rts || !m->nodes || tp_i64map_init(&corr, nrt) < 0 || tp_i64map_init(&extmap, nrt) < 0 ||
+        tp_i64map_init(&tidmap, 64) < 0 || tp_i64map_init(&pend, no) < 0)
         goto out;
     int64_t *pend_dev = NULL; size_t npend = 0, cappend = 0;   /* buffered device rows, chained */
     int64_t *pend_next = NULL; size_t npn = 0, cappn = 0;
@@ -280,17 +247,17 @@ static int tb_build(const tp_store *st, struct tb_model *m)
             if (kind == TP_K_KERNEL) m->has_kernel = 1;
             else m->has_memcpy_or_memset = 1;
             int64_t c = st->correlation[r];
-            int64_t rt = c == TP_NONE ? -1 : hget(&corr, c);
+            int64_t rt = c == TP_NONE ? -1 : tp_i64map_get(&corr, c);
             if (rt >= 0) {
                 if (push64(&m->rts[rt].dev, &m->rts[rt].ndev, &m->rts[rt].capdev, r) < 0) goto out2;
             } else if (c != TP_NONE) {
-                int64_t *h = hslot(&pend, c);
-                if (push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
+                int64_t *h = tp_i64map_slot(&pend, c);
+                if (!h || push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
                     goto out2;
                 *h = (int64_t)npend - 1;
             } else if (kind == TP_K_KERNEL) {
-                int64_t *h = hslot(&pend, INT64_MIN + 1);
-                if (push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
+                int64_t *h = tp_i64map_slot(&pend, INT64_MIN + 1);
+                if (!h || push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
                     goto out2;
                 *h = (int64_t)npend - 1;
             }
@@ -302,19 +269,23 @@ static int tb_build(const tp_store *st, struct tb_model *m)
             R->row = r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
             int64_t c = st->correlation[r];
             if (c != TP_NONE) {
-                int64_t *h = hget(&pend, c) >= 0 ? hslot(&pend, c) : &(int64_t){-1};
+                /* an existing key: no insert, so no allocation */
+                int64_t *h = tp_i64map_get(&pend, c) >= 0 ? tp_i64map_slot(&pend, c) : &(int64_t){-1};
                 for (int64_t p = *h; p >= 0; p = pend_next[p])
                     if (pend_dev[p] >= 0) {
                         if (push64(&R->dev, &R->ndev, &R->capdev, pend_dev[p]) < 0) goto out2;
                         pend_dev[p] = -1;
                     }
                 *h = -1;
-                *hslot(&corr, c) = ri;
+                int64_t *cs = tp_i64map_slot(&corr, c);
+                if (!cs) goto out2;
+                *cs = ri;
                 if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
             }
             int64_t e = st->external_id[r];
             int64_t key = e == TP_NONE ? INT64_MIN + 2 : e;
-            int64_t *lid = hslot(&extmap, key);
+            int64_t *lid = tp_i64map_slot(&extmap, key);
+            if (!lid) goto out2;
             if (*lid < 0) {
                 *lid = (int64_t)neh;
                 if (push64(&ext_head, &neh, &capeh, ri) < 0 || push64(&ext_last, &nel, &capel, ri) < 0) goto out2;
@@ -350,7 +321,8 @@ static int tb_build(const tp_store *st, struct tb_model *m)
         N->row = r; N->ev = ev; N->cl = cl; N->start = st->ts[r]; N->end = st->ts[r] + st->dur[r];
         N->ext = ext; N->name = name; N->tid = st->tid[r];
         N->first_child = N->next_sib = N->last_child = -1;
-        int64_t *t = hslot(&tidmap, st->tid[r]);
+        int64_t *t = tp_i64map_slot(&tidmap, st->tid[r]);
+        if (!t) goto out2;
         if (*t < 0) {
             *t = (int64_t)m->ntids;
             if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) goto out2;
@@ -362,7 +334,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
             struct tb_node *N = &m->nodes[i];
             if (N->tid != m->tids[ti]) continue;
             int64_t key = N->ext == TP_NONE ? INT64_MIN + 2 : N->ext;
-            int64_t lid = hget(&extmap, key);
+            int64_t lid = tp_i64map_get(&extmap, key);
             if (lid < 0 || ext_head[lid] < 0) continue;
             for (int64_t r = ext_head[lid]; r >= 0; r = m->rts[r].next)
                 if (node_attach_rt(N, r) < 0) goto out2;
@@ -462,7 +434,7 @@ out2:
     free(pend_dev); free(pend_next); free(ext_last); free(ext_head);
 out:
     free(ord); free(buf);
-    hfree(&corr); hfree(&extmap); hfree(&tidmap); hfree(&pend);
+    tp_i64map_free(&corr); tp_i64map_free(&extmap); tp_i64map_free(&tidmap); tp_i64map_free(&pend);
     if (rc < 0) tb_free(m);
     return rc;
 }
@@ -681,9 +653,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     struct agg *aggs = calloc(m.nops + 1, sizeof *aggs);
     int64_t *node_agg = malloc((m.nnodes + 1) * sizeof *node_agg);   /* node -> agg, for the memory columns */
     size_t na = 0;
-    struct hmap idx;
+    struct tp_i64map idx = {0};
     char sbuf[8192];
-    if (!aggs || !node_agg || hinit(&idx, m.nops) < 0) {
+    if (!aggs || !node_agg || tp_i64map_init(&idx, m.nops) < 0) {
         free(aggs);
         free(node_agg);
         tb_free(&m);
@@ -706,13 +678,15 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         }
         int64_t key = (int64_t)(h & 0x3fffffffffffffffULL);
         /* probe chain of aggs with this hash key: linear scan on collision */
-        int64_t *slot = hslot(&idx, key);
-        int64_t a = *slot;
-        while (a >= 0 && (strcmp(aggs[a].name, N->name) != 0 || (by_shape && strcmp(aggs[a].shape, sbuf) != 0))) {
+        int64_t *slot = tp_i64map_slot(&idx, key);
+        int64_t a = slot ? *slot : -1;
+        while (slot && a >= 0 &&
+               (strcmp(aggs[a].name, N->name) != 0 || (by_shape && strcmp(aggs[a].shape, sbuf) != 0))) {
             key = (key * 31 + 7) & 0x3fffffffffffffffLL;
-            slot = hslot(&idx, key);
-            a = *slot;
+            slot = tp_i64map_slot(&idx, key);
+            a = slot ? *slot : -1;
         }
+        if (!slot) { rc = TP_ERR_NOMEM; break; }
         if (a < 0) {
             a = (int64_t)na++;
             *slot = a;
@@ -775,7 +749,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     free(aggs);
     free(node_agg);
     free(perm);
-    hfree(&idx);
+    tp_i64map_free(&idx);
     tb_free(&m);
     return rc;
 }
