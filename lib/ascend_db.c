@@ -24,17 +24,6 @@ struct db {
     const char *name;       /* file name for messages */
 };
 
-#define GROW(arr, n, cap) do { \
-        if ((n) == (cap)) { \
-            size_t c_ = (cap) ? (cap) * 2 : 256; \
-            void *p_ = realloc((arr), c_ * sizeof *(arr)); \
-            if (!p_) \
-                return -1; \
-            (arr) = p_; \
-            (cap) = c_; \
-        } \
-    } while (0)
-
 static int has_table(sqlite3 *h, const char *t)
 {
     sqlite3_stmt *s;

@@ -12,17 +12,6 @@
 #include "ascend.h"
 #include "json.h"
 
-#define GROW(arr, n, cap) do { \
-        if ((n) == (cap)) { \
-            size_t c_ = (cap) ? (cap) * 2 : 256; \
-            void *p_ = realloc((arr), c_ * sizeof *(arr)); \
-            if (!p_) \
-                return -1; \
-            (arr) = p_; \
-            (cap) = c_; \
-        } \
-    } while (0)
-
 static uint32_t cell_str(struct tp_npu_csv *c, int col)
 {
     size_t n;
