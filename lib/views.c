@@ -38,9 +38,6 @@ const tp_view *tp_view_find(const char *name)
     return NULL;
 }
 
-/* Ascend NPU twins of the views, NULL-terminated (views_npu.c). */
-extern const tp_view *const tp_npu_views[];
-
 const tp_view *tp_view_npu_twin(const tp_view *v)
 {
     for (size_t i = 0; tp_npu_views[i]; i++)

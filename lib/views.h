@@ -22,4 +22,10 @@ extern const tp_view tp_view_idle;          /* HTA idle time breakdown */
 extern const tp_view tp_view_launches;      /* HTA kernel launch statistics */
 extern const tp_view tp_view_queue;         /* HTA queue length summary */
 
+/* Ascend NPU twins (views_npu.c lists them): built instead of the view of
+ * the same name on an Ascend profiler folder. */
+extern const tp_view tp_view_npu_prof, tp_view_npu_ops, tp_view_npu_kernels, tp_view_npu_memory,
+    tp_view_npu_steps, tp_view_npu_dist;
+extern const tp_view *const tp_npu_views[];
+
 #endif

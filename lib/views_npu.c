@@ -4,9 +4,6 @@
 #include <stddef.h>
 #include "views.h"
 
-extern const tp_view tp_view_npu_prof, tp_view_npu_ops, tp_view_npu_kernels, tp_view_npu_memory,
-    tp_view_npu_steps, tp_view_npu_dist;
-
 const tp_view *const tp_npu_views[] = {
     &tp_view_npu_prof,
     &tp_view_npu_ops,
