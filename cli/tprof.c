@@ -329,12 +329,9 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         /* Ranks laid end to end add up for counting views; a timeline view
          * (busy, idle, overlap) would see each GPU idle while the other
          * ranks run. */
-        static const char *const timeline[] = {"gpu", "advice", "temporal", "idle", "overlap", "queue",
-                                               "kernel-types", NULL};
-        for (size_t i = 0; timeline[i]; i++)
-            if (strcmp(v->name, timeline[i]) == 0)
-                fprintf(stderr, "tprof: %s: --merge lays the ranks end to end: %s's times are a timeline "
-                        "measure; read them per rank (without --merge)\n", path, v->name);
+        if (v->timeline)
+            fprintf(stderr, "tprof: %s: --merge lays the ranks end to end: %s's times are a timeline "
+                    "measure; read them per rank (without --merge)\n", path, v->name);
         tp_store *m = NULL;
         int rc = tp_run_merge(r, &m, &err);
         if (rc == TP_OK) {

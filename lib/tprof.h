@@ -104,6 +104,9 @@ typedef struct tp_view {
      * rank with build(). */
     int (*build_run)(const tp_store *const *stores, size_t nstores, const struct tp_view_opts *vo,
                      tp_table **out, tp_error *err);
+    /* 1: the view measures along the timeline (busy, idle, overlap), so
+     * --merge, which lays ranks end to end, distorts it (the CLI says so). */
+    int timeline;
 } tp_view;
 
 /* Options a view may read; zero means "default". */

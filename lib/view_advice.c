@@ -238,4 +238,5 @@ const tp_view tp_view_advice = {
     .ncols = A_N,
     .default_columns = "kind,advice",
     .build = build,
+    .timeline = 1,
 };

@@ -92,4 +92,5 @@ const tp_view tp_view_gpu = {
     .ncols = G_N,
     .default_columns = "device,name,memory_gb,capability,util,sm_eff,occupancy,tc",
     .build = build,
+    .timeline = 1,
 };

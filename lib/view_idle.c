@@ -118,4 +118,5 @@ const tp_view tp_view_idle = {
     .ncols = sizeof icols / sizeof *icols,
     .default_columns = "rank,stream,category,time,ratio",
     .build = build,
+    .timeline = 1,
 };

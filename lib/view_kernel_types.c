@@ -337,4 +337,5 @@ const tp_view tp_view_kernel_types = {
     .default_columns = "rank,kernel_type,time,pct",
     .build = build,
     .columns_for = columns_for,
+    .timeline = 1,
 };

@@ -67,4 +67,5 @@ const tp_view tp_view_overlap = {
     .ncols = sizeof ocols / sizeof *ocols,
     .default_columns = "rank,overlap,comm,comm_comp_overlap_pct",
     .build = build,
+    .timeline = 1,
 };

@@ -191,4 +191,5 @@ const tp_view tp_view_queue = {
     .ncols = sizeof qcols / sizeof *qcols,
     .default_columns = "rank,stream,count,mean,std,min,p25,p50,p75,max",
     .build = build,
+    .timeline = 1,
 };

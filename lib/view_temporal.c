@@ -81,4 +81,5 @@ const tp_view tp_view_temporal = {
     .ncols = sizeof tcols / sizeof *tcols,
     .default_columns = "rank,idle,compute,non_compute,kernel_time,idle_pct,compute_pct,non_compute_pct",
     .build = build,
+    .timeline = 1,
 };
