@@ -59,7 +59,7 @@ def check_kernels(path, exp):
     return None
 
 def check_props(path, exp):
-    rows = run("kernels", path, "--group", "props", "-c", "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy")
+    rows = run("kernels", path, "--group", "props")   # the grouping's default columns
     cols = [c["name"] for c in exp["data"]["columns"]]
     erows = exp["data"]["rows"]
     if len(rows) != len(erows):
@@ -84,7 +84,7 @@ def check_props(path, exp):
     return None
 
 def check_ops(path, exp, shape):
-    extra = ["--group", "shape", "-c", "name,shape,calls,dev_self,dev_total,host_self,host_total,tc"] if shape else \
+    extra = ["--group", "shape"] if shape else \
             ["-c", "name,calls,dev_self,dev_total,host_self,host_total,tc"]
     rows = run("ops", path, *extra)
     erows = exp["data"]
