@@ -27,7 +27,8 @@ lib/libtprof.a: $(LIB_OBJ)
 cli/tprof: $(CLI_OBJ) lib/libtprof.a
 	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) lib/libtprof.a $(LDLIBS)
 
-%.o: %.c $(wildcard lib/*.h cli/*.h)
+# Objects wait for `deps` (order-only) so `make -j` never compiles before the headers are installed.
+%.o: %.c $(wildcard lib/*.h cli/*.h) | deps
 	$(CC) $(ALL_CFLAGS) -DTPROF_VERSION='"$(VERSION)"' -c -o $@ $<
 
 lib/%_test: lib/%_test.c lib/libtprof.a lib/testing.h
