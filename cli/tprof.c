@@ -410,6 +410,10 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is a write error we end on quietly */
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return cmd_diff(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "import") == 0)
+        return cmd_import(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     struct cli_options o;
     int rc = cli_parse(argc, argv, &o);
     if (rc)
