@@ -115,6 +115,32 @@ else
     fi
 fi
 
+# A run directory becomes a directory of stores, itself a run: the same
+# tables per rank and merged (param's 8-rank DLRM run).
+RUN=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
+if [ -d "$RUN" ]; then
+    "$T" import "$RUN" -o "$tmp/run_st" 2>"$tmp/run.err"
+    n=$(ls "$tmp/run_st" 2>/dev/null | grep -c '\.tprof$')
+    bad=""
+    for spec in kernels steps dist dist:--comm kernels:--merge ops:--merge temporal; do
+        v=${spec%%:*}
+        extra=""
+        [ "$v" != "$spec" ] && extra=${spec#*:}
+        # shellcheck disable=SC2086
+        a=$("$T" "$v" $extra "$RUN" 2>&1; echo "rc=$?")
+        # shellcheck disable=SC2086
+        b=$("$T" "$v" $extra "$tmp/run_st" 2>&1 | sed "s|$tmp/run_st|$RUN|g"; echo "rc=$?")
+        [ "$a" = "$b" ] || bad="$bad $spec"
+    done
+    if [ "$n" = 8 ] && [ -z "$bad" ]; then
+        echo "ok store.run (8 rank stores, 7 views the same)"
+    else
+        echo "FAIL store.run: $n stores; differs:$bad $(head -1 "$tmp/run.err")"
+    fi
+else
+    echo "skip store.run: $RUN is missing"
+fi
+
 # report: every file it writes equals the view on its own.
 in=$top/testdata/sample.pt.trace.json
 if "$T" report "$in" -o "$tmp/rep" 2>"$tmp/rep.err" && [ -f "$tmp/rep/summary.txt" ]; then
