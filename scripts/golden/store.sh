@@ -129,7 +129,7 @@ if [ -d "$RUN" ]; then
         # shellcheck disable=SC2086
         a=$("$T" "$v" $extra "$RUN" 2>&1; echo "rc=$?")
         # shellcheck disable=SC2086
-        b=$("$T" "$v" $extra "$tmp/run_st" 2>&1 | sed "s|$tmp/run_st|$RUN|g"; echo "rc=$?")
+        b=$("$T" "$v" $extra "$tmp/run_st" >"$tmp/b.txt" 2>&1; rc=$?; sed "s|$tmp/run_st|$RUN|g" "$tmp/b.txt"; echo "rc=$rc")
         [ "$a" = "$b" ] || bad="$bad $spec"
     done
     if [ "$n" = 8 ] && [ -z "$bad" ]; then
