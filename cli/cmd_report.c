@@ -25,6 +25,7 @@ static void report_usage(FILE *out)
             "  -o, --output DIR   the folder to write (created if missing)\n"
             "      --csv          CSV files (VIEW.csv)\n"
             "      --jsonl        JSON lines (VIEW.jsonl)\n"
+            "      --markdown     GitHub-flavoured Markdown tables (VIEW.md)\n"
             "      --space        space-separated text (VIEW.txt; the default)\n"
             "  -w, --width W      columnated text within W characters (VIEW.txt)\n"
             "  -h, --help         this help\n"
@@ -91,11 +92,12 @@ static double now_s(void)
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_CSV = 256, OPT_JSONL, OPT_SPACE };
+    enum { OPT_CSV = 256, OPT_JSONL, OPT_SPACE, OPT_MARKDOWN };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"csv", no_argument, NULL, OPT_CSV},
         {"jsonl", no_argument, NULL, OPT_JSONL},
+        {"markdown", no_argument, NULL, OPT_MARKDOWN},
         {"space", no_argument, NULL, OPT_SPACE},
         {"width", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
@@ -113,6 +115,7 @@ int cmd_report(int argc, char **argv)
         case 'o': R.dir = optarg; break;
         case OPT_CSV: R.out.format = TP_FMT_CSV; R.ext = "csv"; break;
         case OPT_JSONL: R.out.format = TP_FMT_JSONL; R.ext = "jsonl"; break;
+        case OPT_MARKDOWN: R.out.format = TP_FMT_MARKDOWN; R.ext = "md"; break;
         case OPT_SPACE: R.out.format = TP_FMT_SPACE; R.ext = "txt"; break;
         case 'w':
             errno = 0;

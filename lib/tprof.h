@@ -76,6 +76,7 @@ enum tp_format {
     TP_FMT_CSV,     /* every field quoted, written with libcsv */
     TP_FMT_COLUMNS, /* columnated within a width */
     TP_FMT_JSONL,   /* one JSON object per row */
+    TP_FMT_MARKDOWN, /* a GitHub-flavoured Markdown table (PR comments) */
 };
 
 struct tp_output_opts {
