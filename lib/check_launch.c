@@ -1,13 +1,18 @@
 /* check_launch.c — launches against the GPU work they launched.
  *
  *  - kernel_missing (warning; error when 10 % or more of the launches):
- *    a runtime/driver launch call (cudaLaunchKernel, cuLaunchKernel[Ex],
- *    cudaMemcpyAsync, hipLaunchKernel, cudaGraphLaunch...) with a
- *    correlation id that no kernel, memcpy or memset carries, although
- *    the trace has GPU activity: CUPTI/roctracer dropped activity records
- *    (a full buffer).  Their GPU time is missing from every table.
- *  - launch_at_end (info): the same for calls made after the last GPU
- *    event started: their work most likely ran after the profiler stopped.
+ *    a runtime/driver kernel launch (cudaLaunchKernel, cuLaunchKernel[Ex],
+ *    hipLaunchKernel, cudaGraphLaunch...) with a correlation id that no
+ *    kernel, memcpy or memset carries, although the trace has GPU
+ *    activity: CUPTI/roctracer dropped activity records (a full buffer).
+ *    Their GPU time is missing from every table.
+ *  - copy_missing (info): the same for cudaMemcpyAsync/cudaMemsetAsync and
+ *    their HIP twins.  Real traces hold many memset calls without a
+ *    memset record next to complete kernels (CUPTI runs some fills as
+ *    kernels or not at all), so alone it is no sign of loss.
+ *  - launch_at_end (info): the same for the calls after the last launch
+ *    whose work was recorded: the tail of work that ran after the
+ *    profiler stopped, not a hole in the middle.
  *  - graph_replay (warning): kernels launched by cudaGraphLaunch /
  *    hipGraphLaunch.  The trace holds the replay, not the capture: a
  *    replay's kernels can only be charged to the operator that launched
@@ -38,69 +43,97 @@ static int is_launch_call(const char *name)
     return 0;
 }
 
-/* Name classification cached per string id: 0 unknown, 1 launch, 2 graph
- * launch, 3 neither. */
+/* Name classification cached per string id. */
+enum { C_UNKNOWN, C_KERNEL, C_GRAPH, C_COPY, C_NONE };
+
 static uint8_t classify(const tp_store *st, uint8_t *cache, uint32_t id)
 {
     if (!cache[id]) {
         const char *s = tp_store_str(st, id);
-        cache[id] = is_graph_launch(s) ? 2 : is_launch_call(s) ? 1 : 3;
+        cache[id] = is_graph_launch(s) ? C_GRAPH
+                    : !is_launch_call(s) ? C_NONE
+                    : strstr(s, "emcpy") || strstr(s, "emset") ? C_COPY : C_KERNEL;
     }
     return cache[id];
+}
+
+/* Launch calls of one family without their GPU work. */
+struct lost {
+    uint64_t calls, lost, at_end;
+    int64_t first_lost, first_end;
+};
+
+static void count_lost(struct lost *l, size_t row, int found, int after_gpu)
+{
+    if (after_gpu) {
+        if (!found && !l->at_end++)
+            l->first_end = (int64_t)row;
+        return;
+    }
+    l->calls++;
+    if (!found && !l->lost++)
+        l->first_lost = (int64_t)row;
 }
 
 static void lost_launches(const tp_store *st, uint8_t *cache, struct tp_findings *f)
 {
     struct tp_i64map seen = {0};
-    int64_t last_start = INT64_MIN;
     for (size_t i = 0; i < st->n; i++)
-        if (tp_check_is_device(st, i)) {
-            if (st->ts[i] > last_start)
-                last_start = st->ts[i];
-            int64_t *slot = st->correlation[i] != TP_NONE ? tp_i64map_slot(&seen, st->correlation[i]) : NULL;
-            if (st->correlation[i] != TP_NONE && !slot) {
+        if (tp_check_is_device(st, i) && st->correlation[i] != TP_NONE) {
+            int64_t *slot = tp_i64map_slot(&seen, st->correlation[i]);
+            if (!slot) {
                 tp_i64map_free(&seen);
                 f->oom = 1;
                 return;
             }
-            if (slot)
-                *slot = 1;   /* this correlation id has GPU work */
+            *slot = 1;   /* this correlation id has GPU work */
         }
-    if (last_start == INT64_MIN) {   /* no GPU activity: nothing to compare with */
+    if (!seen.n) {   /* no GPU activity to compare with */
         tp_i64map_free(&seen);
         return;
     }
-    uint64_t launches = 0, lost = 0, at_end = 0;
-    int64_t first_lost = -1, first_end = -1;
+    /* The last launch whose work was recorded: lost launches after it are
+     * the tail the profiler stopped before, not holes. */
+    int64_t last_found = INT64_MIN;
+    for (size_t i = 0; i < st->n; i++)
+        if ((st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) && st->correlation[i] != TP_NONE &&
+            classify(st, cache, st->name[i]) != C_NONE && tp_i64map_get(&seen, st->correlation[i]) == 1 &&
+            st->ts[i] > last_found)
+            last_found = st->ts[i];
+    struct lost kernels = {0}, copies = {0};
     for (size_t i = 0; i < st->n; i++) {
-        if ((st->kind[i] != TP_K_RUNTIME && st->kind[i] != TP_K_DRIVER) || st->correlation[i] == TP_NONE ||
-            classify(st, cache, st->name[i]) == 3)
+        if ((st->kind[i] != TP_K_RUNTIME && st->kind[i] != TP_K_DRIVER) || st->correlation[i] == TP_NONE)
             continue;
-        int found = tp_i64map_get(&seen, st->correlation[i]) == 1;
-        if (st->ts[i] > last_start) {
-            if (!found && !at_end++)
-                first_end = (int64_t)i;
+        uint8_t c = classify(st, cache, st->name[i]);
+        if (c == C_NONE)
             continue;
-        }
-        launches++;
-        if (!found && !lost++)
-            first_lost = (int64_t)i;
+        count_lost(c == C_COPY ? &copies : &kernels, i, tp_i64map_get(&seen, st->correlation[i]) == 1,
+                   st->ts[i] > last_found);
     }
     tp_i64map_free(&seen);
-    if (lost) {
-        double pct = 100.0 * (double)lost / (double)launches;
+    if (kernels.lost) {
+        double pct = 100.0 * (double)kernels.lost / (double)kernels.calls;
         struct tp_finding *x = tp_finding_add(f, st, pct >= TP_CHECK_LOST_ERROR_PCT ? TP_SEV_ERROR : TP_SEV_WARNING,
-                                              "kernel_missing", lost, first_lost);
+                                              "kernel_missing", kernels.lost, kernels.first_lost);
         if (x)
-            tp_finding_detail(x, "%.1f%% of %llu launch calls have a correlation id no kernel, memcpy or memset "
-                              "carries: GPU activity records were dropped (CUPTI buffer full?); their GPU time is "
-                              "missing from every table", pct, (unsigned long long)launches);
+            tp_finding_detail(x, "%.1f%% of %llu kernel launch calls have a correlation id no GPU event carries: "
+                              "activity records were dropped (CUPTI buffer full?); their GPU time is missing "
+                              "from every table", pct, (unsigned long long)kernels.calls);
     }
-    if (at_end) {
-        struct tp_finding *x = tp_finding_add(f, st, TP_SEV_INFO, "launch_at_end", at_end, first_end);
+    if (copies.lost) {
+        struct tp_finding *x = tp_finding_add(f, st, TP_SEV_INFO, "copy_missing", copies.lost, copies.first_lost);
         if (x)
-            tp_finding_detail(x, "launch calls after the last GPU event started have no GPU event: their work "
-                              "ran after the profiler stopped");
+            tp_finding_detail(x, "%.1f%% of %llu async memcpy/memset calls have no memcpy or memset record: CUPTI "
+                              "does not record every one (e.g. fills it runs as a kernel), so this alone is not "
+                              "lost data", 100.0 * (double)copies.lost / (double)copies.calls,
+                              (unsigned long long)copies.calls);
+    }
+    if (kernels.at_end + copies.at_end) {
+        struct tp_finding *x = tp_finding_add(f, st, TP_SEV_INFO, "launch_at_end", kernels.at_end + copies.at_end,
+                                              kernels.at_end ? kernels.first_end : copies.first_end);
+        if (x)
+            tp_finding_detail(x, "launch calls after the last one whose GPU work was recorded: their work ran "
+                              "after the profiler stopped (not counted as missing)");
     }
 }
 
@@ -111,7 +144,7 @@ static void graph_replays(const tp_store *st, uint8_t *cache, struct tp_findings
     struct tp_i64map launches = {0};
     for (size_t i = 0; i < st->n; i++) {
         int64_t l = st->launcher[i];
-        if (st->kind[i] != TP_K_KERNEL || l < 0 || classify(st, cache, st->name[l]) != 2)
+        if (st->kind[i] != TP_K_KERNEL || l < 0 || classify(st, cache, st->name[l]) != C_GRAPH)
             continue;
         if (!kernels++ || st->ts[i] < st->ts[first])
             first = (int64_t)i;
