@@ -14,6 +14,7 @@
  *    encloses it nor shares its External id (a launch from Python code the
  *    profiler did not record as an op, e.g. without record_function).
  *
+ * Kineto traces only (the other inputs have no CPU operators).
  * Info while unattributed kernels hold at most 5 % of kernel time (the
  * coverage every table should reach), warning above. */
 #include "check.h"
@@ -47,6 +48,10 @@ static void say(const tp_store *st, struct tp_findings *f, const struct cause *c
 
 int tp_check_attribution(const tp_store *st, struct tp_findings *f)
 {
+    /* Operators are kineto's: nvprof/nsys dumps attribute by NVTX markers
+     * (prof), Ascend folders by their own tables. */
+    if (st->format != TP_SRC_KINETO_JSON)
+        return TP_OK;
     int64_t host_start = INT64_MAX, total = 0;
     for (size_t i = 0; i < st->n; i++)
         if ((st->kind[i] == TP_K_CPU_OP || st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) &&

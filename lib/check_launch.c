@@ -161,11 +161,11 @@ static void graph_replays(const tp_store *st, uint8_t *cache, struct tp_findings
     int64_t total = tp_check_kernel_ns(st);
     struct tp_finding *x = tp_finding_add(f, st, TP_SEV_WARNING, "graph_replay", kernels, first);
     if (x)
-        tp_finding_detail(x, "%llu kernels (%.1f%% of kernel time) replayed by %zu %s calls: the trace "
+        tp_finding_detail(x, "%llu kernels (%.1f%% of kernel time) replayed by %zu %s call%s: the trace "
                           "holds the replay, not the capture, so they are charged to the operator that "
                           "launched the graph, not to the captured operators (profile the capture too)",
                           (unsigned long long)kernels, total > 0 ? 100.0 * (double)ns / (double)total : 0.0,
-                          nlaunch, tp_store_str(st, st->name[st->launcher[first]]));
+                          nlaunch, tp_store_str(st, st->name[st->launcher[first]]), nlaunch == 1 ? "" : "s");
 }
 
 int tp_check_launches(const tp_store *st, struct tp_findings *f)
