@@ -265,7 +265,7 @@ static enum tp_severity worst(const tp_table *t)
 
 const tp_view tp_view_check = {
     .name = "check",
-    .summary = "trace health: truncation, lost kernels, stream overlaps, clocks...; exit 0 clean, 1 warnings, 2 errors",
+    .summary = "trace health, one row per finding (exit 0 clean, 1 warnings, 2 errors)",
     .cols = check_cols,
     .ncols = NCOLS,
     .default_columns = "rank,severity,finding,count,first_ts,first_event,detail",
