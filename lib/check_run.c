@@ -69,7 +69,7 @@ int tp_check_clocks(const tp_store *const *stores, size_t n, struct tp_findings 
         return TP_ERR_NOMEM;
     }
     int64_t limit = num == TP_NONE ? TP_CHECK_CLOCK_TRACE_NS : INT64_MAX;
-    size_t lo = 0, hi = 0;
+    size_t lo = n, hi = n;
     for (size_t k = 0; k < n; k++) {
         const tp_store *st = stores[k];
         if (num != TP_NONE) {
@@ -78,10 +78,17 @@ int tp_check_clocks(const tp_store *const *stores, size_t n, struct tp_findings 
             if (s->end - s->ts < limit)
                 limit = s->end - s->ts;
         } else {
-            start[k] = origin(st, use_base) + first_event(st);
+            int64_t t = first_event(st);
+            if (t == INT64_MAX)
+                continue;   /* a rank without events has no clock to compare */
+            start[k] = origin(st, use_base) + t;
         }
-        if (start[k] < start[lo]) lo = k;
-        if (start[k] > start[hi]) hi = k;
+        if (lo == n || start[k] < start[lo]) lo = k;
+        if (hi == n || start[k] > start[hi]) hi = k;
+    }
+    if (lo == n) {
+        free(start);
+        return TP_OK;
     }
     int64_t spread = start[hi] - start[lo];
     free(start);

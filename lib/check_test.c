@@ -115,6 +115,21 @@ static void clocks(void)
     tp_check_clocks(run, 2, &f);
     CHECK_INT("check.clocks.no_base", count(&f, "clock_skew"), 0);
     free(f.v);
+    /* no common step: first events compared; a rank without events is left out */
+    tp_store *e = tp_store_new();
+    e->base_time_ns = 1000000000;
+    a->base_time_ns = 1000000000;
+    a->nsteps = 0;
+    const tp_store *run2[2] = {a, e};
+    f = (struct tp_findings){0};
+    CHECK_INT("check.clocks.empty_rank", tp_check_clocks(run2, 2, &f), TP_OK);
+    CHECK_INT("check.clocks.empty_rank_none", count(&f, "clock_skew"), 0);
+    b->base_time_ns += INT64_C(60) * 1000000000;   /* 62 s later and no common step: skew */
+    b->nsteps = 0;
+    tp_check_clocks(run, 2, &f);
+    CHECK_INT("check.clocks.first_events", count(&f, "clock_skew"), 2);
+    free(f.v);
+    tp_store_free(e);
     tp_store_free(a);
     tp_store_free(b);
 }
