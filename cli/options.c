@@ -76,7 +76,8 @@ void cli_usage(FILE *out)
             "      --version       print the version\n"
             "\n"
             "On a terminal the default is columnated to the terminal width; into a pipe it is\n"
-            "prof.py's space-separated text.  Exit status: 0 ok, 2 bad usage or unreadable input.\n");
+            "prof.py's space-separated text.  Exit status: 0 ok, 2 bad usage or unreadable input\n"
+            "(check: 1 when it found warnings, 2 errors).\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)

@@ -31,6 +31,12 @@ static int write_table(const tp_table *t, const struct tp_output_opts *out)
     return 2;
 }
 
+/* The exit status a view's table calls for (check: 1 warnings, 2 errors). */
+static int table_status(const tp_view *v, const tp_table *t)
+{
+    return v->severity && t ? (int)v->severity(t) : 0;
+}
+
 static int run_one(const struct cli_options *o, const char *path, int first)
 {
     int status = 0;
@@ -64,6 +70,8 @@ static int run_one(const struct cli_options *o, const char *path, int first)
         }
         if (!first)
             out.header = 0;
+        if (table_status(o->view, t) > status)
+            status = table_status(o->view, t);
         if (write_table(t, &out)) {
             tp_table_free(t);
             tp_store_free(st);
@@ -359,6 +367,8 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         }
         if (!*first)
             out.header = 0;
+        if (table_status(v, t) > status)
+            status = table_status(v, t);
         int wr = write_table(t, &out);
         *first = 0;
         free(cols);
@@ -379,6 +389,8 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             status = 2;
             continue;
         }
+        if (table_status(v, rt) > status)
+            status = table_status(v, rt);
         if (err.msg[0])   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
         if (b.t && b.v != sv && block_flush(&b, o, first))

@@ -99,6 +99,13 @@ size_t tp_table_rows(const tp_table *t);
 struct tp_coldef;
 struct tp_view_opts;
 
+/* How bad a finding of `tprof check` is; the CLI exits with 0, 1 or 2. */
+enum tp_severity {
+    TP_SEV_INFO = 0,     /* worth knowing; the numbers hold */
+    TP_SEV_WARNING = 1,  /* some numbers are off: read them knowing why */
+    TP_SEV_ERROR = 2,    /* the trace cannot be trusted */
+};
+
 typedef struct tp_view {
     const char *name;        /* "kernel", "ops", "steps", ... (the CLI subcommand) */
     const char *summary;     /* one line for `tprof --help` */
@@ -118,6 +125,9 @@ typedef struct tp_view {
     /* 1: the view measures along the timeline (busy, idle, overlap), so
      * --merge, which lays ranks end to end, distorts it (the CLI says so). */
     int timeline;
+    /* Optional: the worst severity among the rows of a table this view
+     * built (check); the CLI exits with it.  NULL: TP_SEV_INFO. */
+    enum tp_severity (*severity)(const tp_table *t);
 } tp_view;
 
 /* Options a view may read; zero means "default". */
