@@ -337,8 +337,9 @@ static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned cha
             memcpy(vals + i * 8, &acc, 8);
         }
     }
-    for (uint64_t i = 0; i < count; i++)
-        memcpy(arr + i * c->stride + c->field, vals + i * c->width, c->width);
+    if ((char *)vals != arr)             /* else it was inflated in place */
+        for (uint64_t i = 0; i < count; i++)
+            memcpy(arr + i * c->stride + c->field, vals + i * c->width, c->width);
     return TP_OK;
 }
 
@@ -500,6 +501,31 @@ static int check_refs(struct reader *r)
     return TP_OK;
 }
 
+/* Where a plain column section can be inflated directly: its own array,
+ * allocated here (sized max(count, 1) as the linker sizes its arrays);
+ * NULL for struct fields, known sections of other kinds, or a second copy. */
+static char *inflate_target(struct reader *r, const char *name, uint32_t width, uint64_t count)
+{
+    for (size_t i = 0; i < tp_sf_ncols; i++) {
+        const struct tp_sf_col *c = &tp_sf_cols[i];
+        if (strcmp(c->name, name) != 0)
+            continue;
+        const struct tp_sf_table *T = &tp_sf_tables[c->table];
+        if (c->stride != c->width || c->field || T->inline_max || width != c->width ||
+            T->root != TP_SF_ROOT_STORE)
+            return NULL;
+        char *arr;
+        memcpy(&arr, (char *)r->st + c->base, sizeof arr);
+        if (arr)
+            return NULL;
+        arr = malloc((size_t)(count ? count : 1) * c->width);
+        if (arr)
+            memcpy((char *)r->st + c->base, &arr, sizeof arr);
+        return arr;                      /* NULL on out of memory: the copying path says so */
+    }
+    return NULL;
+}
+
 static int read_sections(struct reader *r)
 {
     void *lens = NULL;
@@ -531,12 +557,21 @@ static int read_sections(struct reader *r)
         if (width == 0 || width > 4096 || count > ((uint64_t)1 << 40) / width)
             { rc = bad(r, "section size out of range"); break; }
         void *vals;
-        if ((rc = inflate_section(r, z, zlen, count * width, &vals)))
+        char *direct = inflate_target(r, name, width, count);
+        if (direct) {
+            /* A plain column (an array of its own) is inflated straight
+             * into the store: no copy of the biggest sections. */
+            size_t got = ZSTD_decompressDCtx(r->dctx, direct, (size_t)(count * width), z, (size_t)zlen);
+            if (ZSTD_isError(got) || got != count * width)
+                { rc = bad(r, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "section shorter than its header says"); break; }
+            vals = direct;
+        } else if ((rc = inflate_section(r, z, zlen, count * width, &vals))) {
             break;
+        }
         rc = load_section(r, name, width, flags, count, vals, &lens, &nlens);
         if (rc == 1)
             rc = TP_OK;                  /* str.lens: kept in `lens` */
-        else
+        else if (!direct)
             free(vals);
         r->p = z + zlen;
     }
