@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -501,6 +502,21 @@ static int check_refs(struct reader *r)
     return TP_OK;
 }
 
+/* The biggest columns are hundreds of MB: faulting them in 4 KB pages costs
+ * more system time than inflating them (0.24 s of 0.42 s for a 1 GB trace's
+ * store), so they ask for transparent huge pages where the kernel grants
+ * them on request.  The memory is freed with free() like any other column. */
+static void *big_alloc(size_t n)
+{
+    enum { HUGE = 2 << 20 };
+    if (n < 4 * (size_t)HUGE)
+        return malloc(n);
+    void *p = aligned_alloc(HUGE, (n + HUGE - 1) / HUGE * HUGE);
+    if (p)
+        madvise(p, (n + HUGE - 1) / HUGE * HUGE, MADV_HUGEPAGE);
+    return p;
+}
+
 /* Where a plain column section can be inflated directly: its own array,
  * allocated here (sized max(count, 1) as the linker sizes its arrays);
  * NULL for struct fields, known sections of other kinds, or a second copy. */
@@ -518,7 +534,7 @@ static char *inflate_target(struct reader *r, const char *name, uint32_t width, 
         memcpy(&arr, (char *)r->st + c->base, sizeof arr);
         if (arr)
             return NULL;
-        arr = malloc((size_t)(count ? count : 1) * c->width);
+        arr = big_alloc((size_t)(count ? count : 1) * c->width);
         if (arr)
             memcpy((char *)r->st + c->base, &arr, sizeof arr);
         return arr;                      /* NULL on out of memory: the copying path says so */
