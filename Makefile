@@ -106,7 +106,7 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-	           $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/pkgconfig
+	           $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 755 cli/tprof $(DESTDIR)$(BINDIR)/tprof
 	install -m 644 lib/libtprof.a $(DESTDIR)$(LIBDIR)/libtprof.a
 	install -m 755 lib/libtprof.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtprof.so.$(VERSION)
@@ -114,6 +114,7 @@ install: all
 	ln -sf libtprof.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtprof.so
 	install -m 644 lib/tprof.h $(DESTDIR)$(INCLUDEDIR)/tprof.h
 	install -m 644 man/tprof.1 $(DESTDIR)$(MANDIR)/man1/tprof.1
+	install -m 644 man/libtprof.3 $(DESTDIR)$(MANDIR)/man3/libtprof.3
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@REQUIRES_PRIVATE@|$(PC_DEPS)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(PRIVATE_LIBS)|g' lib/tprof.pc.in \
@@ -123,7 +124,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tprof $(DESTDIR)$(LIBDIR)/libtprof.a \
 	      $(DESTDIR)$(LIBDIR)/libtprof.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/libtprof.so $(DESTDIR)$(INCLUDEDIR)/tprof.h \
-	      $(DESTDIR)$(MANDIR)/man1/tprof.1 $(DESTDIR)$(LIBDIR)/pkgconfig/tprof.pc
+	      $(DESTDIR)$(MANDIR)/man1/tprof.1 $(DESTDIR)$(MANDIR)/man3/libtprof.3 \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/tprof.pc
 
 clean:
 	rm -rf $(LIB_OBJ) $(LIB_OBJ:.o=.d) cli/*.o cli/*.d lib/libtprof.a lib/libtprof.so* cli/tprof \

@@ -10,6 +10,8 @@ static int is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == 
 int tp_store_load(tp_store *st, const char *path, tp_error *err)
 {
     struct stat sb;
+    if (!st || !path)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_store_load: %s", st ? "no path" : "no store");
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
     size_t plen = strlen(shown);
     if (plen >= sizeof st->path)

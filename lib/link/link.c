@@ -197,6 +197,8 @@ static int build_steps(tp_store *st)
 
 int tp_store_link(tp_store *st, tp_error *err)
 {
+    if (!st)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_store_link: no store");
     if (st->linked)
         return TP_OK;
     size_t n = st->n ? st->n : 1;

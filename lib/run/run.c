@@ -267,6 +267,8 @@ static int first_run_below(const char *dir, char *out, size_t cap)
 
 int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err)
 {
+    if (!out || !dir)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_run_open: %s", out ? "no directory" : "nowhere to put the run");
     *out = NULL;
     DIR *d = opendir(dir);
     if (!d)
@@ -546,6 +548,8 @@ static void check_steps(tp_run *r)
 
 int tp_run_load(tp_run *r, int threads, tp_error *err)
 {
+    if (!r)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_run_load: no run");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nt = threads > 0 ? (size_t)threads : ncpu > 0 ? (size_t)ncpu : 1;
     if (nt > r->n)
@@ -716,6 +720,8 @@ oom:
 
 int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err)
 {
+    if (!r || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_run_merge: %s", r ? "nowhere to put the store" : "no run");
     *out = NULL;
     tp_store *st = tp_store_new();
     if (!st)

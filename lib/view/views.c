@@ -33,6 +33,8 @@ const tp_view *const *tp_views(void)
 
 const tp_view *tp_view_find(const char *name)
 {
+    if (!name)
+        return NULL;
     for (size_t i = 0; registry[i]; i++)
         if (strcmp(registry[i]->name, name) == 0)
             return registry[i];
@@ -41,6 +43,8 @@ const tp_view *tp_view_find(const char *name)
 
 const tp_view *tp_view_npu_twin(const tp_view *v)
 {
+    if (!v || !v->name)
+        return NULL;
     for (size_t i = 0; tp_npu_views[i]; i++)
         if (strcmp(tp_npu_views[i]->name, v->name) == 0)
             return tp_npu_views[i];
@@ -50,6 +54,16 @@ const tp_view *tp_view_npu_twin(const tp_view *v)
 int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opts *vo,
                   tp_table **out, tp_error *err)
 {
+    if (out)
+        *out = NULL;
+    if (!v || !v->build || !st || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_view_build: %s", !v || !v->build ? "no view" : !st ? "no store"
+                                                                                   : "nowhere to put the table");
+    if (!st->linked)
+        return tp_error_set(err, TP_ERR_USAGE, "%s: tp_view_build before tp_store_link", st->path);
+    static const struct tp_view_opts defaults;   /* NULL options: every default */
+    if (!vo)
+        vo = &defaults;
     if (st->format == TP_SRC_ASCEND) {
         const tp_view *twin = tp_view_npu_twin(v);
         if (twin)
@@ -67,6 +81,8 @@ const tp_view *tp_view_for_store(const tp_view *v, const tp_store *st)
 int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err)
 {
     size_t idx[256], n;
+    if (!v || !columns)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_view_check_columns: %s", v ? "no column list" : "no view");
     if (tp_table_select(v->cols, v->ncols, columns, idx, 256, &n, err) == TP_OK)
         return TP_OK;
     const tp_view *twin = tp_view_npu_twin(v);
@@ -81,6 +97,11 @@ int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err)
 
 const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts *vo)
 {
+    static const struct tp_view_opts defaults;
+    if (!v)
+        return NULL;
+    if (!vo)
+        vo = &defaults;
     const char *c = v->columns_for ? v->columns_for(vo) : NULL;
     return c ? c : v->default_columns;
 }
@@ -88,6 +109,8 @@ const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts 
 void tp_view_print_columns(const tp_view *v, FILE *out)
 {
     size_t wkey = 3, whead = 6;
+    if (!v || !out)
+        return;
     for (size_t i = 0; i < v->ncols; i++) {
         size_t a = strlen(v->cols[i].key), b = strlen(v->cols[i].header);
         if (a > wkey) wkey = a;

@@ -29,6 +29,8 @@ static tp_store *load(void)
     tp_error e = {0};
     if (tp_store_load(st, dir, &e) != TP_OK)
         printf("# load: %s\n", e.msg);
+    else if (tp_store_link(st, &e) != TP_OK)   /* views read linked stores */
+        printf("# link: %s\n", e.msg);
     return st;
 }
 
