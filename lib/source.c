@@ -4,12 +4,17 @@
  * free, but a mapped file that shrinks while it is scanned (a profiler still
  * writing it, log rotation, NFS) kills the process with SIGBUS on the next
  * page touch, and mapping a 1 GB trace whole needs 1 GB of address space on
- * top of the real peak (`ulimit -v`).  Catching SIGBUS around the scan was
- * the other way out; it was measured against read() on a 284 MB trace
- * (`tprof info`, median of 5 runs): mmap 0.84 s wall / 0.84 s CPU, read()
- * into the JSON window READ_TIMING — the copy costs no more than the page
- * faults it replaces, and a signal handler would be process-wide state a
- * library must not own (other threads, the host program's own handlers).
+ * top of the real peak (`ulimit -v`).  Catching SIGBUS around the mapped
+ * scan (sigsetjmp recovery point) was the other way out; it keeps mmap's
+ * speed, so the choice came down to mmap against read() on a 284 MB trace,
+ * `tprof info`, medians of 5 runs, CPU (user+sys) / wall, 2 busy cores:
+ *     mmap   0.84 / 0.84 s, 0.74 / 1.94 s, 0.78 / 1.64 s   max RSS 127 MB
+ *     read() 0.69 / 0.72 s, 0.82 / 2.16 s, 0.69 / 1.69 s   max RSS 109 MB
+ * — no difference beyond the noise: copying into the JSON window costs
+ * about what the page faults it replaces cost, and it keeps less resident.
+ * A SIGBUS handler would also be process-wide state that a library must
+ * not own (other threads, the host program's own handlers), and would still
+ * leave a 1 GB trace needing 1 GB of address space.
  * With read() a shrunk file is an EOF before the size fstat gave: reported
  * as "byte N: file shrank while reading", the events before it kept.
  *
