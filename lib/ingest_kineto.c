@@ -34,6 +34,7 @@ struct importer {
     uint8_t *cat_kind;         /* strtab id -> kind + 1 (0 = not computed) */
     size_t ncat_kind;
     uint32_t memory_name;      /* id of "[memory]" */
+    int oom;                   /* a string could not be interned */
 };
 
 static enum tp_kind kind_of_cat(const char *cat)
@@ -259,7 +260,12 @@ static uint32_t get_str(struct importer *im, const struct jv *v)
 {
     if (v->type == TP_J_NONE)
         return 0;
-    return tp_store_intern(im->st, tp_json_ptr(im->j, v->s), v->s.len);
+    uint32_t id = tp_store_intern(im->st, tp_json_ptr(im->j, v->s), v->s.len);
+    if (id == UINT32_MAX) {
+        im->oom = 1;   /* the caller fails at the event's end; "" stands in until then */
+        return 0;
+    }
+    return id;
 }
 
 /* pid/tid: numbers, numeric strings, or names ("stream 7", "Spans"). */
@@ -462,6 +468,10 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     default:
         break;
     }
+    if (im->oom) {
+        st->n = (size_t)row;   /* a row without its strings is no row */
+        return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+    }
     if (bad)
         st->n--;   /* drop the row; the reason is counted */
     return 0;
@@ -556,6 +566,8 @@ static int read_devices(struct importer *im)
         }
         if (q < 0)
             return -1;
+        if (im->oom)
+            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
     }
     return r;
 }
@@ -582,6 +594,8 @@ static int read_distributed(struct importer *im)
             im->st->world_size = x;
         else if (is_backend && v.type == TP_J_STRING)
             im->st->dist_backend = get_str(im, &v);
+        if (im->oom)
+            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
     }
     return r;
 }
