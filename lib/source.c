@@ -4,17 +4,18 @@
  * free, but a mapped file that shrinks while it is scanned (a profiler still
  * writing it, log rotation, NFS) kills the process with SIGBUS on the next
  * page touch, and mapping a 1 GB trace whole needs 1 GB of address space on
- * top of the real peak (`ulimit -v`).  Catching SIGBUS around the mapped
- * scan (sigsetjmp recovery point) was the other way out; it keeps mmap's
- * speed, so the choice came down to mmap against read() on a 284 MB trace,
- * `tprof info`, medians of 5 runs, CPU (user+sys) / wall, 2 busy cores:
- *     mmap   0.84 / 0.84 s, 0.74 / 1.94 s, 0.78 / 1.64 s   max RSS 127 MB
- *     read() 0.69 / 0.72 s, 0.82 / 2.16 s, 0.69 / 1.69 s   max RSS 109 MB
- * — no difference beyond the noise: copying into the JSON window costs
- * about what the page faults it replaces cost, and it keeps less resident.
- * A SIGBUS handler would also be process-wide state that a library must
- * not own (other threads, the host program's own handlers), and would still
- * leave a 1 GB trace needing 1 GB of address space.
+ * top of the real peak (`ulimit -v`).  Two ways out were measured on a
+ * 284 MB trace, `tprof info`, three rounds of 5 runs, medians of CPU
+ * (user+sys) and wall, on 2 shared cores:
+ *     mmap (before)                 0.59 0.57 0.59 s CPU, 1.20 0.85 0.88 s wall, max RSS 127 MB
+ *     mmap + SIGBUS sigsetjmp guard 0.57 0.56 0.57 s CPU, 0.96 0.88 0.83 s wall, max RSS 127 MB
+ *     read() into the JSON window   0.58 0.60 0.57 s CPU, 0.85 0.89 0.87 s wall, max RSS 109 MB
+ * No difference beyond the noise: copying into the window costs about what
+ * the page faults it replaces cost, and it keeps less resident.  read() won
+ * on what else it gives: the SIGBUS guard is process-wide state a library
+ * must not own (other threads, the host program's own handlers), jumps out
+ * of the importer past its allocations, and still needs the whole file in
+ * the address space; read() needs none of that.
  * With read() a shrunk file is an EOF before the size fstat gave: reported
  * as "byte N: file shrank while reading", the events before it kept.
  *
