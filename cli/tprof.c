@@ -31,6 +31,12 @@ static int write_table(const tp_table *t, const struct tp_output_opts *out)
     return 2;
 }
 
+/* The exit status a view's table calls for (check: 1 warnings, 2 errors). */
+static int table_status(const tp_view *v, const tp_table *t)
+{
+    return v->severity && t ? (int)v->severity(t) : 0;
+}
+
 static int run_one(const struct cli_options *o, const char *path, int first)
 {
     int status = 0;
@@ -65,6 +71,8 @@ static int run_one(const struct cli_options *o, const char *path, int first)
         }
         if (!first)
             out.header = 0;
+        if (table_status(o->view, t) > status)
+            status = table_status(o->view, t);
         if (write_table(t, &out)) {
             tp_table_free(t);
             tp_store_free(st);
@@ -360,6 +368,8 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         }
         if (!*first)
             out.header = 0;
+        if (table_status(v, t) > status)
+            status = table_status(v, t);
         int wr = write_table(t, &out);
         *first = 0;
         free(cols);
@@ -380,6 +390,8 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             status = 2;
             continue;
         }
+        if (table_status(v, rt) > status)
+            status = table_status(v, rt);
         if (err.msg[0])   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
         if (b.t && b.v != sv && block_flush(&b, o, first))
@@ -411,6 +423,10 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is a write error we end on quietly */
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return cmd_diff(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "import") == 0)
+        return cmd_import(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     struct cli_options o;
     int rc = cli_parse(argc, argv, &o);
     if (rc)

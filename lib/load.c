@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "ingest.h"
+#include "store_file.h"
 
 int tp_store_load(tp_store *st, const char *path, tp_error *err)
 {
@@ -28,6 +29,11 @@ int tp_store_load(tp_store *st, const char *path, tp_error *err)
 
     const char *head;
     size_t n = tp_source_peek(src, &head);
+    if (n >= TP_STORE_MAGIC_LEN && memcmp(head, TP_STORE_MAGIC, TP_STORE_MAGIC_LEN) == 0) {
+        rc = tp_store_read_file(st, src, err);
+        tp_source_close(src);
+        return rc;
+    }
     if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
         tp_source_close(src);
         if (strcmp(path, "-") == 0)

@@ -82,16 +82,27 @@ static int ends_with(const char *s, size_t n, const char *suf)
 }
 
 /* A trace file name: worker and span per the plugin's WORKER_PATTERN
- * (extended to .zst and to plain .json).  0 when it is not one. */
+ * (extended to .zst, to plain .json and to .tprof stores).  0 when it is
+ * not one. */
 static int parse_name(const char *name, char **worker, char **span)
 {
     size_t n = strlen(name);
+    /* A .tprof store (tprof import) is the rank it was imported from: its
+     * name is that trace's (or Ascend folder's) name plus ".tprof". */
+    int store = ends_with(name, n, ".tprof") && n > 6;
+    if (store)
+        n -= 6;
     if (ends_with(name, n, ".gz"))
         n -= 3;
     else if (ends_with(name, n, ".zst"))
         n -= 4;
-    if (!ends_with(name, n, ".json") || n == 5)
-        return 0;
+    if (!ends_with(name, n, ".json") || n == 5) {
+        if (!store)
+            return 0;
+        *worker = strndup(name, n);
+        *span = strdup("");
+        return *worker && *span;
+    }
     size_t w = n - 5, s0 = w, s1 = w;
     if (ends_with(name, n, ".pt.trace.json")) {
         w = n - 14;
@@ -324,7 +335,7 @@ int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err)
                                 "(a run is one directory of traces)", dir, sub);
         return tp_error_set(err, TP_ERR_FORMAT,
                             "%s: no traces in this directory (expected *.pt.trace.json, *.json, "
-                            "with .gz or .zst, or Ascend profiler folders)", dir);
+                            "with .gz or .zst, .tprof stores, or Ascend profiler folders)", dir);
     }
     qsort(f, n, sizeof *f, cmp_found);
     long kept = pick_spans(r, f, n, span);

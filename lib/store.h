@@ -132,6 +132,7 @@ struct tp_store {
 
     /* ---- about the input ---- */
     char path[1024];
+    char origin[1024];             /* read from a .tprof store: the input it was imported from, else "" */
     enum tp_source_format format;
     const char *compression;       /* "none", "gzip", "zstd" */
     uint64_t input_bytes;          /* bytes on disk */

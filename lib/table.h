@@ -146,5 +146,6 @@ int tp_write_space(const struct tp_wctx *w);
 int tp_write_csv(const struct tp_wctx *w);
 int tp_write_columns(const struct tp_wctx *w);
 int tp_write_jsonl(const struct tp_wctx *w);
+int tp_write_markdown(const struct tp_wctx *w);
 
 #endif

@@ -219,6 +219,16 @@ static void test_number_formats(void)
               "{\"n\":140000,\"us\":1234.5,\"pct\":1.50,\"i\":-42,\"s\":\"x\"}\n"
               "{\"n\":140000.0,\"us\":2.5,\"pct\":100.00,\"i\":null,\"s\":null}\n"
               "{\"n\":null,\"us\":null,\"pct\":100.00,\"i\":null,\"s\":null}\n");
+    CHECK_OUT("markdown numbers", out(t, TP_FMT_MARKDOWN, 0, NULL),
+              "| N | Us | Pct | I | S |\n|---:|---:|---:|---:|:---|\n"
+              "| 140000 | 1234.5 | 1.50 | -42 | x |\n| 140000.0 | 2.5 | 100.00 | - | - |\n"
+              "| - | nan | 100.00 | - | - |\n");
+    /* Markup in names stays text: a pipe does not split the cell, a template
+     * is not an HTML tag, underscores are not emphasis. */
+    tp_table_add_row(t);
+    tp_table_set_str(t, 4, "void k<a_b|c*d> & [x]");
+    CHECK_OUT("markdown escapes", render(t, TP_FMT_MARKDOWN, 0, "s", NULL, 0, 0, NULL, NULL),
+              "| S |\n|:---|\n| x |\n| - |\n| - |\n| void k&lt;a\\_b\\|c\\*d&gt; &amp; \\[x\\] |\n");
     tp_table_free(t);
 }
 

@@ -563,7 +563,7 @@ static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *
     size_t nacc = 0, capacc = 0;
     for (size_t w = 0; w < n; w++) {
         char worker[256];
-        worker_of(R[w].st->path, worker, sizeof worker);
+        worker_of(R[w].st->origin[0] ? R[w].st->origin : R[w].st->path, worker, sizeof worker);
         int64_t sum[7] = {0};
         size_t nwait = 0;
         for (size_t k = 0; k < R[w].bd.nsteps; k++) {
@@ -726,7 +726,7 @@ static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table 
         }
         if (rc == 0 && !merge) {
             char worker[256];
-            worker_of(R[w].st->path, worker, sizeof worker);
+            worker_of(R[w].st->origin[0] ? R[w].st->origin : R[w].st->path, worker, sizeof worker);
             put_ops(t, R[w].st, worker, ag, na, aligned);
         } else if (rc == 0) {
             for (size_t a = 0; a < na; a++) {

@@ -53,6 +53,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     row(t, "file", "%s", st->path);
+    if (st->origin[0])
+        row(t, "origin", "%s (a .tprof store; size and format are the original's)", st->origin);
     row(t, "format", "%s", format_name(st->format));
     row(t, "compression", "%s", st->compression);
     row(t, "size", "%" PRIu64 " bytes", st->input_bytes);

@@ -22,6 +22,7 @@ static const tp_view *const registry[] = {
     &tp_view_idle,
     &tp_view_launches,
     &tp_view_queue,
+    &tp_view_check,
     NULL,
 };
 
@@ -55,6 +56,12 @@ int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opt
             return twin->build(st, vo, out, err);
     }
     return v->build(st, vo, out, err);
+}
+
+const tp_view *tp_view_for_store(const tp_view *v, const tp_store *st)
+{
+    const tp_view *twin = v && st && st->format == TP_SRC_ASCEND ? tp_view_npu_twin(v) : NULL;
+    return twin ? twin : v;
 }
 
 int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err)

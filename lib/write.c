@@ -1,6 +1,6 @@
 /* write.c — tp_table_write: resolves -c, --sort and --top, then hands the
  * rows to one format writer (write_space.c, write_csv.c, write_columns.c,
- * write_jsonl.c).  Also the pieces the writers share: a growable line buffer
+ * write_jsonl.c, write_markdown.c).  Also the pieces the writers share: a growable line buffer
  * and the escaping that keeps untrusted names from reaching a terminal raw. */
 #include <errno.h>
 #include <stdlib.h>
@@ -284,6 +284,7 @@ int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out,
         rc = o->width > 0 ? tp_write_columns(&w) : tp_write_space(&w);
         break;
     case TP_FMT_JSONL: rc = tp_write_jsonl(&w); break;
+    case TP_FMT_MARKDOWN: rc = tp_write_markdown(&w); break;
     default: rc = tp_error_set(err, TP_ERR_USAGE, "unknown output format %d", (int)o->format); break;
     }
     errno = 0;
