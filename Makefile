@@ -31,16 +31,21 @@ PRIVATE_LIBS := -lcsv -lpthread -lm
 LDLIBS      := $(PC_LIBS) $(PRIVATE_LIBS)
 
 # Project flags stay even when CFLAGS is given on the command line.
-ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib -DTPROF_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(CPPFLAGS)
+ALL_CPPFLAGS = -D_GNU_SOURCE $(addprefix -I,$(LIB_DIRS)) -DTPROF_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS   = -std=c11 -Wall -Wextra $(CFLAGS)
 DEPFLAGS     = -MMD -MP
 
-LIB_SRC   := $(filter-out %_test.c,$(wildcard lib/*.c))
+# lib/ has one folder per role (util, source, parse, ingest, store, link,
+# model, view, table, run); every folder is on the include path, so a file
+# names a header by its name alone.
+LIB_DIRS  := lib $(patsubst %/,%,$(sort $(wildcard lib/*/ lib/*/*/)))
+LIB_ALL   := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+LIB_SRC   := $(filter-out %_test.c,$(LIB_ALL))
 LIB_OBJ   := $(LIB_SRC:.c=.o)
 PIC_OBJ   := $(LIB_SRC:%.c=build/pic/%.o)
 CLI_SRC   := $(filter-out %_test.c,$(wildcard cli/*.c))
 CLI_OBJ   := $(CLI_SRC:.c=.o)
-TEST_SRC  := $(wildcard lib/*_test.c cli/*_test.c)
+TEST_SRC  := $(filter %_test.c,$(LIB_ALL)) $(wildcard cli/*_test.c)
 TEST_BIN  := $(TEST_SRC:.c=)
 
 all: lib/libtprof.a lib/libtprof.so cli/tprof
@@ -71,10 +76,10 @@ build/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -c -o $@ $<
 
-lib/%_test: lib/%_test.c lib/libtprof.a lib/testing.h
+lib/%_test: lib/%_test.c lib/libtprof.a lib/util/testing.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
 
-cli/%_test: cli/%_test.c lib/libtprof.a lib/testing.h
+cli/%_test: cli/%_test.c lib/libtprof.a lib/util/testing.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
 
 tests: all $(TEST_BIN)
@@ -121,9 +126,9 @@ uninstall:
 	      $(DESTDIR)$(MANDIR)/man1/tprof.1 $(DESTDIR)$(LIBDIR)/pkgconfig/tprof.pc
 
 clean:
-	rm -rf lib/*.o lib/*.d cli/*.o cli/*.d lib/libtprof.a lib/libtprof.so* cli/tprof \
+	rm -rf $(LIB_OBJ) $(LIB_OBJ:.o=.d) cli/*.o cli/*.d lib/libtprof.a lib/libtprof.so* cli/tprof \
 	       $(TEST_BIN) $(TEST_BIN:=.d) build/pic
 
--include $(wildcard lib/*.d cli/*.d) $(PIC_OBJ:.o=.d)
+-include $(wildcard $(LIB_OBJ:.o=.d) $(TEST_BIN:=.d) cli/*.d $(PIC_OBJ:.o=.d))
 
 .PHONY: all deps tests check check-asan demo bench install uninstall clean
