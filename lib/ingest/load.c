@@ -48,7 +48,7 @@ int tp_store_load(tp_store *st, const char *path, tp_error *err)
      * (the peek alone holds only 4 KB of them). */
     tp_source_skip_blanks(src);
     n = tp_source_peek(src, &head);
-    if (n == 0) {
+    if (n == 0 || !head) {   /* !head never holds; it tells GCC (-Wnonnull in UBSan builds) that memmem gets a buffer */
         /* Nothing but blanks, or the decompressor failed before its first
          * byte: that error is the news, not "empty". */
         const tp_error *se = tp_source_error(src);
