@@ -314,6 +314,15 @@ static int64_t pick_i64(struct importer *im, const struct jv *v, const char *wha
     return TP_NONE;
 }
 
+/* Out of memory half way through a row: the row goes (a kernel without its
+ * kernel record, a name without its string, is no row); the rows before it
+ * stay, and the error names the byte. */
+static int drop_row_oom(tp_store *st, int64_t row, tp_json *j)
+{
+    st->n = (size_t)row;
+    return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+}
+
 static int add_event(struct importer *im, struct event *ev, uint64_t off)
 {
     tp_store *st = im->st;
@@ -408,7 +417,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET: {
         struct tp_kernel_info *k = tp_store_add_kernel_info(st, (size_t)row);
         if (!k)
-            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+            return drop_row_oom(st, row, j);
         get_dim3(j, &ev->grid, k->grid);
         get_dim3(j, &ev->block, k->block);
         int64_t x = pick_i64(im, &ev->regs, "\"registers per thread\"", off, &bad);
@@ -430,7 +439,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION: case TP_K_PYTHON_FUNCTION: {
         struct tp_op_info *o = tp_store_add_op_info(st, (size_t)row);
         if (!o)
-            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+            return drop_row_oom(st, row, j);
         if (ev->input_dims.type == TP_J_ARRAY)
             o->input_dims = get_str(im, &ev->input_dims);
         if (ev->input_type.type == TP_J_ARRAY)
@@ -446,7 +455,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     case TP_K_MEMORY: {
         struct tp_mem_info *m = tp_store_add_mem_info(st, (size_t)row);
         if (!m)
-            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+            return drop_row_oom(st, row, j);
         int64_t x = pick_i64(im, &ev->dev_type, "\"Device Type\"", off, &bad);
         if (x != TP_NONE)
             m->device_type = (int32_t)x;
@@ -468,10 +477,8 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     default:
         break;
     }
-    if (im->oom) {
-        st->n = (size_t)row;   /* a row without its strings is no row */
-        return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
-    }
+    if (im->oom)
+        return drop_row_oom(st, row, j);
     if (bad)
         st->n--;   /* drop the row; the reason is counted */
     return 0;
