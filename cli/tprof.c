@@ -48,8 +48,9 @@ static int run_one(const struct cli_options *o, const char *path, int first)
     }
     int rc = tp_store_load(st, path, &err);
     if (rc != TP_OK) {
-        /* A truncated trace still gives the rows of its complete events. */
-        if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT) {
+        /* A truncated trace still gives the rows of its complete events;
+         * so does one that ran out of memory or failed to read midway. */
+        if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT && st->n == 0) {
             fprintf(stderr, "tprof: %s\n", err.msg);
             tp_store_free(st);
             return 2;

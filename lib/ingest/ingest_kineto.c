@@ -34,6 +34,7 @@ struct importer {
     uint8_t *cat_kind;         /* strtab id -> kind + 1 (0 = not computed) */
     size_t ncat_kind;
     uint32_t memory_name;      /* id of "[memory]" */
+    int oom;                   /* a string could not be interned */
 };
 
 static enum tp_kind kind_of_cat(const char *cat)
@@ -228,7 +229,9 @@ static int get_i64(tp_json *j, const struct jv *v, int64_t *out)
         return 1;
     /* Some exporters write ids as floats (1.0e3); accept integral doubles. */
     double d;
-    if (tp_decimal_to_double(s, v->s.len, &d) == 0 && d == (double)(int64_t)d && d > -9.2e18 && d < 9.2e18) {
+    /* The range check comes first: casting a double outside int64's range
+     * (an id of 2e37) is undefined behaviour, not just a wrong value. */
+    if (tp_decimal_to_double(s, v->s.len, &d) == 0 && d > -9.2e18 && d < 9.2e18 && d == (double)(int64_t)d) {
         *out = (int64_t)d;
         return 1;
     }
@@ -257,7 +260,12 @@ static uint32_t get_str(struct importer *im, const struct jv *v)
 {
     if (v->type == TP_J_NONE)
         return 0;
-    return tp_store_intern(im->st, tp_json_ptr(im->j, v->s), v->s.len);
+    uint32_t id = tp_store_intern(im->st, tp_json_ptr(im->j, v->s), v->s.len);
+    if (id == UINT32_MAX) {
+        im->oom = 1;   /* the caller fails at the event's end; "" stands in until then */
+        return 0;
+    }
+    return id;
 }
 
 /* pid/tid: numbers, numeric strings, or names ("stream 7", "Spans"). */
@@ -306,6 +314,15 @@ static int64_t pick_i64(struct importer *im, const struct jv *v, const char *wha
     return TP_NONE;
 }
 
+/* Out of memory half way through a row: the row goes (a kernel without its
+ * kernel record, a name without its string, is no row); the rows before it
+ * stay, and the error names the byte. */
+static int drop_row_oom(tp_store *st, int64_t row, tp_json *j)
+{
+    st->n = (size_t)row;
+    return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+}
+
 static int add_event(struct importer *im, struct event *ev, uint64_t off)
 {
     tp_store *st = im->st;
@@ -344,7 +361,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     int bad = 0;
     int64_t row = tp_store_add(st);
     if (row < 0)
-        return tp_error_set(j->err, TP_ERR_NOMEM, "%s: out of memory", j->path), -1;
+        return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
     st->ph[row] = ph;
     st->ts[row] = ts;
     st->dur[row] = dur;
@@ -400,7 +417,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET: {
         struct tp_kernel_info *k = tp_store_add_kernel_info(st, (size_t)row);
         if (!k)
-            return tp_error_set(j->err, TP_ERR_NOMEM, "%s: out of memory", j->path), -1;
+            return drop_row_oom(st, row, j);
         get_dim3(j, &ev->grid, k->grid);
         get_dim3(j, &ev->block, k->block);
         int64_t x = pick_i64(im, &ev->regs, "\"registers per thread\"", off, &bad);
@@ -422,7 +439,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION: case TP_K_PYTHON_FUNCTION: {
         struct tp_op_info *o = tp_store_add_op_info(st, (size_t)row);
         if (!o)
-            return tp_error_set(j->err, TP_ERR_NOMEM, "%s: out of memory", j->path), -1;
+            return drop_row_oom(st, row, j);
         if (ev->input_dims.type == TP_J_ARRAY)
             o->input_dims = get_str(im, &ev->input_dims);
         if (ev->input_type.type == TP_J_ARRAY)
@@ -438,7 +455,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     case TP_K_MEMORY: {
         struct tp_mem_info *m = tp_store_add_mem_info(st, (size_t)row);
         if (!m)
-            return tp_error_set(j->err, TP_ERR_NOMEM, "%s: out of memory", j->path), -1;
+            return drop_row_oom(st, row, j);
         int64_t x = pick_i64(im, &ev->dev_type, "\"Device Type\"", off, &bad);
         if (x != TP_NONE)
             m->device_type = (int32_t)x;
@@ -460,6 +477,8 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     default:
         break;
     }
+    if (im->oom)
+        return drop_row_oom(st, row, j);
     if (bad)
         st->n--;   /* drop the row; the reason is counted */
     return 0;
@@ -518,33 +537,44 @@ static int read_devices(struct importer *im)
         int m = 0, q;
         tp_jspan key;
         while ((q = tp_json_obj_next(j, &m, &key)) == 1) {
+            /* Which field the key names is decided before the value is read:
+             * reading it can refill (move) the window or grow the escape
+             * scratch, and either leaves a pointer to the key dangling. */
             const char *k = tp_json_ptr(j, key);
+            int is_name = KEY("name");
+            int64_t *wide = NULL;
+            int32_t *narrow = NULL;
+            if (KEY("id")) narrow = &d->id;
+            else if (KEY("totalGlobalMem")) wide = &d->total_mem;
+            else if (KEY("computeMajor")) narrow = &d->major;
+            else if (KEY("computeMinor")) narrow = &d->minor;
+            else if (KEY("numSms")) narrow = &d->num_sms;
+            else if (KEY("maxThreadsPerMultiprocessor")) narrow = &d->max_threads_per_sm;
+            else if (KEY("maxThreadsPerBlock")) narrow = &d->max_threads_per_block;
+            else if (KEY("regsPerBlock")) narrow = &d->regs_per_block;
+            else if (KEY("regsPerMultiprocessor")) narrow = &d->regs_per_sm;
+            else if (KEY("warpSize")) narrow = &d->warp_size;
+            else if (KEY("sharedMemPerBlock")) wide = &d->smem_per_block;
+            else if (KEY("sharedMemPerMultiprocessor")) wide = &d->smem_per_sm;
+            else if (KEY("sharedMemPerBlockOptin")) wide = &d->smem_optin;
+            k = NULL;
             struct jv v;
             if (read_value(j, &v) < 0)
                 return -1;
             int64_t x = 0;
-            if (KEY("name")) {
+            if (is_name)
                 d->name = v.type == TP_J_STRING ? get_str(im, &v) : 0;
-                continue;
+            else if ((wide || narrow) && get_i64(j, &v, &x) == 1) {
+                if (wide)
+                    *wide = x;
+                else if (x >= INT32_MIN && x <= INT32_MAX)
+                    *narrow = (int32_t)x;
             }
-            if (get_i64(j, &v, &x) != 1)
-                continue;
-            if (KEY("id")) d->id = (int32_t)x;
-            else if (KEY("totalGlobalMem")) d->total_mem = x;
-            else if (KEY("computeMajor")) d->major = (int32_t)x;
-            else if (KEY("computeMinor")) d->minor = (int32_t)x;
-            else if (KEY("numSms")) d->num_sms = (int32_t)x;
-            else if (KEY("maxThreadsPerMultiprocessor")) d->max_threads_per_sm = (int32_t)x;
-            else if (KEY("maxThreadsPerBlock")) d->max_threads_per_block = (int32_t)x;
-            else if (KEY("regsPerBlock")) d->regs_per_block = (int32_t)x;
-            else if (KEY("regsPerMultiprocessor")) d->regs_per_sm = (int32_t)x;
-            else if (KEY("warpSize")) d->warp_size = (int32_t)x;
-            else if (KEY("sharedMemPerBlock")) d->smem_per_block = x;
-            else if (KEY("sharedMemPerMultiprocessor")) d->smem_per_sm = x;
-            else if (KEY("sharedMemPerBlockOptin")) d->smem_optin = x;
         }
         if (q < 0)
             return -1;
+        if (im->oom)
+            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
     }
     return r;
 }
@@ -571,8 +601,33 @@ static int read_distributed(struct importer *im)
             im->st->world_size = x;
         else if (is_backend && v.type == TP_J_STRING)
             im->st->dist_backend = get_str(im, &v);
+        if (im->oom)
+            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
     }
     return r;
+}
+
+/* Where the rows of a "traceEvents" array begin. */
+struct store_mark {
+    size_t n, nkernels, nops, nmems;
+};
+
+/* A second top-level "traceEvents": Python's json (and so the TensorBoard
+ * plugin) keeps the last value of a repeated key, so the rows of the earlier
+ * array go, counted under a reason that `info` shows. */
+static void drop_earlier_events(tp_store *st, const struct store_mark *first, uint64_t off)
+{
+    size_t dropped = st->n - first->n;
+    st->n = first->n;
+    st->nkernels = first->nkernels;
+    st->nops = first->nops;
+    st->nmems = first->nmems;
+    static const char reason[] = "\"traceEvents\" repeats: the last array wins (as in Python's json), "
+                                 "earlier events dropped";
+    tp_store_skip(st, reason, off);
+    for (size_t i = 0; i < st->nskips; i++)
+        if (strcmp(st->skips[i].reason, reason) == 0 && dropped > 0)
+            st->skips[i].count += dropped - 1;   /* count the events, not the repeats */
 }
 
 int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
@@ -584,6 +639,7 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
     im.memory_name = tp_store_intern(st, "[memory]", 8);
     st->format = TP_SRC_KINETO_JSON;
     int rc = 0, saw_events = 0;
+    struct store_mark first = {0, 0, 0, 0};
     int c = tp_json_peek(&j);
     if (c == '[') {
         saw_events = 1;
@@ -595,6 +651,10 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
         while (rc >= 0 && (r = tp_json_obj_next(&j, &n, &key)) == 1) {
             const char *k = tp_json_ptr(&j, key);
             if (KEY("traceEvents")) {
+                if (saw_events)
+                    drop_earlier_events(st, &first, tp_json_offset(&j));
+                else
+                    first = (struct store_mark){st->n, st->nkernels, st->nops, st->nmems};
                 saw_events = 1;
                 if (tp_json_type(&j) != TP_J_ARRAY) {
                     rc = tp_json_fail(&j, TP_ERR_FORMAT, "\"traceEvents\" is not an array");
@@ -630,6 +690,8 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
     }
     if (rc >= 0 && tp_json_peek(&j) >= 0)
         rc = tp_json_fail(&j, TP_ERR_FORMAT, "unexpected data after the end of the JSON document");
+    if (rc >= 0 && j.failed)
+        rc = -1;   /* the source failed after the document (corrupt compressed data past its end) */
     if (rc >= 0 && !saw_events)
         rc = tp_json_fail(&j, TP_ERR_FORMAT, "JSON without \"traceEvents\": not a PyTorch profiler trace");
     if (j.control_chars) {

@@ -226,24 +226,10 @@ int tp_ingest_pydict(tp_store *st, tp_source *src, tp_error *err)
         rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
         goto out;
     }
-    size_t len;
-    const char *all = tp_source_mapped(src, &len);
-    if (all) {
-        size_t start = 0;
-        for (size_t i = 0; i <= len; i++) {
-            if (i == len || all[i] == '\n') {
-                if (do_line(&c, all + start, i - start, start) < 0) {
-                    rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-                    goto out;
-                }
-                start = i + 1;
-            }
-        }
-        st->text_bytes = len;
-    } else {
+    {
         char *buf = NULL;
         size_t n = 0, cap = 0;
-        uint64_t base = 0;        /* offset of buf[0] in the text */
+        uint64_t base = tp_source_offset(src);   /* offset of buf[0] in the text */
         for (;;) {
             if (cap - n < 65536) {
                 size_t nc = cap ? cap * 2 : 1 << 20;

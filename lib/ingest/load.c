@@ -5,8 +5,6 @@
 #include "ingest.h"
 #include "store_file.h"
 
-static int is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 int tp_store_load(tp_store *st, const char *path, tp_error *err)
 {
     struct stat sb;
@@ -46,25 +44,26 @@ int tp_store_load(tp_store *st, const char *path, tp_error *err)
             return tp_error_set(err, TP_ERR_FORMAT, "%s: compressed SQLite dumps are not supported; decompress it first", path);
         return tp_ingest_sqlite(st, path, err);
     }
-    size_t i = 0;
     if (n >= 3 && (unsigned char)head[0] == 0xef && (unsigned char)head[1] == 0xbb && (unsigned char)head[2] == 0xbf)
-        i = 3;   /* UTF-8 byte order mark */
-    while (i < n && is_blank(head[i]))
-        i++;
-    if (i == n && n < 4096) {
+        tp_source_skip(src, 3);   /* UTF-8 byte order mark: the readers start after it */
+    /* Blanks of any length before the first byte that tells the format
+     * (the peek alone holds only 4 KB of them). */
+    tp_source_skip_blanks(src);
+    n = tp_source_peek(src, &head);
+    if (n == 0 || !head) {   /* !head never holds; it tells GCC (-Wnonnull in UBSan builds) that memmem gets a buffer */
+        /* Nothing but blanks, or the decompressor failed before its first
+         * byte: that error is the news, not "empty". */
+        const tp_error *se = tp_source_error(src);
+        rc = se ? tp_error_set(err, se->status, "%s", se->msg)
+                : tp_error_set(err, TP_ERR_FORMAT, "%s: empty file: not a trace", st->path);
         tp_source_close(src);
-        return tp_error_set(err, TP_ERR_FORMAT, "%s: empty file: not a trace", st->path);
+        return rc;
     }
-    if (head[i] == '{' && i + 1 < n && head[i + 1] == '\'') {
+    if (head[0] == '{' && n > 1 && head[1] == '\'') {
         rc = tp_ingest_pydict(st, src, err);
-    } else if (head[i] == '{' || head[i] == '[') {
-        if (i == 3) {
-            /* Skip the BOM: the JSON reader starts at the first brace. */
-            char bom[3];
-            tp_source_read(src, bom, 3, err);
-        }
+    } else if (head[0] == '{' || head[0] == '[') {
         rc = tp_ingest_kineto(st, src, err);
-    } else if (n >= 8 && memcmp(head + i, "=====", 5) == 0) {
+    } else if (n >= 8 && memcmp(head, "=====", 5) == 0) {
         rc = tp_error_set(err, TP_ERR_FORMAT, "%s: nvprof text output; export with `nvprof -o FILE.sql` instead",
                           st->path);
     } else {

@@ -6,7 +6,6 @@
  * absolute offset, so nothing dangles. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "json.h"
 
 size_t tp_json_window_bytes = 4u << 20;
@@ -33,13 +32,6 @@ int tp_json_init_mem(tp_json *j, const char *data, size_t len, const char *path,
 
 int tp_json_init_source(tp_json *j, tp_source *src, tp_error *err)
 {
-    size_t len;
-    const char *m = tp_source_mapped(src, &len);
-    if (m) {
-        tp_json_init_mem(j, m, len, tp_source_path(src), err);
-        j->can_release = 1;
-        return TP_OK;
-    }
     memset(j, 0, sizeof *j);
     j->src = src;
     j->path = tp_source_path(src);
@@ -49,21 +41,10 @@ int tp_json_init_source(tp_json *j, tp_source *src, tp_error *err)
     if (!j->own)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", j->path);
     j->buf = j->p = j->end = j->own;
+    /* bytes the caller consumed before (a BOM, leading blanks) count in
+     * the offsets that messages name */
+    j->base = j->mark = tp_source_offset(src);
     return TP_OK;
-}
-
-/* A mapped file's pages stay in the process's resident set once read; give
- * back those before the mark so a 1 GB trace does not cost 1 GB of memory.
- * They are clean file pages: dropping them costs nothing. */
-void tp_json_release(tp_json *j)
-{
-    uint64_t page = 4096;
-    uint64_t upto = (j->mark - j->base) & ~(page - 1);
-    uintptr_t from = ((uintptr_t)j->buf + j->released + page - 1) & ~(uintptr_t)(page - 1);
-    uintptr_t to = ((uintptr_t)j->buf + upto) & ~(uintptr_t)(page - 1);
-    if (to > from)
-        madvise((void *)from, to - from, MADV_DONTNEED);
-    j->released = upto;
 }
 
 void tp_json_free(tp_json *j)

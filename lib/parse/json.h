@@ -9,7 +9,12 @@
  * Recursive-descent style: the caller asks for the value it expects.  Values
  * are returned as spans (absolute byte offsets into the stream), valid until
  * the caller moves the mark past them; tp_json_ptr() turns a span into a
- * pointer.  Strings with escapes are decoded into a scratch area. */
+ * pointer.  Strings with escapes are decoded into a scratch area.
+ *
+ * A pointer from tp_json_ptr() is valid only until the next read call (any
+ * tp_json_* that consumes input): a read can refill the window (moving or
+ * freeing it) or grow the scratch area (realloc).  Keep the span, not the
+ * pointer, across reads; compare keys before reading their value. */
 #ifndef TPROF_JSON_H
 #define TPROF_JSON_H
 
@@ -40,11 +45,7 @@ typedef struct tp_json {
     int failed;               /* an error has been recorded */
     uint64_t control_chars;   /* raw control characters seen inside strings (accepted) */
     uint64_t first_control_off;
-    int can_release;          /* buf is a read-only file mapping */
-    uint64_t released;        /* bytes of it already given back */
 } tp_json;
-
-void tp_json_release(tp_json *j);
 
 /* Initial window size when streaming (tests shrink it to force refills). */
 extern size_t tp_json_window_bytes;
@@ -71,8 +72,6 @@ static inline void tp_json_set_mark(tp_json *j)
 {
     j->mark = tp_json_offset(j);
     j->scratch_len = 0;
-    if (j->can_release && j->mark - j->released > (UINT64_C(64) << 20))
-        tp_json_release(j);
 }
 
 /* The next non-blank character without consuming it; -1 at the end of input.

@@ -322,8 +322,10 @@ static int analysis(struct db *b)
             c.step = stx && strncmp((const char *)stx, "step", 4) == 0 && stx[4] ? strtoll((const char *)stx + 4, NULL, 10)
                                                                                 : TP_NONE;
             c.kind = col_str(b, s, 2);
-            c.start = sqlite3_column_type(s, 3) == SQLITE_NULL ? TP_NONE
-                                                                : (int64_t)llround(sqlite3_column_double(s, 3) * 1000.0);
+            double start_us = sqlite3_column_double(s, 3);
+            /* range first: llround of a double past int64 has no defined value */
+            c.start = sqlite3_column_type(s, 3) == SQLITE_NULL || !(fabs(start_us) < 9.2e15) ? TP_NONE
+                                                                : (int64_t)llround(start_us * 1000.0);
             c.elapse_ms = sqlite3_column_double(s, 4);
             c.transit_ms = sqlite3_column_double(s, 5);
             c.wait_ms = sqlite3_column_double(s, 6);
