@@ -7,13 +7,18 @@
 
 int cli_report_skips(const tp_store *st)
 {
+    return cli_report_skips_to(st, stderr);
+}
+
+int cli_report_skips_to(const tp_store *st, FILE *out)
+{
     int malformed = 0;
     for (size_t i = 0; i < st->nskips; i++) {
         const struct tp_skip *s = &st->skips[i];
         if (!s->malformed)
             continue;
         malformed = 1;
-        fprintf(stderr, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
+        fprintf(out, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
                 (unsigned long long)s->first_offset, s->reason, (unsigned long long)s->count,
                 s->count == 1 ? "" : "s");
     }

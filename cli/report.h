@@ -8,6 +8,8 @@
 /* Name, on stderr, what was malformed in an input (file, byte, count);
  * returns 1 if anything was (exit status 2), 0 otherwise. */
 int cli_report_skips(const tp_store *st);
+/* The same lines into `out`. */
+int cli_report_skips_to(const tp_store *st, FILE *out);
 
 /* A run's notes (tp_run_notes: newline-separated), one "tprof: " line each. */
 void cli_report_notes(const char *notes);

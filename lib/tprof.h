@@ -193,6 +193,13 @@ struct tp_run_rank {
     int status;              /* TP_OK, or why this rank failed (err); a failed rank whose
                                 store holds events (a truncated trace) is still usable */
     tp_error err;
+    /* tp_run_reduce only (the store is freed once reduced): */
+    void *result;            /* what `reduce` made of the store; NULL when it did not run */
+    int usable;              /* the store was linked and held events (or loaded cleanly) */
+    /* what the run itself needs of a rank after its store is gone */
+    int64_t declared_rank;   /* distributedInfo.rank, TP_NONE (INT64_MIN) when absent */
+    int64_t *step_numbers;   /* its ProfilerStep numbers, in order */
+    size_t nsteps;
 };
 
 /* 1 when path is a directory that is not itself an Ascend profiler folder. */
@@ -209,6 +216,17 @@ int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err);
  * fails with a message naming both).  Returns TP_OK, or the status of the
  * first failed rank (every rank's own status is in tp_run_rank). */
 int tp_run_load(tp_run *r, int threads, tp_error *err);
+
+/* A run in bounded memory: load, link and reduce every rank, `threads` at
+ * a time (0: one per core), then settle the ranks as tp_run_load does.
+ * `reduce` runs in a loading thread (so it must be thread-safe) on each rank
+ * whose store could be read: k->store is loaded and linked, k->status says
+ * how the load went.  What it returns is kept as k->result, and the store is
+ * freed at once, so memory is that of the ranks in flight plus the results,
+ * whatever the number of ranks.  `drop` frees the result of a rank left out
+ * while settling (a rank claimed twice).  Returns as tp_run_load. */
+int tp_run_reduce(tp_run *r, int threads, void *(*reduce)(const struct tp_run_rank *k, void *ctx),
+                  void (*drop)(void *result), void *ctx, tp_error *err);
 
 size_t tp_run_size(const tp_run *r);
 const struct tp_run_rank *tp_run_rank(const tp_run *r, size_t i);

@@ -38,6 +38,10 @@ struct tp_run {
     /* loading */
     pthread_mutex_t lock;
     size_t next;
+    /* tp_run_reduce: what each rank becomes before its store is freed */
+    void *(*reduce)(const struct tp_run_rank *k, void *ctx);
+    void (*drop)(void *result);
+    void *ctx;
 };
 
 static void note(tp_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -360,7 +364,7 @@ int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err)
         k->worker = f[i].worker;
         k->span = f[i].span;
         f[i].worker = f[i].span = NULL;
-        k->rank = TP_NONE;
+        k->rank = k->declared_rank = TP_NONE;
         k->rank_from = "order";
         r->n++;
         if (!k->path)
@@ -380,7 +384,7 @@ oom:
 /* Load and link one rank.  Loading and linking keep no shared state (the
  * sort contexts of link.c and the views are _Thread_local), so ranks run
  * fully in parallel. */
-static void load_one(struct tp_run_rank *k)
+static void load_one(tp_run *r, struct tp_run_rank *k)
 {
     k->store = tp_store_new();
     if (!k->store) {
@@ -389,14 +393,29 @@ static void load_one(struct tp_run_rank *k)
     }
     k->status = tp_store_load(k->store, k->path, &k->err);
     /* A truncated or partly malformed trace still gives its complete events. */
-    if (k->status != TP_OK && k->status != TP_ERR_TRUNCATED && k->status != TP_ERR_FORMAT)
-        return;
-    tp_error lerr = {0};
-    int rc = tp_store_link(k->store, &lerr);
-    if (rc != TP_OK && k->status == TP_OK) {
-        k->status = rc;
-        k->err = lerr;
+    if (k->status == TP_OK || k->status == TP_ERR_TRUNCATED || k->status == TP_ERR_FORMAT) {
+        tp_error lerr = {0};
+        int rc = tp_store_link(k->store, &lerr);
+        if (rc != TP_OK && k->status == TP_OK) {
+            k->status = rc;
+            k->err = lerr;
+        }
     }
+    const tp_store *st = k->store;
+    k->usable = st->linked && (k->status == TP_OK || st->n > 0);
+    k->declared_rank = st->rank;
+    if (!r->reduce)
+        return;
+    /* What settling and the step check need, before the store goes. */
+    if (st->nsteps && (k->step_numbers = malloc(st->nsteps * sizeof *k->step_numbers)) != NULL) {
+        for (size_t s = 0; s < st->nsteps; s++)
+            k->step_numbers[s] = st->steps[s].number;
+        k->nsteps = st->nsteps;
+    }
+    if (k->usable)
+        k->result = r->reduce(k, r->ctx);
+    tp_store_free(k->store);
+    k->store = NULL;
 }
 
 static void *worker_main(void *arg)
@@ -408,13 +427,13 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&r->lock);
         if (i >= r->n)
             return NULL;
-        load_one(&r->r[i]);
+        load_one(r, &r->r[i]);
     }
 }
 
 static int usable(const struct tp_run_rank *k)
 {
-    return k->store && k->store->linked && (k->status == TP_OK || k->store->n > 0);
+    return k->usable && (k->store || k->result);
 }
 
 static int cmp_rank(const void *a, const void *b)
@@ -444,8 +463,8 @@ static void settle_ranks(tp_run *r)
     for (size_t i = 0; i < r->n; i++) {
         struct tp_run_rank *k = &r->r[i];
         int64_t nr = rank_from_name(k->worker);
-        if (k->store && k->store->rank != TP_NONE && k->store->rank >= 0) {
-            k->rank = k->store->rank;
+        if (k->declared_rank != TP_NONE && k->declared_rank >= 0) {
+            k->rank = k->declared_rank;
             k->rank_from = "distributedInfo";
         } else if (nr >= 0) {
             k->rank = nr;
@@ -500,6 +519,10 @@ static void settle_ranks(tp_run *r)
                                  k->path, (long long)k->rank, k->rank_from, r->r[ord[first]].path);
         tp_store_free(k->store);
         k->store = NULL;
+        if (k->result && r->drop)
+            r->drop(k->result);
+        k->result = NULL;
+        k->usable = 0;
     }
     free(ord);
 done:
@@ -512,44 +535,52 @@ done:
 /* Ranks whose ProfilerStep numbers differ: one note. */
 static void check_steps(tp_run *r)
 {
-    const struct tp_store *ref = NULL;
-    int64_t refrank = 0;
+    const struct tp_run_rank *ref = NULL;
     for (size_t i = 0; i < r->n; i++) {
         const struct tp_run_rank *k = &r->r[i];
         if (!usable(k))
             continue;
-        const tp_store *st = k->store;
         if (!ref) {
-            ref = st;
-            refrank = k->rank;
+            ref = k;
             continue;
         }
-        int same = st->nsteps == ref->nsteps;
-        for (size_t s = 0; same && s < st->nsteps; s++)
-            same = st->steps[s].number == ref->steps[s].number;
+        int same = k->nsteps == ref->nsteps;
+        for (size_t s = 0; same && s < k->nsteps; s++)
+            same = k->step_numbers[s] == ref->step_numbers[s];
         if (same)
             continue;
         char a[64], b[64];
         if (ref->nsteps)
-            snprintf(a, sizeof a, "%zu (%lld..%lld)", ref->nsteps, (long long)ref->steps[0].number,
-                     (long long)ref->steps[ref->nsteps - 1].number);
+            snprintf(a, sizeof a, "%zu (%lld..%lld)", ref->nsteps, (long long)ref->step_numbers[0],
+                     (long long)ref->step_numbers[ref->nsteps - 1]);
         else
             snprintf(a, sizeof a, "none");
-        if (st->nsteps)
-            snprintf(b, sizeof b, "%zu (%lld..%lld)", st->nsteps, (long long)st->steps[0].number,
-                     (long long)st->steps[st->nsteps - 1].number);
+        if (k->nsteps)
+            snprintf(b, sizeof b, "%zu (%lld..%lld)", k->nsteps, (long long)k->step_numbers[0],
+                     (long long)k->step_numbers[k->nsteps - 1]);
         else
             snprintf(b, sizeof b, "none");
         note(r, "%s: ranks disagree on steps: rank %lld has %s, rank %lld has %s", r->dir,
-             (long long)refrank, a, (long long)k->rank, b);
+             (long long)ref->rank, a, (long long)k->rank, b);
         return;
     }
 }
 
-int tp_run_load(tp_run *r, int threads, tp_error *err)
+/* The step numbers of a rank whose store is kept (tp_run_load). */
+static void keep_steps(struct tp_run_rank *k)
 {
-    if (!r)
-        return tp_error_set(err, TP_ERR_USAGE, "tp_run_load: no run");
+    const tp_store *st = k->store;
+    if (!st || !st->nsteps || k->step_numbers)
+        return;
+    if ((k->step_numbers = malloc(st->nsteps * sizeof *k->step_numbers)) == NULL)
+        return;   /* out of memory: the rank reads as stepless to the check */
+    for (size_t s = 0; s < st->nsteps; s++)
+        k->step_numbers[s] = st->steps[s].number;
+    k->nsteps = st->nsteps;
+}
+
+static int load_all(tp_run *r, int threads, tp_error *err)
+{
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nt = threads > 0 ? (size_t)threads : ncpu > 0 ? (size_t)ncpu : 1;
     if (nt > r->n)
@@ -567,6 +598,9 @@ int tp_run_load(tp_run *r, int threads, tp_error *err)
         pthread_join(tids[i], NULL);
     free(tids);
     pthread_mutex_destroy(&r->lock);
+    if (!r->reduce)
+        for (size_t i = 0; i < r->n; i++)
+            keep_steps(&r->r[i]);
     settle_ranks(r);
     check_steps(r);
     for (size_t i = 0; i < r->n; i++)
@@ -576,6 +610,25 @@ int tp_run_load(tp_run *r, int threads, tp_error *err)
             return r->r[i].status;
         }
     return TP_OK;
+}
+
+int tp_run_load(tp_run *r, int threads, tp_error *err)
+{
+    if (!r)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_run_load: no run");
+    r->reduce = NULL;
+    return load_all(r, threads, err);
+}
+
+int tp_run_reduce(tp_run *r, int threads, void *(*reduce)(const struct tp_run_rank *k, void *ctx),
+                  void (*drop)(void *result), void *ctx, tp_error *err)
+{
+    if (!r || !reduce)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_run_reduce: %s", r ? "no reduce function" : "no run");
+    r->reduce = reduce;
+    r->drop = drop;
+    r->ctx = ctx;
+    return load_all(r, threads, err);
 }
 
 size_t tp_run_size(const tp_run *r)
@@ -601,7 +654,10 @@ void tp_run_free(tp_run *r)
         free((char *)r->r[i].path);
         free((char *)r->r[i].worker);
         free((char *)r->r[i].span);
+        free(r->r[i].step_numbers);
         tp_store_free(r->r[i].store);
+        if (r->r[i].result && r->drop)
+            r->drop(r->r[i].result);
     }
     free(r->r);
     free(r->notes);
