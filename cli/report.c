@@ -13,7 +13,7 @@ int cli_report_skips(const tp_store *st)
         if (!s->malformed)
             continue;
         malformed = 1;
-        fprintf(stderr, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
+        fprintf(stderr, "tprof: %s: %s %llu: %s (%llu event%s left out)\n", st->path, s->at_row ? "row" : "byte",
                 (unsigned long long)s->first_offset, s->reason, (unsigned long long)s->count,
                 s->count == 1 ? "" : "s");
     }
