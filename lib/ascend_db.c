@@ -30,6 +30,7 @@ struct db {
     const char *path;       /* the file, for errors */
     tp_error *err;
     int rc;                 /* the first error (TP_OK while none) */
+    char checked[512];      /* " T1 T2 ": the tables quick_check passed */
 };
 
 static int fail(struct db *b, const char *table, int64_t rows, int stepping)
@@ -69,10 +70,32 @@ static const char *col_or_null(struct db *b, const char *table, const char *alia
     return e == 1 ? alias_col : "NULL";
 }
 
-static sqlite3_stmt *prep(struct db *b, const char *table, const char *sql)
+/* Every table of reads (space-separated) passes quick_check, once each. */
+static int check_tables(struct db *b, const char *reads)
+{
+    char t[64], key[68];
+    for (const char *p = reads; *p && b->rc == TP_OK;) {
+        size_t n = strcspn(p, " ");
+        snprintf(t, sizeof t, "%.*s", (int)n, p);
+        snprintf(key, sizeof key, " %s ", t);
+        p += n + (p[n] == ' ');
+        if (strstr(b->checked, key) || tp_sqlite_has_table(b->h, t) != 1)
+            continue;   /* an optional table that is absent reads as NULL in the query */
+        b->rc = tp_sqlite_check_table(b->err, b->path, b->h, t);
+        if (!b->checked[0])
+            strcpy(b->checked, " ");
+        if (strlen(b->checked) + strlen(key) < sizeof b->checked)
+            strcat(b->checked, key + 1);
+    }
+    return b->rc;
+}
+
+/* The statement for sql, which reads the tables in reads (space-separated,
+ * checked first); table names errors. */
+static sqlite3_stmt *prep(struct db *b, const char *table, const char *reads, const char *sql)
 {
     sqlite3_stmt *s = NULL;
-    if (b->rc != TP_OK)
+    if (b->rc != TP_OK || check_tables(b, reads) != TP_OK)
         return NULL;
     if (sqlite3_prepare_v2(b->h, sql, -1, &s, NULL) != SQLITE_OK) {
         fail(b, table, 0, 0);
@@ -140,7 +163,7 @@ static int tasks(struct db *b)
              have_steps ? "(SELECT id FROM STEP_TIME WHERE o.startNs BETWEEN startNs AND endNs LIMIT 1)" : "NULL");
     if (!has_table(b, "RANK_DEVICE_MAP"))
         return b->rc;
-    sqlite3_stmt *s = prep(b, "TASK", sql);
+    sqlite3_stmt *s = prep(b, "TASK", "TASK COMPUTE_TASK_INFO COMMUNICATION_OP STRING_IDS RANK_DEVICE_MAP STEP_TIME", sql);
     if (!s)
         return b->rc;
     d->files |= TP_NPU_KERNEL_DETAILS;
@@ -212,7 +235,7 @@ static int memory(struct db *b)
     struct tp_npu_data *d = b->d;
     sqlite3_stmt *s;
     if (has_table(b, "MEMORY_RECORD") &&
-        (s = prep(b, "MEMORY_RECORD", "SELECT " S("component") ", timestamp, totalAllocated, totalReserved, totalActive, deviceId "
+        (s = prep(b, "MEMORY_RECORD", "MEMORY_RECORD STRING_IDS", "SELECT " S("component") ", timestamp, totalAllocated, totalReserved, totalActive, deviceId "
                      "FROM MEMORY_RECORD ORDER BY rowid"))) {
         d->files |= TP_NPU_MEMORY_RECORD;
         int r;
@@ -243,7 +266,7 @@ static int memory(struct db *b)
             return b->rc;
     }
     if (has_table(b, "OP_MEMORY") &&
-        (s = prep(b, "OP_MEMORY", "SELECT " S("name") ", size, allocationTime, releaseTime, activeReleaseTime, duration, "
+        (s = prep(b, "OP_MEMORY", "OP_MEMORY STRING_IDS", "SELECT " S("name") ", size, allocationTime, releaseTime, activeReleaseTime, duration, "
                      "activeDuration, allocationTotalAllocated, allocationTotalReserved, releaseTotalAllocated, "
                      "releaseTotalReserved, deviceId FROM OP_MEMORY ORDER BY rowid"))) {
         d->files |= TP_NPU_OPERATOR_MEMORY;
@@ -281,7 +304,7 @@ static int memory(struct db *b)
             return b->rc;
     }
     if (has_table(b, "NPU_MODULE_MEM") && has_table(b, "ENUM_MODULE") &&
-        (s = prep(b, "NPU_MODULE_MEM", "SELECT (SELECT name FROM ENUM_MODULE WHERE id=moduleId), timestampNs, totalReserved, deviceId "
+        (s = prep(b, "NPU_MODULE_MEM", "NPU_MODULE_MEM ENUM_MODULE", "SELECT (SELECT name FROM ENUM_MODULE WHERE id=moduleId), timestampNs, totalReserved, deviceId "
                      "FROM NPU_MODULE_MEM ORDER BY rowid"))) {
         d->files |= TP_NPU_MODULE_MEM;
         int r;
@@ -317,7 +340,7 @@ static int analysis(struct db *b)
     struct tp_npu_data *d = b->d;
     sqlite3_stmt *s;
     if (has_table(b, "StepTraceTime") &&
-        (s = prep(b, "StepTraceTime", "SELECT step, computing, communication_not_overlapped, overlapped, communication, free, stage, "
+        (s = prep(b, "StepTraceTime", "StepTraceTime", "SELECT step, computing, communication_not_overlapped, overlapped, communication, free, stage, "
                      "bubble, communication_not_overlapped_and_exclude_receive, preparing FROM StepTraceTime"))) {
         d->files |= TP_NPU_STEP_TRACE;
         int r;
@@ -353,7 +376,7 @@ static int analysis(struct db *b)
              bw ? "(SELECT sum(ts) FROM (SELECT DISTINCT b.transport_type, b.transit_size AS ts FROM "
                   "CommAnalyzerBandwidth b WHERE b.hccl_op_name = CommAnalyzerTime.hccl_op_name AND "
                   "b.step IS CommAnalyzerTime.step AND b.type IS CommAnalyzerTime.type))" : "0");
-    if (has_table(b, "CommAnalyzerTime") && (s = prep(b, "CommAnalyzerTime", sql))) {
+    if (has_table(b, "CommAnalyzerTime") && (s = prep(b, "CommAnalyzerTime", "CommAnalyzerTime CommAnalyzerBandwidth", sql))) {
         d->files |= TP_NPU_COMMUNICATION;
         size_t first = d->ncomms;
         int r;
@@ -437,6 +460,7 @@ static int read_one(struct db *b, const char *path, int (*reader)(struct db *))
     const char *slash = strrchr(path, '/');
     b->path = path;
     b->name = slash ? slash + 1 : path;
+    b->checked[0] = 0;
     if (tp_sqlite_open(&in, path, b->err) != TP_OK)
         return b->rc = TP_ERR_FORMAT;   /* the message names the file; the folder's other rows stay */
     if (in.note[0])   /* a -wal that could not be read: said, never silently ignored */
@@ -465,7 +489,7 @@ static int profiler_tables(struct db *b)
     if (b->rc == TP_OK)
         memory(b);
     if (b->rc == TP_OK && st->rank == TP_NONE && has_table(b, "RANK_DEVICE_MAP")) {
-        sqlite3_stmt *s = prep(b, "RANK_DEVICE_MAP", "SELECT rankId FROM RANK_DEVICE_MAP LIMIT 1");
+        sqlite3_stmt *s = prep(b, "RANK_DEVICE_MAP", "RANK_DEVICE_MAP", "SELECT rankId FROM RANK_DEVICE_MAP LIMIT 1");
         if (s) {
             int r = sqlite3_step(s);
             if (r == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)

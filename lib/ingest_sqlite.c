@@ -34,7 +34,10 @@
  * that fails is malformed, left out and counted (exit status 2), never
  * shown with made-up times or a blank name.  A sqlite3_step that fails
  * (a corrupt page, an I/O error) ends the input with an error naming the
- * table; the rows before it are kept. */
+ * table; the rows before it are kept.  Before a table is read, its b-tree
+ * must pass PRAGMA quick_check: a damaged page can read as other rows with
+ * no error at all (SQLite has no checksums).  A changed byte inside a stored
+ * value stays undetectable: no reader can tell it from the real value. */
 #include <stdlib.h>
 #include <string.h>
 #include "ingest.h"
@@ -49,6 +52,7 @@ struct sq {
     uint32_t *strmap;        /* DB string id -> strtab id + 1 (0: not loaded) */
     uint32_t *demap;         /* DB string id -> demangled strtab id + 1 */
     int64_t nstr;
+    const char *checked;     /* the table quick_check passed last */
 };
 
 static int fail_sql(struct sq *q, const char *table, const char *what)
@@ -127,8 +131,16 @@ static int64_t col_i64(sqlite3_stmt *s, int i)
     return sqlite3_column_type(s, i) == SQLITE_NULL ? TP_NONE : sqlite3_column_int64(s, i);
 }
 
+/* The statement that reads table, after the table's b-tree passes quick_check. */
 static int prepare(struct sq *q, const char *table, const char *sql, sqlite3_stmt **s)
 {
+    *s = NULL;
+    if (!q->checked || strcmp(q->checked, table) != 0) {
+        int rc = tp_sqlite_check_table(q->err, q->path, q->db, table);
+        if (rc != TP_OK)
+            return rc;
+        q->checked = table;
+    }
     if (sqlite3_prepare_v2(q->db, sql, -1, s, NULL) != SQLITE_OK)
         return fail_sql(q, table, sqlite3_errmsg(q->db));
     return TP_OK;
@@ -276,7 +288,7 @@ static int nvprof_kernels(struct sq *q, const char *table)
         st->ts[r] = start;
         st->dur[r] = end > start ? end - start : 0;
         if (end <= start)
-            tp_store_skip(st, "kernel end not after its start (kept, duration 0)", (uint64_t)sqlite3_column_int64(s, 0));
+            tp_store_skip_row(st, "kernel end not after its start (kept, duration 0)", sqlite3_column_int64(s, 0));
         st->device[r] = (int32_t)sqlite3_column_int64(s, 5);
         st->stream[r] = (int32_t)sqlite3_column_int64(s, 6);
     }
@@ -425,8 +437,8 @@ static int nvprof_markers(struct sq *q)
         while (lo < ne && ends[lo].id == starts[i].id && used[lo])
             lo++;
         if (lo >= ne || ends[lo].id != starts[i].id) {
-            tp_store_skip(q->st, "NVTX range never closed (CUPTI_ACTIVITY_KIND_MARKER start row without end)",
-                          (uint64_t)starts[i].row);
+            tp_store_skip_row(q->st, "NVTX range never closed (CUPTI_ACTIVITY_KIND_MARKER start row without end)",
+                              starts[i].row);
             continue;
         }
         used[lo] = 1;
@@ -449,7 +461,7 @@ static int nvprof_markers(struct sq *q)
     }
     for (size_t i = 0; i < ne; i++)
         if (!used[i])
-            tp_store_skip(q->st, "NVTX range end without a start", (uint64_t)ends[i].row);
+            tp_store_skip_row(q->st, "NVTX range end without a start", ends[i].row);
     free(used);
     free(starts);
     free(ends);
@@ -630,7 +642,7 @@ static int nsys_kernels(struct sq *q)
         st->ts[r] = start;
         st->dur[r] = end > start ? end - start : 0;
         if (end <= start)
-            tp_store_skip(st, "kernel end not after its start (kept, duration 0)", (uint64_t)n);
+            tp_store_skip_row(st, "kernel end not after its start (kept, duration 0)", id);
         st->device[r] = (int32_t)sqlite3_column_int64(s, 5);
         st->stream[r] = (int32_t)sqlite3_column_int64(s, 6);
         if (sqlite3_column_type(s, 16) != SQLITE_NULL)
@@ -697,7 +709,7 @@ static int nsys_nvtx(struct sq *q)
         int64_t type = sqlite3_column_int64(s, 5);
         int isrange = sqlite3_column_type(s, 1) != SQLITE_NULL;
         if (!isrange && type != 34) {     /* domain/category registrations, not events */
-            tp_store_skip(q->st, "NVTX_EVENTS row that is neither a range nor a mark", (uint64_t)n);
+            tp_store_skip_row(q->st, "NVTX_EVENTS row that is neither a range nor a mark", id);
             continue;
         }
         if (bad_types(q, table, s, "i", id) ||

@@ -256,6 +256,29 @@ int tp_sqlite_has_column(sqlite3 *db, const char *table, const char *column)
     return exists(db, "SELECT 1 FROM pragma_table_info(?) WHERE name=?", table, column);
 }
 
+int tp_sqlite_check_table(tp_error *err, const char *path, sqlite3 *db, const char *table)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "PRAGMA quick_check(\"%s\")", table);
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: table %s: %s", path, table, sqlite3_errmsg(db));
+    int rc = sqlite3_step(s);
+    const char *first = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+    int e = TP_OK;
+    if (rc != SQLITE_ROW)
+        e = tp_error_set(err, TP_ERR_FORMAT, "%s: table %s: %s", path, table, sqlite3_errmsg(db));
+    else if (!first || strcmp(first, "ok") != 0) {
+        /* the first line is "*** in database main ***", the second the complaint */
+        const char *nl = first ? strchr(first, '\n') : NULL;
+        const char *what = nl ? nl + 1 : first ? first : "?";
+        e = tp_error_set(err, TP_ERR_FORMAT, "%s: table %s: corrupt: %.*s", path, table,
+                         (int)strcspn(what, "\n"), what);
+    }
+    sqlite3_finalize(s);
+    return e;
+}
+
 int tp_sqlite_step_error(tp_error *err, const char *path, const char *table, int64_t rows, sqlite3 *db)
 {
     return tp_error_set(err, TP_ERR_FORMAT, "%s: table %s: after %lld row%s: %s", path, table, (long long)rows,

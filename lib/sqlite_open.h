@@ -30,6 +30,12 @@ void tp_sqlite_close(struct tp_sqlite *in);
 int tp_sqlite_has_table(sqlite3 *db, const char *table);
 int tp_sqlite_has_column(sqlite3 *db, const char *table, const char *column);
 
+/* PRAGMA quick_check(table) before a table is read: SQLite has no
+ * checksums, and a corrupt page can read as other rows without any error
+ * from sqlite3_step; the b-tree checks catch what it can.  TP_OK, or
+ * TP_ERR_FORMAT with "PATH: table T: corrupt: SQLite's first complaint". */
+int tp_sqlite_check_table(tp_error *err, const char *path, sqlite3 *db, const char *table);
+
 /* The error of a sqlite3_step loop that did not end in SQLITE_DONE:
  * "PATH: table T: after N rows: SQLite's message" (TP_ERR_FORMAT, so the
  * rows read before it are kept and shown). */
