@@ -31,6 +31,7 @@ struct db {
     tp_error *err;
     int rc;                 /* the first error (TP_OK while none) */
     char checked[512];      /* " T1 T2 ": the tables quick_check passed */
+    char note[200];         /* "FILE: its -wal ... was not read": said at the end */
 };
 
 static int fail(struct db *b, const char *table, int64_t rows, int stepping)
@@ -463,8 +464,8 @@ static int read_one(struct db *b, const char *path, int (*reader)(struct db *))
     b->checked[0] = 0;
     if (tp_sqlite_open(&in, path, b->err) != TP_OK)
         return b->rc = TP_ERR_FORMAT;   /* the message names the file; the folder's other rows stay */
-    if (in.note[0])   /* a -wal that could not be read: said, never silently ignored */
-        tp_store_bad(b->st, in.note, 0);
+    if (in.note[0] && !b->note[0])   /* a -wal that could not be read: said, never silently ignored */
+        snprintf(b->note, sizeof b->note, "%s: %s", path, in.note);
     b->h = in.db;
     reader(b);
     tp_sqlite_close(&in);
@@ -512,7 +513,9 @@ int tp_ascend_read_db(tp_store *st, struct tp_npu_data *d, const char *path, tp_
     snprintf(ap, sizeof ap, "%.*sanalysis.%s", (int)(base - path), path,
              blen > 4 && strcmp(base + blen - 4, ".dat") == 0 ? "dat" : "db");
     struct stat sb;
-    if (stat(ap, &sb) != 0)
-        return TP_OK;
-    return read_one(&b, ap, analysis);
+    if (stat(ap, &sb) == 0)
+        read_one(&b, ap, analysis);
+    if (b.rc == TP_OK && b.note[0])
+        b.rc = tp_error_set(err, TP_ERR_FORMAT, "%s", b.note);
+    return b.rc;
 }

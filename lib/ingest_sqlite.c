@@ -805,8 +805,6 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
     int rc = tp_sqlite_open(&in, path, err);
     if (rc != TP_OK)
         return rc;
-    if (in.note[0])   /* a -wal beside it that could not be read: said, never silently ignored */
-        tp_store_bad(st, in.note, 0);
     struct sq q = { .db = in.db, .st = st, .path = path, .err = err };
     /* read the pages in place rather than through pread copies */
     sqlite3_exec(q.db, "PRAGMA mmap_size = 2147418112", NULL, NULL, NULL);
@@ -825,6 +823,9 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
                           "%s: SQLite database is not an nvprof or Nsight Systems export (no StringTable or "
                           "StringIds table)", path);
     }
+    /* a -wal beside it that could not be read: said after the rows, never silently ignored */
+    if (rc == TP_OK && in.note[0])
+        rc = tp_error_set(err, TP_ERR_FORMAT, "%s: %s", path, in.note);
     free(q.strmap);
     free(q.demap);
     tp_sqlite_close(&in);

@@ -205,13 +205,11 @@ int tp_sqlite_open(struct tp_sqlite *in, const char *path, tp_error *err)
             in->db = NULL;
             remove_copy(in->copy_dir);
             in->copy_dir = NULL;
-            snprintf(in->note, sizeof in->note, "%s%s: %lld bytes not read (the private copy cannot be opened: %s)",
-                     strrchr(path, '/') ? strrchr(path, '/') + 1 : path, side, (long long)side_size,
-                     sqlite3_errstr(rc));
+            snprintf(in->note, sizeof in->note, "its %s (%lld bytes) was not read: the private copy cannot be opened: %s",
+                     side, (long long)side_size, sqlite3_errstr(rc));
         } else {
-            snprintf(in->note, sizeof in->note, "%s%s: %lld bytes not read (cannot copy it to a private folder: %s)",
-                     strrchr(path, '/') ? strrchr(path, '/') + 1 : path, side, (long long)side_size,
-                     strerror(errno));
+            snprintf(in->note, sizeof in->note, "its %s (%lld bytes) was not read: cannot copy it into a private folder: %s",
+                     side, (long long)side_size, strerror(errno));
         }
     }
     rc = open_uri(path, "?mode=ro&immutable=1", SQLITE_OPEN_READONLY, &in->db);

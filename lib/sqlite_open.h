@@ -11,7 +11,7 @@
 struct tp_sqlite {
     sqlite3 *db;
     char *copy_dir;      /* private temporary folder with a copy of the input and its -wal/-journal, or NULL */
-    char note[160];      /* non-empty: committed data beside the input that was NOT read, and why */
+    char note[160];      /* non-empty: "its -wal (N bytes) was not read: why" (committed data left out) */
 };
 
 /* Opens path read-only and immutable ("file:///ABS?mode=ro&immutable=1"):
