@@ -15,7 +15,10 @@
  * cannot be read, a query that cannot be prepared, a sqlite3_step that
  * fails on a corrupt page or an I/O error) is an error naming the file and
  * the table, as for nvprof: the rows read before it are kept, and nothing
- * after it is read (a half-read export must not pass for a whole one). */
+ * after it is read (a half-read export must not pass for a whole one).
+ * Every table a query reads first passes PRAGMA quick_check: a damaged page
+ * can read as other rows without any error from sqlite3_step.  Opened by
+ * tp_sqlite_open (immutable; a -wal beside it read from a private copy). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
