@@ -18,7 +18,7 @@ int cli_report_skips_to(const tp_store *st, FILE *out)
         if (!s->malformed)
             continue;
         malformed = 1;
-        fprintf(out, "tprof: %s: byte %llu: %s (%llu event%s left out)\n", st->path,
+        fprintf(out, "tprof: %s: %s %llu: %s (%llu event%s left out)\n", st->path, s->at_row ? "row" : "byte",
                 (unsigned long long)s->first_offset, s->reason, (unsigned long long)s->count,
                 s->count == 1 ? "" : "s");
     }

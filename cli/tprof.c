@@ -81,9 +81,13 @@ static int run_one(const struct cli_options *o, const char *path, int first)
         }
     }
     fflush(stdout);
+    /* the load's own error first (a view's failure was said above): a note
+     * such as "file not found" may only be its consequence */
+    if (status && err.msg[0] && lerr.status == TP_OK)
+        fprintf(stderr, "tprof: %s\n", err.msg);
     if (lerr.status == TP_OK && lerr.msg[0])   /* a view's note: what it could not show */
         fprintf(stderr, "tprof: %s\n", lerr.msg);
-    if (status && err.msg[0])   /* the load's own error (a view's failure was said above) */
+    if (status && err.msg[0] && lerr.status != TP_OK)
         fprintf(stderr, "tprof: %s\n", err.msg);
     if (cli_report_skips(st))
         status = 2;

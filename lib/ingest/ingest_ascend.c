@@ -340,12 +340,13 @@ int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
 
     unsigned csvs = TP_NPU_KERNEL_DETAILS | TP_NPU_OPERATOR_DETAILS | TP_NPU_MEMORY_RECORD |
                     TP_NPU_OPERATOR_MEMORY | TP_NPU_MODULE_MEM | TP_NPU_STEP_TRACE;
+    int dbrc = TP_OK;   /* a database that fails part way: its rows so far are linked and shown, then the error */
     if (!(d->files & csvs) && (d->files & TP_NPU_DB)) {
         if (stat(db, &sb) == 0)
             st->input_bytes += (uint64_t)sb.st_size;
-        int rc = tp_ascend_read_db(st, d, db, err);
-        if (rc != TP_OK)
-            return rc;
+        dbrc = tp_ascend_read_db(st, d, db, err);
+        if (dbrc == TP_ERR_NOMEM)
+            return dbrc;
     }
 
     if (tp_ascend_link(st, d) < 0)
@@ -369,7 +370,7 @@ int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
                 d->tasks[i].device = dev;
                 st->device[d->tasks[i].row] = dev;
             }
-    return TP_OK;
+    return dbrc;
 }
 
 double tp_npu_round2(double x)

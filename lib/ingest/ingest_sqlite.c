@@ -1,7 +1,7 @@
 /* ingest_sqlite.c — nvprof and Nsight Systems SQLite exports.
  *
- * The file is opened read-only ("file:PATH?mode=ro&immutable=1": the export
- * is finished, so SQLite needs no locks or journal) and told apart by its
+ * The file is opened by tp_sqlite_open (sqlite_open.c: read-only and
+ * immutable, a -wal beside it read from a private copy) and told apart by its
  * tables, as parse.py does: StringTable means nvprof, StringIds with
  * CUPTI_ACTIVITY_KIND_KERNEL means nsys.  Each table is read with one
  * ordered scan; pairing, correlation and NVTX nesting are done in C
@@ -25,12 +25,24 @@
  *            as skipped.
  *   memcpy / memset (bytes in the kernel side table), devices.
  * Kernels whose end is not after their start are kept (duration 0) and
- * counted; PyProf aborts on them. */
-#include <sqlite3.h>
+ * counted; PyProf aborts on them.
+ *
+ * SQLite keeps any value in any column, and a number read from text or a
+ * blob is garbage (text "abc" as a start time reads as 0), so every column
+ * read as a number is checked to hold an integer (or NULL where the export
+ * leaves it NULL), and every string id to be in the string table: a row
+ * that fails is malformed, left out and counted (exit status 2), never
+ * shown with made-up times or a blank name.  A sqlite3_step that fails
+ * (a corrupt page, an I/O error) ends the input with an error naming the
+ * table; the rows before it are kept.  Before a table is read, its b-tree
+ * must pass PRAGMA quick_check: a damaged page can read as other rows with
+ * no error at all (SQLite has no checksums).  A changed byte inside a stored
+ * value stays undetectable: no reader can tell it from the real value. */
 #include <stdlib.h>
 #include <string.h>
 #include "ingest.h"
 #include "pyprof.h"
+#include "sqlite_open.h"
 
 struct sq {
     sqlite3 *db;
@@ -40,6 +52,7 @@ struct sq {
     uint32_t *strmap;        /* DB string id -> strtab id + 1 (0: not loaded) */
     uint32_t *demap;         /* DB string id -> demangled strtab id + 1 */
     int64_t nstr;
+    const char *checked;     /* the table quick_check passed last */
 };
 
 static int fail_sql(struct sq *q, const char *table, const char *what)
@@ -49,25 +62,68 @@ static int fail_sql(struct sq *q, const char *table, const char *what)
 
 static int table_exists(struct sq *q, const char *name)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(q->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL))
-        return -1;
-    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(s);
-    sqlite3_finalize(s);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    return tp_sqlite_has_table(q->db, name);
 }
 
+static int schema_error(struct sq *q)
+{
+    return tp_error_set(q->err, TP_ERR_FORMAT, "%s: cannot read the schema: %s", q->path, sqlite3_errmsg(q->db));
+}
+
+/* Columns are only probed in tables found in the schema, which was read
+ * whole by then: a failing probe reads as "no such column". */
 static int has_column(struct sq *q, const char *table, const char *col)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(q->db, "SELECT 1 FROM pragma_table_info(?) WHERE name=?", -1, &s, NULL))
+    return tp_sqlite_has_column(q->db, table, col) == 1;
+}
+
+static const char *type_name(int t)
+{
+    return t == SQLITE_TEXT ? "text" : t == SQLITE_FLOAT ? "a real" : t == SQLITE_BLOB ? "a blob" : "NULL";
+}
+
+/* kinds: one letter per result column, from the first: 'i' an integer,
+ * 'n' an integer or NULL, 't' text or NULL, 'b' a blob or NULL, '-' any.
+ * Returns 1 and counts the row as malformed ("TABLE.column is text, not an
+ * integer", first rowid kept) when a column breaks it; 0 when it holds. */
+static int bad_types(struct sq *q, const char *table, sqlite3_stmt *s, const char *kinds, int64_t rowid)
+{
+    for (int i = 0; kinds[i]; i++) {
+        int t = sqlite3_column_type(s, i);
+        const char *want = NULL;
+        switch (kinds[i]) {
+        case 'i': if (t != SQLITE_INTEGER) want = "an integer"; break;
+        case 'n': if (t != SQLITE_INTEGER && t != SQLITE_NULL) want = "an integer"; break;
+        case 't': if (t != SQLITE_TEXT && t != SQLITE_NULL) want = "text"; break;
+        case 'b': if (t != SQLITE_BLOB && t != SQLITE_NULL) want = "a blob"; break;
+        default: break;
+        }
+        if (want) {
+            char reason[96];
+            snprintf(reason, sizeof reason, "%s.%s is %s, not %s", table, sqlite3_column_name(s, i), type_name(t), want);
+            tp_store_bad_row(q->st, reason, rowid);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A string id column that points at no string: an event row is malformed
+ * (left out, counted); a device keeps its properties without a name (noted). */
+static int dangling(struct sq *q, const char *table, sqlite3_stmt *s, int col, int64_t rowid)
+{
+    int64_t id = sqlite3_column_int64(s, col);
+    if (id >= 0 && id < q->nstr && q->strmap[id])
         return 0;
-    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, col, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(s);
-    sqlite3_finalize(s);
-    return rc == SQLITE_ROW;
+    int event = strcmp(table, "CUPTI_ACTIVITY_KIND_DEVICE") != 0;
+    char reason[96];
+    snprintf(reason, sizeof reason, "%s.%s: string id not in %s%s", table, sqlite3_column_name(s, col),
+             q->st->format == TP_SRC_NVPROF_SQLITE ? "StringTable" : "StringIds", event ? "" : " (no name)");
+    if (event)
+        tp_store_bad_row(q->st, reason, rowid);
+    else
+        tp_store_skip_row(q->st, reason, rowid);
+    return event;
 }
 
 static int64_t col_i64(sqlite3_stmt *s, int i)
@@ -75,8 +131,16 @@ static int64_t col_i64(sqlite3_stmt *s, int i)
     return sqlite3_column_type(s, i) == SQLITE_NULL ? TP_NONE : sqlite3_column_int64(s, i);
 }
 
+/* The statement that reads table, after the table's b-tree passes quick_check. */
 static int prepare(struct sq *q, const char *table, const char *sql, sqlite3_stmt **s)
 {
+    *s = NULL;
+    if (!q->checked || strcmp(q->checked, table) != 0) {
+        int rc = tp_sqlite_check_table(q->err, q->path, q->db, table);
+        if (rc != TP_OK)
+            return rc;
+        q->checked = table;
+    }
     if (sqlite3_prepare_v2(q->db, sql, -1, s, NULL) != SQLITE_OK)
         return fail_sql(q, table, sqlite3_errmsg(q->db));
     return TP_OK;
@@ -84,11 +148,9 @@ static int prepare(struct sq *q, const char *table, const char *sql, sqlite3_stm
 
 static int step_done(struct sq *q, const char *table, sqlite3_stmt *s, int rc, int64_t row)
 {
+    int e = rc != SQLITE_DONE ? tp_sqlite_step_error(q->err, q->path, table, row, q->db) : TP_OK;
     sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)row,
-                            sqlite3_errmsg(q->db));
-    return TP_OK;
+    return e;
 }
 
 /* ---- strings -------------------------------------------------------------- */
@@ -101,7 +163,10 @@ static int load_strings(struct sq *q, const char *table, const char *idcol)
     int rc = prepare(q, table, sql, &s);
     if (rc)
         return rc;
-    int64_t maxid = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW)
+        return step_done(q, table, s, rc, 0);
+    int64_t maxid = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
     if (maxid < 0 || maxid > (INT64_C(1) << 28))
         return fail_sql(q, table, "string ids out of range");
@@ -110,12 +175,14 @@ static int load_strings(struct sq *q, const char *table, const char *idcol)
     q->demap = calloc((size_t)q->nstr, sizeof *q->demap);
     if (!q->strmap || !q->demap)
         return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory reading %s", q->path, table);
-    snprintf(sql, sizeof sql, "SELECT %s, value FROM %s", idcol, table);
+    snprintf(sql, sizeof sql, "SELECT %s, value, rowid FROM %s", idcol, table);
     if ((rc = prepare(q, table, sql, &s)))
         return rc;
     int64_t row = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         row++;
+        if (bad_types(q, table, s, "it", sqlite3_column_int64(s, 2)))
+            continue;
         int64_t id = sqlite3_column_int64(s, 0);
         const char *v = (const char *)sqlite3_column_text(s, 1);
         int len = sqlite3_column_bytes(s, 1);
@@ -205,6 +272,9 @@ static int nvprof_kernels(struct sq *q, const char *table)
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
+        int64_t id = sqlite3_column_int64(s, 0);
+        if (bad_types(q, table, s, "iiniiiinnnnnnnnn", id) || dangling(q, table, s, 1, id))
+            continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0 || !add_kinfo(q, r, s, 7)) {
             sqlite3_finalize(s);
@@ -218,7 +288,7 @@ static int nvprof_kernels(struct sq *q, const char *table)
         st->ts[r] = start;
         st->dur[r] = end > start ? end - start : 0;
         if (end <= start)
-            tp_store_skip(st, "kernel end not after its start (kept, duration 0)", (uint64_t)sqlite3_column_int64(s, 0));
+            tp_store_skip_row(st, "kernel end not after its start (kept, duration 0)", sqlite3_column_int64(s, 0));
         st->device[r] = (int32_t)sqlite3_column_int64(s, 5);
         st->stream[r] = (int32_t)sqlite3_column_int64(s, 6);
     }
@@ -238,6 +308,8 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
+        if (bad_types(q, table, s, "iiiiiin", sqlite3_column_int64(s, 0)))
+            continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
             sqlite3_finalize(s);
@@ -294,6 +366,10 @@ static int nvprof_markers(struct sq *q)
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
         int64_t flags = sqlite3_column_int64(s, 1);
+        /* an end row's name is not used (the start row's is) */
+        if (bad_types(q, table, s, "iiiibi", sqlite3_column_int64(s, 0)) ||
+            (!(flags & 4) && dangling(q, table, s, 5, sqlite3_column_int64(s, 0))))
+            continue;
         struct openmark m = { sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 2), TP_NONE, TP_NONE,
                               sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 5) };
         const unsigned char *blob = sqlite3_column_blob(s, 4);
@@ -361,8 +437,8 @@ static int nvprof_markers(struct sq *q)
         while (lo < ne && ends[lo].id == starts[i].id && used[lo])
             lo++;
         if (lo >= ne || ends[lo].id != starts[i].id) {
-            tp_store_skip(q->st, "NVTX range never closed (CUPTI_ACTIVITY_KIND_MARKER start row without end)",
-                          (uint64_t)starts[i].row);
+            tp_store_skip_row(q->st, "NVTX range never closed (CUPTI_ACTIVITY_KIND_MARKER start row without end)",
+                              starts[i].row);
             continue;
         }
         used[lo] = 1;
@@ -385,7 +461,7 @@ static int nvprof_markers(struct sq *q)
     }
     for (size_t i = 0; i < ne; i++)
         if (!used[i])
-            tp_store_skip(q->st, "NVTX range end without a start", (uint64_t)ends[i].row);
+            tp_store_skip_row(q->st, "NVTX range end without a start", ends[i].row);
     free(used);
     free(starts);
     free(ends);
@@ -401,10 +477,11 @@ static int copies(struct sq *q, const char *table, int memset_, int nsys)
 {
     char sql[512];
     if (memset_)
-        snprintf(sql, sizeof sql, "SELECT bytes, start, end, deviceId, streamId, correlationId, %s FROM %s",
+        snprintf(sql, sizeof sql, "SELECT bytes, start, end, deviceId, streamId, correlationId, %s, rowid FROM %s",
                  nsys ? "globalPid" : "NULL", table);
     else
-        snprintf(sql, sizeof sql, "SELECT bytes, start, end, deviceId, streamId, correlationId, %s, copyKind FROM %s",
+        snprintf(sql, sizeof sql,
+                 "SELECT bytes, start, end, deviceId, streamId, correlationId, %s, copyKind, rowid FROM %s",
                  nsys ? "globalPid" : "NULL", table);
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
@@ -414,6 +491,8 @@ static int copies(struct sq *q, const char *table, int memset_, int nsys)
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
+        if (bad_types(q, table, s, memset_ ? "iiiiinn" : "iiiiinni", sqlite3_column_int64(s, memset_ ? 7 : 8)))
+            continue;
         int64_t r = tp_store_add(q->st);
         struct tp_kernel_info *ki = r >= 0 ? add_kinfo(q, r, s, -1) : NULL;
         if (!ki) {
@@ -472,6 +551,8 @@ static int nvprof_devices(struct sq *q)
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
+        if (bad_types(q, table, s, "iinnnnnnnnnnn", n) || dangling(q, table, s, 1, n))
+            continue;
         if ((rc = add_device(q, (int32_t)sqlite3_column_int64(s, 0), str_of(q, sqlite3_column_int64(s, 1)),
                              sqlite3_column_int64(s, 2), (int)sqlite3_column_int64(s, 3),
                              (int)sqlite3_column_int64(s, 4), (int)sqlite3_column_int64(s, 5),
@@ -500,21 +581,26 @@ static int ingest_nvprof(struct sq *q)
                                 e < 0 ? " (unreadable database)" : "");
     }
     q->st->format = TP_SRC_NVPROF_SQLITE;
+    /* optional tables: an unreadable schema is an error, never "absent" */
+    int kernel = table_exists(q, "CUPTI_ACTIVITY_KIND_KERNEL"), memcpy_ = table_exists(q, "CUPTI_ACTIVITY_KIND_MEMCPY"),
+        memset_ = table_exists(q, "CUPTI_ACTIVITY_KIND_MEMSET"), device = table_exists(q, "CUPTI_ACTIVITY_KIND_DEVICE");
+    if (kernel < 0 || memcpy_ < 0 || memset_ < 0 || device < 0)
+        return schema_error(q);
     int rc;
     if ((rc = load_strings(q, "StringTable", "_id_")))
         return rc;
     if ((rc = nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")))
         return rc;
-    if (table_exists(q, "CUPTI_ACTIVITY_KIND_KERNEL") == 1 && (rc = nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL")))
+    if (kernel && (rc = nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL")))
         return rc;
     if ((rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME)) ||
         (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER)) || (rc = nvprof_markers(q)))
         return rc;
-    if (table_exists(q, "CUPTI_ACTIVITY_KIND_MEMCPY") == 1 && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 0)))
+    if (memcpy_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 0)))
         return rc;
-    if (table_exists(q, "CUPTI_ACTIVITY_KIND_MEMSET") == 1 && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, 0)))
+    if (memset_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, 0)))
         return rc;
-    if (table_exists(q, "CUPTI_ACTIVITY_KIND_DEVICE") == 1 && (rc = nvprof_devices(q)))
+    if (device && (rc = nvprof_devices(q)))
         return rc;
     return TP_OK;
 }
@@ -540,6 +626,9 @@ static int nsys_kernels(struct sq *q)
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
+        int64_t id = sqlite3_column_int64(s, 0);
+        if (bad_types(q, table, s, "iiniiiinnnnnnnnnn", id) || dangling(q, table, s, 1, id))
+            continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0 || !add_kinfo(q, r, s, 7)) {
             sqlite3_finalize(s);
@@ -553,7 +642,7 @@ static int nsys_kernels(struct sq *q)
         st->ts[r] = start;
         st->dur[r] = end > start ? end - start : 0;
         if (end <= start)
-            tp_store_skip(st, "kernel end not after its start (kept, duration 0)", (uint64_t)n);
+            tp_store_skip_row(st, "kernel end not after its start (kept, duration 0)", id);
         st->device[r] = (int32_t)sqlite3_column_int64(s, 5);
         st->stream[r] = (int32_t)sqlite3_column_int64(s, 6);
         if (sqlite3_column_type(s, 16) != SQLITE_NULL)
@@ -566,7 +655,7 @@ static int nsys_runtime(struct sq *q)
 {
     const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
     char sql[256];
-    snprintf(sql, sizeof sql, "SELECT start, end, globalTid, correlationId, %s FROM %s",
+    snprintf(sql, sizeof sql, "SELECT start, end, globalTid, correlationId, %s, rowid FROM %s",
              has_column(q, table, "nameId") ? "nameId" : "NULL", table);
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
@@ -576,6 +665,10 @@ static int nsys_runtime(struct sq *q)
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
+        int64_t id = sqlite3_column_int64(s, 5);
+        if (bad_types(q, table, s, "iinnn", id) ||
+            (sqlite3_column_type(s, 4) != SQLITE_NULL && dangling(q, table, s, 4, id)))
+            continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
             sqlite3_finalize(s);
@@ -600,7 +693,7 @@ static int nsys_nvtx(struct sq *q)
     const char *table = "NVTX_EVENTS";
     int text = has_column(q, table, "text"), textid = has_column(q, table, "textId");
     char sql[512];
-    snprintf(sql, sizeof sql, "SELECT start, end, globalTid, %s, %s, eventType FROM %s ORDER BY start, rowid",
+    snprintf(sql, sizeof sql, "SELECT start, end, globalTid, %s, %s, eventType, rowid FROM %s ORDER BY start, rowid",
              text ? "text" : "NULL", textid ? "textId" : "NULL", table);
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
@@ -609,12 +702,20 @@ static int nsys_nvtx(struct sq *q)
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
+        /* registrations (no start, no thread) are told apart below; events need a start */
+        int64_t id = sqlite3_column_int64(s, 6);
+        if (bad_types(q, table, s, "nnntnn", id))
+            continue;
         int64_t type = sqlite3_column_int64(s, 5);
         int isrange = sqlite3_column_type(s, 1) != SQLITE_NULL;
         if (!isrange && type != 34) {     /* domain/category registrations, not events */
-            tp_store_skip(q->st, "NVTX_EVENTS row that is neither a range nor a mark", (uint64_t)n);
+            tp_store_skip_row(q->st, "NVTX_EVENTS row that is neither a range nor a mark", id);
             continue;
         }
+        if (bad_types(q, table, s, "i", id) ||
+            (sqlite3_column_type(s, 3) == SQLITE_NULL && sqlite3_column_type(s, 4) != SQLITE_NULL &&
+             dangling(q, table, s, 4, id)))
+            continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
             sqlite3_finalize(s);
@@ -674,18 +775,24 @@ static int nsys_devices(struct sq *q)
 static int ingest_nsys(struct sq *q)
 {
     q->st->format = TP_SRC_NSYS_SQLITE;
+    /* optional tables: an unreadable schema is an error, never "absent" */
+    int runtime = table_exists(q, "CUPTI_ACTIVITY_KIND_RUNTIME"), nvtx = table_exists(q, "NVTX_EVENTS"),
+        memcpy_ = table_exists(q, "CUPTI_ACTIVITY_KIND_MEMCPY"), memset_ = table_exists(q, "CUPTI_ACTIVITY_KIND_MEMSET"),
+        gpus = table_exists(q, "TARGET_INFO_GPU");
+    if (runtime < 0 || nvtx < 0 || memcpy_ < 0 || memset_ < 0 || gpus < 0)
+        return schema_error(q);
     int rc;
     if ((rc = load_strings(q, "StringIds", "id")) || (rc = nsys_kernels(q)))
         return rc;
-    if (table_exists(q, "CUPTI_ACTIVITY_KIND_RUNTIME") == 1 && (rc = nsys_runtime(q)))
+    if (runtime && (rc = nsys_runtime(q)))
         return rc;
-    if (table_exists(q, "NVTX_EVENTS") == 1 && (rc = nsys_nvtx(q)))
+    if (nvtx && (rc = nsys_nvtx(q)))
         return rc;
-    if (table_exists(q, "CUPTI_ACTIVITY_KIND_MEMCPY") == 1 && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 1)))
+    if (memcpy_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 1)))
         return rc;
-    if (table_exists(q, "CUPTI_ACTIVITY_KIND_MEMSET") == 1 && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, 1)))
+    if (memset_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, 1)))
         return rc;
-    if (table_exists(q, "TARGET_INFO_GPU") == 1 && (rc = nsys_devices(q)))
+    if (gpus && (rc = nsys_devices(q)))
         return rc;
     return TP_OK;
 }
@@ -694,29 +801,11 @@ static int ingest_nsys(struct sq *q)
 
 int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
 {
-    /* "file:" URI with the path percent-encoded where SQLite would read it */
-    size_t plen = strlen(path);
-    char *uri = malloc(plen * 3 + 64);
-    if (!uri)
-        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
-    size_t u = (size_t)sprintf(uri, "file:");
-    for (const char *p = path; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '?' || c == '#' || c == '%' || c < 0x20 || c >= 0x7f)
-            u += (size_t)sprintf(uri + u, "%%%02X", c);
-        else
-            uri[u++] = (char)c;
-    }
-    sprintf(uri + u, "?mode=ro&immutable=1");
-    struct sq q = { .st = st, .path = path, .err = err };
-    int rc = sqlite3_open_v2(uri, &q.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
-    free(uri);
-    if (rc != SQLITE_OK) {
-        rc = tp_error_set(err, TP_ERR_IO, "%s: cannot open as SQLite: %s", path,
-                          q.db ? sqlite3_errmsg(q.db) : sqlite3_errstr(rc));
-        sqlite3_close(q.db);
+    struct tp_sqlite in;
+    int rc = tp_sqlite_open(&in, path, err);
+    if (rc != TP_OK)
         return rc;
-    }
+    struct sq q = { .db = in.db, .st = st, .path = path, .err = err };
     /* read the pages in place rather than through pread copies */
     sqlite3_exec(q.db, "PRAGMA mmap_size = 2147418112", NULL, NULL, NULL);
     int nv = table_exists(&q, "StringTable");
@@ -734,8 +823,11 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
                           "%s: SQLite database is not an nvprof or Nsight Systems export (no StringTable or "
                           "StringIds table)", path);
     }
+    /* a -wal beside it that could not be read: said after the rows, never silently ignored */
+    if (rc == TP_OK && in.note[0])
+        rc = tp_error_set(err, TP_ERR_FORMAT, "%s: %s", path, in.note);
     free(q.strmap);
     free(q.demap);
-    sqlite3_close(q.db);
+    tp_sqlite_close(&in);
     return rc;
 }

@@ -207,6 +207,24 @@ void tp_store_bad(tp_store *st, const char *reason, uint64_t offset)
     s->malformed = 1;
 }
 
+static struct tp_skip *row_slot(tp_store *st, const char *reason, int64_t rowid)
+{
+    struct tp_skip *s = skip_slot(st, reason, rowid < 0 ? 0 : (uint64_t)rowid);
+    if (s->count == 1)
+        s->at_row = 1;
+    return s;
+}
+
+void tp_store_skip_row(tp_store *st, const char *reason, int64_t rowid)
+{
+    row_slot(st, reason, rowid);
+}
+
+void tp_store_bad_row(tp_store *st, const char *reason, int64_t rowid)
+{
+    row_slot(st, reason, rowid)->malformed = 1;
+}
+
 static struct tp_skip *skip_slot(tp_store *st, const char *reason, uint64_t offset)
 {
     for (size_t i = 0; i < st->nskips; i++)

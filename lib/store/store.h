@@ -85,6 +85,7 @@ struct tp_skip {             /* events we could not use, counted by reason */
     uint64_t count;
     uint64_t first_offset;         /* byte offset (or row) of the first one */
     int malformed;                 /* bad input (exit status 2), not just unused */
+    int at_row;                    /* first_offset is a table row (an SQLite rowid), not a byte */
 };
 
 /* One row of prof.py's per-kernel table before the formulas run.  Filled by
@@ -175,6 +176,9 @@ void tp_store_skip(tp_store *st, const char *reason, uint64_t offset);
 /* Count a malformed event (wrong type, number out of range...): it is left
  * out, the rest of the input still counts, and the CLI exits 2. */
 void tp_store_bad(tp_store *st, const char *reason, uint64_t offset);
+/* The same two for a row of an SQLite table, first rowid kept. */
+void tp_store_skip_row(tp_store *st, const char *reason, int64_t rowid);
+void tp_store_bad_row(tp_store *st, const char *reason, int64_t rowid);
 
 static inline uint32_t tp_store_intern(tp_store *st, const char *s, size_t len)
 {

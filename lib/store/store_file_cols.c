@@ -137,6 +137,7 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"skip.count", TP_SF_SKIPS, SIDE(skips, struct tp_skip, count), 0},
     {"skip.first_offset", TP_SF_SKIPS, SIDE(skips, struct tp_skip, first_offset), 0},
     {"skip.malformed", TP_SF_SKIPS, SIDE(skips, struct tp_skip, malformed), 0},
+    {"skip.at_row", TP_SF_SKIPS, SIDE(skips, struct tp_skip, at_row), 0},
     /* Ascend NPU tables */
     {"npu.task.row", TP_SF_NPU_TASKS, NPU(tasks, struct tp_npu_task, row), TP_SF_ROW},
     {"npu.task.step", TP_SF_NPU_TASKS, NPU(tasks, struct tp_npu_task, step), 0},

@@ -131,7 +131,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     for (size_t s = 0; s < st->nskips; s++) {
         char p[128];
         snprintf(p, sizeof p, "%s.%s", st->skips[s].malformed ? "malformed" : "skipped", st->skips[s].reason);
-        row(t, p, "%" PRIu64 " (first at byte %" PRIu64 ")", st->skips[s].count, st->skips[s].first_offset);
+        row(t, p, "%" PRIu64 " (first at %s %" PRIu64 ")", st->skips[s].count, st->skips[s].at_row ? "row" : "byte",
+            st->skips[s].first_offset);
     }
     if (st->truncated)
         row(t, "truncated", "yes: the input ends early; the events before the cut are kept");

@@ -23,13 +23,26 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit 0
 fi
 exec python3 - "$REF/npu" "${TPROF:-./cli/tprof}" <<'PY'
-import csv, io, json, os, re, subprocess, sys
+import atexit, csv, io, json, os, re, shutil, subprocess, sys, tempfile
 from decimal import Decimal as D
 
 NPU, TPROF = sys.argv[1], sys.argv[2]
 GOLD = os.path.join(NPU, "golden")
 DATA = os.path.join(NPU, "ascend_data")
 res = {"ok": 0, "FAIL": 0, "skip": 0}
+
+# tprof reads the SQLite exports from copies: a run must never write into ../shared.
+SAFE = tempfile.mkdtemp(prefix="tprof-ascend-")
+atexit.register(shutil.rmtree, SAFE, True)
+
+def safe(folder):
+    out = os.path.join(folder, "ASCEND_PROFILER_OUTPUT")
+    names = os.listdir(folder) + (os.listdir(out) if os.path.isdir(out) else [])
+    if not any(re.search(r"\.(db|dat)$", n) for n in names):
+        return folder
+    dst = os.path.join(SAFE, str(len(os.listdir(SAFE))), os.path.basename(folder))
+    shutil.copytree(folder, dst)
+    return dst
 
 def say(kind, name, why=None):
     res[kind] += 1
@@ -293,6 +306,7 @@ for rel, gp, path in cases:
         say("skip", name, "no data folder")
         continue
     g = json.load(open(gp))
+    path = safe(path)
     checks = [("absent", lambda: check_absent(path, g))]
     if not g.get("kernel_op_table") and "Trace" in g["views"]:
         checks += [("trace-tasks", lambda: check_trace_tasks(path, g))]
@@ -348,7 +362,7 @@ for level in ("level0", "level1", "level2"):
             say("skip", name, "no data")
             continue
         try:
-            a, b = counts(t), counts(d)
+            a, b = counts(t), counts(safe(d))
             # kernel_details names Level0 compute tasks' core N/A; the export keeps the task type
             if level == "level0":
                 a = ({k: v for k, v in a[0].items() if k != "N/A"},) + a[1:]
@@ -394,7 +408,7 @@ for root, dirs, files in os.walk(DATA):
         continue
     seen.add(folder)
     name = "ascend-read " + os.path.relpath(folder, DATA).split("/", 1)[1]
-    p = subprocess.run([TPROF, "info", folder], capture_output=True, text=True)
+    p = subprocess.run([TPROF, "info", safe(folder)], capture_output=True, text=True)
     if p.returncode != 0 or p.stderr.strip():
         say("FAIL", name, "exit %d: %s" % (p.returncode, p.stderr.strip()[:300]))
     else:

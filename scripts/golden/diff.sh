@@ -260,6 +260,9 @@ try:
         print('skip golden.diff.sqlite: %s is missing' % sql)
     else:
         import sqlite3
+        # tprof reads a copy: a run on an SQLite dump must never write into ../shared
+        shutil.copy(sql, os.path.join(tmp, 'net.sql'))
+        sql = os.path.join(tmp, 'net.sql')
         slow_sql = os.path.join(tmp, 'slow.sql')
         shutil.copy(sql, slow_sql)
         os.chmod(slow_sql, 0o644)
@@ -267,7 +270,7 @@ try:
         c.execute('update CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL set "end" = start + ("end" - start) * 11 / 10')
         c.commit()
         c.close()
-        c = sqlite3.connect('file:%s?mode=ro' % sql, uri=True)
+        c = sqlite3.connect('file:%s?mode=ro&immutable=1' % sql, uri=True)   # nothing written beside it
         ktot = c.execute('select sum("end" - start) from CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL').fetchone()[0]
         c.close()
         rc, srows, err = table('--summary', sql, slow_sql)

@@ -15,6 +15,14 @@ if [ ! -x "$tprof" ]; then
     exit 0
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# tprof reads copies: a run on the SQLite dumps must never write into ../shared
+cp -R "$ref" "$tmp/data" && chmod -R u+w "$tmp/data" && ref="$tmp/data"
+mkdir "$tmp/fuser"
+for d in "$fuser"/*/; do
+    [ -f "$d/report1.sqlite" ] || continue
+    mkdir "$tmp/fuser/$(basename "$d")" && cp "$d/report1.sqlite" "$tmp/fuser/$(basename "$d")/"
+done
+fuser="$tmp/fuser"
 all=idx,seq,altseq,tid,layer,trace,dir,sub,mod,op,kernel,params,sil,tc,device,stream,grid,block,flops,bytes
 lm="$ref/josiahdavis_profiling-lm"
 
@@ -66,14 +74,14 @@ done
 # one row per kernel: the synthetic nsys DB and real nsys exports
 count_rows() {   # name file kernels-sql
     name=$1; db=$2
-    want=$(sqlite3 -readonly "$db" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL" 2>/dev/null)
+    want=$(sqlite3 "file:$db?mode=ro&immutable=1" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL" 2>/dev/null)
     if [ -z "$want" ]; then
         echo "skip $name: sqlite3 cannot read $db"
         return
     fi
     if "$tprof" --csv -c idx,kernel,sil "$db" >"$tmp/out" 2>"$tmp/err"; then
         got=$(($(wc -l <"$tmp/out") - 1))
-        wsum=$(sqlite3 -readonly "$db" "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+        wsum=$(sqlite3 "file:$db?mode=ro&immutable=1" "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL")
         gsum=$(awk -F'","' 'NR > 1 { s += $3 } END { printf "%.0f", s }' "$tmp/out")
         if [ "$got" = "$want" ] && [ "$gsum" = "${wsum:-0}" ]; then
             echo "ok $name"

@@ -10,60 +10,112 @@
  *   analysis.db StepTraceTime    -> step_trace_time
  *   analysis.db CommAnalyzerTime/Bandwidth -> communication.json
  * Strings are ids into STRING_IDS.  What has no table (operator_details:
- * per-operator device time) is said by the view that needs it.  Opened
- * read-only; a table that is absent or unreadable is skipped and noted. */
-#include <sqlite3.h>
+ * per-operator device time) is said by the view that needs it.  A table
+ * that is absent is skipped; a database that cannot be read (a schema that
+ * cannot be read, a query that cannot be prepared, a sqlite3_step that
+ * fails on a corrupt page or an I/O error) is an error naming the file and
+ * the table, as for nvprof: the rows read before it are kept, and nothing
+ * after it is read (a half-read export must not pass for a whole one).
+ * Every table a query reads first passes PRAGMA quick_check: a damaged page
+ * can read as other rows without any error from sqlite3_step.  Opened by
+ * tp_sqlite_open (immutable; a -wal beside it read from a private copy). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "ascend.h"
+#include "sqlite_open.h"
 
 struct db {
     sqlite3 *h;
     tp_store *st;
     struct tp_npu_data *d;
-    const char *name;       /* file name for messages */
+    const char *name;       /* file name for skip reasons */
+    const char *path;       /* the file, for errors */
+    tp_error *err;
+    int rc;                 /* the first error (TP_OK while none) */
+    char checked[512];      /* " T1 T2 ": the tables quick_check passed */
+    char note[200];         /* "FILE: its -wal ... was not read": said at the end */
 };
 
-static int has_table(sqlite3 *h, const char *t)
+static int fail(struct db *b, const char *table, int64_t rows, int stepping)
 {
-    sqlite3_stmt *s;
-    int r = 0;
-    if (sqlite3_prepare_v2(h, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(s, 1, t, -1, SQLITE_STATIC);
-    r = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    return r;
+    if (b->rc == TP_OK)
+        b->rc = stepping ? tp_sqlite_step_error(b->err, b->path, table, rows, b->h)
+                         : tp_error_set(b->err, TP_ERR_FORMAT, "%s: table %s: %s", b->path, table, sqlite3_errmsg(b->h));
+    return b->rc;
+}
+
+static int nomem(struct db *b)
+{
+    if (b->rc == TP_OK)
+        b->rc = tp_error_set(b->err, TP_ERR_NOMEM, "%s: out of memory", b->path);
+    return b->rc;
+}
+
+/* 1 when the table is there; 0 when it is not, or when the schema cannot be
+ * read: then b->rc is set, and the caller stops at its next check. */
+static int has_table(struct db *b, const char *t)
+{
+    int e = tp_sqlite_has_table(b->h, t);
+    if (e < 0 && b->rc == TP_OK)
+        b->rc = tp_error_set(b->err, TP_ERR_FORMAT, "%s: cannot read the schema: %s", b->path, sqlite3_errmsg(b->h));
+    return e == 1;
 }
 
 /* "alias.col" when the table has the column (exports differ by version:
  * COMMUNICATION_OP.waitNs is recent), else "NULL". */
-static const char *col_or_null(sqlite3 *h, const char *table, const char *alias_col)
+static const char *col_or_null(struct db *b, const char *table, const char *alias_col)
 {
     const char *col = strchr(alias_col, '.');
     col = col ? col + 1 : alias_col;
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name=?", table);
-    sqlite3_stmt *s;
-    int r = 0;
-    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(s, 1, col, -1, SQLITE_STATIC);
-        r = sqlite3_step(s) == SQLITE_ROW;
-        sqlite3_finalize(s);
-    }
-    return r ? alias_col : "NULL";
+    int e = tp_sqlite_has_column(b->h, table, col);
+    if (e < 0)
+        fail(b, table, 0, 0);
+    return e == 1 ? alias_col : "NULL";
 }
 
-static sqlite3_stmt *prep(struct db *b, const char *sql)
+/* Every table of reads (space-separated) passes quick_check, once each. */
+static int check_tables(struct db *b, const char *reads)
+{
+    char t[64], key[68];
+    for (const char *p = reads; *p && b->rc == TP_OK;) {
+        size_t n = strcspn(p, " ");
+        snprintf(t, sizeof t, "%.*s", (int)n, p);
+        snprintf(key, sizeof key, " %s ", t);
+        p += n + (p[n] == ' ');
+        if (strstr(b->checked, key) || tp_sqlite_has_table(b->h, t) != 1)
+            continue;   /* an optional table that is absent reads as NULL in the query */
+        b->rc = tp_sqlite_check_table(b->err, b->path, b->h, t);
+        if (!b->checked[0])
+            strcpy(b->checked, " ");
+        if (strlen(b->checked) + strlen(key) < sizeof b->checked)
+            strcat(b->checked, key + 1);
+    }
+    return b->rc;
+}
+
+/* The statement for sql, which reads the tables in reads (space-separated,
+ * checked first); table names errors. */
+static sqlite3_stmt *prep(struct db *b, const char *table, const char *reads, const char *sql)
 {
     sqlite3_stmt *s = NULL;
+    if (b->rc != TP_OK || check_tables(b, reads) != TP_OK)
+        return NULL;
     if (sqlite3_prepare_v2(b->h, sql, -1, &s, NULL) != SQLITE_OK) {
-        char reason[96];
-        snprintf(reason, sizeof reason, "%s: %.60s", b->name, sqlite3_errmsg(b->h));
-        tp_store_skip(b->st, reason, 0);
+        fail(b, table, 0, 0);
+        sqlite3_finalize(s);
         return NULL;
     }
     return s;
+}
+
+/* The end of a sqlite3_step loop: anything but SQLITE_DONE is an error. */
+static int step_end(struct db *b, const char *table, sqlite3_stmt *s, int r, int64_t rows)
+{
+    if (r != SQLITE_DONE)
+        fail(b, table, rows, 1);
+    sqlite3_finalize(s);
+    return b->rc;
 }
 
 static uint32_t col_str(struct db *b, sqlite3_stmt *s, int i)
@@ -97,7 +149,7 @@ static int tasks(struct db *b)
 {
     struct tp_npu_data *d = b->d;
     tp_store *st = b->st;
-    int have_steps = has_table(b->h, "STEP_TIME");
+    int have_steps = has_table(b, "STEP_TIME");
     char sql[2048];
     snprintf(sql, sizeof sql,
              "SELECT * FROM (SELECT " S("c.name") ", " S("c.opType") ", " S("c.taskType") ", t.startNs, t.endNs, "
@@ -108,20 +160,22 @@ static int tasks(struct db *b)
              "UNION ALL SELECT " S("o.opName") ", " S("o.opType") ", 'HCCL', o.startNs, o.endNs, %s, NULL, "
              "NULL, NULL, NULL, NULL, (SELECT deviceId FROM RANK_DEVICE_MAP LIMIT 1), NULL, NULL, NULL, NULL, NULL, "
              "NULL, %s FROM COMMUNICATION_OP o) ORDER BY startNs",
-             col_or_null(b->h, "COMPUTE_TASK_INFO", "c.waitNs"), col_or_null(b->h, "COMPUTE_TASK_INFO", "c.blockDim"),
-             col_or_null(b->h, "COMPUTE_TASK_INFO", "c.mixBlockDim"), col_or_null(b->h, "TASK", "t.modelId"),
+             col_or_null(b, "COMPUTE_TASK_INFO", "c.waitNs"), col_or_null(b, "COMPUTE_TASK_INFO", "c.blockDim"),
+             col_or_null(b, "COMPUTE_TASK_INFO", "c.mixBlockDim"), col_or_null(b, "TASK", "t.modelId"),
              have_steps ? "(SELECT id FROM STEP_TIME WHERE t.startNs BETWEEN startNs AND endNs LIMIT 1)" : "NULL",
-             col_or_null(b->h, "COMMUNICATION_OP", "o.waitNs"),
+             col_or_null(b, "COMMUNICATION_OP", "o.waitNs"),
              have_steps ? "(SELECT id FROM STEP_TIME WHERE o.startNs BETWEEN startNs AND endNs LIMIT 1)" : "NULL");
-    if (!has_table(b->h, "RANK_DEVICE_MAP"))
-        return 0;
-    sqlite3_stmt *s = prep(b, sql);
+    if (!has_table(b, "RANK_DEVICE_MAP"))
+        return b->rc;
+    sqlite3_stmt *s = prep(b, "TASK", "TASK COMPUTE_TASK_INFO COMMUNICATION_OP STRING_IDS RANK_DEVICE_MAP STEP_TIME", sql);
     if (!s)
-        return 0;
+        return b->rc;
     d->files |= TP_NPU_KERNEL_DETAILS;
     uint32_t cat = tp_store_intern(st, "ascend_db", 9);
     int r;
+    int64_t n = 0;
     while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
         struct tp_npu_task t;
         memset(&t, 0, sizeof t);
         t.name = col_str(b, s, 0);
@@ -151,7 +205,7 @@ static int tasks(struct db *b)
         int64_t row = tp_store_add(st);
         if (row < 0) {
             sqlite3_finalize(s);
-            return -1;
+            return nomem(b);
         }
         st->kind[row] = TP_K_KERNEL;
         st->ts[row] = t.start == TP_NONE ? 0 : t.start;
@@ -169,27 +223,29 @@ static int tasks(struct db *b)
             void *p = realloc(d->tasks, c * sizeof *d->tasks);
             if (!p) {
                 sqlite3_finalize(s);
-                return -1;
+                return nomem(b);
             }
             d->tasks = p;
             d->captasks = c;
         }
         d->tasks[d->ntasks++] = t;
     }
-    sqlite3_finalize(s);
-    d->read |= TP_NPU_KERNEL_DETAILS;
-    return 0;
+    d->read |= TP_NPU_KERNEL_DETAILS;   /* the rows before an error are kept */
+    return step_end(b, "TASK", s, r, n);
 }
 
 static int memory(struct db *b)
 {
     struct tp_npu_data *d = b->d;
     sqlite3_stmt *s;
-    if (has_table(b->h, "MEMORY_RECORD") &&
-        (s = prep(b, "SELECT " S("component") ", timestamp, totalAllocated, totalReserved, totalActive, deviceId "
+    if (has_table(b, "MEMORY_RECORD") &&
+        (s = prep(b, "MEMORY_RECORD", "MEMORY_RECORD STRING_IDS", "SELECT " S("component") ", timestamp, totalAllocated, totalReserved, totalActive, deviceId "
                      "FROM MEMORY_RECORD ORDER BY rowid"))) {
         d->files |= TP_NPU_MEMORY_RECORD;
-        while (sqlite3_step(s) == SQLITE_ROW) {
+        int r;
+        int64_t n = 0;
+        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+            n++;
             struct tp_npu_record r;
             r.component = col_str(b, s, 0);
             r.ts = col_i64(s, 1);
@@ -203,21 +259,25 @@ static int memory(struct db *b)
             if (d->nrecords == d->caprecords) {
                 size_t c = d->caprecords ? d->caprecords * 2 : 256;
                 void *p = realloc(d->records, c * sizeof *d->records);
-                if (!p) { sqlite3_finalize(s); return -1; }
+                if (!p) { sqlite3_finalize(s); return nomem(b); }
                 d->records = p;
                 d->caprecords = c;
             }
             d->records[d->nrecords++] = r;
         }
-        sqlite3_finalize(s);
-        d->read |= TP_NPU_MEMORY_RECORD;
+        d->read |= TP_NPU_MEMORY_RECORD;   /* the rows before an error are kept */
+        if (step_end(b, "MEMORY_RECORD", s, r, n))
+            return b->rc;
     }
-    if (has_table(b->h, "OP_MEMORY") &&
-        (s = prep(b, "SELECT " S("name") ", size, allocationTime, releaseTime, activeReleaseTime, duration, "
+    if (has_table(b, "OP_MEMORY") &&
+        (s = prep(b, "OP_MEMORY", "OP_MEMORY STRING_IDS", "SELECT " S("name") ", size, allocationTime, releaseTime, activeReleaseTime, duration, "
                      "activeDuration, allocationTotalAllocated, allocationTotalReserved, releaseTotalAllocated, "
                      "releaseTotalReserved, deviceId FROM OP_MEMORY ORDER BY rowid"))) {
         d->files |= TP_NPU_OPERATOR_MEMORY;
-        while (sqlite3_step(s) == SQLITE_ROW) {
+        int r;
+        int64_t n = 0;
+        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+            n++;
             struct tp_npu_alloc a;
             a.name = col_str(b, s, 0);
             if (!a.name)
@@ -237,20 +297,24 @@ static int memory(struct db *b)
             if (d->nallocs == d->capallocs) {
                 size_t c = d->capallocs ? d->capallocs * 2 : 256;
                 void *p = realloc(d->allocs, c * sizeof *d->allocs);
-                if (!p) { sqlite3_finalize(s); return -1; }
+                if (!p) { sqlite3_finalize(s); return nomem(b); }
                 d->allocs = p;
                 d->capallocs = c;
             }
             d->allocs[d->nallocs++] = a;
         }
-        sqlite3_finalize(s);
-        d->read |= TP_NPU_OPERATOR_MEMORY;
+        d->read |= TP_NPU_OPERATOR_MEMORY;   /* the rows before an error are kept */
+        if (step_end(b, "OP_MEMORY", s, r, n))
+            return b->rc;
     }
-    if (has_table(b->h, "NPU_MODULE_MEM") && has_table(b->h, "ENUM_MODULE") &&
-        (s = prep(b, "SELECT (SELECT name FROM ENUM_MODULE WHERE id=moduleId), timestampNs, totalReserved, deviceId "
+    if (has_table(b, "NPU_MODULE_MEM") && has_table(b, "ENUM_MODULE") &&
+        (s = prep(b, "NPU_MODULE_MEM", "NPU_MODULE_MEM ENUM_MODULE", "SELECT (SELECT name FROM ENUM_MODULE WHERE id=moduleId), timestampNs, totalReserved, deviceId "
                      "FROM NPU_MODULE_MEM ORDER BY rowid"))) {
         d->files |= TP_NPU_MODULE_MEM;
-        while (sqlite3_step(s) == SQLITE_ROW) {
+        int r;
+        int64_t n = 0;
+        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+            n++;
             struct tp_npu_module m;
             m.component = col_str(b, s, 0);
             m.ts = col_i64(s, 1);
@@ -261,16 +325,17 @@ static int memory(struct db *b)
             if (d->nmodules == d->capmodules) {
                 size_t c = d->capmodules ? d->capmodules * 2 : 256;
                 void *p = realloc(d->modules, c * sizeof *d->modules);
-                if (!p) { sqlite3_finalize(s); return -1; }
+                if (!p) { sqlite3_finalize(s); return nomem(b); }
                 d->modules = p;
                 d->capmodules = c;
             }
             d->modules[d->nmodules++] = m;
         }
-        sqlite3_finalize(s);
-        d->read |= TP_NPU_MODULE_MEM;
+        d->read |= TP_NPU_MODULE_MEM;   /* the rows before an error are kept */
+        if (step_end(b, "NPU_MODULE_MEM", s, r, n))
+            return b->rc;
     }
-    return 0;
+    return b->rc;
 }
 
 /* analysis.db beside the profiler export: step times and communication. */
@@ -278,11 +343,14 @@ static int analysis(struct db *b)
 {
     struct tp_npu_data *d = b->d;
     sqlite3_stmt *s;
-    if (has_table(b->h, "StepTraceTime") &&
-        (s = prep(b, "SELECT step, computing, communication_not_overlapped, overlapped, communication, free, stage, "
+    if (has_table(b, "StepTraceTime") &&
+        (s = prep(b, "StepTraceTime", "StepTraceTime", "SELECT step, computing, communication_not_overlapped, overlapped, communication, free, stage, "
                      "bubble, communication_not_overlapped_and_exclude_receive, preparing FROM StepTraceTime"))) {
         d->files |= TP_NPU_STEP_TRACE;
-        while (sqlite3_step(s) == SQLITE_ROW) {
+        int r;
+        int64_t n = 0;
+        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+            n++;
             struct tp_npu_steptime t;
             const unsigned char *stx = sqlite3_column_text(s, 0);
             t.step = stx && *stx ? strtoll((const char *)stx, NULL, 10) : TP_NONE;
@@ -294,16 +362,17 @@ static int analysis(struct db *b)
             if (d->nsteps == d->capsteps) {
                 size_t c = d->capsteps ? d->capsteps * 2 : 16;
                 void *p = realloc(d->steps, c * sizeof *d->steps);
-                if (!p) { sqlite3_finalize(s); return -1; }
+                if (!p) { sqlite3_finalize(s); return nomem(b); }
                 d->steps = p;
                 d->capsteps = c;
             }
             d->steps[d->nsteps++] = t;
         }
-        sqlite3_finalize(s);
-        d->read |= TP_NPU_STEP_TRACE;
+        d->read |= TP_NPU_STEP_TRACE;   /* the rows before an error are kept */
+        if (step_end(b, "StepTraceTime", s, r, n))
+            return b->rc;
     }
-    int bw = has_table(b->h, "CommAnalyzerBandwidth");
+    int bw = has_table(b, "CommAnalyzerBandwidth");
     char sql[1024];
     snprintf(sql, sizeof sql,
              "SELECT hccl_op_name, step, type, start_timestamp, elapse_time, transit_time, wait_time, "
@@ -311,10 +380,13 @@ static int analysis(struct db *b)
              bw ? "(SELECT sum(ts) FROM (SELECT DISTINCT b.transport_type, b.transit_size AS ts FROM "
                   "CommAnalyzerBandwidth b WHERE b.hccl_op_name = CommAnalyzerTime.hccl_op_name AND "
                   "b.step IS CommAnalyzerTime.step AND b.type IS CommAnalyzerTime.type))" : "0");
-    if (has_table(b->h, "CommAnalyzerTime") && (s = prep(b, sql))) {
+    if (has_table(b, "CommAnalyzerTime") && (s = prep(b, "CommAnalyzerTime", "CommAnalyzerTime CommAnalyzerBandwidth", sql))) {
         d->files |= TP_NPU_COMMUNICATION;
         size_t first = d->ncomms;
-        while (sqlite3_step(s) == SQLITE_ROW) {
+        int r;
+        int64_t n = 0;
+        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+            n++;
             struct tp_npu_comm c;
             memset(&c, 0, sizeof c);
             c.name = col_str(b, s, 0);
@@ -338,13 +410,14 @@ static int analysis(struct db *b)
             if (d->ncomms == d->capcomms) {
                 size_t n = d->capcomms ? d->capcomms * 2 : 64;
                 void *p = realloc(d->comms, n * sizeof *d->comms);
-                if (!p) { sqlite3_finalize(s); return -1; }
+                if (!p) { sqlite3_finalize(s); return nomem(b); }
                 d->comms = p;
                 d->capcomms = n;
             }
             d->comms[d->ncomms++] = c;
         }
-        sqlite3_finalize(s);
+        if (step_end(b, "CommAnalyzerTime", s, r, n))
+            return b->rc;
         /* communication.json has a "Total Op Info" per step and kind: the sums */
         size_t end = d->ncomms;
         for (size_t i = first; i < end; i++) {
@@ -375,7 +448,7 @@ static int analysis(struct db *b)
             if (d->ncomms == d->capcomms) {
                 size_t n = d->capcomms * 2;
                 void *p = realloc(d->comms, n * sizeof *d->comms);
-                if (!p) return -1;
+                if (!p) return nomem(b);
                 d->comms = p;
                 d->capcomms = n;
             }
@@ -383,57 +456,71 @@ static int analysis(struct db *b)
         }
         d->read |= TP_NPU_COMMUNICATION;
     }
-    return 0;
+    return b->rc;
 }
 
-static int open_ro(const char *path, sqlite3 **h)
+/* One database: the main export, or analysis.db beside it. */
+static int read_one(struct db *b, const char *path, int (*reader)(struct db *))
 {
-    return sqlite3_open_v2(path, h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    struct tp_sqlite in;
+    const char *slash = strrchr(path, '/');
+    b->path = path;
+    b->name = slash ? slash + 1 : path;
+    b->checked[0] = 0;
+    if (tp_sqlite_open(&in, path, b->err) != TP_OK)
+        return b->rc = TP_ERR_FORMAT;   /* the message names the file; the folder's other rows stay */
+    if (in.note[0] && !b->note[0])   /* a -wal that could not be read: said, never silently ignored */
+        snprintf(b->note, sizeof b->note, "%s: %s", path, in.note);
+    b->h = in.db;
+    reader(b);
+    tp_sqlite_close(&in);
+    b->h = NULL;
+    return b->rc;
+}
+
+static int profiler_tables(struct db *b)
+{
+    tp_store *st = b->st;
+    int task = has_table(b, "TASK"), mem = has_table(b, "MEMORY_RECORD"), opmem = has_table(b, "OP_MEMORY");
+    if (b->rc != TP_OK)
+        return b->rc;
+    if (!task && !mem && !opmem) {
+        char reason[96];
+        snprintf(reason, sizeof reason, "%s: no profiler tables (TASK, MEMORY_RECORD ...): an empty export", b->name);
+        tp_store_skip(st, reason, 0);
+        return TP_OK;
+    }
+    if (task && has_table(b, "COMPUTE_TASK_INFO") && has_table(b, "COMMUNICATION_OP") && has_table(b, "STRING_IDS"))
+        tasks(b);
+    if (b->rc == TP_OK)
+        memory(b);
+    if (b->rc == TP_OK && st->rank == TP_NONE && has_table(b, "RANK_DEVICE_MAP")) {
+        sqlite3_stmt *s = prep(b, "RANK_DEVICE_MAP", "RANK_DEVICE_MAP", "SELECT rankId FROM RANK_DEVICE_MAP LIMIT 1");
+        if (s) {
+            int r = sqlite3_step(s);
+            if (r == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+                st->rank = sqlite3_column_int64(s, 0);
+            step_end(b, "RANK_DEVICE_MAP", s, r == SQLITE_ROW ? SQLITE_DONE : r, 0);
+        }
+    }
+    return b->rc;
 }
 
 int tp_ascend_read_db(tp_store *st, struct tp_npu_data *d, const char *path, tp_error *err)
 {
-    struct db b = {.st = st, .d = d};
-    const char *slash = strrchr(path, '/');
-    b.name = slash ? slash + 1 : path;
-    if (open_ro(path, &b.h) != SQLITE_OK) {
-        char reason[96];
-        snprintf(reason, sizeof reason, "%s: cannot be opened as SQLite", b.name);
-        tp_store_bad(st, reason, 0);
-        sqlite3_close(b.h);
-        return TP_OK;
-    }
-    int rc = 0;
-    if (!has_table(b.h, "TASK") && !has_table(b.h, "MEMORY_RECORD") && !has_table(b.h, "OP_MEMORY")) {
-        char reason[96];
-        snprintf(reason, sizeof reason, "%s: no profiler tables (TASK, MEMORY_RECORD ...): an empty export", b.name);
-        tp_store_skip(st, reason, 0);
-    } else {
-        if (has_table(b.h, "TASK") && has_table(b.h, "COMPUTE_TASK_INFO") && has_table(b.h, "COMMUNICATION_OP") &&
-            has_table(b.h, "STRING_IDS"))
-            rc = tasks(&b);
-        if (rc == 0)
-            rc = memory(&b);
-        if (rc == 0 && st->rank == TP_NONE && has_table(b.h, "RANK_DEVICE_MAP")) {
-            sqlite3_stmt *s = prep(&b, "SELECT rankId FROM RANK_DEVICE_MAP LIMIT 1");
-            if (s && sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-                st->rank = sqlite3_column_int64(s, 0);
-            sqlite3_finalize(s);
-        }
-    }
-    sqlite3_close(b.h);
-    if (rc == 0) {
-        /* analysis.db (or analysis.dat) sits beside it */
-        char ap[2048];
-        snprintf(ap, sizeof ap, "%.*sanalysis.%s", (int)(b.name - path), path,
-                 strlen(b.name) > 4 && strcmp(b.name + strlen(b.name) - 4, ".dat") == 0 ? "dat" : "db");
-        if (open_ro(ap, &b.h) == SQLITE_OK) {
-            b.name = strrchr(ap, '/') ? strrchr(ap, '/') + 1 : ap;
-            rc = analysis(&b);
-        }
-        sqlite3_close(b.h);
-    }
-    if (rc < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
-    return TP_OK;
+    struct db b = {.st = st, .d = d, .err = err, .rc = TP_OK};
+    if (read_one(&b, path, profiler_tables) != TP_OK)
+        return b.rc;
+    /* analysis.db (or analysis.dat) sits beside it; absent is fine, unreadable is not */
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t blen = strlen(base);
+    char ap[2048];
+    snprintf(ap, sizeof ap, "%.*sanalysis.%s", (int)(base - path), path,
+             blen > 4 && strcmp(base + blen - 4, ".dat") == 0 ? "dat" : "db");
+    struct stat sb;
+    if (stat(ap, &sb) == 0)
+        read_one(&b, ap, analysis);
+    if (b.rc == TP_OK && b.note[0])
+        b.rc = tp_error_set(err, TP_ERR_FORMAT, "%s", b.note);
+    return b.rc;
 }
