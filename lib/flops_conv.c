@@ -12,6 +12,9 @@
  *   N·K·Πout).  The bias is not counted: PyTorch adds it in its own kernel
  *   (aten::add_), which has its own row.  These are TraceLens' CONV_fwd
  *   numbers (torch.utils.flop_counter's formula).
+ * convolution_backward: (dx + dw)·(forward FLOPs) + db·N·K·Πout for the
+ *   gradients output_mask asks for; bytes per gradient: dout + w + dx,
+ *   dout + x + dw, dout + db.  (TraceLens counts dx and dw always.)
  * Pooling (kernel k, stride s (omitted: k), padding p, dilation d, ceil_mode):
  *   out as PyTorch's pooling_output_shape; FLOPs Πout·Πk (one compare or
  *   add per window element), bytes isz·(numel(in) + numel(out)); adaptive
@@ -29,31 +32,36 @@ struct conv_sig {
     const char *op;
     int8_t stride, padding, dilation, transposed, out_pad, groups;
     int8_t always_transposed;
+    int8_t input;            /* index of the input (the weight follows) */
+    int8_t output_mask;      /* backward: which gradients, -1 forward */
 };
 
 static const struct conv_sig conv_sigs[] = {
     /* (input, weight, bias, stride, padding, dilation, groups) */
-    { "conv1d", 3, 4, 5, -1, -1, 6, 0 },
-    { "conv2d", 3, 4, 5, -1, -1, 6, 0 },
-    { "conv3d", 3, 4, 5, -1, -1, 6, 0 },
-    { "_convolution_mode", 3, 4, 5, -1, -1, 6, 0 },
+    { "conv1d", 3, 4, 5, -1, -1, 6, 0, 0, -1 },
+    { "conv2d", 3, 4, 5, -1, -1, 6, 0, 0, -1 },
+    { "conv3d", 3, 4, 5, -1, -1, 6, 0, 0, -1 },
+    { "_convolution_mode", 3, 4, 5, -1, -1, 6, 0, 0, -1 },
     /* (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, ...) */
-    { "convolution", 3, 4, 5, 6, 7, 8, 0 },
-    { "_convolution", 3, 4, 5, 6, 7, 8, 0 },
+    { "convolution", 3, 4, 5, 6, 7, 8, 0, 0, -1 },
+    { "_convolution", 3, 4, 5, 6, 7, 8, 0, 0, -1 },
     /* (input, weight, bias, stride, padding, output_padding, groups, dilation) */
-    { "conv_transpose1d", 3, 4, 7, -1, 5, 6, 1 },
-    { "conv_transpose2d", 3, 4, 7, -1, 5, 6, 1 },
-    { "conv_transpose3d", 3, 4, 7, -1, 5, 6, 1 },
+    { "conv_transpose1d", 3, 4, 7, -1, 5, 6, 1, 0, -1 },
+    { "conv_transpose2d", 3, 4, 7, -1, 5, 6, 1, 0, -1 },
+    { "conv_transpose3d", 3, 4, 7, -1, 5, 6, 1, 0, -1 },
     /* (self, weight, padding, stride, dilation, groups, benchmark, deterministic, allow_tf32) */
-    { "cudnn_convolution", 3, 2, 4, -1, -1, 5, 0 },
+    { "cudnn_convolution", 3, 2, 4, -1, -1, 5, 0, 0, -1 },
     /* (self, weight, padding, output_padding, stride, dilation, groups, ...) */
-    { "cudnn_convolution_transpose", 4, 2, 5, -1, 3, 6, 1 },
+    { "cudnn_convolution_transpose", 4, 2, 5, -1, 3, 6, 1, 0, -1 },
     /* (self, weight, bias, padding, stride, dilation, groups, ...) */
-    { "miopen_convolution", 4, 3, 5, -1, -1, 6, 0 },
-    { "miopen_depthwise_convolution", 4, 3, 5, -1, -1, 6, 0 },
-    { "mkldnn_convolution", 4, 3, 5, -1, -1, 6, 0 },
+    { "miopen_convolution", 4, 3, 5, -1, -1, 6, 0, 0, -1 },
+    { "miopen_depthwise_convolution", 4, 3, 5, -1, -1, 6, 0, 0, -1 },
+    { "mkldnn_convolution", 4, 3, 5, -1, -1, 6, 0, 0, -1 },
     /* (self, weight, bias, padding, output_padding, stride, dilation, groups, ...) */
-    { "miopen_convolution_transpose", 5, 3, 6, -1, 4, 7, 1 },
+    { "miopen_convolution_transpose", 5, 3, 6, -1, 4, 7, 1, 0, -1 },
+    /* (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+     *  output_padding, groups, output_mask) */
+    { "convolution_backward", 4, 5, 6, 7, 8, 9, 0, 1, 10 },
 };
 
 static const struct tp_arg *argi(struct fctx *x, int i)
@@ -94,10 +102,13 @@ static void params_append(struct fctx *x, const char *text)
 static int conv(struct fctx *x, const struct conv_sig *sig)
 {
     const char *op = x->c->op;
-    const struct tp_arg *in = tp_fa_targ(x, 0), *w = tp_fa_targ(x, 1);
+    const struct tp_arg *in = tp_fa_targ(x, sig->input), *w = tp_fa_targ(x, sig->input + 1);
     if (!in || !w || in->ndim < 3 || in->ndim != w->ndim || in->ndim - 2 > 3)
         return tp_ff_fail(x, "%s: input/weight shapes unknown", op);
     int sp = in->ndim - 2;
+    const struct tp_arg *mask = argi(x, sig->output_mask);
+    if (sig->output_mask >= 0 && (!tp_fa_known_ints(mask) || mask->ndim != 3))
+        return tp_ff_fail(x, "%s: output_mask not recorded", op);
     const struct tp_arg *st = argi(x, sig->stride), *pd = argi(x, sig->padding), *dl = argi(x, sig->dilation);
     const struct tp_arg *g = argi(x, sig->groups), *tr = argi(x, sig->transposed), *opd = argi(x, sig->out_pad);
     int transposed = sig->always_transposed;
@@ -149,7 +160,16 @@ static int conv(struct fctx *x, const struct conv_sig *sig)
     int64_t K = transposed ? w->shape[1] * G : w->shape[0];
     int64_t per_elem = 2 * w->shape[1] * kern;          /* 2·(weight numel / weight dim 0) */
     int64_t f = transposed ? N * C * inn * per_elem : N * K * outn * per_elem;
-    int64_t b = isz * (tp_ff_numel(in->shape, in->ndim) + tp_ff_numel(w->shape, w->ndim) + N * K * outn);
+    int64_t in_el = tp_ff_numel(in->shape, in->ndim), w_el = tp_ff_numel(w->shape, w->ndim), out_el = N * K * outn;
+    int64_t b = isz * (in_el + w_el + out_el);
+    if (mask) {
+        /* backward: each gradient asked for costs one forward's FLOPs (dgrad
+         * reads dout and w, writes dx; wgrad reads dout and x, writes dw);
+         * the bias gradient sums dout over all but the channel */
+        int dx = mask->shape[0] != 0, dw = mask->shape[1] != 0, db = mask->shape[2] != 0;
+        f = (dx + dw) * f + db * out_el;
+        b = isz * ((dx + dw) * (in_el + w_el + out_el) + db * (out_el + K));
+    }
     tp_fa_done(x, f, b, tp_kernel_uses_tc(x->k) ? "1" : "-");
     char text[256] = "";
     print_list(text, sizeof text, "stride", S, sp);
@@ -163,6 +183,8 @@ static int conv(struct fctx *x, const struct conv_sig *sig)
         print_list(text, sizeof text, "output_padding", OP, sp);
     }
     snprintf(text + strlen(text), sizeof text - strlen(text), ",groups=%lld", (long long)G);
+    if (mask)
+        print_list(text, sizeof text, "output_mask", mask->shape, 3);
     params_append(x, text);
     return 0;
 }

@@ -303,7 +303,8 @@ static int parse_int_text(const char *s, size_t n, int64_t *out)
     return 0;
 }
 
-/* "[16, 16]" -> a known int list; "[]" an empty one (an omitted stride) */
+/* "[16, 16]" -> a known int list; "[]" an empty one (an omitted stride);
+ * "[True, False]" -> 1, 0 */
 static int set_int_list(struct tp_arg *a, const char *s, size_t n)
 {
     int64_t v[TP_MAX_DIMS];
@@ -323,7 +324,14 @@ static int set_int_list(struct tp_arg *a, const char *s, size_t n)
             end--;
         if (end == start)
             continue;
-        if (count >= TP_MAX_DIMS || parse_int_text(s + start, end - start, &v[count]))
+        if (count >= TP_MAX_DIMS)
+            return -1;
+        /* a bool list (convolution_backward's output_mask) reads as 1/0 */
+        if (end - start == 4 && memcmp(s + start, "True", 4) == 0)
+            v[count] = 1;
+        else if (end - start == 5 && memcmp(s + start, "False", 5) == 0)
+            v[count] = 0;
+        else if (parse_int_text(s + start, end - start, &v[count]))
             return -1;
         count++;
     }

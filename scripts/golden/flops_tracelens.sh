@@ -54,7 +54,7 @@ while IFS='|' read -r name trace csvs; do
         continue
     fi
     python3 - "$name" "$tmp/$name.csv" "$tl/$trace" "$tl/$csvs" <<'PY'
-import csv, gzip, json, os, re, sys
+import ast, csv, gzip, json, os, re, sys
 
 name, prof_csv, trace, tl_dir = sys.argv[1:5]
 rows = list(csv.DictReader(open(prof_csv, newline="")))
@@ -85,10 +85,12 @@ def tup(text):
 CONV = {"conv1d", "conv2d", "conv3d", "convolution", "_convolution", "cudnn_convolution",
         "cudnn_convolution_transpose", "miopen_convolution", "miopen_depthwise_convolution",
         "miopen_convolution_transpose", "mkldnn_convolution", "conv_transpose1d", "conv_transpose2d",
-        "conv_transpose3d", "_convolution_mode"}
+        "conv_transpose3d", "_convolution_mode", "convolution_backward"}
 BHND = {"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
         "_scaled_dot_product_cudnn_attention", "scaled_dot_product_attention"}
 BNHD = {"_flash_attention_forward", "_efficient_attention_forward"}
+ATTN_BWD = {"_scaled_dot_product_flash_attention_backward", "_scaled_dot_product_efficient_attention_backward",
+            "_flash_attention_backward", "_efficient_attention_backward"}
 
 def flops_of(r):
     return None if r["FLOPs"] == "na" else float(r["FLOPs"])
@@ -111,9 +113,9 @@ def in_trace(op_name, dims):
                 trace_ops.add((e.get("name"), json.dumps(a["Input Dims"])))
     return (op_name, json.dumps(json.loads(dims))) in trace_ops
 if has_concrete:
-    bad = ["%s (%s)" % (r["OpName"], r["Params"][:80]) for r in rows
-           if (r["Op"] in CONV or r["Op"] in BHND or r["Op"] in BNHD) and r["FLOPs"] == "na"]
-    n = sum(1 for r in rows if r["Op"] in CONV or r["Op"] in BHND or r["Op"] in BNHD)
+    watched = CONV | BHND | BNHD | ATTN_BWD
+    bad = ["%s (%s)" % (r["OpName"], r["Params"][:80]) for r in rows if r["Op"] in watched and r["FLOPs"] == "na"]
+    n = sum(1 for r in rows if r["Op"] in watched)
     report("no_na", ["%d of %d conv/attention kernels have FLOPs na: %s" % (len(bad), n, bad[0])] if bad else [], n)
 
 def sheet(fname):
@@ -123,31 +125,49 @@ def sheet(fname):
 def expect(row):
     return round(float(row["GFLOPS_first"]) * 1e9)
 
-# ---- CONV_fwd -----------------------------------------------------------
-conv = sheet("CONV_fwd.csv")
-if conv is not None:
+# ---- CONV_fwd, CONV_bwd ---------------------------------------------------
+def prod(v):
+    p = 1
+    for x in v:
+        p *= x
+    return p
+
+for sheet_name, bwd in (("CONV_fwd.csv", False), ("CONV_bwd.csv", True)):
+    conv = sheet(sheet_name)
+    if conv is None:
+        continue
     problems, checked = [], 0
     for t in conv:
         want = expect(t)
+        if bwd:
+            # TraceLens counts dx and dw whatever output_mask says (and no
+            # bias gradient: its test reads Input Dims[3], always []); tprof
+            # counts the gradients output_mask asks for
+            concrete = ast.literal_eval(t["Concrete Inputs_first"])
+            mask = [v == "True" for v in concrete[10][1:-1].split(", ")]
+            dims = json.loads(t["Input Dims_first"])
+            want = want * (mask[0] + mask[1]) // 2 + (prod(dims[0]) if mask[2] else 0)
         key = (tup(t["param: input_shape"]), tup(t["param: filter_shape"]), tup(t["param: stride"]),
                tup(t["param: padding"]), tup(t["param: dilation"]), int(t["param: groups"]),
                t["param: transposed_conv"] == "True")
         got = set()
         for r in rows:
-            if r["Op"] not in CONV:
+            if r["Op"] not in CONV or (r["Op"] == "convolution_backward") != bwd:
                 continue
             sh, kv = tensors(r["Params"])
-            if len(sh) < 2 or "stride" not in kv:
+            if len(sh) < 2 + bwd or "stride" not in kv:
                 continue
-            mine = (sh[0], sh[1], tup(kv["stride"]), tup(kv.get("padding", "")), tup(kv["dilation"]),
+            mine = (sh[bwd], sh[bwd + 1], tup(kv["stride"]), tup(kv.get("padding", "")), tup(kv["dilation"]),
                     int(kv["groups"]), kv.get("transposed") == "1")
+            if bwd and mine == key and tup(kv["output_mask"]) != [int(m) for m in mask]:
+                continue
             if mine == key:
                 got.add(flops_of(r))
         checked += 1
         if got != {want}:
             problems.append("%s %s: TraceLens %d, tprof %s" % (t["name"], t["param: input_shape"], want,
                                                              sorted(got, key=str) or "no row"))
-    report("conv_fwd", problems, checked)
+    report("conv_bwd" if bwd else "conv_fwd", problems, checked)
 
 # ---- SDPA_fwd -----------------------------------------------------------
 sdpa = sheet("SDPA_fwd.csv")

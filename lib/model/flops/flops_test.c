@@ -239,6 +239,22 @@ static void test_conv_pool(void)
             "\"Scalar\",\"Scalar\"]",
             "[\"\",\"\",\"[0, 0]\",\"[16, 16]\",\"[1, 1]\",\"1\",\"False\",\"False\",\"True\"]", "k");
     CHECK("conv_cudnn_order", R.known && R.flops.value == 924844032.0);
+    /* backward: output_mask [False, True, False] (first layer: no input gradient) = one forward;
+     * TraceLens' CONV_bwd counts both (4.72055808 GFLOPs) */
+    static const char bwd_dims[] = "[[10,64,112,112],[10,3,224,224],[64,3,7,7],[],[],[],[],[],[],[],[]]";
+    static const char bwd_types[] = "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"ScalarList\","
+        "\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\",\"ScalarList\"]";
+    eval_kc("aten::convolution_backward", bwd_dims, bwd_types,
+            "[\"\",\"\",\"\",\"[0]\",\"[2, 2]\",\"[3, 3]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\","
+            "\"[False, True, False]\"]", "k");
+    CHECK("conv_bwd_weight_only", R.known && R.flops.value == 4720558080.0 / 2);
+    CHECK("conv_bwd_params", strstr(R.params, "groups=1,output_mask=[0,1,0]") != NULL);
+    eval_kc("aten::convolution_backward", bwd_dims, bwd_types,
+            "[\"\",\"\",\"\",\"[64]\",\"[2, 2]\",\"[3, 3]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\","
+            "\"[True, True, True]\"]", "k");
+    CHECK("conv_bwd_all", R.known && R.flops.value == 4720558080.0 + 10.0 * 64 * 112 * 112);
+    CHECK("conv_bwd_all_bytes", R.bytes.value == 2.0 * (2 * (10.0 * 3 * 224 * 224 + 64 * 3 * 49 + 10.0 * 64 * 112 * 112) +
+                                                         10.0 * 64 * 112 * 112 + 64));
     /* the values missing: na, as before */
     eval_kc("aten::convolution", "[[4,3,224,224],[768,3,16,16],[768],[],[],[],[],[],[]]", CONV_TYPES,
             "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\"]", "k");
