@@ -36,6 +36,9 @@ compile|torch_compile_triton/trace.json.gz|torch_compile_triton/trace_perf_repor
 flux|inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz|inference/xdit_flux.1_aiter_sage/perf_csvs
 sd35|inference/xdit_sd_3.5/profile_trace_rank_0.json.gz|inference/xdit_sd_3.5/perf_csvs
 sglang_decode|inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz|inference/sglang_decode/perf_csvs
+sglang_prefilldecode|inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz|inference/sglang_prefilldecode/perf_csvs
+vllm_decode|inference/vllm_decode_full/graph_execution.json.gz|inference/vllm_decode_full/perf_csvs
+vllm_piecewise|inference/vllm_prefilldecode_piecewise/graph_execution.json.gz|inference/vllm_prefilldecode_piecewise/perf_csvs
 b200|b200/eager_trace.json.gz|-
 cutlass_kernel2|../../../JeremyMorlier-GPUModel/trace2.json|-
 sm80_xmma|../../../JeremyMorlier-GPUModel/trace3.json|-
@@ -201,18 +204,21 @@ if gemm is not None:
     problems, checked, others, absent, unlaunched = [], 0, set(), 0, 0
     for t in gemm:
         op = t["name"].split("::")[-1]
-        if not t["name"].startswith("aten::") or op not in ("mm", "addmm", "bmm", "baddbmm"):
+        linear_ext = t["name"] in ("aiter::gemm_a16w16", "vllm::rocm_unquantized_gemm")
+        if not linear_ext and (not t["name"].startswith("aten::") or op not in ("mm", "addmm", "bmm", "baddbmm")):
             others.add(t["name"])
             continue
         want = expect(t)
         key = (int(t["param: M"]), int(t["param: N"]), int(t["param: K"]), int(t["param: B"] or 1))
         got = set()
         for r in rows:
-            if r["Op"] != op:
+            if r["OpName"] != t["name"]:
                 continue
             sh, _ = tensors(r["Params"])
-            a, b = (sh[0], sh[1]) if op in ("mm", "bmm") else (sh[1], sh[2]) if len(sh) >= 3 else ([], [])
-            if op in ("mm", "addmm") and len(a) == 2 and len(b) == 2:
+            a, b = (sh[0], sh[1]) if op in ("mm", "bmm") or linear_ext else (sh[1], sh[2]) if len(sh) >= 3 else ([], [])
+            if linear_ext and len(a) == 2 and len(b) == 2:
+                mine = (a[0], b[0], a[1], 1)
+            elif op in ("mm", "addmm") and len(a) == 2 and len(b) == 2:
                 mine = (a[0], b[1], a[1], 1)
             elif op in ("bmm", "baddbmm") and len(a) == 3 and len(b) == 3:
                 mine = (a[1], b[2], a[2], a[0])
@@ -235,7 +241,7 @@ if gemm is not None:
     report("gemm", problems, checked)
     if absent or unlaunched:
         print("skip flops_tracelens_%s_gemm_unmatched: %d TraceLens rows are no operator of this trace, "
-              "%d launch no kernel of it (graph replays)" % (name, absent, unlaunched))
+              "%d launch no kernel tprof attributes to them (graph replays, driver launches)" % (name, absent, unlaunched))
     if others:
         print("skip flops_tracelens_%s_gemm_other: no tprof formula for %s" % (name, ", ".join(sorted(others))))
 

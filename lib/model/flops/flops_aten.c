@@ -18,6 +18,9 @@
  *       add runs in the addmm it calls, or in a kernel of its own).
  *   bmm(A[b,m,k], B[b,k,n])   2·b·m·n·k, isz·b·(mk+kn+mn); baddbmm(C, A, B)
  *       adds C like addmm: + b·m·n FLOPs, + bytes(C)
+ *   aiter::gemm_a16w16[_atomic_](x[m,k], w[n,k], bias), vllm::
+ *       rocm_unquantized_gemm(x, w, bias): like linear, 2·m·n·k, + m·n and
+ *       bytes(bias) when a bias tensor is passed
  *   matmul(A, B)   numpy matmul rules, batch broadcast: 2·numel(batch)·m·n·k,
  *       isz·numel(batch)·(mk+kn+mn)  (PyProf leaves the batch out of bytes;
  *       we count it)
@@ -136,9 +139,10 @@ static int gemm(struct fctx *x, int64_t b, int64_t m, int64_t n, int64_t k, cons
 /* addmm/baddbmm: beta·C + alpha·(A@B) adds C to every output element
  * (b·m·n FLOPs, as TraceLens counts the bias) and reads C, unless beta is
  * recorded as 0 (then C is ignored). */
-static void add_c_term(struct fctx *x, int64_t b, int64_t m, int64_t n)
+static void add_c_term(struct fctx *x, int c_arg, int beta_arg, int64_t b, int64_t m, int64_t n)
 {
-    const struct tp_arg *C = tp_fa_targ(x, 0), *beta = x->c->nargs > 3 ? &x->c->args[3] : NULL;
+    const struct tp_arg *C = tp_fa_targ(x, c_arg);
+    const struct tp_arg *beta = beta_arg >= 0 && x->c->nargs > beta_arg ? &x->c->args[beta_arg] : NULL;
     if (!C || (beta && (beta->type == TP_ARG_INT || beta->type == TP_ARG_FLOAT) && !beta->svalue[0] &&
                beta->fvalue == 0.0))
         return;
@@ -200,6 +204,19 @@ static int foreach_op(struct fctx *x, int64_t fmul, int64_t nread)
     return 0;
 }
 
+/* GEMMs of inference libraries that take the weight as [N, K] like linear:
+ * aiter::gemm_a16w16(x, w, bias, ...), vllm::rocm_unquantized_gemm(x, w, bias) */
+static int is_linear_ext(const struct tp_opcall *c)
+{
+    return (streq(c->mod, "aiter") && (streq(c->op, "gemm_a16w16") || streq(c->op, "gemm_a16w16_atomic_"))) ||
+           (streq(c->mod, "vllm") && streq(c->op, "rocm_unquantized_gemm"));
+}
+
+int tp_flops_kineto_owns(const struct tp_opcall *c)
+{
+    return streq(c->mod, "aten") || tp_flops_attn_owns(c) || is_linear_ext(c);
+}
+
 int tp_flops_aten(struct fctx *x)
 {
     static const char *const add_ops[] = { "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "rsub",
@@ -239,14 +256,22 @@ int tp_flops_aten(struct fctx *x)
             return tp_ff_fail(x, "%s: operand shapes unknown", op);
         rc = gemm(x, 1, A->shape[0], B->shape[1], A->shape[1], A);
         if (rc == 0 && !streq(op, "mm"))
-            add_c_term(x, 1, A->shape[0], B->shape[1]);
+            add_c_term(x, 0, 3, 1, A->shape[0], B->shape[1]);
     } else if (streq(op, "bmm") || streq(op, "baddbmm") || streq(op, "baddbmm_")) {
         const struct tp_arg *A = tp_fa_targ(x, streq(op, "bmm") ? 0 : 1), *B = tp_fa_targ(x, streq(op, "bmm") ? 1 : 2);
         if (!A || !B || A->ndim != 3 || B->ndim != 3 || A->shape[2] != B->shape[1] || A->shape[0] != B->shape[0])
             return tp_ff_fail(x, "%s: operand shapes unknown", op);
         rc = gemm(x, A->shape[0], A->shape[1], B->shape[2], A->shape[2], A);
         if (rc == 0 && !streq(op, "bmm"))
-            add_c_term(x, A->shape[0], A->shape[1], B->shape[2]);
+            add_c_term(x, 0, 3, A->shape[0], A->shape[1], B->shape[2]);
+    } else if (is_linear_ext(x->c)) {
+        /* x [M, K] @ w[N, K]ᵀ (+ bias [N]) */
+        const struct tp_arg *X = tp_fa_targ(x, 0), *W = tp_fa_targ(x, 1), *bias = tp_fa_targ(x, 2);
+        if (!X || !W || X->ndim != 2 || W->ndim != 2 || X->shape[1] != W->shape[1])
+            return tp_ff_fail(x, "%s: operand shapes unknown", op);
+        rc = gemm(x, 1, X->shape[0], W->shape[0], X->shape[1], X);
+        if (rc == 0 && bias)
+            add_c_term(x, 2, -1, 1, X->shape[0], W->shape[0]);
     } else if (streq(op, "linear")) {
         const struct tp_arg *X = tp_fa_targ(x, 0), *W = tp_fa_targ(x, 1);
         if (!X || !W || X->ndim < 1 || W->ndim != 2 || X->shape[X->ndim - 1] != W->shape[1])

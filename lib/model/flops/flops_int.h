@@ -40,6 +40,9 @@ size_t tp_ff_tensor_str(char *buf, size_t cap, const int64_t *shape, int ndim, c
 
 /* formulas for kineto operators (mod "aten"), dialect 3X */
 int tp_flops_aten(struct fctx *x);
+/* the kineto operators tp_flops_aten takes: aten::*, and attention / GEMM
+ * ops of other namespaces (flash_attn::, aiter::, vllm::) */
+int tp_flops_kineto_owns(const struct tp_opcall *c);
 
 /* Helpers of flops_aten.c shared with the op families below. */
 const struct tp_arg *tp_fa_targ(struct fctx *x, int i);    /* argument i when a tensor */

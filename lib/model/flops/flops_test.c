@@ -358,6 +358,13 @@ static void test_addmm_beta(void)
     eval_kc("aten::baddbmm", "[[8,4,6],[8,4,5],[8,5,6],[],[]]",
             "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\"]", "[\"\",\"\",\"\",\"1\",\"1\"]", "k");
     CHECK("aten_baddbmm_c", R.known && R.flops.value == 2.0 * 8 * 4 * 5 * 6 + 8 * 4 * 6);
+    /* inference-library GEMMs with the weight as [N, K] (TraceLens: 6.442450944 GFLOPs) */
+    eval_k("aiter::gemm_a16w16", "[[32,4096],[24576,4096],[],[],[],[],[]]",
+           "[\"c10::BFloat16\",\"c10::BFloat16\",\"\",\"Scalar\",\"\",\"\",\"\"]", "k");
+    CHECK("aiter_gemm_a16w16", R.known && R.flops.value == 6442450944.0 &&
+          R.bytes.value == 2.0 * (32 * 4096 + 24576.0 * 4096 + 32 * 24576));
+    eval_k("vllm::rocm_unquantized_gemm", "[[8,64],[32,64],[32]]", "[\"float\",\"float\",\"float\"]", "k");
+    CHECK("vllm_gemm_bias", R.known && R.flops.value == 2.0 * 8 * 32 * 64 + 8 * 32);
 }
 
 /* PyProf 3.x prof.py on the real dict: 144 rows before its abort, and the
