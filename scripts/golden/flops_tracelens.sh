@@ -257,3 +257,20 @@ for r in rows:
 report("tc", ["%d of %d tensor-core kernels read TC %s: %s" % (len(bad), n, "not 1", bad[0])] if bad else [], n)
 PY
 done <"$tmp/cases"
+
+# a run of two ranks merged into one store keeps each operator's Concrete
+# Inputs (run.c re-interns them): the convolution still has its FLOPs
+one="$tl/mi300/Falconsai_nsfw_image_detection__1016002.json.gz"
+if [ -f "$one" ]; then
+    mkdir "$tmp/run"
+    cp "$one" "$tmp/run/rank0.json.gz"
+    cp "$one" "$tmp/run/rank1.json.gz"
+    n=$("$tprof" prof --merge --csv -c op,flops "$tmp/run" 2>/dev/null | grep -c '^"miopen_convolution","924844032"$')
+    if [ "$n" = 10 ]; then
+        echo "ok flops_tracelens_merged_run"
+    else
+        echo "FAIL flops_tracelens_merged_run: $n of 10 convolution kernels have TraceLens' 924844032 FLOPs"
+    fi
+else
+    echo "skip flops_tracelens_merged_run: $one is absent"
+fi
