@@ -110,6 +110,14 @@ void tp_fa_params_inputs(struct fctx *x)
     p[n < cap ? n : cap - 1] = 0;
 }
 
+/* "tensors;stride=[..],padding=[..]...": the params column says which
+ * scalar values the numbers came from (a leading ',' in text is dropped) */
+void tp_fa_params_append(struct fctx *x, const char *text)
+{
+    size_t n = strlen(x->r->params);
+    snprintf(x->r->params + n, sizeof x->r->params - n, ";%s", text[0] == ',' ? text + 1 : text);
+}
+
 int tp_fa_isz_of(struct fctx *x, const struct tp_arg *a, int *isz)
 {
     *isz = a && a->dtype[0] ? tp_ff_isz(x, a->dtype) : 0;

@@ -148,10 +148,7 @@ static int attn(struct fctx *x, const struct attn_sig *sig)
         e = 2 * (q_el + k_el + v_el) + o_el;
     }
     tp_fa_done(x, f, e * isz, tp_kernel_uses_tc(x->k) ? "1" : "-");
-    char text[96];
-    snprintf(text, sizeof text, "causal=%d", causal);
-    size_t len = strlen(x->r->params);
-    snprintf(x->r->params + len, sizeof x->r->params - len, ";%s", text);
+    tp_fa_params_append(x, causal ? "causal=1" : "causal=0");
     return 0;
 }
 

@@ -91,14 +91,6 @@ static void print_list(char *buf, size_t cap, const char *key, const int64_t *v,
         snprintf(buf + o, cap - o, "]");
 }
 
-/* "tensors;stride=[..],padding=[..]..." : the params column says which
- * values the numbers came from */
-static void params_append(struct fctx *x, const char *text)
-{
-    size_t n = strlen(x->r->params);
-    snprintf(x->r->params + n, sizeof x->r->params - n, ";%s", text[0] == ',' ? text + 1 : text);
-}
-
 static int conv(struct fctx *x, const struct conv_sig *sig)
 {
     const char *op = x->c->op;
@@ -185,7 +177,7 @@ static int conv(struct fctx *x, const struct conv_sig *sig)
     snprintf(text + strlen(text), sizeof text - strlen(text), ",groups=%lld", (long long)G);
     if (mask)
         print_list(text, sizeof text, "output_mask", mask->shape, 3);
-    params_append(x, text);
+    tp_fa_params_append(x, text);
     return 0;
 }
 
@@ -246,7 +238,7 @@ static int pool(struct fctx *x, const struct pool_sig *sig)
             on *= ks->shape[sp == 1 ? 0 : i];
         tp_fa_done(x, numel, (numel + on) * isz, "-");
         print_list(text, sizeof text, "output_size", ks->shape, sp);
-        params_append(x, text);
+        tp_fa_params_append(x, text);
         return 0;
     }
     const struct tp_arg *st = argi(x, 2), *pd = argi(x, 3), *dl = argi(x, sig->dilation);
@@ -278,7 +270,7 @@ static int pool(struct fctx *x, const struct pool_sig *sig)
         print_list(text, sizeof text, "dilation", D, nsp);
     if (ceil_mode)
         snprintf(text + strlen(text), sizeof text - strlen(text), ",ceil_mode=1");
-    params_append(x, text);
+    tp_fa_params_append(x, text);
     return 0;
 }
 

@@ -49,6 +49,7 @@ const struct tp_arg *tp_fa_targ(struct fctx *x, int i);    /* argument i when a 
 int tp_fa_known_ints(const struct tp_arg *a);              /* an int list with its values */
 int tp_fa_known_int(const struct tp_arg *a);               /* an int with its value */
 void tp_fa_params_inputs(struct fctx *x);                  /* params = "[a,b]fp32;[c]int64" */
+void tp_fa_params_append(struct fctx *x, const char *text); /* params += ";text" */
 int tp_fa_isz_of(struct fctx *x, const struct tp_arg *a, int *isz);
 void tp_fa_done(struct fctx *x, int64_t flops, int64_t bytes, const char *tc);
 

@@ -338,6 +338,15 @@ static void test_attention(void)
             "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"16\",\"16\",\"0.\",\"False\",\"\",\"\","
             "\"\"]", "k");
     CHECK("sdpa_flash_bwd", R.known && R.flops.value == 2.0 * 4 * 16 * 16 * 8 * 5 + 16.0 * 16 * 1);
+    /* TraceLens SDPA_bwd (compare_test_ops, flash): B 512, N 176, H 16, d 64: 162.40345088 GFLOPs */
+    eval_kc("aten::_scaled_dot_product_flash_attention_backward",
+            "[[512,16,176,64],[512,16,176,64],[512,16,176,64],[512,16,176,64],[512,16,176,64],[512,16,176],"
+            "[],[],[],[],[],[],[],[],[]]",
+            "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\","
+            "\"float\",\"\",\"\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"\",\"\",\"Scalar\"]",
+            "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"176\",\"176\",\"0.10000000000000001\","
+            "\"False\",\"\",\"\",\"0.125\"]", "k");
+    CHECK("sdpa_flash_bwd_tracelens", R.known && R.flops.value == 162403450880.0);
     /* varlen (packed [total, H, d]) and a missing is_causal: na */
     eval_kc("aten::_flash_attention_forward", "[[100,12,64],[100,12,64],[100,12,64],[5],[5],[],[],[],[],[],[]]",
             "[\"c10::Half\",\"c10::Half\",\"c10::Half\",\"int\",\"int\",\"Scalar\",\"Scalar\","
