@@ -17,8 +17,14 @@
  *   dout + x + dw, dout + db.  (TraceLens counts dx and dw always.)
  * Pooling (kernel k, stride s (omitted: k), padding p, dilation d, ceil_mode):
  *   out as PyTorch's pooling_output_shape; FLOPs Πout·Πk (one compare or
- *   add per window element), bytes isz·(numel(in) + numel(out)); adaptive
- *   pools: numel(in) FLOPs, bytes isz·(numel(in) + numel(out)). */
+ *   add per window element), bytes isz·(numel(in) + numel(out)) (+ 8 per
+ *   output for the int64 indices of *_with_indices); adaptive
+ *   pools: numel(in) FLOPs, bytes isz·(numel(in) + numel(out)).
+ * Pooling backward, grad_output dout, input x: max_pool*_with_indices_backward
+ *   scatters each dout element to its argmax: numel(dout) FLOPs, bytes
+ *   isz·(numel(dout) + numel(x)) + bytes(indices); avg_pool*_backward spreads
+ *   each over its window: numel(dout)·Πk FLOPs, bytes isz·(numel(dout) +
+ *   numel(x)). */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("wrapv")
 #endif
@@ -262,7 +268,8 @@ static int pool(struct fctx *x, const struct pool_sig *sig)
         on *= o;
         kern *= K[i];
     }
-    tp_fa_done(x, on * kern, (numel + on) * isz, "-");
+    /* *_with_indices also writes the int64 argmax of every output */
+    tp_fa_done(x, on * kern, (numel + on) * isz + (strstr(op, "with_indices") ? 8 * on : 0), "-");
     print_list(text, sizeof text, "kernel", K, nsp);
     print_list(text, sizeof text, "stride", S, nsp);
     print_list(text, sizeof text, "padding", P, nsp);
@@ -274,8 +281,50 @@ static int pool(struct fctx *x, const struct pool_sig *sig)
     return 0;
 }
 
+/* (grad_output, self, kernel_size, ...[, indices]) */
+static int pool_backward(struct fctx *x, int is_max)
+{
+    const char *op = x->c->op;
+    const struct tp_arg *dout = tp_fa_targ(x, 0), *in = tp_fa_targ(x, 1);
+    if (!dout || !in)
+        return tp_ff_fail(x, "%s: shapes unknown", op);
+    int isz;
+    if (tp_fa_isz_of(x, in, &isz))
+        return -1;
+    int64_t nd = tp_ff_numel(dout->shape, dout->ndim), ni = tp_ff_numel(in->shape, in->ndim);
+    if (is_max) {
+        const struct tp_arg *idx = tp_fa_targ(x, x->c->nargs - 1);
+        int iisz = idx && idx != in && idx->dtype[0] ? tp_ff_isz(x, idx->dtype) : 0;
+        if (!iisz)
+            return tp_ff_fail(x, "%s: indices unknown", op);
+        tp_fa_done(x, nd, isz * (nd + ni) + iisz * nd, "-");
+        return 0;
+    }
+    const struct tp_arg *ks = argi(x, 2);
+    if (!tp_fa_known_ints(ks) || ks->ndim < 1)
+        return tp_ff_fail(x, "%s: kernel size not recorded", op);
+    int n = ks->ndim == 1 && strstr(op, "2d") ? 2 : ks->ndim == 1 && strstr(op, "3d") ? 3 : ks->ndim;
+    int64_t kern = 1;
+    for (int i = 0; i < n; i++)
+        kern *= ks->shape[ks->ndim == 1 ? 0 : i];
+    tp_fa_done(x, nd * kern, isz * (nd + ni), "-");
+    char text[128] = "";
+    print_list(text, sizeof text, "kernel", ks->shape, ks->ndim);
+    tp_fa_params_append(x, text);
+    return 0;
+}
+
 int tp_flops_conv(struct fctx *x)
 {
+    static const char *const max_bwd[] = { "max_pool2d_with_indices_backward", "max_pool3d_with_indices_backward",
+                                           NULL };
+    static const char *const avg_bwd[] = { "avg_pool2d_backward", "avg_pool3d_backward", NULL };
+    for (const char *const *p = max_bwd; *p; p++)
+        if (strcmp(x->c->op, *p) == 0)
+            return pool_backward(x, 1);
+    for (const char *const *p = avg_bwd; *p; p++)
+        if (strcmp(x->c->op, *p) == 0)
+            return pool_backward(x, 0);
     for (size_t i = 0; i < sizeof conv_sigs / sizeof conv_sigs[0]; i++)
         if (strcmp(x->c->op, conv_sigs[i].op) == 0)
             return conv(x, &conv_sigs[i]);

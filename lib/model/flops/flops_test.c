@@ -270,6 +270,11 @@ static void test_conv_pool(void)
             "[\"\",\"[3, 3]\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\"]", "k");
     CHECK("pool_max_flops", R.known && R.flops.value == 32.0 * 64 * 56 * 56 * 9);
     CHECK("pool_max_bytes", R.bytes.value == 4.0 * (32 * 64 * 112 * 112 + 32 * 64 * 56 * 56));
+    eval_kc("aten::max_pool2d_with_indices", "[[32,64,112,112],[],[],[],[],[]]",
+            "[\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\"]",
+            "[\"\",\"[3, 3]\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\"]", "k");
+    CHECK("pool_max_indices_bytes", R.bytes.value == 4.0 * (32 * 64 * 112 * 112 + 32 * 64 * 56 * 56) +
+                                                     8.0 * 32 * 64 * 56 * 56);
     /* ceil_mode: 3x3/2 on 8 without padding: floor 3, ceil 4 (last window starts at 6 < 8) */
     eval_kc("aten::max_pool2d", "[[1,1,8,8],[],[],[],[],[]]",
             "[\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\"]",
@@ -280,6 +285,17 @@ static void test_conv_pool(void)
             "[\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"Scalar\",\"\"]",
             "[\"\",\"[2]\",\"[]\",\"[0]\",\"False\",\"True\",\"\"]", "k");
     CHECK("pool_avg_default_stride", R.known && R.flops.value == 2.0 * 4 * 4 * 4 * 4);
+    /* backward: (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices) */
+    eval_kc("aten::max_pool2d_with_indices_backward", "[[10,64,56,56],[10,64,112,112],[],[],[],[],[],[10,64,56,56]]",
+            "[\"c10::BFloat16\",\"c10::BFloat16\",\"ScalarList\",\"ScalarList\",\"ScalarList\","
+            "\"ScalarList\",\"Scalar\",\"long int\"]",
+            "[\"\",\"\",\"[3, 3]\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"\"]", "k");
+    CHECK("pool_max_bwd", R.known && R.flops.value == 10.0 * 64 * 56 * 56 &&
+          R.bytes.value == 2.0 * (10.0 * 64 * 56 * 56 + 10.0 * 64 * 112 * 112) + 8.0 * 10 * 64 * 56 * 56);
+    eval_kc("aten::avg_pool2d_backward", "[[2,4,4,4],[2,4,8,8],[],[],[],[],[],[]]",
+            "[\"float\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\","
+            "\"Scalar\",\"\"]", "[\"\",\"\",\"[2, 2]\",\"[2, 2]\",\"[0, 0]\",\"False\",\"True\",\"\"]", "k");
+    CHECK("pool_avg_bwd", R.known && R.flops.value == 2.0 * 4 * 16 * 4 && R.bytes.value == 4.0 * (128 + 512));
     eval_kc("aten::adaptive_avg_pool2d", "[[2,4,8,8],[]]", "[\"float\",\"ScalarList\"]",
             "[\"\",\"[1, 1]\"]", "k");
     CHECK("pool_adaptive", R.known && R.flops.value == 2.0 * 4 * 64 && R.bytes.value == 4.0 * (512 + 8));
