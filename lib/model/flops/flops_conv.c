@@ -147,6 +147,8 @@ static int conv(struct fctx *x, const struct conv_sig *sig)
                 return tp_ff_fail(x, "%s: kernel larger than the padded input", op);
             out[i] = span / S[i] + 1;
         }
+        if (out[i] <= 0)
+            return tp_ff_fail(x, "%s: empty output", op);
         outn *= out[i];
         kern *= R;
         inn *= X;

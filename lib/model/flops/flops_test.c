@@ -259,6 +259,10 @@ static void test_conv_pool(void)
     eval_kc("aten::convolution", "[[4,3,224,224],[768,3,16,16],[768],[],[],[],[],[],[]]", CONV_TYPES,
             "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\"]", "k");
     CHECK("conv_values_absent_na", !R.known && R.warning[0]);
+    /* a transposed convolution whose padding eats the output: na, not a negative count */
+    eval_kc("aten::convolution", "[[1,8,2,2],[8,4,1,1],[],[],[],[],[],[],[]]", CONV_TYPES,
+            "[\"\",\"\",\"\",\"[1, 1]\",\"[5, 5]\",\"[1, 1]\",\"True\",\"[0, 0]\",\"1\"]", "k");
+    CHECK("conv_transposed_empty_na", !R.known && R.warning[0]);
     /* groups that do not divide the channels: na */
     eval_kc("aten::convolution", "[[1,6,8,8],[4,4,3,3],[],[],[],[],[],[],[]]", CONV_TYPES,
             "[\"\",\"\",\"\",\"[1, 1]\",\"[0, 0]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"2\"]", "k");
