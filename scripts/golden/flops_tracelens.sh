@@ -246,7 +246,7 @@ if gemm is not None:
         print("skip flops_tracelens_%s_gemm_other: no tprof formula for %s" % (name, ", ".join(sorted(others))))
 
 # ---- Tensor Cores on full kernel names ------------------------------------
-pats = [r"cutlass.*tensorop", r"_tensorop_", r"^sm\d+_xmma", r"sm\d+_xmma", r"^nvjet_", r"^Cijk_.*_MI\d",
+pats = [r"cutlass.*tensorop", r"_tensorop_", r"sm\d+_xmma", r"^nvjet_", r"^Cijk_.*_MI\d",
         r"igemm_.*_gtcx", r"_xdl_", r"^bmm_.*_sm10", r"^fmha", r"flash_fwd", r"flash_bwd"]
 bad, n = [], 0
 for r in rows:
