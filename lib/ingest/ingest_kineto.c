@@ -23,7 +23,7 @@ struct event {
     struct jv ph, cat, name, pid, tid, ts, dur, id;
     /* args */
     struct jv ext_id, ext_id_lc, correlation, seq, device, stream, grid, block, regs, smem, bps, occ,
-        bytes, input_dims, input_type, call_stack, py_id, py_parent, py_module, fwd_tid,
+        bytes, input_dims, input_type, input_strides, concrete_inputs, call_stack, py_id, py_parent, py_module, fwd_tid,
         dev_type, dev_id, addr, mem_bytes, total_alloc, total_reserved, meta_name, meta_labels;
     int has_args;
 };
@@ -141,8 +141,12 @@ static int read_args(tp_json *j, struct event *ev)
         case 'I':
             if (KEY("Input Dims") || KEY("Input dims")) dst = &ev->input_dims;
             else if (KEY("Input type")) dst = &ev->input_type;
+            else if (KEY("Input Strides")) dst = &ev->input_strides;
             break;
-        case 'C': if (KEY("Call stack")) dst = &ev->call_stack; break;
+        case 'C':
+            if (KEY("Call stack")) dst = &ev->call_stack;
+            else if (KEY("Concrete Inputs")) dst = &ev->concrete_inputs;
+            break;
         case 'P':
             if (KEY("Python id")) dst = &ev->py_id;
             else if (KEY("Python parent id")) dst = &ev->py_parent;
@@ -444,6 +448,10 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
             o->input_dims = get_str(im, &ev->input_dims);
         if (ev->input_type.type == TP_J_ARRAY)
             o->input_types = get_str(im, &ev->input_type);
+        if (ev->input_strides.type == TP_J_ARRAY)
+            o->input_strides = get_str(im, &ev->input_strides);
+        if (ev->concrete_inputs.type == TP_J_ARRAY)
+            o->concrete_inputs = get_str(im, &ev->concrete_inputs);
         if (ev->call_stack.type == TP_J_STRING)
             o->call_stack = get_str(im, &ev->call_stack);
         o->python_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, &bad);

@@ -135,6 +135,7 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
         if (st->aux[op] != TP_NO_AUX) {
             a->input_dims = st->ops[st->aux[op]].input_dims;
             a->input_types = st->ops[st->aux[op]].input_types;
+            a->concrete_inputs = st->ops[st->aux[op]].concrete_inputs;
         }
         /* Ancestors, innermost first. */
         size_t nc = 0;

@@ -71,6 +71,15 @@ int tp_opcall_from_marker(const char *text, struct tp_opcall *call);
 int tp_opcall_from_kineto(const char *name, const char *input_dims, const char *input_types,
                           struct tp_opcall *call);
 
+/* Fill in the values of the scalar arguments from a kineto operator's
+ * "Concrete Inputs" (raw JSON, a list of strings, PyTorch 2.x): "[1, 1]"
+ * becomes a known int list (TP_ARG_LIST, ivalue 1), "1" a TP_ARG_INT, "0.5"
+ * a TP_ARG_FLOAT, "True"/"False" a TP_ARG_BOOL, other text a TP_ARG_STR;
+ * "" (a tensor, or an absent optional) changes nothing.  NULL or "" is no
+ * change.  0 on success, -1 when the JSON does not parse (call unchanged
+ * up to the bad value). */
+int tp_opcall_add_concrete(struct tp_opcall *call, const char *concrete_inputs);
+
 /* Tensor Core kernel-name test (substring list, extended for Ampere/Hopper). */
 int tp_kernel_uses_tc(const char *kernel_name);
 

@@ -279,3 +279,134 @@ int tp_opcall_from_kineto(const char *name, const char *input_dims, const char *
     free(nodes);
     return rc;
 }
+
+/* ---- "Concrete Inputs" ---------------------------------------------------
+ *
+ * PyTorch 2.x records the value of each scalar argument as a string beside
+ * "Input Dims": ["", "", "", "[16, 16]", "[0, 0]", "[1, 1]", "False", "[0, 0]",
+ * "1"] ("" for tensors and absent optionals).  The types in "Input type" say
+ * little ("Scalar" for an int, a bool and a float alike; "ScalarList" for
+ * an int list), so the value's text decides. */
+
+static int parse_int_text(const char *s, size_t n, int64_t *out)
+{
+    char buf[32];
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    char *e;
+    long long v = strtoll(buf, &e, 10);
+    if (*e || e == buf)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* "[16, 16]" -> a known int list; "[]" an empty one (an omitted stride);
+ * "[True, False]" -> 1, 0 */
+static int set_int_list(struct tp_arg *a, const char *s, size_t n)
+{
+    int64_t v[TP_MAX_DIMS];
+    int count = 0;
+    size_t i = 1;                   /* past '[' */
+    if (n < 2 || s[n - 1] != ']')
+        return -1;
+    n--;                            /* drop ']' */
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == ','))
+            i++;
+        size_t start = i;
+        while (i < n && s[i] != ',')
+            i++;
+        size_t end = i;
+        while (end > start && s[end - 1] == ' ')
+            end--;
+        if (end == start)
+            continue;
+        if (count >= TP_MAX_DIMS)
+            return -1;
+        /* a bool list (convolution_backward's output_mask) reads as 1/0 */
+        if (end - start == 4 && memcmp(s + start, "True", 4) == 0)
+            v[count] = 1;
+        else if (end - start == 5 && memcmp(s + start, "False", 5) == 0)
+            v[count] = 0;
+        else if (parse_int_text(s + start, end - start, &v[count]))
+            return -1;
+        count++;
+    }
+    a->type = TP_ARG_LIST;
+    a->ndim = count;
+    memcpy(a->shape, v, (size_t)count * sizeof v[0]);
+    a->ivalue = 1;                  /* the values are known */
+    snprintf(a->svalue, sizeof a->svalue, "IntList");
+    return 0;
+}
+
+static void set_value(struct tp_arg *a, const char *s, size_t n)
+{
+    int64_t iv;
+    char buf[64];
+    if (s[0] == '[') {
+        if (set_int_list(a, s, n) == 0)
+            return;
+        a->type = TP_ARG_LIST;      /* a list of floats or tensors: values unknown */
+        return;
+    }
+    if ((n == 4 && memcmp(s, "True", 4) == 0) || (n == 5 && memcmp(s, "False", 5) == 0)) {
+        a->type = TP_ARG_BOOL;
+        a->ivalue = s[0] == 'T';
+        a->svalue[0] = 0;
+        return;
+    }
+    if (parse_int_text(s, n, &iv) == 0) {
+        a->type = TP_ARG_INT;
+        a->ivalue = iv;
+        a->fvalue = (double)iv;
+        a->svalue[0] = 0;
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), s);
+    char *e;
+    double d = strtod(buf, &e);
+    if (e != buf && !*e && n < sizeof buf) {
+        a->type = TP_ARG_FLOAT;
+        a->fvalue = d;
+        a->svalue[0] = 0;
+        return;
+    }
+    if (n == 4 && memcmp(s, "None", 4) == 0) {
+        a->type = TP_ARG_NONE;
+        return;
+    }
+    a->type = TP_ARG_STR;           /* padding="same", reduction names ... */
+    snprintf(a->svalue, sizeof a->svalue, "%s", buf);
+}
+
+int tp_opcall_add_concrete(struct tp_opcall *call, const char *concrete_inputs)
+{
+    if (!concrete_inputs || !*concrete_inputs)
+        return 0;
+    int max = (int)strlen(concrete_inputs) + 1;
+    struct jnode *nodes = malloc((size_t)max * sizeof *nodes);
+    if (!nodes)
+        return -1;
+    struct jp j = { .nodes = nodes, .max = max };
+    int root = jparse(&j, concrete_inputs);
+    if (root < 0) {
+        free(nodes);
+        return -1;
+    }
+    int i = 0;
+    for (int c = j.nodes[root].first; c >= 0 && i < call->nargs; c = j.nodes[c].next, i++) {
+        const struct jnode *v = &j.nodes[c];
+        struct tp_arg *a = &call->args[i];
+        /* tensors keep their shapes; "" means no value recorded */
+        if (v->kind != 's' || v->slen == 0 || a->type == TP_ARG_TENSOR ||
+            (a->type == TP_ARG_LIST && streq_safe(a->svalue, "TensorList")))
+            continue;
+        set_value(a, v->s, v->slen);
+    }
+    free(nodes);
+    return 0;
+}

@@ -100,6 +100,29 @@ static void test_kineto(void)
     CHECK_STR("kineto_half_dtype", c.args[0].dtype, "float16");
     CHECK_INT("kineto_bad_json", tp_opcall_from_kineto("aten::mm", "[[2,3", "[]", &c), -1);
     CHECK_INT("kineto_no_inputs", tp_opcall_from_kineto("aten::relu", NULL, NULL, &c), 0);
+
+    /* "Concrete Inputs": the value's text decides the type */
+    tp_opcall_from_kineto("aten::convolution", "[[4,3,8,8],[2,3,3,3],[],[],[],[],[],[],[],[]]",
+                          "[\"float\",\"float\",\"\",\"ScalarList\",\"ScalarList\",\"Scalar\","
+                          "\"Scalar\",\"Scalar\",\"Scalar\",\"str\"]", &c);
+    CHECK_INT("concrete_parse", tp_opcall_add_concrete(&c, "[\"\", \"\", \"\", \"[16, 16]\", \"[]\", "
+                                                          "\"False\", \"-3\", \"0.125\", \"None\", \"same\"]"), 0);
+    CHECK("concrete_tensor_kept", c.args[0].type == TP_ARG_TENSOR && c.args[0].shape[3] == 8);
+    CHECK("concrete_list", c.args[3].type == TP_ARG_LIST && c.args[3].ivalue == 1 && c.args[3].ndim == 2 &&
+          c.args[3].shape[0] == 16 && c.args[3].shape[1] == 16);
+    CHECK("concrete_empty_list", c.args[4].type == TP_ARG_LIST && c.args[4].ivalue == 1 && c.args[4].ndim == 0);
+    CHECK("concrete_bool", c.args[5].type == TP_ARG_BOOL && c.args[5].ivalue == 0);
+    CHECK("concrete_int", c.args[6].type == TP_ARG_INT && c.args[6].ivalue == -3 && !c.args[6].svalue[0]);
+    CHECK("concrete_float", c.args[7].type == TP_ARG_FLOAT && c.args[7].fvalue == 0.125);
+    CHECK("concrete_none", c.args[8].type == TP_ARG_NONE);
+    CHECK("concrete_str", c.args[9].type == TP_ARG_STR && strcmp(c.args[9].svalue, "same") == 0);
+    CHECK_INT("concrete_absent", tp_opcall_add_concrete(&c, NULL), 0);
+    CHECK_INT("concrete_bad_json", tp_opcall_add_concrete(&c, "[\"1\""), -1);
+    tp_opcall_from_kineto("aten::softmax", "[[4,10],[],[]]", "[\"float\",\"Int\",\"Bool\"]", &c);
+    tp_opcall_add_concrete(&c, "[\"\", \"\", \"\"]");
+    CHECK("concrete_blank_keeps_unknown", c.args[1].type == TP_ARG_INT && strcmp(c.args[1].svalue, "unknown") == 0);
+    tp_opcall_add_concrete(&c, "[\"\", \"[1.5, 2]\", \"1\", \"extra\"]");
+    CHECK("concrete_float_list_unknown", c.args[1].type == TP_ARG_LIST && c.args[1].ivalue == 0 && c.nargs == 3);
 }
 
 static void test_names(void)
@@ -150,6 +173,28 @@ static void test_tc(void)
     CHECK("tc_not_sgemm", !tp_kernel_uses_tc("volta_sgemm_128x64_tn"));
     CHECK("tc_not_elementwise", !tp_kernel_uses_tc("elementwise_kernel"));
     CHECK("tc_null", !tp_kernel_uses_tc(NULL));
+    /* full kernel names (kineto): what the short name hides */
+    CHECK("tc_cutlass_kernel2", tp_kernel_uses_tc("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_"
+                                                  "bf16_64x64_64x4_tn_align8>(cutlass_80_tensorop_bf16_s16816gemm_"
+                                                  "relu_bf16_64x64_64x4_tn_align8::Params)"));
+    CHECK("tc_cutlass3_sm90", tp_kernel_uses_tc("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<"
+                                                "cute::tuple<int, int, int>, cutlass::gemm::collective::CollectiveMma<"
+                                                "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<4, cute::tuple<"
+                                                "cute::C<2>, cute::C<1>, cute::C<1> > > > > >"));
+    CHECK("tc_cutlass2_opclass", tp_kernel_uses_tc("void cutlass::Kernel<cutlass::gemm::kernel::Gemm<cutlass::gemm::"
+                                                   "threadblock::MmaMultistage<cutlass::arch::OpClassTensorOp> > >"));
+    CHECK("tc_tensile_mfma", tp_kernel_uses_tc("Cijk_Alik_Bljk_BBS_BH_MT64x32x128_MI16x16x1_SN_LDSB1_AFC1"));
+    CHECK("tc_tensile_no_mfma", !tp_kernel_uses_tc("Cijk_Alik_Bljk_SB_MT64x32x8_SN_1LDSB0_APM1_GRVW4"));
+    CHECK("tc_miopen_xdlops", tp_kernel_uses_tc("igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt64x64x16_wt16x16x4"));
+    CHECK("tc_ck_xdl", tp_kernel_uses_tc("void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<"
+                                         "ck::tensor_layout::gemm::RowMajor> >"));
+    CHECK("tc_blackwell_trtllm", tp_kernel_uses_tc("bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_"
+                                                   "m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut_sm100f"));
+    CHECK("tc_blackwell_fmha", tp_kernel_uses_tc("fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16"));
+    CHECK("tc_not_miopen_subtensor", !tp_kernel_uses_tc("SubTensorOpWithScalar1d"));
+    CHECK("tc_not_gemv", !tp_kernel_uses_tc("void gemmSN_TN_kernel<float, 128, 16, 2, 4, 10, 11, false, "
+                                            "cublasGemvTensorStridedBatched<float const> >"));
+    CHECK("tc_not_batched_transpose", !tp_kernel_uses_tc("batched_transpose_32x16_half"));
 }
 
 static tp_store *load(const char *path)

@@ -27,6 +27,8 @@
  *   xmma            any other xmma kernel (all xmma kernels use tensor cores)
  *   cudnn_infer_* / cudnn_train_* "sm80" xmma runtime-fusion kernels (xmma)
  *   mma_            cuDNN v8 "*_mma_*" kernels
+ * and, for the full names kineto records (below): CUTLASS template
+ * arguments, AMD matrix-core (MFMA/XDL) kernels, Blackwell tcgen05 kernels.
  * A kernel whose name has none of these is reported as not using them. */
 static const char *const tc_names[] = {
     "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
@@ -34,8 +36,37 @@ static const char *const tc_names[] = {
     "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm", "c1688",
     /* extensions */
     "884gemm", "1688gemm", "tensorop", "xmma", "nvjet", "wgmma", "gmma", "imma", "flash_fwd", "flash_bwd",
-    "fmha", "h16816", "s16816", "i16832", "mma_", NULL
+    "fmha", "h16816", "s16816", "i16832", "mma_",
+    /* full (demangled) names of kineto traces */
+    "OpClassTensorOp", "MmaTensorOp",   /* CUTLASS 2.x template arguments */
+    "Gmma", "GMMA", /* CUTLASS 3.x Hopper mainloops: MainloopSm90TmaGmmaWarpSpecialized */
+    "Umma", "UMMA", "tcgen05",   /* CUTLASS / CuTe Blackwell (sm100) tensor-core MMA */
+    "mfma", "MFMA", /* AMD matrix cores: rocWMMA / CK / Triton-AMD "mfma" names */
+    "xdlops", "_xdl_", "_xdl<", /* Composable Kernel XDL (MFMA) kernels: kernel_gemm_xdl_cshuffle_v3 */
+    "wmma", "WMMA", /* WMMA (CUDA nvcuda::wmma, RDNA) */
+    "gtcx",         /* MIOpen implicit GEMM on xdlops: igemm_fwd_gtcx3_nhwc_* */
+    NULL
 };
+
+/* rocBLAS / hipBLASLt Tensile kernels name their MFMA instruction tile:
+ * "Cijk_Alik_Bljk_..._MT64x32x128_MI16x16x1_..." (MI = matrix instruction;
+ * a Tensile kernel without MFMA has no MI field) */
+static int tensile_mfma(const char *name)
+{
+    if (strncmp(name, "Cijk_", 5) != 0)
+        return 0;
+    for (const char *p = strstr(name, "_MI"); p; p = strstr(p + 1, "_MI"))
+        if (p[3] >= '1' && p[3] <= '9')
+            return 1;
+    return 0;
+}
+
+/* TensorRT-LLM's generated batched GEMMs, "bmm_<A>_<B>_<acc>_t<tile>..._sm100f",
+ * run on Blackwell's tcgen05 tensor cores */
+static int trtllm_bmm(const char *name)
+{
+    return strncmp(name, "bmm_", 4) == 0 && strstr(name, "_sm10") != NULL;
+}
 
 int tp_kernel_uses_tc(const char *kernel_name)
 {
@@ -44,7 +75,7 @@ int tp_kernel_uses_tc(const char *kernel_name)
     for (const char *const *p = tc_names; *p; p++)
         if (strstr(kernel_name, *p))
             return 1;
-    return 0;
+    return tensile_mfma(kernel_name) || trtllm_bmm(kernel_name);
 }
 
 /* ---- demangling ---------------------------------------------------------- */

@@ -757,6 +757,8 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
                 *oi = src->ops[a];
                 oi->input_dims = rs(&m, oi->input_dims);
                 oi->input_types = rs(&m, oi->input_types);
+                oi->concrete_inputs = rs(&m, oi->concrete_inputs);
+                oi->input_strides = rs(&m, oi->input_strides);
                 oi->call_stack = rs(&m, oi->call_stack);
                 oi->python_id = apart(oi->python_id, k);
                 oi->python_parent_id = apart(oi->python_parent_id, k);

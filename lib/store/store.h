@@ -60,6 +60,8 @@ struct tp_kernel_info {      /* kernels, memcpy, memset */
 struct tp_op_info {          /* cpu_op, user_annotation, python_function */
     uint32_t input_dims;           /* strtab id of the raw JSON of "Input Dims", 0 absent */
     uint32_t input_types;          /* raw JSON of "Input type" */
+    uint32_t concrete_inputs;      /* raw JSON of "Concrete Inputs" (scalar argument values), 0 absent */
+    uint32_t input_strides;        /* raw JSON of "Input Strides", 0 absent */
     uint32_t call_stack;           /* "Call stack" text */
     int64_t python_id, python_parent_id, module_id;   /* TP_NONE when absent */
     int64_t fwd_thread;            /* "Fwd thread id", TP_NONE when absent */
@@ -103,6 +105,7 @@ struct tp_kernel_annot {
     uint32_t mod, op;              /* strtab; "na" when unknown */
     uint32_t marker;               /* PyProf argument marker (a Python dict literal), 0 none */
     uint32_t input_dims, input_types;  /* kineto: the launching op's inputs (raw JSON), 0 none */
+    uint32_t concrete_inputs;      /* kineto: the launching op's "Concrete Inputs" (raw JSON), 0 none */
     int64_t  op_event;             /* launching operator row, -1 none */
 };
 

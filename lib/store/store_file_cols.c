@@ -84,6 +84,8 @@ const struct tp_sf_col tp_sf_cols[] = {
     /* operator details */
     {"op.input_dims", TP_SF_OPS, SIDE(ops, struct tp_op_info, input_dims), TP_SF_STR},
     {"op.input_types", TP_SF_OPS, SIDE(ops, struct tp_op_info, input_types), TP_SF_STR},
+    {"op.concrete_inputs", TP_SF_OPS, SIDE(ops, struct tp_op_info, concrete_inputs), TP_SF_STR},
+    {"op.input_strides", TP_SF_OPS, SIDE(ops, struct tp_op_info, input_strides), TP_SF_STR},
     {"op.call_stack", TP_SF_OPS, SIDE(ops, struct tp_op_info, call_stack), TP_SF_STR},
     {"op.python_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, python_id), 0},
     {"op.python_parent_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, python_parent_id), 0},
@@ -126,6 +128,7 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"annot.marker", TP_SF_ANNOTS, SIDE(annots, struct tp_kernel_annot, marker), TP_SF_STR},
     {"annot.input_dims", TP_SF_ANNOTS, SIDE(annots, struct tp_kernel_annot, input_dims), TP_SF_STR},
     {"annot.input_types", TP_SF_ANNOTS, SIDE(annots, struct tp_kernel_annot, input_types), TP_SF_STR},
+    {"annot.concrete_inputs", TP_SF_ANNOTS, SIDE(annots, struct tp_kernel_annot, concrete_inputs), TP_SF_STR},
     {"annot.op_event", TP_SF_ANNOTS, SIDE(annots, struct tp_kernel_annot, op_event), TP_SF_ROW},
     /* steps */
     {"step.number", TP_SF_STEPS, SIDE(steps, struct tp_step, number), 0},

@@ -174,11 +174,16 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         } else if (!pyprof_row && (a->input_dims || a->input_types) && a->op_event >= 0) {
             const char *opname = tp_store_str(st, st->name[a->op_event]);
             if (tp_opcall_from_kineto(opname, a->input_dims ? tp_store_str(st, a->input_dims) : NULL,
-                                      a->input_types ? tp_store_str(st, a->input_types) : NULL, call) == 0) {
+                                      a->input_types ? tp_store_str(st, a->input_types) : NULL, call) == 0 &&
+                tp_opcall_add_concrete(call, a->concrete_inputs ? tp_store_str(st, a->concrete_inputs) : NULL) == 0) {
                 tp_flops_eval_grid(call, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_3X, &fr);
                 ran = 1;
             }
         }
+        /* Tensor Cores on kineto traces: decided on the full kernel name, where
+         * "void cutlass::Kernel2<cutlass_80_tensorop_...>" says what the short
+         * name "cutlass::Kernel2" hides.  nvprof/nsys rows keep PyProf's rule. */
+        int tc_full = !pyprof_row && tp_kernel_uses_tc(tp_store_str(st, nid));
 
         tp_table_set_int(t, C_IDX, (int64_t)i + 1);
         set_dash(t, C_SEQ, st, a->seq);
@@ -196,7 +201,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_str(t, C_KERNEL, kname);
         tp_table_set_str(t, C_PARAMS, ran ? fr.params : "na=na,");
         tp_table_set_int(t, C_SIL, st->dur[r]);
-        tp_table_set_str(t, C_TC, ran ? fr.tc : "na");
+        tp_table_set_str(t, C_TC, tc_full ? "1" : ran ? fr.tc : "na");
         tp_table_set_int(t, C_DEVICE, st->device[r]);
         tp_table_set_int(t, C_STREAM, st->stream[r]);
         if (ki && ki->grid[0] >= 0)

@@ -1780,7 +1780,7 @@ void tp_flops_eval_grid(const struct tp_opcall *call, const char *kernel, int bp
     }
     if (rc < 0)
         ;
-    else if (!x.apex && streq(call->mod, "aten"))
+    else if (!x.apex && tp_flops_kineto_owns(call))
         rc = tp_flops_aten(&x);
     else
         rc = dispatch(&x);

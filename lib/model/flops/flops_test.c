@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ingest.h"
+#include "flops_int.h"
 #include "opcall.h"
 #include "pyprof.h"
 #include "store.h"
@@ -28,15 +29,22 @@ static void eval(const char *marker, const char *kernel, int bprop, int sub, enu
     tp_flops_eval(&c, kernel, bprop, sub, d, &R);
 }
 
-static void eval_k(const char *name, const char *dims, const char *types, const char *kernel)
+/* a kineto operator with its "Concrete Inputs" (NULL: none recorded) */
+static void eval_kc(const char *name, const char *dims, const char *types, const char *concrete,
+                    const char *kernel)
 {
     struct tp_opcall c;
     memset(&R, 0, sizeof R);
-    if (tp_opcall_from_kineto(name, dims, types, &c) != 0) {
+    if (tp_opcall_from_kineto(name, dims, types, &c) != 0 || tp_opcall_add_concrete(&c, concrete) != 0) {
         snprintf(R.warning, sizeof R.warning, "kineto inputs do not parse");
         return;
     }
     tp_flops_eval(&c, kernel, 0, 0, TP_PYPROF_3X, &R);
+}
+
+static void eval_k(const char *name, const char *dims, const char *types, const char *kernel)
+{
+    eval_kc(name, dims, types, NULL, kernel);
 }
 
 #define T(shape, dt) "{'name': '', 'type': 'tensor', 'shape': " shape ", 'dtype': '" dt "'}"
@@ -152,8 +160,8 @@ static void test_aten(void)
 {
     eval_k("aten::addmm", "[[512],[32,1024],[1024,512],[],[]]", "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\"]",
            "ampere_sgemm_128x64_tn");
-    CHECK("aten_addmm", R.known && R.flops.value == 2.0 * 32 * 512 * 1024 &&
-          R.bytes.value == 4.0 * (32 * 1024 + 1024 * 512 + 32 * 512) && strcmp(R.tc, "0") == 0);
+    CHECK("aten_addmm", R.known && R.flops.value == 2.0 * 32 * 512 * 1024 + 32 * 512 &&
+          R.bytes.value == 4.0 * (32 * 1024 + 1024 * 512 + 32 * 512 + 512) && strcmp(R.tc, "0") == 0);
     eval_k("aten::mm", "[[64,128],[128,32]]", "[\"c10::Half\",\"c10::Half\"]", "sm80_xmma_gemm_f16f16");
     CHECK("aten_mm_tc", R.known && strcmp(R.tc, "1") == 0 && R.bytes.value == 2.0 * (64 * 128 + 128 * 32 + 64 * 32));
     eval_k("aten::bmm", "[[8,4,5],[8,5,6]]", "[\"float\",\"float\"]", "k");
@@ -194,6 +202,198 @@ static void test_aten(void)
     /* the op-level entry point also takes apex markers as 3.x: aten only in 3X */
     eval_k("aten::relu", "[[10]]", "[\"float\"]", "k");
     CHECK_STR("aten_op", R.op, "relu");
+}
+
+#define CONV_TYPES "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"ScalarList\",\"ScalarList\"," \
+                   "\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"]"
+
+/* Convolution and pooling with the scalar values PyTorch 2.x records */
+static void test_conv_pool(void)
+{
+    /* TraceLens CONV_fwd (Falconsai ViT patch embedding): 0.924844032 GFLOPs */
+    eval_kc("aten::convolution", "[[4,3,224,224],[768,3,16,16],[768],[],[],[],[],[],[]]", CONV_TYPES,
+            "[\"\",\"\",\"\",\"[16, 16]\",\"[0, 0]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\"]", "k");
+    CHECK("conv_vit_flops", R.known && R.flops.value == 924844032.0);
+    CHECK("conv_vit_bytes", R.bytes.value == 2.0 * (4 * 3 * 224 * 224 + 768 * 3 * 16 * 16 + 4 * 768 * 14 * 14));
+    CHECK_STR("conv_vit_params", R.params,
+              "[4,3,224,224]bf16;[768,3,16,16]bf16;[768]bf16;stride=[16,16],padding=[0,0],dilation=[1,1],groups=1");
+    /* grouped (depthwise): weight [64,1,3,3], 64 groups, stride 2, padding 1: out 56x56 */
+    eval_kc("aten::convolution", "[[2,64,112,112],[64,1,3,3],[],[],[],[],[],[],[]]", CONV_TYPES,
+            "[\"\",\"\",\"\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"64\"]", "k");
+    CHECK("conv_grouped_flops", R.known && R.flops.value == 2.0 * 2 * 64 * 1 * 9 * 56 * 56);
+    /* dilation 2 and a one-element list for every dim: out (32+2-2*2-1)/1+1 = 30 */
+    eval_kc("aten::conv2d", "[[1,8,32,32],[16,8,3,3],[16],[],[],[],[]]",
+            "[\"float\",\"float\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\"]",
+            "[\"\",\"\",\"\",\"[1]\",\"[1]\",\"[2]\",\"1\"]", "k");
+    CHECK("conv_dilated_flops", R.known && R.flops.value == 2.0 * 16 * 8 * 9 * 30 * 30);
+    /* transposed, grouped: input [1,8,16,16], weight [8,4,4,4] (C_in, C_out/g, R, S), groups 2,
+     * stride 2, padding 1, output_padding 1: out (16-1)*2 - 2 + 3 + 1 + 1 = 33, K = 8 */
+    eval_kc("aten::convolution", "[[1,8,16,16],[8,4,4,4],[8],[],[],[],[],[],[]]", CONV_TYPES,
+            "[\"\",\"\",\"\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"True\",\"[1, 1]\",\"2\"]", "k");
+    CHECK("conv_transposed_flops", R.known && R.flops.value == 2.0 * 8 * 16 * 16 * 4 * 16);
+    CHECK("conv_transposed_bytes", R.bytes.value == 2.0 * (8 * 16 * 16 + 8 * 4 * 16 + 8 * 33 * 33));
+    CHECK("conv_transposed_params", strstr(R.params, "transposed=1,output_padding=[1,1],groups=2") != NULL);
+    /* cuDNN's own schema: (self, weight, padding, stride, dilation, groups, ...) */
+    eval_kc("aten::cudnn_convolution", "[[4,3,224,224],[768,3,16,16],[],[],[],[],[],[],[]]",
+            "[\"float\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"Scalar\","
+            "\"Scalar\",\"Scalar\"]",
+            "[\"\",\"\",\"[0, 0]\",\"[16, 16]\",\"[1, 1]\",\"1\",\"False\",\"False\",\"True\"]", "k");
+    CHECK("conv_cudnn_order", R.known && R.flops.value == 924844032.0);
+    /* backward: output_mask [False, True, False] (first layer: no input gradient) = one forward;
+     * TraceLens' CONV_bwd counts both (4.72055808 GFLOPs) */
+    static const char bwd_dims[] = "[[10,64,112,112],[10,3,224,224],[64,3,7,7],[],[],[],[],[],[],[],[]]";
+    static const char bwd_types[] = "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"ScalarList\","
+        "\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\",\"ScalarList\"]";
+    eval_kc("aten::convolution_backward", bwd_dims, bwd_types,
+            "[\"\",\"\",\"\",\"[0]\",\"[2, 2]\",\"[3, 3]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\","
+            "\"[False, True, False]\"]", "k");
+    CHECK("conv_bwd_weight_only", R.known && R.flops.value == 4720558080.0 / 2);
+    CHECK("conv_bwd_params", strstr(R.params, "groups=1,output_mask=[0,1,0]") != NULL);
+    eval_kc("aten::convolution_backward", bwd_dims, bwd_types,
+            "[\"\",\"\",\"\",\"[64]\",\"[2, 2]\",\"[3, 3]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\","
+            "\"[True, True, True]\"]", "k");
+    CHECK("conv_bwd_all", R.known && R.flops.value == 4720558080.0 + 10.0 * 64 * 112 * 112);
+    CHECK("conv_bwd_all_bytes", R.bytes.value == 2.0 * (2 * (10.0 * 3 * 224 * 224 + 64 * 3 * 49 + 10.0 * 64 * 112 * 112) +
+                                                         10.0 * 64 * 112 * 112 + 64));
+    /* the values missing: na, as before */
+    eval_kc("aten::convolution", "[[4,3,224,224],[768,3,16,16],[768],[],[],[],[],[],[]]", CONV_TYPES,
+            "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\"]", "k");
+    CHECK("conv_values_absent_na", !R.known && R.warning[0]);
+    /* a transposed convolution whose padding eats the output: na, not a negative count */
+    eval_kc("aten::convolution", "[[1,8,2,2],[8,4,1,1],[],[],[],[],[],[],[]]", CONV_TYPES,
+            "[\"\",\"\",\"\",\"[1, 1]\",\"[5, 5]\",\"[1, 1]\",\"True\",\"[0, 0]\",\"1\"]", "k");
+    CHECK("conv_transposed_empty_na", !R.known && R.warning[0]);
+    /* groups that do not divide the channels: na */
+    eval_kc("aten::convolution", "[[1,6,8,8],[4,4,3,3],[],[],[],[],[],[],[]]", CONV_TYPES,
+            "[\"\",\"\",\"\",\"[1, 1]\",\"[0, 0]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"2\"]", "k");
+    CHECK("conv_bad_groups_na", !R.known && R.warning[0]);
+
+    /* max_pool2d(k 3, s 2, p 1) on 112: out 56, FLOPs out·9 */
+    eval_kc("aten::max_pool2d", "[[32,64,112,112],[],[],[],[],[]]",
+            "[\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\"]",
+            "[\"\",\"[3, 3]\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\"]", "k");
+    CHECK("pool_max_flops", R.known && R.flops.value == 32.0 * 64 * 56 * 56 * 9);
+    CHECK("pool_max_bytes", R.bytes.value == 4.0 * (32 * 64 * 112 * 112 + 32 * 64 * 56 * 56));
+    eval_kc("aten::max_pool2d_with_indices", "[[32,64,112,112],[],[],[],[],[]]",
+            "[\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\"]",
+            "[\"\",\"[3, 3]\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\"]", "k");
+    CHECK("pool_max_indices_bytes", R.bytes.value == 4.0 * (32 * 64 * 112 * 112 + 32 * 64 * 56 * 56) +
+                                                     8.0 * 32 * 64 * 56 * 56);
+    /* ceil_mode: 3x3/2 on 8 without padding: floor 3, ceil 4 (last window starts at 6 < 8) */
+    eval_kc("aten::max_pool2d", "[[1,1,8,8],[],[],[],[],[]]",
+            "[\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\"]",
+            "[\"\",\"[3, 3]\",\"[2, 2]\",\"[0, 0]\",\"[1, 1]\",\"True\"]", "k");
+    CHECK("pool_ceil_mode", R.known && R.flops.value == 4.0 * 4 * 9);
+    /* avg_pool2d with stride omitted ([] = kernel size), one-element lists */
+    eval_kc("aten::avg_pool2d", "[[2,4,8,8],[],[],[],[],[],[]]",
+            "[\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"Scalar\",\"\"]",
+            "[\"\",\"[2]\",\"[]\",\"[0]\",\"False\",\"True\",\"\"]", "k");
+    CHECK("pool_avg_default_stride", R.known && R.flops.value == 2.0 * 4 * 4 * 4 * 4);
+    /* backward: (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices) */
+    eval_kc("aten::max_pool2d_with_indices_backward", "[[10,64,56,56],[10,64,112,112],[],[],[],[],[],[10,64,56,56]]",
+            "[\"c10::BFloat16\",\"c10::BFloat16\",\"ScalarList\",\"ScalarList\",\"ScalarList\","
+            "\"ScalarList\",\"Scalar\",\"long int\"]",
+            "[\"\",\"\",\"[3, 3]\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"\"]", "k");
+    CHECK("pool_max_bwd", R.known && R.flops.value == 10.0 * 64 * 56 * 56 &&
+          R.bytes.value == 2.0 * (10.0 * 64 * 56 * 56 + 10.0 * 64 * 112 * 112) + 8.0 * 10 * 64 * 56 * 56);
+    eval_kc("aten::avg_pool2d_backward", "[[2,4,4,4],[2,4,8,8],[],[],[],[],[],[]]",
+            "[\"float\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\","
+            "\"Scalar\",\"\"]", "[\"\",\"\",\"[2, 2]\",\"[2, 2]\",\"[0, 0]\",\"False\",\"True\",\"\"]", "k");
+    CHECK("pool_avg_bwd", R.known && R.flops.value == 2.0 * 4 * 16 * 4 && R.bytes.value == 4.0 * (128 + 512));
+    eval_kc("aten::adaptive_avg_pool2d", "[[2,4,8,8],[]]", "[\"float\",\"ScalarList\"]",
+            "[\"\",\"[1, 1]\"]", "k");
+    CHECK("pool_adaptive", R.known && R.flops.value == 2.0 * 4 * 64 && R.bytes.value == 4.0 * (512 + 8));
+}
+
+/* Attention: SDPA forms, layouts, causal masks, backward */
+static void test_attention(void)
+{
+    /* TraceLens SDPA_fwd (Falconsai): B 4, N 197, H 12, d 64: 0.476884992 GFLOPs */
+    eval_kc("aten::_scaled_dot_product_flash_attention", "[[4,12,197,64],[4,12,197,64],[4,12,197,64],[],[],[],[]]",
+            "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\",\"Scalar\","
+            "\"Scalar\"]", "[\"\",\"\",\"\",\"0.\",\"False\",\"False\",\"0.125\"]", "attn_fwd");
+    CHECK("sdpa_flash_flops", R.known && R.flops.value == 476884992.0);
+    CHECK("sdpa_flash_bytes", R.bytes.value == 2.0 * 4 * 4 * 12 * 197 * 64);
+    /* the flash kernel's own op takes [B, N, H, d] */
+    eval_kc("aten::_flash_attention_forward",
+            "[[4,197,12,64],[4,197,12,64],[4,197,12,64],[],[],[],[],[],[],[],[],[],[],[],[]]",
+            "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"\",\"\",\"Scalar\",\"Scalar\","
+            "\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"\",\"\",\"\",\"\"]",
+            "[\"\",\"\",\"\",\"\",\"\",\"197\",\"197\",\"0.\",\"False\",\"False\",\"0.125\",\"\","
+            "\"\",\"\",\"\"]", "k");
+    CHECK("sdpa_flash_fwd_bnhd", R.known && R.flops.value == 476884992.0);
+    /* causal, equal lengths: half (N odd: 4·12·197²·128 exactly) */
+    eval_kc("aten::_scaled_dot_product_efficient_attention",
+            "[[4,12,197,64],[4,12,197,64],[4,12,197,64],[],[],[],[],[]]",
+            "[\"float\",\"float\",\"float\",\"\",\"Scalar\",\"Scalar\",\"Scalar\",\"\"]",
+            "[\"\",\"\",\"\",\"\",\"True\",\"0.\",\"True\",\"\"]", "k");
+    CHECK("sdpa_causal_half", R.known && R.flops.value == 476884992.0 / 2);
+    CHECK("sdpa_causal_params", strstr(R.params, "causal=1") != NULL);
+    /* causal with fewer queries than keys (decode-like): top-left keeps Σ min(i+1, 8) over 4 rows = 10
+     * pairs; bottom-right (flash-attn) keeps 5+6+7+8 = 26 */
+    eval_kc("aten::_scaled_dot_product_flash_attention", "[[1,1,4,16],[1,1,8,16],[1,1,8,16],[],[],[],[]]",
+            "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"]",
+            "[\"\",\"\",\"\",\"0.\",\"True\",\"False\",\"\"]", "k");
+    CHECK("sdpa_causal_top_left", R.known && R.flops.value == 2.0 * 10 * 32);
+    eval_kc("flash_attn::_flash_attn_forward", "[[1,4,1,16],[1,8,1,16],[1,8,1,16],[],[],[]]",
+            "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\",\"Scalar\"]",
+            "[\"\",\"\",\"\",\"0.\",\"0.25\",\"True\"]", "flash_fwd_kernel");
+    CHECK("flash_attn_causal_bottom_right", R.known && R.flops.value == 2.0 * 26 * 32 && strcmp(R.tc, "1") == 0);
+    /* more queries than keys: bottom-right rows see 0,0,0,0,1,2,3,4 keys, top-left 1,2,3,4,4,4,4,4 */
+    CHECK("causal_pairs_more_queries", tp_flops_causal_pairs2(8, 4, 1) == 2 * 10 &&
+          tp_flops_causal_pairs2(8, 4, 0) == 2 * 26 && tp_flops_causal_pairs2(5, 5, 0) == 25);
+    /* GQA: 8 query heads over 2 kv heads; memory-efficient mask type 1 = causal */
+    eval_kc("aten::_efficient_attention_forward",
+            "[[2,64,8,32],[2,64,2,32],[2,64,2,32],[],[],[],[],[],[],[],[],[],[],[]]",
+            "[\"c10::Half\",\"c10::Half\",\"c10::Half\",\"\",\"\",\"\",\"\",\"\",\"Scalar\","
+            "\"Scalar\",\"Scalar\",\"\",\"\",\"\"]",
+            "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"0.\",\"1\",\"True\",\"\",\"\",\"\"]", "k");
+    CHECK("sdpa_gqa_causal", R.known && R.flops.value == 2.0 * 2 * 8 * 64 * 64 * 64 / 2 &&
+          R.bytes.value == 2.0 * (2 * 8 * 64 * 32 * 2 + 2 * 2 * 64 * 32 * 2));
+    /* backward, flash: recomputed QKᵀ + dV, dP, dQ, dK; GQA reduction */
+    eval_kc("aten::_scaled_dot_product_flash_attention_backward",
+            "[[1,4,16,8],[1,4,16,8],[1,2,16,8],[1,2,16,8],[1,4,16,8],[1,4,16],[],[],[],[],[],[],[],[],[]]",
+            "[\"float\",\"float\",\"float\",\"float\",\"float\",\"float\",\"\",\"\",\"Scalar\","
+            "\"Scalar\",\"Scalar\",\"Scalar\",\"\",\"\",\"\"]",
+            "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"16\",\"16\",\"0.\",\"False\",\"\",\"\","
+            "\"\"]", "k");
+    CHECK("sdpa_flash_bwd", R.known && R.flops.value == 2.0 * 4 * 16 * 16 * 8 * 5 + 16.0 * 16 * 1);
+    /* TraceLens SDPA_bwd (compare_test_ops, flash): B 512, N 176, H 16, d 64: 162.40345088 GFLOPs */
+    eval_kc("aten::_scaled_dot_product_flash_attention_backward",
+            "[[512,16,176,64],[512,16,176,64],[512,16,176,64],[512,16,176,64],[512,16,176,64],[512,16,176],"
+            "[],[],[],[],[],[],[],[],[]]",
+            "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\","
+            "\"float\",\"\",\"\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"\",\"\",\"Scalar\"]",
+            "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"176\",\"176\",\"0.10000000000000001\","
+            "\"False\",\"\",\"\",\"0.125\"]", "k");
+    CHECK("sdpa_flash_bwd_tracelens", R.known && R.flops.value == 162403450880.0);
+    /* varlen (packed [total, H, d]) and a missing is_causal: na */
+    eval_kc("aten::_flash_attention_forward", "[[100,12,64],[100,12,64],[100,12,64],[5],[5],[],[],[],[],[],[]]",
+            "[\"c10::Half\",\"c10::Half\",\"c10::Half\",\"int\",\"int\",\"Scalar\",\"Scalar\","
+            "\"Scalar\",\"Scalar\",\"Scalar\",\"\"]",
+            "[\"\",\"\",\"\",\"\",\"\",\"40\",\"40\",\"0.\",\"True\",\"False\",\"\"]", "k");
+    CHECK("sdpa_varlen_na", !R.known && R.warning[0]);
+    eval_k("aten::_scaled_dot_product_flash_attention", "[[4,12,197,64],[4,12,197,64],[4,12,197,64],[],[],[],[]]",
+           "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"]", "k");
+    CHECK("sdpa_no_concrete_na", !R.known && R.warning[0]);
+}
+
+/* addmm's beta = 0 ignores C: no add, no read */
+static void test_addmm_beta(void)
+{
+    eval_kc("aten::addmm", "[[512],[32,1024],[1024,512],[],[]]",
+            "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\"]", "[\"\",\"\",\"\",\"0\",\"1\"]", "k");
+    CHECK("aten_addmm_beta0", R.known && R.flops.value == 2.0 * 32 * 512 * 1024);
+    eval_kc("aten::baddbmm", "[[8,4,6],[8,4,5],[8,5,6],[],[]]",
+            "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\"]", "[\"\",\"\",\"\",\"1\",\"1\"]", "k");
+    CHECK("aten_baddbmm_c", R.known && R.flops.value == 2.0 * 8 * 4 * 5 * 6 + 8 * 4 * 6);
+    /* inference-library GEMMs with the weight as [N, K] (TraceLens: 6.442450944 GFLOPs) */
+    eval_k("aiter::gemm_a16w16", "[[32,4096],[24576,4096],[],[],[],[],[]]",
+           "[\"c10::BFloat16\",\"c10::BFloat16\",\"\",\"Scalar\",\"\",\"\",\"\"]", "k");
+    CHECK("aiter_gemm_a16w16", R.known && R.flops.value == 6442450944.0 &&
+          R.bytes.value == 2.0 * (32 * 4096 + 24576.0 * 4096 + 32 * 24576));
+    eval_k("vllm::rocm_unquantized_gemm", "[[8,64],[32,64],[32]]", "[\"float\",\"float\",\"float\"]", "k");
+    CHECK("vllm_gemm_bias", R.known && R.flops.value == 2.0 * 8 * 32 * 64 + 8 * 32);
 }
 
 /* PyProf 3.x prof.py on the real dict: 144 rows before its abort, and the
@@ -282,6 +482,9 @@ int main(void)
     test_apex();
     test_3x();
     test_aten();
+    test_conv_pool();
+    test_attention();
+    test_addmm_beta();
     if (access(REF "golden/17ed9e2.pp.csvall.txt", R_OK) == 0) {
         compare_3x(REF "josiahdavis_profiling-lm/17ed9e2/net.dict", REF "golden/17ed9e2.pp.csvall.txt",
                    "pyprof3x_17ed9e2");
