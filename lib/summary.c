@@ -39,7 +39,8 @@ long tp_summarize(struct tp_sample *s, size_t n, struct tp_summary **out)
     *out = malloc((n ? n : 1) * sizeof **out);
     if (!*out)
         return -1;
-    qsort(s, n, sizeof *s, cmp_sample);
+    if (n)
+        qsort(s, n, sizeof *s, cmp_sample);
     long ng = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;

@@ -147,6 +147,17 @@ for src in fuser:
             return [("GpuKernels", proj[key][0], 0), ("GpuTime(ns)", proj[key][1], 0)]
         return compare(rows, want, "Range", "Instances", gpu)
     case("nsys_stats_nvtx_" + tag, nvtx_sqlite)
+
+    def from_store():
+        # a .tprof store keeps what the reports read (the NVTX style included)
+        store = os.path.join(TMP, tag + ".tprof")
+        p = subprocess.run([TPROF, "import", db, "-o", store], capture_output=True, text=True)
+        if p.returncode != 0:
+            return "import: exit %d: %s" % (p.returncode, p.stderr.strip()[:200])
+        for view in ("api", "memops", "nvtx"):
+            if run(view, store) != run(view, db):
+                return "%s differs between the .sqlite and its .tprof store" % view
+    case("nsys_stats_store_" + tag, from_store)
     c.close()
 
 # ---- kineto traces --------------------------------------------------------
