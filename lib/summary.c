@@ -61,13 +61,10 @@ static int cmp_total(const void *a, const void *b)
     return x->tag < y->tag ? -1 : x->tag > y->tag;
 }
 
-void tp_summary_sort_total(struct tp_summary *g, size_t n)
+int64_t tp_summary_sort_total(struct tp_summary *g, size_t n)
 {
-    qsort(g, n, sizeof *g, cmp_total);
-}
-
-int64_t tp_summary_grand_total(const struct tp_summary *g, size_t n)
-{
+    if (n)
+        qsort(g, n, sizeof *g, cmp_total);
     int64_t t = 0;
     for (size_t i = 0; i < n; i++)
         t += g[i].total;
@@ -79,8 +76,11 @@ double tp_summary_pct(int64_t part, int64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-void tp_summary_put(tp_table *t, size_t first, const struct tp_summary *g)
+void tp_summary_row(tp_table *t, size_t pct, const struct tp_summary *g, int64_t all)
 {
+    size_t first = pct + 1;
+    tp_table_add_row(t);
+    tp_table_set_float(t, pct, tp_summary_pct(g->total, all));
     tp_table_set_int(t, first, g->total);
     tp_table_set_int(t, first + 1, (int64_t)g->n);
     tp_table_set_float(t, first + 2, g->avg);

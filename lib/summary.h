@@ -44,16 +44,14 @@ struct tp_summary {
  * the number of groups, or -1 on out of memory (*out NULL).  Free *out. */
 long tp_summarize(struct tp_sample *s, size_t n, struct tp_summary **out);
 
-/* Order groups as nsys's "ORDER BY total DESC": ties by key, then tag. */
-void tp_summary_sort_total(struct tp_summary *g, size_t n);
+/* Order groups as nsys's "ORDER BY total DESC" (ties by key, then tag) and
+ * return the sum of their totals (the Time(%) denominator). */
+int64_t tp_summary_sort_total(struct tp_summary *g, size_t n);
 
-/* Sum of the groups' totals (the Time(%) denominator). */
-int64_t tp_summary_grand_total(const struct tp_summary *g, size_t n);
-
-/* Set nsys's seven statistics columns of the table's last row, starting at
- * column `first`: Total, Count, Avg, Med, Min, Max, StdDev (Avg, Med and
- * StdDev are TP_COL_FIXED, the others TP_COL_INT). */
-void tp_summary_put(tp_table *t, size_t first, const struct tp_summary *g);
+/* Add a row for group g and set its Time(%) column `pct` (g's share of
+ * `all`) and the seven statistics columns after it (TP_SUMMARY_COLS:
+ * Total, Count, Avg, Med, Min, Max, StdDev).  The view sets the rest. */
+void tp_summary_row(tp_table *t, size_t pct, const struct tp_summary *g, int64_t all);
 
 /* The 100 * part / whole share nsys prints as Time(%) (0 when whole is 0). */
 double tp_summary_pct(int64_t part, int64_t whole);

@@ -24,9 +24,23 @@ int main(void)
     /* sample standard deviation of 10,20,30,40: sqrt(500/3) */
     CHECK("summary_sample_std", near(g[1].std, sqrt(500.0 / 3.0)));
     CHECK("summary_payload_sums", g[1].xsum == 3 && g[1].ysum == 30);
-    tp_summary_sort_total(g, (size_t)n);
+    int64_t all = tp_summary_sort_total(g, (size_t)n);
     CHECK_STR("summary_sorted_by_total", g[0].key, "b");
-    CHECK_INT("summary_grand_total", tp_summary_grand_total(g, (size_t)n), 107);
+    CHECK_INT("summary_grand_total", all, 107);
+    /* a row: Time(%) then the seven statistics, in TP_SUMMARY_COLS order */
+    static const struct tp_coldef cols[] = {
+        {"pct", "Time(%)", TP_COL_FIXED, -1, 1, ""}, TP_SUMMARY_COLS("calls", "NumCalls", "call")};
+    tp_table *tb = tp_table_new(cols, 8);
+    tp_summary_row(tb, 0, &g[0], all);
+    char buf[64];
+    tp_table_format_cell(tb, 0, 0, buf, sizeof buf);
+    CHECK_STR("summary_row_pct", buf, "93.5");
+    CHECK("summary_row_stats", tp_table_cell_int(tb, 0, 1) == 100 && tp_table_cell_int(tb, 0, 2) == 4 &&
+                                   near(tp_table_cell_float(tb, 0, 4), 25.0) && tp_table_cell_int(tb, 0, 5) == 10 &&
+                                   tp_table_cell_int(tb, 0, 6) == 40);
+    tp_table_format_cell(tb, 0, 7, buf, sizeof buf);
+    CHECK_STR("summary_row_std_one_decimal", buf, "12.9");
+    tp_table_free(tb);
     CHECK("summary_pct", near(tp_summary_pct(25, 100), 25.0) && tp_summary_pct(1, 0) == 0.0);
     free(g);
 

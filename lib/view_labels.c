@@ -83,13 +83,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     long ngg = ng < 0 ? -1 : tp_summarize(gs, ngs, &gg);
     if (ng < 0 || ngg < 0)
         goto nomem;
-    tp_summary_sort_total(g, (size_t)ng);
-    int64_t all = tp_summary_grand_total(g, (size_t)ng);
+    int64_t all = tp_summary_sort_total(g, (size_t)ng);
     for (long i = 0; i < ng; i++) {
         const struct tp_summary *gpu = find(gg, ngg, g[i].key);
-        tp_table_add_row(t);
-        tp_table_set_float(t, L_PCT, tp_summary_pct(g[i].total, all));
-        tp_summary_put(t, L_TOTAL, &g[i]);
+        tp_summary_row(t, L_PCT, &g[i], all);
         tp_table_set_int(t, L_DEVN, g[i].xsum);
         tp_table_set_int(t, L_DEVT, g[i].ysum);
         if (gpu) {

@@ -86,13 +86,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     /* order by time; carry each group's byte statistics by its index */
     for (long i = 0; i < ng; i++)
         gt[i].xsum = i;
-    tp_summary_sort_total(gt, (size_t)ng);
-    int64_t all = tp_summary_grand_total(gt, (size_t)ng);
+    int64_t all = tp_summary_sort_total(gt, (size_t)ng);
     for (long i = 0; i < ng; i++) {
         const struct tp_summary *b = &gb[gt[i].xsum];
-        tp_table_add_row(t);
-        tp_table_set_float(t, M_PCT, tp_summary_pct(gt[i].total, all));
-        tp_summary_put(t, M_TOTAL, &gt[i]);
+        tp_summary_row(t, M_PCT, &gt[i], all);
         tp_table_set_int(t, M_BYTES, b->total);
         tp_table_set_float(t, M_BAVG, b->avg);
         tp_table_set_float(t, M_BMED, b->med);

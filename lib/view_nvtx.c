@@ -86,12 +86,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     long ng = tp_summarize(s, nr, &g);
     if (ng < 0)
         goto nomem;
-    tp_summary_sort_total(g, (size_t)ng);
-    int64_t all = tp_summary_grand_total(g, (size_t)ng);
+    int64_t all = tp_summary_sort_total(g, (size_t)ng);
     for (long i = 0; i < ng; i++) {
-        tp_table_add_row(t);
-        tp_table_set_float(t, N_PCT, tp_summary_pct(g[i].total, all));
-        tp_summary_put(t, N_TOTAL, &g[i]);
+        tp_summary_row(t, N_PCT, &g[i], all);
         const char *style = tp_store_str(st, (uint32_t)g[i].tag);
         if (g[i].tag && style && *style)
             tp_table_set_str(t, N_STYLE, style);
