@@ -19,7 +19,8 @@
  *            and tid = globalTid & 0xFFFFFF (PyProf's globalTid % 2^24).
  *   NVTX     TP_K_NVTX, ph 'X' for ranges (nvprof: a flags=2 start row and
  *            the flags=4 end row with the same id; nsys: rows with an end),
- *            ph 'i' for marks.  nvprof's objectId BLOB is pid (4 bytes LE)
+ *            ph 'i' for marks; nsys: cat = the range style, "PushPop" or
+ *            "StartEnd".  nvprof's objectId BLOB is pid (4 bytes LE)
  *            then tid (8 bytes LE).  nsys text is COALESCE(text, the
  *            StringIds value of textId).  Ranges never closed are counted
  *            as skipped.
@@ -724,6 +725,11 @@ static int nsys_nvtx(struct sq *q)
         tp_store *st = q->st;
         st->kind[r] = TP_K_NVTX;
         st->ph[r] = isrange ? 'X' : 'i';
+        /* the range style nvtx_sum prints: 59/70 push-pop, 60/71 start-end */
+        if (type == 59 || type == 70)
+            st->cat[r] = intern_c(q, "PushPop");
+        else if (type == 60 || type == 71)
+            st->cat[r] = intern_c(q, "StartEnd");
         int64_t start = sqlite3_column_int64(s, 0);
         st->ts[r] = start;
         st->dur[r] = isrange ? sqlite3_column_int64(s, 1) - start : 0;

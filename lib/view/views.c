@@ -23,6 +23,10 @@ static const tp_view *const registry[] = {
     &tp_view_launches,
     &tp_view_queue,
     &tp_view_check,
+    &tp_view_api,
+    &tp_view_memops,
+    &tp_view_nvtx,
+    &tp_view_labels,
     NULL,
 };
 

@@ -22,6 +22,10 @@ extern const tp_view tp_view_idle;          /* HTA idle time breakdown */
 extern const tp_view tp_view_launches;      /* HTA kernel launch statistics */
 extern const tp_view tp_view_queue;         /* HTA queue length summary */
 extern const tp_view tp_view_check;         /* trace health report */
+extern const tp_view tp_view_api;           /* nsys cuda_api_sum */
+extern const tp_view tp_view_memops;        /* nsys cuda_gpu_mem_time_sum + cuda_gpu_mem_size_sum */
+extern const tp_view tp_view_nvtx;          /* nsys nvtx_sum + kernel time inside each range */
+extern const tp_view tp_view_labels;        /* record_function labels (key_averages rows) */
 
 /* Ascend NPU twins (views_npu.c lists them): built instead of the view of
  * the same name on an Ascend profiler folder. */

@@ -1,0 +1,86 @@
+/* view_api.c — `tprof api`: Nsight Systems' cuda_api_sum report, one row
+ * per CUDA runtime/driver API name: Time(%), total, calls, avg, median,
+ * min, max and sample standard deviation of the call durations, by total
+ * descending.  nsys reads CUPTI_ACTIVITY_KIND_RUNTIME (runtime and driver
+ * calls alike); tprof reads the runtime and driver rows of any input, so a
+ * kineto trace's cuda_runtime / cuda_driver events give the same report.
+ * Names lose a "_vNNNN" version suffix as nsys prints them (the last six
+ * characters when they start with "_v": cudaLaunchKernel_v7000 ->
+ * cudaLaunchKernel, cudaGetDeviceProperties_v2_v12000 kept); nsys groups by
+ * the raw name and folds afterwards, tprof groups by the folded name. */
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+#include "summary.h"
+#include "views.h"
+
+static const struct tp_coldef acols[] = {
+    {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every API call (%)"},
+    TP_SUMMARY_COLS("calls", "NumCalls", "call"),
+    {"name", "Name", TP_COL_STR, 0, 0, "API name, _vNNNN version suffix folded as nsys"},
+};
+enum { A_PCT, A_TOTAL, A_NAME = A_TOTAL + 7, A_N };
+
+/* nsys: CASE substr(name, -6, 2) WHEN '_v' THEN substr(name, 1, length - 6). */
+static size_t api_name_len(const char *s)
+{
+    size_t n = strlen(s);
+    return n >= 6 && s[n - 6] == '_' && s[n - 5] == 'v' ? n - 6 : n;
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    (void)vo;
+    size_t ns = st->strings.count;
+    char **folded = calloc(ns ? ns : 1, sizeof *folded);     /* name id -> folded name, made once */
+    struct tp_sample *s = malloc((st->n ? st->n : 1) * sizeof *s);
+    struct tp_summary *g = NULL;
+    tp_table *t = tp_table_new(acols, A_N);
+    int rc = TP_OK;
+    if (!folded || !s || !t)
+        goto nomem;
+    size_t n = 0;
+    for (size_t r = 0; r < st->n; r++) {
+        if ((st->kind[r] != TP_K_RUNTIME && st->kind[r] != TP_K_DRIVER) || st->ph[r] != 'X')
+            continue;
+        uint32_t id = st->name[r];
+        if (!folded[id]) {
+            const char *nm = tp_store_str(st, id);
+            if (!(folded[id] = strndup(nm, api_name_len(nm))))
+                goto nomem;
+        }
+        s[n++] = (struct tp_sample){.key = folded[id], .v = st->dur[r]};
+    }
+    long ng = tp_summarize(s, n, &g);
+    if (ng < 0)
+        goto nomem;
+    int64_t all = tp_summary_sort_total(g, (size_t)ng);
+    for (long i = 0; i < ng; i++) {
+        tp_summary_row(t, A_PCT, &g[i], all);
+        tp_table_set_str(t, A_NAME, g[i].key);
+    }
+    if (n == 0)
+        tp_error_set(err, TP_OK, "%s: no CUDA runtime or driver API call: no API summary", st->path);
+    *out = t;
+    t = NULL;
+    goto done;
+nomem:
+    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+done:
+    for (size_t i = 0; folded && i < ns; i++)
+        free(folded[i]);
+    free(folded);
+    free(s);
+    free(g);
+    tp_table_free(t);
+    return rc;
+}
+
+const tp_view tp_view_api = {
+    .name = "api",
+    .summary = "nsys cuda_api_sum: time per CUDA runtime/driver API (calls, avg, med, min, max, std)",
+    .cols = acols,
+    .ncols = A_N,
+    .default_columns = "pct,total,calls,avg,med,min,max,std,name",
+    .build = build,
+};

@@ -1,0 +1,127 @@
+/* view_labels.c — `tprof labels`: record_function labels (user_annotation
+ * events other than ProfilerStep#N), one row per label name, as
+ * key_averages lists them: calls, host time (sum, mean, median, min, max,
+ * std of the label's durations), device time (kernels, memcpy and memset
+ * launched by a runtime call inside the label: the call's enclosing events
+ * on its thread, st->parent, include the label), and the label's GPU-side
+ * copy where the trace records one (gpu_user_annotation events of the same
+ * name: count and summed duration).  A nested label of the same name counts
+ * the device time again, as key_averages counts each event. */
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+#include "summary.h"
+#include "views.h"
+
+static const struct tp_coldef lcols[] = {
+    {"pct", "Host(%)", TP_COL_FIXED, -1, 1, "share of the host time of every label (%)"},
+    TP_SUMMARY_COLS("calls", "Calls", "call"),
+    {"device_ops", "DeviceOps", TP_COL_INT, -1, 0, "kernels, memcpy and memset launched inside the label"},
+    {"device_time", "DeviceTime(ns)", TP_COL_INT, -1, 0, "their summed duration (ns)"},
+    {"gpu_calls", "GpuCalls", TP_COL_INT, -1, 0, "gpu_user_annotation events of the label (- none)"},
+    {"gpu_time", "GpuTime(ns)", TP_COL_INT, -1, 0, "their summed duration (ns; - none)"},
+    {"name", "Name", TP_COL_STR, 0, 0, "label (record_function name)"},
+};
+enum { L_PCT, L_TOTAL, L_DEVN = L_TOTAL + 7, L_DEVT, L_GPUN, L_GPUT, L_NAME, L_N };
+
+static int is_label(const tp_store *st, size_t r)
+{
+    return st->kind[r] == TP_K_USER_ANNOTATION && st->ph[r] == 'X' &&
+           strncmp(tp_store_str(st, st->name[r]), "ProfilerStep#", 13) != 0;
+}
+
+static int is_device(uint8_t k)
+{
+    return k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET;
+}
+
+/* The gpu_user_annotation group named key, or NULL (gg sorted by key). */
+static const struct tp_summary *find(const struct tp_summary *gg, long n, const char *key)
+{
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        int c = strcmp(gg[mid].key, key);
+        if (c == 0) return &gg[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    (void)vo;
+    int64_t *dev_ns = calloc(st->n ? st->n : 1, sizeof *dev_ns);
+    int64_t *dev_n = calloc(st->n ? st->n : 1, sizeof *dev_n);
+    struct tp_sample *s = malloc((st->n ? st->n : 1) * sizeof *s);
+    struct tp_sample *gs = malloc((st->n ? st->n : 1) * sizeof *gs);
+    struct tp_summary *g = NULL, *gg = NULL;
+    tp_table *t = tp_table_new(lcols, L_N);
+    int rc = TP_OK;
+    if (!dev_ns || !dev_n || !s || !gs || !t)
+        goto nomem;
+    /* every device op adds to each label above its launching call */
+    for (size_t r = 0; r < st->n; r++) {
+        if (!is_device(st->kind[r]) || st->launcher[r] < 0)
+            continue;
+        for (int64_t p = st->parent[st->launcher[r]]; p >= 0; p = st->parent[p])
+            if (st->kind[p] == TP_K_USER_ANNOTATION) {
+                dev_ns[p] += st->dur[r];
+                dev_n[p]++;
+            }
+    }
+    size_t n = 0, ngs = 0;
+    for (size_t r = 0; r < st->n; r++) {
+        if (is_label(st, r))
+            s[n++] = (struct tp_sample){.key = tp_store_str(st, st->name[r]), .v = st->dur[r],
+                                        .x = dev_n[r], .y = dev_ns[r]};
+        else if (st->kind[r] == TP_K_GPU_USER_ANNOTATION && st->ph[r] == 'X')
+            gs[ngs++] = (struct tp_sample){.key = tp_store_str(st, st->name[r]), .v = st->dur[r]};
+    }
+    long ng = tp_summarize(s, n, &g);
+    long ngg = ng < 0 ? -1 : tp_summarize(gs, ngs, &gg);
+    if (ng < 0 || ngg < 0)
+        goto nomem;
+    int64_t all = tp_summary_sort_total(g, (size_t)ng);
+    for (long i = 0; i < ng; i++) {
+        const struct tp_summary *gpu = find(gg, ngg, g[i].key);
+        tp_summary_row(t, L_PCT, &g[i], all);
+        tp_table_set_int(t, L_DEVN, g[i].xsum);
+        tp_table_set_int(t, L_DEVT, g[i].ysum);
+        if (gpu) {
+            tp_table_set_int(t, L_GPUN, (int64_t)gpu->n);
+            tp_table_set_int(t, L_GPUT, gpu->total);
+        } else {
+            tp_table_set_null(t, L_GPUN);
+            tp_table_set_null(t, L_GPUT);
+        }
+        tp_table_set_str(t, L_NAME, g[i].key);
+    }
+    if (n == 0)
+        tp_error_set(err, TP_OK, "%s: no record_function label (user_annotation other than ProfilerStep#N)",
+                     st->path);
+    *out = t;
+    t = NULL;
+    goto done;
+nomem:
+    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+done:
+    free(dev_ns);
+    free(dev_n);
+    free(s);
+    free(gs);
+    free(g);
+    free(gg);
+    tp_table_free(t);
+    return rc;
+}
+
+const tp_view tp_view_labels = {
+    .name = "labels",
+    .summary = "record_function labels: calls, host time, device time launched inside, GPU-side annotation",
+    .cols = lcols,
+    .ncols = L_N,
+    .default_columns = "pct,total,calls,avg,med,min,max,std,device_ops,device_time,gpu_calls,gpu_time,name",
+    .build = build,
+};

@@ -1,0 +1,125 @@
+/* view_memops.c — `tprof memops`: Nsight Systems' cuda_gpu_mem_time_sum and
+ * cuda_gpu_mem_size_sum reports in one table, one row per operation: the
+ * copy kind ("[CUDA memcpy Host-to-Device]" ...) or "[CUDA memset]", with
+ * the time statistics (Time(%), total, count, avg, med, min, max, std) and
+ * the byte statistics (total, avg, med, min, max, std) of its operations,
+ * by total time descending (nsys orders the size report by total bytes:
+ * --sort bytes).  The copy kind is read from the store's memcpy name:
+ * "Memcpy HtoD" from an nsys/nvprof export's copyKind, "Memcpy HtoD
+ * (Pageable -> Device)" from a kineto trace.  An operation whose byte count
+ * the trace does not give counts 0 bytes. */
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+#include "summary.h"
+#include "views.h"
+
+static const struct tp_coldef mcols[] = {
+    {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every memory operation (%)"},
+    TP_SUMMARY_COLS("count", "Count", "operation"),
+    {"bytes", "Total(B)", TP_COL_INT, -1, 0, "bytes moved or set, in total"},
+    {"bytes_avg", "Avg(B)", TP_COL_FIXED, -1, 1, "mean bytes per operation"},
+    {"bytes_med", "Med(B)", TP_COL_FIXED, -1, 1, "median bytes per operation"},
+    {"bytes_min", "Min(B)", TP_COL_INT, -1, 0, "fewest bytes"},
+    {"bytes_max", "Max(B)", TP_COL_INT, -1, 0, "most bytes"},
+    {"bytes_std", "StdDev(B)", TP_COL_FIXED, -1, 1, "sample standard deviation of the bytes"},
+    {"operation", "Operation", TP_COL_STR, 0, 0, "copy kind as nsys labels it, or [CUDA memset]"},
+};
+enum { M_PCT, M_TOTAL, M_BYTES = M_TOTAL + 7, M_BAVG, M_BMED, M_BMIN, M_BMAX, M_BSTD, M_OP, M_N };
+
+/* nsys's ENUM_CUDA_MEMCPY_OPER labels, by the short kind CUPTI, nvprof and
+ * kineto print. */
+static const char *const kinds[][2] = {
+    {"HtoD", "[CUDA memcpy Host-to-Device]"}, {"DtoH", "[CUDA memcpy Device-to-Host]"},
+    {"HtoA", "[CUDA memcpy Host-to-Array]"},  {"AtoH", "[CUDA memcpy Array-to-Host]"},
+    {"AtoA", "[CUDA memcpy Array-to-Array]"}, {"AtoD", "[CUDA memcpy Array-to-Device]"},
+    {"DtoA", "[CUDA memcpy Device-to-Array]"}, {"DtoD", "[CUDA memcpy Device-to-Device]"},
+    {"HtoH", "[CUDA memcpy Host-to-Host]"},   {"PtoP", "[CUDA memcpy Peer-to-Peer]"},
+};
+
+/* The operation of a memcpy named "Memcpy KIND[ (...)]"; an unknown or
+ * missing kind is nsys's "Unknown". */
+static const char *memcpy_op(const char *name)
+{
+    const char *k = strncmp(name, "Memcpy ", 7) == 0 ? name + 7 : "";
+    size_t len = strcspn(k, " ");
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (len == strlen(kinds[i][0]) && strncmp(k, kinds[i][0], len) == 0)
+            return kinds[i][1];
+    return "[CUDA memcpy Unknown]";
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    (void)vo;
+    size_t ns = st->strings.count;
+    const char **op = calloc(ns ? ns : 1, sizeof *op);      /* memcpy name id -> operation */
+    struct tp_sample *ts = malloc((st->n ? st->n : 1) * sizeof *ts);
+    struct tp_sample *bs = malloc((st->n ? st->n : 1) * sizeof *bs);
+    struct tp_summary *gt = NULL, *gb = NULL;
+    tp_table *t = tp_table_new(mcols, M_N);
+    int rc = TP_OK;
+    if (!op || !ts || !bs || !t)
+        goto nomem;
+    size_t n = 0;
+    for (size_t r = 0; r < st->n; r++) {
+        uint8_t k = st->kind[r];
+        if ((k != TP_K_MEMCPY && k != TP_K_MEMSET) || st->ph[r] != 'X')
+            continue;
+        const char *key = "[CUDA memset]";
+        if (k == TP_K_MEMCPY) {
+            if (!op[st->name[r]])
+                op[st->name[r]] = memcpy_op(tp_store_str(st, st->name[r]));
+            key = op[st->name[r]];
+        }
+        const struct tp_kernel_info *ki = tp_store_kernel(st, r);
+        int64_t bytes = ki && ki->bytes > 0 ? ki->bytes : 0;
+        /* both sample arrays have the same keys, so the two summaries
+         * list the same groups in the same order */
+        ts[n] = (struct tp_sample){.key = key, .v = st->dur[r]};
+        bs[n++] = (struct tp_sample){.key = key, .v = bytes};
+    }
+    long ng = tp_summarize(ts, n, &gt);
+    long nb = ng < 0 ? -1 : tp_summarize(bs, n, &gb);
+    if (ng < 0 || nb != ng)
+        goto nomem;
+    /* order by time; carry each group's byte statistics by its index */
+    for (long i = 0; i < ng; i++)
+        gt[i].xsum = i;
+    int64_t all = tp_summary_sort_total(gt, (size_t)ng);
+    for (long i = 0; i < ng; i++) {
+        const struct tp_summary *b = &gb[gt[i].xsum];
+        tp_summary_row(t, M_PCT, &gt[i], all);
+        tp_table_set_int(t, M_BYTES, b->total);
+        tp_table_set_float(t, M_BAVG, b->avg);
+        tp_table_set_float(t, M_BMED, b->med);
+        tp_table_set_int(t, M_BMIN, b->min);
+        tp_table_set_int(t, M_BMAX, b->max);
+        tp_table_set_float(t, M_BSTD, b->std);
+        tp_table_set_str(t, M_OP, gt[i].key);
+    }
+    if (n == 0)
+        tp_error_set(err, TP_OK, "%s: no GPU memcpy or memset: no memory operation summary", st->path);
+    *out = t;
+    t = NULL;
+    goto done;
+nomem:
+    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+done:
+    free(op);
+    free(ts);
+    free(bs);
+    free(gt);
+    free(gb);
+    tp_table_free(t);
+    return rc;
+}
+
+const tp_view tp_view_memops = {
+    .name = "memops",
+    .summary = "nsys cuda_gpu_mem_time_sum + cuda_gpu_mem_size_sum: time and bytes per copy kind and memset",
+    .cols = mcols,
+    .ncols = M_N,
+    .default_columns = "pct,total,count,avg,med,min,max,std,bytes,bytes_avg,bytes_med,bytes_min,bytes_max,bytes_std,operation",
+    .build = build,
+};
