@@ -71,8 +71,10 @@ static int run_one(const struct cli_options *o, const char *path, int first)
         }
     }
     fflush(stdout);
-    if (lerr.status == TP_OK && lerr.msg[0])   /* a view's note: what it could not show */
+    if (lerr.status == TP_OK && lerr.msg[0] && !o->quiet)   /* a view's note: what it could not show */
         fprintf(stderr, "tprof: %s\n", lerr.msg);
+    if (t && !o->quiet && tp_view_attributes(o->view, &o->vo))
+        cli_report_coverage(st);
     if (status && err.msg[0])   /* the load's own error (a view's failure was said above) */
         fprintf(stderr, "tprof: %s\n", err.msg);
     if (cli_report_skips(st))
@@ -303,7 +305,11 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         stores[nuse] = k->store;
         ranks[nuse++] = k;
     }
-    cli_report_notes(tp_run_notes(r));
+    if (!o->quiet) {
+        cli_report_notes(tp_run_notes(r));
+        for (size_t i = 0; i < nuse && tp_view_attributes(o->view, &o->vo); i++)
+            cli_report_coverage(stores[i]);
+    }
     if (!nuse) {
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         status = 2;
@@ -320,7 +326,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             status = 2;
             goto done;
         }
-        if (err.msg[0])
+        if (err.msg[0] && !o->quiet)
             fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
     } else if (o->vo.merge && any_ascend) {
         /* the NPU views read each folder's own tables: per rank after all */
@@ -337,7 +343,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         if (rc == TP_OK) {
             rc = tp_view_build(v, m, &o->vo, &t, &err);
             tp_store_free(m);
-            if (rc == TP_OK && err.msg[0])
+            if (rc == TP_OK && err.msg[0] && !o->quiet)
                 fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
         }
         if (rc != TP_OK) {
@@ -379,7 +385,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             status = 2;
             continue;
         }
-        if (err.msg[0])   /* a view's note: the rank's table is still printed */
+        if (err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
         if (b.t && b.v != sv && block_flush(&b, o, first))
             status = 2;

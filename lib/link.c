@@ -250,7 +250,7 @@ int tp_store_link(tp_store *st, tp_error *err)
     }
     tp_i64map_free(&corr);
     tp_i64map_free(&ext);
-    if (build_steps(st) < 0)
+    if (build_steps(st) < 0 || tp_link_attribution(st) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
     int rc;
     if (st->format == TP_SRC_KINETO_JSON)

@@ -57,6 +57,13 @@ int tp_store_load(tp_store *st, const char *path, tp_error *err);
  * steps...) that the views share. */
 int tp_store_link(tp_store *st, tp_error *err);
 
+/* The coverage line of a linked kineto store: "PATH: 99.2% of kernel time
+ * attributed to operators (driver launches ..., graph replays ..., no launch
+ * record ...)" with what the user can do when under 95%.  Writes it (no
+ * newline) into buf and returns 1; 0 (buf "") when the store has nothing to
+ * say (no kernels, or not a kineto trace). */
+int tp_store_coverage(const tp_store *st, char *buf, size_t cap);
+
 /* ---- tables -------------------------------------------------------------- */
 
 typedef struct tp_table tp_table;
@@ -107,7 +114,15 @@ typedef struct tp_view {
     /* 1: the view measures along the timeline (busy, idle, overlap), so
      * --merge, which lays ranks end to end, distorts it (the CLI says so). */
     int timeline;
+    /* The view charges GPU time to operators (or kernels to their launches):
+     * the CLI prints the store's coverage line (tp_store_coverage) with it.
+     * TP_ATTRIBUTES_ALWAYS, or TP_ATTRIBUTES_GROUPED: only with --group. */
+    int attributes;
 } tp_view;
+enum { TP_ATTRIBUTES_NONE, TP_ATTRIBUTES_ALWAYS, TP_ATTRIBUTES_GROUPED };
+
+/* 1 when view v built with these options attributes GPU time (see above). */
+int tp_view_attributes(const tp_view *v, const struct tp_view_opts *vo);
 
 /* Options a view may read; zero means "default". */
 struct tp_view_opts {
