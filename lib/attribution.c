@@ -67,6 +67,7 @@ int tp_link_attribution(tp_store *st)
     }
     /* The profiler window as the host saw it: the first host event and the
      * lowest correlation id of a launch call. */
+    a->call_example = -1;
     int64_t first_host = INT64_MAX, low_corr = INT64_MAX;
     for (size_t i = 0; i < st->n; i++) {
         uint8_t k = st->kind[i];
@@ -94,8 +95,8 @@ int tp_link_attribution(tp_store *st)
             } else {
                 a->op[i] = l;
                 cause = TP_ATTR_LAUNCH_CALL;
-                if (!a->call_example || a->kind[i] == TP_LAUNCH_GRAPH)
-                    a->call_example = ln;
+                if (a->call_example < 0 || a->kind[i] == TP_LAUNCH_GRAPH)
+                    a->call_example = l;
             }
             if (a->kind[i] == TP_LAUNCH_GRAPH && !a->kind[l]) {
                 /* the kernels of a replay share one launch: count it once
@@ -202,7 +203,7 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
         fmt_pct(p1, sizeof p1, a->cause_ns[TP_ATTR_LAUNCH_CALL], a->kernel_ns);
         put(&s, "; %lld kernel%s (%s) launched outside any operator, charged to the launch call (%s)",
             (long long)a->cause_n[TP_ATTR_LAUNCH_CALL], plural(a->cause_n[TP_ATTR_LAUNCH_CALL]), p1,
-            a->call_example ? a->call_example : "?");
+            tp_store_str(st, st->name[a->call_example]));
     }
     if (a->kind_n[TP_LAUNCH_GRAPH])
         put(&s, "; the %lld kernel%s of %lld graph launch%s charged to the operator or call that launched the graph, "

@@ -137,7 +137,8 @@ struct tp_attribution {
     int64_t kind_ns[TP_LAUNCH_KINDS], kind_n[TP_LAUNCH_KINDS];   /* attributed kernels by launch kind */
     int64_t graph_launches;        /* graph launch calls with at least one replayed activity */
     int64_t host_ops;              /* CPU operators in the store (0: the trace has no CPU activity) */
-    const char *call_example;      /* name of a launch call standing in for an operator, or NULL */
+    int64_t call_example;          /* row of a launch call standing in for an operator (a graph launch
+                                      when there is one), -1 none */
 };
 
 /* 1 when name is a graph launch call (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch). */
