@@ -227,3 +227,53 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
     }
     return 1;
 }
+
+/* ---- `tprof info` rows ---- */
+
+int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char *val, size_t vcap)
+{
+    const struct tp_attribution *a = &st->attr;
+    if (!st->linked || st->format != TP_SRC_KINETO_JSON || a->kernels == 0 || !a->op)
+        return 0;
+    struct row {
+        const char *key, *what;
+        int64_t ns, n;
+    } rows[] = {
+        {"", "kernels", a->cause_ns[TP_ATTR_OPERATOR] + a->cause_ns[TP_ATTR_LAUNCH_CALL],
+         a->cause_n[TP_ATTR_OPERATOR] + a->cause_n[TP_ATTR_LAUNCH_CALL]},
+        {".operator", "kernels launched inside a CPU operator", a->cause_ns[TP_ATTR_OPERATOR],
+         a->cause_n[TP_ATTR_OPERATOR]},
+        {".launch_call", "kernels launched outside any operator, charged to the launch call",
+         a->cause_ns[TP_ATTR_LAUNCH_CALL], a->cause_n[TP_ATTR_LAUNCH_CALL]},
+        {".runtime_launches", "kernels of runtime launch calls", a->kind_ns[TP_LAUNCH_RUNTIME],
+         a->kind_n[TP_LAUNCH_RUNTIME]},
+        {".driver_launches", "kernels of driver launch calls (cuLaunchKernel[Ex])", a->kind_ns[TP_LAUNCH_DRIVER],
+         a->kind_n[TP_LAUNCH_DRIVER]},
+        {".graph_replays", "kernels of graph replays, charged to the graph's launcher", a->kind_ns[TP_LAUNCH_GRAPH],
+         a->kind_n[TP_LAUNCH_GRAPH]},
+        {".none.no_correlation", "kernels without a correlation id", a->cause_ns[TP_ATTR_NO_CORRELATION],
+         a->cause_n[TP_ATTR_NO_CORRELATION]},
+        {".none.before_profiler", "kernels launched before the profiler started", a->cause_ns[TP_ATTR_BEFORE_PROFILER],
+         a->cause_n[TP_ATTR_BEFORE_PROFILER]},
+        {".none.no_launch_record", "kernels whose launch call the profiler lost",
+         a->cause_ns[TP_ATTR_NO_LAUNCH_RECORD], a->cause_n[TP_ATTR_NO_LAUNCH_RECORD]},
+    };
+    if (i >= sizeof rows / sizeof *rows)
+        return 0;
+    const struct row *r = &rows[i];
+    snprintf(key, kcap, "kernel_time.attributed%s", r->key);
+    char p[32];
+    if (i == 0)
+        snprintf(p, sizeof p, "%.1f%%", tp_attr_share(a));
+    else
+        fmt_pct(p, sizeof p, r->ns, a->kernel_ns);
+    snprintf(val, vcap, "%s (%lld of %lld %s, %lld.%03lld of %lld.%03lld us)", p, (long long)r->n,
+             (long long)a->kernels, r->what, (long long)(r->ns / 1000), (long long)(r->ns % 1000),
+             (long long)(a->kernel_ns / 1000), (long long)(a->kernel_ns % 1000));
+    if (i == 5 && a->graph_launches) {
+        size_t len = strlen(val);
+        snprintf(val + len, vcap - len, ", %lld graph launch%s", (long long)a->graph_launches,
+                 a->graph_launches == 1 ? "" : "es");
+    }
+    return 1;
+}

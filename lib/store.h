@@ -148,6 +148,10 @@ int tp_is_graph_launch(const char *name);
  * store has no kernel time. */
 double tp_attr_share(const struct tp_attribution *a);
 
+/* The i-th `tprof info` row about attribution (keys kernel_time.attributed*):
+ * 1 with key and value written, 0 past the last (or nothing to say). */
+int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char *val, size_t vcap);
+
 enum tp_source_format { TP_SRC_UNKNOWN, TP_SRC_KINETO_JSON, TP_SRC_NVPROF_SQLITE,
                         TP_SRC_NSYS_SQLITE, TP_SRC_PYPROF_DICT, TP_SRC_ASCEND };
 
