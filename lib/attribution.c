@@ -5,9 +5,12 @@
  * The linker found each activity's launch call by correlation id (runtime or
  * driver call; a graph launch for every kernel of its replay) and the CPU
  * operator around that call.  Here each activity gets its operator: that
- * operator, else the launch call itself (TraceLens' rule: a call no operator
- * encloses, such as the graph launch of vLLM's model runner, stands for the
- * operator), and each activity without a launch call gets a cause:
+ * operator, else, for a graph replay, the graph launch call itself
+ * (torch.cuda.CUDAGraph.replay and vLLM's model runner record no operator
+ * around it; TraceLens lists such a call as its own launcher).  A runtime or
+ * driver launch outside any operator stays unattributed, as in the plugin
+ * (it is no operator's time).  Each activity without a launch call gets a
+ * cause:
  *   - no correlation id: nothing can link it;
  *   - before the profiler: its correlation id is lower than any launch call
  *     the trace holds, or it started before the first host event: it was
@@ -67,7 +70,7 @@ int tp_link_attribution(tp_store *st)
     }
     /* The profiler window as the host saw it: the first host event and the
      * lowest correlation id of a launch call. */
-    a->call_example = -1;
+    a->call_example = a->outside_example = -1;
     int64_t first_host = INT64_MAX, low_corr = INT64_MAX;
     for (size_t i = 0; i < st->n; i++) {
         uint8_t k = st->kind[i];
@@ -92,11 +95,13 @@ int tp_link_attribution(tp_store *st)
             if (st->launch_op[i] >= 0) {
                 a->op[i] = st->launch_op[i];
                 cause = TP_ATTR_OPERATOR;
-            } else {
+            } else if (a->kind[i] == TP_LAUNCH_GRAPH) {
                 a->op[i] = l;
                 cause = TP_ATTR_LAUNCH_CALL;
-                if (a->call_example < 0 || a->kind[i] == TP_LAUNCH_GRAPH)
-                    a->call_example = l;
+                a->call_example = l;
+            } else {
+                cause = TP_ATTR_OUTSIDE_OPERATOR;
+                a->outside_example = l;
             }
             if (a->kind[i] == TP_LAUNCH_GRAPH && !a->kind[l]) {
                 /* the kernels of a replay share one launch: count it once
@@ -182,6 +187,12 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
     fmt_pct(p3, sizeof p3, a->kind_ns[TP_LAUNCH_GRAPH], a->kernel_ns);
     put(&s, "%s: %.1f%% of kernel time attributed to operators (driver launches %s, graph replays %s", st->path, share,
         p2, p3);
+    if (a->cause_n[TP_ATTR_OUTSIDE_OPERATOR]) {
+        fmt_pct(p1, sizeof p1, a->cause_ns[TP_ATTR_OUTSIDE_OPERATOR], a->kernel_ns);
+        put(&s, ", outside any operator %s: %lld kernel%s of calls such as %s", p1,
+            (long long)a->cause_n[TP_ATTR_OUTSIDE_OPERATOR], plural(a->cause_n[TP_ATTR_OUTSIDE_OPERATOR]),
+            tp_store_str(st, st->name[a->outside_example]));
+    }
     static const char *const why[TP_ATTR_CAUSES] = {
         [TP_ATTR_NO_CORRELATION] = "without a correlation id",
         [TP_ATTR_BEFORE_PROFILER] = "launched before the profiler started",
@@ -199,25 +210,28 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
         first = 0;
     }
     put(&s, ")");
-    if (a->cause_n[TP_ATTR_LAUNCH_CALL]) {
-        fmt_pct(p1, sizeof p1, a->cause_ns[TP_ATTR_LAUNCH_CALL], a->kernel_ns);
-        put(&s, "; %lld kernel%s (%s) launched outside any operator, charged to the launch call (%s)",
-            (long long)a->cause_n[TP_ATTR_LAUNCH_CALL], plural(a->cause_n[TP_ATTR_LAUNCH_CALL]), p1,
-            tp_store_str(st, st->name[a->call_example]));
-    }
-    if (a->kind_n[TP_LAUNCH_GRAPH])
-        put(&s, "; the %lld kernel%s of %lld graph launch%s charged to the operator or call that launched the graph, "
-                "not to the operators captured in it (no capture trace)",
+    if (a->kind_n[TP_LAUNCH_GRAPH]) {
+        put(&s, "; the %lld kernel%s of %lld graph launch%s are charged to the operator that launched the graph",
             (long long)a->kind_n[TP_LAUNCH_GRAPH], plural(a->kind_n[TP_LAUNCH_GRAPH]), (long long)a->graph_launches,
             a->graph_launches == 1 ? "" : "es");
+        if (a->cause_n[TP_ATTR_LAUNCH_CALL])
+            put(&s, " (%lld to the call %s itself: no operator encloses it)", (long long)a->cause_n[TP_ATTR_LAUNCH_CALL],
+                tp_store_str(st, st->name[a->call_example]));
+        put(&s, ", not to the operators captured in the graph (no capture trace)");
+    }
     if (share < 95.0) {
         /* what the user can do, for the largest cause */
-        int worst = TP_ATTR_NO_CORRELATION;
-        for (int c = TP_ATTR_NO_CORRELATION; c < TP_ATTR_CAUSES; c++)
+        int worst = TP_ATTR_OUTSIDE_OPERATOR;
+        for (int c = TP_ATTR_OUTSIDE_OPERATOR; c < TP_ATTR_CAUSES; c++)
             if (a->cause_ns[c] > a->cause_ns[worst])
                 worst = c;
         const char *hint =
-            worst == TP_ATTR_BEFORE_PROFILER
+            a->host_ops == 0 ? "the trace holds no CPU operator: profile with ProfilerActivity.CPU as well"
+            : worst == TP_ATTR_OUTSIDE_OPERATOR
+                ? "kernels are launched outside torch operators (a custom extension or a Triton launcher called "
+                  "directly): register the launching code as a torch custom op (torch.library) so the profiler "
+                  "records an operator around it"
+            : worst == TP_ATTR_BEFORE_PROFILER
                 ? "the GPU was still running work queued before the profiler started: profile a longer window "
                   "(warmup steps in the schedule) or synchronize before profiling"
             : worst == TP_ATTR_NO_LAUNCH_RECORD
@@ -243,7 +257,7 @@ int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char
          a->cause_n[TP_ATTR_OPERATOR] + a->cause_n[TP_ATTR_LAUNCH_CALL]},
         {".operator", "kernels launched inside a CPU operator", a->cause_ns[TP_ATTR_OPERATOR],
          a->cause_n[TP_ATTR_OPERATOR]},
-        {".launch_call", "kernels launched outside any operator, charged to the launch call",
+        {".launch_call", "kernels of graph launches outside any operator, charged to the launch call",
          a->cause_ns[TP_ATTR_LAUNCH_CALL], a->cause_n[TP_ATTR_LAUNCH_CALL]},
         {".runtime_launches", "kernels of runtime launch calls", a->kind_ns[TP_LAUNCH_RUNTIME],
          a->kind_n[TP_LAUNCH_RUNTIME]},
@@ -251,6 +265,8 @@ int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char
          a->kind_n[TP_LAUNCH_DRIVER]},
         {".graph_replays", "kernels of graph replays, charged to the graph's launcher", a->kind_ns[TP_LAUNCH_GRAPH],
          a->kind_n[TP_LAUNCH_GRAPH]},
+        {".none.outside_operator", "kernels of launch calls outside any operator",
+         a->cause_ns[TP_ATTR_OUTSIDE_OPERATOR], a->cause_n[TP_ATTR_OUTSIDE_OPERATOR]},
         {".none.no_correlation", "kernels without a correlation id", a->cause_ns[TP_ATTR_NO_CORRELATION],
          a->cause_n[TP_ATTR_NO_CORRELATION]},
         {".none.before_profiler", "kernels launched before the profiler started", a->cause_ns[TP_ATTR_BEFORE_PROFILER],

@@ -112,15 +112,17 @@ struct tp_kernel_annot {
  *   launch  st->launcher[row]: the runtime or driver call with its correlation
  *           id (a graph launch for every kernel of a replay), -1 none;
  *   kind    how it was launched (enum tp_launch_kind);
- *   op      st->attr.op[row]: the launching CPU operator (st->launch_op), else
- *           the launch call itself when no operator encloses it (TraceLens'
- *           rule: the call stands in for the operator), -1 unattributed;
+ *   op      st->attr.op[row]: the launching CPU operator (st->launch_op); for a
+ *           graph replay no operator encloses, the graph launch call itself
+ *           (torch.cuda.CUDAGraph.replay records no operator: the call stands
+ *           for the replayed graph); -1 unattributed;
  *   cause   enum tp_attr_cause: attributed, or why not. */
 enum tp_launch_kind { TP_LAUNCH_NONE, TP_LAUNCH_RUNTIME, TP_LAUNCH_DRIVER, TP_LAUNCH_GRAPH, TP_LAUNCH_KINDS };
 
 enum tp_attr_cause {
     TP_ATTR_OPERATOR = 0,      /* attributed to the CPU operator around the launch call */
-    TP_ATTR_LAUNCH_CALL,       /* attributed to the launch call: no operator encloses it */
+    TP_ATTR_LAUNCH_CALL,       /* attributed to its graph launch call: no operator encloses it */
+    TP_ATTR_OUTSIDE_OPERATOR,  /* unattributed: its (non-graph) launch call is inside no CPU operator */
     TP_ATTR_NO_CORRELATION,    /* unattributed: the activity carries no correlation id */
     TP_ATTR_BEFORE_PROFILER,   /* unattributed: no launch record, it started before the first host event */
     TP_ATTR_NO_LAUNCH_RECORD,  /* unattributed: no launch record although the host was traced (lost records) */
@@ -137,8 +139,8 @@ struct tp_attribution {
     int64_t kind_ns[TP_LAUNCH_KINDS], kind_n[TP_LAUNCH_KINDS];   /* attributed kernels by launch kind */
     int64_t graph_launches;        /* graph launch calls with at least one replayed activity */
     int64_t host_ops;              /* CPU operators in the store (0: the trace has no CPU activity) */
-    int64_t call_example;          /* row of a launch call standing in for an operator (a graph launch
-                                      when there is one), -1 none */
+    int64_t call_example;          /* row of a graph launch call standing in for an operator, -1 none */
+    int64_t outside_example;       /* row of a launch call outside any operator, -1 none */
 };
 
 /* 1 when name is a graph launch call (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch). */
