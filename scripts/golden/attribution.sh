@@ -188,4 +188,48 @@ for c, t, captured in pairs():
         print("ok %s (%d ops by the rule, %d against TraceLens%s; %s attributed, graph replays %s)" %
               (case, len(dev), compared, ", capture-trace report: eager part only" if captured else "",
                shares[0], shares[2]))
+
+# launches: a graph launch is a launch (every replayed kernel a row, one delay per replay)
+def graph_launches(path):
+    ev = json.load(gzip.open(path))["traceEvents"]
+    graph = {e["args"]["correlation"] for e in ev
+             if e.get("cat") == "cuda_runtime" and e.get("name") in GRAPH and "correlation" in e.get("args", {})}
+    gpu = [e for e in ev if e.get("cat") in DEVICE and e.get("ph") == "X"]
+    replayed = sum(1 for e in gpu if e.get("args", {}).get("correlation") in graph)
+    p = subprocess.run([TPROF, "launches", "--csv", "--quiet", path], capture_output=True, text=True)
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    g = [r for r in rows if r["Runtime"] in GRAPH]
+    with_delay = [r for r in g if r["LaunchDelay(us)"] != "-"]
+    if p.returncode != 0 or len(g) != replayed or len(with_delay) != len(graph) or p.stderr:
+        return "exit %d, %d graph rows (want %d), %d with a delay (want %d), stderr %r" % (
+            p.returncode, len(g), replayed, len(with_delay), len(graph), p.stderr[:100])
+    return "%d rows, %d of graph replays" % (len(rows), len(g))
+
+for rel in ("inference/vllm_decode_full/graph_execution.json.gz",
+            "inference/vllm_prefilldecode_piecewise/graph_execution.json.gz"):
+    path = os.path.join(T, rel)
+    if not os.path.exists(path):
+        print("skip attribution_launches_%s: not found" % rel)
+        continue
+    why = graph_launches(path)
+    name = "attribution_launches_" + rel.split("/")[1]
+    print(("ok %s (%s)" % (name, why)) if "want" not in why else "FAIL %s: %s" % (name, why))
+
+# --quiet silences the coverage line; info shows it as kernel_time.attributed rows
+path = os.path.join(T, "inference/vllm_decode_full/graph_execution.json.gz")
+if os.path.exists(path):
+    q = subprocess.run([TPROF, "ops", "--csv", "--quiet", path], capture_output=True, text=True)
+    n = subprocess.run([TPROF, "ops", "--csv", path], capture_output=True, text=True)
+    i = subprocess.run([TPROF, "info", "--csv", path], capture_output=True, text=True)
+    info = {r["Property"]: r["Value"] for r in csv.DictReader(io.StringIO(i.stdout))}
+    share = re.search(r": (\S+) of kernel time", n.stderr)
+    if q.stderr or q.stdout != n.stdout or not share:
+        print("FAIL attribution_quiet: --quiet stderr %r" % q.stderr[:100])
+    else:
+        print("ok attribution_quiet")
+    want = [("kernel_time.attributed", share.group(1) if share else "?"),
+            ("kernel_time.attributed.graph_replays", "97.3%"), ("kernel_time.attributed.driver_launches", "0%"),
+            ("kernel_time.attributed.none.before_profiler", "0%")]
+    bad = [(k, info.get(k)) for k, v in want if not (info.get(k) or "").startswith(v + " ")]
+    print("FAIL attribution_info: %s" % bad if bad else "ok attribution_info")
 PY
