@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "capture.h"
 #include "commands.h"
 #include "options.h"
 #include "report.h"
@@ -52,7 +53,10 @@ static int run_one(const struct cli_options *o, const char *path, int first)
     }
     tp_error lerr = {0};
     tp_table *t = NULL;
-    if (tp_store_link(st, &lerr) != TP_OK || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
+    int linked = tp_store_link(st, &lerr) == TP_OK;
+    if (linked && o->capture && cli_attach_capture(st, o->capture))
+        status = 2;
+    if (!linked || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", lerr.msg);
         status = 2;
     } else if (st->n > 0 || status == 0) {
@@ -277,6 +281,8 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
 {
     tp_error err = {0};
     tp_run *r = NULL;
+    if (o->capture)
+        fprintf(stderr, "tprof: %s: --capture applies to a single trace, not to a run directory: left out\n", path);
     if (tp_run_open(&r, path, o->vo.span, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         return 2;

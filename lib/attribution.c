@@ -45,6 +45,8 @@ void tp_attribution_free(struct tp_attribution *a)
     free(a->op);
     free(a->kind);
     free(a->cause);
+    free(a->cap_inst);
+    free(a->cap_name);
     memset(a, 0, sizeof *a);
 }
 
@@ -210,14 +212,26 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
         first = 0;
     }
     put(&s, ")");
-    if (a->kind_n[TP_LAUNCH_GRAPH]) {
+    if (a->captured_n) {
+        put(&s, "; %lld of the %lld kernel%s of %lld graph launch%s are charged to the operators captured in the "
+                "graph (%lld replay%s matched to the capture trace)",
+            (long long)a->captured_n, (long long)a->kind_n[TP_LAUNCH_GRAPH], plural(a->kind_n[TP_LAUNCH_GRAPH]),
+            (long long)a->graph_launches, a->graph_launches == 1 ? "" : "es", (long long)a->replays_matched,
+            plural(a->replays_matched));
+        if (a->captured_n < a->kind_n[TP_LAUNCH_GRAPH])
+            put(&s, ", the rest to the operator or call that launched the graph (no capture of the same size)");
+    } else if (a->kind_n[TP_LAUNCH_GRAPH]) {
         put(&s, "; the %lld kernel%s of %lld graph launch%s are charged to the operator that launched the graph",
             (long long)a->kind_n[TP_LAUNCH_GRAPH], plural(a->kind_n[TP_LAUNCH_GRAPH]), (long long)a->graph_launches,
             a->graph_launches == 1 ? "" : "es");
         if (a->cause_n[TP_ATTR_LAUNCH_CALL])
             put(&s, " (%lld to the call %s itself: no operator encloses it)", (long long)a->cause_n[TP_ATTR_LAUNCH_CALL],
                 tp_store_str(st, st->name[a->call_example]));
-        put(&s, ", not to the operators captured in the graph (no capture trace)");
+        if (a->captures_read)
+            put(&s, ", not to the operators captured in the graph (none of the %lld capture%s read has a replay's "
+                    "size)", (long long)a->captures_read, plural(a->captures_read));
+        else
+            put(&s, ", not to the operators captured in the graph (no capture trace: --capture)");
     }
     if (share < 95.0) {
         /* what the user can do, for the largest cause */
@@ -263,8 +277,9 @@ int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char
          a->kind_n[TP_LAUNCH_RUNTIME]},
         {".driver_launches", "kernels of driver launch calls (cuLaunchKernel[Ex])", a->kind_ns[TP_LAUNCH_DRIVER],
          a->kind_n[TP_LAUNCH_DRIVER]},
-        {".graph_replays", "kernels of graph replays, charged to the graph's launcher", a->kind_ns[TP_LAUNCH_GRAPH],
-         a->kind_n[TP_LAUNCH_GRAPH]},
+        {".graph_replays", "kernels of graph replays", a->kind_ns[TP_LAUNCH_GRAPH], a->kind_n[TP_LAUNCH_GRAPH]},
+        {".graph_replays.captured", "kernels of graph replays charged to captured operators (--capture)",
+         a->captured_ns, a->captured_n},
         {".none.outside_operator", "kernels of launch calls outside any operator",
          a->cause_ns[TP_ATTR_OUTSIDE_OPERATOR], a->cause_n[TP_ATTR_OUTSIDE_OPERATOR]},
         {".none.no_correlation", "kernels without a correlation id", a->cause_ns[TP_ATTR_NO_CORRELATION],

@@ -140,6 +140,15 @@ struct tp_attribution {
     int64_t graph_launches;        /* graph launch calls with at least one replayed activity */
     int64_t host_ops;              /* CPU operators in the store (0: the trace has no CPU activity) */
     int64_t call_example;          /* row of a graph launch call standing in for an operator, -1 none */
+    /* Graph replays matched to a capture trace (tp_store_attach_capture):
+     * per device row, the captured operator's instance (unique per replay and
+     * captured operator; -1 none) and name (strtab of this store). */
+    int64_t *cap_inst;
+    uint32_t *cap_name;
+    int64_t captured_ns, captured_n;    /* replayed kernels matched to captured operators */
+    int64_t replays_matched;            /* graph launches matched to a capture */
+    int64_t captures_read;              /* captures found in the capture traces given */
+    int64_t cap_instances;              /* distinct cap_inst values (0..cap_instances-1) */
     int64_t outside_example;       /* row of a launch call outside any operator, -1 none */
 };
 

@@ -57,6 +57,15 @@ int tp_store_load(tp_store *st, const char *path, tp_error *err);
  * steps...) that the views share. */
 int tp_store_link(tp_store *st, tp_error *err);
 
+/* Charge the kernels of st's graph replays to the operators captured into
+ * the graph, from the capture trace `cap` (both linked): each capture
+ * (StreamBeginCapture..StreamEndCapture) lists its launch calls in order, and
+ * a replay whose activity count equals a capture's is matched to it
+ * position by position (the next such capture after the last one matched, as
+ * piecewise graphs replay in capture order).  Fills the store's attribution; replays
+ * matching no capture keep their graph launcher.  TP_OK, or an error. */
+int tp_store_attach_capture(tp_store *st, const tp_store *cap, tp_error *err);
+
 /* The coverage line of a linked kineto store: "PATH: 99.2% of kernel time
  * attributed to operators (driver launches ..., graph replays ..., no launch
  * record ...)" with what the user can do when under 95%.  Writes it (no

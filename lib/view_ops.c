@@ -230,6 +230,56 @@ static uint8_t *attached_mark(const struct tb_model *m)
     return on;
 }
 
+/* A stand-in node's thread gets a tree even if no other node is on it. */
+static int know_tid(struct tb_model *m, int64_t tid)
+{
+    for (size_t t = 0; t < m->ntids; t++)
+        if (m->tids[t] == tid) return 0;
+    return push64(&m->tids, &m->ntids, &m->captids, tid);
+}
+
+/* Graph replays matched to a capture trace (tp_store_attach_capture): the
+ * activities of each captured operator instance leave the graph launch's
+ * list for a launch of their own (row -1: it has no host time) held by a
+ * stand-in node named after the captured operator, of zero length at the
+ * graph launch, so it nests under the operator around the launch. */
+static int split_captured(const tp_store *st, struct tb_model *m)
+{
+    const struct tp_attribution *a = &st->attr;
+    if (!a->cap_inst || a->cap_instances == 0) return 0;
+    int64_t *inst_rt = malloc((size_t)a->cap_instances * sizeof *inst_rt);
+    if (!inst_rt) return -1;
+    for (int64_t i = 0; i < a->cap_instances; i++) inst_rt[i] = -1;
+    size_t nrts = m->nrts;
+    for (size_t ri = 0; ri < nrts; ri++) {
+        size_t keep = 0;
+        for (size_t d = 0; d < m->rts[ri].ndev; d++) {
+            struct tb_rt *R = &m->rts[ri];
+            int64_t row = R->dev[d], in = a->cap_inst[row];
+            if (in < 0) { R->dev[keep++] = row; continue; }
+            if (inst_rt[in] < 0) {
+                int64_t ni = (int64_t)m->nnodes++, nr = (int64_t)m->nrts++;
+                struct tb_rt *S = &m->rts[nr];
+                memset(S, 0, sizeof *S);
+                S->row = -1; S->start = S->end = R->start; S->next = -1;
+                struct tb_node *N = &m->nodes[ni];
+                memset(N, 0, sizeof *N);
+                N->row = R->row; N->ev = EV_OPERATOR; N->cl = CL_OP;
+                N->start = N->end = R->start; N->ext = TP_NONE;
+                N->name = tp_store_str(st, a->cap_name[row]); N->tid = st->tid[R->row];
+                N->first_child = N->next_sib = N->last_child = -1;
+                if (node_attach_rt(N, nr) < 0 || know_tid(m, N->tid) < 0) { free(inst_rt); return -1; }
+                inst_rt[in] = nr;
+            }
+            struct tb_rt *S = &m->rts[inst_rt[in]];
+            if (push64(&S->dev, &S->ndev, &S->capdev, row) < 0) { free(inst_rt); return -1; }
+        }
+        m->rts[ri].ndev = keep;
+    }
+    free(inst_rt);
+    return 0;
+}
+
 /* A launch call that launched GPU work but is in no node (no External id, or
  * one no node has) goes where the attribution model (st->attr) charges its
  * activities: to the node of the operator around it, else to a stand-in node
@@ -265,9 +315,7 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
             int64_t *v = tp_i64map_slot(&row_node, op);
             if (!v) goto done;
             *v = ni;
-            int known = 0;
-            for (size_t t = 0; t < m->ntids; t++) known |= m->tids[t] == N->tid;
-            if (!known && push64(&m->tids, &m->ntids, &m->captids, N->tid) < 0) goto done;
+            if (know_tid(m, N->tid) < 0) goto done;
         }
         if (node_attach_rt(&m->nodes[ni], (int64_t)ri) < 0) goto done;
         on[ri] = 1;
@@ -298,9 +346,11 @@ static int tb_build(const tp_store *st, struct tb_model *m)
         else nnode++;
     }
     qsort(ord, no, sizeof *ord, cmp_row_ts);
-    m->rts = calloc(nrt + 1, sizeof *m->rts);
-    /* room for a stand-in node per launch call (attach_by_model) */
-    m->nodes = calloc(nnode + nrt + 1, sizeof *m->nodes);
+    /* room for a launch per captured operator instance (split_captured) and
+     * a stand-in node per launch call or captured instance (attach_by_model) */
+    size_t ninst = (size_t)st->attr.cap_instances;
+    m->rts = calloc(nrt + ninst + 1, sizeof *m->rts);
+    m->nodes = calloc(nnode + nrt + ninst + 1, sizeof *m->nodes);
     /* per-ext lists of runtimes (ext TP_NONE is its own key) */
     if (!m->rts || !m->nodes || tp_i64map_init(&corr, nrt) < 0 || tp_i64map_init(&extmap, nrt) < 0 ||
         tp_i64map_init(&tidmap, 64) < 0 || tp_i64map_init(&pend, no) < 0)
@@ -412,7 +462,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
                 if (node_attach_rt(N, r) < 0) goto out2;
             ext_head[lid] = -1;
         }
-    if (attach_by_model(st, m, attached_mark(m)) < 0) goto out2;
+    if (split_captured(st, m) < 0 || attach_by_model(st, m, attached_mark(m)) < 0) goto out2;
     /* staled kernels */
     int64_t dummy = -1;
     {
