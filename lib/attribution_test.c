@@ -63,6 +63,73 @@ static const char *cell_of(const tp_table *t, const char *name, size_t col, char
     return "(no row)";
 }
 
+/* A capture trace: a graph of `n` launch calls, the first in capA, the rest in capB. */
+static int write_capture(const char *path, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\"traceEvents\":[\n"
+               "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamBeginCapture\",\"pid\":1,\"tid\":1,"
+               "\"ts\":10,\"dur\":2,\"args\":{\"correlation\":1}},\n"
+               "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"capA\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":10},\n"
+               "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"capB\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":50}");
+    for (int k = 0; k < n; k++)
+        fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                   "\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}}", k == 0 ? 22 : 42 + 4 * k, 2 + k);
+    fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamEndCapture\",\"pid\":1,\"tid\":1,"
+               "\"ts\":95,\"dur\":2,\"args\":{\"correlation\":99}}\n]}\n");
+    return fclose(f);
+}
+
+/* --capture: the replay's kernels go to the captured operators, position by position. */
+static void test_capture(const char *path)
+{
+    char cpath[80];
+    snprintf(cpath, sizeof cpath, "%s.capture.json", path);
+    for (int n = 2; n <= 3; n++) {
+        tp_error err = {0};
+        tp_store *st = tp_store_new(), *cap = tp_store_new();
+        if (write_capture(cpath, n) != 0 || tp_store_load(st, path, &err) != TP_OK ||
+            tp_store_link(st, &err) != TP_OK || tp_store_load(cap, cpath, &err) != TP_OK ||
+            tp_store_link(cap, &err) != TP_OK) {
+            printf("FAIL attr capture: %s\n", err.msg);
+            tt_failed++;
+        }
+        CHECK_INT(n == 2 ? "attr capture: attaches" : "attr capture 3: attaches",
+                  tp_store_attach_capture(st, cap, &err), TP_OK);
+        char line[2048];
+        tp_store_coverage(st, line, sizeof line);
+        tp_table *t = NULL;
+        char buf[64];
+        CHECK_INT("attr capture: ops builds", tp_view_ops.build(st, NULL, &t, &err), TP_OK);
+        if (n == 2) {
+            CHECK_INT("attr capture: kernels matched", st->attr.captured_n, 2);
+            CHECK_INT("attr capture: replays matched", st->attr.replays_matched, 1);
+            CHECK("attr capture: coverage says captured",
+                  strstr(line, "2 of the 2 kernels of 1 graph launch are charged to the operators captured") != NULL);
+            if (t) {
+                CHECK_STR("attr capture: capA", cell_of(t, "capA", 3, buf, sizeof buf), "30");
+                CHECK_STR("attr capture: capB", cell_of(t, "capB", 3, buf, sizeof buf), "40");
+                CHECK_STR("attr capture: no graph launch row", cell_of(t, "cudaGraphLaunch", 3, buf, sizeof buf),
+                          "(no row)");
+                CHECK_STR("attr capture: aten::mm unchanged", cell_of(t, "aten::mm", 3, buf, sizeof buf), "10");
+            }
+        } else {
+            CHECK_INT("attr capture 3: no replay of that size", st->attr.captured_n, 0);
+            CHECK("attr capture 3: coverage says why",
+                  strstr(line, "none of the 1 capture read has a replay's size") != NULL);
+            if (t)
+                CHECK_STR("attr capture 3: graph launch row stays",
+                          cell_of(t, "cudaGraphLaunch", 3, buf, sizeof buf), "70");
+        }
+        tp_table_free(t);
+        tp_store_free(st);
+        tp_store_free(cap);
+    }
+    unlink(cpath);
+}
+
 int main(void)
 {
     char path[64];
@@ -143,6 +210,7 @@ int main(void)
     }
     tp_table_free(t);
     tp_store_free(st);
+    test_capture(path);
     unlink(path);
     TEST_EXIT();
 }
