@@ -13,7 +13,9 @@
  *               the runtime's External id;
  *  - steps:     ProfilerStep#N ranges from CPU ops / user annotations
  *               (GPU-side copies of the annotation are not steps);
- *  - annots:    one prof.py row per kernel (direction, layer, trace...).
+ *  - annots:    one prof.py row per kernel (direction, layer, trace...);
+ *  - attr:      the attribution model every view charges GPU time by
+ *               (attribution.c: operator or cause per GPU activity, totals).
  * Nvprof/nsys/dict inputs get their annots from tp_link_pyprof instead. */
 #include <stdlib.h>
 #include <string.h>
