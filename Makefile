@@ -1,21 +1,54 @@
-# tprof — build, test, install.  `make`, `make check`, `make demo`, `make install`.
-PREFIX  ?= /usr/local
-DESTDIR ?=
-CC      ?= cc
-CFLAGS  ?= -O2 -g
-# Project flags stay even when CFLAGS is given on the command line.
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Ilib $(CFLAGS)
-LDLIBS  := -lzstd -lz -lcsv -lsqlite3 -lpthread -lm
-VERSION := 0.1.0
+# tprof — build, test, install.
+#
+#   make            build lib/libtprof.a, lib/libtprof.so and cli/tprof (never installs anything)
+#   make deps       install the missing Debian -dev packages (needs apt-get; root or sudo)
+#   make check      deps, then build and run every test ("N passed, N failed")
+#   make demo       deps, then build and run tprof on the bundled sample
+#   make install    PREFIX=/usr/local DESTDIR=... ; make uninstall removes the same files
+#
+# CFLAGS, CPPFLAGS and LDFLAGS from the command line or the environment are
+# honoured; the project's own flags (-std, -Wall ...) are added to them.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+CC         ?= cc
+CFLAGS     ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+VERSION    := 0.1.0
+SOMAJOR    := 0
+SONAME     := libtprof.so.$(SOMAJOR)
 
-LIB_SRC   := $(filter-out %_test.c,$(wildcard lib/*.c))
+# Dependencies that ship a .pc file are found with pkg-config; libcsv ships
+# none.  Without pkg-config (or before `make deps` installed the packages) the
+# plain -l flags are used, which is what the .pc files say on Debian anyway.
+PC_DEPS     := libzstd zlib sqlite3
+PC_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(PC_DEPS) 2>/dev/null)
+PC_LIBS     := $(shell $(PKG_CONFIG) --libs $(PC_DEPS) 2>/dev/null || echo -lzstd -lz -lsqlite3)
+PRIVATE_LIBS := -lcsv -lpthread -lm
+LDLIBS      := $(PC_LIBS) $(PRIVATE_LIBS)
+
+# Project flags stay even when CFLAGS is given on the command line.
+ALL_CPPFLAGS = -D_GNU_SOURCE $(addprefix -I,$(LIB_DIRS)) -DTPROF_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(CPPFLAGS)
+ALL_CFLAGS   = -std=c11 -Wall -Wextra $(CFLAGS)
+DEPFLAGS     = -MMD -MP
+
+# lib/ has one folder per role (util, source, parse, ingest, store, link,
+# model, view, table, run); every folder is on the include path, so a file
+# names a header by its name alone.
+LIB_DIRS  := lib $(patsubst %/,%,$(sort $(wildcard lib/*/ lib/*/*/)))
+LIB_ALL   := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+LIB_SRC   := $(filter-out %_test.c,$(LIB_ALL))
 LIB_OBJ   := $(LIB_SRC:.c=.o)
+PIC_OBJ   := $(LIB_SRC:%.c=build/pic/%.o)
 CLI_SRC   := $(filter-out %_test.c,$(wildcard cli/*.c))
 CLI_OBJ   := $(CLI_SRC:.c=.o)
-TEST_SRC  := $(wildcard lib/*_test.c cli/*_test.c)
+TEST_SRC  := $(filter %_test.c,$(LIB_ALL)) $(wildcard cli/*_test.c)
 TEST_BIN  := $(TEST_SRC:.c=)
 
-all: deps lib/libtprof.a cli/tprof
+all: lib/libtprof.a lib/libtprof.so cli/tprof
 
 # Install the Debian -dev packages that are missing; a no-op when all are there.
 deps:
@@ -24,28 +57,48 @@ deps:
 lib/libtprof.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
+# The shared library is built from position-independent copies of the
+# objects, so the static library and the tprof binary keep non-PIC code.
+lib/libtprof.so.$(VERSION): $(PIC_OBJ)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+
+lib/libtprof.so: lib/libtprof.so.$(VERSION)
+	ln -sf libtprof.so.$(VERSION) lib/$(SONAME)
+	ln -sf libtprof.so.$(VERSION) $@
+
 cli/tprof: $(CLI_OBJ) lib/libtprof.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) lib/libtprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) lib/libtprof.a $(LDLIBS)
 
-# Objects wait for `deps` (order-only) so `make -j` never compiles before the headers are installed.
-%.o: %.c $(wildcard lib/*.h cli/*.h) | deps
-	$(CC) $(ALL_CFLAGS) -DTPROF_VERSION='"$(VERSION)"' -c -o $@ $<
+%.o: %.c
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-lib/%_test: lib/%_test.c lib/libtprof.a lib/testing.h
-	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
+build/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -c -o $@ $<
 
-cli/%_test: cli/%_test.c lib/libtprof.a lib/testing.h
-	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
+lib/%_test: lib/%_test.c lib/libtprof.a lib/util/testing.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
 
-check: all $(TEST_BIN)
+cli/%_test: cli/%_test.c lib/libtprof.a lib/util/testing.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
+
+tests: all $(TEST_BIN)
+
+# `deps` runs first and alone, then the build: a parallel make never compiles
+# before the headers it needs are installed, and the sub-make's pkg-config
+# sees the packages deps just installed.
+check: deps
+	@$(MAKE) --no-print-directory tests
 	@sh scripts/run-tests $(TEST_BIN)
 
-# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer (with
+# float-cast-overflow, which -fsanitize=undefined leaves out in GCC).
 check-asan:
 	$(MAKE) clean
-	$(MAKE) check CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
+	$(MAKE) check CFLAGS="-O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer"
 
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	./cli/tprof info testdata/sample.pt.trace.json
 	./cli/tprof -w 150 -c kernel,op,sil,tc,flops testdata/sample.pt.trace.json
 
@@ -53,16 +106,32 @@ bench: all
 	sh scripts/bench
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	           $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 755 cli/tprof $(DESTDIR)$(PREFIX)/bin/tprof
-	install -m 644 lib/libtprof.a $(DESTDIR)$(PREFIX)/lib/libtprof.a
-	install -m 644 lib/tprof.h $(DESTDIR)$(PREFIX)/include/tprof.h
-	install -m 644 man/tprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/tprof.1
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' lib/tprof.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tprof.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	           $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 755 cli/tprof $(DESTDIR)$(BINDIR)/tprof
+	install -m 644 lib/libtprof.a $(DESTDIR)$(LIBDIR)/libtprof.a
+	install -m 755 lib/libtprof.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtprof.so.$(VERSION)
+	ln -sf libtprof.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf libtprof.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtprof.so
+	install -m 644 lib/tprof.h $(DESTDIR)$(INCLUDEDIR)/tprof.h
+	install -m 644 man/tprof.1 $(DESTDIR)$(MANDIR)/man1/tprof.1
+	install -m 644 man/libtprof.3 $(DESTDIR)$(MANDIR)/man3/libtprof.3
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@REQUIRES_PRIVATE@|$(PC_DEPS)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(PRIVATE_LIBS)|g' lib/tprof.pc.in \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/tprof.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tprof $(DESTDIR)$(LIBDIR)/libtprof.a \
+	      $(DESTDIR)$(LIBDIR)/libtprof.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(LIBDIR)/libtprof.so $(DESTDIR)$(INCLUDEDIR)/tprof.h \
+	      $(DESTDIR)$(MANDIR)/man1/tprof.1 $(DESTDIR)$(MANDIR)/man3/libtprof.3 \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/tprof.pc
 
 clean:
-	rm -f lib/*.o cli/*.o lib/libtprof.a cli/tprof $(TEST_BIN)
+	rm -rf $(LIB_OBJ) $(LIB_OBJ:.o=.d) cli/*.o cli/*.d lib/libtprof.a lib/libtprof.so* cli/tprof \
+	       $(TEST_BIN) $(TEST_BIN:=.d) build/pic
 
-.PHONY: all deps check check-asan demo bench install clean
+-include $(wildcard $(LIB_OBJ:.o=.d) $(TEST_BIN:=.d) cli/*.d $(PIC_OBJ:.o=.d))
+
+.PHONY: all deps tests check check-asan demo bench install uninstall clean

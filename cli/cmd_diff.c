@@ -13,7 +13,7 @@
 #include "store.h"
 #include "table.h"
 
-enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_SORT, OPT_TOP, OPT_NO_HEADER, OPT_SUMMARY,
+enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_NO_HEADER, OPT_SUMMARY,
        OPT_FAIL_ABOVE };
 
 static const struct option diff_opts[] = {
@@ -22,6 +22,7 @@ static const struct option diff_opts[] = {
     {"csv", no_argument, NULL, OPT_CSV},
     {"space", no_argument, NULL, OPT_SPACE},
     {"jsonl", no_argument, NULL, OPT_JSONL},
+    {"markdown", no_argument, NULL, OPT_MARKDOWN},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
     {"no-header", no_argument, NULL, OPT_NO_HEADER},
@@ -44,7 +45,7 @@ static void diff_usage(FILE *out)
             "options:\n"
             "  -c, --columns LIST    columns to print, comma-separated\n"
             "  -w, --width W         columnated output within W characters\n"
-            "      --csv | --space | --jsonl   output format\n"
+            "      --csv | --space | --jsonl | --markdown   output format\n"
             "      --sort KEY        sort rows by a column (numbers descending)\n"
             "      --top N           print the first N rows only\n"
             "      --no-header       leave out the header line\n"
@@ -188,6 +189,7 @@ int cmd_diff(int argc, char **argv)
         case OPT_CSV: csv = format_chosen = 1; out.format = TP_FMT_CSV; break;
         case OPT_SPACE: format_chosen = 1; out.format = TP_FMT_SPACE; break;
         case OPT_JSONL: format_chosen = 1; out.format = TP_FMT_JSONL; break;
+        case OPT_MARKDOWN: format_chosen = 1; out.format = TP_FMT_MARKDOWN; break;
         case OPT_SORT: out.sort = optarg; break;
         case OPT_TOP:
             out.top = (size_t)strtoul(optarg, &end, 10);

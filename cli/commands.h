@@ -7,4 +7,10 @@
  * regression past --fail-above, 2 bad usage or unreadable input. */
 int cmd_diff(int argc, char **argv);
 
+/* `tprof import FILE -o OUT.tprof`: the persistent store of one input. */
+int cmd_import(int argc, char **argv);
+
+/* `tprof report FILE -o OUTDIR`: load once, write every view that applies. */
+int cmd_report(int argc, char **argv);
+
 #endif

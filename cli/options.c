@@ -4,7 +4,7 @@
 #include <string.h>
 #include "options.h"
 
-enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
+enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
        OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
        OPT_QUIET, OPT_CAPTURE };
@@ -15,6 +15,7 @@ static const struct option long_opts[] = {
     {"csv", no_argument, NULL, OPT_CSV},
     {"space", no_argument, NULL, OPT_SPACE},
     {"jsonl", no_argument, NULL, OPT_JSONL},
+    {"markdown", no_argument, NULL, OPT_MARKDOWN},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
     {"group", required_argument, NULL, OPT_GROUP},
@@ -59,6 +60,7 @@ void cli_usage(FILE *out)
             "      --csv           quoted CSV\n"
             "      --space         space-separated text (the default into a pipe)\n"
             "      --jsonl         one JSON object per row\n"
+            "      --markdown      a GitHub-flavoured Markdown table (for PR comments)\n"
             "      --sort KEY      sort rows by a column (numbers descending)\n"
             "      --top N         print the first N rows only\n"
             "      --no-header     leave out the header line\n"
@@ -80,7 +82,8 @@ void cli_usage(FILE *out)
             "      --version       print the version\n"
             "\n"
             "On a terminal the default is columnated to the terminal width; into a pipe it is\n"
-            "prof.py's space-separated text.  Exit status: 0 ok, 2 bad usage or unreadable input.\n");
+            "prof.py's space-separated text.  Exit status: 0 ok, 2 bad usage or unreadable input\n"
+            "(check: 1 when it found warnings, 2 errors).\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -125,6 +128,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_CSV: csv = 1; o->out.format = TP_FMT_CSV; o->format_chosen = 1; break;
         case OPT_SPACE: o->out.format = TP_FMT_SPACE; o->format_chosen = 1; break;
         case OPT_JSONL: o->out.format = TP_FMT_JSONL; o->format_chosen = 1; break;
+        case OPT_MARKDOWN: o->out.format = TP_FMT_MARKDOWN; o->format_chosen = 1; break;
         case OPT_SORT: o->out.sort = optarg; break;
         case OPT_TOP:
             o->out.top = (size_t)strtoul(optarg, &end, 10);

@@ -32,6 +32,12 @@ static int write_table(const tp_table *t, const struct tp_output_opts *out)
     return 2;
 }
 
+/* The exit status a view's table calls for (check: 1 warnings, 2 errors). */
+static int table_status(const tp_view *v, const tp_table *t)
+{
+    return v->severity && t ? (int)v->severity(t) : 0;
+}
+
 static int run_one(const struct cli_options *o, const char *path, int first)
 {
     int status = 0;
@@ -43,8 +49,9 @@ static int run_one(const struct cli_options *o, const char *path, int first)
     }
     int rc = tp_store_load(st, path, &err);
     if (rc != TP_OK) {
-        /* A truncated trace still gives the rows of its complete events. */
-        if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT) {
+        /* A truncated trace still gives the rows of its complete events;
+         * so does one that ran out of memory or failed to read midway. */
+        if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT && st->n == 0) {
             fprintf(stderr, "tprof: %s\n", err.msg);
             tp_store_free(st);
             return 2;
@@ -68,6 +75,8 @@ static int run_one(const struct cli_options *o, const char *path, int first)
         }
         if (!first)
             out.header = 0;
+        if (table_status(o->view, t) > status)
+            status = table_status(o->view, t);
         if (write_table(t, &out)) {
             tp_table_free(t);
             tp_store_free(st);
@@ -371,6 +380,8 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         }
         if (!*first)
             out.header = 0;
+        if (table_status(v, t) > status)
+            status = table_status(v, t);
         int wr = write_table(t, &out);
         *first = 0;
         free(cols);
@@ -391,6 +402,8 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             status = 2;
             continue;
         }
+        if (table_status(v, rt) > status)
+            status = table_status(v, rt);
         if (err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
         if (b.t && b.v != sv && block_flush(&b, o, first))
@@ -422,6 +435,10 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is a write error we end on quietly */
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return cmd_diff(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "import") == 0)
+        return cmd_import(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     struct cli_options o;
     int rc = cli_parse(argc, argv, &o);
     if (rc)

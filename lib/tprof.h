@@ -73,6 +73,16 @@ int tp_store_attach_capture(tp_store *st, const tp_store *cap, tp_error *err);
  * say (no kernels, or not a kineto trace). */
 int tp_store_coverage(const tp_store *st, char *buf, size_t cap);
 
+/* Write a loaded store, linked first if it is not, as a .tprof file: the
+ * persistent columnar form (zstd-compressed columns, checksummed, versioned;
+ * layout in tprof(1), FILES) that tp_store_load reads back, sniffed by its
+ * magic bytes, many times faster than the trace it came from.  `load_status`
+ * is what tp_store_load said of the trace (NULL: it loaded cleanly); a
+ * truncated trace's status and message are stored and returned again by
+ * every load of the .tprof.  The file is written under a temporary name and
+ * renamed, so a failure leaves nothing under `path`. */
+int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, tp_error *err);
+
 /* ---- tables -------------------------------------------------------------- */
 
 typedef struct tp_table tp_table;
@@ -82,6 +92,7 @@ enum tp_format {
     TP_FMT_CSV,     /* every field quoted, written with libcsv */
     TP_FMT_COLUMNS, /* columnated within a width */
     TP_FMT_JSONL,   /* one JSON object per row */
+    TP_FMT_MARKDOWN, /* a GitHub-flavoured Markdown table (PR comments) */
 };
 
 struct tp_output_opts {
@@ -103,6 +114,13 @@ size_t tp_table_rows(const tp_table *t);
 
 struct tp_coldef;
 struct tp_view_opts;
+
+/* How bad a finding of `tprof check` is; the CLI exits with 0, 1 or 2. */
+enum tp_severity {
+    TP_SEV_INFO = 0,     /* worth knowing; the numbers hold */
+    TP_SEV_WARNING = 1,  /* some numbers are off: read them knowing why */
+    TP_SEV_ERROR = 2,    /* the trace cannot be trusted */
+};
 
 typedef struct tp_view {
     const char *name;        /* "kernel", "ops", "steps", ... (the CLI subcommand) */
@@ -127,6 +145,9 @@ typedef struct tp_view {
      * the CLI prints the store's coverage line (tp_store_coverage) with it.
      * TP_ATTRIBUTES_ALWAYS, or TP_ATTRIBUTES_GROUPED: only with --group. */
     int attributes;
+    /* Optional: the worst severity among the rows of a table this view
+     * built (check); the CLI exits with it.  NULL: TP_SEV_INFO. */
+    enum tp_severity (*severity)(const tp_table *t);
 } tp_view;
 enum { TP_ATTRIBUTES_NONE, TP_ATTRIBUTES_ALWAYS, TP_ATTRIBUTES_GROUPED };
 
@@ -163,6 +184,10 @@ int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opt
 
 /* The NPU twin of a view (same name, Ascend columns), or NULL. */
 const tp_view *tp_view_npu_twin(const tp_view *v);
+
+/* The view that tp_view_build really builds for this store: its NPU twin
+ * for an Ascend store where it has one, else v itself (for its columns). */
+const tp_view *tp_view_for_store(const tp_view *v, const tp_store *st);
 
 /* Check a -c list against a view (or its NPU twin) before reading input. */
 int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err);

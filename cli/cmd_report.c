@@ -1,0 +1,193 @@
+/* cmd_report.c — `tprof report FILE -o OUTDIR`: one load and link, then every
+ * view that applies, each into its own file, and summary.txt saying what each
+ * view wrote or why it wrote nothing.  The views share the loaded store, so
+ * the trace is parsed once instead of once per view. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "commands.h"
+#include "tprof.h"
+
+static void report_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tprof report [OPTIONS] FILE -o OUTDIR\n"
+            "\n"
+            "Load FILE once (a trace, an SQLite dump, a PyProf dict, an Ascend folder or a\n"
+            ".tprof store) and write every view that applies as OUTDIR/VIEW.EXT, plus\n"
+            "OUTDIR/summary.txt: one line per view with its rows, or why it has none.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output DIR   the folder to write (created if missing)\n"
+            "      --csv          CSV files (VIEW.csv)\n"
+            "      --jsonl        JSON lines (VIEW.jsonl)\n"
+            "      --markdown     GitHub-flavoured Markdown tables (VIEW.md)\n"
+            "      --space        space-separated text (VIEW.txt; the default)\n"
+            "  -w, --width W      columnated text within W characters (VIEW.txt)\n"
+            "  -h, --help         this help\n"
+            "\n"
+            "Exit status: 0 ok, 2 bad usage or an unreadable input (views that do not\n"
+            "apply to FILE are named in summary.txt, not errors).\n");
+}
+
+struct report {
+    const char *dir;
+    struct tp_output_opts out;
+    const char *ext;
+    FILE *summary;
+};
+
+/* Build view v and write it; one summary line either way.  Returns 2 on a
+ * write error, 0 otherwise (a view that does not apply is not an error). */
+static int report_view(struct report *R, const tp_view *v, const tp_store *st)
+{
+    struct tp_view_opts vo = {0};
+    vo.columnated = R->out.format == TP_FMT_COLUMNS;
+    tp_table *t = NULL;
+    tp_error err = {0};
+    if (tp_view_build(v, st, &vo, &t, &err) != TP_OK) {
+        fprintf(R->summary, "%-13s not written: %s\n", v->name, err.msg);
+        return 0;
+    }
+    size_t rows = tp_table_rows(t);
+    if (rows == 0) {
+        fprintf(R->summary, "%-13s not written: no rows%s%s\n", v->name, err.msg[0] ? ": " : "", err.msg);
+        tp_table_free(t);
+        return 0;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.%s", R->dir, v->name, R->ext);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "tprof: %s: %s\n", path, strerror(errno));
+        tp_table_free(t);
+        return 2;
+    }
+    struct tp_output_opts o = R->out;
+    o.columns = tp_view_default_columns(tp_view_for_store(v, st), &vo);
+    tp_error werr = {0};
+    int rc = tp_table_write(t, &o, f, &werr);
+    if (fclose(f) != 0 && rc == TP_OK)
+        rc = tp_error_set(&werr, TP_ERR_IO, "%s: %s", path, strerror(errno));
+    tp_table_free(t);
+    if (rc != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", werr.msg);
+        return 2;
+    }
+    fprintf(R->summary, "%-13s %zu row%s in %s.%s%s%s\n", v->name, rows, rows == 1 ? "" : "s", v->name, R->ext,
+            err.msg[0] ? "; " : "", err.msg);
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    enum { OPT_CSV = 256, OPT_JSONL, OPT_SPACE, OPT_MARKDOWN };
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"csv", no_argument, NULL, OPT_CSV},
+        {"jsonl", no_argument, NULL, OPT_JSONL},
+        {"markdown", no_argument, NULL, OPT_MARKDOWN},
+        {"space", no_argument, NULL, OPT_SPACE},
+        {"width", required_argument, NULL, 'w'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct report R = {.ext = "txt"};
+    tp_output_opts_init(&R.out);
+    R.out.format = TP_FMT_SPACE;
+    int c;
+    char *end;
+    long w;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:w:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': R.dir = optarg; break;
+        case OPT_CSV: R.out.format = TP_FMT_CSV; R.ext = "csv"; break;
+        case OPT_JSONL: R.out.format = TP_FMT_JSONL; R.ext = "jsonl"; break;
+        case OPT_MARKDOWN: R.out.format = TP_FMT_MARKDOWN; R.ext = "md"; break;
+        case OPT_SPACE: R.out.format = TP_FMT_SPACE; R.ext = "txt"; break;
+        case 'w':
+            errno = 0;
+            w = strtol(optarg, &end, 10);
+            if (errno || *end || w < 1 || w > 10000) {
+                fprintf(stderr, "tprof: report: -w takes a width from 1 to 10000, not '%s'\n", optarg);
+                return 2;
+            }
+            R.out.format = TP_FMT_COLUMNS;
+            R.out.width = (int)w;
+            R.ext = "txt";
+            break;
+        case 'h': report_usage(stdout); return 0;
+        default: fprintf(stderr, "Try 'tprof report --help'.\n"); return 2;
+        }
+    }
+    if (optind != argc - 1 || !R.dir) {
+        fprintf(stderr, "tprof: report: %s\nTry 'tprof report --help'.\n",
+                optind >= argc ? "no input file" : optind < argc - 1 ? "one input at a time" : "no -o OUTDIR");
+        return 2;
+    }
+    const char *in = argv[optind];
+    if (tp_path_is_run(in)) {
+        fprintf(stderr, "tprof: %s: report takes one trace; report each rank of a run on its own\n", in);
+        return 2;
+    }
+    if (mkdir(R.dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "tprof: %s: %s\n", R.dir, strerror(errno));
+        return 2;
+    }
+    tp_store *st = tp_store_new();
+    if (!st) {
+        fprintf(stderr, "tprof: out of memory\n");
+        return 2;
+    }
+    double t0 = now_s();
+    tp_error lerr = {0}, err = {0};
+    int rc = tp_store_load(st, in, &lerr), status = 0;
+    if (rc != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", lerr.msg);
+        status = 2;
+        if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT) {
+            tp_store_free(st);
+            return 2;
+        }
+    }
+    if (tp_store_link(st, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        tp_store_free(st);
+        return 2;
+    }
+    double t1 = now_s();
+    char spath[4096];
+    snprintf(spath, sizeof spath, "%s/summary.txt", R.dir);
+    R.summary = fopen(spath, "w");
+    if (!R.summary) {
+        fprintf(stderr, "tprof: %s: %s\n", spath, strerror(errno));
+        tp_store_free(st);
+        return 2;
+    }
+    fprintf(R.summary, "tprof %s report of %s\n", tp_version(), in);
+    if (rc != TP_OK)
+        fprintf(R.summary, "input: %s\n", lerr.msg);
+    fprintf(R.summary, "load and link: %.3f s\n\n", t1 - t0);
+    for (const tp_view *const *v = tp_views(); *v; v++)
+        if (report_view(&R, *v, st))
+            status = 2;
+    fprintf(R.summary, "\nviews: %.3f s\n", now_s() - t1);
+    if (fclose(R.summary) != 0) {
+        fprintf(stderr, "tprof: %s: %s\n", spath, strerror(errno));
+        status = 2;
+    }
+    tp_store_free(st);
+    return status;
+}

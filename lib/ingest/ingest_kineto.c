@@ -1,0 +1,708 @@
+/* ingest_kineto.c — PyTorch profiler (kineto) Chrome-trace JSON into the store.
+ *
+ * One streaming pass: each event object is read key by key into spans, then
+ * turned into one store row; nothing is built per event but the row.  Accepts
+ * a top-level object with "traceEvents" (kineto) or a bare array of events
+ * (Dec-2020 traces, which the TensorBoard plugin rejects), legacy categories
+ * (Operator, Runtime, Kernel, Memcpy, Memset) and modern ones, ROCm and MTIA.
+ * Unknown categories are kept as TP_K_OTHER; malformed events are counted
+ * (tp_store_bad) and left out, never silently. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ingest.h"
+#include "json.h"
+
+/* A JSON value we kept as a span: its type and text. */
+struct jv {
+    enum tp_jtype type;   /* TP_J_NONE when the key was absent */
+    tp_jspan s;
+};
+
+struct event {
+    struct jv ph, cat, name, pid, tid, ts, dur, id;
+    /* args */
+    struct jv ext_id, ext_id_lc, correlation, seq, device, stream, grid, block, regs, smem, bps, occ,
+        bytes, input_dims, input_type, call_stack, py_id, py_parent, py_module, fwd_tid,
+        dev_type, dev_id, addr, mem_bytes, total_alloc, total_reserved, meta_name, meta_labels;
+    int has_args;
+};
+
+struct importer {
+    tp_store *st;
+    tp_json *j;
+    uint8_t *cat_kind;         /* strtab id -> kind + 1 (0 = not computed) */
+    size_t ncat_kind;
+    uint32_t memory_name;      /* id of "[memory]" */
+    int oom;                   /* a string could not be interned */
+};
+
+static enum tp_kind kind_of_cat(const char *cat)
+{
+    char lc[40];
+    size_t n = strlen(cat);
+    if (n >= sizeof lc)
+        return TP_K_OTHER;
+    for (size_t i = 0; i <= n; i++)
+        lc[i] = (char)tolower((unsigned char)cat[i]);
+    static const struct { const char *cat; enum tp_kind kind; } map[] = {
+        {"cpu_op", TP_K_CPU_OP}, {"operator", TP_K_CPU_OP},
+        {"user_annotation", TP_K_USER_ANNOTATION}, {"gpu_user_annotation", TP_K_GPU_USER_ANNOTATION},
+        {"python_function", TP_K_PYTHON_FUNCTION}, {"python", TP_K_PYTHON_FUNCTION},
+        {"runtime", TP_K_RUNTIME}, {"cuda_runtime", TP_K_RUNTIME}, {"mtia_runtime", TP_K_RUNTIME},
+        {"glow_runtime", TP_K_RUNTIME}, {"xpu_runtime", TP_K_RUNTIME}, {"privateuse1_runtime", TP_K_RUNTIME},
+        {"hip_runtime", TP_K_RUNTIME},
+        {"cuda_driver", TP_K_DRIVER}, {"xpu_driver", TP_K_DRIVER}, {"privateuse1_driver", TP_K_DRIVER},
+        {"kernel", TP_K_KERNEL}, {"mtia_ccp_events", TP_K_KERNEL},
+        {"memcpy", TP_K_MEMCPY}, {"gpu_memcpy", TP_K_MEMCPY},
+        {"memset", TP_K_MEMSET}, {"gpu_memset", TP_K_MEMSET},
+        {"memory", TP_K_MEMORY}, {"trace", TP_K_TRACE_SPAN},
+        {"cuda_sync", TP_K_SYNC}, {"cuda_event", TP_K_SYNC}, {"xpu_sync", TP_K_SYNC},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(lc, map[i].cat) == 0)
+            return map[i].kind;
+    return TP_K_OTHER;
+}
+
+static enum tp_kind cat_kind(struct importer *im, uint32_t cat)
+{
+    if (cat >= im->ncat_kind) {
+        size_t n = im->ncat_kind ? im->ncat_kind : 64;
+        while (n <= cat)
+            n *= 2;
+        uint8_t *p = realloc(im->cat_kind, n);
+        if (!p)
+            return TP_K_OTHER;
+        memset(p + im->ncat_kind, 0, n - im->ncat_kind);
+        im->cat_kind = p;
+        im->ncat_kind = n;
+    }
+    if (!im->cat_kind[cat])
+        im->cat_kind[cat] = (uint8_t)(kind_of_cat(tp_store_str(im->st, cat)) + 1);
+    return (enum tp_kind)(im->cat_kind[cat] - 1);
+}
+
+/* Read any value into a jv: strings and numbers as spans, containers as raw text. */
+static int read_value(tp_json *j, struct jv *v)
+{
+    v->type = tp_json_type(j);
+    switch (v->type) {
+    case TP_J_STRING: return tp_json_string(j, &v->s);
+    case TP_J_NUMBER: return tp_json_number(j, &v->s);
+    case TP_J_NONE:
+        if (tp_json_peek(j) < 0)
+            return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+        return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
+    default: return tp_json_skip(j, &v->s);
+    }
+}
+
+#define KEY(lit) (key.len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
+
+static int read_args(tp_json *j, struct event *ev)
+{
+    if (tp_json_type(j) != TP_J_OBJECT) {
+        struct jv skip;
+        return read_value(j, &skip);   /* args that are not an object: ignored */
+    }
+    ev->has_args = 1;
+    if (tp_json_obj_begin(j) < 0)
+        return -1;
+    int n = 0, r;
+    tp_jspan key;
+    while ((r = tp_json_obj_next(j, &n, &key)) == 1) {
+        const char *k = tp_json_ptr(j, key);
+        struct jv *dst = NULL;
+        switch (k[0]) {
+        case 'E':
+            if (KEY("External id")) dst = &ev->ext_id;
+            else if (KEY("Ev Idx")) dst = NULL;
+            break;
+        case 'e':
+            if (KEY("external id")) dst = &ev->ext_id_lc;
+            else if (KEY("est. achieved occupancy %")) dst = &ev->occ;
+            break;
+        case 'c': if (KEY("correlation")) dst = &ev->correlation; break;
+        case 'S': if (KEY("Sequence number")) dst = &ev->seq; break;
+        case 'd': if (KEY("device")) dst = &ev->device; break;
+        case 's':
+            if (KEY("stream")) dst = &ev->stream;
+            else if (KEY("shared memory")) dst = &ev->smem;
+            else if (KEY("sort_index")) dst = NULL;
+            break;
+        case 'g': if (KEY("grid")) dst = &ev->grid; break;
+        case 'b':
+            if (KEY("block")) dst = &ev->block;
+            else if (KEY("blocks per SM")) dst = &ev->bps;
+            else if (KEY("bytes")) dst = &ev->bytes;
+            break;
+        case 'r': if (KEY("registers per thread")) dst = &ev->regs; break;
+        case 'I':
+            if (KEY("Input Dims") || KEY("Input dims")) dst = &ev->input_dims;
+            else if (KEY("Input type")) dst = &ev->input_type;
+            break;
+        case 'C': if (KEY("Call stack")) dst = &ev->call_stack; break;
+        case 'P':
+            if (KEY("Python id")) dst = &ev->py_id;
+            else if (KEY("Python parent id")) dst = &ev->py_parent;
+            else if (KEY("Python module id")) dst = &ev->py_module;
+            break;
+        case 'F': if (KEY("Fwd thread id")) dst = &ev->fwd_tid; break;
+        case 'D':
+            if (KEY("Device Type")) dst = &ev->dev_type;
+            else if (KEY("Device Id")) dst = &ev->dev_id;
+            break;
+        case 'A': if (KEY("Addr")) dst = &ev->addr; break;
+        case 'B': if (KEY("Bytes")) dst = &ev->mem_bytes; break;
+        case 'T':
+            if (KEY("Total Allocated")) dst = &ev->total_alloc;
+            else if (KEY("Total Reserved")) dst = &ev->total_reserved;
+            break;
+        case 'n': if (KEY("name")) dst = &ev->meta_name; break;
+        case 'l': if (KEY("labels")) dst = &ev->meta_labels; break;
+        }
+        if (dst) {
+            if (read_value(j, dst) < 0)
+                return -1;
+        } else if (tp_json_skip(j, NULL) < 0) {
+            return -1;
+        }
+    }
+    return r;
+}
+
+static int read_event(tp_json *j, struct event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    if (tp_json_type(j) != TP_J_OBJECT) {
+        if (tp_json_peek(j) < 0)
+            return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+        struct jv skip;
+        if (read_value(j, &skip) < 0)
+            return -1;
+        return 1;   /* not an object: caller counts it */
+    }
+    if (tp_json_obj_begin(j) < 0)
+        return -1;
+    int n = 0, r;
+    tp_jspan key;
+    while ((r = tp_json_obj_next(j, &n, &key)) == 1) {
+        const char *k = tp_json_ptr(j, key);
+        struct jv *dst = NULL;
+        if (key.len <= 4) {
+            if (KEY("ph")) dst = &ev->ph;
+            else if (KEY("cat")) dst = &ev->cat;
+            else if (KEY("name")) dst = &ev->name;
+            else if (KEY("pid")) dst = &ev->pid;
+            else if (KEY("tid")) dst = &ev->tid;
+            else if (KEY("ts")) dst = &ev->ts;
+            else if (KEY("dur")) dst = &ev->dur;
+            else if (KEY("id")) dst = &ev->id;
+            else if (KEY("args")) {
+                if (read_args(j, ev) < 0)
+                    return -1;
+                continue;
+            }
+        }
+        if (dst) {
+            if (read_value(j, dst) < 0)
+                return -1;
+        } else if (tp_json_skip(j, NULL) < 0) {
+            return -1;
+        }
+    }
+    return r < 0 ? -1 : 0;
+}
+
+/* ---- turning spans into fields ---- */
+
+/* An integer field: JSON number or numeric string.  1 ok, 0 absent, -1 bad. */
+static int get_i64(tp_json *j, const struct jv *v, int64_t *out)
+{
+    if (v->type == TP_J_NONE || v->type == TP_J_NULL)
+        return 0;
+    if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
+        return -1;
+    const char *s = tp_json_ptr(j, v->s);
+    if (tp_decimal_to_i64(s, v->s.len, out) == 0)
+        return 1;
+    /* Some exporters write ids as floats (1.0e3); accept integral doubles. */
+    double d;
+    /* The range check comes first: casting a double outside int64's range
+     * (an id of 2e37) is undefined behaviour, not just a wrong value. */
+    if (tp_decimal_to_double(s, v->s.len, &d) == 0 && d > -9.2e18 && d < 9.2e18 && d == (double)(int64_t)d) {
+        *out = (int64_t)d;
+        return 1;
+    }
+    return -1;
+}
+
+static int get_double(tp_json *j, const struct jv *v, double *out)
+{
+    if (v->type == TP_J_NONE || v->type == TP_J_NULL)
+        return 0;
+    if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
+        return -1;
+    return tp_decimal_to_double(tp_json_ptr(j, v->s), v->s.len, out) == 0 ? 1 : -1;
+}
+
+static int get_ns(tp_json *j, const struct jv *v, int64_t *out)
+{
+    if (v->type == TP_J_NONE)
+        return 0;
+    if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
+        return -1;
+    return tp_decimal_us_to_ns(tp_json_ptr(j, v->s), v->s.len, out) == 0 ? 1 : -1;
+}
+
+static uint32_t get_str(struct importer *im, const struct jv *v)
+{
+    if (v->type == TP_J_NONE)
+        return 0;
+    uint32_t id = tp_store_intern(im->st, tp_json_ptr(im->j, v->s), v->s.len);
+    if (id == UINT32_MAX) {
+        im->oom = 1;   /* the caller fails at the event's end; "" stands in until then */
+        return 0;
+    }
+    return id;
+}
+
+/* pid/tid: numbers, numeric strings, or names ("stream 7", "Spans"). */
+static int64_t get_id(struct importer *im, const struct jv *v)
+{
+    int64_t x;
+    if (v->type == TP_J_NONE)
+        return TP_NONE;
+    if (get_i64(im->j, v, &x) == 1 && x >= 0 && x < TP_TID_STRING)
+        return x;
+    if (get_i64(im->j, v, &x) == 1 && x < 0)
+        return x;
+    return TP_TID_STRING | (int64_t)get_str(im, v);
+}
+
+/* [x, y, z] of small ints. */
+static void get_dim3(tp_json *j, const struct jv *v, int32_t out[3])
+{
+    if (v->type != TP_J_ARRAY)
+        return;
+    const char *s = tp_json_ptr(j, v->s), *e = s + v->s.len;
+    for (int d = 0; d < 3 && s < e; d++) {
+        while (s < e && !(*s >= '0' && *s <= '9') && *s != '-')
+            s++;
+        if (s >= e)
+            break;
+        char *end;
+        long x = strtol(s, &end, 10);
+        out[d] = (int32_t)x;
+        s = end;
+    }
+}
+
+static int64_t pick_i64(struct importer *im, const struct jv *v, const char *what, uint64_t off, int *bad)
+{
+    int64_t x;
+    int r = get_i64(im->j, v, &x);
+    if (r == 1)
+        return x;
+    if (r < 0) {
+        char reason[96];
+        snprintf(reason, sizeof reason, "%s is not an integer", what);
+        tp_store_bad(im->st, reason, off);
+        *bad = 1;
+    }
+    return TP_NONE;
+}
+
+/* Out of memory half way through a row: the row goes (a kernel without its
+ * kernel record, a name without its string, is no row); the rows before it
+ * stay, and the error names the byte. */
+static int drop_row_oom(tp_store *st, int64_t row, tp_json *j)
+{
+    st->n = (size_t)row;
+    return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+}
+
+static int add_event(struct importer *im, struct event *ev, uint64_t off)
+{
+    tp_store *st = im->st;
+    tp_json *j = im->j;
+    if (ev->ph.type != TP_J_STRING || ev->ph.s.len < 1) {
+        tp_store_bad(st, ev->ph.type == TP_J_NONE ? "event without \"ph\"" : "\"ph\" is not a string", off);
+        return 0;
+    }
+    char ph = tp_json_ptr(j, ev->ph.s)[0];
+    int64_t ts = 0, dur = 0;
+    int r = get_ns(j, &ev->ts, &ts);
+    if (r < 0) {
+        tp_store_bad(st, "\"ts\" is not a number in range", off);
+        return 0;
+    }
+    if (r == 0 && ph != 'M') {
+        tp_store_bad(st, "event without \"ts\"", off);
+        return 0;
+    }
+    if (get_ns(j, &ev->dur, &dur) < 0) {
+        tp_store_bad(st, "\"dur\" is not a number in range", off);
+        return 0;
+    }
+    if (ev->name.type != TP_J_NONE && ev->name.type != TP_J_STRING) {
+        tp_store_bad(st, "\"name\" is not a string", off);
+        return 0;
+    }
+    if (ev->cat.type != TP_J_NONE && ev->cat.type != TP_J_STRING) {
+        tp_store_bad(st, "\"cat\" is not a string", off);
+        return 0;
+    }
+    if (ts > INT64_MAX / 2 || ts < INT64_MIN / 2 || dur > INT64_MAX / 4 || dur < 0) {
+        tp_store_bad(st, dur < 0 ? "negative \"dur\"" : "timestamp out of range", off);
+        return 0;
+    }
+    int bad = 0;
+    int64_t row = tp_store_add(st);
+    if (row < 0)
+        return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+    st->ph[row] = ph;
+    st->ts[row] = ts;
+    st->dur[row] = dur;
+    st->name[row] = get_str(im, &ev->name);
+    st->cat[row] = get_str(im, &ev->cat);
+    st->pid[row] = get_id(im, &ev->pid);
+    st->tid[row] = get_id(im, &ev->tid);
+
+    enum tp_kind kind;
+    switch (ph) {
+    case 'X':
+        kind = cat_kind(im, st->cat[row]);
+        break;
+    case 'i': case 'I':
+        kind = st->name[row] == im->memory_name ? TP_K_MEMORY : TP_K_INSTANT;
+        break;
+    case 's': case 'f': case 't':
+        kind = TP_K_FLOW;
+        if (ev->id.type == TP_J_STRING && get_i64(j, &ev->id, &st->correlation[row]) != 1) {
+            /* Ascend's HostToDevice flows carry string ids past int64
+             * ("40004068119343529983"): flows only pair s with f, so a
+             * 62-bit hash of the text stands in (bit 62 set: never equal to
+             * a numeric id below 2^62). */
+            const unsigned char *p = (const unsigned char *)tp_json_ptr(j, ev->id.s);
+            uint64_t h = 0xcbf29ce484222325ULL;
+            for (uint32_t q = 0; q < ev->id.s.len; q++)
+                h = (h ^ p[q]) * 0x100000001b3ULL;
+            st->correlation[row] = (int64_t)((h & ((UINT64_C(1) << 62) - 1)) | (UINT64_C(1) << 62));
+        } else {
+            st->correlation[row] = pick_i64(im, &ev->id, "flow \"id\"", off, &bad);
+        }
+        break;
+    case 'C': kind = TP_K_COUNTER; break;
+    case 'M': kind = TP_K_META; break;
+    default: kind = TP_K_OTHER; break;
+    }
+    st->kind[row] = (uint8_t)kind;
+
+    if (ev->has_args) {
+        const struct jv *ext = ev->ext_id.type != TP_J_NONE ? &ev->ext_id : &ev->ext_id_lc;
+        st->external_id[row] = pick_i64(im, ext, "\"External id\"", off, &bad);
+        if (kind != TP_K_FLOW)
+            st->correlation[row] = pick_i64(im, &ev->correlation, "\"correlation\"", off, &bad);
+        st->seq[row] = pick_i64(im, &ev->seq, "\"Sequence number\"", off, &bad);
+        int64_t x = pick_i64(im, &ev->device, "\"device\"", off, &bad);
+        if (x != TP_NONE)
+            st->device[row] = (int32_t)x;
+        x = pick_i64(im, &ev->stream, "\"stream\"", off, &bad);
+        if (x != TP_NONE)
+            st->stream[row] = (int32_t)x;
+    }
+    switch (kind) {
+    case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET: {
+        struct tp_kernel_info *k = tp_store_add_kernel_info(st, (size_t)row);
+        if (!k)
+            return drop_row_oom(st, row, j);
+        get_dim3(j, &ev->grid, k->grid);
+        get_dim3(j, &ev->block, k->block);
+        int64_t x = pick_i64(im, &ev->regs, "\"registers per thread\"", off, &bad);
+        if (x != TP_NONE)
+            k->regs = (int32_t)x;
+        x = pick_i64(im, &ev->smem, "\"shared memory\"", off, &bad);
+        if (x != TP_NONE)
+            k->smem = x;
+        x = pick_i64(im, &ev->bytes, "\"bytes\"", off, &bad);
+        if (x != TP_NONE)
+            k->bytes = x;
+        double d;
+        if (get_double(j, &ev->bps, &d) == 1)
+            k->blocks_per_sm = d;
+        if (get_double(j, &ev->occ, &d) == 1)
+            k->occupancy = d;
+        break;
+    }
+    case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION: case TP_K_PYTHON_FUNCTION: {
+        struct tp_op_info *o = tp_store_add_op_info(st, (size_t)row);
+        if (!o)
+            return drop_row_oom(st, row, j);
+        if (ev->input_dims.type == TP_J_ARRAY)
+            o->input_dims = get_str(im, &ev->input_dims);
+        if (ev->input_type.type == TP_J_ARRAY)
+            o->input_types = get_str(im, &ev->input_type);
+        if (ev->call_stack.type == TP_J_STRING)
+            o->call_stack = get_str(im, &ev->call_stack);
+        o->python_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, &bad);
+        o->python_parent_id = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, &bad);
+        o->module_id = pick_i64(im, &ev->py_module, "\"Python module id\"", off, &bad);
+        o->fwd_thread = pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, &bad);
+        break;
+    }
+    case TP_K_MEMORY: {
+        struct tp_mem_info *m = tp_store_add_mem_info(st, (size_t)row);
+        if (!m)
+            return drop_row_oom(st, row, j);
+        int64_t x = pick_i64(im, &ev->dev_type, "\"Device Type\"", off, &bad);
+        if (x != TP_NONE)
+            m->device_type = (int32_t)x;
+        x = pick_i64(im, &ev->dev_id, "\"Device Id\"", off, &bad);
+        if (x != TP_NONE)
+            m->device_id = (int32_t)x;
+        m->addr = pick_i64(im, &ev->addr, "\"Addr\"", off, &bad);
+        m->bytes = pick_i64(im, &ev->mem_bytes, "\"Bytes\"", off, &bad);
+        m->total_allocated = pick_i64(im, &ev->total_alloc, "\"Total Allocated\"", off, &bad);
+        m->total_reserved = pick_i64(im, &ev->total_reserved, "\"Total Reserved\"", off, &bad);
+        break;
+    }
+    case TP_K_META:
+        if (ev->meta_name.type == TP_J_STRING)
+            st->aux[row] = get_str(im, &ev->meta_name);
+        else if (ev->meta_labels.type == TP_J_STRING)
+            st->aux[row] = get_str(im, &ev->meta_labels);
+        break;
+    default:
+        break;
+    }
+    if (im->oom)
+        return drop_row_oom(st, row, j);
+    if (bad)
+        st->n--;   /* drop the row; the reason is counted */
+    return 0;
+}
+
+static int read_events(struct importer *im)
+{
+    tp_json *j = im->j;
+    if (tp_json_arr_begin(j) < 0)
+        return -1;
+    int n = 0, r;
+    struct event ev;
+    for (;;) {
+        tp_json_set_mark(j);
+        r = tp_json_arr_next(j, &n);
+        if (r <= 0)
+            break;
+        uint64_t off = tp_json_offset(j);
+        int e = read_event(j, &ev);
+        if (e < 0)
+            return -1;
+        if (e == 1) {
+            tp_store_bad(im->st, "event is not an object", off);
+            continue;
+        }
+        if (add_event(im, &ev, off) < 0)
+            return -1;
+    }
+    return r;
+}
+
+static int read_devices(struct importer *im)
+{
+    tp_json *j = im->j;
+    tp_store *st = im->st;
+    if (tp_json_type(j) != TP_J_ARRAY)
+        return tp_json_skip(j, NULL);
+    if (tp_json_arr_begin(j) < 0)
+        return -1;
+    int n = 0, r;
+    while ((r = tp_json_arr_next(j, &n)) == 1) {
+        if (tp_json_type(j) != TP_J_OBJECT) {
+            if (tp_json_skip(j, NULL) < 0)
+                return -1;
+            continue;
+        }
+        struct tp_device *d = realloc(st->devices, (st->ndevices + 1) * sizeof *d);
+        if (!d)
+            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+        st->devices = d;
+        d = &st->devices[st->ndevices++];
+        memset(d, 0, sizeof *d);
+        d->id = (int32_t)(st->ndevices - 1);   /* the plugin indexes by position */
+        if (tp_json_obj_begin(j) < 0)
+            return -1;
+        int m = 0, q;
+        tp_jspan key;
+        while ((q = tp_json_obj_next(j, &m, &key)) == 1) {
+            /* Which field the key names is decided before the value is read:
+             * reading it can refill (move) the window or grow the escape
+             * scratch, and either leaves a pointer to the key dangling. */
+            const char *k = tp_json_ptr(j, key);
+            int is_name = KEY("name");
+            int64_t *wide = NULL;
+            int32_t *narrow = NULL;
+            if (KEY("id")) narrow = &d->id;
+            else if (KEY("totalGlobalMem")) wide = &d->total_mem;
+            else if (KEY("computeMajor")) narrow = &d->major;
+            else if (KEY("computeMinor")) narrow = &d->minor;
+            else if (KEY("numSms")) narrow = &d->num_sms;
+            else if (KEY("maxThreadsPerMultiprocessor")) narrow = &d->max_threads_per_sm;
+            else if (KEY("maxThreadsPerBlock")) narrow = &d->max_threads_per_block;
+            else if (KEY("regsPerBlock")) narrow = &d->regs_per_block;
+            else if (KEY("regsPerMultiprocessor")) narrow = &d->regs_per_sm;
+            else if (KEY("warpSize")) narrow = &d->warp_size;
+            else if (KEY("sharedMemPerBlock")) wide = &d->smem_per_block;
+            else if (KEY("sharedMemPerMultiprocessor")) wide = &d->smem_per_sm;
+            else if (KEY("sharedMemPerBlockOptin")) wide = &d->smem_optin;
+            k = NULL;
+            struct jv v;
+            if (read_value(j, &v) < 0)
+                return -1;
+            int64_t x = 0;
+            if (is_name)
+                d->name = v.type == TP_J_STRING ? get_str(im, &v) : 0;
+            else if ((wide || narrow) && get_i64(j, &v, &x) == 1) {
+                if (wide)
+                    *wide = x;
+                else if (x >= INT32_MIN && x <= INT32_MAX)
+                    *narrow = (int32_t)x;
+            }
+        }
+        if (q < 0)
+            return -1;
+        if (im->oom)
+            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+    }
+    return r;
+}
+
+static int read_distributed(struct importer *im)
+{
+    tp_json *j = im->j;
+    if (tp_json_type(j) != TP_J_OBJECT)
+        return tp_json_skip(j, NULL);
+    if (tp_json_obj_begin(j) < 0)
+        return -1;
+    int n = 0, r;
+    tp_jspan key;
+    while ((r = tp_json_obj_next(j, &n, &key)) == 1) {
+        const char *k = tp_json_ptr(j, key);
+        int is_rank = KEY("rank"), is_ws = KEY("world_size"), is_backend = KEY("backend");
+        struct jv v;
+        if (read_value(j, &v) < 0)
+            return -1;
+        int64_t x;
+        if (is_rank && get_i64(j, &v, &x) == 1)
+            im->st->rank = x;
+        else if (is_ws && get_i64(j, &v, &x) == 1)
+            im->st->world_size = x;
+        else if (is_backend && v.type == TP_J_STRING)
+            im->st->dist_backend = get_str(im, &v);
+        if (im->oom)
+            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+    }
+    return r;
+}
+
+/* Where the rows of a "traceEvents" array begin. */
+struct store_mark {
+    size_t n, nkernels, nops, nmems;
+};
+
+/* A second top-level "traceEvents": Python's json (and so the TensorBoard
+ * plugin) keeps the last value of a repeated key, so the rows of the earlier
+ * array go, counted under a reason that `info` shows. */
+static void drop_earlier_events(tp_store *st, const struct store_mark *first, uint64_t off)
+{
+    size_t dropped = st->n - first->n;
+    st->n = first->n;
+    st->nkernels = first->nkernels;
+    st->nops = first->nops;
+    st->nmems = first->nmems;
+    static const char reason[] = "\"traceEvents\" repeats: the last array wins (as in Python's json), "
+                                 "earlier events dropped";
+    tp_store_skip(st, reason, off);
+    for (size_t i = 0; i < st->nskips; i++)
+        if (strcmp(st->skips[i].reason, reason) == 0 && dropped > 0)
+            st->skips[i].count += dropped - 1;   /* count the events, not the repeats */
+}
+
+int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
+{
+    tp_json j;
+    if (tp_json_init_source(&j, src, err) != TP_OK)
+        return err->status;
+    struct importer im = { .st = st, .j = &j };
+    im.memory_name = tp_store_intern(st, "[memory]", 8);
+    st->format = TP_SRC_KINETO_JSON;
+    int rc = 0, saw_events = 0;
+    struct store_mark first = {0, 0, 0, 0};
+    int c = tp_json_peek(&j);
+    if (c == '[') {
+        saw_events = 1;
+        rc = read_events(&im);
+    } else if (c == '{') {
+        rc = tp_json_obj_begin(&j);
+        int n = 0, r = 0;
+        tp_jspan key;
+        while (rc >= 0 && (r = tp_json_obj_next(&j, &n, &key)) == 1) {
+            const char *k = tp_json_ptr(&j, key);
+            if (KEY("traceEvents")) {
+                if (saw_events)
+                    drop_earlier_events(st, &first, tp_json_offset(&j));
+                else
+                    first = (struct store_mark){st->n, st->nkernels, st->nops, st->nmems};
+                saw_events = 1;
+                if (tp_json_type(&j) != TP_J_ARRAY) {
+                    rc = tp_json_fail(&j, TP_ERR_FORMAT, "\"traceEvents\" is not an array");
+                    break;
+                }
+                rc = read_events(&im);
+            } else if (KEY("deviceProperties")) {
+                rc = read_devices(&im);
+            } else if (KEY("distributedInfo")) {
+                rc = read_distributed(&im);
+            } else if (KEY("baseTimeNanoseconds") || KEY("schemaVersion")) {
+                int is_base = KEY("baseTimeNanoseconds");
+                struct jv v;
+                rc = read_value(&j, &v);
+                int64_t x;
+                if (rc >= 0 && get_i64(&j, &v, &x) == 1) {
+                    if (is_base)
+                        st->base_time_ns = x;
+                    else
+                        st->schema_version = (int32_t)x;
+                }
+            } else {
+                rc = tp_json_skip(&j, NULL);
+            }
+            tp_json_set_mark(&j);
+        }
+        if (r < 0)
+            rc = -1;
+    } else if (c < 0) {
+        rc = j.failed ? -1 : tp_json_fail(&j, TP_ERR_FORMAT, "empty input: not a trace");
+    } else {
+        rc = tp_json_fail(&j, TP_ERR_FORMAT, "not JSON (expected '{' or '[')");
+    }
+    if (rc >= 0 && tp_json_peek(&j) >= 0)
+        rc = tp_json_fail(&j, TP_ERR_FORMAT, "unexpected data after the end of the JSON document");
+    if (rc >= 0 && j.failed)
+        rc = -1;   /* the source failed after the document (corrupt compressed data past its end) */
+    if (rc >= 0 && !saw_events)
+        rc = tp_json_fail(&j, TP_ERR_FORMAT, "JSON without \"traceEvents\": not a PyTorch profiler trace");
+    if (j.control_chars) {
+        char reason[96];
+        snprintf(reason, sizeof reason, "raw control characters inside strings (%llu)",
+                 (unsigned long long)j.control_chars);
+        tp_store_bad(st, reason, j.first_control_off);
+    }
+    st->text_bytes = tp_json_offset(&j);
+    st->truncated = rc < 0 && err->status == TP_ERR_TRUNCATED;
+    free(im.cat_kind);
+    tp_json_free(&j);
+    return rc < 0 ? (err->status ? err->status : TP_ERR_FORMAT) : TP_OK;
+}

@@ -1,0 +1,274 @@
+/* link.c — one pass of derived structure every view shares.
+ *
+ *  - launcher:  device activity (kernel, memcpy, memset) -> the runtime or
+ *               driver call with the same correlation id (CUDA graphs: one
+ *               launch, many kernels);
+ *  - parent, depth, self_ns: per-thread trees of host events (CPU ops,
+ *               annotations, python functions, runtime calls) by time
+ *               containment; a partially overlapping event is attached to the
+ *               innermost event that contains it whole (the TensorBoard
+ *               plugin drops it instead);
+ *  - launch_op: the innermost CPU op on the launching thread that encloses
+ *               the runtime call (the plugin's rule), else the CPU op with
+ *               the runtime's External id;
+ *  - steps:     ProfilerStep#N ranges from CPU ops / user annotations
+ *               (GPU-side copies of the annotation are not steps);
+ *  - annots:    one prof.py row per kernel (direction, layer, trace...);
+ *  - attr:      the attribution model every view charges GPU time by
+ *               (attribution.c: operator or cause per GPU activity, totals).
+ * Nvprof/nsys/dict inputs get their annots from tp_link_pyprof instead. */
+#include <stdlib.h>
+#include <string.h>
+#include "ingest.h"
+#include "i64map.h"
+#include "link.h"
+
+/* Keep the first row seen for an id (the plugin's dict keeps the first
+ * too); -1 on out of memory. */
+static int put_first(struct tp_i64map *m, int64_t id, int64_t row)
+{
+    int64_t *v = tp_i64map_slot(m, id);
+    if (!v)
+        return -1;
+    if (*v < 0)
+        *v = row;
+    return 0;
+}
+
+/* ---- host trees ---- */
+
+static int is_host_kind(uint8_t k)
+{
+    return k == TP_K_CPU_OP || k == TP_K_USER_ANNOTATION || k == TP_K_PYTHON_FUNCTION || k == TP_K_RUNTIME ||
+           k == TP_K_DRIVER;
+}
+
+static int is_device_kind(uint8_t k)
+{
+    return k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET;
+}
+
+static _Thread_local const tp_store *sort_st;
+
+static int cmp_host(const void *a, const void *b)
+{
+    const tp_store *st = sort_st;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (st->pid[x] != st->pid[y])
+        return st->pid[x] < st->pid[y] ? -1 : 1;
+    if (st->tid[x] != st->tid[y])
+        return st->tid[x] < st->tid[y] ? -1 : 1;
+    if (st->ts[x] != st->ts[y])
+        return st->ts[x] < st->ts[y] ? -1 : 1;
+    if (st->dur[x] != st->dur[y])
+        return st->dur[x] > st->dur[y] ? -1 : 1;   /* longer first: it contains the other */
+    /* Equal ranges: ops enclose the runtime calls they make. */
+    int ra = st->kind[x] == TP_K_RUNTIME || st->kind[x] == TP_K_DRIVER;
+    int rb = st->kind[y] == TP_K_RUNTIME || st->kind[y] == TP_K_DRIVER;
+    if (ra != rb)
+        return ra - rb;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+    const tp_store *st = sort_st;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (st->ts[x] != st->ts[y])
+        return st->ts[x] < st->ts[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int build_trees(tp_store *st)
+{
+    size_t nh = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (is_host_kind(st->kind[i]) && st->ph[i] == 'X')
+            nh++;
+    int64_t *idx = malloc((nh ? nh : 1) * sizeof *idx);
+    int64_t *stack = malloc((nh ? nh : 1) * sizeof *stack);
+    if (!idx || !stack) {
+        free(idx);
+        free(stack);
+        return -1;
+    }
+    nh = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (is_host_kind(st->kind[i]) && st->ph[i] == 'X')
+            idx[nh++] = (int64_t)i;
+    sort_st = st;
+    qsort(idx, nh, sizeof *idx, cmp_host);
+    size_t sp = 0;
+    for (size_t k = 0; k < nh; k++) {
+        int64_t r = idx[k];
+        if (k > 0) {
+            int64_t prev = idx[k - 1];
+            if (st->pid[prev] != st->pid[r] || st->tid[prev] != st->tid[r])
+                sp = 0;   /* a new thread */
+        }
+        int64_t end = st->ts[r] + st->dur[r];
+        /* Pop what ended before r starts, and what does not contain r whole. */
+        while (sp > 0) {
+            int64_t top = stack[sp - 1];
+            int64_t top_end = st->ts[top] + st->dur[top];
+            if (top_end <= st->ts[r] || top_end < end)
+                sp--;
+            else
+                break;
+        }
+        st->parent[r] = sp ? stack[sp - 1] : -1;
+        st->depth[r] = (int32_t)sp;
+        st->self_ns[r] = st->dur[r];
+        if (sp)
+            st->self_ns[stack[sp - 1]] -= st->dur[r];
+        stack[sp++] = r;
+    }
+    free(idx);
+    free(stack);
+    return 0;
+}
+
+/* The innermost CPU op at or above row r. */
+static int64_t enclosing_cpu_op(const tp_store *st, int64_t r)
+{
+    while (r >= 0 && st->kind[r] != TP_K_CPU_OP)
+        r = st->parent[r];
+    return r;
+}
+
+/* ---- steps ---- */
+
+static int is_step_name(const char *s)
+{
+    return strncmp(s, "ProfilerStep#", 13) == 0;
+}
+
+static int build_steps(tp_store *st)
+{
+    size_t ns = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if ((st->kind[i] == TP_K_CPU_OP || st->kind[i] == TP_K_USER_ANNOTATION) &&
+            is_step_name(tp_store_str(st, st->name[i])))
+            ns++;
+    if (!ns)
+        return 0;
+    int64_t *idx = malloc(ns * sizeof *idx);
+    st->steps = calloc(ns, sizeof *st->steps);
+    if (!idx || !st->steps) {
+        free(idx);
+        return -1;
+    }
+    ns = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if ((st->kind[i] == TP_K_CPU_OP || st->kind[i] == TP_K_USER_ANNOTATION) &&
+            is_step_name(tp_store_str(st, st->name[i])))
+            idx[ns++] = (int64_t)i;
+    sort_st = st;
+    qsort(idx, ns, sizeof *idx, cmp_ts);
+    for (size_t k = 0; k < ns; k++) {
+        int64_t r = idx[k];
+        /* The same step can appear as cpu_op and user_annotation: keep one. */
+        int64_t number = atoll(tp_store_str(st, st->name[r]) + 13);
+        if (st->nsteps && st->steps[st->nsteps - 1].number == number)
+            continue;
+        struct tp_step *s = &st->steps[st->nsteps++];
+        s->number = number;
+        s->ts = st->ts[r];
+        s->end = st->ts[r] + st->dur[r];
+        s->name = r;
+    }
+    free(idx);
+    /* Step of each host row by its start time; device rows by their launch. */
+    for (size_t i = 0; i < st->n; i++) {
+        int64_t t = st->ts[i];
+        size_t lo = 0, hi = st->nsteps;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (st->steps[mid].ts <= t)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        st->step[i] = (lo > 0 && t < st->steps[lo - 1].end) ? (int64_t)(lo - 1) : -1;
+    }
+    for (size_t i = 0; i < st->n; i++)
+        if (is_device_kind(st->kind[i]) && st->launcher[i] >= 0)
+            st->step[i] = st->step[st->launcher[i]];
+    return 0;
+}
+
+int tp_store_link(tp_store *st, tp_error *err)
+{
+    if (!st)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_store_link: no store");
+    if (st->linked) {
+        /* a .tprof store comes back linked; the attribution model is not stored */
+        if (!st->attr.op && tp_link_attribution(st) < 0)
+            return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+        return TP_OK;
+    }
+    size_t n = st->n ? st->n : 1;
+    st->parent = malloc(n * sizeof *st->parent);
+    st->depth = malloc(n * sizeof *st->depth);
+    st->self_ns = malloc(n * sizeof *st->self_ns);
+    st->launcher = malloc(n * sizeof *st->launcher);
+    st->launch_op = malloc(n * sizeof *st->launch_op);
+    st->step = malloc(n * sizeof *st->step);
+    if (!st->parent || !st->depth || !st->self_ns || !st->launcher || !st->launch_op || !st->step)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+    for (size_t i = 0; i < st->n; i++) {
+        st->parent[i] = st->launcher[i] = st->launch_op[i] = st->step[i] = -1;
+        st->depth[i] = 0;
+        st->self_ns[i] = st->dur[i];
+    }
+
+    /* Runtime <-> device by correlation id. */
+    struct tp_i64map corr = {0}, ext = {0};
+    size_t nrt = 0, nops = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        if (st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER)
+            nrt++;
+        else if (st->kind[i] == TP_K_CPU_OP)
+            nops++;
+    }
+    int oom = tp_i64map_init(&corr, nrt) < 0 || tp_i64map_init(&ext, nops) < 0;
+    for (size_t i = 0; i < st->n && !oom; i++) {
+        if ((st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) && st->correlation[i] != TP_NONE)
+            oom = put_first(&corr, st->correlation[i], (int64_t)i) < 0;
+        else if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0)
+            oom = put_first(&ext, st->external_id[i], (int64_t)i) < 0;
+    }
+    if (oom || build_trees(st) < 0) {
+        tp_i64map_free(&corr);
+        tp_i64map_free(&ext);
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+    }
+    for (size_t i = 0; i < st->n; i++) {
+        if (!is_device_kind(st->kind[i]) || st->correlation[i] == TP_NONE)
+            continue;
+        int64_t rt = tp_i64map_get(&corr, st->correlation[i]);
+        st->launcher[i] = rt;
+        int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
+        if (op < 0) {
+            int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
+            if (e != TP_NONE && e != 0)
+                op = tp_i64map_get(&ext, e);
+        }
+        st->launch_op[i] = op;
+    }
+    tp_i64map_free(&corr);
+    tp_i64map_free(&ext);
+    if (build_steps(st) < 0 || tp_link_attribution(st) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+    int rc;
+    if (st->format == TP_SRC_KINETO_JSON)
+        rc = tp_link_kernel_annots(st, err);
+    else if (st->format == TP_SRC_NVPROF_SQLITE || st->format == TP_SRC_NSYS_SQLITE ||
+             st->format == TP_SRC_PYPROF_DICT)
+        rc = tp_link_pyprof(st, err);
+    else
+        rc = TP_OK;
+    if (rc == TP_OK)
+        st->linked = 1;
+    return rc;
+}

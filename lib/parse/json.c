@@ -1,0 +1,602 @@
+/* json.c — the streaming JSON reader (see json.h for why it is hand-written).
+ *
+ * The window [buf, end) holds the bytes from `base` on.  When a scan reaches
+ * `end`, refill() moves the bytes from `mark` on to the front of the window
+ * and reads more; every position a scan holds across a refill is kept as an
+ * absolute offset, so nothing dangles. */
+#include <stdlib.h>
+#include <string.h>
+#include "json.h"
+
+size_t tp_json_window_bytes = 4u << 20;
+
+int tp_json_fail(tp_json *j, enum tp_status st, const char *what)
+{
+    if (!j->failed) {
+        j->failed = 1;
+        tp_error_set(j->err, st, "%s: byte %llu: %s", j->path, (unsigned long long)tp_json_offset(j), what);
+    }
+    return -1;
+}
+
+int tp_json_init_mem(tp_json *j, const char *data, size_t len, const char *path, tp_error *err)
+{
+    memset(j, 0, sizeof *j);
+    j->buf = j->p = data;
+    j->end = data + len;
+    j->eof = 1;
+    j->path = path;
+    j->err = err;
+    return TP_OK;
+}
+
+int tp_json_init_source(tp_json *j, tp_source *src, tp_error *err)
+{
+    memset(j, 0, sizeof *j);
+    j->src = src;
+    j->path = tp_source_path(src);
+    j->err = err;
+    j->cap = tp_json_window_bytes;
+    j->own = malloc(j->cap);
+    if (!j->own)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", j->path);
+    j->buf = j->p = j->end = j->own;
+    /* bytes the caller consumed before (a BOM, leading blanks) count in
+     * the offsets that messages name */
+    j->base = j->mark = tp_source_offset(src);
+    return TP_OK;
+}
+
+void tp_json_free(tp_json *j)
+{
+    free(j->own);
+    free(j->scratch);
+    j->own = j->scratch = NULL;
+}
+
+/* Make more bytes available past `end`.  Returns 1 if some were added, 0 at
+ * the end of input, -1 on a read error (recorded). */
+static int refill(tp_json *j)
+{
+    if (j->eof || !j->src)
+        return 0;
+    size_t keep_from = (size_t)(j->mark - j->base);
+    size_t pos = (size_t)(j->p - j->buf);
+    if (keep_from > pos)
+        keep_from = pos;
+    size_t keep = (size_t)(j->end - j->buf) - keep_from;
+    if (keep > j->cap / 2) {
+        /* One item is bigger than half the window: grow it. */
+        size_t cap = j->cap * 2;
+        char *n = malloc(cap);
+        if (!n)
+            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+        memcpy(n, j->buf + keep_from, keep);
+        free(j->own);
+        j->own = n;
+        j->cap = cap;
+    } else if (keep_from) {
+        memmove(j->own, j->buf + keep_from, keep);
+    }
+    j->base += keep_from;
+    j->buf = j->own;
+    j->p = j->own + (pos - keep_from);
+    j->end = j->own + keep;
+    long r = tp_source_read(j->src, j->own + keep, j->cap - keep, j->err);
+    if (r < 0) {
+        j->failed = 1;   /* the source set the message */
+        j->eof = 1;
+        return -1;
+    }
+    if (r == 0) {
+        j->eof = 1;
+        return 0;
+    }
+    j->end += r;
+    return 1;
+}
+
+static inline int is_blank(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+int tp_json_peek_slow(tp_json *j)
+{
+    for (;;) {
+        const char *p = j->p, *end = j->end;
+        /* Indentation comes in runs of spaces: skip them 8 at a time. */
+        while (p < end) {
+            if (p + 8 <= end) {
+                uint64_t w;
+                memcpy(&w, p, 8);
+                if (w == UINT64_C(0x2020202020202020)) {
+                    p += 8;
+                    continue;
+                }
+            }
+            if (!is_blank((unsigned char)*p))
+                break;
+            p++;
+        }
+        j->p = p;
+        if (j->p < j->end)
+            return (unsigned char)*j->p;
+        if (refill(j) <= 0)
+            return -1;
+    }
+}
+
+static inline int need_char(tp_json *j, char c, const char *what)
+{
+    if (j->p < j->end && *j->p == c) {
+        j->p++;
+        return 0;
+    }
+    int ch = tp_json_peek(j);
+    if (ch != c) {
+        if (ch < 0 && !j->failed)
+            return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+        return tp_json_fail(j, TP_ERR_FORMAT, what);
+    }
+    j->p++;
+    return 0;
+}
+
+int tp_json_obj_begin(tp_json *j) { return need_char(j, '{', "expected '{'"); }
+int tp_json_arr_begin(tp_json *j) { return need_char(j, '[', "expected '['"); }
+
+int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
+{
+    int ch = tp_json_peek(j);
+    if (ch == '}') {
+        j->p++;
+        return 0;
+    }
+    if (*n > 0) {
+        if (ch != ',')
+            return ch < 0 ? tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)")
+                          : tp_json_fail(j, TP_ERR_FORMAT, "expected ',' or '}' in object");
+        j->p++;
+        ch = tp_json_peek(j);
+    }
+    if (ch != '"')
+        return ch < 0 ? tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)")
+                      : tp_json_fail(j, TP_ERR_FORMAT, "expected a string key in object");
+    if (tp_json_string(j, key) < 0)
+        return -1;
+    if (need_char(j, ':', "expected ':' after key") < 0)
+        return -1;
+    (*n)++;
+    return 1;
+}
+
+int tp_json_arr_next(tp_json *j, int *n)
+{
+    int ch = tp_json_peek(j);
+    if (ch == ']') {
+        j->p++;
+        return 0;
+    }
+    if (*n > 0) {
+        if (ch != ',')
+            return ch < 0 ? tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)")
+                          : tp_json_fail(j, TP_ERR_FORMAT, "expected ',' or ']' in array");
+        j->p++;
+        ch = tp_json_peek(j);
+    }
+    if (ch < 0)
+        return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+    (*n)++;
+    return 1;
+}
+
+enum tp_jtype tp_json_type(tp_json *j)
+{
+    switch (tp_json_peek(j)) {
+    case '"': return TP_J_STRING;
+    case '{': return TP_J_OBJECT;
+    case '[': return TP_J_ARRAY;
+    case 't': return TP_J_TRUE;
+    case 'f': return TP_J_FALSE;
+    case 'n': return TP_J_NULL;
+    case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8':
+    case '9': case 'N': case 'I':
+        return TP_J_NUMBER;
+    default: return TP_J_NONE;
+    }
+}
+
+/* ---- strings ---- */
+
+static int scratch_put(tp_json *j, const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;   /* the NUL that follows every decoded string allocates */
+    if (j->scratch_len + n > j->scratch_cap) {
+        size_t cap = j->scratch_cap ? j->scratch_cap * 2 : 4096;
+        while (cap < j->scratch_len + n)
+            cap *= 2;
+        char *p = realloc(j->scratch, cap);
+        if (!p)
+            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+        j->scratch = p;
+        j->scratch_cap = cap;
+    }
+    memcpy(j->scratch + j->scratch_len, s, n);
+    j->scratch_len += n;
+    return 0;
+}
+
+static int put_utf8(tp_json *j, uint32_t cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) { b[0] = (char)cp; n = 1; }
+    else if (cp < 0x800) { b[0] = (char)(0xc0 | cp >> 6); b[1] = (char)(0x80 | (cp & 0x3f)); n = 2; }
+    else if (cp < 0x10000) {
+        b[0] = (char)(0xe0 | cp >> 12); b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        b[2] = (char)(0x80 | (cp & 0x3f)); n = 3;
+    } else {
+        b[0] = (char)(0xf0 | cp >> 18); b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3f)); b[3] = (char)(0x80 | (cp & 0x3f)); n = 4;
+    }
+    return scratch_put(j, b, n);
+}
+
+/* Validate UTF-8 in s[0..n); returns the index of the first bad byte or n. */
+static size_t utf8_check(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) { i++; continue; }
+        size_t len;
+        uint32_t cp;
+        if ((c & 0xe0) == 0xc0) { len = 2; cp = c & 0x1f; }
+        else if ((c & 0xf0) == 0xe0) { len = 3; cp = c & 0x0f; }
+        else if ((c & 0xf8) == 0xf0) { len = 4; cp = c & 0x07; }
+        else return i;
+        if (i + len > n)
+            return i;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return i;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return i;
+        i += len;
+    }
+    return n;
+}
+
+static int hex4(const char *s, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
+        else return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Word-at-a-time search for '"', '\\' or a byte >= 0x80 or < 0x20: the plain
+ * run of a string is copied to nowhere — we only need where it ends. */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
+
+static inline const char *scan_plain(const char *p, const char *end)
+{
+    while (p + 8 <= end) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t special = has_zero(w ^ (ONES * '"')) | has_zero(w ^ (ONES * '\\')) |
+                           (w & HIGHS) | has_zero(w & (ONES * 0xe0));
+        if (special)
+            return p + (__builtin_ctzll(special) >> 3);
+        p += 8;
+    }
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\' || c >= 0x80 || c < 0x20)
+            return p;
+        p++;
+    }
+    return p;
+}
+
+int tp_json_string(tp_json *j, tp_jspan *out)
+{
+    if (need_char(j, '"', "expected a string") < 0)
+        return -1;
+    uint64_t start = tp_json_offset(j);
+    int escaped = 0;          /* copying into scratch from the first escape on */
+    uint64_t scratch_start = 0;
+    uint64_t run = start;     /* start of the not yet copied plain run (escaped mode) */
+    for (;;) {
+        const char *q = scan_plain(j->p, j->end);
+        j->p = q;
+        if (q == j->end) {
+            int r = refill(j);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input inside a string (truncated JSON?)");
+            continue;
+        }
+        unsigned char c = (unsigned char)*q;
+        if (c == '"') {
+            uint64_t stop = tp_json_offset(j);
+            j->p++;
+            if (!escaped) {
+                out->off = start;
+                out->len = (uint32_t)(stop - start);
+                return 0;
+            }
+            if (scratch_put(j, j->buf + (run - j->base), (size_t)(stop - run)) < 0)
+                return -1;
+            out->off = TP_JSPAN_SCRATCH | scratch_start;
+            out->len = (uint32_t)(j->scratch_len - scratch_start);
+            if (scratch_put(j, "", 1) < 0)   /* NUL for convenience; not in len */
+                return -1;
+            return 0;
+        }
+        if (c < 0x20) {
+            /* Python's json with strict=False (the TensorBoard plugin's
+             * fallback) accepts raw control characters; so do we, counted. */
+            if (!j->control_chars++)
+                j->first_control_off = tp_json_offset(j);
+            j->p++;
+            continue;
+        }
+        if (c >= 0x80) {
+            /* Need the whole sequence in the window to check it. */
+            while (j->end - j->p < 4 && !j->eof)
+                if (refill(j) < 0)
+                    return -1;
+            const unsigned char *u = (const unsigned char *)j->p;
+            size_t avail = (size_t)(j->end - j->p);
+            size_t want = (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3 : (u[0] & 0xf8) == 0xf0 ? 4 : 1;
+            if (want > avail || utf8_check(u, want) != want)
+                return tp_json_fail(j, TP_ERR_FORMAT, "invalid UTF-8 in a string");
+            j->p += want;
+            continue;
+        }
+        /* backslash escape */
+        if (!escaped) {
+            escaped = 1;
+            scratch_start = j->scratch_len;
+            run = start;
+        }
+        uint64_t here = tp_json_offset(j);
+        if (scratch_put(j, j->buf + (run - j->base), (size_t)(here - run)) < 0)
+            return -1;
+        while (j->end - j->p < 12 && !j->eof)
+            if (refill(j) < 0)
+                return -1;
+        if (j->end - j->p < 2)
+            return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input inside a string (truncated JSON?)");
+        char e = j->p[1];
+        char ch;
+        size_t adv = 2;
+        switch (e) {
+        case '"': ch = '"'; break;
+        case '\\': ch = '\\'; break;
+        case '/': ch = '/'; break;
+        case 'b': ch = '\b'; break;
+        case 'f': ch = '\f'; break;
+        case 'n': ch = '\n'; break;
+        case 'r': ch = '\r'; break;
+        case 't': ch = '\t'; break;
+        case 'u': {
+            uint32_t cp, lo;
+            if (j->end - j->p < 6 || hex4(j->p + 2, &cp) < 0)
+                return tp_json_fail(j, TP_ERR_FORMAT, "bad \\u escape in a string");
+            adv = 6;
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                if (j->end - j->p >= 12 && j->p[6] == '\\' && j->p[7] == 'u' && hex4(j->p + 8, &lo) == 0 &&
+                    lo >= 0xdc00 && lo <= 0xdfff) {
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    adv = 12;
+                } else {
+                    cp = 0xfffd;   /* lone surrogate: Python keeps it; UTF-8 cannot */
+                }
+            } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+                cp = 0xfffd;
+            }
+            if (put_utf8(j, cp) < 0)
+                return -1;
+            j->p += adv;
+            run = tp_json_offset(j);
+            continue;
+        }
+        default:
+            return tp_json_fail(j, TP_ERR_FORMAT, "bad escape in a string");
+        }
+        if (scratch_put(j, &ch, 1) < 0)
+            return -1;
+        j->p += adv;
+        run = tp_json_offset(j);
+    }
+}
+
+/* ---- numbers and literals ---- */
+
+static inline int is_num_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+static int valid_number(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (i < n && s[i] == '-')
+        i++;
+    if (n - i == 8 && memcmp(s + i, "Infinity", 8) == 0)
+        return 1;
+    if (i == 0 && n == 3 && memcmp(s, "NaN", 3) == 0)
+        return 1;
+    if (i >= n)
+        return 0;
+    if (s[i] == '0') {
+        i++;
+    } else if (s[i] >= '1' && s[i] <= '9') {
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    } else {
+        return 0;
+    }
+    if (i < n && s[i] == '.') {
+        i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return 0;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return 0;
+    }
+    return i == n;
+}
+
+int tp_json_number(tp_json *j, tp_jspan *out)
+{
+    if (tp_json_peek(j) < 0)
+        return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+    uint64_t start = tp_json_offset(j);
+    for (;;) {
+        const char *p = j->p, *end = j->end;
+        for (;;) {
+            while (p < end && (unsigned)(*p - '0') < 10)
+                p++;
+            if (p < end && (is_num_char((unsigned char)*p) || *p == 'N' || *p == 'a' || *p == 'I' ||
+                            *p == 'n' || *p == 'f' || *p == 'i' || *p == 't' || *p == 'y'))
+                p++;
+            else
+                break;
+        }
+        j->p = p;
+        if (p < end)
+            break;
+        int r = refill(j);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;   /* a number can end the input only if the input is a bare number */
+    }
+    uint64_t stop = tp_json_offset(j);
+    out->off = start;
+    out->len = (uint32_t)(stop - start);
+    if (!valid_number(j->buf + (start - j->base), out->len)) {
+        j->p = j->buf + (start - j->base);
+        return tp_json_fail(j, TP_ERR_FORMAT, "invalid number");
+    }
+    if (j->p == j->end && j->eof)
+        return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input after a number (truncated JSON?)");
+    return 0;
+}
+
+static int match_word(tp_json *j, const char *w, size_t n)
+{
+    while ((size_t)(j->end - j->p) < n && !j->eof)
+        if (refill(j) < 0)
+            return -1;
+    if ((size_t)(j->end - j->p) < n) {
+        if (memcmp(j->p, w, (size_t)(j->end - j->p)) == 0)
+            return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+        return tp_json_fail(j, TP_ERR_FORMAT, "invalid literal");
+    }
+    if (memcmp(j->p, w, n) != 0)
+        return tp_json_fail(j, TP_ERR_FORMAT, "invalid literal");
+    j->p += n;
+    return 0;
+}
+
+int tp_json_literal(tp_json *j, enum tp_jtype *out)
+{
+    switch (tp_json_peek(j)) {
+    case 't': *out = TP_J_TRUE; return match_word(j, "true", 4);
+    case 'f': *out = TP_J_FALSE; return match_word(j, "false", 5);
+    case 'n': *out = TP_J_NULL; return match_word(j, "null", 4);
+    case -1: return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+    default: return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
+    }
+}
+
+/* Skip one value of any type, iteratively (no recursion: a hostile
+ * [[[[... cannot blow the stack). */
+int tp_json_skip(tp_json *j, tp_jspan *raw)
+{
+    enum { MAXDEPTH = 4096 };
+    char stack[MAXDEPTH];
+    int depth = 0;
+    int first_byte = tp_json_peek(j);
+    if (first_byte < 0)
+        return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+    uint64_t start = tp_json_offset(j);
+    int counts[MAXDEPTH];
+    for (;;) {
+        /* read one value */
+        int ch = tp_json_peek(j);
+        tp_jspan tmp;
+        enum tp_jtype lit;
+        if (ch == '{' || ch == '[') {
+            if (depth == MAXDEPTH)
+                return tp_json_fail(j, TP_ERR_FORMAT, "nesting too deep");
+            j->p++;
+            stack[depth] = (char)ch;
+            counts[depth] = 0;
+            depth++;
+        } else if (ch == '"') {
+            if (tp_json_string(j, &tmp) < 0)
+                return -1;
+        } else if (ch == 't' || ch == 'f' || ch == 'n') {
+            if (tp_json_literal(j, &lit) < 0)
+                return -1;
+        } else if (ch < 0) {
+            return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+        } else if (is_num_char((unsigned char)ch) || ch == 'N' || ch == 'I') {
+            if (tp_json_number(j, &tmp) < 0)
+                return -1;
+        } else {
+            return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
+        }
+        /* then close containers / move to the next member */
+        while (depth > 0) {
+            int r;
+            if (stack[depth - 1] == '{') {
+                r = tp_json_obj_next(j, &counts[depth - 1], &tmp);
+            } else {
+                r = tp_json_arr_next(j, &counts[depth - 1]);
+            }
+            if (r < 0)
+                return -1;
+            if (r == 1)
+                break;        /* a value follows */
+            depth--;          /* container closed */
+        }
+        if (depth == 0)
+            break;
+    }
+    if (raw) {
+        raw->off = start;
+        raw->len = (uint32_t)(tp_json_offset(j) - start);
+    }
+    return 0;
+}

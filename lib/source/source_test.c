@@ -1,0 +1,333 @@
+/* source_test.c — the reading layer on hostile input: files that shrink
+ * while read, long runs of leading blanks, gzip padding, keys whose value
+ * moves the JSON window, numbers past int64, repeated "traceEvents". */
+#include <fcntl.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "ingest.h"
+#include "json.h"
+#include "testing.h"
+
+static char dir[64];
+
+static const char *tmp_path(const char *name)
+{
+    static char path[8][256];
+    static int k;
+    char *p = path[k++ % 8];
+    snprintf(p, 256, "%s/%s", dir, name);
+    return p;
+}
+
+static const char *write_tmp(const char *name, const void *data, size_t len)
+{
+    const char *p = tmp_path(name);
+    FILE *f = fopen(p, "wb");
+    fwrite(data, 1, len, f);
+    fclose(f);
+    return p;
+}
+
+/* A growable text buffer for building traces. */
+struct buf {
+    char *s;
+    size_t n, cap;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        b->cap = (b->n + n + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static void puts_(struct buf *b, const char *s) { put(b, s, strlen(s)); }
+
+static int load(const char *path, tp_store **st, tp_error *err)
+{
+    *st = tp_store_new();
+    memset(err, 0, sizeof *err);
+    return tp_store_load(*st, path, err);
+}
+
+/* nevents complete events "k<i>", each on its own line; *ends gets the
+ * offset just past each event. */
+static char *trace_of(size_t nevents, size_t *len, size_t **ends)
+{
+    struct buf b = {0};
+    puts_(&b, "{\"traceEvents\": [\n");
+    *ends = malloc(nevents * sizeof **ends);
+    for (size_t i = 0; i < nevents; i++) {
+        char ev[256];
+        snprintf(ev, sizeof ev,
+                 "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op%zu\", \"pid\": 1, \"tid\": 1, "
+                 "\"ts\": %zu, \"dur\": 1, \"args\": {\"External id\": %zu}}",
+                 i ? ",\n" : "", i, i * 10, i + 1);
+        put(&b, ev, strlen(ev));
+        (*ends)[i] = b.n;
+    }
+    puts_(&b, "\n]}\n");
+    *len = b.n;
+    return b.s;
+}
+
+/* D3: a regular file that shrinks while it is read is a clean error at the
+ * byte where it ended, and the events before it stay.  The file is cut after
+ * the source was opened (its size taken) and before the importer reads on:
+ * with a mapping this was SIGBUS. */
+static void test_shrink(void)
+{
+    size_t len, *ends;
+    char *doc = trace_of(200000, &len, &ends);   /* ~25 MB */
+    const char *path = write_tmp("shrink.json", doc, len);
+    size_t cut = (len / 2) & ~(size_t)4095;   /* at a page end: a mapping's next touch was SIGBUS */
+    size_t complete = 0;
+    while (complete < 200000 && ends[complete] <= cut)
+        complete++;
+    tp_source *src;
+    tp_error err = {0};
+    CHECK_INT("source.shrink.open", tp_source_open(&src, path, &err), TP_OK);
+    CHECK_INT("source.shrink.cut", truncate(path, (off_t)cut), 0);
+    tp_store *st = tp_store_new();
+    int rc = tp_ingest_kineto(st, src, &err);
+    tp_source_close(src);
+    char want[300];
+    snprintf(want, sizeof want, "%s: byte %zu: file shrank while reading", path, cut);
+    CHECK_INT("source.shrink.status", rc, TP_ERR_TRUNCATED);
+    CHECK_STR("source.shrink.message", err.msg, want);
+    CHECK_INT("source.shrink.rows_kept", st->n, complete);
+    tp_store_free(st);
+    free(ends);
+    free(doc);
+}
+
+/* D7: blanks of any length before the first brace. */
+static void test_leading_blanks(void)
+{
+    size_t len, *ends;
+    char *doc = trace_of(3, &len, &ends);
+    size_t pad = 10000;
+    char *all = malloc(pad + len);
+    for (size_t i = 0; i < pad; i++)
+        all[i] = " \n\t\r"[i % 4];
+    memcpy(all + pad, doc, len);
+    tp_store *st;
+    tp_error err;
+    CHECK_INT("source.blanks_10000.load", load(write_tmp("blanks.json", all, pad + len), &st, &err), TP_OK);
+    CHECK_INT("source.blanks_10000.rows", st->n, 3);
+    tp_store_free(st);
+    /* nothing but blanks, more than the sniffer's 4 KB: still "empty" */
+    CHECK("source.blanks_only.empty",
+          load(write_tmp("blanks_only.json", all, pad), &st, &err) == TP_ERR_FORMAT && strstr(err.msg, "empty file"));
+    tp_store_free(st);
+    /* a byte offset after the blanks counts them */
+    memcpy(all + pad + len - 4, "]} x", 4);
+    CHECK("source.blanks_10000.offset",
+          load(write_tmp("blanks_bad.json", all, pad + len), &st, &err) != TP_OK && strstr(err.msg, "byte 10"));
+    tp_store_free(st);
+    free(all);
+    free(ends);
+    free(doc);
+}
+
+static size_t gzip_of(const char *in, size_t n, unsigned char *out, size_t cap)
+{
+    z_stream z = {0};
+    deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    z.next_in = (unsigned char *)in;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    deflate(&z, Z_FINISH);
+    size_t got = cap - z.avail_out;
+    deflateEnd(&z);
+    return got;
+}
+
+/* D14: zero padding after a gzip stream is accepted (gzip -t does);
+ * anything else after the padding is corrupt data. */
+static void test_gzip_padding(void)
+{
+    size_t len, *ends;
+    char *doc = trace_of(50, &len, &ends);
+    size_t cap = len + 70000;
+    unsigned char *gz = calloc(1, cap);
+    size_t n = gzip_of(doc, len, gz, cap);
+    tp_store *st;
+    tp_error err;
+    CHECK_INT("source.gzip_zero_padding.load", load(write_tmp("pad.json.gz", gz, n + 65536), &st, &err), TP_OK);
+    CHECK_INT("source.gzip_zero_padding.rows", st->n, 50);
+    tp_store_free(st);
+    gz[n + 600] = 'x';
+    CHECK("source.gzip_padding_then_garbage",
+          load(write_tmp("padx.json.gz", gz, n + 601), &st, &err) == TP_ERR_FORMAT &&
+          strstr(err.msg, "corrupt gzip data") && st->n == 50);
+    tp_store_free(st);
+    /* D6: a gzip stream corrupt within its first bytes says so, not "empty" */
+    memset(gz + 10, 0xff, 40);
+    CHECK("source.gzip_corrupt_at_start",
+          load(write_tmp("bad.json.gz", gz, n), &st, &err) == TP_ERR_FORMAT && strstr(err.msg, "corrupt gzip data"));
+    tp_store_free(st);
+    free(gz);
+    free(ends);
+    free(doc);
+}
+
+static const struct tp_device *device0(const tp_store *st)
+{
+    return st->ndevices ? &st->devices[0] : NULL;
+}
+
+/* D1: the device property reader matched its key after reading the value;
+ * a value that refills the window (streamed) or grows the escape scratch
+ * left the key pointer dangling. */
+static void test_devprops_key_after_value(void)
+{
+    /* an escaped key and a long escaped value: the scratch is reallocated
+     * (an escaped string before it allocates the scratch early, so that it
+     * is not the last heap block and realloc moves it) */
+    struct buf b = {0};
+    puts_(&b, "{\"displayTimeUnit\": \"n\\u0073\", \"deviceProperties\": [{\"numSms\": 108, \"n\\u0061me\": \"");
+    for (int i = 0; i < 100000; i++)
+        puts_(&b, "\\u0041");
+    puts_(&b, "\", \"warpSize\": 32}], \"traceEvents\": []}");
+    tp_store *st;
+    tp_error err;
+    CHECK_INT("kineto.devprops.escaped_key.load", load(write_tmp("esc.json", b.s, b.n), &st, &err), TP_OK);
+    const struct tp_device *d = device0(st);
+    CHECK("kineto.devprops.escaped_key.name", d && strlen(tp_store_str(st, d->name)) == 100000);
+    CHECK("kineto.devprops.escaped_key.others", d && d->num_sms == 108 && d->warp_size == 32);
+    tp_store_free(st);
+    /* a plain value longer than the window: the window is replaced (gzip:
+     * streamed in every version of the reader) */
+    b.n = 0;
+    puts_(&b, "{\"deviceProperties\": [{\"numSms\": 108, \"name\": \"");
+    size_t long_name = 6u << 20;
+    char *chunk = malloc(long_name);
+    memset(chunk, 'A', long_name);
+    put(&b, chunk, long_name);
+    free(chunk);
+    puts_(&b, "\", \"computeMajor\": 9}], \"traceEvents\": []}");
+    size_t cap = b.n / 100 + 65536;
+    unsigned char *gz = malloc(cap);
+    size_t gzn = gzip_of(b.s, b.n, gz, cap);
+    CHECK_INT("kineto.devprops.long_name.load", load(write_tmp("long.json.gz", gz, gzn), &st, &err), TP_OK);
+    free(gz);
+    d = device0(st);
+    CHECK("kineto.devprops.long_name.name", d && strlen(tp_store_str(st, d->name)) == long_name);
+    CHECK("kineto.devprops.long_name.others", d && d->num_sms == 108 && d->major == 9);
+    tp_store_free(st);
+    free(b.s);
+}
+
+/* D1 as the fuzzer found it: a real trace (gzip) read with a 48-byte
+ * window, so nearly every value refills. */
+static void test_devprops_tiny_window(void)
+{
+    const char *rep = "../shared/reliability/uaf-read_devices-stream.t2input";
+    FILE *f = fopen(rep, "rb");
+    if (!f) {
+        SKIP("kineto.devprops.window_48", "../shared/reliability is missing");
+        return;
+    }
+    static char data[1 << 16];
+    size_t n = fread(data, 1, sizeof data, f);
+    fclose(f);
+    /* the fuzz input's first two bytes pick the mode; the rest is gzip */
+    const char *path = write_tmp("t2.json.gz", data + 2, n - 2);
+    size_t saved = tp_json_window_bytes;
+    tp_store *ref, *st;
+    tp_error err;
+    CHECK_INT("kineto.devprops.window_default.load", load(path, &ref, &err), TP_OK);
+    tp_json_window_bytes = 48;
+    CHECK_INT("kineto.devprops.window_48.load", load(path, &st, &err), TP_OK);
+    tp_json_window_bytes = saved;
+    int same = st->ndevices == ref->ndevices && st->ndevices == 8 && st->n == ref->n;
+    for (size_t i = 0; same && i < st->ndevices; i++) {
+        const struct tp_device *a = &ref->devices[i], *b = &st->devices[i];
+        same = a->id == b->id && a->num_sms == b->num_sms && a->total_mem == b->total_mem &&
+               a->major == b->major && a->smem_optin == b->smem_optin && a->warp_size == b->warp_size &&
+               strcmp(tp_store_str(ref, a->name), tp_store_str(st, b->name)) == 0;
+    }
+    CHECK("kineto.devprops.window_48.same_devices", same);
+    CHECK_STR("kineto.devprops.window_48.name", st->ndevices ? tp_store_str(st, st->devices[0].name) : "",
+              "NVIDIA A100-PG509-200");
+    tp_store_free(ref);
+    tp_store_free(st);
+}
+
+/* D19: a number past int64 where an integer is expected is out of range,
+ * checked before the cast (UBSan: float-cast-overflow). */
+static void test_huge_integer(void)
+{
+    const char *doc = "{\"deviceProperties\": [{\"totalGlobalMem\": 2e37, \"numSms\": 1e300, \"warpSize\": 3.2e1,"
+                      " \"computeMajor\": 9}], \"traceEvents\": ["
+                      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 1,"
+                      " \"args\": {\"correlation\": -2e37, \"device\": 0, \"stream\": 7}}]}";
+    tp_store *st;
+    tp_error err;
+    CHECK_INT("kineto.huge_integer.load", load(write_tmp("huge.json", doc, strlen(doc)), &st, &err), TP_OK);
+    const struct tp_device *d = device0(st);
+    CHECK("kineto.huge_integer.device", d && d->total_mem == 0 && d->num_sms == 0 && d->warp_size == 32 && d->major == 9);
+    CHECK_INT("kineto.huge_integer.row_left_out", st->n, 0);
+    CHECK("kineto.huge_integer.counted", st->nskips == 1 && strstr(st->skips[0].reason, "\"correlation\""));
+    tp_store_free(st);
+}
+
+/* D18: a repeated top-level "traceEvents": the last one wins (Python's json
+ * keeps the last value of a key), the dropped events counted. */
+static void test_repeated_trace_events(void)
+{
+    const char *doc = "{\"traceEvents\": ["
+                      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"first\", \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 1,"
+                      " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1}},"
+                      "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"first_op\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}],"
+                      " \"traceEvents\": ["
+                      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"last\", \"pid\": 0, \"tid\": 7, \"ts\": 5, \"dur\": 2,"
+                      " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 2}}]}";
+    tp_store *st;
+    tp_error err;
+    CHECK_INT("kineto.repeated_traceEvents.load", load(write_tmp("dup.json", doc, strlen(doc)), &st, &err), TP_OK);
+    CHECK_INT("kineto.repeated_traceEvents.rows", st->n, 1);
+    CHECK_STR("kineto.repeated_traceEvents.last_wins", st->n ? tp_store_str(st, st->name[0]) : "", "last");
+    CHECK_INT("kineto.repeated_traceEvents.kernel_info", st->nkernels, 1);
+    CHECK("kineto.repeated_traceEvents.noted",
+          st->nskips == 1 && st->skips[0].count == 2 && !st->skips[0].malformed &&
+          strstr(st->skips[0].reason, "last array wins"));
+    tp_store_free(st);
+}
+
+int main(void)
+{
+    /* Make a use-after-free show without a sanitizer: freed memory is
+     * overwritten, and big blocks are always unmapped when freed (glibc
+     * would otherwise raise its mmap threshold after the first free). */
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* a crash still shows the checks before it */
+    mallopt(M_PERTURB, 0xa5);
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+    snprintf(dir, sizeof dir, "/tmp/tprof-source-test-XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_devprops_key_after_value();
+    test_shrink();
+    test_leading_blanks();
+    test_gzip_padding();
+    test_devprops_tiny_window();
+    test_huge_integer();
+    test_repeated_trace_events();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "source_test: could not remove %s\n", dir);
+    TEST_EXIT();
+}

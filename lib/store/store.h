@@ -1,0 +1,256 @@
+/* store.h — the columnar event store (internal to libtprof).
+ *
+ * One row per event, one array per field (struct of arrays): a view touches
+ * only the columns it needs.  Times are int64 nanoseconds parsed exactly from
+ * the decimal text.  Names and categories are interned string ids.  Details
+ * only some kinds have (kernel launch geometry, operator inputs, memory
+ * records) live in side tables that the row's `aux` column indexes, so the
+ * common columns stay narrow.
+ *
+ * One store holds one input (one trace file, one SQLite dump, one Ascend
+ * folder = one rank); a run of many ranks is an array of stores. */
+#ifndef TPROF_STORE_H
+#define TPROF_STORE_H
+
+#include <math.h>
+#include <stdint.h>
+#include "strtab.h"
+#include "tprof.h"
+
+enum tp_kind {
+    TP_K_OTHER = 0,          /* a category we do not know: kept, counted, shown by `info` */
+    TP_K_CPU_OP,             /* cpu_op, Operator */
+    TP_K_USER_ANNOTATION,    /* user_annotation (ProfilerStep#N in PyTorch 2.x) */
+    TP_K_GPU_USER_ANNOTATION,
+    TP_K_PYTHON_FUNCTION,    /* python_function, legacy python */
+    TP_K_RUNTIME,            /* cuda_runtime, Runtime, hip/mtia/xpu/privateuse1 runtime */
+    TP_K_DRIVER,             /* cuda_driver (Triton's cuLaunchKernel), xpu_driver ... */
+    TP_K_KERNEL,
+    TP_K_MEMCPY,
+    TP_K_MEMSET,
+    TP_K_MEMORY,             /* [memory] instant events (allocations) */
+    TP_K_FLOW,               /* ac2g / fwdbwd / async flow points: ph s/f/t, id in `correlation` */
+    TP_K_COUNTER,            /* ph C */
+    TP_K_INSTANT,            /* other ph i/I */
+    TP_K_META,               /* ph M: process_name, thread_name ...; aux = strtab id of the value */
+    TP_K_TRACE_SPAN,         /* cat Trace / "Iteration Start" spans */
+    TP_K_NVTX,               /* NVTX range (nvprof / nsys) */
+    TP_K_SYNC,               /* cuda_sync / cuda_event */
+    TP_K_COUNT
+};
+
+const char *tp_kind_name(enum tp_kind k);
+
+#define TP_NONE     INT64_MIN      /* an absent integer field */
+#define TP_NO_AUX   UINT32_MAX
+
+/* tid: numeric tids are stored as is; a non-numeric tid string ("stream 7")
+ * is stored as TP_TID_STRING | strtab id. */
+#define TP_TID_STRING (INT64_C(1) << 62)
+
+struct tp_kernel_info {      /* kernels, memcpy, memset */
+    int32_t grid[3], block[3];     /* -1 when absent */
+    int32_t regs;                  /* registers per thread, -1 absent */
+    int64_t smem;                  /* shared memory bytes, -1 absent */
+    double blocks_per_sm;          /* NAN when absent */
+    double occupancy;              /* est. achieved occupancy %, NAN when absent */
+    int64_t bytes;                 /* memcpy/memset bytes, -1 absent */
+};
+
+struct tp_op_info {          /* cpu_op, user_annotation, python_function */
+    uint32_t input_dims;           /* strtab id of the raw JSON of "Input Dims", 0 absent */
+    uint32_t input_types;          /* raw JSON of "Input type" */
+    uint32_t call_stack;           /* "Call stack" text */
+    int64_t python_id, python_parent_id, module_id;   /* TP_NONE when absent */
+    int64_t fwd_thread;            /* "Fwd thread id", TP_NONE when absent */
+};
+
+struct tp_mem_info {         /* [memory] instants */
+    int64_t addr, bytes, total_allocated, total_reserved;   /* TP_NONE when absent */
+    int32_t device_type;           /* 0 CPU, 1 CUDA, ... -1 absent */
+    int32_t device_id;
+};
+
+struct tp_device {
+    int32_t id;
+    uint32_t name;                 /* strtab */
+    int64_t total_mem;
+    int32_t major, minor, num_sms, max_threads_per_sm, max_threads_per_block;
+    int32_t regs_per_block, regs_per_sm, warp_size;
+    int64_t smem_per_block, smem_per_sm, smem_optin;
+};
+
+struct tp_skip {             /* events we could not use, counted by reason */
+    char reason[96];
+    uint64_t count;
+    uint64_t first_offset;         /* byte offset (or row) of the first one */
+    int malformed;                 /* bad input (exit status 2), not just unused */
+};
+
+/* One row of prof.py's per-kernel table before the formulas run.  Filled by
+ * the linker for kineto traces and by the PyProf decoder for nvprof/nsys
+ * dumps; the kernel view reads only this. */
+struct tp_kernel_annot {
+    uint32_t event;                /* the kernel's row in the store */
+    int64_t tid;                   /* launching thread */
+    uint32_t seq, altseq;          /* strtab: ",".join(ids); 0 ("") prints as "-" */
+    uint32_t layer;                /* ":".join(layers) */
+    uint32_t trace;                /* ",".join(full trace entries) */
+    uint32_t trace_last;           /* basename of the last trace entry (for -w) */
+    uint8_t  bprop;                /* direction: 0 fprop, 1 bprop */
+    int32_t  sub;                  /* sub-sequence id */
+    uint32_t mod, op;              /* strtab; "na" when unknown */
+    uint32_t marker;               /* PyProf argument marker (a Python dict literal), 0 none */
+    uint32_t input_dims, input_types;  /* kineto: the launching op's inputs (raw JSON), 0 none */
+    int64_t  op_event;             /* launching operator row, -1 none */
+};
+
+/* ---- attribution: every GPU activity's launch and operator (attribution.c) ----
+ *
+ * One model, computed once by tp_store_link, read by every view that charges
+ * GPU time to something.  For each device row (kernel, memcpy, memset):
+ *   launch  st->launcher[row]: the runtime or driver call with its correlation
+ *           id (a graph launch for every kernel of a replay), -1 none;
+ *   kind    how it was launched (enum tp_launch_kind);
+ *   op      st->attr.op[row]: the launching CPU operator (st->launch_op); for a
+ *           graph replay no operator encloses, the graph launch call itself
+ *           (torch.cuda.CUDAGraph.replay records no operator: the call stands
+ *           for the replayed graph); -1 unattributed;
+ *   cause   enum tp_attr_cause: attributed, or why not. */
+enum tp_launch_kind { TP_LAUNCH_NONE, TP_LAUNCH_RUNTIME, TP_LAUNCH_DRIVER, TP_LAUNCH_GRAPH, TP_LAUNCH_KINDS };
+
+enum tp_attr_cause {
+    TP_ATTR_OPERATOR = 0,      /* attributed to the CPU operator around the launch call */
+    TP_ATTR_LAUNCH_CALL,       /* attributed to its graph launch call: no operator encloses it */
+    TP_ATTR_OUTSIDE_OPERATOR,  /* unattributed: its (non-graph) launch call is inside no CPU operator */
+    TP_ATTR_NO_CORRELATION,    /* unattributed: the activity carries no correlation id */
+    TP_ATTR_BEFORE_PROFILER,   /* unattributed: no launch record, it started before the first host event */
+    TP_ATTR_NO_LAUNCH_RECORD,  /* unattributed: no launch record although the host was traced (lost records) */
+    TP_ATTR_CAUSES
+};
+
+struct tp_attribution {
+    int64_t *op;                   /* per row (device rows; -1 elsewhere) */
+    uint8_t *kind, *cause;         /* per row: enum tp_launch_kind, enum tp_attr_cause (device rows);
+                                      a graph launch call's own row has kind TP_LAUNCH_GRAPH */
+    /* Totals over kernels (TP_K_KERNEL; copies are not kernel time). */
+    int64_t kernel_ns, kernels;
+    int64_t cause_ns[TP_ATTR_CAUSES], cause_n[TP_ATTR_CAUSES];
+    int64_t kind_ns[TP_LAUNCH_KINDS], kind_n[TP_LAUNCH_KINDS];   /* attributed kernels by launch kind */
+    int64_t graph_launches;        /* graph launch calls with at least one replayed activity */
+    int64_t host_ops;              /* CPU operators in the store (0: the trace has no CPU activity) */
+    int64_t call_example;          /* row of a graph launch call standing in for an operator, -1 none */
+    /* Graph replays matched to a capture trace (tp_store_attach_capture):
+     * per device row, the captured operator's instance (unique per replay and
+     * captured operator; -1 none) and name (strtab of this store). */
+    int64_t *cap_inst;
+    uint32_t *cap_name;
+    int64_t captured_ns, captured_n;    /* replayed kernels matched to captured operators */
+    int64_t replays_matched;            /* graph launches matched to a capture */
+    int64_t captures_read;              /* captures found in the capture traces given */
+    int64_t cap_instances;              /* distinct cap_inst values (0..cap_instances-1) */
+    int64_t outside_example;       /* row of a launch call outside any operator, -1 none */
+};
+
+/* 1 when name is a graph launch call (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch). */
+int tp_is_graph_launch(const char *name);
+
+/* The share of kernel time attributed (op >= 0), in percent; 100 when the
+ * store has no kernel time. */
+double tp_attr_share(const struct tp_attribution *a);
+
+/* The i-th `tprof info` row about attribution (keys kernel_time.attributed*):
+ * 1 with key and value written, 0 past the last (or nothing to say). */
+int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char *val, size_t vcap);
+
+enum tp_source_format { TP_SRC_UNKNOWN, TP_SRC_KINETO_JSON, TP_SRC_NVPROF_SQLITE,
+                        TP_SRC_NSYS_SQLITE, TP_SRC_PYPROF_DICT, TP_SRC_ASCEND };
+
+struct tp_store {
+    tp_strtab strings;
+
+    /* ---- columns, all of length n ---- */
+    size_t n, cap;
+    uint8_t  *kind;                /* enum tp_kind */
+    char     *ph;                  /* Chrome-trace phase: X, i, s, f, C, M ... */
+    int64_t  *ts, *dur;            /* ns; dur 0 for instants */
+    uint32_t *name, *cat;          /* strtab */
+    int64_t  *pid, *tid;
+    int32_t  *device, *stream;     /* -1 absent */
+    int64_t  *correlation;         /* runtime<->device id; flow id for TP_K_FLOW */
+    int64_t  *external_id;         /* "External id" */
+    int64_t  *seq;                 /* "Sequence number" */
+    uint32_t *aux;                 /* index into the side table of this kind, TP_NO_AUX none */
+
+    /* ---- side tables ---- */
+    struct tp_kernel_info *kernels; size_t nkernels, capkernels;
+    struct tp_op_info     *ops;     size_t nops, capops;
+    struct tp_mem_info    *mems;    size_t nmems, capmems;
+    struct tp_device      *devices; size_t ndevices;
+
+    /* ---- about the input ---- */
+    char path[1024];
+    char origin[1024];             /* read from a .tprof store: the input it was imported from, else "" */
+    enum tp_source_format format;
+    const char *compression;       /* "none", "gzip", "zstd" */
+    uint64_t input_bytes;          /* bytes on disk */
+    uint64_t text_bytes;           /* bytes after decompression */
+    int64_t base_time_ns;          /* baseTimeNanoseconds, TP_NONE absent */
+    int64_t rank, world_size;      /* distributedInfo, TP_NONE absent */
+    uint32_t dist_backend;         /* strtab */
+    int32_t schema_version;
+    int truncated;                 /* the input ended early */
+
+    struct tp_skip skips[32]; size_t nskips;
+
+    /* ---- derived by link (tp_store_link); views read, never rebuild ---- */
+    int linked;
+    int64_t *parent;               /* enclosing CPU op/annotation on the same thread, -1 root */
+    int32_t *depth;
+    int64_t *self_ns;              /* dur minus children's dur (CPU ops) */
+    int64_t *launcher;             /* device row -> runtime/driver row; -1 none */
+    int64_t *launch_op;            /* device row -> innermost CPU op enclosing the runtime call; -1 */
+    int64_t *step;                 /* step index of each row (by launch for device rows); -1 none */
+    struct tp_kernel_annot *annots; size_t nannots;   /* one per kernel, in kernel time order */
+    int annots_from_pyprof;        /* annots came from nvprof/nsys NVTX markers */
+    struct tp_step { int64_t number, ts, end, name; } *steps; size_t nsteps;
+    struct tp_attribution attr;    /* every GPU activity's launch, operator or cause */
+
+    /* ---- Ascend NPU folders: tables with no store equivalent (npu.h) ---- */
+    struct tp_npu_data *npu;       /* NULL for every other input */
+};
+
+/* Append one row with every field at its "absent" value; returns the row
+ * index, or -1 on out of memory. */
+int64_t tp_store_add(tp_store *st);
+
+/* Append a side-table record and attach it to row `row`. */
+struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row);
+struct tp_op_info     *tp_store_add_op_info(tp_store *st, size_t row);
+struct tp_mem_info    *tp_store_add_mem_info(tp_store *st, size_t row);
+
+/* Count a skipped event under `reason` (first byte offset kept). */
+void tp_store_skip(tp_store *st, const char *reason, uint64_t offset);
+/* Count a malformed event (wrong type, number out of range...): it is left
+ * out, the rest of the input still counts, and the CLI exits 2. */
+void tp_store_bad(tp_store *st, const char *reason, uint64_t offset);
+
+static inline uint32_t tp_store_intern(tp_store *st, const char *s, size_t len)
+{
+    return tp_strtab_intern(&st->strings, s, len);
+}
+
+static inline const char *tp_store_str(const tp_store *st, uint32_t id)
+{
+    return tp_strtab_get(&st->strings, id);
+}
+
+static inline const struct tp_kernel_info *tp_store_kernel(const tp_store *st, size_t row)
+{
+    return st->aux[row] == TP_NO_AUX ? NULL : &st->kernels[st->aux[row]];
+}
+
+/* Format a tid for printing (numeric or its string). */
+const char *tp_store_tid_str(const tp_store *st, int64_t tid, char buf[32]);
+
+#endif

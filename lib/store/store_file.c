@@ -1,0 +1,675 @@
+/* store_file.c — write and read .tprof files (see store_file.h; layout in
+ * tprof(1), FILES).
+ *
+ * A file is a header, then sections, then an end marker:
+ *
+ *   header   "TPROFST\n", u32 format version, u32 flags (0)
+ *   section  u16 name length, name, u32 value width, u32 flags, u64 value
+ *            count, u64 compressed length, u32 CRC-32 of the compressed
+ *            bytes, then the compressed bytes: one zstd frame (with its own
+ *            content checksum) of count * width bytes, little-endian
+ *   end      u16 0, "TPROFEND" (a file cut short lacks it)
+ *
+ * Every field of the store is one section (store_file_cols.c lists them);
+ * a few more carry the strings and what the import said.  zstd was the
+ * user's choice of library; level 3 compresses a kineto trace's columns to
+ * a few percent of its JSON at well over 100 MB/s, and the timestamps are
+ * stored as differences, which turns them from random 64-bit values into
+ * small repeating ones. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "npu.h"
+#include "source.h"
+#include "store_file_int.h"
+
+#define ZLEVEL 3
+#define END_MARK "TPROFEND"
+
+/* ---- writing ---------------------------------------------------------------- */
+
+struct writer {
+    FILE *f;
+    const char *path;
+    tp_error *err;
+    void *buf; size_t cap;         /* compression scratch */
+    void *raw; size_t rawcap;      /* gather scratch */
+    ZSTD_CCtx *cctx;
+};
+
+static int wfail(struct writer *w)
+{
+    return tp_error_set(w->err, TP_ERR_IO, "%s: cannot write: %s", w->path, strerror(errno));
+}
+
+static int grow(void **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    void *q = realloc(*p, need);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = need;
+    return 0;
+}
+
+static void put_u16(unsigned char *b, uint16_t v) { b[0] = (unsigned char)v; b[1] = (unsigned char)(v >> 8); }
+static void put_u32(unsigned char *b, uint32_t v) { for (int i = 0; i < 4; i++) b[i] = (unsigned char)(v >> (8 * i)); }
+static void put_u64(unsigned char *b, uint64_t v) { for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i)); }
+static uint32_t get_u32(const unsigned char *b) { uint32_t v = 0; for (int i = 3; i >= 0; i--) v = v << 8 | b[i]; return v; }
+static uint64_t get_u64(const unsigned char *b) { uint64_t v = 0; for (int i = 7; i >= 0; i--) v = v << 8 | b[i]; return v; }
+
+/* Write one section of `count` values of `width` bytes from `data`. */
+static int put_section(struct writer *w, const char *name, const void *data, uint64_t count, uint32_t width,
+                       uint32_t flags)
+{
+    size_t raw = (size_t)(count * width);
+    size_t bound = ZSTD_compressBound(raw);
+    if (grow(&w->buf, &w->cap, bound ? bound : 1) < 0)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "%s: out of memory", w->path);
+    size_t clen = ZSTD_compress2(w->cctx, w->buf, w->cap, data, raw);
+    if (ZSTD_isError(clen))
+        return tp_error_set(w->err, TP_ERR_IO, "%s: zstd: %s", w->path, ZSTD_getErrorName(clen));
+    size_t nlen = strlen(name);
+    unsigned char h[2 + 64 + 4 + 4 + 8 + 8 + 4];
+    size_t k = 0;
+    put_u16(h, (uint16_t)nlen); k += 2;
+    memcpy(h + k, name, nlen); k += nlen;
+    put_u32(h + k, width); k += 4;
+    put_u32(h + k, flags); k += 4;
+    put_u64(h + k, count); k += 8;
+    put_u64(h + k, clen); k += 8;
+    uLong crc = crc32(crc32(0L, h, (uInt)k), w->buf, (uInt)clen);   /* header and payload */
+    put_u32(h + k, (uint32_t)crc); k += 4;
+    if (fwrite(h, 1, k, w->f) != k || fwrite(w->buf, 1, clen, w->f) != clen)
+        return wfail(w);
+    return TP_OK;
+}
+
+static int put_string(struct writer *w, const char *name, const char *s)
+{
+    return put_section(w, name, s, strlen(s), 1, 0);
+}
+
+static void *root_of(const tp_store *st, enum tp_sf_root r)
+{
+    return r == TP_SF_ROOT_STORE ? (void *)st : (void *)st->npu;
+}
+
+/* The records of a column's table: behind a pointer, or inline in the root. */
+static const char *tp_sf_array(const char *root, const struct tp_sf_col *c)
+{
+    if (tp_sf_tables[c->table].inline_max)
+        return root + c->base;
+    const char *arr;
+    memcpy(&arr, root + c->base, sizeof arr);
+    return arr;
+}
+
+static size_t table_count(const tp_store *st, enum tp_sf_table_id t)
+{
+    const struct tp_sf_table *T = &tp_sf_tables[t];
+    const char *root = root_of(st, T->root);
+    if (!root || (t == TP_SF_LINKS && !st->linked))
+        return 0;
+    size_t n;
+    memcpy(&n, root + T->count, sizeof n);
+    return n;
+}
+
+static int put_column(struct writer *w, const tp_store *st, const struct tp_sf_col *c)
+{
+    const char *root = root_of(st, tp_sf_tables[c->table].root);
+    size_t n = table_count(st, c->table);
+    const char *arr = tp_sf_array(root, c);
+    if (grow(&w->raw, &w->rawcap, n * c->width + 1) < 0)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "%s: out of memory", w->path);
+    unsigned char *out = w->raw;
+    /* Gather the field out of its records; this host is little-endian (the
+     * reader checks that too), so the bytes are the file's bytes. */
+    for (size_t i = 0; i < n; i++)
+        memcpy(out + i * c->width, arr + i * c->stride + c->field, c->width);
+    if (c->flags & TP_SF_DELTA) {
+        int64_t prev = 0;
+        for (size_t i = 0; i < n; i++) {
+            int64_t v;
+            memcpy(&v, out + i * 8, 8);
+            uint64_t d = (uint64_t)v - (uint64_t)prev;   /* wraps: exact both ways */
+            memcpy(out + i * 8, &d, 8);
+            prev = v;
+        }
+    }
+    return put_section(w, c->name, out, n, (uint32_t)c->width, (uint32_t)(c->flags & TP_SF_DELTA));
+}
+
+static int write_all(struct writer *w, const tp_store *st, const tp_error *load_status)
+{
+    unsigned char h[16];
+    memcpy(h, TP_STORE_MAGIC, TP_STORE_MAGIC_LEN);
+    put_u32(h + 8, TP_STORE_FORMAT);
+    put_u32(h + 12, 0);
+    if (fwrite(h, 1, sizeof h, w->f) != sizeof h)
+        return wfail(w);
+    int rc;
+    uint32_t status = load_status ? (uint32_t)load_status->status : 0;
+    uint32_t format = (uint32_t)st->format;
+    if ((rc = put_string(w, "s.path", st->origin[0] ? st->origin : st->path)) || (rc = put_string(w, "s.compression", st->compression)) ||
+        (rc = put_section(w, "s.format", &format, 1, 4, 0)) ||
+        (rc = put_section(w, "s.load_status", &status, 1, 4, 0)) ||
+        (rc = put_string(w, "s.load_msg", load_status && load_status->status ? load_status->msg : "")))
+        return rc;
+    const tp_strtab *S = &st->strings;
+    if ((rc = put_section(w, "str.lens", S->lens, S->count, 4, 0)) ||
+        (rc = put_section(w, "str.bytes", S->bytes, S->nbytes, 1, 0)))
+        return rc;
+    for (size_t i = 0; i < tp_sf_nscalars; i++) {
+        const struct tp_sf_scalar *s = &tp_sf_scalars[i];
+        const char *root = root_of(st, s->root);
+        if (root && (rc = put_section(w, s->name, root + s->field, 1, (uint32_t)s->width, 0)))
+            return rc;
+    }
+    for (size_t i = 0; i < tp_sf_ncols; i++) {
+        const struct tp_sf_col *c = &tp_sf_cols[i];
+        if (!root_of(st, tp_sf_tables[c->table].root) || (c->table == TP_SF_LINKS && !st->linked))
+            continue;
+        if ((rc = put_column(w, st, c)))
+            return rc;
+    }
+    unsigned char end[2 + 8];
+    put_u16(end, 0);
+    memcpy(end + 2, END_MARK, 8);
+    if (fwrite(end, 1, sizeof end, w->f) != sizeof end)
+        return wfail(w);
+    return TP_OK;
+}
+
+int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, tp_error *err)
+{
+    if (!st || !path)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_store_save: no store or no path");
+    if (!st->linked) {
+        int rc = tp_store_link(st, err);
+        if (rc != TP_OK)
+            return rc;
+    }
+    /* Write beside the target and rename: a failed import leaves no half file
+     * under the name the user gave. */
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 16);
+    if (!tmp)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmpXXXXXX", 11);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int rc = tp_error_set(err, TP_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    fchmod(fd, 0644);
+    struct writer w = {.path = path, .err = err};
+    w.f = fdopen(fd, "wb");
+    w.cctx = ZSTD_createCCtx();
+    int rc;
+    if (!w.f || !w.cctx) {
+        rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
+    } else {
+        ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZLEVEL);
+        ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
+        rc = write_all(&w, st, load_status);
+    }
+    if (w.f) {
+        if (fclose(w.f) != 0 && rc == TP_OK)
+            rc = tp_error_set(err, TP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    } else {
+        close(fd);
+    }
+    if (rc == TP_OK && rename(tmp, path) != 0)
+        rc = tp_error_set(err, TP_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    if (rc != TP_OK)
+        unlink(tmp);
+    ZSTD_freeCCtx(w.cctx);
+    free(w.buf);
+    free(w.raw);
+    free(tmp);
+    return rc;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+struct reader {
+    tp_store *st;
+    const char *path;
+    tp_error *err;
+    const unsigned char *p, *end, *base;
+    ZSTD_DCtx *dctx;
+    size_t count[TP_SF_NTABLES];   /* values seen per table, (size_t)-1 not yet */
+    int have_strings;
+    uint32_t load_status;
+    char load_msg[sizeof ((tp_error *)0)->msg];
+};
+
+/* A damaged store is an input that cannot be read (TP_ERR_IO), not a trace
+ * with a bad event: nothing of it is shown. */
+static int bad(struct reader *r, const char *what)
+{
+    return tp_error_set(r->err, TP_ERR_IO, "%s: byte %llu: %s", r->path,
+                        (unsigned long long)(r->p - r->base), what);
+}
+
+/* Inflate one section into a fresh buffer of exactly count * width bytes. */
+static int inflate_section(struct reader *r, const unsigned char *z, uint64_t zlen, uint64_t raw, void **out)
+{
+    *out = malloc(raw ? (size_t)raw : 1);
+    if (!*out)
+        return tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path);
+    size_t got = ZSTD_decompressDCtx(r->dctx, *out, (size_t)raw, z, (size_t)zlen);
+    if (ZSTD_isError(got) || got != raw) {
+        free(*out);
+        *out = NULL;
+        return bad(r, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "section shorter than its header says");
+    }
+    return TP_OK;
+}
+
+static char *root_ptr(tp_store *st, enum tp_sf_root root)
+{
+    return root == TP_SF_ROOT_STORE ? (char *)st : (char *)st->npu;
+}
+
+static int need_npu(struct reader *r, enum tp_sf_root root)
+{
+    if (root != TP_SF_ROOT_NPU || r->st->npu)
+        return TP_OK;
+    r->st->npu = calloc(1, sizeof *r->st->npu);
+    return r->st->npu ? TP_OK : tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path);
+}
+
+/* Scatter a column's values into its records, allocating the table when
+ * its first column arrives. */
+static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned char *vals, uint64_t count,
+                       uint32_t flags)
+{
+    const struct tp_sf_table *T = &tp_sf_tables[c->table];
+    int rc = need_npu(r, T->root);
+    if (rc)
+        return rc;
+    char *root = root_ptr(r->st, T->root);
+    if (r->count[c->table] == (size_t)-1) {
+        if (T->inline_max && count > T->inline_max)
+            return bad(r, "more skip reasons than this tprof keeps");
+        r->count[c->table] = (size_t)count;
+        if (!T->inline_max && c->table != TP_SF_LINKS) {
+            memcpy(root + T->count, &(size_t){(size_t)count}, sizeof(size_t));
+            if (T->cap != (size_t)-1)
+                memcpy(root + T->cap, &(size_t){(size_t)count}, sizeof(size_t));
+        } else if (T->inline_max) {
+            memcpy(root + T->count, &(size_t){(size_t)count}, sizeof(size_t));
+        }
+    } else if (r->count[c->table] != count) {
+        return bad(r, "columns of one table differ in length");
+    }
+    char *arr;
+    if (T->inline_max) {
+        arr = root + c->base;
+    } else {
+        memcpy(&arr, root + c->base, sizeof arr);
+        if (!arr) {
+            /* The linker's arrays are sized max(n, 1), as tp_store_link does. */
+            arr = calloc(count ? count : 1, c->stride);
+            if (!arr)
+                return tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path);
+            memcpy(root + c->base, &arr, sizeof arr);
+        }
+    }
+    if (flags & TP_SF_DELTA) {
+        uint64_t acc = 0;
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t d;
+            memcpy(&d, vals + i * 8, 8);
+            acc += d;
+            memcpy(vals + i * 8, &acc, 8);
+        }
+    }
+    if ((char *)vals != arr)             /* else it was inflated in place */
+        for (uint64_t i = 0; i < count; i++)
+            memcpy(arr + i * c->stride + c->field, vals + i * c->width, c->width);
+    return TP_OK;
+}
+
+static int load_strings(struct reader *r, const uint32_t *lens, size_t nlens, const char *bytes, size_t nbytes)
+{
+    tp_strtab *S = &r->st->strings;
+    size_t off = 0;
+    for (size_t id = 0; id < nlens; id++) {
+        if (lens[id] > nbytes - off || nbytes - off - lens[id] < 1 || bytes[off + lens[id]] != 0)
+            return bad(r, "string table does not match its lengths");
+        uint32_t got = tp_strtab_intern(S, bytes + off, lens[id]);
+        if (got == UINT32_MAX)
+            return tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path);
+        if (got != id)
+            return bad(r, "string table holds a string twice");
+        off += (size_t)lens[id] + 1;
+    }
+    if (off != nbytes)
+        return bad(r, "string table does not match its lengths");
+    r->have_strings = 1;
+    return TP_OK;
+}
+
+static void copy_text(char *dst, size_t cap, const void *src, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+/* One section: find what it is and put it in place. */
+static int load_section(struct reader *r, const char *name, uint32_t width, uint32_t flags, uint64_t count,
+                        void *vals, void **lens_keep, size_t *nlens_keep)
+{
+    tp_store *st = r->st;
+    for (size_t i = 0; i < tp_sf_ncols; i++) {
+        const struct tp_sf_col *c = &tp_sf_cols[i];
+        if (strcmp(c->name, name) != 0)
+            continue;
+        if (width != c->width || (flags & ~(uint32_t)TP_SF_DELTA) || (flags & TP_SF_DELTA) != (c->flags & TP_SF_DELTA))
+            return bad(r, "a column's width or encoding differs from this tprof's");
+        return load_column(r, c, vals, count, flags);
+    }
+    for (size_t i = 0; i < tp_sf_nscalars; i++) {
+        const struct tp_sf_scalar *s = &tp_sf_scalars[i];
+        if (strcmp(s->name, name) != 0)
+            continue;
+        if (width != s->width || count != 1)
+            return bad(r, "a scalar's width differs from this tprof's");
+        int rc = need_npu(r, s->root);
+        if (rc)
+            return rc;
+        memcpy(root_ptr(st, s->root) + s->field, vals, width);
+        return TP_OK;
+    }
+    if (strcmp(name, "str.lens") == 0 && width == 4) {
+        *lens_keep = vals;               /* kept until str.bytes arrives */
+        *nlens_keep = (size_t)count;
+        return 1;
+    }
+    if (strcmp(name, "str.bytes") == 0 && width == 1)
+        return *lens_keep ? load_strings(r, *lens_keep, *nlens_keep, vals, (size_t)count)
+                          : bad(r, "string bytes before their lengths");
+    if (strcmp(name, "s.path") == 0 && width == 1) {
+        copy_text(st->origin, sizeof st->origin, vals, (size_t)count);   /* `tprof info` names both */
+        return TP_OK;
+    }
+    if (strcmp(name, "s.compression") == 0 && width == 1) {
+        static const char *const names[] = {"none", "gzip", "zstd"};
+        for (size_t i = 0; i < 3; i++)
+            if (count == strlen(names[i]) && memcmp(vals, names[i], count) == 0)
+                st->compression = names[i];
+        return TP_OK;
+    }
+    if (strcmp(name, "s.format") == 0 && width == 4 && count == 1) {
+        uint32_t f = get_u32(vals);
+        if (f > TP_SRC_ASCEND)
+            return bad(r, "unknown source format");
+        st->format = (enum tp_source_format)f;
+        return TP_OK;
+    }
+    if (strcmp(name, "s.load_status") == 0 && width == 4 && count == 1) {
+        r->load_status = get_u32(vals);
+        return TP_OK;
+    }
+    if (strcmp(name, "s.load_msg") == 0 && width == 1) {
+        copy_text(r->load_msg, sizeof r->load_msg, vals, (size_t)count);
+        return TP_OK;
+    }
+    /* Names this tprof does not know: a newer writer's optional extras
+     * start with "opt."; anything else would change what the views print. */
+    if (strncmp(name, "opt.", 4) == 0)
+        return TP_OK;
+    char msg[160];
+    snprintf(msg, sizeof msg, "section '%.64s' is not known to this tprof (written by a newer version?)", name);
+    return bad(r, msg);
+}
+
+/* A crafted file could pass its checksums and still point past an array;
+ * every value that the views use as an index is checked here once, so no
+ * view has to distrust the store. */
+static int check_refs(struct reader *r)
+{
+    tp_store *st = r->st;
+    uint64_t nstr = st->strings.count;
+    for (size_t i = 0; i < tp_sf_ncols; i++) {
+        const struct tp_sf_col *c = &tp_sf_cols[i];
+        if (!(c->flags & (TP_SF_STR | TP_SF_ROW | TP_SF_STEP | TP_SF_KIND)))
+            continue;
+        const char *root = root_ptr(st, tp_sf_tables[c->table].root);
+        if (!root || r->count[c->table] == (size_t)-1)
+            continue;
+        const char *arr = tp_sf_array(root, c);
+        for (size_t k = 0; k < r->count[c->table]; k++) {
+            const char *v = arr + k * c->stride + c->field;
+            int64_t x;
+            if (c->width == 8) {
+                memcpy(&x, v, 8);
+            } else if (c->width == 4) {
+                uint32_t u; memcpy(&u, v, 4);
+                x = (c->flags & TP_SF_STR) || c->table == TP_SF_ANNOTS ? (int64_t)u : (int64_t)(int32_t)u;
+            } else {
+                x = *(const uint8_t *)v;
+            }
+            int ok = (c->flags & TP_SF_STR) ? x >= 0 && (uint64_t)x < nstr
+                   : (c->flags & TP_SF_ROW) ? x < 0 || (uint64_t)x < st->n
+                   : (c->flags & TP_SF_STEP) ? x < 0 || (uint64_t)x < st->nsteps
+                   : x < TP_K_COUNT;
+            if (!ok) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "column %s, value %zu: %lld points past its table", c->name, k,
+                         (long long)x);
+                return bad(r, msg);
+            }
+        }
+    }
+    for (size_t i = 0; i < st->n; i++) {
+        uint32_t a = st->aux[i];
+        int64_t tid = st->tid[i];
+        if (tid != TP_NONE && tid >= 0 && (tid & TP_TID_STRING) && (uint64_t)(tid & ~TP_TID_STRING) >= nstr)
+            return bad(r, "a thread name points past the string table");
+        if (a == TP_NO_AUX)
+            continue;
+        size_t lim;
+        switch (st->kind[i]) {
+        case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET: lim = st->nkernels; break;
+        case TP_K_MEMORY: lim = st->nmems; break;
+        case TP_K_META: lim = (size_t)nstr; break;
+        case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION:
+        case TP_K_PYTHON_FUNCTION: lim = st->nops; break;
+        default: lim = SIZE_MAX; break;   /* a value, not an index (run.c keeps it so) */
+        }
+        if (a >= lim)
+            return bad(r, "an event's details point past their table");
+    }
+    if (st->linked ? r->count[TP_SF_LINKS] != st->n : r->count[TP_SF_LINKS] != (size_t)-1)
+        return bad(r, "the link columns do not match the events");
+    return TP_OK;
+}
+
+/* The biggest columns are hundreds of MB: faulting them in 4 KB pages costs
+ * more system time than inflating them (0.24 s of 0.42 s for a 1 GB trace's
+ * store), so they ask for transparent huge pages where the kernel grants
+ * them on request.  The memory is freed with free() like any other column. */
+static void *big_alloc(size_t n)
+{
+    enum { HUGE = 2 << 20 };
+    if (n < 4 * (size_t)HUGE)
+        return malloc(n);
+    void *p = aligned_alloc(HUGE, (n + HUGE - 1) / HUGE * HUGE);
+    if (p)
+        madvise(p, (n + HUGE - 1) / HUGE * HUGE, MADV_HUGEPAGE);
+    return p;
+}
+
+/* Where a plain column section can be inflated directly: its own array,
+ * allocated here (sized max(count, 1) as the linker sizes its arrays);
+ * NULL for struct fields, known sections of other kinds, or a second copy. */
+static char *inflate_target(struct reader *r, const char *name, uint32_t width, uint64_t count)
+{
+    for (size_t i = 0; i < tp_sf_ncols; i++) {
+        const struct tp_sf_col *c = &tp_sf_cols[i];
+        if (strcmp(c->name, name) != 0)
+            continue;
+        const struct tp_sf_table *T = &tp_sf_tables[c->table];
+        if (c->stride != c->width || c->field || T->inline_max || width != c->width ||
+            T->root != TP_SF_ROOT_STORE)
+            return NULL;
+        char *arr;
+        memcpy(&arr, (char *)r->st + c->base, sizeof arr);
+        if (arr)
+            return NULL;
+        arr = big_alloc((size_t)(count ? count : 1) * c->width);
+        if (arr)
+            memcpy((char *)r->st + c->base, &arr, sizeof arr);
+        return arr;                      /* NULL on out of memory: the copying path says so */
+    }
+    return NULL;
+}
+
+static int read_sections(struct reader *r)
+{
+    void *lens = NULL;
+    size_t nlens = 0;
+    int rc = TP_OK;
+    while (rc == TP_OK) {
+        if (r->end - r->p < 2)
+            { rc = bad(r, "the store ends early (no end marker): truncated?"); break; }
+        size_t nlen = (size_t)r->p[0] | (size_t)r->p[1] << 8;
+        if (nlen == 0) {
+            if (r->end - r->p < 10 || memcmp(r->p + 2, END_MARK, 8) != 0)
+                { rc = bad(r, "the store ends early (no end marker): truncated?"); break; }
+            break;
+        }
+        if (nlen > 64 || (size_t)(r->end - r->p) < 2 + nlen + 28)
+            { rc = bad(r, "section header cut short"); break; }
+        char name[65];
+        memcpy(name, r->p + 2, nlen);
+        name[nlen] = 0;
+        const unsigned char *h = r->p + 2 + nlen;
+        uint32_t width = get_u32(h), flags = get_u32(h + 4);
+        uint64_t count = get_u64(h + 8), zlen = get_u64(h + 16);
+        uint32_t crc = get_u32(h + 24);
+        const unsigned char *z = h + 28;
+        if (zlen > (uint64_t)(r->end - z))
+            { rc = bad(r, "section runs past the end of the file: truncated?"); break; }
+        if ((uint32_t)crc32(crc32(0L, r->p, (uInt)(2 + nlen + 24)), z, (uInt)zlen) != crc)
+            { rc = bad(r, "checksum mismatch: the file is damaged"); break; }
+        if (width == 0 || width > 4096 || count > ((uint64_t)1 << 40) / width)
+            { rc = bad(r, "section size out of range"); break; }
+        void *vals;
+        char *direct = inflate_target(r, name, width, count);
+        if (direct) {
+            /* A plain column (an array of its own) is inflated straight
+             * into the store: no copy of the biggest sections. */
+            size_t got = ZSTD_decompressDCtx(r->dctx, direct, (size_t)(count * width), z, (size_t)zlen);
+            if (ZSTD_isError(got) || got != count * width)
+                { rc = bad(r, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "section shorter than its header says"); break; }
+            vals = direct;
+        } else if ((rc = inflate_section(r, z, zlen, count * width, &vals))) {
+            break;
+        }
+        rc = load_section(r, name, width, flags, count, vals, &lens, &nlens);
+        if (rc == 1)
+            rc = TP_OK;                  /* str.lens: kept in `lens` */
+        else if (!direct)
+            free(vals);
+        r->p = z + zlen;
+    }
+    free(lens);
+    return rc;
+}
+
+int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
+{
+    /* The whole file in memory (it is a small fraction of the trace), read
+     * rather than mapped: a file that shrinks under us is an error, not a
+     * SIGBUS. */
+    size_t cap = 1 << 20, len = 0;
+    unsigned char *buf = malloc(cap);
+    if (!buf)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the store", st->path);
+    for (;;) {
+        if (len == cap) {
+            unsigned char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the store", st->path);
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        long got = tp_source_read(src, (char *)buf + len, cap - len, err);
+        if (got < 0) {
+            free(buf);
+            return err ? err->status : TP_ERR_IO;
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    struct reader r = {.st = st, .path = st->path, .err = err, .base = buf, .p = buf, .end = buf + len};
+    for (size_t t = 0; t < TP_SF_NTABLES; t++)
+        r.count[t] = (size_t)-1;
+    int rc;
+    uint16_t probe = 1;
+    if (*(unsigned char *)&probe != 1) {
+        rc = tp_error_set(err, TP_ERR_FORMAT, "%s: .tprof stores are little-endian; this machine is not", st->path);
+    } else if (len < 16 || memcmp(buf, TP_STORE_MAGIC, TP_STORE_MAGIC_LEN) != 0) {
+        rc = tp_error_set(err, TP_ERR_FORMAT, "%s: not a .tprof store", st->path);
+    } else if (get_u32(buf + 8) != TP_STORE_FORMAT) {
+        rc = tp_error_set(err, TP_ERR_FORMAT,
+                          "%s: .tprof format version %u; this tprof reads version %d: import the trace again",
+                          st->path, get_u32(buf + 8), TP_STORE_FORMAT);
+    } else if (!(r.dctx = ZSTD_createDCtx())) {
+        rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the store", st->path);
+    } else {
+        r.p = buf + 16;
+        rc = read_sections(&r);
+        if (rc == TP_OK && !r.have_strings)
+            rc = bad(&r, "no string table");
+        if (rc == TP_OK && r.count[TP_SF_EVENTS] == (size_t)-1)
+            rc = bad(&r, "no event columns");
+        if (rc == TP_OK)
+            rc = check_refs(&r);
+    }
+    ZSTD_freeDCtx(r.dctx);
+    free(buf);
+    if (rc != TP_OK) {
+        /* Half a store is worse than none: views would print wrong tables
+         * (or index past arrays a crafted file left short). */
+        for (size_t t = 0; t < TP_SF_NTABLES; t++) {
+            char *root = root_ptr(st, tp_sf_tables[t].root);
+            if (root)
+                memset(root + tp_sf_tables[t].count, 0, sizeof(size_t));
+        }
+        for (size_t i = 0; i < tp_sf_ncols; i++) {
+            if (tp_sf_cols[i].table != TP_SF_LINKS)
+                continue;
+            void *arr;
+            memcpy(&arr, (char *)st + tp_sf_cols[i].base, sizeof arr);
+            free(arr);
+            memset((char *)st + tp_sf_cols[i].base, 0, sizeof arr);
+        }
+        st->linked = 0;
+        return rc;
+    }
+    if (r.load_status != TP_OK)
+        return tp_error_set(err, (enum tp_status)r.load_status, "%s", r.load_msg);
+    return TP_OK;
+}

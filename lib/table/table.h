@@ -1,0 +1,151 @@
+/* table.h — typed rows and the column registry (internal to libtprof).
+ *
+ * A view declares its columns once, as an array of tp_coldef; the table
+ * writers do selection (-c), ordering, sorting (--sort), --top, width fitting
+ * and every output format from that declaration.  No view formats text. */
+#ifndef TPROF_TABLE_H
+#define TPROF_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "tprof.h"
+
+enum tp_coltype {
+    TP_COL_STR,     /* text, left-aligned */
+    TP_COL_INT,     /* int64, right-aligned */
+    TP_COL_NUM,     /* per cell int or float: Python str() semantics (140000 vs 140000.0) */
+    TP_COL_US,      /* int64 nanoseconds printed as exact microseconds: 1234.5 (up to 3 decimals) */
+    TP_COL_FIXED,   /* double printed with `decimals` places (percentages, ratios) */
+};
+
+struct tp_coldef {
+    const char *key;       /* -c key: "kernel", "sil" */
+    const char *header;    /* "Kernel", "Sil(ns)" */
+    enum tp_coltype type;
+    int width;             /* -w mode: >0 fixed width (prof.py's min width); 0 flexible
+                              (shares what is left of -w); <0 fit to content */
+    int decimals;          /* TP_COL_FIXED */
+    const char *desc;      /* one line for `tprof VIEW -h` */
+};
+
+enum tp_cellkind { TP_CELL_NULL, TP_CELL_STR, TP_CELL_INT, TP_CELL_FLOAT };
+
+struct tp_table;   /* typedef'd in tprof.h as tp_table */
+
+tp_table *tp_table_new(const struct tp_coldef *cols, size_t ncols);
+
+/* Start a new row; returns its index (cells start NULL). -1 on out of memory. */
+long tp_table_add_row(tp_table *t);
+
+/* Setters address the last added row by column index in the coldef array.
+ * Strings are copied into the table's arena. */
+void tp_table_set_str(tp_table *t, size_t col, const char *s);
+void tp_table_set_strn(tp_table *t, size_t col, const char *s, size_t len);
+void tp_table_set_int(tp_table *t, size_t col, int64_t v);
+void tp_table_set_float(tp_table *t, size_t col, double v);    /* NUM/FIXED columns */
+void tp_table_set_null(tp_table *t, size_t col);               /* printed as "-" */
+
+/* Parse a -c list against the coldefs: fills idx[] (capacity cap) and *n.
+ * Unknown key: TP_ERR_USAGE with "KEY is not a valid column name. Valid
+ * column names are a,b,c." */
+int tp_table_select(const struct tp_coldef *cols, size_t ncols, const char *list,
+                    size_t *idx, size_t cap, size_t *n, tp_error *err);
+
+/* Read access (views that post-process, diff, tests). */
+size_t tp_table_cols(const tp_table *t);
+enum tp_cellkind tp_table_cell_kind(const tp_table *t, size_t row, size_t col);
+const char *tp_table_cell_str(const tp_table *t, size_t row, size_t col);
+int64_t tp_table_cell_int(const tp_table *t, size_t row, size_t col);
+double tp_table_cell_float(const tp_table *t, size_t row, size_t col);
+
+/* Format one cell's value as the writers print it (space/CSV form). */
+size_t tp_table_format_cell(const tp_table *t, size_t row, size_t col, char *buf, size_t cap);
+
+/* ---- additions used by the writers (and by views that post-process) ---- */
+
+/* The coldef array the table was created with (it must outlive the table). */
+const struct tp_coldef *tp_table_coldefs(const tp_table *t);
+
+/* A string cell's bytes and length (strings may hold NUL bytes); NULL when the
+ * cell is not a string.  The pointer is valid until the next setter call. */
+const char *tp_table_cell_strn(const tp_table *t, size_t row, size_t col, size_t *len);
+
+/* Non-zero once a setter ran out of memory (tp_table_write then fails with
+ * TP_ERR_NOMEM instead of printing a table with holes). */
+int tp_table_nomem(const tp_table *t);
+
+/* Index of the first column whose key is `key`, or -1. */
+long tp_table_col_find(const struct tp_coldef *cols, size_t ncols, const char *key);
+
+/* Sort perm[0..n) (row indexes) by column col: numeric columns descending
+ * (NaN, then NULL and text cells last), string columns ascending bytewise
+ * (NULL last); ties keep ascending row order, so sorting 0..n-1 is stable.
+ * 0, or -1 on out of memory. */
+int tp_table_sort_rows(const tp_table *t, size_t col, size_t *perm, size_t n);
+
+/* Number formatting as the writers print it.  All return the length the full
+ * text needs (like snprintf) and NUL-terminate within cap. */
+size_t tp_fmt_pyfloat(double v, char *buf, size_t cap);   /* Python repr(float): 140000.0 1e+16 */
+size_t tp_fmt_us(int64_t ns, char *buf, size_t cap);      /* exact microseconds: 1234.5 */
+
+/* ---- writer internals (lib/write*.c) ------------------------------------ */
+
+/* A growable byte buffer; `oom` sticks once an append failed. */
+struct tp_sbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+};
+void tp_sbuf_put(struct tp_sbuf *b, const char *s, size_t n);
+void tp_sbuf_putc(struct tp_sbuf *b, char c);
+void tp_sbuf_pad(struct tp_sbuf *b, char c, size_t n);
+void tp_sbuf_free(struct tp_sbuf *b);
+
+/* Untrusted text made safe for a terminal: control bytes (< 0x20, 0x7f), C1
+ * controls (U+0080..U+009F) and invalid UTF-8 bytes become "\xNN"; valid
+ * UTF-8 passes through.  Width is counted in display units: one per code
+ * point, four per \xNN escape (Python 3's %-w.ws counts code points). */
+void   tp_text_put(struct tp_sbuf *b, const char *s, size_t len);
+size_t tp_text_width(const char *s, size_t len);
+/* Append at most w display units of s (never cutting a UTF-8 sequence or an
+ * escape), then pad with spaces to exactly w when pad is set; returns the
+ * units written before padding. */
+size_t tp_text_put_trunc(struct tp_sbuf *b, const char *s, size_t len, size_t w, int pad);
+/* Start of the display unit at s[0]: its byte length; *esc set when it is
+ * printed as \xNN escapes (one per byte). */
+size_t tp_text_unit(const unsigned char *s, size_t len, int *esc);
+
+/* A cell's text as printed by the space/CSV writers (unescaped): strings
+ * point into the table, numbers into buf (cap >= TP_CELLBUF holds any
+ * number).  NULL cells are "-". */
+#define TP_CELLBUF 384
+const char *tp_cell_text(const tp_table *t, size_t row, size_t col, char *buf, size_t cap,
+                         size_t *len);
+
+/* What tp_table_write resolved and hands to one format writer. */
+struct tp_wctx {
+    const tp_table *t;
+    const struct tp_coldef *cols;
+    const size_t *sel;        /* selected column indexes, -c order, duplicates kept */
+    size_t nsel;
+    const size_t *rows;       /* row indexes in print order; NULL: 0..nrows-1 */
+    size_t nrows;
+    const struct tp_output_opts *o;
+    FILE *out;
+    tp_error *err;
+};
+static inline size_t tp_wctx_row(const struct tp_wctx *w, size_t i)
+{
+    return w->rows ? w->rows[i] : i;
+}
+/* Write one finished line (buffer reset afterwards); TP_ERR_IO/NOMEM on failure. */
+int tp_write_line(const struct tp_wctx *w, struct tp_sbuf *b);
+
+int tp_write_space(const struct tp_wctx *w);
+int tp_write_csv(const struct tp_wctx *w);
+int tp_write_columns(const struct tp_wctx *w);
+int tp_write_jsonl(const struct tp_wctx *w);
+int tp_write_markdown(const struct tp_wctx *w);
+
+#endif

@@ -1,0 +1,301 @@
+/* write.c — tp_table_write: resolves -c, --sort and --top, then hands the
+ * rows to one format writer (write_space.c, write_csv.c, write_columns.c,
+ * write_jsonl.c, write_markdown.c).  Also the pieces the writers share: a growable line buffer
+ * and the escaping that keeps untrusted names from reaching a terminal raw. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table.h"
+
+void tp_output_opts_init(struct tp_output_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = TP_FMT_SPACE;
+    o->width = 0;
+    o->columns = NULL;
+    o->sort = NULL;
+    o->top = 0;
+    o->header = 1;
+}
+
+/* ---- line buffer -------------------------------------------------------- */
+
+static int sbuf_reserve(struct tp_sbuf *b, size_t n)
+{
+    if (b->oom)
+        return -1;
+    if (b->len + n <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n) {
+        if (cap > SIZE_MAX / 2) {
+            b->oom = 1;
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = 1;
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+void tp_sbuf_put(struct tp_sbuf *b, const char *s, size_t n)
+{
+    if (n == 0 || sbuf_reserve(b, n) != 0)
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+void tp_sbuf_putc(struct tp_sbuf *b, char c)
+{
+    if (sbuf_reserve(b, 1) != 0)
+        return;
+    b->p[b->len++] = c;
+}
+
+void tp_sbuf_pad(struct tp_sbuf *b, char c, size_t n)
+{
+    if (n == 0 || sbuf_reserve(b, n) != 0)
+        return;
+    memset(b->p + b->len, c, n);
+    b->len += n;
+}
+
+void tp_sbuf_free(struct tp_sbuf *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- safe text ---------------------------------------------------------- */
+
+static int cont(unsigned char c)
+{
+    return (c & 0xC0) == 0x80;
+}
+
+size_t tp_text_unit(const unsigned char *s, size_t len, int *esc)
+{
+    unsigned char b = s[0];
+    *esc = 0;
+    if (b < 0x80) {
+        *esc = b < 0x20 || b == 0x7f;
+        return 1;
+    }
+    if (b >= 0xC2 && b <= 0xDF) {
+        if (len >= 2 && cont(s[1])) {
+            *esc = b == 0xC2 && s[1] < 0xA0;   /* C1 control U+0080..U+009F */
+            return 2;
+        }
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        unsigned char lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+        if (len >= 3 && s[1] >= lo && s[1] <= hi && cont(s[2]))
+            return 3;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        unsigned char lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+        if (len >= 4 && s[1] >= lo && s[1] <= hi && cont(s[2]) && cont(s[3]))
+            return 4;
+    }
+    *esc = 1;   /* invalid UTF-8: this byte alone */
+    return 1;
+}
+
+static void put_escaped_bytes(struct tp_sbuf *b, const unsigned char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        char e[4] = { '\\', 'x', hex[s[i] >> 4], hex[s[i] & 15] };
+        tp_sbuf_put(b, e, 4);
+    }
+}
+
+/* Bytes that need no look at all: printable ASCII. */
+static size_t plain_run(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && s[i] >= 0x20 && s[i] < 0x7f)
+        i++;
+    return i;
+}
+
+void tp_text_put(struct tp_sbuf *b, const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < len) {
+        size_t r = plain_run(s + i, len - i);
+        tp_sbuf_put(b, (const char *)s + i, r);
+        i += r;
+        if (i == len)
+            break;
+        int esc;
+        size_t u = tp_text_unit(s + i, len - i, &esc);
+        if (esc)
+            put_escaped_bytes(b, s + i, u);
+        else
+            tp_sbuf_put(b, (const char *)s + i, u);
+        i += u;
+    }
+}
+
+size_t tp_text_width(const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0, w = 0;
+    while (i < len) {
+        size_t r = plain_run(s + i, len - i);
+        i += r;
+        w += r;
+        if (i == len)
+            break;
+        int esc;
+        size_t u = tp_text_unit(s + i, len - i, &esc);
+        w += esc ? 4 * u : 1;
+        i += u;
+    }
+    return w;
+}
+
+size_t tp_text_put_trunc(struct tp_sbuf *b, const char *str, size_t len, size_t w, int pad)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0, used = 0;
+    while (i < len && used < w) {
+        size_t r = plain_run(s + i, len - i);
+        if (r > w - used)
+            r = w - used;
+        tp_sbuf_put(b, (const char *)s + i, r);
+        i += r;
+        used += r;
+        if (i == len || used == w)
+            break;
+        int esc;
+        size_t u = tp_text_unit(s + i, len - i, &esc);
+        size_t uw = esc ? 4 * u : 1;
+        if (used + uw > w)
+            break;   /* never cut an escape: pad instead */
+        if (esc)
+            put_escaped_bytes(b, s + i, u);
+        else
+            tp_sbuf_put(b, (const char *)s + i, u);
+        i += u;
+        used += uw;
+    }
+    if (pad && used < w)
+        tp_sbuf_pad(b, ' ', w - used);
+    return used;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+int tp_write_line(const struct tp_wctx *w, struct tp_sbuf *b)
+{
+    if (b->oom)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory while writing the table");
+    if (b->len && fwrite(b->p, 1, b->len, w->out) != b->len) {
+        int e = errno;
+        if (w->err)
+            w->err->sys_errno = e;
+        return tp_error_set(w->err, TP_ERR_IO, "write error: %s", strerror(e ? e : EIO));
+    }
+    b->len = 0;
+    return TP_OK;
+}
+
+int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out, tp_error *err)
+{
+    if (!t || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "no table to write");
+    struct tp_output_opts defaults;
+    if (!o) {
+        tp_output_opts_init(&defaults);
+        o = &defaults;
+    }
+    if (tp_table_nomem(t))
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory while building the table");
+
+    const struct tp_coldef *cols = tp_table_coldefs(t);
+    size_t ncols = tp_table_cols(t);
+    size_t nrows = tp_table_rows(t);
+    size_t *sel = NULL, *perm = NULL, nsel = 0;
+    int rc = TP_OK;
+
+    /* -c: a list of n keys has n-1 commas. */
+    size_t cap = ncols;
+    if (o->columns) {
+        cap = 1;
+        for (const char *p = o->columns; *p; p++)
+            cap += *p == ',';
+    }
+    sel = malloc((cap ? cap : 1) * sizeof *sel);
+    if (!sel)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (o->columns) {
+        rc = tp_table_select(cols, ncols, o->columns, sel, cap, &nsel, err);
+        if (rc != TP_OK)
+            goto done;
+    } else {
+        for (nsel = 0; nsel < ncols; nsel++)
+            sel[nsel] = nsel;
+    }
+
+    if (o->sort) {
+        long sc = tp_table_col_find(cols, ncols, o->sort);
+        if (sc < 0) {
+            size_t dummy[1], nd;
+            if (strchr(o->sort, ','))
+                rc = tp_error_set(err, TP_ERR_USAGE, "--sort takes one column name, not a list: %.100s",
+                                  o->sort);
+            else   /* same message as -c, so the user sees the valid keys */
+                rc = tp_table_select(cols, ncols, o->sort, dummy, 1, &nd, err);
+            if (rc == TP_OK)
+                rc = tp_error_set(err, TP_ERR_USAGE, "no sort column given");
+            goto done;
+        }
+        if (nrows) {
+            perm = malloc(nrows * sizeof *perm);
+            if (!perm) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
+                goto done;
+            }
+            for (size_t i = 0; i < nrows; i++)
+                perm[i] = i;
+            if (tp_table_sort_rows(t, (size_t)sc, perm, nrows) != 0) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
+                goto done;
+            }
+        }
+    }
+    if (o->top && o->top < nrows)
+        nrows = o->top;
+
+    struct tp_wctx w = { t, cols, sel, nsel, perm, nrows, o, out, err };
+    switch (o->format) {
+    case TP_FMT_SPACE: rc = tp_write_space(&w); break;
+    case TP_FMT_CSV: rc = tp_write_csv(&w); break;
+    case TP_FMT_COLUMNS:
+        /* prof.py: columnated iff w > 0, so -w 0 is the space format */
+        rc = o->width > 0 ? tp_write_columns(&w) : tp_write_space(&w);
+        break;
+    case TP_FMT_JSONL: rc = tp_write_jsonl(&w); break;
+    case TP_FMT_MARKDOWN: rc = tp_write_markdown(&w); break;
+    default: rc = tp_error_set(err, TP_ERR_USAGE, "unknown output format %d", (int)o->format); break;
+    }
+    errno = 0;
+    if (rc == TP_OK && (fflush(out) != 0 || ferror(out))) {
+        int e = errno;
+        if (err)
+            err->sys_errno = e;
+        rc = tp_error_set(err, TP_ERR_IO, "write error: %s", strerror(e ? e : EIO));
+    }
+done:
+    free(sel);
+    free(perm);
+    return rc;
+}

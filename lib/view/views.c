@@ -1,0 +1,136 @@
+/* views.c — the registry of views: a new analysis is one view_*.c file and
+ * one line here. */
+#include <string.h>
+#include "store.h"
+#include "table.h"
+#include "views.h"
+
+static const tp_view *const registry[] = {
+    &tp_view_prof,
+    &tp_view_info,
+    &tp_view_kernels,
+    &tp_view_ops,
+    &tp_view_steps,
+    &tp_view_memory,
+    &tp_view_modules,
+    &tp_view_dist,
+    &tp_view_gpu,
+    &tp_view_advice,
+    &tp_view_temporal,
+    &tp_view_kernel_types,
+    &tp_view_overlap,
+    &tp_view_idle,
+    &tp_view_launches,
+    &tp_view_queue,
+    &tp_view_check,
+    NULL,
+};
+
+const tp_view *const *tp_views(void)
+{
+    return registry;
+}
+
+const tp_view *tp_view_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; registry[i]; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}
+
+const tp_view *tp_view_npu_twin(const tp_view *v)
+{
+    if (!v || !v->name)
+        return NULL;
+    for (size_t i = 0; tp_npu_views[i]; i++)
+        if (strcmp(tp_npu_views[i]->name, v->name) == 0)
+            return tp_npu_views[i];
+    return NULL;
+}
+
+int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opts *vo,
+                  tp_table **out, tp_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!v || !v->build || !st || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_view_build: %s", !v || !v->build ? "no view" : !st ? "no store"
+                                                                                   : "nowhere to put the table");
+    if (!st->linked)
+        return tp_error_set(err, TP_ERR_USAGE, "%s: tp_view_build before tp_store_link", st->path);
+    static const struct tp_view_opts defaults;   /* NULL options: every default */
+    if (!vo)
+        vo = &defaults;
+    if (st->format == TP_SRC_ASCEND) {
+        const tp_view *twin = tp_view_npu_twin(v);
+        if (twin)
+            return twin->build(st, vo, out, err);
+    }
+    return v->build(st, vo, out, err);
+}
+
+const tp_view *tp_view_for_store(const tp_view *v, const tp_store *st)
+{
+    const tp_view *twin = v && st && st->format == TP_SRC_ASCEND ? tp_view_npu_twin(v) : NULL;
+    return twin ? twin : v;
+}
+
+int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err)
+{
+    size_t idx[256], n;
+    if (!v || !columns)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_view_check_columns: %s", v ? "no column list" : "no view");
+    if (tp_table_select(v->cols, v->ncols, columns, idx, 256, &n, err) == TP_OK)
+        return TP_OK;
+    const tp_view *twin = tp_view_npu_twin(v);
+    tp_error e2 = {0};
+    if (twin && tp_table_select(twin->cols, twin->ncols, columns, idx, 256, &n, &e2) == TP_OK) {
+        if (err)
+            *err = (tp_error){0};
+        return TP_OK;
+    }
+    return err ? (int)err->status : TP_ERR_USAGE;
+}
+
+int tp_view_attributes(const tp_view *v, const struct tp_view_opts *vo)
+{
+    if (v->attributes == TP_ATTRIBUTES_GROUPED)
+        return vo && vo->group && *vo->group;
+    return v->attributes == TP_ATTRIBUTES_ALWAYS;
+}
+
+const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts *vo)
+{
+    static const struct tp_view_opts defaults;
+    if (!v)
+        return NULL;
+    if (!vo)
+        vo = &defaults;
+    const char *c = v->columns_for ? v->columns_for(vo) : NULL;
+    return c ? c : v->default_columns;
+}
+
+void tp_view_print_columns(const tp_view *v, FILE *out)
+{
+    size_t wkey = 3, whead = 6;
+    if (!v || !out)
+        return;
+    for (size_t i = 0; i < v->ncols; i++) {
+        size_t a = strlen(v->cols[i].key), b = strlen(v->cols[i].header);
+        if (a > wkey) wkey = a;
+        if (b > whead) whead = b;
+    }
+    fprintf(out, "  %-*s  %-*s  %s\n", (int)wkey, "key", (int)whead, "header", "description");
+    for (size_t i = 0; i < v->ncols; i++)
+        fprintf(out, "  %-*s  %-*s  %s\n", (int)wkey, v->cols[i].key, (int)whead, v->cols[i].header,
+                v->cols[i].desc ? v->cols[i].desc : "");
+    fprintf(out, "default: -c %s\n", v->default_columns);
+    const tp_view *twin = tp_view_npu_twin(v);
+    if (twin && twin != v) {
+        fprintf(out, "\non Ascend NPU folders (%s):\n", twin->summary);
+        tp_view_print_columns(twin, out);
+    }
+}
