@@ -6,7 +6,8 @@
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
-       OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF };
+       OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
+       OPT_QUIET, OPT_CAPTURE };
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -31,6 +32,8 @@ static const struct option long_opts[] = {
     {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
     {"runtime-cutoff", required_argument, NULL, OPT_RUNTIME_CUTOFF},
     {"launch-delay-cutoff", required_argument, NULL, OPT_LAUNCH_DELAY_CUTOFF},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"capture", required_argument, NULL, OPT_CAPTURE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -72,6 +75,9 @@ void cli_usage(FILE *out)
             "      --hta-quirks    HTA views: HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)\n"
             "      --max-queue N   queue: time with N or more launches queued (HTA: 1024)\n"
             "      --runtime-cutoff US, --launch-delay-cutoff US   launches: HTA's outlier cut-offs\n"
+            "      --capture PATH  graph replays charged to the operators of a capture trace\n"
+            "                      (a file, or a folder such as TraceLens' capture_traces/)\n"
+            "      --quiet         no notes on stderr (the coverage line, what a view left out); errors stay\n"
             "  -h, --help          this help; with a VIEW, its columns\n"
             "      --version       print the version\n"
             "\n"
@@ -156,6 +162,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
                 o->vo.launch_delay_cutoff_us = v;
             break;
         }
+        case OPT_QUIET: o->quiet = 1; break;
+        case OPT_CAPTURE: o->capture = optarg; break;
         case 'h': o->help = 1; break;
         case OPT_VERSION: o->version = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);

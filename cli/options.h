@@ -11,6 +11,8 @@ struct cli_options {
     struct tp_view_opts vo;
     int format_chosen;        /* --csv, -w, --space or --jsonl given */
     int help, version;
+    const char *capture;      /* --capture: capture trace(s) of the graph replays */
+    int quiet;                /* --quiet: no notes on stderr (coverage, what a view could not show) */
     char **inputs;
     int ninputs;
 };

@@ -35,6 +35,13 @@ void cli_report_notes(const char *notes)
     }
 }
 
+void cli_report_coverage(const tp_store *st)
+{
+    char line[2048];
+    if (tp_store_coverage(st, line, sizeof line))
+        fprintf(stderr, "tprof: %s\n", line);
+}
+
 int cli_terminal_width(void)
 {
     struct winsize ws;

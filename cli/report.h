@@ -14,6 +14,10 @@ int cli_report_skips_to(const tp_store *st, FILE *out);
 /* A run's notes (tp_run_notes: newline-separated), one "tprof: " line each. */
 void cli_report_notes(const char *notes);
 
+/* The store's coverage line (how much kernel time the view could attribute
+ * to operators, tp_store_coverage) on stderr, when there is one. */
+void cli_report_coverage(const tp_store *st);
+
 /* The width of the terminal on stdout, else $COLUMNS, else 80. */
 int cli_terminal_width(void);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "capture.h"
 #include "commands.h"
 #include "options.h"
 #include "report.h"
@@ -60,7 +61,10 @@ static int run_one(const struct cli_options *o, const char *path, int first)
     }
     tp_error lerr = {0};
     tp_table *t = NULL;
-    if (tp_store_link(st, &lerr) != TP_OK || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
+    int linked = tp_store_link(st, &lerr) == TP_OK;
+    if (linked && o->capture && cli_attach_capture(st, o->capture))
+        status = 2;
+    if (!linked || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", lerr.msg);
         status = 2;
     } else if (st->n > 0 || status == 0) {
@@ -85,8 +89,10 @@ static int run_one(const struct cli_options *o, const char *path, int first)
      * such as "file not found" may only be its consequence */
     if (status && err.msg[0] && lerr.status == TP_OK)
         fprintf(stderr, "tprof: %s\n", err.msg);
-    if (lerr.status == TP_OK && lerr.msg[0])   /* a view's note: what it could not show */
+    if (lerr.status == TP_OK && lerr.msg[0] && !o->quiet)   /* a view's note: what it could not show */
         fprintf(stderr, "tprof: %s\n", lerr.msg);
+    if (t && !o->quiet && tp_view_attributes(o->view, &o->vo))
+        cli_report_coverage(st);
     if (status && err.msg[0] && lerr.status != TP_OK)
         fprintf(stderr, "tprof: %s\n", err.msg);
     if (cli_report_skips(st))
@@ -295,6 +301,7 @@ struct rank_out {
     char *skips;              /* the malformed-input lines of the rank's load */
     size_t nskips;
     int malformed;
+    char *coverage;           /* the attribution line (tp_store_coverage), NULL none */
 };
 
 static void drop_rank(void *p)
@@ -304,6 +311,7 @@ static void drop_rank(void *p)
         return;
     tp_table_free(ro->t);
     free(ro->skips);
+    free(ro->coverage);
     free(ro);
 }
 
@@ -324,6 +332,9 @@ static void *reduce_rank(const struct tp_run_rank *k, void *ctx)
     ro->sv = tp_view_for_store(o->view, k->store);
     if (tp_view_build(o->view, k->store, &o->vo, &ro->t, &ro->err) != TP_OK)
         ro->t = NULL;
+    char line[2048];
+    if (tp_view_attributes(o->view, &o->vo) && tp_store_coverage(k->store, line, sizeof line))
+        ro->coverage = strdup(line);
     return ro;
 }
 
@@ -361,7 +372,15 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
             status = 2;
         nuse++;
     }
-    cli_report_notes(tp_run_notes(r));
+    if (!o->quiet) {
+        cli_report_notes(tp_run_notes(r));
+        for (size_t i = 0; i < n; i++) {
+            const struct tp_run_rank *k = tp_run_rank(r, i);
+            const struct rank_out *ro = k->usable ? k->result : NULL;
+            if (ro && ro->coverage)
+                fprintf(stderr, "tprof: %s\n", ro->coverage);
+        }
+    }
     if (!nuse) {
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         return 2;
@@ -379,7 +398,7 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
         }
         if (table_status(o->view, ro->t) > status)
             status = table_status(o->view, ro->t);
-        if (ro->err.msg[0])   /* a view's note: the rank's table is still printed */
+        if (ro->err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
         if (b.t && b.v != ro->sv && block_flush(&b, o, first))
             status = 2;
@@ -403,6 +422,8 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
 {
     tp_error err = {0};
     tp_run *r = NULL;
+    if (o->capture)
+        fprintf(stderr, "tprof: %s: --capture applies to a single trace, not to a run directory: left out\n", path);
     if (tp_run_open(&r, path, o->vo.span, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         return 2;
@@ -436,7 +457,11 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         stores[nuse] = k->store;
         ranks[nuse++] = k;
     }
-    cli_report_notes(tp_run_notes(r));
+    if (!o->quiet) {
+        cli_report_notes(tp_run_notes(r));
+        for (size_t i = 0; i < nuse && tp_view_attributes(o->view, &o->vo); i++)
+            cli_report_coverage(stores[i]);
+    }
     if (!nuse) {
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         status = 2;
@@ -453,7 +478,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             status = 2;
             goto done;
         }
-        if (err.msg[0])
+        if (err.msg[0] && !o->quiet)
             fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
     } else if (o->vo.merge && any_ascend) {
         /* the NPU views read each folder's own tables: per rank after all */
@@ -470,7 +495,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         if (rc == TP_OK) {
             rc = tp_view_build(v, m, &o->vo, &t, &err);
             tp_store_free(m);
-            if (rc == TP_OK && err.msg[0])
+            if (rc == TP_OK && err.msg[0] && !o->quiet)
                 fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
         }
         if (rc != TP_OK) {
@@ -516,7 +541,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         }
         if (table_status(v, rt) > status)
             status = table_status(v, rt);
-        if (err.msg[0])   /* a view's note: the rank's table is still printed */
+        if (err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
         if (b.t && b.v != sv && block_flush(&b, o, first))
             status = 2;

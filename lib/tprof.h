@@ -57,6 +57,22 @@ int tp_store_load(tp_store *st, const char *path, tp_error *err);
  * steps...) that the views share. */
 int tp_store_link(tp_store *st, tp_error *err);
 
+/* Charge the kernels of st's graph replays to the operators captured into
+ * the graph, from the capture trace `cap` (both linked): each capture
+ * (StreamBeginCapture..StreamEndCapture) lists its launch calls in order, and
+ * a replay whose activity count equals a capture's is matched to it
+ * position by position (the next such capture after the last one matched, as
+ * piecewise graphs replay in capture order).  Fills the store's attribution; replays
+ * matching no capture keep their graph launcher.  TP_OK, or an error. */
+int tp_store_attach_capture(tp_store *st, const tp_store *cap, tp_error *err);
+
+/* The coverage line of a linked kineto store: "PATH: 99.2% of kernel time
+ * attributed to operators (driver launches ..., graph replays ..., no launch
+ * record ...)" with what the user can do when under 95%.  Writes it (no
+ * newline) into buf and returns 1; 0 (buf "") when the store has nothing to
+ * say (no kernels, or not a kineto trace). */
+int tp_store_coverage(const tp_store *st, char *buf, size_t cap);
+
 /* Write a loaded store, linked first if it is not, as a .tprof file: the
  * persistent columnar form (zstd-compressed columns, checksummed, versioned;
  * layout in tprof(1), FILES) that tp_store_load reads back, sniffed by its
@@ -125,10 +141,18 @@ typedef struct tp_view {
     /* 1: the view measures along the timeline (busy, idle, overlap), so
      * --merge, which lays ranks end to end, distorts it (the CLI says so). */
     int timeline;
+    /* The view charges GPU time to operators (or kernels to their launches):
+     * the CLI prints the store's coverage line (tp_store_coverage) with it.
+     * TP_ATTRIBUTES_ALWAYS, or TP_ATTRIBUTES_GROUPED: only with --group. */
+    int attributes;
     /* Optional: the worst severity among the rows of a table this view
      * built (check); the CLI exits with it.  NULL: TP_SEV_INFO. */
     enum tp_severity (*severity)(const tp_table *t);
 } tp_view;
+enum { TP_ATTRIBUTES_NONE, TP_ATTRIBUTES_ALWAYS, TP_ATTRIBUTES_GROUPED };
+
+/* 1 when view v built with these options attributes GPU time (see above). */
+int tp_view_attributes(const tp_view *v, const struct tp_view_opts *vo);
 
 /* Options a view may read; zero means "default". */
 struct tp_view_opts {

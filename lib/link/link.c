@@ -13,7 +13,9 @@
  *               the runtime's External id;
  *  - steps:     ProfilerStep#N ranges from CPU ops / user annotations
  *               (GPU-side copies of the annotation are not steps);
- *  - annots:    one prof.py row per kernel (direction, layer, trace...).
+ *  - annots:    one prof.py row per kernel (direction, layer, trace...);
+ *  - attr:      the attribution model every view charges GPU time by
+ *               (attribution.c: operator or cause per GPU activity, totals).
  * Nvprof/nsys/dict inputs get their annots from tp_link_pyprof instead. */
 #include <stdlib.h>
 #include <string.h>
@@ -199,8 +201,12 @@ int tp_store_link(tp_store *st, tp_error *err)
 {
     if (!st)
         return tp_error_set(err, TP_ERR_USAGE, "tp_store_link: no store");
-    if (st->linked)
+    if (st->linked) {
+        /* a .tprof store comes back linked; the attribution model is not stored */
+        if (!st->attr.op && tp_link_attribution(st) < 0)
+            return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
         return TP_OK;
+    }
     size_t n = st->n ? st->n : 1;
     st->parent = malloc(n * sizeof *st->parent);
     st->depth = malloc(n * sizeof *st->depth);
@@ -252,7 +258,7 @@ int tp_store_link(tp_store *st, tp_error *err)
     }
     tp_i64map_free(&corr);
     tp_i64map_free(&ext);
-    if (build_steps(st) < 0)
+    if (build_steps(st) < 0 || tp_link_attribution(st) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
     int rc;
     if (st->format == TP_SRC_KINETO_JSON)

@@ -1,18 +1,17 @@
 /* check_attr.c — kernels no operator is charged for, and why.
  *
- * Today's attribution is the linker's (lib/link.c): a kernel's launcher
- * (the runtime/driver call with its correlation id) and launch_op (the CPU
- * operator around that call, else the one with its External id).  This
- * file is the one place `check` reads them, so that it follows when the
- * linker's attribution model changes.  Causes, one row each:
+ * The attribution is the linker's model (attribution.c, st->attr): every
+ * GPU activity's launch call and operator, or the cause it has none.  A
+ * graph replay no operator encloses is charged to its graph launch call, so
+ * it is attributed here (check_launch.c reports graph replays on their own).
+ * Causes, one row each:
  *
  *  - unattributed.no_launch: no runtime/driver call carries the kernel's
- *    correlation id: it was launched before the profiler started (kernels
- *    that start before the first host event), or the host-side record was
- *    lost, or the trace has no host side;
+ *    correlation id: it was launched before the profiler started, or the
+ *    host-side record was lost, or the kernel has no correlation id;
  *  - unattributed.no_operator: the launch call is there but no CPU operator
- *    encloses it nor shares its External id (a launch from Python code the
- *    profiler did not record as an op, e.g. without record_function).
+ *    encloses it (a launch from Python code the profiler did not record as
+ *    an op).
  *
  * Kineto traces only (the other inputs have no CPU operators).
  * Info while unattributed kernels hold at most 5 % of kernel time (the
@@ -58,20 +57,21 @@ int tp_check_attribution(const tp_store *st, struct tp_findings *f)
             st->ts[i] < host_start)
             host_start = st->ts[i];
     struct cause no_launch = {0}, no_op = {0};
-    for (size_t i = 0; i < st->n; i++) {
+    const struct tp_attribution *a = &st->attr;
+    for (size_t i = 0; i < st->n && a->cause; i++) {
         if (st->kind[i] != TP_K_KERNEL)
             continue;
         total += st->dur[i];
-        if (st->launcher[i] < 0)
-            add(st, &no_launch, i, host_start);
-        else if (st->launch_op[i] < 0)
+        if (a->cause[i] == TP_ATTR_OUTSIDE_OPERATOR)
             add(st, &no_op, i, host_start);
+        else if (a->cause[i] > TP_ATTR_OUTSIDE_OPERATOR)
+            add(st, &no_launch, i, host_start);
     }
     int64_t all_ns = no_launch.ns + no_op.ns;
     say(st, f, &no_launch, "unattributed.no_launch", total, all_ns,
         "no runtime/driver call carries their correlation id (launched before the profiler started, or the "
         "host record was lost)");
     say(st, f, &no_op, "unattributed.no_operator", total, all_ns,
-        "their launch call is outside every CPU operator (no op encloses it or shares its External id)");
+        "their launch call is outside every CPU operator");
     return f->oom ? TP_ERR_NOMEM : TP_OK;
 }

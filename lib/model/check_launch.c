@@ -23,19 +23,13 @@
 #include "hta.h"
 #include "i64map.h"
 
-static int is_graph_launch(const char *name)
-{
-    return strcmp(name, "cudaGraphLaunch") == 0 || strcmp(name, "hipGraphLaunch") == 0 ||
-           strcmp(name, "cudaGraphLaunch_v10000") == 0;
-}
-
 /* Calls that always put work on the GPU: HTA's list (runtime and driver
  * kernel launches, async copies and fills) and a few it lacks. */
 static int is_launch_call(const char *name)
 {
     static const char *const more[] = {"cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice",
                                        "hipModuleLaunchKernel", "hipExtLaunchKernel", "hipLaunchCooperativeKernel"};
-    if (tp_hta_is_launch(name, 0, 0) || is_graph_launch(name))
+    if (tp_hta_is_launch(name, 0, 0) || tp_is_graph_launch(name))
         return 1;
     for (size_t i = 0; i < sizeof more / sizeof *more; i++)
         if (strcmp(name, more[i]) == 0)
@@ -50,7 +44,7 @@ static uint8_t classify(const tp_store *st, uint8_t *cache, uint32_t id)
 {
     if (!cache[id]) {
         const char *s = tp_store_str(st, id);
-        cache[id] = is_graph_launch(s) ? C_GRAPH
+        cache[id] = tp_is_graph_launch(s) ? C_GRAPH
                     : !is_launch_call(s) ? C_NONE
                     : strstr(s, "emcpy") || strstr(s, "emset") ? C_COPY : C_KERNEL;
     }

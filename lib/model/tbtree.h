@@ -3,7 +3,12 @@
  * view_ops.c builds it (SPEC §2.2, §3.1, §6.1): host nodes per thread by the
  * plugin's rules (runtime calls attach by External id, non-NCCL user
  * annotations are not nodes, partially overlapping nodes are dropped,
- * remove_dup_nodes), with the plugin's self/total host and device times.  The
+ * remove_dup_nodes), with the plugin's self/total host and device times.
+ * Departures, from the attribution model (st->attr, attribution.c): driver
+ * calls are launches like runtime calls; a launch call no node holds goes to
+ * the operator around it, a graph launch no operator encloses to a stand-in
+ * node of its own, and replays matched to a capture trace to stand-in nodes
+ * of the captured operators.  The
  * operator, memory and module views read the same tree, so an operator means
  * the same thing in each of them. */
 #ifndef TPROF_TBTREE_H

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "npu.h"
 #include "store.h"
+#include "link.h"
 
 static const char *const kind_names[TP_K_COUNT] = {
     [TP_K_OTHER] = "other", [TP_K_CPU_OP] = "cpu_op", [TP_K_USER_ANNOTATION] = "user_annotation",
@@ -50,6 +51,7 @@ static void free_links(tp_store *st)
     st->annots = NULL;
     st->steps = NULL;
     st->nannots = st->nsteps = 0;
+    tp_attribution_free(&st->attr);
     st->linked = 0;
 }
 

@@ -109,6 +109,64 @@ struct tp_kernel_annot {
     int64_t  op_event;             /* launching operator row, -1 none */
 };
 
+/* ---- attribution: every GPU activity's launch and operator (attribution.c) ----
+ *
+ * One model, computed once by tp_store_link, read by every view that charges
+ * GPU time to something.  For each device row (kernel, memcpy, memset):
+ *   launch  st->launcher[row]: the runtime or driver call with its correlation
+ *           id (a graph launch for every kernel of a replay), -1 none;
+ *   kind    how it was launched (enum tp_launch_kind);
+ *   op      st->attr.op[row]: the launching CPU operator (st->launch_op); for a
+ *           graph replay no operator encloses, the graph launch call itself
+ *           (torch.cuda.CUDAGraph.replay records no operator: the call stands
+ *           for the replayed graph); -1 unattributed;
+ *   cause   enum tp_attr_cause: attributed, or why not. */
+enum tp_launch_kind { TP_LAUNCH_NONE, TP_LAUNCH_RUNTIME, TP_LAUNCH_DRIVER, TP_LAUNCH_GRAPH, TP_LAUNCH_KINDS };
+
+enum tp_attr_cause {
+    TP_ATTR_OPERATOR = 0,      /* attributed to the CPU operator around the launch call */
+    TP_ATTR_LAUNCH_CALL,       /* attributed to its graph launch call: no operator encloses it */
+    TP_ATTR_OUTSIDE_OPERATOR,  /* unattributed: its (non-graph) launch call is inside no CPU operator */
+    TP_ATTR_NO_CORRELATION,    /* unattributed: the activity carries no correlation id */
+    TP_ATTR_BEFORE_PROFILER,   /* unattributed: no launch record, it started before the first host event */
+    TP_ATTR_NO_LAUNCH_RECORD,  /* unattributed: no launch record although the host was traced (lost records) */
+    TP_ATTR_CAUSES
+};
+
+struct tp_attribution {
+    int64_t *op;                   /* per row (device rows; -1 elsewhere) */
+    uint8_t *kind, *cause;         /* per row: enum tp_launch_kind, enum tp_attr_cause (device rows);
+                                      a graph launch call's own row has kind TP_LAUNCH_GRAPH */
+    /* Totals over kernels (TP_K_KERNEL; copies are not kernel time). */
+    int64_t kernel_ns, kernels;
+    int64_t cause_ns[TP_ATTR_CAUSES], cause_n[TP_ATTR_CAUSES];
+    int64_t kind_ns[TP_LAUNCH_KINDS], kind_n[TP_LAUNCH_KINDS];   /* attributed kernels by launch kind */
+    int64_t graph_launches;        /* graph launch calls with at least one replayed activity */
+    int64_t host_ops;              /* CPU operators in the store (0: the trace has no CPU activity) */
+    int64_t call_example;          /* row of a graph launch call standing in for an operator, -1 none */
+    /* Graph replays matched to a capture trace (tp_store_attach_capture):
+     * per device row, the captured operator's instance (unique per replay and
+     * captured operator; -1 none) and name (strtab of this store). */
+    int64_t *cap_inst;
+    uint32_t *cap_name;
+    int64_t captured_ns, captured_n;    /* replayed kernels matched to captured operators */
+    int64_t replays_matched;            /* graph launches matched to a capture */
+    int64_t captures_read;              /* captures found in the capture traces given */
+    int64_t cap_instances;              /* distinct cap_inst values (0..cap_instances-1) */
+    int64_t outside_example;       /* row of a launch call outside any operator, -1 none */
+};
+
+/* 1 when name is a graph launch call (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch). */
+int tp_is_graph_launch(const char *name);
+
+/* The share of kernel time attributed (op >= 0), in percent; 100 when the
+ * store has no kernel time. */
+double tp_attr_share(const struct tp_attribution *a);
+
+/* The i-th `tprof info` row about attribution (keys kernel_time.attributed*):
+ * 1 with key and value written, 0 past the last (or nothing to say). */
+int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char *val, size_t vcap);
+
 enum tp_source_format { TP_SRC_UNKNOWN, TP_SRC_KINETO_JSON, TP_SRC_NVPROF_SQLITE,
                         TP_SRC_NSYS_SQLITE, TP_SRC_PYPROF_DICT, TP_SRC_ASCEND };
 
@@ -160,6 +218,7 @@ struct tp_store {
     struct tp_kernel_annot *annots; size_t nannots;   /* one per kernel, in kernel time order */
     int annots_from_pyprof;        /* annots came from nvprof/nsys NVTX markers */
     struct tp_step { int64_t number, ts, end, name; } *steps; size_t nsteps;
+    struct tp_attribution attr;    /* every GPU activity's launch, operator or cause */
 
     /* ---- Ascend NPU folders: tables with no store equivalent (npu.h) ---- */
     struct tp_npu_data *npu;       /* NULL for every other input */

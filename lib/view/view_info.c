@@ -126,6 +126,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         row(t, "steps", "0 (no ProfilerStep)");
     row(t, "kernels.annotated", "%zu", st->nannots);
     char akey[64], aval[512];
+    for (size_t a = 0; tp_attr_info_line(st, a, akey, sizeof akey, aval, sizeof aval); a++)
+        row(t, akey, "%s", aval);
     for (size_t a = 0; tp_npu_info_line(st, a, akey, sizeof akey, aval, sizeof aval); a++)
         row(t, akey, "%s", aval);
     for (size_t s = 0; s < st->nskips; s++) {

@@ -248,4 +248,5 @@ const tp_view tp_view_prof = {
     .ncols = C_N,
     .default_columns = "idx,dir,sub,mod,op,kernel,params,sil",
     .build = build,
+    .attributes = TP_ATTRIBUTES_ALWAYS,
 };

@@ -99,6 +99,13 @@ int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err)
     return err ? (int)err->status : TP_ERR_USAGE;
 }
 
+int tp_view_attributes(const tp_view *v, const struct tp_view_opts *vo)
+{
+    if (v->attributes == TP_ATTRIBUTES_GROUPED)
+        return vo && vo->group && *vo->group;
+    return v->attributes == TP_ATTRIBUTES_ALWAYS;
+}
+
 const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts *vo)
 {
     static const struct tp_view_opts defaults;

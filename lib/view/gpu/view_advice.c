@@ -239,4 +239,5 @@ const tp_view tp_view_advice = {
     .default_columns = "kind,advice",
     .build = build,
     .timeline = 1,
+    .attributes = TP_ATTRIBUTES_ALWAYS,
 };

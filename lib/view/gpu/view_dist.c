@@ -849,4 +849,5 @@ const tp_view tp_view_dist = {
     .build = build,
     .columns_for = columns_for,
     .build_run = build_run,
+    .attributes = TP_ATTRIBUTES_ALWAYS,
 };

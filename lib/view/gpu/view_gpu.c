@@ -93,4 +93,5 @@ const tp_view tp_view_gpu = {
     .default_columns = "device,name,memory_gb,capability,util,sm_eff,occupancy,tc",
     .build = build,
     .timeline = 1,
+    .attributes = TP_ATTRIBUTES_ALWAYS,
 };

@@ -255,4 +255,5 @@ const tp_view tp_view_kernels = {
     .default_columns = "name,tc,calls,total,mean,median,max,min,std,blocks_per_sm,occupancy,pct",
     .build = build,
     .columns_for = columns_for,
+    .attributes = TP_ATTRIBUTES_GROUPED,
 };

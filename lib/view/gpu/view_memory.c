@@ -567,4 +567,5 @@ const tp_view tp_view_memory = {
     .default_columns = STATS_COLS,
     .build = build,
     .columns_for = columns_for,
+    .attributes = TP_ATTRIBUTES_ALWAYS,
 };

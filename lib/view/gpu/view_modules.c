@@ -436,4 +436,5 @@ const tp_view tp_view_modules = {
     .ncols = sizeof mod_cols / sizeof *mod_cols,
     .default_columns = "module,occurrences,operators,host_total,host_self,dev_total,dev_self",
     .build = build,
+    .attributes = TP_ATTRIBUTES_ALWAYS,
 };

@@ -210,6 +210,123 @@ static int node_attach_rt(struct tb_node *n, int64_t r)
     return push64(&n->rts, &n->nrts, &n->caprts, r);
 }
 
+/* Runtime and driver calls are both launches (the plugin predates driver
+ * launches: cuLaunchKernel[Ex] of Triton, CUTLASS, cuBLASLt). */
+static int is_launch_call(uint8_t kind)
+{
+    return kind == TP_K_RUNTIME || kind == TP_K_DRIVER;
+}
+
+/* Which launch calls a node holds (a byte per m->rts entry; NULL on out of
+ * memory). */
+static uint8_t *attached_mark(const struct tb_model *m)
+{
+    uint8_t *on = calloc(m->nrts + 1, 1);
+    if (!on)
+        return NULL;
+    for (size_t i = 0; i < m->nnodes; i++)
+        for (size_t k = 0; k < m->nodes[i].nrts; k++)
+            on[m->nodes[i].rts[k]] = 1;
+    return on;
+}
+
+/* A stand-in node's thread gets a tree even if no other node is on it. */
+static int know_tid(struct tb_model *m, int64_t tid)
+{
+    for (size_t t = 0; t < m->ntids; t++)
+        if (m->tids[t] == tid) return 0;
+    return push64(&m->tids, &m->ntids, &m->captids, tid);
+}
+
+/* Graph replays matched to a capture trace (tp_store_attach_capture): the
+ * activities of each captured operator instance leave the graph launch's
+ * list for a launch of their own (row -1: it has no host time) held by a
+ * stand-in node named after the captured operator, of zero length at the
+ * graph launch, so it nests under the operator around the launch. */
+static int split_captured(const tp_store *st, struct tb_model *m)
+{
+    const struct tp_attribution *a = &st->attr;
+    if (!a->cap_inst || a->cap_instances == 0) return 0;
+    int64_t *inst_rt = malloc((size_t)a->cap_instances * sizeof *inst_rt);
+    if (!inst_rt) return -1;
+    for (int64_t i = 0; i < a->cap_instances; i++) inst_rt[i] = -1;
+    size_t nrts = m->nrts;
+    for (size_t ri = 0; ri < nrts; ri++) {
+        size_t keep = 0;
+        for (size_t d = 0; d < m->rts[ri].ndev; d++) {
+            struct tb_rt *R = &m->rts[ri];
+            int64_t row = R->dev[d], in = a->cap_inst[row];
+            if (in < 0) { R->dev[keep++] = row; continue; }
+            if (inst_rt[in] < 0) {
+                int64_t ni = (int64_t)m->nnodes++, nr = (int64_t)m->nrts++;
+                struct tb_rt *S = &m->rts[nr];
+                memset(S, 0, sizeof *S);
+                S->row = -1; S->start = S->end = R->start; S->next = -1;
+                struct tb_node *N = &m->nodes[ni];
+                memset(N, 0, sizeof *N);
+                N->row = R->row; N->ev = EV_OPERATOR; N->cl = CL_OP;
+                N->start = N->end = R->start; N->ext = TP_NONE;
+                N->name = tp_store_str(st, a->cap_name[row]); N->tid = st->tid[R->row];
+                N->first_child = N->next_sib = N->last_child = -1;
+                if (node_attach_rt(N, nr) < 0 || know_tid(m, N->tid) < 0) { free(inst_rt); return -1; }
+                inst_rt[in] = nr;
+            }
+            struct tb_rt *S = &m->rts[inst_rt[in]];
+            if (push64(&S->dev, &S->ndev, &S->capdev, row) < 0) { free(inst_rt); return -1; }
+        }
+        m->rts[ri].ndev = keep;
+    }
+    free(inst_rt);
+    return 0;
+}
+
+/* A launch call that launched GPU work but is in no node (no External id, or
+ * one no node has) goes where the attribution model (st->attr) charges its
+ * activities: to the node of the operator around it, else to a stand-in node
+ * of the call itself (an operator named after the call, as TraceLens lists
+ * it).  The plugin loses such kernels; every view reading this tree then
+ * agrees with `prof` and the coverage line.  Frees `on`. */
+static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
+{
+    if (!on) return -1;
+    int rc = -1;
+    struct tp_i64map row_node = {0};
+    if (tp_i64map_init(&row_node, m->nnodes) < 0) goto done;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        int64_t *v = tp_i64map_slot(&row_node, m->nodes[i].row);
+        if (!v) goto done;
+        *v = (int64_t)i;
+    }
+    for (size_t ri = 0; ri < m->nrts; ri++) {
+        struct tb_rt *R = &m->rts[ri];
+        if (on[ri] || R->ndev == 0 || !st->attr.op) continue;
+        int64_t op = st->attr.op[R->dev[0]];
+        if (op < 0) continue;
+        int64_t ni = tp_i64map_get(&row_node, op);
+        if (ni < 0) {
+            /* the call itself stands in for the operator */
+            ni = (int64_t)m->nnodes++;
+            struct tb_node *N = &m->nodes[ni];
+            memset(N, 0, sizeof *N);
+            N->row = op; N->ev = EV_OPERATOR; N->cl = CL_OP;
+            N->start = st->ts[op]; N->end = st->ts[op] + st->dur[op];
+            N->ext = TP_NONE; N->name = tp_store_str(st, st->name[op]); N->tid = st->tid[op];
+            N->first_child = N->next_sib = N->last_child = -1;
+            int64_t *v = tp_i64map_slot(&row_node, op);
+            if (!v) goto done;
+            *v = ni;
+            if (know_tid(m, N->tid) < 0) goto done;
+        }
+        if (node_attach_rt(&m->nodes[ni], (int64_t)ri) < 0) goto done;
+        on[ri] = 1;
+    }
+    rc = 0;
+done:
+    tp_i64map_free(&row_node);
+    free(on);
+    return rc;
+}
+
 static int tb_build(const tp_store *st, struct tb_model *m)
 {
     memset(m, 0, sizeof *m);
@@ -225,12 +342,15 @@ static int tb_build(const tp_store *st, struct tb_model *m)
     for (size_t i = 0; i < n; i++) {
         if (st->ph[i] != 'X') continue;
         ord[no++] = (int64_t)i;
-        if (st->kind[i] == TP_K_RUNTIME) nrt++;
+        if (is_launch_call(st->kind[i])) nrt++;
         else nnode++;
     }
     qsort(ord, no, sizeof *ord, cmp_row_ts);
-    m->rts = calloc(nrt + 1, sizeof *m->rts);
-    m->nodes = calloc(nnode + 1, sizeof *m->nodes);
+    /* room for a launch per captured operator instance (split_captured) and
+     * a stand-in node per launch call or captured instance (attach_by_model) */
+    size_t ninst = (size_t)st->attr.cap_instances;
+    m->rts = calloc(nrt + ninst + 1, sizeof *m->rts);
+    m->nodes = calloc(nnode + nrt + ninst + 1, sizeof *m->nodes);
     /* per-ext lists of runtimes (ext TP_NONE is its own key) */
     if (!m->rts || !m->nodes || tp_i64map_init(&corr, nrt) < 0 || tp_i64map_init(&extmap, nrt) < 0 ||
         tp_i64map_init(&tidmap, 64) < 0 || tp_i64map_init(&pend, no) < 0)
@@ -263,7 +383,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
             }
             continue;
         }
-        if (kind == TP_K_RUNTIME) {
+        if (is_launch_call(kind)) {
             int64_t ri = (int64_t)m->nrts++;
             struct tb_rt *R = &m->rts[ri];
             R->row = r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
@@ -283,7 +403,9 @@ static int tb_build(const tp_store *st, struct tb_model *m)
                 if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
             }
             int64_t e = st->external_id[r];
-            int64_t key = e == TP_NONE ? INT64_MIN + 2 : e;
+            if (e == TP_NONE)
+                continue;   /* no External id: attached by the attribution model below */
+            int64_t key = e;
             int64_t *lid = tp_i64map_slot(&extmap, key);
             if (!lid) goto out2;
             if (*lid < 0) {
@@ -340,6 +462,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
                 if (node_attach_rt(N, r) < 0) goto out2;
             ext_head[lid] = -1;
         }
+    if (split_captured(st, m) < 0 || attach_by_model(st, m, attached_mark(m)) < 0) goto out2;
     /* staled kernels */
     int64_t dummy = -1;
     {
@@ -771,4 +894,5 @@ const tp_view tp_view_ops = {
     .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,tc",
     .build = build,
     .columns_for = columns_for,
+    .attributes = TP_ATTRIBUTES_ALWAYS,
 };

@@ -124,7 +124,8 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
                 ro = R_COMM;
         } else if (kd == TP_K_MEMCPY) ro = R_MEMCPY;
         else if (kd == TP_K_MEMSET) ro = R_MEMSET;
-        else if (kd == TP_K_RUNTIME) { ro = R_RUNTIME; rts[nrt++] = r; }
+        /* driver launches (cuLaunchKernel[Ex]) are launches as runtime calls are */
+        else if (kd == TP_K_RUNTIME || kd == TP_K_DRIVER) { ro = R_RUNTIME; rts[nrt++] = r; }
         else {
             int py = kd == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(tp_store_str(st, st->cat[r]));
             int op = kd == TP_K_CPU_OP, ua = kd == TP_K_USER_ANNOTATION || kd == TP_K_GPU_USER_ANNOTATION;
@@ -165,7 +166,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
         uint8_t kd = st->kind[r];
         if (kd != TP_K_KERNEL && kd != TP_K_MEMCPY && kd != TP_K_MEMSET) continue;
         int64_t l = st->launcher[r];
-        if (l < 0 || st->kind[l] != TP_K_RUNTIME) continue;
+        if (l < 0 || (st->kind[l] != TP_K_RUNTIME && st->kind[l] != TP_K_DRIVER)) continue;
         dev_next[r] = rt_head[l];
         rt_head[l] = r;
     }

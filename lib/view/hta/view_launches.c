@@ -9,8 +9,11 @@
  * (cpu_dur > runtime cut-off, 50 µs by default, --runtime-cutoff) and
  * "delay" (launch_delay > launch-delay cut-off, 100 µs, --launch-delay-cutoff).
  * HTA's list of launch calls has no cuLaunchKernel (Triton) or ROCm hip*
- * calls; tprof counts them too (TPROF_HTA_QUIRKS=1: HTA's list).  Rows are in
- * launch order. */
+ * calls; tprof counts them too (TPROF_HTA_QUIRKS=1: HTA's list).  A graph
+ * launch (cudaGraphLaunch, hipGraphLaunch) is a launch too: every kernel of
+ * the replay is a row with the call as its runtime; only the replay's first
+ * kernel has a launch delay and outlier flags (the others wait for the graph's
+ * own earlier nodes, not for the CPU).  Rows are in launch order. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +80,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             continue;
         uint32_t id = st->name[l];
         if (!is_launch[id])
-            is_launch[id] = tp_hta_is_launch(tp_store_str(st, id), 1, h.quirks) ? 1 : 2;
+            is_launch[id] = tp_hta_is_launch(tp_store_str(st, id), 1, h.quirks) ||
+                                    (!h.quirks && tp_is_graph_launch(tp_store_str(st, id)))
+                                ? 1 : 2;
         if (is_launch[id] != 1)
             continue;
         int64_t e;
@@ -89,6 +94,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     int64_t rank = tp_hta_rank(st);
     for (size_t i = 0; i < n; i++) {
         size_t r = (size_t)v[i].row, l = (size_t)st->launcher[r];
+        /* a later kernel of the same graph replay: no launch delay of its own */
+        int replayed = i > 0 && st->launcher[v[i - 1].row] == (int64_t)l &&
+                       tp_is_graph_launch(tp_store_str(st, st->name[l]));
         int64_t rs, re, ks, ke;
         tp_hta_times(&h, l, &rs, &re);
         tp_hta_times(&h, r, &ks, &ke);
@@ -96,12 +104,14 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         if (delay < 0)
             delay = 0;
         char flags[32] = "";
-        if (cpu <= rcut && gpu < cpu)
-            strcat(flags, "short");
-        if (cpu > rcut)
-            strcat(flags, "runtime");
-        if (delay > dcut)
-            strcat(flags, *flags ? ",delay" : "delay");
+        if (!replayed) {
+            if (cpu <= rcut && gpu < cpu)
+                strcat(flags, "short");
+            if (cpu > rcut)
+                strcat(flags, "runtime");
+            if (delay > dcut)
+                strcat(flags, *flags ? ",delay" : "delay");
+        }
         if (tp_table_add_row(t) < 0)
             break;
         tp_table_set_int(t, C_RANK, rank);
@@ -114,7 +124,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_int(t, C_STREAM, st->stream[r]);
         tp_table_set_int(t, C_CPU, cpu);
         tp_table_set_int(t, C_GPU, gpu);
-        tp_table_set_int(t, C_DELAY, delay);
+        if (replayed)
+            tp_table_set_null(t, C_DELAY);
+        else
+            tp_table_set_int(t, C_DELAY, delay);
         if (*flags)
             tp_table_set_str(t, C_OUTLIER, flags);
         else
