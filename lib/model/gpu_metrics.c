@@ -211,17 +211,16 @@ int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out)
 
     /* Tensor Cores: kernels of operators' own runtime calls */
     {
-        struct tb_model m;
+        const struct tb_model *tree = tp_store_tb(st);   /* the store's, built once */
         int32_t *ids = malloc((out->ngpus + 1) * sizeof *ids);
         int64_t *tc = calloc(out->ngpus + 1, sizeof *tc), *tot = calloc(out->ngpus + 1, sizeof *tot);
-        if (!ids || !tc || !tot || tp_tb_build(st, &m) < 0) {
+        if (!ids || !tc || !tot || !tree) {
             free(ids); free(tc); free(tot);
             goto oom;
         }
         for (size_t g = 0; g < out->ngpus; g++) ids[g] = out->gpus[g].id;
         struct tcsum a = {0, 0, 0, ids, out->ngpus, tc, tot, cache};
-        for (size_t i = 0; i < m.nroots; i++) tc_walk(st, &m, m.roots[i], &a);
-        tp_tb_free(&m);
+        for (size_t i = 0; i < tree->nroots; i++) tc_walk(st, tree, tree->roots[i], &a);
         out->tc_eligible_ops_kernel_ratio = a.op > 0 ? (double)a.bottom / (double)a.op : 0.0;
         if (a.has_kernel)
             for (size_t g = 0; g < out->ngpus; g++)

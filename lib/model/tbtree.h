@@ -1,6 +1,6 @@
 /* tbtree.h — the TensorBoard plugin's operator tree (internal to libtprof).
  *
- * view_ops.c builds it (SPEC §2.2, §3.1, §6.1): host nodes per thread by the
+ * model/tbtree.c builds it (SPEC §2.2, §3.1, §6.1): host nodes per thread by the
  * plugin's rules (runtime calls attach by External id, non-NCCL user
  * annotations are not nodes, partially overlapping nodes are dropped,
  * remove_dup_nodes), with the plugin's self/total host and device times.
@@ -54,9 +54,9 @@ struct tb_model {
     int64_t *ops; size_t nops, capops;  /* operator nodes, post-order */
 };
 
-/* Build the plugin's trees of a linked store; 0, or -1 on out of memory. */
-int  tp_tb_build(const tp_store *st, struct tb_model *m);
-void tp_tb_free(struct tb_model *m);
+/* The plugin's trees of a linked store, built on first use and kept with
+ * the store (tp_store_model); NULL on out of memory.  Read-only. */
+const struct tb_model *tp_store_tb(const tp_store *st);
 /* The plugin's is_operator_node: rows of the operator and memory tables. */
 int  tp_tb_is_op(const struct tb_node *n);
 

@@ -33,7 +33,24 @@ tp_store *tp_store_new(void)
     st->rank = TP_NONE;
     st->world_size = TP_NONE;
     st->compression = "none";
+    pthread_mutex_init(&st->model_lock, NULL);
     return st;
+}
+
+void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(const tp_store *st),
+                     void (*free_fn)(void *))
+{
+    tp_store *w = (tp_store *)st;   /* the cache, not the store's content */
+    struct tp_model_slot *m = &w->models[id];
+    pthread_mutex_lock(&w->model_lock);
+    if (!m->tried) {
+        m->tried = 1;
+        m->p = build(st);
+        m->free = free_fn;
+    }
+    void *p = m->p;
+    pthread_mutex_unlock(&w->model_lock);
+    return p;
 }
 
 static void free_links(tp_store *st)
@@ -59,6 +76,10 @@ void tp_store_free(tp_store *st)
 {
     if (!st)
         return;
+    for (size_t i = 0; i < sizeof st->models / sizeof st->models[0]; i++)
+        if (st->models[i].p && st->models[i].free)
+            st->models[i].free(st->models[i].p);
+    pthread_mutex_destroy(&st->model_lock);
     free(st->kind);
     free(st->ph);
     free(st->ts);

@@ -13,6 +13,7 @@
 #define TPROF_STORE_H
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include "strtab.h"
 #include "tprof.h"
@@ -220,9 +221,23 @@ struct tp_store {
     struct tp_step { int64_t number, ts, end, name; } *steps; size_t nsteps;
     struct tp_attribution attr;    /* every GPU activity's launch, operator or cause */
 
+    /* ---- models several views share (model/): built on first use by
+     * tp_store_model, freed with the store; never saved in a .tprof ---- */
+    struct tp_model_slot { void *p; void (*free)(void *); int tried; } models[4];
+    pthread_mutex_t model_lock;    /* first use from several threads builds once */
+
     /* ---- Ascend NPU folders: tables with no store equivalent (npu.h) ---- */
     struct tp_npu_data *npu;       /* NULL for every other input */
 };
+
+/* The shared models cached on a store (the `models` slots). */
+enum tp_model_id { TP_MODEL_TB_TREE, TP_MODEL_TB_BREAKDOWN };
+
+/* Model `id` of a linked store: built by `build` on first use (NULL when
+ * out of memory; a failure is not retried) and freed by `free_fn` with the
+ * store.  Views get the store const: the cache is not its content. */
+void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(const tp_store *st),
+                     void (*free_fn)(void *));
 
 /* Append one row with every field at its "absent" value; returns the row
  * index, or -1 on out of memory. */

@@ -493,18 +493,12 @@ static int build_curve(const tp_store *st, const struct tp_mem *mem, int dev, in
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     int curve = vo && (vo->curve || vo->plot), events = vo && vo->events && !curve;
-    struct tb_model m;
+    const struct tb_model *tree = NULL;   /* the store's, built once */
     struct tp_mem mem;
-    int have_tree = 0;
-    if (!curve) {
-        if (tp_tb_build(st, &m) < 0)
-            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        have_tree = 1;
-    }
-    if (tp_mem_collect(st, have_tree ? &m : NULL, &mem) < 0) {
-        if (have_tree) tp_tb_free(&m);
+    if (!curve && !(tree = tp_store_tb(st)))
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    if (tp_mem_collect(st, tree, &mem) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     tp_table *t = tp_table_new(mem_cols, sizeof mem_cols / sizeof *mem_cols);
     int rc = TP_OK;
     if (!t) {
@@ -542,9 +536,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                          "(PyTorch before 1.10)", st->path);
             goto done;
         }
-        r = build_events(&m, &mem, dev, t);
+        r = build_events(tree, &mem, dev, t);
     } else {
-        r = build_stats(st, &m, &mem, dev, t);
+        r = build_stats(st, tree, &mem, dev, t);
     }
     if (r < 0 || tp_table_nomem(t))
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -555,7 +549,6 @@ done:
     }
     if (t) tp_table_free(t);
     tp_mem_free(&mem);
-    if (have_tree) tp_tb_free(&m);
     return rc;
 }
 

@@ -380,8 +380,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     (void)vo;
     struct hier H = {0};
     struct stats S = {0};
-    struct tb_model m;
-    int have_tree = 0, rc = TP_OK;
+    struct tb_model m;   /* a shallow copy of the store's tree (read only) */
+    int rc = TP_OK;
     int64_t *roots = NULL; size_t nroots = 0, caproots = 0;
     tp_table *t = tp_table_new(mod_cols, sizeof mod_cols / sizeof *mod_cols);
     H.st = st;
@@ -391,8 +391,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                      st->path);
         goto done;
     }
-    if (tp_tb_build(st, &m) < 0) goto oom;
-    have_tree = 1;
+    const struct tb_model *tree = tp_store_tb(st);
+    if (!tree) goto oom;
+    m = *tree;
     if (tp_i64map_init(&S.idx, 64) < 0) goto oom;
     for (size_t r = 0; r < m.nroots; r++)
         for (int64_t c = m.nodes[m.roots[r]].first_child; c >= 0; c = m.nodes[c].next_sib)
@@ -425,7 +426,6 @@ done:
     free(H.first); free(H.next); free(H.last);
     free(S.s); tp_i64map_free(&S.idx);
     free(roots);
-    if (have_tree) tp_tb_free(&m);
     return rc;
 }
 

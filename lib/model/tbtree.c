@@ -1,0 +1,618 @@
+/* tbtree.c — the TensorBoard plugin's operator tree (tb_model), the model
+ * the ops, memory, modules, gpu and advice views and `kernels --group props`
+ * share.
+ *
+ * The plugin's numbers come from its own operator tree (SPEC §2.2, §3, §6),
+ * which differs from the linker's containment trees: runtime calls attach to
+ * host nodes by External id (not by time), user annotations other than
+ * NCCL/Gloo ones are not nodes, a partially overlapping node is dropped, a
+ * node whose only child has its name absorbs that child (remove_dup_nodes),
+ * and host self time subtracts children and the node's own runtime calls.
+ * It is built once per store, on first use (tp_store_tb), and freed with the
+ * store; views read it and never build their own. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+#include "table.h"
+#include "memory_attr.h"
+#include "tbtree.h"
+#include "views.h"
+#include "i64map.h"
+#include "tb_classify.h"
+
+#define ZERO_EXT_TO_ROOT 0
+
+/* ---- plugin event classification ---- */
+
+/* EV_* and CL_* (what a node came from, what the plugin makes of it): tbtree.h */
+
+static int starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+
+
+
+
+static int is_tc_op(const char *s)
+{
+    static const char *const allow[] = {
+        "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
+        "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d", "aten::convolution",
+        "aten::cudnn_convolution", "aten::cudnn_convolution_transpose", "aten::prelu", "aten::addmm",
+        "aten::addmv", "aten::addr", "aten::matmul", "aten::mm", "aten::mv", "aten::linear", "aten::addbmm",
+        "aten::baddbmm", "aten::bmm", "aten::chain_matmul", "aten::linalg_multi_dot",
+        "aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_gru_cell", "aten::lstm_cell", "aten::gru_cell",
+        "aten::rnn_tanh_cell", "aten::rnn_relu_cell", "CudnnConvolutionBackward", "BmmBackward0",
+        "aten::cudnn_convolution_transpose_backward", "CudnnConvolutionTransposeBackward", "MmBackward",
+        "aten::cudnn_convolution_backward_weight", "aten::addmm_", "AddmvBackward", "MvBackward",
+        "aten::cudnn_convolution_transpose_backward_weight", "aten::cudnn_convolution_transpose_backward_input",
+        "AddmmBackward", "aten::cudnn_convolution_backward_input", "AddbmmBackward",
+        "aten::cudnn_convolution_backward"};
+    for (size_t i = 0; i < sizeof allow / sizeof *allow; i++)
+        if (strcmp(s, allow[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The plugin's TC_Allowlist (substring match on the kernel name, SPEC §7.2). */
+int tp_tb_kernel_tc(const char *name)
+{
+    static const char *const pat[] = {"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816",
+                                      "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel", "conv1x1",
+                                      "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm", "xmma_sparse_conv",
+                                      "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm",
+                                      "c1688"};
+    for (size_t i = 0; i < sizeof pat / sizeof *pat; i++)
+        if (strstr(name, pat[i]))
+            return 1;
+    return 0;
+}
+
+/* ---- the model ---- */
+
+/* struct tb_rt, tb_node, tb_model: tbtree.h */
+
+static int push64(int64_t **a, size_t *n, size_t *cap, int64_t v)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        int64_t *p = realloc(*a, c * sizeof *p);
+        if (!p)
+            return -1;
+        *a = p;
+        *cap = c;
+    }
+    (*a)[(*n)++] = v;
+    return 0;
+}
+
+
+static _Thread_local const tp_store *g_st;
+static _Thread_local struct tb_model *g_m;
+
+static int cmp_row_ts(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+static int cmp_dev(const void *a, const void *b)   /* (start, -end), stable by row */
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    const tp_store *st = g_st;
+    if (st->ts[x] != st->ts[y]) return st->ts[x] < st->ts[y] ? -1 : 1;
+    int64_t ex = st->ts[x] + st->dur[x], ey = st->ts[y] + st->dur[y];
+    if (ex != ey) return ex > ey ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+static int cmp_node(const void *a, const void *b)
+{
+    const struct tb_node *x = &g_m->nodes[*(const int64_t *)a], *y = &g_m->nodes[*(const int64_t *)b];
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->end != y->end) return x->end > y->end ? -1 : 1;
+    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+    return i < j ? -1 : i > j;
+}
+static int cmp_rt(const void *a, const void *b)
+{
+    const struct tb_rt *x = &g_m->rts[*(const int64_t *)a], *y = &g_m->rts[*(const int64_t *)b];
+    int nx = x->row < 0, ny = y->row < 0;
+    if (nx != ny) return nx - ny;
+    if (!nx) {
+        if (x->start != y->start) return x->start < y->start ? -1 : 1;
+        if (x->end != y->end) return x->end > y->end ? -1 : 1;
+    }
+    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+    return i < j ? -1 : i > j;
+}
+
+static void tb_free(struct tb_model *m)
+{
+    for (size_t i = 0; i < m->nnodes; i++) free(m->nodes[i].rts);
+    for (size_t i = 0; i < m->nrts; i++) free(m->rts[i].dev);
+    free(m->nodes); free(m->rts); free(m->roots); free(m->tids);
+    free(m->kern); free(m->kern_op); free(m->kern_elig); free(m->ops);
+    memset(m, 0, sizeof *m);
+}
+
+static int is_op_node(const struct tb_node *n)
+{
+    return n->cl == CL_OP && n->ev == EV_OPERATOR && strcmp(n->name, "DataParallel.forward") != 0 &&
+           strcmp(n->name, "DistributedDataParallel.forward") != 0 && !starts(n->name, "Optimizer.");
+}
+
+static int fill_stats(struct tb_model *m, int64_t ni)
+{
+    struct tb_node *n = &m->nodes[ni];
+    int64_t csum = 0, dev = 0, tc = 0;
+    int elig_child = 0;
+    for (int64_t c = n->first_child; c >= 0; c = m->nodes[c].next_sib) {
+        if (fill_stats(m, c) < 0) return -1;
+        n = &m->nodes[ni];
+        struct tb_node *cn = &m->nodes[c];
+        csum += cn->end - cn->start;
+        dev += cn->dev;
+        tc += cn->tc_total;
+        if (cn->tc_elig) elig_child = 1;
+    }
+    int64_t rsum = 0, rdev = 0, rtc = 0;
+    for (size_t k = 0; k < n->nrts; k++) {
+        struct tb_rt *r = &m->rts[n->rts[k]];
+        if (r->row >= 0) rsum += r->end - r->start;
+        for (size_t d = 0; d < r->ndev; d++) {
+            int64_t row = r->dev[d];
+            rdev += g_st->dur[row];
+            if (g_st->kind[row] == TP_K_KERNEL && tp_tb_kernel_tc(tp_store_str(g_st, g_st->name[row])))
+                rtc += g_st->dur[row];
+        }
+    }
+    n->self_host = (n->cl == CL_ROOT ? 0 : (n->end - n->start) - csum - rsum);
+    n->dev = dev + rdev;
+    n->self_dev = rdev;
+    n->tc_total = tc + rtc;
+    n->tc_self = rtc;
+    n->tc_allow = is_tc_op(n->name);
+    n->tc_elig = n->tc_allow || (n->ev == EV_OPERATOR && (elig_child || rtc > 0));
+    return 0;
+}
+
+/* post-order: ops, then kernels (children first, then own runtimes) */
+static int collect(struct tb_model *m, int64_t ni)
+{
+    for (int64_t c = m->nodes[ni].first_child; c >= 0; c = m->nodes[c].next_sib)
+        if (collect(m, c) < 0) return -1;
+    struct tb_node *n = &m->nodes[ni];
+    if (is_op_node(n) && push64(&m->ops, &m->nops, &m->capops, ni) < 0) return -1;
+    for (size_t k = 0; k < n->nrts; k++) {
+        struct tb_rt *r = &m->rts[n->rts[k]];
+        for (size_t d = 0; d < r->ndev; d++) {
+            if (g_st->kind[r->dev[d]] != TP_K_KERNEL) continue;
+            size_t cap = m->capkern;
+            if (push64(&m->kern, &m->nkern, &m->capkern, r->dev[d]) < 0) return -1;
+            if (m->capkern != cap) {
+                const char **a = realloc(m->kern_op, m->capkern * sizeof *a);
+                int *b = realloc(m->kern_elig, m->capkern * sizeof *b);
+                if (a) m->kern_op = a;
+                if (b) m->kern_elig = b;
+                if (!a || !b) return -1;
+            }
+            m->kern_op[m->nkern - 1] = n->name;
+            m->kern_elig[m->nkern - 1] = n->tc_allow;
+        }
+    }
+    return 0;
+}
+
+static int node_attach_rt(struct tb_node *n, int64_t r)
+{
+    return push64(&n->rts, &n->nrts, &n->caprts, r);
+}
+
+/* Runtime and driver calls are both launches (the plugin predates driver
+ * launches: cuLaunchKernel[Ex] of Triton, CUTLASS, cuBLASLt). */
+static int is_launch_call(uint8_t kind)
+{
+    return kind == TP_K_RUNTIME || kind == TP_K_DRIVER;
+}
+
+/* Which launch calls a node holds (a byte per m->rts entry; NULL on out of
+ * memory). */
+static uint8_t *attached_mark(const struct tb_model *m)
+{
+    uint8_t *on = calloc(m->nrts + 1, 1);
+    if (!on)
+        return NULL;
+    for (size_t i = 0; i < m->nnodes; i++)
+        for (size_t k = 0; k < m->nodes[i].nrts; k++)
+            on[m->nodes[i].rts[k]] = 1;
+    return on;
+}
+
+/* A stand-in node's thread gets a tree even if no other node is on it. */
+static int know_tid(struct tb_model *m, int64_t tid)
+{
+    for (size_t t = 0; t < m->ntids; t++)
+        if (m->tids[t] == tid) return 0;
+    return push64(&m->tids, &m->ntids, &m->captids, tid);
+}
+
+/* Graph replays matched to a capture trace (tp_store_attach_capture): the
+ * activities of each captured operator instance leave the graph launch's
+ * list for a launch of their own (row -1: it has no host time) held by a
+ * stand-in node named after the captured operator, of zero length at the
+ * graph launch, so it nests under the operator around the launch. */
+static int split_captured(const tp_store *st, struct tb_model *m)
+{
+    const struct tp_attribution *a = &st->attr;
+    if (!a->cap_inst || a->cap_instances == 0) return 0;
+    int64_t *inst_rt = malloc((size_t)a->cap_instances * sizeof *inst_rt);
+    if (!inst_rt) return -1;
+    for (int64_t i = 0; i < a->cap_instances; i++) inst_rt[i] = -1;
+    size_t nrts = m->nrts;
+    for (size_t ri = 0; ri < nrts; ri++) {
+        size_t keep = 0;
+        for (size_t d = 0; d < m->rts[ri].ndev; d++) {
+            struct tb_rt *R = &m->rts[ri];
+            int64_t row = R->dev[d], in = a->cap_inst[row];
+            if (in < 0) { R->dev[keep++] = row; continue; }
+            if (inst_rt[in] < 0) {
+                int64_t ni = (int64_t)m->nnodes++, nr = (int64_t)m->nrts++;
+                struct tb_rt *S = &m->rts[nr];
+                memset(S, 0, sizeof *S);
+                S->row = -1; S->start = S->end = R->start; S->next = -1;
+                struct tb_node *N = &m->nodes[ni];
+                memset(N, 0, sizeof *N);
+                N->row = R->row; N->ev = EV_OPERATOR; N->cl = CL_OP;
+                N->start = N->end = R->start; N->ext = TP_NONE;
+                N->name = tp_store_str(st, a->cap_name[row]); N->tid = st->tid[R->row];
+                N->first_child = N->next_sib = N->last_child = -1;
+                if (node_attach_rt(N, nr) < 0 || know_tid(m, N->tid) < 0) { free(inst_rt); return -1; }
+                inst_rt[in] = nr;
+            }
+            struct tb_rt *S = &m->rts[inst_rt[in]];
+            if (push64(&S->dev, &S->ndev, &S->capdev, row) < 0) { free(inst_rt); return -1; }
+        }
+        m->rts[ri].ndev = keep;
+    }
+    free(inst_rt);
+    return 0;
+}
+
+/* A launch call that launched GPU work but is in no node (no External id, or
+ * one no node has) goes where the attribution model (st->attr) charges its
+ * activities: to the node of the operator around it, else to a stand-in node
+ * of the call itself (an operator named after the call, as TraceLens lists
+ * it).  The plugin loses such kernels; every view reading this tree then
+ * agrees with `prof` and the coverage line.  Frees `on`. */
+static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
+{
+    if (!on) return -1;
+    int rc = -1;
+    struct tp_i64map row_node = {0};
+    if (tp_i64map_init(&row_node, m->nnodes) < 0) goto done;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        int64_t *v = tp_i64map_slot(&row_node, m->nodes[i].row);
+        if (!v) goto done;
+        *v = (int64_t)i;
+    }
+    for (size_t ri = 0; ri < m->nrts; ri++) {
+        struct tb_rt *R = &m->rts[ri];
+        if (on[ri] || R->ndev == 0 || !st->attr.op) continue;
+        int64_t op = st->attr.op[R->dev[0]];
+        if (op < 0) continue;
+        int64_t ni = tp_i64map_get(&row_node, op);
+        if (ni < 0) {
+            /* the call itself stands in for the operator */
+            ni = (int64_t)m->nnodes++;
+            struct tb_node *N = &m->nodes[ni];
+            memset(N, 0, sizeof *N);
+            N->row = op; N->ev = EV_OPERATOR; N->cl = CL_OP;
+            N->start = st->ts[op]; N->end = st->ts[op] + st->dur[op];
+            N->ext = TP_NONE; N->name = tp_store_str(st, st->name[op]); N->tid = st->tid[op];
+            N->first_child = N->next_sib = N->last_child = -1;
+            int64_t *v = tp_i64map_slot(&row_node, op);
+            if (!v) goto done;
+            *v = ni;
+            if (know_tid(m, N->tid) < 0) goto done;
+        }
+        if (node_attach_rt(&m->nodes[ni], (int64_t)ri) < 0) goto done;
+        on[ri] = 1;
+    }
+    rc = 0;
+done:
+    tp_i64map_free(&row_node);
+    free(on);
+    return rc;
+}
+
+static int tb_build(const tp_store *st, struct tb_model *m)
+{
+    memset(m, 0, sizeof *m);
+    g_st = st;
+    g_m = m;
+    size_t n = st->n;
+    int64_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    int64_t *buf = NULL;
+    struct tp_i64map corr = {0}, extmap = {0}, tidmap = {0}, pend = {0};
+    int rc = -1;
+    if (!ord) return -1;
+    size_t no = 0, nrt = 0, nnode = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (st->ph[i] != 'X') continue;
+        ord[no++] = (int64_t)i;
+        if (is_launch_call(st->kind[i])) nrt++;
+        else nnode++;
+    }
+    qsort(ord, no, sizeof *ord, cmp_row_ts);
+    /* room for a launch per captured operator instance (split_captured) and
+     * a stand-in node per launch call or captured instance (attach_by_model) */
+    size_t ninst = (size_t)st->attr.cap_instances;
+    m->rts = calloc(nrt + ninst + 1, sizeof *m->rts);
+    m->nodes = calloc(nnode + nrt + ninst + 1, sizeof *m->nodes);
+    /* per-ext lists of runtimes (ext TP_NONE is its own key) */
+    if (!m->rts || !m->nodes || tp_i64map_init(&corr, nrt) < 0 || tp_i64map_init(&extmap, nrt) < 0 ||
+        tp_i64map_init(&tidmap, 64) < 0 || tp_i64map_init(&pend, no) < 0)
+        goto out;
+    int64_t *pend_dev = NULL; size_t npend = 0, cappend = 0;   /* buffered device rows, chained */
+    int64_t *pend_next = NULL; size_t npn = 0, cappn = 0;
+    int64_t *ext_last = NULL; size_t nel = 0, capel = 0;       /* tail of each ext list, by list id */
+    int64_t *ext_head = NULL; size_t neh = 0, capeh = 0;
+    for (size_t k = 0; k < no; k++) {
+        int64_t r = ord[k];
+        uint8_t kind = st->kind[r];
+        const char *name = tp_store_str(st, st->name[r]);
+        if (kind == TP_K_KERNEL || kind == TP_K_MEMCPY || kind == TP_K_MEMSET) {
+            if (kind == TP_K_KERNEL) m->has_kernel = 1;
+            else m->has_memcpy_or_memset = 1;
+            int64_t c = st->correlation[r];
+            int64_t rt = c == TP_NONE ? -1 : tp_i64map_get(&corr, c);
+            if (rt >= 0) {
+                if (push64(&m->rts[rt].dev, &m->rts[rt].ndev, &m->rts[rt].capdev, r) < 0) goto out2;
+            } else if (c != TP_NONE) {
+                int64_t *h = tp_i64map_slot(&pend, c);
+                if (!h || push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
+                    goto out2;
+                *h = (int64_t)npend - 1;
+            } else if (kind == TP_K_KERNEL) {
+                int64_t *h = tp_i64map_slot(&pend, INT64_MIN + 1);
+                if (!h || push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
+                    goto out2;
+                *h = (int64_t)npend - 1;
+            }
+            continue;
+        }
+        if (is_launch_call(kind)) {
+            int64_t ri = (int64_t)m->nrts++;
+            struct tb_rt *R = &m->rts[ri];
+            R->row = r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
+            int64_t c = st->correlation[r];
+            if (c != TP_NONE) {
+                /* an existing key: no insert, so no allocation */
+                int64_t *h = tp_i64map_get(&pend, c) >= 0 ? tp_i64map_slot(&pend, c) : &(int64_t){-1};
+                for (int64_t p = *h; p >= 0; p = pend_next[p])
+                    if (pend_dev[p] >= 0) {
+                        if (push64(&R->dev, &R->ndev, &R->capdev, pend_dev[p]) < 0) goto out2;
+                        pend_dev[p] = -1;
+                    }
+                *h = -1;
+                int64_t *cs = tp_i64map_slot(&corr, c);
+                if (!cs) goto out2;
+                *cs = ri;
+                if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
+            }
+            int64_t e = st->external_id[r];
+            if (e == TP_NONE)
+                continue;   /* no External id: attached by the attribution model below */
+            int64_t key = e;
+            int64_t *lid = tp_i64map_slot(&extmap, key);
+            if (!lid) goto out2;
+            if (*lid < 0) {
+                *lid = (int64_t)neh;
+                if (push64(&ext_head, &neh, &capeh, ri) < 0 || push64(&ext_last, &nel, &capel, ri) < 0) goto out2;
+            } else {
+                if (ext_head[*lid] < 0) ext_head[*lid] = ri;
+                else m->rts[ext_last[*lid]].next = ri;
+                ext_last[*lid] = ri;
+            }
+            continue;
+        }
+        /* host nodes */
+        int ev = EV_NONE, cl = CL_OP;
+        const char *cat = tp_store_str(st, st->cat[r]);
+        if (kind == TP_K_CPU_OP) ev = EV_OPERATOR;
+        else if (kind == TP_K_USER_ANNOTATION || kind == TP_K_GPU_USER_ANNOTATION) ev = EV_USER_ANNOT;
+        else if (kind == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(cat)) ev = EV_PYTHON;
+        else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && st->ops[st->aux[r]].module_id != TP_NONE)
+            ev = EV_MODULE;
+        if (ev == EV_NONE) continue;
+        int64_t ext = st->external_id[r];
+        if ((ev == EV_OPERATOR || ev == EV_USER_ANNOT) && starts(name, "ProfilerStep#")) {
+            ev = EV_STEP; cl = CL_STEP;
+        } else if (ev == EV_MODULE) {
+            cl = CL_MOD; ext = TP_NONE;
+        } else if (tp_tb_is_dataloader(name)) {
+            cl = CL_DL;
+        } else if (starts(name, "Optimizer.step")) {
+            cl = CL_OPT;
+        } else if (ev == EV_USER_ANNOT && !tp_tb_comm_lib(name)) {
+            continue;   /* other user annotations are not nodes */
+        }
+        struct tb_node *N = &m->nodes[m->nnodes++];
+        N->row = r; N->ev = ev; N->cl = cl; N->start = st->ts[r]; N->end = st->ts[r] + st->dur[r];
+        N->ext = ext; N->name = name; N->tid = st->tid[r];
+        N->first_child = N->next_sib = N->last_child = -1;
+        int64_t *t = tp_i64map_slot(&tidmap, st->tid[r]);
+        if (!t) goto out2;
+        if (*t < 0) {
+            *t = (int64_t)m->ntids;
+            if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) goto out2;
+        }
+    }
+    /* attach runtimes by external id: threads in first-appearance order, nodes in list order */
+    for (size_t ti = 0; ti < m->ntids; ti++)
+        for (size_t i = 0; i < m->nnodes; i++) {
+            struct tb_node *N = &m->nodes[i];
+            if (N->tid != m->tids[ti]) continue;
+            int64_t key = N->ext == TP_NONE ? INT64_MIN + 2 : N->ext;
+            int64_t lid = tp_i64map_get(&extmap, key);
+            if (lid < 0 || ext_head[lid] < 0) continue;
+            for (int64_t r = ext_head[lid]; r >= 0; r = m->rts[r].next)
+                if (node_attach_rt(N, r) < 0) goto out2;
+            ext_head[lid] = -1;
+        }
+    if (split_captured(st, m) < 0 || attach_by_model(st, m, attached_mark(m)) < 0) goto out2;
+    /* staled kernels */
+    int64_t dummy = -1;
+    {
+        struct tb_rt *D = &m->rts[m->nrts];
+        D->row = -1; D->next = -1;
+        for (size_t p = 0; p < npend; p++)
+            if (pend_dev[p] >= 0 && st->kind[pend_dev[p]] == TP_K_KERNEL)
+                if (push64(&D->dev, &D->ndev, &D->capdev, pend_dev[p]) < 0) goto out2;
+        if (D->ndev) qsort(D->dev, D->ndev, sizeof *D->dev, cmp_dev);
+        dummy = (int64_t)m->nrts++;
+    }
+    /* trees */
+    buf = malloc((m->nnodes + 1) * sizeof *buf);
+    int64_t *stack = malloc((m->nnodes + 2) * sizeof *stack);
+    m->roots = malloc((m->ntids + 1) * sizeof *m->roots);
+    if (!buf || !stack || !m->roots) { free(stack); goto out2; }
+    int dummy_given = 0;
+    size_t nodes_real = m->nnodes;
+    for (size_t ti = 0; ti < m->ntids; ti++) {
+        size_t nb = 0;
+        int has_step = 0;
+        for (size_t i = 0; i < nodes_real; i++)
+            if (m->nodes[i].tid == m->tids[ti]) {
+                buf[nb++] = (int64_t)i;
+                if (m->nodes[i].cl == CL_STEP) has_step = 1;
+            }
+        qsort(buf, nb, sizeof *buf, cmp_node);
+        /* root (nodes array was allocated with room for one extra; grow for more roots) */
+        struct tb_node *nn = realloc(m->nodes, (m->nnodes + 1) * sizeof *nn);
+        if (!nn) { free(stack); goto out2; }
+        m->nodes = nn;
+        int64_t root = (int64_t)m->nnodes++;
+        struct tb_node *R = &m->nodes[root];
+        memset(R, 0, sizeof *R);
+        R->row = -1; R->ev = EV_ROOT; R->cl = CL_ROOT; R->name = "CallTreeRoot"; R->tid = m->tids[ti];
+        R->start = INT64_MIN; R->end = INT64_MAX; R->ext = TP_NONE;
+        R->first_child = R->next_sib = R->last_child = -1;
+        /* zero-external-id runtimes of this thread: the plugin files them
+         * under the raw tid but looks them up by int(tid), so with the string
+         * tids kineto wrote they never reach a tree; tprof keeps them out too
+         * (see man/tbviews-notes.txt). */
+        for (size_t q = 0; ZERO_EXT_TO_ROOT && q + 1 < m->nrts; q++)
+            if (m->rts[q].row >= 0 && st->external_id[m->rts[q].row] == 0 && st->tid[m->rts[q].row] == m->tids[ti])
+                if (node_attach_rt(R, (int64_t)q) < 0) { free(stack); goto out2; }
+        if (has_step && !dummy_given) {
+            if (node_attach_rt(R, dummy) < 0) { free(stack); goto out2; }
+            dummy_given = 1;
+        }
+        size_t sp = 0;
+        stack[sp++] = root;
+        for (size_t k = 0; k < nb; k++) {
+            struct tb_node *N = &m->nodes[buf[k]];
+            for (;;) {
+                struct tb_node *T = &m->nodes[stack[sp - 1]];
+                if (N->start >= T->end && sp > 1) { sp--; continue; }
+                if (N->end <= T->end) {
+                    if (T->last_child < 0) T->first_child = buf[k];
+                    else m->nodes[T->last_child].next_sib = buf[k];
+                    T->last_child = buf[k];
+                    stack[sp++] = buf[k];
+                } else {
+                    N->dropped = 1;
+                }
+                break;
+            }
+        }
+        m->roots[m->nroots++] = root;
+    }
+    free(stack);
+    /* remove_dup_nodes */
+    for (size_t i = 0; i < m->nnodes; i++) {
+        struct tb_node *N = &m->nodes[i];
+        for (;;) {
+            int64_t c = N->first_child;
+            if (c < 0 || m->nodes[c].next_sib >= 0) break;
+            struct tb_node *C = &m->nodes[c];
+            if (strcmp(C->name, N->name) != 0 || N->ev != EV_OPERATOR || C->ev != EV_OPERATOR) break;
+            N->first_child = C->first_child;
+            N->last_child = C->last_child;
+            free(N->rts);
+            N->rts = C->rts; N->nrts = C->nrts; N->caprts = C->caprts;
+            C->rts = NULL; C->nrts = C->caprts = 0;
+            C->dropped = 1;
+        }
+    }
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].nrts) qsort(m->nodes[i].rts, m->nodes[i].nrts, sizeof(int64_t), cmp_rt);
+    for (size_t i = 0; i < m->nroots; i++)
+        if (fill_stats(m, m->roots[i]) < 0 || collect(m, m->roots[i]) < 0) goto out2;
+    rc = 0;
+out2:
+    free(pend_dev); free(pend_next); free(ext_last); free(ext_head);
+out:
+    free(ord); free(buf);
+    tp_i64map_free(&corr); tp_i64map_free(&extmap); tp_i64map_free(&tidmap); tp_i64map_free(&pend);
+    if (rc < 0) tb_free(m);
+    return rc;
+}
+
+/* For the kernel view's --group props: kernels reachable from the plugin's op
+ * trees, in traversal order, with the name of the node whose runtime
+ * launched each and that node's Tensor-Core allowlist eligibility.  Arrays
+ * are malloc'd; the names point into the store (or static text). */
+static void *tb_new(const tp_store *st)
+{
+    struct tb_model *m = malloc(sizeof *m);
+    if (m && tb_build(st, m) < 0) {
+        free(m);
+        m = NULL;
+    }
+    return m;
+}
+
+static void tb_delete(void *p)
+{
+    tb_free(p);
+    free(p);
+}
+
+const struct tb_model *tp_store_tb(const tp_store *st)
+{
+    return tp_store_model(st, TP_MODEL_TB_TREE, tb_new, tb_delete);
+}
+
+/* Copies, for `kernels --group props` (the caller frees them). */
+int tp_tb_kernel_ops(const tp_store *st, int64_t **rows, const char ***ops, int **elig, size_t *n)
+{
+    const struct tb_model *m = tp_store_tb(st);
+    if (!m)
+        return -1;
+    size_t k = m->nkern ? m->nkern : 1;
+    *rows = malloc(k * sizeof **rows);
+    *ops = malloc(k * sizeof **ops);
+    *elig = malloc(k * sizeof **elig);
+    if (!*rows || !*ops || !*elig) {
+        free(*rows); free(*ops); free(*elig);
+        *rows = NULL; *ops = NULL; *elig = NULL;
+        return -1;
+    }
+    if (m->nkern) {
+        memcpy(*rows, m->kern, m->nkern * sizeof **rows);
+        memcpy(*ops, m->kern_op, m->nkern * sizeof **ops);
+        memcpy(*elig, m->kern_elig, m->nkern * sizeof **elig);
+    }
+    *n = m->nkern;
+    return 0;
+}
+
+int tp_tb_is_op(const struct tb_node *n)
+{
+    return is_op_node(n);
+}
