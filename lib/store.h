@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "strtab.h"
 #include "tprof.h"
 
@@ -175,8 +176,16 @@ void tp_store_skip(tp_store *st, const char *reason, uint64_t offset);
  * out, the rest of the input still counts, and the CLI exits 2. */
 void tp_store_bad(tp_store *st, const char *reason, uint64_t offset);
 
+/* Names are C strings downstream (views, tables, every output format), where
+ * a NUL byte would cut them and make two different names print alike: a
+ * string with NUL bytes is interned with each one spelled as the four
+ * characters \x00 (tp_store_intern_nul). */
+uint32_t tp_store_intern_nul(tp_store *st, const char *s, size_t len);
+
 static inline uint32_t tp_store_intern(tp_store *st, const char *s, size_t len)
 {
+    if (len && memchr(s, 0, len))
+        return tp_store_intern_nul(st, s, len);
     return tp_strtab_intern(&st->strings, s, len);
 }
 

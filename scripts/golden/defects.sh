@@ -74,6 +74,55 @@ try:
         ok('D17.%s_side' % name, rc == 2 and out == b'' and e1 == 'tprof: %s: empty file: not a trace' % empty,
            'exit %d, %d bytes out, %r' % (rc, len(out), e1))
 
+    # ---- D10: a NUL inside a name prints as \x00 in every format ----
+    src = os.path.join(rel, 'name-with-nul.json')
+    if os.path.exists(src):
+        f = os.path.join(tmp, 'name-with-nul.json')
+        shutil.copy(src, f)
+        for fmt, want in [('--csv', b'"nul\\x00inside"'), ('--space', b'nul\\x00inside '),
+                          ('--jsonl', b'"name":"nul\\\\x00inside"'), ('-w', b'nul\\x00inside ')]:
+            args = [fmt, '200'] if fmt == '-w' else [fmt]
+            rc, out, e1, err = run('kernels', *args, f)
+            ok('D10.kernels%s' % fmt, rc == 0 and want in out, 'exit %d: %r' % (rc, out))
+        rc, out, e1, err = run('--csv', '-c', 'kernel', f)
+        ok('D10.prof', rc == 0 and out.splitlines()[1:] == [b'"nul\\x00inside"'], 'exit %d: %r' % (rc, out))
+        # two names that differ after the NUL stay two rows that print apart
+        txt = open(src).read().replace('"kernel", "name": "nul\\u0000inside"', '"kernel", "name": "nul\\u0000other"')
+        ev = txt[txt.index('{"ph": "X", "cat": "kernel"'):txt.rindex(']')]
+        f2 = os.path.join(tmp, 'two.json')
+        open(f2, 'w').write(open(src).read()[:open(src).read().rindex(']')] + ', ' + ev + ']}')
+        rc, out, e1, err = run('kernels', '--csv', '-c', 'name', '--sort', 'name', f2)
+        ok('D10.two_names_apart', rc == 0 and sorted(out.splitlines()[1:]) == [b'"nul\\x00inside"', b'"nul\\x00other"'],
+           'exit %d: %r' % (rc, out))
+    else:
+        print('skip golden.defects.D10: %s is missing' % src)
+    # the PyProf importer keeps the string's length too
+    pyd = os.path.join(rel, 'pyprof-kduration-1e30.dict')
+    if os.path.exists(pyd):
+        line = open(pyd).read().split('\n')[0]
+        f = os.path.join(tmp, 'nul.dict')
+        open(f, 'w').write(line.replace("'elementwise_kernel'", "'a\\x00b'").replace('1' + '0' * 30, '5') + '\n')
+        rc, out, e1, err = run('--csv', '-c', 'kernel,sil', f)
+        ok('D10.pydict', rc == 0 and out.splitlines()[1:] == [b'"a\\x00b","5"'], 'exit %d: %r %s' % (rc, out, e1))
+
+    # ---- D11: PyProf kDuration beyond int64 or negative: malformed, counted ----
+    if os.path.exists(pyd):
+        f = os.path.join(tmp, 'pyprof-kduration-1e30.dict')
+        shutil.copy(pyd, f)
+        rc, out, e1, err = run('--csv', '-c', 'kernel,sil', f)
+        ok('D11.beyond_int64', rc == 2 and out.splitlines()[1:] == [] and
+           e1 == 'tprof: %s: byte 0: "kDuration" beyond int64 (2 events left out)' % f,
+           'exit %d: %r %r' % (rc, out, e1))
+        f = os.path.join(tmp, 'neg.dict')
+        text = open(pyd).read()
+        open(f, 'w').write(text.replace('1' + '0' * 30, '-5', 1).replace('1' + '0' * 30, '7'))
+        rc, out, e1, err = run('--csv', '-c', 'kernel,sil', f)
+        ok('D11.negative', rc == 2 and len(out.splitlines()) == 2 and out.splitlines()[1].endswith(b',"7"') and
+           e1 == 'tprof: %s: byte 0: negative "kDuration" (1 event left out)' % f,
+           'exit %d: %r %r' % (rc, out, e1))
+    else:
+        print('skip golden.defects.D11: %s is missing' % pyd)
+
     # ---- D20: dist on inputs without communication (UBSan build: no runtime error) ----
     for name, f in [('empty', empty), ('sample', sample)]:
         rc, out, e1, err = run('dist', f)
