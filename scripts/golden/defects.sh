@@ -123,6 +123,30 @@ try:
     else:
         print('skip golden.defects.D11: %s is missing' % pyd)
 
+    # ---- D8: Ascend sums that would overflow int64: exit 2 with the reason ----
+    tgz = os.path.join(rel, 'ascend-duration-overflow-folder.tgz')
+    if os.path.exists(tgz):
+        subprocess.run(['tar', 'xzf', tgz, '-C', tmp], check=True)
+        asc = os.path.join(tmp, 'asc_overflow')
+        for args in (['kernels'], ['kernels', '--group', 'core'], ['kernels', '--group', 'props']):
+            rc, out, e1, err = run(*(args + ['--csv', asc]))
+            ok('D8.%s' % '_'.join(args[::2]), rc == 2 and out == b'' and
+               e1 == 'tprof: %s: kernel durations sum beyond int64 ns (292 years): not a real profile' % asc,
+               'exit %d: %r %r' % (rc, out[:200], e1))
+        rc, out, e1, err = run('prof', '--csv', asc)
+        ok('D8.prof_unsummed', rc == 0 and b'"5000000000000000000"' in out, 'exit %d %s' % (rc, e1))
+        # step times of 1e16 µs: 1e19 ns does not fit either
+        stt = os.path.join(asc, 'ASCEND_PROFILER_OUTPUT', 'step_trace_time.csv')
+        lines = open(stt).read().split('\n')
+        open(stt, 'w').write('\n'.join([lines[0], lines[1].replace('75422.22', '1e16')] + lines[2:]))
+        for v in ('steps', 'dist'):
+            rc, out, e1, err = run(v, '--csv', asc)
+            ok('D8.%s_beyond_int64' % v, rc == 2 and out == b'' and
+               e1 == 'tprof: %s: step times sum beyond int64 ns (292 years): not a real profile' % asc,
+               'exit %d: %r %r' % (rc, out[:200], e1))
+    else:
+        print('skip golden.defects.D8: %s is missing' % tgz)
+
     # ---- D20: dist on inputs without communication (UBSan build: no runtime error) ----
     for name, f in [('empty', empty), ('sample', sample)]:
         rc, out, e1, err = run('dist', f)
