@@ -147,6 +147,32 @@ try:
     else:
         print('skip golden.defects.D8: %s is missing' % tgz)
 
+    # ---- #10: modules has no negative self time; runtime calls without
+    # External id outside the module the plugin charges them to are
+    # attributed to no module, with a note ----
+    tl = os.path.join(top, '../shared/reference/peers/other_data/AMD-AGI-TraceLens/tests/traces')
+    cases = [('qwen2', 'mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz'),
+             ('vllm_graph', 'inference/vllm_prefilldecode_piecewise/graph_execution.json.gz'),
+             ('vllm_capture', 'inference/vllm_prefilldecode_piecewise/capture_traces/'
+                              'graph_capture_rank_0.1773709679453551615.pt.trace.json.gz'),
+             ('sglang_decode', 'inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz'),
+             ('resnet_ddp', 'mi300/resnet_act_checkpoint.json.gz')]
+    for name, rp in cases:
+        f = os.path.join(tl, rp)
+        if not os.path.exists(f):
+            print('skip golden.defects.modules_%s: %s is missing' % (name, f))
+            continue
+        rc, out, e1, err = run('modules', '--csv', f)
+        rows = [l.split(b',') for l in out.splitlines()[1:]]
+        neg = [r for r in rows if any(c.startswith(b'"-') for c in r[3:])]
+        ok('modules_%s.no_negative' % name, rc == 0 and rows and not neg, 'exit %d: %r' % (rc, neg[:2]))
+        if name == 'qwen2':
+            ok('modules_qwen2.note', e1 == 'tprof: %s: 2 runtime calls without External id (first: '
+               'hipDeviceSynchronize) outside the module the plugin charges them to: attributed to no module '
+               '(17137.227 us host, 0.000 us device)' % f, e1)
+            ok('modules_qwen2.self', rows and rows[0][:5] == [b'"Qwen2Model_0"', b'"1"', b'"5"', b'"29481.461"',
+                                                              b'"1099.047"'], repr(rows[:1]))
+
     # ---- D20: dist on inputs without communication (UBSan build: no runtime error) ----
     for name, f in [('empty', empty), ('sample', sample)]:
         rc, out, e1, err = run('dist', f)
