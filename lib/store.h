@@ -79,6 +79,7 @@ struct tp_device {
     int32_t major, minor, num_sms, max_threads_per_sm, max_threads_per_block;
     int32_t regs_per_block, regs_per_sm, warp_size;
     int64_t smem_per_block, smem_per_sm, smem_optin;
+    int32_t max_blocks_per_sm;     /* 0: unknown (the occupancy calculator's table by capability) */
 };
 
 struct tp_skip {             /* events we could not use, counted by reason */

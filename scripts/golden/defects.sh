@@ -173,6 +173,30 @@ try:
             ok('modules_qwen2.self', rows and rows[0][:5] == [b'"Qwen2Model_0"', b'"1"', b'"5"', b'"29481.461"',
                                                               b'"1099.047"'], repr(rows[:1]))
 
+    # ---- #10: Nsight Systems exports get kineto's blocks per SM and
+    # occupancy from TARGET_INFO_GPU (they printed 0.00); on a copy, and
+    # nothing appears beside it ----
+    fuser = os.path.join(top, '../shared/reference/peers/other_data/NVIDIA-Fuser/64ee035d/report1.sqlite')
+    if os.path.exists(fuser):
+        d = os.path.join(tmp, 'nsys')
+        os.mkdir(d)
+        db = os.path.join(d, 'report1.sqlite')
+        shutil.copy(fuser, db)
+        rc, out, e1, err = run('kernels', '--csv', '-c', 'name,calls,blocks_per_sm,occupancy', db)
+        rows = {}
+        for l in out.splitlines()[1:]:
+            f = l.decode().rsplit(',', 3)
+            rows[f[0].strip('"')] = [x.strip('"') for x in f[1:]]
+        # grid 1056 on 132 SMs, 256 threads, 40 registers: 6 blocks fit (registers), 6*256/2048
+        dist = [v for k, v in rows.items() if 'distribution_elementwise_grid_stride_kernel' in k]
+        ok('nsys_occupancy.registers_limit', rc == 0 and dist == [['2', '8.00', '75.00']], 'exit %d: %r' % (rc, dist))
+        # over 48 KB of dynamic shared memory: kineto's estimate is 0
+        nvjet = [v for k, v in rows.items() if k.startswith('nvjet_hsh_256x128')]
+        ok('nsys_occupancy.optin_smem_zero', nvjet == [['1', '0.97', '0.00']], repr(nvjet))
+        ok('nsys_occupancy.nothing_beside', os.listdir(d) == ['report1.sqlite'], repr(os.listdir(d)))
+    else:
+        print('skip golden.defects.nsys_occupancy: %s is missing' % fuser)
+
     # ---- D20: dist on inputs without communication (UBSan build: no runtime error) ----
     for name, f in [('empty', empty), ('sample', sample)]:
         rc, out, e1, err = run('dist', f)
