@@ -27,9 +27,22 @@ def ok(name, cond, why=''):
     print(('ok golden.defects.%s' % name) if cond else ('FAIL golden.defects.%s: %s' % (name, why)))
 
 def run(*args):
-    p = subprocess.run([tprof] + list(args), capture_output=True)
-    err = p.stderr.decode('utf-8', 'replace')
-    return p.returncode, p.stdout, err.split('\n')[0], err
+    # stdout read up to 64 MB and the run killed after 120 s: a regression
+    # (-w 2147483647 wrote 8 GB) fails the case instead of the machine
+    with tempfile.TemporaryFile() as ef:
+        p = subprocess.Popen([tprof] + list(args), stdout=subprocess.PIPE, stderr=ef)
+        out = p.stdout.read(64 << 20)
+        if p.stdout.read(1):
+            p.kill()
+        p.stdout.close()
+        try:
+            rc = p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
+        ef.seek(0)
+        err = ef.read().decode('utf-8', 'replace')
+    return rc, out, err.split('\n')[0], err
 
 tmp = tempfile.mkdtemp(prefix='tprof_defects.')
 empty = os.path.join(tmp, 'empty.json')
