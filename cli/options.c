@@ -1,4 +1,5 @@
 /* options.c — getopt_long over tprof's options; no analysis here. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,13 +57,13 @@ void cli_usage(FILE *out)
             "\n"
             "options:\n"
             "  -c, --columns LIST  columns to print, comma-separated (see `tprof VIEW -h`)\n"
-            "  -w, --width W       columnated output within W characters (W <= 0: space-separated)\n"
+            "  -w, --width W       columnated output within W characters (W <= 0: space-separated; at most 10000)\n"
             "      --csv           quoted CSV\n"
             "      --space         space-separated text (the default into a pipe)\n"
             "      --jsonl         one JSON object per row\n"
             "      --markdown      a GitHub-flavoured Markdown table (for PR comments)\n"
             "      --sort KEY      sort rows by a column (numbers descending)\n"
-            "      --top N         print the first N rows only\n"
+            "      --top N         print the first N rows only (N >= 1)\n"
             "      --no-header     leave out the header line\n"
             "      --group G       view-specific grouping\n"
             "      --device D      memory: one device (GPU0, CPU ...)\n"
@@ -84,6 +85,31 @@ void cli_usage(FILE *out)
             "On a terminal the default is columnated to the terminal width; into a pipe it is\n"
             "prof.py's space-separated text.  Exit status: 0 ok, 2 bad usage or unreadable input\n"
             "(check: 1 when it found warnings, 2 errors).\n");
+}
+
+/* Range-checked before the cast: -w 2147483648 wrapped to a negative width,
+ * -w 2147483647 padded every line to 2 GB.  W <= 0 is space-separated (0). */
+int cli_parse_width(const char *arg, int *width)
+{
+    char *end;
+    errno = 0;
+    long w = strtol(arg, &end, 10);
+    if (*end || end == arg || errno == ERANGE || w > CLI_MAX_WIDTH)
+        return -1;
+    *width = w > 0 ? (int)w : 0;
+    return 0;
+}
+
+/* strtoul took "-1" for ULONG_MAX, every row; 0 is refused too. */
+int cli_parse_top(const char *arg, size_t *top)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(arg, &end, 10);
+    if (*end || end == arg || errno == ERANGE || n <= 0)
+        return -1;
+    *top = (size_t)n;
+    return 0;
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -117,9 +143,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         switch (c) {
         case 'c': o->out.columns = optarg; break;
         case 'w':
-            o->out.width = (int)strtol(optarg, &end, 10);
-            if (*end || end == optarg)
-                return usage_error("-w: '%s' is not a number", optarg);
+            if (cli_parse_width(optarg, &o->out.width) < 0)
+                return usage_error(CLI_WIDTH_ERROR, optarg);
             width_given = 1;
             o->vo.width = o->out.width > 0 ? o->out.width : 0;
             o->format_chosen = 1;
@@ -131,9 +156,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_MARKDOWN: o->out.format = TP_FMT_MARKDOWN; o->format_chosen = 1; break;
         case OPT_SORT: o->out.sort = optarg; break;
         case OPT_TOP:
-            o->out.top = (size_t)strtoul(optarg, &end, 10);
-            if (*end || end == optarg)
-                return usage_error("--top: '%s' is not a number", optarg);
+            if (cli_parse_top(optarg, &o->out.top) < 0)
+                return usage_error(CLI_TOP_ERROR, optarg);
             break;
         case OPT_GROUP: o->vo.group = optarg; break;
         case OPT_DEVICE: o->vo.device = optarg; break;

@@ -21,4 +21,13 @@ struct cli_options {
 int cli_parse(int argc, char **argv, struct cli_options *o);
 void cli_usage(FILE *out);
 
+/* -w W and --top N, shared with `tprof diff`: 0, or -1 when the value is not
+ * a number or out of range (-w above CLI_MAX_WIDTH, --top below 1); the
+ * messages to give with the value then are CLI_WIDTH_ERROR / CLI_TOP_ERROR. */
+#define CLI_MAX_WIDTH 10000   /* beyond any terminal: a typo, not a layout */
+#define CLI_WIDTH_ERROR "-w: '%s' is not a width (a number, at most 10000)"
+#define CLI_TOP_ERROR "--top: '%s' is not a positive number"
+int cli_parse_width(const char *arg, int *width);
+int cli_parse_top(const char *arg, size_t *top);
+
 #endif

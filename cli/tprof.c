@@ -39,7 +39,10 @@ static int table_status(const tp_view *v, const tp_table *t)
     return v->severity && t ? (int)v->severity(t) : 0;
 }
 
-static int run_one(const struct cli_options *o, const char *path, int first)
+/* One input; *first says whether the header is still to print, and is
+ * cleared once a table was written (an input that fails prints nothing, and
+ * the next one then carries the header). */
+static int run_one(const struct cli_options *o, const char *path, int *first)
 {
     int status = 0;
     tp_error err = {0};
@@ -74,10 +77,11 @@ static int run_one(const struct cli_options *o, const char *path, int first)
                                    ? tp_view_npu_twin(o->view) : o->view;
             out.columns = tp_view_default_columns(v, &o->vo);
         }
-        if (!first)
+        if (!*first)
             out.header = 0;
         if (table_status(o->view, t) > status)
             status = table_status(o->view, t);
+        *first = 0;
         if (write_table(t, &out)) {
             tp_table_free(t);
             tp_store_free(st);
@@ -605,6 +609,13 @@ int main(int argc, char **argv)
     int runs = 0;
     for (int i = 0; i < o.ninputs; i++)
         runs |= tp_path_is_run(o.inputs[i]);
+    /* --span picks one span of a run directory; on a single trace it was
+     * silently ignored */
+    if (o.vo.span && !runs) {
+        fprintf(stderr, "tprof: --span %s: --span selects a span of a run directory; "
+                "no input is one\nTry 'tprof --help'.\n", o.vo.span);
+        return 2;
+    }
     tp_error err = {0};
     if (o.out.columns) {
         char *check = runs ? strip_run_keys(o.out.columns) : NULL;
@@ -627,8 +638,7 @@ int main(int argc, char **argv)
             first = 1;
         prev_run = is_run;
         int r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &first)
-                                             : run_one(&o, o.inputs[i], first);
-        first = 0;
+                                             : run_one(&o, o.inputs[i], &first);
         if (r > status)
             status = r;
     }

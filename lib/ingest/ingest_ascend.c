@@ -407,6 +407,25 @@ void tp_npu_free(struct tp_npu_data *d)
     free(d);
 }
 
+int tp_npu_ns(double us, double scale, int64_t *ns)
+{
+    double x = us * scale;
+    /* 2^63 is exact as a double; anything at or above it does not fit */
+    if (!(x > -9223372036854775808.0 && x < 9223372036854775808.0))
+        return -1;
+    double r = round(x);
+    if (!(r < 9223372036854775808.0))
+        return -1;
+    *ns = (int64_t)r;
+    return 0;
+}
+
+int tp_npu_overflow(const tp_store *st, const char *what, tp_error *err)
+{
+    return tp_error_set(err, TP_ERR_FORMAT, "%s: %s sum beyond int64 ns (292 years): not a real profile",
+                        st->path, what);
+}
+
 int tp_npu_missing(const tp_store *st, unsigned need, const char *view, const struct tp_coldef *cols, size_t ncols,
                    tp_table **out, tp_error *err)
 {

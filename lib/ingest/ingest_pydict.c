@@ -147,7 +147,8 @@ static int do_line(struct dctx *c, const char *line, size_t len, uint64_t offset
         return 0;
     }
     int ok = 1;
-    const char *kname = pylit_str(pylit_get(d, "kShortName"));
+    const py_val *kshort = pylit_get(d, "kShortName");
+    const char *kname = pylit_str(kshort);
     int64_t dur = get_int(d, "kDuration", &ok);
     int64_t tid = get_int(d, "tid", &ok), device = get_int(d, "device", &ok), stream = get_int(d, "stream", &ok);
     int64_t sub = get_int(d, "subSeqId", &ok);
@@ -175,12 +176,20 @@ static int do_line(struct dctx *c, const char *line, size_t len, uint64_t offset
         tp_store_bad(st, "PyProf dict line without the keys prof.py reads", offset + i);
         return 0;
     }
+    /* kDuration is nanoseconds: one beyond int64 read as INT64_MAX (saturated
+     * silently) and a negative one ran backwards; malformed, as the kineto
+     * importer takes a negative "dur" */
+    const py_val *kdur = pylit_get(d, "kDuration");
+    if (kdur->big || dur < 0) {
+        tp_store_bad(st, kdur->big ? "\"kDuration\" beyond int64" : "negative \"kDuration\"", offset + i);
+        return 0;
+    }
     int64_t r = tp_store_add(st);
     struct tp_kernel_info *ki = r >= 0 ? tp_store_add_kernel_info(st, (size_t)r) : NULL;
     if (!ki)
         return -1;
     st->kind[r] = TP_K_KERNEL;
-    st->name[r] = tp_store_intern(st, kname, strlen(kname));
+    st->name[r] = tp_store_intern(st, kname, kshort->slen);   /* a \x00 in it is kept */
     st->dur[r] = dur;
     st->ts[r] = 0;
     st->tid[r] = tid;

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ingest.h"
+#include "occupancy.h"
 #include "pyprof.h"
 #include "sqlite_open.h"
 
@@ -750,8 +751,12 @@ static int nsys_nvtx(struct sq *q)
 static int nsys_devices(struct sq *q)
 {
     const char *table = "TARGET_INFO_GPU";
+    /* 9..: what the occupancy estimate needs (occupancy.c); NULL (0) where
+     * an older export lacks a column, and the estimate is then left out */
     const char *cols[] = { "id", "name", "totalMemory", "computeMajor", "computeMinor", "smCount",
-                           "maxThreadsPerBlock", "maxRegistersPerBlock", "maxShmemPerBlock" };
+                           "maxThreadsPerBlock", "maxRegistersPerBlock", "maxShmemPerBlock",
+                           "threadsPerWarp", "maxWarpsPerSm", "maxRegistersPerSm", "maxShmemPerSm",
+                           "maxShmemPerBlockOptin", "maxBlocksPerSm" };
     char sql[512];
     size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT ");
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
@@ -774,6 +779,14 @@ static int nsys_devices(struct sq *q)
             sqlite3_finalize(s);
             return rc;
         }
+        struct tp_device *d = &q->st->devices[q->st->ndevices - 1];
+        if (sqlite3_column_int64(s, 9) > 0)
+            d->warp_size = (int)sqlite3_column_int64(s, 9);
+        d->max_threads_per_sm = (int)sqlite3_column_int64(s, 10) * d->warp_size;
+        d->regs_per_sm = (int)sqlite3_column_int64(s, 11);
+        d->smem_per_sm = sqlite3_column_int64(s, 12);
+        d->smem_optin = sqlite3_column_int64(s, 13);
+        d->max_blocks_per_sm = (int)sqlite3_column_int64(s, 14);
     }
     return step_done(q, table, s, rc, n);
 }
@@ -800,6 +813,8 @@ static int ingest_nsys(struct sq *q)
         return rc;
     if (gpus && (rc = nsys_devices(q)))
         return rc;
+    /* the export has no blocks per SM or occupancy: kineto's estimate */
+    tp_occ_fill_store(q->st);
     return TP_OK;
 }
 

@@ -275,3 +275,27 @@ const char *tp_store_tid_str(const tp_store *st, int64_t tid, char buf[32])
     snprintf(buf, 32, "%lld", (long long)tid);
     return buf;
 }
+
+uint32_t tp_store_intern_nul(tp_store *st, const char *s, size_t len)
+{
+    size_t nnul = 0;
+    for (size_t i = 0; i < len; i++)
+        nnul += s[i] == 0;
+    if (len > (SIZE_MAX - 1) / 4)
+        return UINT32_MAX;
+    char *buf = malloc(len + 3 * nnul + 1);
+    if (!buf)
+        return UINT32_MAX;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i]) {
+            buf[n++] = s[i];
+        } else {
+            memcpy(buf + n, "\\x00", 4);
+            n += 4;
+        }
+    }
+    uint32_t id = tp_strtab_intern(&st->strings, buf, n);
+    free(buf);
+    return id;
+}

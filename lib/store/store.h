@@ -15,6 +15,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include "strtab.h"
 #include "tprof.h"
 
@@ -81,6 +82,7 @@ struct tp_device {
     int32_t major, minor, num_sms, max_threads_per_sm, max_threads_per_block;
     int32_t regs_per_block, regs_per_sm, warp_size;
     int64_t smem_per_block, smem_per_sm, smem_optin;
+    int32_t max_blocks_per_sm;     /* 0: unknown (the occupancy calculator's table by capability) */
 };
 
 struct tp_skip {             /* events we could not use, counted by reason */
@@ -257,8 +259,16 @@ void tp_store_bad(tp_store *st, const char *reason, uint64_t offset);
 void tp_store_skip_row(tp_store *st, const char *reason, int64_t rowid);
 void tp_store_bad_row(tp_store *st, const char *reason, int64_t rowid);
 
+/* Names are C strings downstream (views, tables, every output format), where
+ * a NUL byte would cut them and make two different names print alike: a
+ * string with NUL bytes is interned with each one spelled as the four
+ * characters \x00 (tp_store_intern_nul). */
+uint32_t tp_store_intern_nul(tp_store *st, const char *s, size_t len);
+
 static inline uint32_t tp_store_intern(tp_store *st, const char *s, size_t len)
 {
+    if (len && memchr(s, 0, len))
+        return tp_store_intern_nul(st, s, len);
     return tp_strtab_intern(&st->strings, s, len);
 }
 

@@ -201,6 +201,23 @@ try:
         rc, rows, err = run(tl)
         ok('tracelens_single.exit0', rc == 0 and len(rows) == 4, 'exit %d: %s' % (rc, err.strip()))
         ok('tracelens_single.sum_rule', sums_ok(rows), repr(rows))
+
+    # ---- the avg row rounds its total as `steps` does (it truncated each part
+    # and summed them: 177592.166 where steps says 177592.167), and its parts
+    # still sum to it ----
+    rn = os.path.join(ref, 'kineto/data/tb_plugin/samples/resnet50_num_workers_0/'
+                      'worker0.1623143089861.pt.trace.json.gz')
+    if os.path.exists(rn):
+        rc, rows, err = run(rn)
+        p = subprocess.run([tprof, 'steps', '--csv', rn], capture_output=True, text=True)
+        srows = list(csv.DictReader(io.StringIO(p.stdout)))
+        got = [r['Total(us)'] for r in rows if r['Step'] == 'avg']
+        want = [r['Total(us)'] for r in srows if r['Step'] == 'avg']
+        ok('avg_total_as_steps', rc == 0 and got == want and want == ['177592.167'],
+           'dist %r, steps %r' % (got, want))
+        ok('avg_parts_sum', sums_ok(rows), repr([r for r in rows if r['Step'] == 'avg']))
+    else:
+        print('skip golden.dist.avg_total_as_steps: %s is missing' % rn)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 PY

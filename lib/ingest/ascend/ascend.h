@@ -47,6 +47,24 @@ const char *tp_npu_file_name(enum tp_npu_file f);
 int tp_npu_missing(const tp_store *st, unsigned need, const char *view, const struct tp_coldef *cols, size_t ncols,
                    tp_table **out, tp_error *err);
 
+/* Sums of durations in the NPU views are checked: a folder whose kernels
+ * add up beyond int64 ns (292 years; a corrupt or forged CSV) printed a
+ * negative total and -0.00 percentages with exit 0.  tp_npu_add: *acc += v,
+ * or -1 (acc unchanged) when the sum leaves int64.  tp_npu_ns: llround(us *
+ * scale) into *ns, or -1 when it does not fit (NaN fits nowhere either).
+ * tp_npu_overflow: the view's error then, "DIR: WHAT sum beyond int64 ns: not
+ * a real profile", status TP_ERR_FORMAT (exit 2). */
+static inline int tp_npu_add(int64_t *acc, int64_t v)
+{
+    int64_t s;
+    if (__builtin_add_overflow(*acc, v, &s))
+        return -1;
+    *acc = s;
+    return 0;
+}
+int tp_npu_ns(double us, double scale, int64_t *ns);
+int tp_npu_overflow(const tp_store *st, const char *what, tp_error *err);
+
 /* `tprof info` lines for an Ascend store: line i into key/val; 0 after the
  * last (or for other inputs). */
 int tp_npu_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char *val, size_t vcap);

@@ -13,8 +13,9 @@
  * communication nodes one by one: the shortest participant's duration is the
  * transfer, the rest of each rank's time is waiting.  --comm gives the
  * communication ops table (§9.4) instead.  Times are exact int64 ns; the
- * plugin's truncation to whole µs in its averages is not repeated (the avg
- * rows truncate to the ns). */
+ * plugin's truncation to whole µs in its averages is not repeated: the avg
+ * rows round to the ns, the total as `tprof steps` rounds its avg total, and
+ * the parts so that they still sum to it (mean_row). */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -406,9 +407,12 @@ static int rank_build(struct rank *R, const tp_store *st)
             free(R->nodes[i].kr.a);
         R->nnodes = 0;
     }
-    qsort(R->nodes, R->nnodes, sizeof *R->nodes, cmp_node);
+    /* qsort(NULL, 0, ...) is undefined: a rank without communication has no nodes */
+    if (R->nnodes > 1)
+        qsort(R->nodes, R->nnodes, sizeof *R->nodes, cmp_node);
     for (size_t i = 0; i < R->nnodes; i++)
-        qsort(R->nodes[i].kr.a, R->nodes[i].kr.n, sizeof(struct tp_range), cmp_rg_rev_end);
+        if (R->nodes[i].kr.n > 1)
+            qsort(R->nodes[i].kr.a, R->nodes[i].kr.n, sizeof(struct tp_range), cmp_rg_rev_end);
     /* each node to the step that contains it whole */
     size_t j = 0;
     for (size_t i = 0; i < R->nnodes; i++) {
@@ -554,6 +558,44 @@ static void put_row(tp_table *t, const tp_store *rank, const char *worker, const
     }
 }
 
+/* round(a / b) for b > 0, halves away from zero: llround() of the quotient,
+ * as `tprof steps` rounds its avg row, so both views print one avg total */
+static int64_t div_round_away(int64_t a, int64_t b)
+{
+    int64_t q = a / b, r = a % b;
+    if (r < 0)
+        r = -r;
+    if (2 * r >= b)
+        q += a < 0 ? -1 : 1;
+    return q;
+}
+
+/* The mean row of sums over n steps (or ranks): the total (v[4]) rounded as
+ * div_round_away, each of the four parts its floor or its ceiling, the ceilings
+ * going to the largest remainders (largest-remainder rounding), so the parts
+ * still sum to the total.  Truncating each part and summing them printed a
+ * total up to 4 ns below the one `steps` prints.  The parts and the total
+ * are non-negative; sum[4] is the sum of sum[0..3]. */
+static void mean_row(const int64_t *sum, int64_t n, int64_t *v)
+{
+    int64_t rem[4], left;
+    v[4] = div_round_away(sum[4], n);
+    left = v[4];
+    for (int c = 0; c < 4; c++) {
+        v[c] = sum[c] / n;
+        rem[c] = sum[c] % n;
+        left -= v[c];
+    }
+    for (; left > 0; left--) {
+        int best = 0;
+        for (int c = 1; c < 4; c++)
+            if (rem[c] > rem[best])
+                best = c;
+        v[best]++;
+        rem[best] = -1;
+    }
+}
+
 /* The overview table: per rank, its steps and their average (or, with
  * --merge, per step the mean over the ranks that have it). */
 static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *t)
@@ -613,12 +655,10 @@ static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *
         }
         size_t ns = R[w].bd.nsteps;
         if (!merge && ns) {
-            /* the plugin's 'all': each part's mean over the steps (int(), here to the ns);
-             * the total is the sum of the parts */
+            /* the plugin's 'all': each part's mean over the steps (the plugin
+             * truncates to whole µs; here rounded to the ns, see mean_row) */
             int64_t v[7];
-            for (int c = 0; c < 4; c++)
-                v[c] = sum[c] / (int64_t)ns;
-            v[4] = v[0] + v[1] + v[2] + v[3];
+            mean_row(sum, (int64_t)ns, v);
             v[5] = nwait ? sum[5] / (int64_t)nwait : 0;
             v[6] = nwait ? sum[6] / (int64_t)nwait : 0;
             put_row(t, R[w].st, worker, "avg", v, nwait > 0);
@@ -629,13 +669,11 @@ static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *
         size_t nst = 0, nw = 0;
         for (size_t a = 0; a < nacc; a++) {
             int64_t v[7];
-            for (int c = 0; c < 4; c++)
-                v[c] = acc[a].sum[c] / acc[a].cnt;
-            v[4] = v[0] + v[1] + v[2] + v[3];
+            mean_row(acc[a].sum, acc[a].cnt, v);
             v[5] = acc[a].wcnt ? acc[a].sum[5] / acc[a].wcnt : 0;
             v[6] = acc[a].wcnt ? acc[a].sum[6] / acc[a].wcnt : 0;
             put_row(t, NULL, "all", acc[a].name, v, acc[a].wcnt > 0);
-            for (int c = 0; c < 4; c++)
+            for (int c = 0; c < 5; c++)
                 tot[c] += v[c];
             nst++;
             if (acc[a].wcnt) {
@@ -646,9 +684,7 @@ static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *
         }
         if (nst) {
             int64_t v[7];
-            for (int c = 0; c < 4; c++)
-                v[c] = tot[c] / (int64_t)nst;
-            v[4] = v[0] + v[1] + v[2] + v[3];
+            mean_row(tot, (int64_t)nst, v);
             v[5] = nw ? tot[5] / (int64_t)nw : 0;
             v[6] = nw ? tot[6] / (int64_t)nw : 0;
             put_row(t, NULL, "all", "avg", v, nw > 0);

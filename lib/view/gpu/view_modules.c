@@ -266,26 +266,77 @@ static int64_t stat_find(struct stats *S, uint32_t name, int64_t id, int create)
     }
 }
 
-static int collect_modules(const tp_store *st, const struct tb_model *m, int64_t ni, struct stats *S)
+/* Runtime calls without an External id are charged, as in the plugin, to
+ * the first node of their thread that has none either: often the outermost
+ * nn.Module, also for a cudaDeviceSynchronize long after it returned (its host
+ * self time then went negative: -16038 us on a Qwen2 trace).  Such a call that
+ * lies outside the span of the module it was charged to is an orphan: tprof
+ * attributes it to no module (neither its host nor its device time) and says
+ * so in a note.  One inside the module but within a child (a python_function
+ * wrapper, a child module) is part of that child's time: the module's host
+ * self is not charged for it a second time. */
+struct orphans { int64_t n, host, dev; uint32_t name; };
+
+static int is_orphan(const struct tb_node *N, const struct tb_rt *r)
+{
+    return N->cl == CL_MOD && r->row >= 0 && (r->start < N->start || r->end > N->end);
+}
+
+/* Post-order: the statistics of the module calls below node ni; *sub_odev is
+ * the orphans' device time in ni's subtree (part of its N->dev). */
+static int collect_modules(const tp_store *st, const struct tb_model *m, int64_t ni, struct stats *S,
+                           struct orphans *orph, int64_t *sub_odev)
 {
     const struct tb_node *N = &m->nodes[ni];
+    int64_t own_ohost = 0, own_odev = 0;
+    for (size_t k = 0; k < N->nrts; k++) {
+        const struct tb_rt *r = &m->rts[N->rts[k]];
+        if (N->cl == CL_MOD && r->row >= 0 && !is_orphan(N, r)) {
+            /* a call inside a child's span was taken off the host self time
+             * with the child already: not twice */
+            for (int64_t c = N->first_child; c >= 0; c = m->nodes[c].next_sib) {
+                const struct tb_node *C = &m->nodes[c];
+                int64_t lo = r->start > C->start ? r->start : C->start, hi = r->end < C->end ? r->end : C->end;
+                if (hi > lo)
+                    own_ohost += hi - lo;
+            }
+        }
+        if (!is_orphan(N, r))
+            continue;
+        int64_t dev = 0;
+        for (size_t d = 0; d < r->ndev; d++)
+            dev += st->dur[r->dev[d]];
+        own_ohost += r->end - r->start;
+        own_odev += dev;
+        if (!orph->n++)
+            orph->name = st->name[r->row];
+        orph->host += r->end - r->start;
+        orph->dev += dev;
+    }
+    int64_t odev = own_odev, ops_odev = 0;
+    for (int64_t c = N->first_child; c >= 0; c = m->nodes[c].next_sib) {
+        int64_t codev = 0;
+        if (collect_modules(st, m, c, S, orph, &codev) < 0) return -1;
+        odev += codev;
+        if (tp_tb_is_op(&m->nodes[c]))
+            ops_odev += codev;
+    }
+    *sub_odev = odev;
     if (N->cl == CL_MOD && N->row >= 0) {
         int64_t i = stat_find(S, st->name[N->row], opinfo(st, N->row)->module_id, 1);
         if (i == -2) return -1;
         struct mstat *M = &S->s[i];
         M->occ++;
         M->htot += N->end - N->start;
-        M->hself += N->self_host;
-        M->dtot += N->dev;
-        M->dself += N->self_dev;
+        M->hself += N->self_host + own_ohost;
+        M->dtot += N->dev - odev;
+        M->dself += N->self_dev - own_odev - ops_odev;
         for (int64_t c = N->first_child; c >= 0; c = m->nodes[c].next_sib)
             if (tp_tb_is_op(&m->nodes[c])) {
                 M->ops++;
                 M->dself += m->nodes[c].dev;
             }
     }
-    for (int64_t c = N->first_child; c >= 0; c = m->nodes[c].next_sib)
-        if (collect_modules(st, m, c, S) < 0) return -1;
     return 0;
 }
 
@@ -395,9 +446,18 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!tree) goto oom;
     m = *tree;
     if (tp_i64map_init(&S.idx, 64) < 0) goto oom;
+    struct orphans orph = {0};
     for (size_t r = 0; r < m.nroots; r++)
-        for (int64_t c = m.nodes[m.roots[r]].first_child; c >= 0; c = m.nodes[c].next_sib)
-            if (collect_modules(st, &m, c, &S) < 0) goto oom;
+        for (int64_t c = m.nodes[m.roots[r]].first_child; c >= 0; c = m.nodes[c].next_sib) {
+            int64_t odev;
+            if (collect_modules(st, &m, c, &S, &orph, &odev) < 0) goto oom;
+        }
+    if (orph.n)
+        tp_error_set(err, TP_OK, "%s: %lld runtime call%s without External id (%s%s) outside the module the "
+                     "plugin charges %s to: attributed to no module (%.3f us host, %.3f us device)",
+                     st->path, (long long)orph.n, orph.n == 1 ? "" : "s", orph.n == 1 ? "" : "first: ",
+                     tp_store_str(st, orph.name), orph.n == 1 ? "it" : "them", (double)orph.host / 1e3,
+                     (double)orph.dev / 1e3);
     struct out O = {st, &H, &S, t};
     /* top-level trees, equal ones once */
     for (size_t i = 0; i < H.nmp; i++) {

@@ -111,11 +111,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             g->mixed = 1;
         g->rtotal = g->calls == 0 ? k->dur_us : tp_npu_round2(g->rtotal + k->dur_us);
         g->calls++;
-        g->total += k->dur;
+        if (tp_npu_add(&g->total, k->dur) < 0 || tp_npu_add(&g->per[core_slot(tp_store_str(st, k->core))], k->dur) < 0 ||
+            tp_npu_add(&all, k->dur) < 0) {
+            rc = tp_npu_overflow(st, "kernel durations", err);
+            goto done;
+        }
         if (k->dur < g->min) g->min = k->dur;
         if (k->dur > g->max) g->max = k->dur;
-        g->per[core_slot(tp_store_str(st, k->core))] += k->dur;
-        all += k->dur;
     }
     for (size_t i = 0; i < na; i++)
         perm[i] = i;
@@ -170,7 +172,12 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             tp_table_set_float(t, C_MEAN, (double)g->total / (double)g->calls / 1000.0);
         } else {
             /* the plugin's Statistic table: Total and Avg from its rounded running sum */
-            tp_table_set_int(t, C_TOTAL, llround(g->rtotal * 1000.0));
+            int64_t rtotal;
+            if (tp_npu_ns(g->rtotal, 1000.0, &rtotal) < 0) {
+                rc = tp_npu_overflow(st, "kernel durations", err);
+                goto done;
+            }
+            tp_table_set_int(t, C_TOTAL, rtotal);
             tp_table_set_float(t, C_MEAN, g->calls == 1 ? g->rtotal : tp_npu_round2(g->rtotal / (double)g->calls));
         }
         tp_table_set_int(t, C_XTOTAL, g->total);

@@ -156,7 +156,8 @@ static void fmt_mb(int64_t kb, char *buf, size_t cap)
 }
 
 /* --plot: per device the PTA+GE curve (the plugin's total chart): allocated
- * filled, reserved as a line; y in KB so MB labels stay exact enough. */
+ * filled, reserved as a line; y in KB so MB labels stay exact enough.
+ * 0, -1 out of memory, -2 a size beyond int64 KB. */
 static int plot(const tp_store *st, const struct tp_view_opts *vo, tp_table *t)
 {
     const struct tp_npu_data *d = st->npu;
@@ -190,8 +191,13 @@ static int plot(const tp_store *st, const struct tp_view_opts *vo, tp_table *t)
             if (r->device != dev || r->component != total)
                 continue;
             x[m] = r->ts - origin;
-            ya[m] = isnan(r->allocated_mb) ? 0 : (int64_t)(r->allocated_mb * 1024.0);
-            yr[m] = isnan(r->reserved_mb) ? 0 : (int64_t)(r->reserved_mb * 1024.0);
+            /* range-checked: the cast of a value beyond int64 is undefined */
+            ya[m] = yr[m] = 0;
+            if ((!isnan(r->allocated_mb) && tp_npu_ns(r->allocated_mb, 1024.0, &ya[m]) < 0) ||
+                (!isnan(r->reserved_mb) && tp_npu_ns(r->reserved_mb, 1024.0, &yr[m]) < 0)) {
+                free(x); free(ya); free(yr);
+                return -2;
+            }
             if (ya[m] > ymax) ymax = ya[m];
             if (yr[m] > ymax) ymax = yr[m];
             if (!isnan(r->allocated_mb) && (isnan(d->records[peak].allocated_mb) || r->allocated_mb > d->records[peak].allocated_mb))
@@ -275,7 +281,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                 tp_table_set_int(t, C_ATS, a->alloc);
         }
     } else if (curve && vo->plot) {
-        if (plot(st, vo, t) < 0)
+        int prc = plot(st, vo, t);
+        if (prc == -2)
+            rc = tp_error_set(err, TP_ERR_FORMAT, "%s: memory_record.csv: a size beyond int64 KB", st->path);
+        else if (prc < 0)
             rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     } else if (curve) {
         for (size_t i = 0; i < d->nrecords; i++) {

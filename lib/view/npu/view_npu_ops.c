@@ -137,12 +137,12 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         }
         struct agg *g = &a[j];
         g->calls++;
-        g->hself += o->host_self;
-        g->htotal += o->host_total;
-        g->dself += o->dev_self;
-        g->dtotal += o->dev_total;
-        g->aself += o->dev_self_aic;
-        g->atotal += o->dev_total_aic;
+        if (tp_npu_add(&g->hself, o->host_self) < 0 || tp_npu_add(&g->htotal, o->host_total) < 0 ||
+            tp_npu_add(&g->dself, o->dev_self) < 0 || tp_npu_add(&g->dtotal, o->dev_total) < 0 ||
+            tp_npu_add(&g->aself, o->dev_self_aic) < 0 || tp_npu_add(&g->atotal, o->dev_total_aic) < 0) {
+            rc = tp_npu_overflow(st, "operator durations", err);
+            goto done;
+        }
         for (int q = 0; q < 6; q++)
             g->r[q] = tp_npu_round2(g->r[q] + o->us[q]);
         if (tp_store_str(st, o->stack)[0])
@@ -184,10 +184,16 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_int(t, C_CALLS, g->calls);
         /* the plugin's numbers (SPEC §A.6.1), from its running sums */
         const double *r = g->r;   /* host self, host total, dev self, dev total, S7, S8 */
-        tp_table_set_int(t, C_DSELF, llround(r[2] * 1000.0));
-        tp_table_set_int(t, C_DTOTAL, llround(r[3] * 1000.0));
-        tp_table_set_int(t, C_HSELF, llround(r[0] * 1000.0));
-        tp_table_set_int(t, C_HTOTAL, llround(r[1] * 1000.0));
+        int64_t ns[4];
+        for (int q = 0; q < 4; q++)
+            if (tp_npu_ns(r[q], 1000.0, &ns[q]) < 0) {
+                rc = tp_npu_overflow(st, "operator durations", err);
+                goto done;
+            }
+        tp_table_set_int(t, C_DSELF, ns[2]);
+        tp_table_set_int(t, C_DTOTAL, ns[3]);
+        tp_table_set_int(t, C_HSELF, ns[0]);
+        tp_table_set_int(t, C_HTOTAL, ns[1]);
         tp_table_set_str(t, C_ELIG, r[4] > 0 || r[5] > 0 ? "Yes" : "No");
         tp_table_set_float(t, C_AISELF, r[2] == 0 ? 0.0 : tp_npu_round2(r[4] / r[2] * 100));
         tp_table_set_float(t, C_AITOTAL, r[3] == 0 ? 0.0 : tp_npu_round2(r[5] / r[3] * 100));

@@ -19,8 +19,22 @@
 #include "ascend.h"
 #include "views.h"
 
-static int64_t us_ns(double us) { return isnan(us) ? TP_NONE : (int64_t)llround(us * 1000.0); }
-static int64_t ms_ns(double ms) { return isnan(ms) ? TP_NONE : (int64_t)llround(ms * 1e6); }
+/* µs or ms to ns; TP_NONE for an empty cell (NaN), and *bad set for a
+ * value beyond int64 ns (llround's result there is unspecified: negative
+ * times printed with exit 0) */
+static int64_t to_ns(double v, double scale, int *bad)
+{
+    int64_t ns;
+    if (isnan(v))
+        return TP_NONE;
+    if (tp_npu_ns(v, scale, &ns) < 0 || ns == TP_NONE) {
+        *bad = 1;
+        return TP_NONE;
+    }
+    return ns;
+}
+#define us_ns(v) to_ns((v), 1000.0, &bad)
+#define ms_ns(v) to_ns((v), 1e6, &bad)
 
 static void set_ns(tp_table *t, size_t col, int64_t v)
 {
@@ -65,6 +79,7 @@ static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_tab
     tp_table *t = tp_table_new(scols, S_N);
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    int bad = 0;
     for (size_t i = 0; i < d->nsteps; i++) {
         const struct tp_npu_steptime *s = &d->steps[i];
         tp_table_add_row(t);
@@ -74,6 +89,10 @@ static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_tab
                              s->bubble, s->comm_not_overlapped_excl_recv, s->preparing};
         for (int c = 0; c < 9; c++)
             set_ns(t, (size_t)(S_COMP + c), us_ns(v[c]));
+    }
+    if (bad) {
+        tp_table_free(t);
+        return tp_npu_overflow(st, "step times", err);
     }
     *out = t;
     return TP_OK;
@@ -111,8 +130,10 @@ static const struct tp_coldef dcols[] = {
 enum { D_RANK, D_STEP, D_COMP, D_OVL, D_COMM, D_OTHER, D_TOTAL, D_TRANS, D_SYNC, D_OP, D_CALLS, D_SIZE, D_AVGSZ,
        D_LAT, D_AVGLAT, D_AVGTR, D_N };
 
+/* 0, -1 out of memory, -2 a time or size beyond int64 */
 static int comm_ops(const tp_store *st, tp_table *t)
 {
+    int bad = 0;
     const struct tp_npu_data *d = st->npu;
     struct agg {
         const char *name;
@@ -148,15 +169,16 @@ static int comm_ops(const tp_store *st, tp_table *t)
         tp_table_set_strn(t, D_OP, a[j].name, a[j].len);
         tp_table_set_int(t, D_CALLS, a[j].calls);
         double bytes = a[j].mb * 1024 * 1024;
-        tp_table_set_int(t, D_SIZE, (int64_t)llround(bytes));
-        tp_table_set_int(t, D_AVGSZ, (int64_t)llround(bytes / (double)a[j].calls));
+        int64_t size = to_ns(bytes, 1.0, &bad), avg = to_ns(bytes / (double)a[j].calls, 1.0, &bad);
+        tp_table_set_int(t, D_SIZE, size);
+        tp_table_set_int(t, D_AVGSZ, avg);
         tp_table_set_int(t, D_LAT, ms_ns(a[j].elapse));
         tp_table_set_int(t, D_AVGLAT, ms_ns(a[j].elapse / (double)a[j].calls));
         tp_table_set_int(t, D_TRANS, ms_ns(a[j].transit));
         tp_table_set_int(t, D_AVGTR, ms_ns(a[j].transit / (double)a[j].calls));
     }
     free(a);
-    return 0;
+    return bad ? -2 : 0;
 }
 
 static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -170,13 +192,16 @@ static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if (comm) {
-        if (comm_ops(st, t) < 0) {
+        int rc = comm_ops(st, t);
+        if (rc < 0) {
             tp_table_free(t);
-            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+            return rc == -2 ? tp_npu_overflow(st, "communication times", err)
+                            : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
         }
         *out = t;
         return TP_OK;
     }
+    int bad = 0;
     for (size_t i = 0; i < d->nsteps; i++) {
         const struct tp_npu_steptime *s = &d->steps[i];
         tp_table_add_row(t);
@@ -184,13 +209,23 @@ static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
         set_step(t, D_STEP, s->step);
         int64_t comp = us_ns(s->computing), ovl = us_ns(s->overlapped), cno = us_ns(s->comm_not_overlapped),
                 fr = us_ns(s->free);
-        if (comp != TP_NONE && ovl != TP_NONE)
-            tp_table_set_int(t, D_COMP, comp - ovl);
+        int64_t total = comp;
+        if (comp != TP_NONE && ovl != TP_NONE) {
+            if (__builtin_sub_overflow(comp, ovl, &total))
+                bad = 1;
+            else
+                tp_table_set_int(t, D_COMP, total);
+        }
         set_ns(t, D_OVL, ovl);
         set_ns(t, D_COMM, cno);
         set_ns(t, D_OTHER, fr);
-        if (comp != TP_NONE && cno != TP_NONE && fr != TP_NONE)
-            tp_table_set_int(t, D_TOTAL, comp + cno + fr);
+        total = comp;
+        if (comp != TP_NONE && cno != TP_NONE && fr != TP_NONE) {
+            if (tp_npu_add(&total, cno) < 0 || tp_npu_add(&total, fr) < 0)
+                bad = 1;
+            else
+                tp_table_set_int(t, D_TOTAL, total);
+        }
         /* communication.json's "Total Op Info" of the same step, every kind */
         double tr = 0, sy = 0;
         int any = 0;
@@ -215,7 +250,8 @@ static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
         for (size_t r = 0; r < nrows; r++)
             for (int c = 0; c < 7; c++)
                 if (tp_table_cell_kind(t, r, (size_t)(D_COMP + c)) == TP_CELL_INT) {
-                    sum[c] += tp_table_cell_int(t, r, (size_t)(D_COMP + c));
+                    if (tp_npu_add(&sum[c], tp_table_cell_int(t, r, (size_t)(D_COMP + c))) < 0)
+                        bad = 1;
                     has[c]++;
                 }
         tp_table_add_row(t);
@@ -224,6 +260,10 @@ static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
         for (int c = 0; c < 7; c++)
             if (has[c])
                 tp_table_set_int(t, (size_t)(D_COMP + c), sum[c] / has[c]);
+    }
+    if (bad) {
+        tp_table_free(t);
+        return tp_npu_overflow(st, "step times", err);
     }
     *out = t;
     return TP_OK;
