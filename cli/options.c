@@ -6,7 +6,8 @@
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
-       OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF };
+       OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
+       OPT_PATH, OPT_STEP, OPT_ANNOTATION, OPT_INSTANCE };
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -30,6 +31,10 @@ static const struct option long_opts[] = {
     {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
     {"runtime-cutoff", required_argument, NULL, OPT_RUNTIME_CUTOFF},
     {"launch-delay-cutoff", required_argument, NULL, OPT_LAUNCH_DELAY_CUTOFF},
+    {"path", no_argument, NULL, OPT_PATH},
+    {"step", required_argument, NULL, OPT_STEP},
+    {"annotation", required_argument, NULL, OPT_ANNOTATION},
+    {"instance", required_argument, NULL, OPT_INSTANCE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -70,6 +75,9 @@ void cli_usage(FILE *out)
             "      --hta-quirks    HTA views: HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)\n"
             "      --max-queue N   queue: time with N or more launches queued (HTA: 1024)\n"
             "      --runtime-cutoff US, --launch-delay-cutoff US   launches: HTA's outlier cut-offs\n"
+            "      --step N, --annotation NAME [--instance K], --path\n"
+            "                      critical-path: the window (ProfilerStep#N, or the K-th event\n"
+            "                      named ..NAME..) and the path edge by edge\n"
             "  -h, --help          this help; with a VIEW, its columns\n"
             "      --version       print the version\n"
             "\n"
@@ -150,6 +158,21 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
                 o->vo.runtime_cutoff_us = v;
             else
                 o->vo.launch_delay_cutoff_us = v;
+            break;
+        }
+        case OPT_PATH: o->vo.path = 1; break;
+        case OPT_ANNOTATION: o->vo.annotation = optarg; break;
+        case OPT_STEP:
+        case OPT_INSTANCE: {
+            long long v = strtoll(optarg, &end, 10);
+            if (*end || end == optarg || v < 0)
+                return usage_error("'%s' is not a number >= 0", optarg);
+            if (c == OPT_STEP) {
+                o->vo.step = v;
+                o->vo.step_given = 1;
+            } else {
+                o->vo.instance = v;
+            }
             break;
         }
         case 'h': o->help = 1; break;

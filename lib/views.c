@@ -22,6 +22,7 @@ static const tp_view *const registry[] = {
     &tp_view_idle,
     &tp_view_launches,
     &tp_view_queue,
+    &tp_view_critical_path,
     NULL,
 };
 

@@ -21,6 +21,7 @@ extern const tp_view tp_view_overlap;       /* HTA comm/comp overlap */
 extern const tp_view tp_view_idle;          /* HTA idle time breakdown */
 extern const tp_view tp_view_launches;      /* HTA kernel launch statistics */
 extern const tp_view tp_view_queue;         /* HTA queue length summary */
+extern const tp_view tp_view_critical_path; /* HTA critical path analysis */
 
 /* Ascend NPU twins (views_npu.c lists them): built instead of the view of
  * the same name on an Ascend profiler folder. */
