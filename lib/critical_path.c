@@ -400,6 +400,16 @@ static int cmp_qent(const void *a, const void *b)
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
+/* HTA's queue-length launch calls, and (not with quirks: HTA leaves them
+ * out) CUDA/HIP graph launches, which put a graph's kernels on its streams. */
+static int is_launch_call(const char *name, int quirks)
+{
+    if (tp_hta_is_launch(name, 0, quirks))
+        return 1;
+    return !quirks && (!strcmp(name, "cudaGraphLaunch") || !strcmp(name, "cuGraphLaunch") ||
+                       !strcmp(name, "hipGraphLaunch"));
+}
+
 struct queue { struct tp_i64map at;   /* device row -> index into the arrays below */
                int32_t *after_launch, *after_start, *own; };
 
@@ -434,7 +444,7 @@ static int queue_lengths(const struct builder *b, struct queue *q)
             continue;
         uint32_t id = st->name[l];
         if (!launch_name[id])
-            launch_name[id] = tp_hta_is_launch(tp_store_str(st, id), 0, b->h->quirks) ? 1 : 2;
+            launch_name[id] = is_launch_call(tp_store_str(st, id), b->h->quirks) ? 1 : 2;
         if (launch_name[id] != 1)
             continue;
         int64_t s, e, ls, le;

@@ -212,8 +212,89 @@ static void test_sync_edges(const char *dir, const char *annotation, int64_t ins
     tp_store_free(st);
 }
 
+/* CUDA graphs (step 552 of this trace has some): a cudaGraphLaunch puts
+ * several kernels on a stream; its first
+ * kernel gets a weighted launch edge when the stream was idle (HTA's queue
+ * test never gives graph kernels one: --hta-quirks). */
+static void test_graph_launches(void)
+{
+    const char *path = "../shared/reference/peers/hta_data/tests/data/negative_queue_length_values_check/rank0.json.gz";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        SKIP("cp graph launches", "../shared not found");
+        return;
+    }
+    fclose(f);
+    tp_store *st = tp_store_new();
+    tp_error err = {0};
+    CHECK_INT("cp graph trace", tp_store_load(st, path, &err) || tp_store_link(st, &err), TP_OK);
+    size_t total[2] = {0, 0};
+    for (int quirks = 0; quirks < 2; quirks++) {
+        struct tp_view_opts vo = {0};
+        vo.hta_quirks = quirks;
+        struct tp_hta h;
+        tp_hta_init(&h, st, &vo);
+        int64_t s, e;
+        struct tp_cp_graph g;
+        size_t weighted = 0, zero = 0;
+        if (tp_cp_window(&h, 552, NULL, 0, &s, &e, &err) == TP_OK && tp_cp_build(&h, s, e, &g, &err) == TP_OK) {
+            for (size_t i = 0; i < g.nedges; i++) {
+                const struct tp_cp_edge *x = &g.edges[i];
+                if (x->type != TP_CP_LAUNCH || strcmp(tp_store_str(st, st->name[g.nodes[x->from].row]), "cudaGraphLaunch"))
+                    continue;
+                if (x->weight > 0) weighted++;
+                else zero++;
+            }
+            tp_cp_free(&g);
+        }
+        total[quirks] = weighted + zero;
+        if (quirks)   /* (without quirks none is weighted either: ~900 launches queued) */
+            CHECK_INT("cp graph kernels: HTA weights none", weighted, 0);
+        tp_hta_free(&h);
+    }
+    /* every graph kernel and memset of step 552 has its launch edge, either way */
+    CHECK("cp graph kernels all linked to their launch", total[0] > 0 && total[0] == total[1]);
+    tp_store_free(st);
+}
+
+/* A hand-made CUDA graph: cudaGraphLaunch [10,20] puts K1 [30,40] and K2
+ * [41,60] on an idle stream: K1 waited 20 µs for the launch, K2 1 µs after K1
+ * (HTA, --hta-quirks: no launch delay for graph kernels). */
+static void test_graph_hand_made(void)
+{
+    tp_store *st = tp_store_new();
+    tp_error err = {0};
+    add(st, TP_K_CPU_OP, "step", 0, 100, -1, TP_NONE);
+    add(st, TP_K_RUNTIME, "cudaGraphLaunch", 10, 10, -1, 9);
+    add(st, TP_K_KERNEL, "k1", 30, 10, 7, 9);
+    add(st, TP_K_KERNEL, "k2", 41, 19, 7, 9);
+    CHECK_INT("cp graph link", tp_store_link(st, &err), TP_OK);
+    for (int quirks = 0; quirks < 2; quirks++) {
+        struct tp_view_opts vo = {0};
+        vo.hta_quirks = quirks;
+        struct tp_hta h;
+        tp_hta_init(&h, st, &vo);
+        struct tp_cp_graph g;
+        int64_t by[TP_CP_NBOUND] = {0};
+        if (tp_cp_build(&h, 0, 100000, &g, &err) == TP_OK) {
+            for (size_t i = 0; i < g.nedges; i++)
+                by[g.edges[i].type == TP_CP_LAUNCH ? TP_CP_LAUNCH_OVERHEAD
+                   : g.edges[i].type == TP_CP_KERNEL_KERNEL ? TP_CP_KK_OVERHEAD : TP_CP_CPU] += g.edges[i].weight;
+            tp_cp_free(&g);
+        }
+        CHECK_INT(quirks ? "cp graph launch delay (quirks: none)" : "cp graph launch delay", by[TP_CP_LAUNCH_OVERHEAD],
+                  quirks ? 0 : 20000);
+        CHECK_INT(quirks ? "cp graph kernel-kernel (quirks)" : "cp graph kernel-kernel", by[TP_CP_KK_OVERHEAD],
+                  1000);
+        tp_hta_free(&h);
+    }
+    tp_store_free(st);
+}
+
 int main(void)
 {
+    test_graph_hand_made();
+    test_graph_launches();
     test_hand_made();
     test_simple_add();
     test_sync_edges("alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
