@@ -64,6 +64,24 @@ static void test_hand_made(void)
     tp_store_free(st);
 }
 
+/* A reference trace of ../shared (HTA's test data), loaded and linked; NULL
+ * (after a skip line) when ../shared is absent. */
+static tp_store *load_reference(const char *rel, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "../shared/reference/peers/hta_data/tests/data/%s", rel);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        SKIP(name, "../shared not found");
+        return NULL;
+    }
+    fclose(f);
+    tp_store *st = tp_store_new();
+    tp_error err = {0};
+    CHECK_INT(name, tp_store_load(st, path, &err) || tp_store_link(st, &err), TP_OK);
+    return st;
+}
+
 /* ---- HTA's test_critical_path_basic_add ---- */
 
 static const struct tp_cp_edge *edge(const struct tp_cp_graph *g, uint32_t from, uint32_t to)
@@ -97,17 +115,11 @@ static int64_t end_of(const struct tp_cp_graph *g, int64_t start)
 
 static void test_simple_add(void)
 {
-    const char *path = "../shared/reference/peers/hta_data/tests/data/critical_path/simple_add/"
-                       "benchmark_result_493459_1694039959_trace.json.gz";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        SKIP("cp simple_add", "../shared not found");
+    tp_store *st = load_reference("critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
+                                  "cp simple_add load");
+    if (!st)
         return;
-    }
-    fclose(f);
-    tp_store *st = tp_store_new();
     tp_error err = {0};
-    CHECK_INT("cp simple_add load", tp_store_load(st, path, &err) || tp_store_link(st, &err), TP_OK);
     struct tp_hta h;
     tp_hta_init(&h, st, NULL);
     int64_t s, e;
@@ -177,18 +189,13 @@ static void test_simple_add(void)
  * which the store does not keep). */
 static void test_sync_edges(const char *dir, const char *annotation, int64_t instance)
 {
-    char path[512], name[256];
-    snprintf(path, sizeof path, "../shared/reference/peers/hta_data/tests/data/critical_path/%s", dir);
+    char rel[512], name[256];
+    snprintf(rel, sizeof rel, "critical_path/%s", dir);
     snprintf(name, sizeof name, "cp %s", dir);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        SKIP(name, "../shared not found");
+    tp_store *st = load_reference(rel, name);
+    if (!st)
         return;
-    }
-    fclose(f);
-    tp_store *st = tp_store_new();
     tp_error err = {0};
-    CHECK_INT(name, tp_store_load(st, path, &err) || tp_store_link(st, &err), TP_OK);
     struct tp_hta h;
     tp_hta_init(&h, st, NULL);
     int64_t s, e;
@@ -212,22 +219,15 @@ static void test_sync_edges(const char *dir, const char *annotation, int64_t ins
     tp_store_free(st);
 }
 
-/* CUDA graphs (step 552 of this trace has some): a cudaGraphLaunch puts
- * several kernels on a stream; its first
- * kernel gets a weighted launch edge when the stream was idle (HTA's queue
- * test never gives graph kernels one: --hta-quirks). */
+/* CUDA graphs on a real trace (step 552 has some): every graph kernel and
+ * memset is linked to its cudaGraphLaunch; with --hta-quirks none gets a
+ * weighted launch edge (HTA's queue test never gives graph kernels one). */
 static void test_graph_launches(void)
 {
-    const char *path = "../shared/reference/peers/hta_data/tests/data/negative_queue_length_values_check/rank0.json.gz";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        SKIP("cp graph launches", "../shared not found");
+    tp_store *st = load_reference("negative_queue_length_values_check/rank0.json.gz", "cp graph trace");
+    if (!st)
         return;
-    }
-    fclose(f);
-    tp_store *st = tp_store_new();
     tp_error err = {0};
-    CHECK_INT("cp graph trace", tp_store_load(st, path, &err) || tp_store_link(st, &err), TP_OK);
     size_t total[2] = {0, 0};
     for (int quirks = 0; quirks < 2; quirks++) {
         struct tp_view_opts vo = {0};
