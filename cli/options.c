@@ -8,7 +8,7 @@
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
        OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
-       OPT_QUIET, OPT_CAPTURE };
+       OPT_QUIET, OPT_CAPTURE, OPT_PATH, OPT_STEP, OPT_ANNOTATION, OPT_INSTANCE };
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -35,6 +35,10 @@ static const struct option long_opts[] = {
     {"launch-delay-cutoff", required_argument, NULL, OPT_LAUNCH_DELAY_CUTOFF},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"capture", required_argument, NULL, OPT_CAPTURE},
+    {"path", no_argument, NULL, OPT_PATH},
+    {"step", required_argument, NULL, OPT_STEP},
+    {"annotation", required_argument, NULL, OPT_ANNOTATION},
+    {"instance", required_argument, NULL, OPT_INSTANCE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -79,6 +83,9 @@ void cli_usage(FILE *out)
             "      --capture PATH  graph replays charged to the operators of a capture trace\n"
             "                      (a file, or a folder such as TraceLens' capture_traces/)\n"
             "      --quiet         no notes on stderr (the coverage line, what a view left out); errors stay\n"
+            "      --step N, --annotation NAME [--instance K], --path\n"
+            "                      critical-path: the window (ProfilerStep#N, or the K-th event\n"
+            "                      named ..NAME..) and the path edge by edge\n"
             "  -h, --help          this help; with a VIEW, its columns\n"
             "      --version       print the version\n"
             "\n"
@@ -188,6 +195,21 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         }
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_CAPTURE: o->capture = optarg; break;
+        case OPT_PATH: o->vo.path = 1; break;
+        case OPT_ANNOTATION: o->vo.annotation = optarg; break;
+        case OPT_STEP:
+        case OPT_INSTANCE: {
+            long long v = strtoll(optarg, &end, 10);
+            if (*end || end == optarg || v < 0)
+                return usage_error("'%s' is not a number >= 0", optarg);
+            if (c == OPT_STEP) {
+                o->vo.step = v;
+                o->vo.step_given = 1;
+            } else {
+                o->vo.instance = v;
+            }
+            break;
+        }
         case 'h': o->help = 1; break;
         case OPT_VERSION: o->version = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);

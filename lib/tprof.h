@@ -171,6 +171,11 @@ struct tp_view_opts {
     double launch_delay_cutoff_us; /* launches: HTA launch_delay_cutoff (0: HTA's default) */
     int hta_quirks;          /* --hta-quirks: HTA's own numbers, µs rounding and bugs included */
     int64_t max_queue;       /* queue: --max-queue, HTA's max_queue_length (0: 1024) */
+    int path;                /* critical-path: --path, the path edge by edge */
+    int step_given;          /* critical-path: --step given (ProfilerStep#0 is a step) */
+    int64_t step;            /* critical-path: --step N */
+    const char *annotation;  /* critical-path: --annotation NAME (HTA's substring match) */
+    int64_t instance;        /* critical-path: --instance K, 0-based (0: the first) */
 };
 
 /* The registry of views, NULL-terminated. */

@@ -1,0 +1,147 @@
+/* view_critical_path.c — `tprof critical-path`: Holistic Trace Analysis'
+ * critical path of one step or annotation instance (critical_path.h builds
+ * it).  The default table is HTA's summary(): one row per bound category,
+ * the time of the path it takes and its share; --path lists the path edge by
+ * edge as HTA's get_critical_path_breakdown() does (in path order: HTA's
+ * comes from a set, in no order).  A note on stderr gives the graph's size
+ * and the path's node, event and edge counts, the numbers HTA's tests check. */
+#include <stdlib.h>
+#include "critical_path.h"
+#include "table.h"
+#include "views.h"
+
+static const struct tp_coldef ccols[] = {
+    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
+    {"bound_by", "BoundBy", TP_COL_STR, -1, 0, "what bounds the time: cpu_bound, gpu_compute_bound, ... (HTA's names)"},
+    {"duration", "Duration(us)", TP_COL_US, -1, 0, "time of the path (summary: of the category; --path: of the edge)"},
+    {"pct", "Pct", TP_COL_FIXED, -1, 2, "summary: share of the path's length, %"},
+    {"edges", "Edges", TP_COL_INT, -1, 0, "summary: path edges of the category"},
+    {"index", "Index", TP_COL_INT, -1, 0, "--path: position of the edge along the path"},
+    {"from", "From", TP_COL_INT, -1, 0, "--path: the edge's first node (HTA's numbering: time order)"},
+    {"to", "To", TP_COL_INT, -1, 0, "--path: the edge's last node"},
+    {"ts", "Ts(us)", TP_COL_US, -1, 0, "--path: time of the first node"},
+    {"type", "Type", TP_COL_STR, -1, 0, "--path: edge type (HTA's CPEdgeType values)"},
+    {"event_idx", "Event", TP_COL_INT, -1, 0, "--path: row of the event the edge's time belongs to (operator, kernel_kernel)"},
+    {"name", "Name", TP_COL_STR, 0, 0, "--path: that event's name"},
+    {"cat", "Cat", TP_COL_STR, -1, 0, "--path: its category"},
+    {"pid", "Pid", TP_COL_INT, -1, 0, "--path: its pid"},
+    {"tid", "Tid", TP_COL_STR, -1, 0, "--path: its tid"},
+    {"stream", "Stream", TP_COL_INT, -1, 0, "--path: its stream (-1 on the CPU)"},
+};
+enum { C_RANK, C_BOUND, C_DUR, C_PCT, C_EDGES, C_INDEX, C_FROM, C_TO, C_TS, C_TYPE, C_EVENT, C_NAME, C_CAT,
+       C_PID, C_TID, C_STREAM };
+
+static void set_event(tp_table *t, const tp_store *st, int64_t row)
+{
+    if (row < 0) {
+        for (int c = C_EVENT; c <= C_STREAM; c++)
+            tp_table_set_null(t, (size_t)c);
+        return;
+    }
+    char buf[32];
+    tp_table_set_int(t, C_EVENT, row);
+    tp_table_set_str(t, C_NAME, tp_store_str(st, st->name[row]));
+    tp_table_set_str(t, C_CAT, tp_store_str(st, st->cat[row]));
+    tp_table_set_int(t, C_PID, st->pid[row]);
+    tp_table_set_str(t, C_TID, tp_store_tid_str(st, st->tid[row], buf));
+    tp_table_set_int(t, C_STREAM, st->stream[row]);
+}
+
+static void path_rows(tp_table *t, const struct tp_hta *h, const struct tp_cp_graph *g, int64_t rank)
+{
+    for (size_t i = 0; i < g->npath_edges; i++) {
+        const struct tp_cp_edge *e = &g->edges[g->path_edges[i]];
+        if (tp_table_add_row(t) < 0)
+            return;
+        tp_table_set_int(t, C_RANK, rank);
+        tp_table_set_str(t, C_BOUND, tp_cp_bound_name(tp_cp_bound_by(h, e)));
+        tp_table_set_int(t, C_DUR, e->weight);
+        tp_table_set_null(t, C_PCT);
+        tp_table_set_null(t, C_EDGES);
+        tp_table_set_int(t, C_INDEX, (int64_t)i);
+        tp_table_set_int(t, C_FROM, e->from);
+        tp_table_set_int(t, C_TO, e->to);
+        tp_table_set_int(t, C_TS, g->nodes[e->from].ts);
+        tp_table_set_str(t, C_TYPE, tp_cp_edge_type_name((enum tp_cp_edge_type)e->type));
+        set_event(t, h->st, e->attr_row);
+    }
+}
+
+static void summary_rows(tp_table *t, const struct tp_hta *h, const struct tp_cp_graph *g, int64_t rank)
+{
+    int64_t sum[TP_CP_NBOUND] = {0}, count[TP_CP_NBOUND] = {0}, total = 0;
+    for (size_t i = 0; i < g->npath_edges; i++) {
+        const struct tp_cp_edge *e = &g->edges[g->path_edges[i]];
+        enum tp_cp_bound b = tp_cp_bound_by(h, e);
+        sum[b] += e->weight;
+        count[b]++;
+        total += e->weight;
+    }
+    for (int b = 0; b < TP_CP_BOUND_NONE; b++) {
+        if (tp_table_add_row(t) < 0)
+            return;
+        tp_table_set_int(t, C_RANK, rank);
+        tp_table_set_str(t, C_BOUND, tp_cp_bound_name((enum tp_cp_bound)b));
+        tp_table_set_int(t, C_DUR, sum[b]);
+        if (total != 0)
+            tp_table_set_float(t, C_PCT, 100.0 * (double)sum[b] / (double)total);
+        else
+            tp_table_set_null(t, C_PCT);
+        tp_table_set_int(t, C_EDGES, count[b]);
+        for (int c = C_INDEX; c <= C_STREAM; c++)
+            tp_table_set_null(t, (size_t)c);
+    }
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    struct tp_hta h;
+    if (tp_hta_init(&h, st, vo) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    int64_t start, end;
+    int64_t step = vo && vo->step_given ? vo->step : -1;
+    int rc = tp_cp_window(&h, step, vo ? vo->annotation : NULL, vo ? vo->instance : 0, &start, &end, err);
+    struct tp_cp_graph g;
+    if (rc == TP_OK)
+        rc = tp_cp_build(&h, start, end, &g, err);
+    if (rc != TP_OK) {
+        tp_hta_free(&h);
+        return rc;
+    }
+    tp_table *t = tp_table_new(ccols, sizeof ccols / sizeof *ccols);
+    if (!t) {
+        tp_cp_free(&g);
+        tp_hta_free(&h);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    int64_t rank = tp_hta_rank(st);
+    if (vo && vo->path)
+        path_rows(t, &h, &g, rank);
+    else
+        summary_rows(t, &h, &g, rank);
+    tp_error_set(err, TP_OK,
+                 "%s: critical path of %.3f..%.3f us: %zu nodes (%zu events), %zu edges, %.3f us long; "
+                 "graph of %zu nodes and %zu edges",
+                 st->path, (double)start / 1000.0, (double)end / 1000.0, g.npath, g.npath_events,
+                 g.npath_edges, (double)g.length / 1000.0, g.nnodes, g.nedges);
+    tp_cp_free(&g);
+    tp_hta_free(&h);
+    *out = t;
+    return TP_OK;
+}
+
+static const char *columns_for(const struct tp_view_opts *vo)
+{
+    return vo && vo->path ? "index,from,to,duration,type,bound_by,stream,name" : NULL;
+}
+
+const tp_view tp_view_critical_path = {
+    .name = "critical-path",
+    .summary = "HTA critical path of a step: its time by what bounds it (--path: edge by edge)",
+    .cols = ccols,
+    .ncols = sizeof ccols / sizeof *ccols,
+    .default_columns = "bound_by,duration,pct",
+    .build = build,
+    .columns_for = columns_for,
+    .timeline = 1,
+};
