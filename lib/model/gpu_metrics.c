@@ -164,7 +164,9 @@ int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out)
 {
     memset(out, 0, sizeof *out);
     out->tc_used_ratio = NAN;
-    if (tp_tb_breakdown(st, &out->steps) < 0) return -1;
+    const struct tp_tb_breakdown *bd = tp_store_breakdown(st);   /* the store's, built once */
+    if (!bd) return -1;
+    out->steps = *bd;   /* a shallow copy: read only, not freed here */
     if (out->steps.nsteps) {
         out->start = out->steps.steps[0].start;
         out->end = out->steps.steps[out->steps.nsteps - 1].end;
@@ -238,7 +240,6 @@ oom0:
 
 void tp_gpu_summary_free(struct tp_gpu_summary *s)
 {
-    tp_tb_breakdown_free(&s->steps);
     free(s->gpus);
     memset(s, 0, sizeof *s);
 }

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "store.h"
-#include "view_steps.h"
+#include "breakdown.h"
 
 /* One GPU: a device id that some kernel's "device" arg names.  A metric the
  * plugin leaves out (None) is NAN. */

@@ -23,7 +23,7 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
-#include "view_steps.h"
+#include "breakdown.h"
 #include "views.h"
 #include "ranges.h"
 #include "tb_classify.h"
@@ -229,7 +229,6 @@ static int64_t key_find(const int64_t *keys, const size_t *val, size_t n, int64_
 
 static void rank_free(struct rank *R)
 {
-    tp_tb_breakdown_free(&R->bd);
     free(R->comp.a);
     free(R->comm.a);
     free(R->ov.a);
@@ -253,8 +252,10 @@ static int rank_build(struct rank *R, const tp_store *st)
 {
     memset(R, 0, sizeof *R);
     R->st = st;
-    if (tp_tb_breakdown(st, &R->bd) < 0)
+    const struct tp_tb_breakdown *bd = tp_store_breakdown(st);   /* the store's, built once */
+    if (!bd)
         return -1;
+    R->bd = *bd;   /* a shallow copy: read only, not freed here */
     struct tp_ranges kern = {0}, cpu = {0};
     size_t capn = 0;
     /* communication nodes and the CPU-side roles */

@@ -1,10 +1,9 @@
-/* view_steps.h — the TensorBoard plugin's step breakdown (SPEC §4) as data,
- * for the views that need it besides `tprof steps`: the GPU summary
- * (`gpu`, its metrics are taken over the adjusted steps) and the
- * recommendations (`advice`, DataLoader and communication shares).
- * Internal to libtprof; view_steps.c computes it. */
-#ifndef TPROF_VIEW_STEPS_H
-#define TPROF_VIEW_STEPS_H
+/* breakdown.h — the TensorBoard plugin's step breakdown (SPEC §4) as data,
+ * for `tprof steps`, dist, the GPU summary (`gpu`, its metrics are taken
+ * over the adjusted steps) and the recommendations (`advice`, DataLoader and
+ * communication shares).  Internal to libtprof; breakdown.c computes it. */
+#ifndef TPROF_BREAKDOWN_H
+#define TPROF_BREAKDOWN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,5 +29,9 @@ struct tp_tb_breakdown {
  * memory.  A trace with no CPU op and no ProfilerStep has no step. */
 int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out);
 void tp_tb_breakdown_free(struct tp_tb_breakdown *b);
+
+/* The breakdown of a linked store, computed on first use and kept with the
+ * store (tp_store_model); NULL when out of memory.  Read-only. */
+const struct tp_tb_breakdown *tp_store_breakdown(const tp_store *st);
 
 #endif
