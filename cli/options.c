@@ -3,7 +3,9 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "options.h"
+#include "suggest.h"
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
@@ -127,12 +129,80 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
+/* The words a command line may start with: the views and the subcommands. */
+static size_t command_words(const char **w, size_t cap)
+{
+    static const char *const subs[] = {"diff", "import", "report", "help"};
+    size_t n = 0;
+    for (const tp_view *const *v = tp_views(); *v && n < cap; v++)
+        w[n++] = (*v)->name;
+    for (size_t i = 0; i < sizeof subs / sizeof *subs && n < cap; i++)
+        w[n++] = subs[i];
+    return n;
+}
+
+/* A first word that is neither a view nor a file but is a view's name
+ * mistyped: say so (exit 2, nothing on stdout) instead of reading it as a
+ * missing file after printing the other inputs' tables. */
+static int check_typo(const char *word)
+{
+    struct stat sb;
+    if (strcmp(word, "-") == 0 || stat(word, &sb) == 0)
+        return 0;
+    const char *w[64];
+    const char *pick = cli_suggest(word, w, command_words(w, 64));
+    if (!pick)
+        return 0;
+    fprintf(stderr, "tprof: '%s' is not a view or a file; did you mean '%s'?\nTry 'tprof --help'.\n", word, pick);
+    return 2;
+}
+
+/* "unknown option '--csvv'; did you mean '--csv'?" */
+static int unknown_option(const char *arg)
+{
+    if (arg[0] == '-' && arg[1] == '-') {
+        char name[64];
+        size_t n = strcspn(arg + 2, "=");
+        if (n < sizeof name) {
+            memcpy(name, arg + 2, n);
+            name[n] = 0;
+            const char *w[64];
+            size_t nw = 0;
+            for (const struct option *lo = long_opts; lo->name && nw < 64; lo++)
+                w[nw++] = lo->name;
+            const char *pick = cli_suggest(name, w, nw);
+            if (pick) {
+                fprintf(stderr, "tprof: unknown option '%s'; did you mean '--%s'?\nTry 'tprof --help'.\n", arg, pick);
+                return 2;
+            }
+        }
+    }
+    return usage_error("unknown option '%s'", arg);
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *o)
 {
     memset(o, 0, sizeof *o);
     tp_output_opts_init(&o->out);
     o->view = tp_views()[0];
     int first = 1;
+    /* `tprof help [VIEW]` is `tprof [VIEW] --help`. */
+    if (argc > 1 && strcmp(argv[1], "help") == 0) {
+        o->help = 1;
+        if (argc > 2) {
+            const tp_view *v = tp_view_find(argv[2]);
+            if (!v) {
+                const char *w[64];
+                const char *pick = cli_suggest(argv[2], w, command_words(w, 64));
+                fprintf(stderr, "tprof: help: '%s' is not a view%s%s%s\nTry 'tprof --help'.\n", argv[2],
+                        pick ? "; did you mean '" : "", pick ? pick : "", pick ? "'?" : "");
+                return 2;
+            }
+            o->view = v;
+            o->view_named = 1;
+        }
+        return 0;
+    }
     /* The first word may name a view (git-style subcommand). */
     if (argc > 1 && argv[1][0] != '-') {
         const tp_view *v = tp_view_find(argv[1]);
@@ -213,7 +283,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case 'h': o->help = 1; break;
         case OPT_VERSION: o->version = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        default: return unknown_option(argv[optind - 1]);
         }
     }
     if (csv && width_given)
@@ -221,5 +291,22 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
     o->vo.columnated = o->out.format == TP_FMT_COLUMNS;
     o->inputs = argv + optind;
     o->ninputs = argc - optind;
+    /* The view may stand anywhere before the inputs (`tprof --csv kernels
+     * F`): getopt has moved the words that are not options to the end, in
+     * order, so it is the first of them.  A file named like a view is read
+     * as ./NAME. */
+    if (!o->view_named && o->ninputs > 0) {
+        const tp_view *v = tp_view_find(o->inputs[0]);
+        if (v) {
+            o->view = v;
+            o->view_named = 1;
+            o->inputs++;
+            o->ninputs--;
+        } else if (!o->help) {
+            int rc = check_typo(o->inputs[0]);
+            if (rc)
+                return rc;
+        }
+    }
     return 0;
 }

@@ -595,6 +595,11 @@ int main(int argc, char **argv)
         tp_view_print_columns(o.view, stdout);
         return 0;
     }
+    static char *stdin_only[] = {"-", NULL};
+    if (o.ninputs == 0 && !isatty(STDIN_FILENO)) {
+        o.inputs = stdin_only;   /* `tprof < net.dict`, as prof.py reads its stdin */
+        o.ninputs = 1;
+    }
     if (o.ninputs == 0) {
         fprintf(stderr, "tprof: no input file (use - for stdin)\nTry 'tprof --help'.\n");
         return 2;
