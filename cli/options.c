@@ -7,7 +7,7 @@
 #include "options.h"
 #include "suggest.h"
 
-enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
+enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
        OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
        OPT_QUIET, OPT_CAPTURE, OPT_PATH, OPT_STEP, OPT_ANNOTATION, OPT_INSTANCE };
@@ -19,6 +19,8 @@ static const struct option long_opts[] = {
     {"space", no_argument, NULL, OPT_SPACE},
     {"jsonl", no_argument, NULL, OPT_JSONL},
     {"markdown", no_argument, NULL, OPT_MARKDOWN},
+    {"tsv", no_argument, NULL, OPT_TSV},
+    {"header", required_argument, NULL, OPT_HEADER},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
     {"group", required_argument, NULL, OPT_GROUP},
@@ -68,6 +70,9 @@ void cli_usage(FILE *out)
             "      --space         space-separated text (the default into a pipe)\n"
             "      --jsonl         one JSON object per row\n"
             "      --markdown      a GitHub-flavoured Markdown table (for PR comments)\n"
+            "      --tsv           tab-separated values\n"
+            "      --header names|keys|none   header of column names (default), of column keys\n"
+            "                      with NULL cells empty (typed CSV/TSV for pandas, DuckDB), or none\n"
             "      --sort KEY      sort rows by a column (numbers descending)\n"
             "      --top N         print the first N rows only (N >= 1)\n"
             "      --no-header     leave out the header line\n"
@@ -231,6 +236,13 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_SPACE: o->out.format = TP_FMT_SPACE; o->format_chosen = 1; break;
         case OPT_JSONL: o->out.format = TP_FMT_JSONL; o->format_chosen = 1; break;
         case OPT_MARKDOWN: o->out.format = TP_FMT_MARKDOWN; o->format_chosen = 1; break;
+        case OPT_TSV: o->out.format = TP_FMT_TSV; o->format_chosen = 1; break;
+        case OPT_HEADER:
+            if (strcmp(optarg, "names") == 0) { o->out.header = 1; o->out.keys = 0; }
+            else if (strcmp(optarg, "keys") == 0) { o->out.header = 1; o->out.keys = 1; }
+            else if (strcmp(optarg, "none") == 0) o->out.header = 0;
+            else return usage_error("--header takes names, keys or none, not '%s'", optarg);
+            break;
         case OPT_SORT: o->out.sort = optarg; break;
         case OPT_TOP:
             if (cli_parse_top(optarg, &o->out.top) < 0)

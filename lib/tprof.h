@@ -93,6 +93,7 @@ enum tp_format {
     TP_FMT_COLUMNS, /* columnated within a width */
     TP_FMT_JSONL,   /* one JSON object per row */
     TP_FMT_MARKDOWN, /* a GitHub-flavoured Markdown table (PR comments) */
+    TP_FMT_TSV,     /* tab-separated values (tabs and newlines in names escaped as \xNN) */
 };
 
 struct tp_output_opts {
@@ -102,6 +103,9 @@ struct tp_output_opts {
     const char *sort;       /* column key to sort by (descending for numbers); NULL: view order */
     size_t top;             /* keep only the first N rows; 0: all */
     int header;             /* print the header line (default 1) */
+    int keys;               /* the header names columns by key (`total_us`, not `Total(us)`) and
+                               NULL cells are empty, not "-": CSV/TSV that load as typed
+                               columns in pandas, DuckDB and spreadsheets */
 };
 
 void tp_output_opts_init(struct tp_output_opts *o);

@@ -147,5 +147,13 @@ int tp_write_csv(const struct tp_wctx *w);
 int tp_write_columns(const struct tp_wctx *w);
 int tp_write_jsonl(const struct tp_wctx *w);
 int tp_write_markdown(const struct tp_wctx *w);
+int tp_write_tsv(const struct tp_wctx *w);
+
+/* The header text of selected column j: its header, or its key with
+ * o->keys. */
+const char *tp_wctx_header(const struct tp_wctx *w, size_t j);
+/* A cell's text for the CSV/TSV writers: tp_cell_text, but "" for a NULL
+ * cell with o->keys. */
+const char *tp_wctx_cell(const struct tp_wctx *w, size_t row, size_t j, char *buf, size_t cap, size_t *len);
 
 #endif

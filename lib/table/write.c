@@ -73,6 +73,24 @@ void tp_sbuf_free(struct tp_sbuf *b)
     memset(b, 0, sizeof *b);
 }
 
+/* ---- header and cells for the typed formats -------------------------------- */
+
+const char *tp_wctx_header(const struct tp_wctx *w, size_t j)
+{
+    const struct tp_coldef *c = &w->cols[w->sel[j]];
+    const char *h = w->o->keys ? c->key : c->header;
+    return h ? h : "";
+}
+
+const char *tp_wctx_cell(const struct tp_wctx *w, size_t row, size_t j, char *buf, size_t cap, size_t *len)
+{
+    if (w->o->keys && tp_table_cell_kind(w->t, row, w->sel[j]) == TP_CELL_NULL) {
+        *len = 0;
+        return "";
+    }
+    return tp_cell_text(w->t, row, w->sel[j], buf, cap, len);
+}
+
 /* ---- safe text ---------------------------------------------------------- */
 
 static int cont(unsigned char c)
@@ -285,6 +303,7 @@ int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out,
         break;
     case TP_FMT_JSONL: rc = tp_write_jsonl(&w); break;
     case TP_FMT_MARKDOWN: rc = tp_write_markdown(&w); break;
+    case TP_FMT_TSV: rc = tp_write_tsv(&w); break;
     default: rc = tp_error_set(err, TP_ERR_USAGE, "unknown output format %d", (int)o->format); break;
     }
     errno = 0;

@@ -38,8 +38,8 @@ int tp_write_csv(const struct tp_wctx *w)
     int rc = TP_OK;
     if (w->o->header) {
         for (size_t j = 0; j < w->nsel; j++) {
-            const char *h = w->cols[w->sel[j]].header;
-            field(&b, &tmp, h ? h : "", h ? strlen(h) : 0, j == 0);
+            const char *h = tp_wctx_header(w, j);
+            field(&b, &tmp, h, strlen(h), j == 0);
         }
         tp_sbuf_putc(&b, '\n');
         rc = tp_write_line(w, &b);
@@ -49,7 +49,12 @@ int tp_write_csv(const struct tp_wctx *w)
         for (size_t j = 0; j < w->nsel; j++) {
             char buf[TP_CELLBUF];
             size_t len;
-            const char *s = tp_cell_text(w->t, row, w->sel[j], buf, sizeof buf, &len);
+            const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
+            if (len == 0 && w->o->keys) {   /* NULL: an empty field, which readers take as missing */
+                if (j)
+                    tp_sbuf_putc(&b, ',');
+                continue;
+            }
             field(&b, &tmp, s, len, j == 0);
         }
         tp_sbuf_putc(&b, '\n');

@@ -63,3 +63,40 @@ cp "$S" "$tmp/kernels"
 (cd "$tmp" && "$T" ./kernels --csv) >"$tmp/b" 2>/dev/null
 "$T" --csv "$S" >"$tmp/a" 2>/dev/null
 cmp -s "$tmp/a" "$tmp/b"; check file-named-like-a-view $? "./kernels is not read as a trace"
+
+# --tsv and --header keys: typed columns a script can load.  The same cells
+# as CSV; keys as the header; NULL cells empty; a tab inside a name escaped,
+# so every line has as many fields as the header.
+python3 - "$S" "$tmp/tab.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+for e in t["traceEvents"]:
+    if e.get("cat") == "kernel" and e["name"].startswith("nvjet"):
+        e["name"] = "nvjet\twith\ttabs"
+json.dump(t, open(sys.argv[2], "w"))
+PY
+"$T" kernels --tsv --header keys "$tmp/tab.json" >"$tmp/tsv" 2>/dev/null
+"$T" kernels --csv --header keys "$tmp/tab.json" >"$tmp/csv" 2>/dev/null
+python3 - "$tmp/tsv" "$tmp/csv" <<'PY'
+import csv, sys
+tsv = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+rows = list(csv.reader(open(sys.argv[2])))
+ok = True
+why = []
+if tsv[0][:3] != ["name", "tc", "calls"]:
+    ok = False; why.append("header %r" % tsv[0][:3])
+if any(len(r) != len(tsv[0]) for r in tsv):
+    ok = False; why.append("a line with %s fields" % sorted(set(len(r) for r in tsv)))
+if not any("nvjet\\x09with\\x09tabs" == r[0] for r in tsv):
+    ok = False; why.append("tab not escaped")
+if [r[1:] for r in tsv] != [r[1:] for r in rows]:
+    ok = False; why.append("cells differ from CSV")
+std = tsv[0].index("std")
+if not all(r[std] == "" for r in tsv[1:]):      # one call each: no std, NULL
+    ok = False; why.append("NULL std not empty: %r" % [r[std] for r in tsv[1:]])
+if not all(r[std] == "" for r in rows[1:]):
+    ok = False; why.append("CSV NULL std not empty")
+print("ok cli.tsv-header-keys" if ok else "FAIL cli.tsv-header-keys: " + "; ".join(why))
+PY
+"$T" kernels --header none --csv "$S" 2>/dev/null | head -1 | grep -q '^"sm90'
+check header-none $? "first line is not a row"
