@@ -3,11 +3,12 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <regex.h>
 #include <sys/stat.h>
 #include "options.h"
 #include "suggest.h"
 
-enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
+enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_NAME, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
        OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
        OPT_QUIET, OPT_CAPTURE, OPT_PATH, OPT_STEP, OPT_ANNOTATION, OPT_INSTANCE };
@@ -20,6 +21,7 @@ static const struct option long_opts[] = {
     {"jsonl", no_argument, NULL, OPT_JSONL},
     {"markdown", no_argument, NULL, OPT_MARKDOWN},
     {"tsv", no_argument, NULL, OPT_TSV},
+    {"name", required_argument, NULL, OPT_NAME},
     {"header", required_argument, NULL, OPT_HEADER},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
@@ -71,6 +73,7 @@ void cli_usage(FILE *out)
             "      --jsonl         one JSON object per row\n"
             "      --markdown      a GitHub-flavoured Markdown table (for PR comments)\n"
             "      --tsv           tab-separated values\n"
+            "      --name REGEX    only rows whose name (kernel, op) matches REGEX (POSIX extended)\n"
             "      --header names|keys|none   header of column names (default), of column keys\n"
             "                      with NULL cells empty (typed CSV/TSV for pandas, DuckDB), or none\n"
             "      --sort KEY      sort rows by a column (numbers descending)\n"
@@ -237,6 +240,14 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_JSONL: o->out.format = TP_FMT_JSONL; o->format_chosen = 1; break;
         case OPT_MARKDOWN: o->out.format = TP_FMT_MARKDOWN; o->format_chosen = 1; break;
         case OPT_TSV: o->out.format = TP_FMT_TSV; o->format_chosen = 1; break;
+        case OPT_NAME: {
+            regex_t re;   /* checked now, so a bad pattern fails before any input is read */
+            if (regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB) != 0)
+                return usage_error("--name: '%s' is not a regular expression", optarg);
+            regfree(&re);
+            o->out.name_regex = optarg;
+            break;
+        }
         case OPT_HEADER:
             if (strcmp(optarg, "names") == 0) { o->out.header = 1; o->out.keys = 0; }
             else if (strcmp(optarg, "keys") == 0) { o->out.header = 1; o->out.keys = 1; }

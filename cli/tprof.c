@@ -220,22 +220,16 @@ static int block_start(struct block *b, const tp_view *v)
 static int block_add(struct block *b, const struct tp_run_rank *k, const tp_table *t,
                      const struct tp_output_opts *o)
 {
-    size_t n = tp_table_rows(t);
-    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
-    if (!perm)
+    size_t n = 0, *perm = NULL;
+    tp_error err = {0};
+    struct tp_output_opts ro = *o;
+    if (ro.sort && tp_table_col_find(b->vcols, b->nvcols, ro.sort) < 0)
+        ro.sort = NULL;   /* a run column (rank): sorted when the block is written */
+    if (tp_table_order(t, &ro, &perm, &n, &err) != TP_OK)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        perm[i] = i;
-    long sc = o->sort ? tp_table_col_find(b->vcols, b->nvcols, o->sort) : -1;
-    if (sc >= 0 && tp_table_sort_rows(t, (size_t)sc, perm, n) != 0) {
-        free(perm);
-        return -1;
-    }
-    if (o->top && o->top < n)
-        n = o->top;
     size_t off = b->prepend ? NRUNCOLS : 0;
     for (size_t i = 0; i < n; i++) {
-        size_t r = perm[i];
+        size_t r = perm ? perm[i] : i;
         if (tp_table_add_row(b->t) < 0)
             break;
         if (b->prepend) {
@@ -266,8 +260,9 @@ static int block_flush(struct block *b, const struct cli_options *o, int *first)
     if (!b->t)
         return 0;
     struct tp_output_opts out = o->out;
-    out.sort = NULL;   /* applied per rank in block_add */
+    out.sort = NULL;   /* applied per rank in block_add, as --name and --top */
     out.top = 0;
+    out.name_regex = NULL;
     char *cols = NULL;
     const char *list = out.columns ? out.columns : tp_view_default_columns(b->v, &o->vo);
     if (b->prepend && !has_key(list, "rank") && !has_key(list, "worker")) {

@@ -103,6 +103,8 @@ struct tp_output_opts {
     const char *sort;       /* column key to sort by (descending for numbers); NULL: view order */
     size_t top;             /* keep only the first N rows; 0: all */
     int header;             /* print the header line (default 1) */
+    const char *name_regex; /* --name: keep the rows whose name (else kernel, else op) column
+                               matches this POSIX extended regular expression */
     int keys;               /* the header names columns by key (`total_us`, not `Total(us)`) and
                                NULL cells are empty, not "-": CSV/TSV that load as typed
                                columns in pandas, DuckDB and spreadsheets */

@@ -149,6 +149,10 @@ int tp_write_jsonl(const struct tp_wctx *w);
 int tp_write_markdown(const struct tp_wctx *w);
 int tp_write_tsv(const struct tp_wctx *w);
 
+/* The rows tp_table_write would print, in order: --sort, then --name, then
+ * --top.  *order is NULL for "all rows as they are" (free it otherwise). */
+int tp_table_order(const tp_table *t, const struct tp_output_opts *o, size_t **order, size_t *n, tp_error *err);
+
 /* The header text of selected column j: its header, or its key with
  * o->keys. */
 const char *tp_wctx_header(const struct tp_wctx *w, size_t j);

@@ -3,6 +3,7 @@
  * write_jsonl.c, write_markdown.c).  Also the pieces the writers share: a growable line buffer
  * and the escaping that keeps untrusted names from reaching a terminal raw. */
 #include <errno.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include "table.h"
@@ -226,6 +227,109 @@ int tp_write_line(const struct tp_wctx *w, struct tp_sbuf *b)
     return TP_OK;
 }
 
+/* --name: keep the rows (in *perm order, made if NULL) whose name, kernel or
+ * op column (any of them the table has) matches. */
+static int filter_by_name(const tp_table *t, const char *pattern, size_t **perm, size_t *nrows, tp_error *err)
+{
+    static const char *const keys[] = {"name", "kernel", "op"};
+    const struct tp_coldef *cols = tp_table_coldefs(t);
+    long nc[3];
+    size_t nn = 0;
+    for (size_t k = 0; k < 3; k++)
+        if ((nc[nn] = tp_table_col_find(cols, tp_table_cols(t), keys[k])) >= 0)
+            nn++;
+    if (!nn)
+        return tp_error_set(err, TP_ERR_USAGE, "--name: this table has no name, kernel or op column");
+    regex_t re;
+    int e = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+    if (e) {
+        char why[128];
+        regerror(e, &re, why, sizeof why);
+        return tp_error_set(err, TP_ERR_USAGE, "--name: '%.200s': %s", pattern, why);
+    }
+    if (!*perm && *nrows) {
+        *perm = malloc(*nrows * sizeof **perm);
+        if (!*perm) {
+            regfree(&re);
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < *nrows; i++)
+            (*perm)[i] = i;
+    }
+    struct tp_sbuf name = {0};
+    size_t kept = 0;
+    for (size_t i = 0; i < *nrows && !name.oom; i++) {
+        int hit = 0;
+        for (size_t c = 0; c < nn && !hit && !name.oom; c++) {
+            char buf[TP_CELLBUF];
+            size_t len;
+            const char *s = tp_cell_text(t, (*perm)[i], (size_t)nc[c], buf, sizeof buf, &len);
+            name.len = 0;
+            tp_sbuf_put(&name, s, len);   /* regexec wants a C string; names may hold NUL */
+            tp_sbuf_putc(&name, 0);
+            hit = !name.oom && regexec(&re, name.p, 0, NULL, 0) == 0;
+        }
+        if (hit)
+            (*perm)[kept++] = (*perm)[i];
+    }
+    int oom = name.oom;
+    tp_sbuf_free(&name);
+    regfree(&re);
+    if (oom)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    *nrows = kept;
+    return TP_OK;
+}
+
+int tp_table_order(const tp_table *t, const struct tp_output_opts *o, size_t **order, size_t *n, tp_error *err)
+{
+    const struct tp_coldef *cols = tp_table_coldefs(t);
+    size_t ncols = tp_table_cols(t);
+    size_t nrows = tp_table_rows(t);
+    size_t *perm = NULL;
+    int rc = TP_OK;
+    *order = NULL;
+    *n = 0;
+    if (o->sort) {
+        long sc = tp_table_col_find(cols, ncols, o->sort);
+        if (sc < 0) {
+            size_t dummy[1], nd;
+            if (strchr(o->sort, ','))
+                rc = tp_error_set(err, TP_ERR_USAGE, "--sort takes one column name, not a list: %.100s",
+                                  o->sort);
+            else   /* same message as -c, so the user sees the valid keys */
+                rc = tp_table_select(cols, ncols, o->sort, dummy, 1, &nd, err);
+            if (rc == TP_OK)
+                rc = tp_error_set(err, TP_ERR_USAGE, "no sort column given");
+            goto fail;
+        }
+        if (nrows) {
+            perm = malloc(nrows * sizeof *perm);
+            if (!perm) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
+                goto fail;
+            }
+            for (size_t i = 0; i < nrows; i++)
+                perm[i] = i;
+            if (tp_table_sort_rows(t, (size_t)sc, perm, nrows) != 0) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
+                goto fail;
+            }
+        }
+    }
+    if (o->name_regex && (rc = filter_by_name(t, o->name_regex, &perm, &nrows, err)) != TP_OK)
+        goto fail;
+    if (o->top && o->top < nrows)
+        nrows = o->top;
+
+    *order = perm;
+    *n = nrows;
+    return TP_OK;
+fail:
+    free(perm);
+    return rc;
+}
+
 int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out, tp_error *err)
 {
     if (!t || !out)
@@ -263,35 +367,8 @@ int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out,
             sel[nsel] = nsel;
     }
 
-    if (o->sort) {
-        long sc = tp_table_col_find(cols, ncols, o->sort);
-        if (sc < 0) {
-            size_t dummy[1], nd;
-            if (strchr(o->sort, ','))
-                rc = tp_error_set(err, TP_ERR_USAGE, "--sort takes one column name, not a list: %.100s",
-                                  o->sort);
-            else   /* same message as -c, so the user sees the valid keys */
-                rc = tp_table_select(cols, ncols, o->sort, dummy, 1, &nd, err);
-            if (rc == TP_OK)
-                rc = tp_error_set(err, TP_ERR_USAGE, "no sort column given");
-            goto done;
-        }
-        if (nrows) {
-            perm = malloc(nrows * sizeof *perm);
-            if (!perm) {
-                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
-                goto done;
-            }
-            for (size_t i = 0; i < nrows; i++)
-                perm[i] = i;
-            if (tp_table_sort_rows(t, (size_t)sc, perm, nrows) != 0) {
-                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
-                goto done;
-            }
-        }
-    }
-    if (o->top && o->top < nrows)
-        nrows = o->top;
+    if ((rc = tp_table_order(t, o, &perm, &nrows, err)) != TP_OK)
+        goto done;
 
     struct tp_wctx w = { t, cols, sel, nsel, perm, nrows, o, out, err };
     switch (o->format) {

@@ -100,3 +100,21 @@ print("ok cli.tsv-header-keys" if ok else "FAIL cli.tsv-header-keys: " + "; ".jo
 PY
 "$T" kernels --header none --csv "$S" 2>/dev/null | head -1 | grep -q '^"sm90'
 check header-none $? "first line is not a row"
+
+# --name REGEX: the rows whose name, kernel or op matches; a bad pattern is
+# refused before any input is read; per rank in a run, before --top.
+"$T" kernels --csv --header keys --name 'gemm|nvjet' "$S" 2>/dev/null | tail -n +2 | cut -d, -f1 >"$tmp/names"
+[ "$(wc -l <"$tmp/names")" = 2 ] && grep -q sm90_xmma "$tmp/names" && grep -q nvjet "$tmp/names"
+check name-regex $? "$(tr '\n' ' ' <"$tmp/names")"
+[ "$("$T" --name '^relu$' "$S" 2>/dev/null | tail -n +2 | cut -d' ' -f5)" = relu ]
+check name-regex-op-column $? "prof rows are not matched on their op"
+"$T" kernels --name '(' "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "is not a regular expression" "$tmp/err"
+check name-regex-bad $? "exit $rc: $(head -1 "$tmp/err")"
+mkdir "$tmp/run"
+for r in 0 1; do   # the sample says rank 0: each copy gets its own
+    python3 -c 'import json, sys; t = json.load(open(sys.argv[1])); t["distributedInfo"]["rank"] = int(sys.argv[3]); json.dump(t, open(sys.argv[2], "w"))' \
+        "$S" "$tmp/run/rank$r.pt.trace.json" $r
+done
+n=$("$T" kernels --space --name nvjet --top 1 "$tmp/run" 2>/dev/null | grep -c nvjet)
+[ "$n" = 2 ]; check name-regex-run-before-top $? "$n nvjet rows, want one per rank"
