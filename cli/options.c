@@ -8,7 +8,7 @@
 #include "options.h"
 #include "suggest.h"
 
-enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_NAME, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
+enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_NAME, OPT_TIMEUNIT, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
        OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
        OPT_QUIET, OPT_CAPTURE, OPT_PATH, OPT_STEP, OPT_ANNOTATION, OPT_INSTANCE };
@@ -22,6 +22,7 @@ static const struct option long_opts[] = {
     {"markdown", no_argument, NULL, OPT_MARKDOWN},
     {"tsv", no_argument, NULL, OPT_TSV},
     {"name", required_argument, NULL, OPT_NAME},
+    {"timeunit", required_argument, NULL, OPT_TIMEUNIT},
     {"header", required_argument, NULL, OPT_HEADER},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
@@ -74,6 +75,7 @@ void cli_usage(FILE *out)
             "      --markdown      a GitHub-flavoured Markdown table (for PR comments)\n"
             "      --tsv           tab-separated values\n"
             "      --name REGEX    only rows whose name (kernel, op) matches REGEX (POSIX extended)\n"
+            "      --timeunit U    time columns in ns, us, ms or s (exact; headers and keys say the unit)\n"
             "      --header names|keys|none   header of column names (default), of column keys\n"
             "                      with NULL cells empty (typed CSV/TSV for pandas, DuckDB), or none\n"
             "      --sort KEY      sort rows by a column (numbers descending)\n"
@@ -240,6 +242,16 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_JSONL: o->out.format = TP_FMT_JSONL; o->format_chosen = 1; break;
         case OPT_MARKDOWN: o->out.format = TP_FMT_MARKDOWN; o->format_chosen = 1; break;
         case OPT_TSV: o->out.format = TP_FMT_TSV; o->format_chosen = 1; break;
+        case OPT_TIMEUNIT: {
+            static const char *const units[] = {"ns", "us", "ms", "s"};
+            o->out.timeunit = 0;
+            for (int u = 0; u < 4; u++)
+                if (strcmp(optarg, units[u]) == 0)
+                    o->out.timeunit = TP_UNIT_NS + u;
+            if (!o->out.timeunit)
+                return usage_error("--timeunit takes ns, us, ms or s, not '%s'", optarg);
+            break;
+        }
         case OPT_NAME: {
             regex_t re;   /* checked now, so a bad pattern fails before any input is read */
             if (regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB) != 0)

@@ -96,6 +96,9 @@ enum tp_format {
     TP_FMT_TSV,     /* tab-separated values (tabs and newlines in names escaped as \xNN) */
 };
 
+/* --timeunit: the unit of the time columns (TP_COL_US, kept in ns). */
+enum tp_timeunit { TP_UNIT_DEFAULT = 0, TP_UNIT_NS, TP_UNIT_US, TP_UNIT_MS, TP_UNIT_S };
+
 struct tp_output_opts {
     enum tp_format format;
     int width;              /* TP_FMT_COLUMNS: total line width */
@@ -103,6 +106,9 @@ struct tp_output_opts {
     const char *sort;       /* column key to sort by (descending for numbers); NULL: view order */
     size_t top;             /* keep only the first N rows; 0: all */
     int header;             /* print the header line (default 1) */
+    int timeunit;           /* enum tp_timeunit: time columns in ns, us, ms or s, exactly, with the
+                               unit in their header (`Total(ms)`) and key (`total_ms`);
+                               TP_UNIT_DEFAULT: microseconds, headers and keys as declared */
     const char *name_regex; /* --name: keep the rows whose name (else kernel, else op) column
                                matches this POSIX extended regular expression */
     int keys;               /* the header names columns by key (`total_us`, not `Total(us)`) and

@@ -358,6 +358,54 @@ size_t tp_fmt_us(int64_t ns, char *buf, size_t cap)
     return put_out(out, (size_t)n, buf, cap);
 }
 
+/* ns in `unit` (enum tp_timeunit), exactly: the integer part, then the
+ * remainder's digits with trailing zeros trimmed (1234567 ns = 1.234567 ms). */
+size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap)
+{
+    static const int digits[] = {[TP_UNIT_NS] = 0, [TP_UNIT_US] = 3, [TP_UNIT_MS] = 6, [TP_UNIT_S] = 9};
+    if (unit <= TP_UNIT_DEFAULT || unit > TP_UNIT_S || unit == TP_UNIT_US)
+        return tp_fmt_us(ns, buf, cap);
+    int d = digits[unit];
+    uint64_t div = 1;
+    for (int i = 0; i < d; i++)
+        div *= 10;
+    char out[48];
+    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    uint64_t frac = mag % div;
+    int n = snprintf(out, sizeof out, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(mag / div));
+    if (frac) {
+        char f[16];
+        snprintf(f, sizeof f, "%0*llu", d, (unsigned long long)frac);
+        int fl = d;
+        while (f[fl - 1] == '0')
+            fl--;
+        n += snprintf(out + n, sizeof out - (size_t)n, ".%.*s", fl, f);
+    }
+    return put_out(out, (size_t)n, buf, cap);
+}
+
+/* A float number of ns in `unit`: 3 decimals beyond the unit's ns digits... */
+size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap)
+{
+    static const double scale[] = {[TP_UNIT_NS] = 1, [TP_UNIT_US] = 1e3, [TP_UNIT_MS] = 1e6, [TP_UNIT_S] = 1e9};
+    static const int decimals[] = {[TP_UNIT_NS] = 0, [TP_UNIT_US] = 3, [TP_UNIT_MS] = 6, [TP_UNIT_S] = 9};
+    char out[400];
+    if (unit <= TP_UNIT_DEFAULT || unit > TP_UNIT_S)
+        unit = TP_UNIT_US;
+    if (!isfinite(ns))
+        return tp_fmt_pyfloat(ns, buf, cap);
+    int n = snprintf(out, sizeof out, "%.*f", decimals[unit], ns / scale[unit]);
+    if (decimals[unit]) {
+        while (n > 0 && out[n - 1] == '0')
+            n--;
+        if (n > 0 && out[n - 1] == '.')
+            n--;
+    }
+    if (n == 2 && out[0] == '-' && out[1] == '0')
+        out[0] = '0', n = 1;
+    return put_out(out, (size_t)n, buf, cap);
+}
+
 /* Microseconds of a float number of nanoseconds, 3 decimals, zeros trimmed. */
 static size_t fmt_us_float(double ns, char *buf, size_t cap)
 {

@@ -88,6 +88,8 @@ int tp_table_sort_rows(const tp_table *t, size_t col, size_t *perm, size_t n);
  * text needs (like snprintf) and NUL-terminate within cap. */
 size_t tp_fmt_pyfloat(double v, char *buf, size_t cap);   /* Python repr(float): 140000.0 1e+16 */
 size_t tp_fmt_us(int64_t ns, char *buf, size_t cap);      /* exact microseconds: 1234.5 */
+size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap);   /* exact, in enum tp_timeunit */
+size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap);
 
 /* ---- writer internals (lib/write*.c) ------------------------------------ */
 
@@ -154,10 +156,12 @@ int tp_write_tsv(const struct tp_wctx *w);
 int tp_table_order(const tp_table *t, const struct tp_output_opts *o, size_t **order, size_t *n, tp_error *err);
 
 /* The header text of selected column j: its header, or its key with
- * o->keys. */
-const char *tp_wctx_header(const struct tp_wctx *w, size_t j);
-/* A cell's text for the CSV/TSV writers: tp_cell_text, but "" for a NULL
- * cell with o->keys. */
+ * o->keys; a time column's unit follows --timeunit.  buf holds at least 128. */
+const char *tp_wctx_header(const struct tp_wctx *w, size_t j, char *buf, size_t cap);
+/* Its key (JSON lines), with "_ms" etc. on a time column under --timeunit. */
+const char *tp_wctx_key(const struct tp_wctx *w, size_t j, char *buf, size_t cap);
+/* A cell's text for the writers: tp_cell_text, but "" for a NULL cell with
+ * o->keys, and a time column in the --timeunit unit. */
 const char *tp_wctx_cell(const struct tp_wctx *w, size_t row, size_t j, char *buf, size_t cap, size_t *len);
 
 #endif

@@ -76,18 +76,66 @@ void tp_sbuf_free(struct tp_sbuf *b)
 
 /* ---- header and cells for the typed formats -------------------------------- */
 
-const char *tp_wctx_header(const struct tp_wctx *w, size_t j)
+static const char *const unit_names[] = {[TP_UNIT_NS] = "ns", [TP_UNIT_US] = "us", [TP_UNIT_MS] = "ms",
+                                         [TP_UNIT_S] = "s"};
+
+/* Under --timeunit: 1 for a time column kept in ns (TP_COL_US), 2 for one
+ * a view computes in microseconds (a mean, a std: a number whose header
+ * says "(us)"), 0 otherwise. */
+static int time_col(const struct tp_wctx *w, size_t j)
 {
     const struct tp_coldef *c = &w->cols[w->sel[j]];
-    const char *h = w->o->keys ? c->key : c->header;
-    return h ? h : "";
+    if (w->o->timeunit <= TP_UNIT_DEFAULT || w->o->timeunit > TP_UNIT_S)
+        return 0;
+    if (c->type == TP_COL_US)
+        return 1;
+    return (c->type == TP_COL_FIXED || c->type == TP_COL_NUM) && c->header && strstr(c->header, "(us)") ? 2 : 0;
+}
+
+const char *tp_wctx_key(const struct tp_wctx *w, size_t j, char *buf, size_t cap)
+{
+    const char *k = w->cols[w->sel[j]].key;
+    if (!k)
+        return "";
+    if (!time_col(w, j))
+        return k;
+    snprintf(buf, cap, "%s_%s", k, unit_names[w->o->timeunit]);
+    return buf;
+}
+
+const char *tp_wctx_header(const struct tp_wctx *w, size_t j, char *buf, size_t cap)
+{
+    const struct tp_coldef *c = &w->cols[w->sel[j]];
+    if (w->o->keys)
+        return tp_wctx_key(w, j, buf, cap);
+    const char *h = c->header ? c->header : "";
+    if (!time_col(w, j))
+        return h;
+    /* "Total(us)" -> "Total(ms)"; a header that names no unit gets one */
+    const char *u = strstr(h, "(us)");
+    if (u)
+        snprintf(buf, cap, "%.*s(%s)%s", (int)(u - h), h, unit_names[w->o->timeunit], u + 4);
+    else
+        snprintf(buf, cap, "%s(%s)", h, unit_names[w->o->timeunit]);
+    return buf;
 }
 
 const char *tp_wctx_cell(const struct tp_wctx *w, size_t row, size_t j, char *buf, size_t cap, size_t *len)
 {
-    if (w->o->keys && tp_table_cell_kind(w->t, row, w->sel[j]) == TP_CELL_NULL) {
+    enum tp_cellkind k = tp_table_cell_kind(w->t, row, w->sel[j]);
+    if (w->o->keys && k == TP_CELL_NULL) {
         *len = 0;
         return "";
+    }
+    int tc = time_col(w, j);
+    if (tc && (k == TP_CELL_INT || k == TP_CELL_FLOAT)) {
+        double f = k == TP_CELL_FLOAT ? tp_table_cell_float(w->t, row, w->sel[j])
+                                      : (double)tp_table_cell_int(w->t, row, w->sel[j]);
+        size_t n = tc == 1 && k == TP_CELL_INT
+                       ? tp_fmt_time(tp_table_cell_int(w->t, row, w->sel[j]), w->o->timeunit, buf, cap)
+                       : tp_fmt_time_float(tc == 2 ? f * 1000.0 : f, w->o->timeunit, buf, cap);
+        *len = n < cap ? n : cap - 1;
+        return buf;
     }
     return tp_cell_text(w->t, row, w->sel[j], buf, cap, len);
 }

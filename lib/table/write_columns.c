@@ -37,13 +37,23 @@ static const char *num_text(const struct tp_wctx *w, size_t row, size_t col, cha
     return tp_cell_text(w->t, row, col, buf, cap, len);
 }
 
-static size_t cell_width(const struct tp_wctx *w, size_t row, size_t col)
+/* The text of selected column j's cell: a time column under --timeunit in
+ * its unit, numbers as num_text prints them, strings as they are. */
+static const char *col_text(const struct tp_wctx *w, size_t row, size_t j, char *buf, size_t cap, size_t *len)
+{
+    size_t col = w->sel[j];
+    if (w->cols[col].type == TP_COL_STR)
+        return tp_cell_text(w->t, row, col, buf, cap, len);
+    if (w->o->timeunit)   /* a time column in its unit; any other cell as below */
+        return tp_wctx_cell(w, row, j, buf, cap, len);
+    return num_text(w, row, col, buf, cap, len);
+}
+
+static size_t cell_width(const struct tp_wctx *w, size_t row, size_t j)
 {
     char buf[TP_CELLBUF];
     size_t len;
-    const char *s = w->cols[col].type == TP_COL_STR
-        ? tp_cell_text(w->t, row, col, buf, sizeof buf, &len)
-        : num_text(w, row, col, buf, sizeof buf, &len);
+    const char *s = col_text(w, row, j, buf, sizeof buf, &len);
     return tp_text_width(s, len);
 }
 
@@ -91,9 +101,11 @@ static int layout(const struct tp_wctx *w, size_t *wid)
             const struct tp_coldef *c = &w->cols[col];
             if (c->width >= 0)
                 continue;
-            size_t m = c->header ? tp_text_width(c->header, strlen(c->header)) : 0;
+            char hb[160];
+            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
+            size_t m = tp_text_width(h, strlen(h));
             for (size_t i = 0; i < w->nrows; i++) {
-                size_t cw = cell_width(w, tp_wctx_row(w, i), col);
+                size_t cw = cell_width(w, tp_wctx_row(w, i), j);
                 if (cw > m)
                     m = cw;
             }
@@ -132,8 +144,9 @@ int tp_write_columns(const struct tp_wctx *w)
     struct tp_sbuf b = { 0 };
     if (rc == TP_OK && w->o->header) {
         for (size_t j = 0; j < w->nsel; j++) {
-            const char *h = w->cols[w->sel[j]].header;
-            tp_text_put_trunc(&b, h ? h : "", h ? strlen(h) : 0, wid[j], 1);
+            char hb[160];
+            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
+            tp_text_put_trunc(&b, h, strlen(h), wid[j], 1);
             tp_sbuf_putc(&b, ' ');
         }
         tp_sbuf_putc(&b, '\n');
@@ -149,7 +162,7 @@ int tp_write_columns(const struct tp_wctx *w)
                 const char *s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
                 tp_text_put_trunc(&b, s, len, wid[j], 1);
             } else {
-                const char *s = num_text(w, row, col, buf, sizeof buf, &len);
+                const char *s = col_text(w, row, j, buf, sizeof buf, &len);
                 size_t tw = tp_text_width(s, len);
                 if (tw < wid[j])
                     tp_sbuf_pad(&b, ' ', wid[j] - tw);

@@ -38,7 +38,8 @@ int tp_write_csv(const struct tp_wctx *w)
     int rc = TP_OK;
     if (w->o->header) {
         for (size_t j = 0; j < w->nsel; j++) {
-            const char *h = tp_wctx_header(w, j);
+            char hb[160];
+            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
             field(&b, &tmp, h, strlen(h), j == 0);
         }
         tp_sbuf_putc(&b, '\n');

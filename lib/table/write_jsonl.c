@@ -61,7 +61,9 @@ int tp_write_jsonl(const struct tp_wctx *w)
             const struct tp_coldef *c = &w->cols[col];
             if (j)
                 tp_sbuf_putc(&b, ',');
-            json_str(&b, c->key ? c->key : "", c->key ? strlen(c->key) : 0);
+            char kb[160];
+            const char *key = tp_wctx_key(w, j, kb, sizeof kb);
+            json_str(&b, key, strlen(key));
             tp_sbuf_putc(&b, ':');
             enum tp_cellkind k = tp_table_cell_kind(w->t, row, col);
             char buf[TP_CELLBUF];
@@ -75,7 +77,7 @@ int tp_write_jsonl(const struct tp_wctx *w)
             } else if (k == TP_CELL_FLOAT && !isfinite(tp_table_cell_float(w->t, row, col))) {
                 tp_sbuf_put(&b, "null", 4);
             } else {
-                s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
+                s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
                 tp_sbuf_put(&b, s, len);
             }
         }

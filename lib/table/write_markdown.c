@@ -44,9 +44,10 @@ int tp_write_markdown(const struct tp_wctx *w)
     /* GFM needs the header and the alignment row even with --no-header. */
     tp_sbuf_putc(&b, '|');
     for (size_t j = 0; j < w->nsel; j++) {
-        const char *h = w->cols[w->sel[j]].header;
+        char hb[160];
+        const char *h = tp_wctx_header(w, j, hb, sizeof hb);
         tp_sbuf_putc(&b, ' ');
-        md_text(&b, h ? h : "", h ? strlen(h) : 0);
+        md_text(&b, h, strlen(h));
         tp_sbuf_put(&b, " |", 2);
     }
     tp_sbuf_put(&b, "\n|", 2);
@@ -64,7 +65,7 @@ int tp_write_markdown(const struct tp_wctx *w)
         for (size_t j = 0; j < w->nsel; j++) {
             char buf[TP_CELLBUF];
             size_t len;
-            const char *s = tp_cell_text(w->t, row, w->sel[j], buf, sizeof buf, &len);
+            const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
             tp_sbuf_putc(&b, ' ');
             md_text(&b, s, len);
             tp_sbuf_put(&b, " |", 2);

@@ -10,10 +10,11 @@ int tp_write_space(const struct tp_wctx *w)
     int rc = TP_OK;
     if (w->o->header) {
         for (size_t j = 0; j < w->nsel; j++) {
-            const char *h = w->cols[w->sel[j]].header;
+            char hb[160];
+            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
             if (j)
                 tp_sbuf_putc(&b, ' ');
-            tp_text_put(&b, h ? h : "", h ? strlen(h) : 0);
+            tp_text_put(&b, h, strlen(h));
         }
         tp_sbuf_putc(&b, '\n');
         rc = tp_write_line(w, &b);
@@ -23,7 +24,7 @@ int tp_write_space(const struct tp_wctx *w)
         for (size_t j = 0; j < w->nsel; j++) {
             char buf[TP_CELLBUF];
             size_t len;
-            const char *s = tp_cell_text(w->t, row, w->sel[j], buf, sizeof buf, &len);
+            const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
             if (j)
                 tp_sbuf_putc(&b, ' ');
             tp_text_put(&b, s, len);

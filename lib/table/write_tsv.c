@@ -12,7 +12,8 @@ int tp_write_tsv(const struct tp_wctx *w)
     int rc = TP_OK;
     if (w->o->header) {
         for (size_t j = 0; j < w->nsel; j++) {
-            const char *h = tp_wctx_header(w, j);
+            char hb[160];
+            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
             if (j)
                 tp_sbuf_putc(&b, '\t');
             tp_text_put(&b, h, strlen(h));

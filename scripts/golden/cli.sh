@@ -118,3 +118,27 @@ for r in 0 1; do   # the sample says rank 0: each copy gets its own
 done
 n=$("$T" kernels --space --name nvjet --top 1 "$tmp/run" 2>/dev/null | grep -c nvjet)
 [ "$n" = 2 ]; check name-regex-run-before-top $? "$n nvjet rows, want one per rank"
+
+# --timeunit: time columns exact in the unit, header and key say it; the
+# plugin's ResNet-50 steps in ms equal the us numbers / 1000 to the digit.
+"$T" kernels --csv --header keys --timeunit ns -c name,total "$S" 2>/dev/null >"$tmp/ns"
+"$T" kernels --csv --header keys --timeunit ms -c name,total "$S" 2>/dev/null >"$tmp/ms"
+"$T" kernels --jsonl --timeunit s -c name,total,mean "$S" 2>/dev/null >"$tmp/s"
+python3 - "$tmp/ns" "$tmp/ms" "$tmp/s" <<'PY'
+import csv, json, sys
+from decimal import Decimal
+ns = list(csv.reader(open(sys.argv[1]))); ms = list(csv.reader(open(sys.argv[2])))
+js = [json.loads(l) for l in open(sys.argv[3])]
+why = []
+if ns[0] != ["name", "total_ns"] or ms[0] != ["name", "total_ms"]:
+    why.append("keys %r %r" % (ns[0], ms[0]))
+for a, b in zip(ns[1:], ms[1:]):
+    if Decimal(a[1]) / Decimal(10**6) != Decimal(b[1]):
+        why.append("%s ns vs %s ms" % (a[1], b[1]))
+for a, j in zip(ns[1:], js):
+    if set(j) != {"name", "total_s", "mean_s"} or Decimal(str(j["total_s"])) != Decimal(a[1]) / Decimal(10**9):
+        why.append("json %r" % j)
+print("ok cli.timeunit" if not why else "FAIL cli.timeunit: " + "; ".join(why[:3]))
+PY
+"$T" kernels --timeunit hours "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/out" ]; check timeunit-bad $? "exit $rc"
