@@ -43,6 +43,12 @@ else
     echo "FAIL build.soname: lib/libtprof.so has no soname libtprof.so.0"
 fi
 
+# A sanitizer build (make check-asan) cannot be linked into a plain program:
+# the install tests are for the release build.
+if nm lib/libtprof.a 2>/dev/null | grep -q '__asan_init\|__ubsan_handle'; then
+    echo "skip build.pkg-config: lib/libtprof.a is a sanitizer build (make check-asan)"
+    exit 0
+fi
 if ! command -v pkg-config >/dev/null 2>&1; then
     echo "skip build.pkg-config: no pkg-config"
     exit 0
