@@ -6,6 +6,9 @@
  * absolute offset, so nothing dangles. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>   /* baseline on x86-64; other targets take the word-at-a-time paths */
+#endif
 #include "json.h"
 
 size_t tp_json_window_bytes = 4u << 20;
@@ -101,25 +104,43 @@ static inline int is_blank(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* The first byte at or after p that is not a JSON blank, or end. */
+static inline const char *skip_blanks(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+                  tab = _mm_set1_epi8('\t');
+    while (p + 16 <= end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i blank = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+        unsigned m = ~(unsigned)_mm_movemask_epi8(blank) & 0xffffu;
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
+    /* Indentation comes in runs of spaces: skip them 8 at a time. */
+    while (p < end) {
+        if (p + 8 <= end) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (w == UINT64_C(0x2020202020202020)) {
+                p += 8;
+                continue;
+            }
+        }
+        if (!is_blank((unsigned char)*p))
+            break;
+        p++;
+    }
+    return p;
+}
+
 int tp_json_peek_slow(tp_json *j)
 {
     for (;;) {
-        const char *p = j->p, *end = j->end;
-        /* Indentation comes in runs of spaces: skip them 8 at a time. */
-        while (p < end) {
-            if (p + 8 <= end) {
-                uint64_t w;
-                memcpy(&w, p, 8);
-                if (w == UINT64_C(0x2020202020202020)) {
-                    p += 8;
-                    continue;
-                }
-            }
-            if (!is_blank((unsigned char)*p))
-                break;
-            p++;
-        }
-        j->p = p;
+        j->p = skip_blanks(j->p, j->end);
         if (j->p < j->end)
             return (unsigned char)*j->p;
         if (refill(j) <= 0)
@@ -295,6 +316,20 @@ static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
 
 static inline const char *scan_plain(const char *p, const char *end)
 {
+#ifdef __SSE2__
+    /* 16 bytes at a time: one signed compare catches both the control
+     * characters (< 0x20) and the bytes >= 0x80 (negative as int8). */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (p + 16 <= end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                       _mm_cmplt_epi8(v, space));
+        unsigned m = (unsigned)_mm_movemask_epi8(special);
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
     while (p + 8 <= end) {
         uint64_t w;
         memcpy(&w, p, 8);
