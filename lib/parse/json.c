@@ -510,8 +510,40 @@ static int valid_number(const char *s, size_t n)
     return i == n;
 }
 
+/* The common number, -?(0|[1-9][0-9]*)(.[0-9]+)? followed by a blank, ',',
+ * '}' or ']' inside the window, checked in one pass; NULL for anything else
+ * (exponents, NaN, errors, the window's end), which the general path takes. */
+static inline const char *plain_number_end(const char *p, const char *end)
+{
+    const char *q = p + (p < end && *p == '-');
+    const char *d0 = q;
+    while (q < end && (unsigned)(*q - '0') < 10)
+        q++;
+    if (q == d0 || (*d0 == '0' && q - d0 > 1))
+        return NULL;
+    if (q < end && *q == '.') {
+        const char *f0 = ++q;
+        while (q < end && (unsigned)(*q - '0') < 10)
+            q++;
+        if (q == f0)
+            return NULL;
+    }
+    if (q < end && (*q == ',' || *q == '}' || *q == ']' || is_blank((unsigned char)*q)))
+        return q;
+    return NULL;
+}
+
 int tp_json_number(tp_json *j, tp_jspan *out)
 {
+    if (j->p < j->end && (unsigned char)*j->p > ' ') {
+        const char *q = plain_number_end(j->p, j->end);
+        if (q) {
+            out->off = tp_json_offset(j);
+            out->len = (uint32_t)(q - j->p);
+            j->p = q;
+            return 0;
+        }
+    }
     if (tp_json_peek(j) < 0)
         return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
     uint64_t start = tp_json_offset(j);

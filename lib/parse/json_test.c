@@ -86,6 +86,90 @@ static void test_strings(void)
     }
 }
 
+/* The vector and word-at-a-time scans step 16 or 8 bytes at a time: put the
+ * byte that ends a plain run (quote, escape, control character, UTF-8 lead)
+ * and the first non-blank at every offset across two steps, in a window that
+ * ends right after the value, so that the scalar tails run too. */
+static void test_scan_offsets(void)
+{
+    static const char *specials[] = {"\"", "\\n", "\x01", "\xc3\xa9"};
+    static const char *decoded[] = {"", "\n", "\x01", "\xc3\xa9"};
+    for (size_t k = 0; k < 4; k++) {
+        for (int pos = 0; pos < 40; pos++) {
+            char doc[128], want[128];
+            int n = snprintf(doc, sizeof doc, "\"%.*s%s%s\"", pos, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH",
+                             specials[k], k ? "tail" : "");
+            snprintf(want, sizeof want, "%.*s%s%s", pos, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH",
+                     decoded[k], k ? "tail" : "");
+            tp_error err = {0};
+            tp_json j;
+            tp_json_init_mem(&j, doc, (size_t)n, "mem", &err);
+            tp_jspan s = {0, 0};
+            int r = tp_json_string(&j, &s);
+            char got[128] = "";
+            if (r == 0)
+                memcpy(got, tp_json_ptr(&j, s), s.len);
+            char name[64];
+            snprintf(name, sizeof name, "json.scan.string.%zu.%d", k, pos);
+            CHECK_STR(name, got, want);
+            tp_json_free(&j);
+        }
+    }
+    for (int pos = 0; pos < 40; pos++) {
+        const char *blanks[] = {" ", "\n", "\r", "\t"};
+        char doc[128] = "";
+        for (int i = 0; i < pos; i++)
+            strcat(doc, blanks[i % 4]);
+        strcat(doc, "7");
+        tp_error err = {0};
+        tp_json j;
+        tp_json_init_mem(&j, doc, strlen(doc), "mem", &err);
+        char name[64];
+        snprintf(name, sizeof name, "json.scan.blanks.%d", pos);
+        CHECK_INT(name, tp_json_peek(&j), '7');
+        tp_json_free(&j);
+        /* a control character that is not a blank stops the skip */
+        doc[pos] = '\x01';
+        tp_json_init_mem(&j, doc, (size_t)pos + 1, "mem", &err);
+        snprintf(name, sizeof name, "json.scan.blanks.ctl.%d", pos);
+        CHECK_INT(name, tp_json_peek(&j), 1);
+        tp_json_free(&j);
+    }
+}
+
+/* Numbers, through the one-pass path and the general one: each in an array
+ * (the value then a terminator inside the window) and bare at the end. */
+static void test_numbers(void)
+{
+    struct { const char *text; int ok; } nums[] = {
+        {"0", 1}, {"-0", 1}, {"7", 1}, {"-12", 1}, {"1623142623460111", 1}, {"88511388202.765", 1},
+        {"0.5", 1}, {"-0.25", 1}, {"1e3", 1}, {"1.5E-7", 1}, {"-1.5e+2", 1}, {"NaN", 1}, {"Infinity", 1},
+        {"-Infinity", 1}, {"01", 0}, {"-", 0}, {"1.", 0}, {".5", 0}, {"-.5", 0}, {"1e", 0}, {"1.5e+", 0},
+        {"00", 0}, {"-01.5", 0}, {"1.2.3", 0}, {"--1", 0}, {"1ee", 0},
+    };
+    const char *frames[] = {"[%s]", "[%s ,1]", "[%s\n]", "[%s,2]", "[%s}"};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        for (size_t f = 0; f < sizeof frames / sizeof frames[0]; f++) {
+            char doc[64];
+            snprintf(doc, sizeof doc, frames[f], nums[i].text);
+            tp_error err = {0};
+            tp_json j;
+            tp_json_init_mem(&j, doc, strlen(doc), "mem", &err);
+            int n = 0;
+            tp_jspan s = {0, 0};
+            int r = tp_json_arr_begin(&j) == 0 && tp_json_arr_next(&j, &n) == 1 ? tp_json_number(&j, &s) : -2;
+            char name[80];
+            snprintf(name, sizeof name, "json.number.%s.%zu", nums[i].text, f);
+            if (nums[i].ok)
+                CHECK(name, r == 0 && s.len == strlen(nums[i].text) &&
+                                memcmp(tp_json_ptr(&j, s), nums[i].text, s.len) == 0);
+            else
+                CHECK(name, r == -1 && strstr(err.msg, "invalid number") != NULL);
+            tp_json_free(&j);
+        }
+    }
+}
+
 static void test_decimals(void)
 {
     struct { const char *s; int ok; int64_t ns; } us[] = {
@@ -358,6 +442,8 @@ int main(void)
     if (access(sample, R_OK) != 0)
         sample = "../testdata/sample.pt.trace.json";
     test_strings();
+    test_scan_offsets();
+    test_numbers();
     test_decimals();
     test_sample(sample);
     test_truncation(sample);
