@@ -107,6 +107,9 @@ static inline int is_blank(unsigned char c)
 /* The first byte at or after p that is not a JSON blank, or end. */
 static inline const char *skip_blanks(const char *p, const char *end)
 {
+    /* Most runs are the one space after ':' or ','. */
+    if (p + 1 < end && *p == ' ' && (unsigned char)p[1] > ' ')
+        return p + 1;
 #ifdef __SSE2__
     const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
                   tab = _mm_set1_epi8('\t');
