@@ -107,7 +107,9 @@ static inline int is_blank(unsigned char c)
 /* The first byte at or after p that is not a JSON blank, or end. */
 static inline const char *skip_blanks(const char *p, const char *end)
 {
-    /* Most runs are the one space after ':' or ','. */
+    /* Most runs are empty or the one space after ':' or ','. */
+    if (p < end && (unsigned char)*p > ' ')
+        return p;
     if (p + 1 < end && *p == ' ' && (unsigned char)p[1] > ' ')
         return p + 1;
 #ifdef __SSE2__
@@ -135,6 +137,46 @@ static inline const char *skip_blanks(const char *p, const char *end)
         }
         if (!is_blank((unsigned char)*p))
             break;
+        p++;
+    }
+    return p;
+}
+
+/* Word-at-a-time search for '"', '\\' or a byte >= 0x80 or < 0x20: the plain
+ * run of a string is copied to nowhere — we only need where it ends. */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
+
+static inline const char *scan_plain(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    /* 16 bytes at a time: one signed compare catches both the control
+     * characters (< 0x20) and the bytes >= 0x80 (negative as int8). */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (p + 16 <= end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                       _mm_cmplt_epi8(v, space));
+        unsigned m = (unsigned)_mm_movemask_epi8(special);
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
+    while (p + 8 <= end) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t special = has_zero(w ^ (ONES * '"')) | has_zero(w ^ (ONES * '\\')) |
+                           (w & HIGHS) | has_zero(w & (ONES * 0xe0));
+        if (special)
+            return p + (__builtin_ctzll(special) >> 3);
+        p += 8;
+    }
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\' || c >= 0x80 || c < 0x20)
+            return p;
         p++;
     }
     return p;
@@ -172,6 +214,30 @@ int tp_json_arr_begin(tp_json *j) { return need_char(j, '[', "expected '['"); }
 
 int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
 {
+    /* The usual member, `, "key": ` (or the first one, without the comma),
+     * read in one go inside the window; anything else, the general path
+     * from the same place. */
+    const char *p = j->p, *end = j->end;
+    if (*n > 0) {
+        p = skip_blanks(p, end);
+        p = p < end && *p == ',' ? p + 1 : NULL;
+    }
+    if (p) {
+        p = skip_blanks(p, end);
+        if (p < end && *p == '"') {
+            const char *q = scan_plain(p + 1, end);
+            if (q < end && *q == '"') {
+                const char *c = skip_blanks(q + 1, end);
+                if (c < end && *c == ':') {
+                    key->off = j->base + (uint64_t)(p + 1 - j->buf);
+                    key->len = (uint32_t)(q - p - 1);
+                    j->p = c + 1;
+                    (*n)++;
+                    return 1;
+                }
+            }
+        }
+    }
     int ch = tp_json_peek(j);
     if (ch == '}') {
         j->p++;
@@ -311,48 +377,18 @@ static int hex4(const char *s, uint32_t *out)
     return 0;
 }
 
-/* Word-at-a-time search for '"', '\\' or a byte >= 0x80 or < 0x20: the plain
- * run of a string is copied to nowhere — we only need where it ends. */
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
-
-static inline const char *scan_plain(const char *p, const char *end)
-{
-#ifdef __SSE2__
-    /* 16 bytes at a time: one signed compare catches both the control
-     * characters (< 0x20) and the bytes >= 0x80 (negative as int8). */
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
-    while (p + 16 <= end) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                       _mm_cmplt_epi8(v, space));
-        unsigned m = (unsigned)_mm_movemask_epi8(special);
-        if (m)
-            return p + __builtin_ctz(m);
-        p += 16;
-    }
-#endif
-    while (p + 8 <= end) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        uint64_t special = has_zero(w ^ (ONES * '"')) | has_zero(w ^ (ONES * '\\')) |
-                           (w & HIGHS) | has_zero(w & (ONES * 0xe0));
-        if (special)
-            return p + (__builtin_ctzll(special) >> 3);
-        p += 8;
-    }
-    while (p < end) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\' || c >= 0x80 || c < 0x20)
-            return p;
-        p++;
-    }
-    return p;
-}
-
 int tp_json_string(tp_json *j, tp_jspan *out)
 {
+    /* Most strings are plain and end inside the window: one scan. */
+    if (j->p < j->end && *j->p == '"') {
+        const char *q = scan_plain(j->p + 1, j->end);
+        if (q < j->end && *q == '"') {
+            out->off = tp_json_offset(j) + 1;
+            out->len = (uint32_t)(q - j->p - 1);
+            j->p = q + 1;
+            return 0;
+        }
+    }
     if (need_char(j, '"', "expected a string") < 0)
         return -1;
     uint64_t start = tp_json_offset(j);
@@ -620,6 +656,17 @@ int tp_json_skip(tp_json *j, tp_jspan *raw)
     if (first_byte < 0)
         return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
     uint64_t start = tp_json_offset(j);
+    if (first_byte == '"' || (first_byte >= '0' && first_byte <= '9') || first_byte == '-') {
+        /* A scalar: no container state to keep. */
+        tp_jspan tmp;
+        if ((first_byte == '"' ? tp_json_string(j, &tmp) : tp_json_number(j, &tmp)) < 0)
+            return -1;
+        if (raw) {
+            raw->off = start;
+            raw->len = (uint32_t)(tp_json_offset(j) - start);
+        }
+        return 0;
+    }
     int counts[MAXDEPTH];
     for (;;) {
         /* read one value */
