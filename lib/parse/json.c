@@ -668,7 +668,80 @@ int tp_json_skip(tp_json *j, tp_jspan *raw)
         return 0;
     }
     int counts[MAXDEPTH];
+    int resume_at_next = 0;   /* the fast lane left off after a value or a '[' */
+    if (first_byte == '[') {
+        /* Fast lane for arrays of arrays, plain strings and plain numbers
+         * ("Input Dims": [[1, 3], []], "Input type": ["float", ""]), one
+         * byte loop inside the window.  Anything else (objects, literals,
+         * escapes, errors, the window's end) hands its state to the general
+         * loop below, which goes on from the same byte. */
+        const char *p = j->p + 1, *end = j->end;
+        stack[0] = '[';
+        counts[0] = 0;
+        depth = 1;
+        for (;;) {
+            p = skip_blanks(p, end);
+            if (p == end)
+                break;
+            if (counts[depth - 1] > 0 || *p == ']') {
+                if (*p == ']') {
+                    p++;
+                    if (--depth == 0)
+                        break;
+                    continue;
+                }
+                if (*p != ',')
+                    break;
+                p = skip_blanks(p + 1, end);
+                if (p == end) {
+                    j->p = p;
+                    resume_at_next = 2;   /* after the ',': a value is due */
+                    break;
+                }
+            }
+            /* a value is due at p */
+            const char *q = NULL;
+            if (*p == '[' && depth < MAXDEPTH) {
+                counts[depth - 1] = 1;
+                stack[depth] = '[';
+                counts[depth] = 0;
+                depth++;
+                p++;
+                continue;
+            }
+            if (*p == '"') {
+                q = scan_plain(p + 1, end);
+                q = q < end && *q == '"' ? q + 1 : NULL;
+            } else if ((*p >= '0' && *p <= '9') || *p == '-') {
+                q = plain_number_end(p, end);
+            }
+            if (!q) {
+                resume_at_next = 2;
+                break;
+            }
+            counts[depth - 1] = 1;
+            p = q;
+        }
+        if (resume_at_next == 2) {
+            counts[depth - 1] = 1;   /* the general loop reads the value that is due */
+            resume_at_next = 0;
+        } else {
+            resume_at_next = 1;
+        }
+        j->p = p;
+        if (depth == 0) {
+            if (raw) {
+                raw->off = start;
+                raw->len = (uint32_t)(tp_json_offset(j) - start);
+            }
+            return 0;
+        }
+    }
     for (;;) {
+        if (resume_at_next) {
+            resume_at_next = 0;
+            goto next_member;
+        }
         /* read one value */
         int ch = tp_json_peek(j);
         tp_jspan tmp;
@@ -695,6 +768,7 @@ int tp_json_skip(tp_json *j, tp_jspan *raw)
             return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
         }
         /* then close containers / move to the next member */
+    next_member:
         while (depth > 0) {
             int r;
             if (stack[depth - 1] == '{') {

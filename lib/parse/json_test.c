@@ -170,6 +170,89 @@ static void test_numbers(void)
     }
 }
 
+/* tp_json_skip on `doc` (followed by " ,9" so the value never ends the
+ * input), from memory (window 0) or streamed through a window of `window`
+ * bytes; the result as text: "ok LEN" or the error message. */
+static void skip_result(const char *doc, size_t window, char *out, size_t cap)
+{
+    char text[256];
+    int n = snprintf(text, sizeof text, "%s ,9", doc);
+    tp_error err = {0};
+    tp_json j;
+    tp_source *src = NULL;
+    size_t saved = tp_json_window_bytes;
+    if (window) {
+        tp_json_window_bytes = window;
+        if (tp_source_open(&src, write_tmp("skip.json", text, (size_t)n), &err) != TP_OK) {
+            snprintf(out, cap, "open failed");
+            return;
+        }
+        tp_json_init_source(&j, src, &err);
+    } else {
+        tp_json_init_mem(&j, text, (size_t)n, "skip.json", &err);
+    }
+    tp_jspan raw = {0, 0};
+    if (tp_json_skip(&j, &raw) == 0)
+        snprintf(out, cap, "ok %u", raw.len);
+    else
+        snprintf(out, cap, "%.200s", err.msg + (strstr(err.msg, "skip.json") ? strstr(err.msg, "skip.json") - err.msg : 0));
+    tp_json_free(&j);
+    tp_source_close(src);
+    tp_json_window_bytes = saved;
+}
+
+/* The array fast lane of tp_json_skip hands over to the general loop at
+ * objects, literals, escapes, errors and the window's end: every doc gives
+ * the same answer from memory and through windows that end at each byte. */
+static void test_skip(void)
+{
+    struct { const char *doc; const char *want; } cases[] = {
+        {"[[1, 3], [], [\"a\", \"b\"]]", "ok 24"},
+        {"[ ]", "ok 3"},
+        {"[1,\n 2 ,\t3 ]", "ok 12"},
+        {"[1, {\"a\": [true, null]}, \"x\\ny\", -0.5e3, [[[]]], NaN]", "ok 53"},
+        {"[\"a\x01" "b\", [0.25]]", "ok 15"},
+        {"[\"caf\xc3\xa9\", -7]", "ok 13"},
+        {"[1 2]", "expected ',' or ']' in array"},
+        {"[1,]", "unexpected character"},
+        {"[01]", "invalid number"},
+        {"[[1], x]", "unexpected character"},
+        {"[1, tru]", "invalid literal"},
+        {"[\"a\\q\"]", "bad escape in a string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char mem[256], name[64];
+        skip_result(cases[i].doc, 0, mem, sizeof mem);
+        snprintf(name, sizeof name, "json.skip.%zu", i);
+        CHECK(name, strstr(mem, cases[i].want) != NULL);
+        if (!strstr(mem, cases[i].want))
+            fprintf(stderr, "  got: %s\n", mem);
+        int same = 1;
+        for (size_t w = 4; w < 64; w++) {
+            char streamed[256];
+            skip_result(cases[i].doc, w, streamed, sizeof streamed);
+            if (strcmp(streamed, mem) != 0) {
+                fprintf(stderr, "  window %zu: %s, from memory: %s\n", w, streamed, mem);
+                same = 0;
+                break;
+            }
+        }
+        snprintf(name, sizeof name, "json.skip.%zu.windows", i);
+        CHECK(name, same);
+    }
+    /* truncated inside the fast lane: the general loop names the end */
+    const char *cut[] = {"[[", "[1, 2", "[\"abc", "[1,"};
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        tp_error err = {0};
+        tp_json j;
+        tp_json_init_mem(&j, cut[i], strlen(cut[i]), "mem", &err);
+        char name[64];
+        snprintf(name, sizeof name, "json.skip.truncated.%zu", i);
+        CHECK(name, tp_json_skip(&j, NULL) < 0 && err.status == TP_ERR_TRUNCATED);
+        tp_json_free(&j);
+    }
+}
+
 static void test_decimals(void)
 {
     struct { const char *s; int ok; int64_t ns; } us[] = {
@@ -444,6 +527,7 @@ int main(void)
     test_strings();
     test_scan_offsets();
     test_numbers();
+    test_skip();
     test_decimals();
     test_sample(sample);
     test_truncation(sample);
