@@ -6,8 +6,8 @@
  * absolute offset, so nothing dangles. */
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>   /* baseline on x86-64; other targets take the word-at-a-time paths */
+#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
+#include <emmintrin.h>   /* baseline on x86-64; other targets (and json_scalar_test) take the word-at-a-time paths */
 #endif
 #include "json.h"
 
@@ -112,7 +112,7 @@ static inline const char *skip_blanks(const char *p, const char *end)
         return p;
     if (p + 1 < end && *p == ' ' && (unsigned char)p[1] > ' ')
         return p + 1;
-#ifdef __SSE2__
+#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
     const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
                   tab = _mm_set1_epi8('\t');
     while (p + 16 <= end) {
@@ -150,7 +150,7 @@ static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
 
 static inline const char *scan_plain(const char *p, const char *end)
 {
-#ifdef __SSE2__
+#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
     /* 16 bytes at a time: one signed compare catches both the control
      * characters (< 0x20) and the bytes >= 0x80 (negative as int8). */
     const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
