@@ -126,26 +126,29 @@ static int scale(int neg, uint64_t mant, int e, int64_t *out)
 
 int tp_decimal_us_to_ns(const char *s, size_t len, int64_t *out)
 {
-    /* Fast path for what kineto writes: up to 15 integer digits, then
-     * optionally '.' and 1-3 decimals. */
-    if (len > 0 && len <= 19) {
+    /* Fast path for what kineto writes: up to 16 integer digits (epoch
+     * microseconds have 16), then optionally '.' and 1-3 decimals; the
+     * result must fit (16 digits of us can overflow int64 ns). */
+    if (len > 0 && len <= 20) {
         size_t i = 0;
-        int64_t v = 0;
-        while (i < len && (unsigned)(s[i] - '0') < 10 && i < 15)
-            v = v * 10 + (s[i++] - '0');
-        if (i > 0 && i == len) {
-            *out = v * 1000;
+        uint64_t v = 0;
+        while (i < len && (unsigned)(s[i] - '0') < 10 && i < 16)
+            v = v * 10 + (uint64_t)(s[i++] - '0');
+        if (i > 0 && i == len && v <= (uint64_t)INT64_MAX / 1000) {
+            *out = (int64_t)(v * 1000);
             return 0;
         }
-        if (i > 0 && s[i] == '.' && len - i - 1 >= 1 && len - i - 1 <= 3) {
+        if (i > 0 && i < len && s[i] == '.' && len - i - 1 >= 1 && len - i - 1 <= 3) {
             size_t d = 0;
             for (i++; i < len && (unsigned)(s[i] - '0') < 10; i++, d++)
-                v = v * 10 + (s[i] - '0');
+                v = v * 10 + (uint64_t)(s[i] - '0');
             if (i == len) {
                 for (; d < 3; d++)
                     v *= 10;
-                *out = v;
-                return 0;
+                if (v <= (uint64_t)INT64_MAX) {
+                    *out = (int64_t)v;
+                    return 0;
+                }
             }
         }
     }

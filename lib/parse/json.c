@@ -6,6 +6,9 @@
  * absolute offset, so nothing dangles. */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
+#include <emmintrin.h>   /* baseline on x86-64; other targets (and json_scalar_test) take the word-at-a-time paths */
+#endif
 #include "json.h"
 
 size_t tp_json_window_bytes = 4u << 20;
@@ -101,25 +104,88 @@ static inline int is_blank(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* The first byte at or after p that is not a JSON blank, or end. */
+static inline const char *skip_blanks(const char *p, const char *end)
+{
+    /* Most runs are empty or the one space after ':' or ','. */
+    if (p < end && (unsigned char)*p > ' ')
+        return p;
+    if (p + 1 < end && *p == ' ' && (unsigned char)p[1] > ' ')
+        return p + 1;
+#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+                  tab = _mm_set1_epi8('\t');
+    while (p + 16 <= end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i blank = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+        unsigned m = ~(unsigned)_mm_movemask_epi8(blank) & 0xffffu;
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
+    /* Indentation comes in runs of spaces: skip them 8 at a time. */
+    while (p < end) {
+        if (p + 8 <= end) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (w == UINT64_C(0x2020202020202020)) {
+                p += 8;
+                continue;
+            }
+        }
+        if (!is_blank((unsigned char)*p))
+            break;
+        p++;
+    }
+    return p;
+}
+
+/* Word-at-a-time search for '"', '\\' or a byte >= 0x80 or < 0x20: the plain
+ * run of a string is copied to nowhere — we only need where it ends. */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
+
+static inline const char *scan_plain(const char *p, const char *end)
+{
+#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
+    /* 16 bytes at a time: one signed compare catches both the control
+     * characters (< 0x20) and the bytes >= 0x80 (negative as int8). */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (p + 16 <= end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                       _mm_cmplt_epi8(v, space));
+        unsigned m = (unsigned)_mm_movemask_epi8(special);
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
+    while (p + 8 <= end) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t special = has_zero(w ^ (ONES * '"')) | has_zero(w ^ (ONES * '\\')) |
+                           (w & HIGHS) | has_zero(w & (ONES * 0xe0));
+        if (special)
+            return p + (__builtin_ctzll(special) >> 3);
+        p += 8;
+    }
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\' || c >= 0x80 || c < 0x20)
+            return p;
+        p++;
+    }
+    return p;
+}
+
 int tp_json_peek_slow(tp_json *j)
 {
     for (;;) {
-        const char *p = j->p, *end = j->end;
-        /* Indentation comes in runs of spaces: skip them 8 at a time. */
-        while (p < end) {
-            if (p + 8 <= end) {
-                uint64_t w;
-                memcpy(&w, p, 8);
-                if (w == UINT64_C(0x2020202020202020)) {
-                    p += 8;
-                    continue;
-                }
-            }
-            if (!is_blank((unsigned char)*p))
-                break;
-            p++;
-        }
-        j->p = p;
+        j->p = skip_blanks(j->p, j->end);
         if (j->p < j->end)
             return (unsigned char)*j->p;
         if (refill(j) <= 0)
@@ -148,6 +214,30 @@ int tp_json_arr_begin(tp_json *j) { return need_char(j, '[', "expected '['"); }
 
 int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
 {
+    /* The usual member, `, "key": ` (or the first one, without the comma),
+     * read in one go inside the window; anything else, the general path
+     * from the same place. */
+    const char *p = j->p, *end = j->end;
+    if (*n > 0) {
+        p = skip_blanks(p, end);
+        p = p < end && *p == ',' ? p + 1 : NULL;
+    }
+    if (p) {
+        p = skip_blanks(p, end);
+        if (p < end && *p == '"') {
+            const char *q = scan_plain(p + 1, end);
+            if (q < end && *q == '"') {
+                const char *c = skip_blanks(q + 1, end);
+                if (c < end && *c == ':') {
+                    key->off = j->base + (uint64_t)(p + 1 - j->buf);
+                    key->len = (uint32_t)(q - p - 1);
+                    j->p = c + 1;
+                    (*n)++;
+                    return 1;
+                }
+            }
+        }
+    }
     int ch = tp_json_peek(j);
     if (ch == '}') {
         j->p++;
@@ -287,34 +377,18 @@ static int hex4(const char *s, uint32_t *out)
     return 0;
 }
 
-/* Word-at-a-time search for '"', '\\' or a byte >= 0x80 or < 0x20: the plain
- * run of a string is copied to nowhere — we only need where it ends. */
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
-
-static inline const char *scan_plain(const char *p, const char *end)
-{
-    while (p + 8 <= end) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        uint64_t special = has_zero(w ^ (ONES * '"')) | has_zero(w ^ (ONES * '\\')) |
-                           (w & HIGHS) | has_zero(w & (ONES * 0xe0));
-        if (special)
-            return p + (__builtin_ctzll(special) >> 3);
-        p += 8;
-    }
-    while (p < end) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\' || c >= 0x80 || c < 0x20)
-            return p;
-        p++;
-    }
-    return p;
-}
-
 int tp_json_string(tp_json *j, tp_jspan *out)
 {
+    /* Most strings are plain and end inside the window: one scan. */
+    if (j->p < j->end && *j->p == '"') {
+        const char *q = scan_plain(j->p + 1, j->end);
+        if (q < j->end && *q == '"') {
+            out->off = tp_json_offset(j) + 1;
+            out->len = (uint32_t)(q - j->p - 1);
+            j->p = q + 1;
+            return 0;
+        }
+    }
     if (need_char(j, '"', "expected a string") < 0)
         return -1;
     uint64_t start = tp_json_offset(j);
@@ -475,8 +549,40 @@ static int valid_number(const char *s, size_t n)
     return i == n;
 }
 
+/* The common number, -?(0|[1-9][0-9]*)(.[0-9]+)? followed by a blank, ',',
+ * '}' or ']' inside the window, checked in one pass; NULL for anything else
+ * (exponents, NaN, errors, the window's end), which the general path takes. */
+static inline const char *plain_number_end(const char *p, const char *end)
+{
+    const char *q = p + (p < end && *p == '-');
+    const char *d0 = q;
+    while (q < end && (unsigned)(*q - '0') < 10)
+        q++;
+    if (q == d0 || (*d0 == '0' && q - d0 > 1))
+        return NULL;
+    if (q < end && *q == '.') {
+        const char *f0 = ++q;
+        while (q < end && (unsigned)(*q - '0') < 10)
+            q++;
+        if (q == f0)
+            return NULL;
+    }
+    if (q < end && (*q == ',' || *q == '}' || *q == ']' || is_blank((unsigned char)*q)))
+        return q;
+    return NULL;
+}
+
 int tp_json_number(tp_json *j, tp_jspan *out)
 {
+    if (j->p < j->end && (unsigned char)*j->p > ' ') {
+        const char *q = plain_number_end(j->p, j->end);
+        if (q) {
+            out->off = tp_json_offset(j);
+            out->len = (uint32_t)(q - j->p);
+            j->p = q;
+            return 0;
+        }
+    }
     if (tp_json_peek(j) < 0)
         return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
     uint64_t start = tp_json_offset(j);
@@ -550,8 +656,92 @@ int tp_json_skip(tp_json *j, tp_jspan *raw)
     if (first_byte < 0)
         return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
     uint64_t start = tp_json_offset(j);
+    if (first_byte == '"' || (first_byte >= '0' && first_byte <= '9') || first_byte == '-') {
+        /* A scalar: no container state to keep. */
+        tp_jspan tmp;
+        if ((first_byte == '"' ? tp_json_string(j, &tmp) : tp_json_number(j, &tmp)) < 0)
+            return -1;
+        if (raw) {
+            raw->off = start;
+            raw->len = (uint32_t)(tp_json_offset(j) - start);
+        }
+        return 0;
+    }
     int counts[MAXDEPTH];
+    int resume_at_next = 0;   /* the fast lane left off after a value or a '[' */
+    if (first_byte == '[') {
+        /* Fast lane for arrays of arrays, plain strings and plain numbers
+         * ("Input Dims": [[1, 3], []], "Input type": ["float", ""]), one
+         * byte loop inside the window.  Anything else (objects, literals,
+         * escapes, errors, the window's end) hands its state to the general
+         * loop below, which goes on from the same byte. */
+        const char *p = j->p + 1, *end = j->end;
+        stack[0] = '[';
+        counts[0] = 0;
+        depth = 1;
+        for (;;) {
+            p = skip_blanks(p, end);
+            if (p == end)
+                break;
+            if (counts[depth - 1] > 0 || *p == ']') {
+                if (*p == ']') {
+                    p++;
+                    if (--depth == 0)
+                        break;
+                    continue;
+                }
+                if (*p != ',')
+                    break;
+                p = skip_blanks(p + 1, end);
+                if (p == end) {
+                    j->p = p;
+                    resume_at_next = 2;   /* after the ',': a value is due */
+                    break;
+                }
+            }
+            /* a value is due at p */
+            const char *q = NULL;
+            if (*p == '[' && depth < MAXDEPTH) {
+                counts[depth - 1] = 1;
+                stack[depth] = '[';
+                counts[depth] = 0;
+                depth++;
+                p++;
+                continue;
+            }
+            if (*p == '"') {
+                q = scan_plain(p + 1, end);
+                q = q < end && *q == '"' ? q + 1 : NULL;
+            } else if ((*p >= '0' && *p <= '9') || *p == '-') {
+                q = plain_number_end(p, end);
+            }
+            if (!q) {
+                resume_at_next = 2;
+                break;
+            }
+            counts[depth - 1] = 1;
+            p = q;
+        }
+        if (resume_at_next == 2) {
+            counts[depth - 1] = 1;   /* the general loop reads the value that is due */
+            resume_at_next = 0;
+        } else {
+            resume_at_next = 1;
+        }
+        j->p = p;
+        if (depth == 0) {
+            if (raw) {
+                raw->off = start;
+                raw->len = (uint32_t)(tp_json_offset(j) - start);
+            }
+            return 0;
+        }
+    }
     for (;;) {
+        if (resume_at_next) {
+            resume_at_next = 0;
+            goto next_member;
+        }
         /* read one value */
         int ch = tp_json_peek(j);
         tp_jspan tmp;
@@ -578,6 +768,7 @@ int tp_json_skip(tp_json *j, tp_jspan *raw)
             return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
         }
         /* then close containers / move to the next member */
+    next_member:
         while (depth > 0) {
             int r;
             if (stack[depth - 1] == '{') {

@@ -86,6 +86,173 @@ static void test_strings(void)
     }
 }
 
+/* The vector and word-at-a-time scans step 16 or 8 bytes at a time: put the
+ * byte that ends a plain run (quote, escape, control character, UTF-8 lead)
+ * and the first non-blank at every offset across two steps, in a window that
+ * ends right after the value, so that the scalar tails run too. */
+static void test_scan_offsets(void)
+{
+    static const char *specials[] = {"\"", "\\n", "\x01", "\xc3\xa9"};
+    static const char *decoded[] = {"", "\n", "\x01", "\xc3\xa9"};
+    for (size_t k = 0; k < 4; k++) {
+        for (int pos = 0; pos < 40; pos++) {
+            char doc[128], want[128];
+            int n = snprintf(doc, sizeof doc, "\"%.*s%s%s\"", pos, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH",
+                             specials[k], k ? "tail" : "");
+            snprintf(want, sizeof want, "%.*s%s%s", pos, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH",
+                     decoded[k], k ? "tail" : "");
+            tp_error err = {0};
+            tp_json j;
+            tp_json_init_mem(&j, doc, (size_t)n, "mem", &err);
+            tp_jspan s = {0, 0};
+            int r = tp_json_string(&j, &s);
+            char got[128] = "";
+            if (r == 0)
+                memcpy(got, tp_json_ptr(&j, s), s.len);
+            char name[64];
+            snprintf(name, sizeof name, "json.scan.string.%zu.%d", k, pos);
+            CHECK_STR(name, got, want);
+            tp_json_free(&j);
+        }
+    }
+    for (int pos = 0; pos < 40; pos++) {
+        const char *blanks[] = {" ", "\n", "\r", "\t"};
+        char doc[128] = "";
+        for (int i = 0; i < pos; i++)
+            strcat(doc, blanks[i % 4]);
+        strcat(doc, "7");
+        tp_error err = {0};
+        tp_json j;
+        tp_json_init_mem(&j, doc, strlen(doc), "mem", &err);
+        char name[64];
+        snprintf(name, sizeof name, "json.scan.blanks.%d", pos);
+        CHECK_INT(name, tp_json_peek(&j), '7');
+        tp_json_free(&j);
+        /* a control character that is not a blank stops the skip */
+        doc[pos] = '\x01';
+        tp_json_init_mem(&j, doc, (size_t)pos + 1, "mem", &err);
+        snprintf(name, sizeof name, "json.scan.blanks.ctl.%d", pos);
+        CHECK_INT(name, tp_json_peek(&j), 1);
+        tp_json_free(&j);
+    }
+}
+
+/* Numbers, through the one-pass path and the general one: each in an array
+ * (the value then a terminator inside the window) and bare at the end. */
+static void test_numbers(void)
+{
+    struct { const char *text; int ok; } nums[] = {
+        {"0", 1}, {"-0", 1}, {"7", 1}, {"-12", 1}, {"1623142623460111", 1}, {"88511388202.765", 1},
+        {"0.5", 1}, {"-0.25", 1}, {"1e3", 1}, {"1.5E-7", 1}, {"-1.5e+2", 1}, {"NaN", 1}, {"Infinity", 1},
+        {"-Infinity", 1}, {"01", 0}, {"-", 0}, {"1.", 0}, {".5", 0}, {"-.5", 0}, {"1e", 0}, {"1.5e+", 0},
+        {"00", 0}, {"-01.5", 0}, {"1.2.3", 0}, {"--1", 0}, {"1ee", 0},
+    };
+    const char *frames[] = {"[%s]", "[%s ,1]", "[%s\n]", "[%s,2]", "[%s}"};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        for (size_t f = 0; f < sizeof frames / sizeof frames[0]; f++) {
+            char doc[64];
+            snprintf(doc, sizeof doc, frames[f], nums[i].text);
+            tp_error err = {0};
+            tp_json j;
+            tp_json_init_mem(&j, doc, strlen(doc), "mem", &err);
+            int n = 0;
+            tp_jspan s = {0, 0};
+            int r = tp_json_arr_begin(&j) == 0 && tp_json_arr_next(&j, &n) == 1 ? tp_json_number(&j, &s) : -2;
+            char name[80];
+            snprintf(name, sizeof name, "json.number.%s.%zu", nums[i].text, f);
+            if (nums[i].ok)
+                CHECK(name, r == 0 && s.len == strlen(nums[i].text) &&
+                                memcmp(tp_json_ptr(&j, s), nums[i].text, s.len) == 0);
+            else
+                CHECK(name, r == -1 && strstr(err.msg, "invalid number") != NULL);
+            tp_json_free(&j);
+        }
+    }
+}
+
+/* tp_json_skip on `doc` (followed by " ,9" so the value never ends the
+ * input), from memory (window 0) or streamed through a window of `window`
+ * bytes; the result as text: "ok LEN" or the error message. */
+static void skip_result(const char *doc, size_t window, char *out, size_t cap)
+{
+    char text[256];
+    int n = snprintf(text, sizeof text, "%s ,9", doc);
+    tp_error err = {0};
+    tp_json j;
+    tp_source *src = NULL;
+    size_t saved = tp_json_window_bytes;
+    if (window) {
+        tp_json_window_bytes = window;
+        if (tp_source_open(&src, write_tmp("skip.json", text, (size_t)n), &err) != TP_OK) {
+            snprintf(out, cap, "open failed");
+            return;
+        }
+        tp_json_init_source(&j, src, &err);
+    } else {
+        tp_json_init_mem(&j, text, (size_t)n, "skip.json", &err);
+    }
+    tp_jspan raw = {0, 0};
+    if (tp_json_skip(&j, &raw) == 0)
+        snprintf(out, cap, "ok %u", raw.len);
+    else
+        snprintf(out, cap, "%.200s", err.msg + (strstr(err.msg, "skip.json") ? strstr(err.msg, "skip.json") - err.msg : 0));
+    tp_json_free(&j);
+    tp_source_close(src);
+    tp_json_window_bytes = saved;
+}
+
+/* The array fast lane of tp_json_skip hands over to the general loop at
+ * objects, literals, escapes, errors and the window's end: every doc gives
+ * the same answer from memory and through windows that end at each byte. */
+static void test_skip(void)
+{
+    struct { const char *doc; const char *want; } cases[] = {
+        {"[[1, 3], [], [\"a\", \"b\"]]", "ok 24"},
+        {"[ ]", "ok 3"},
+        {"[1,\n 2 ,\t3 ]", "ok 12"},
+        {"[1, {\"a\": [true, null]}, \"x\\ny\", -0.5e3, [[[]]], NaN]", "ok 53"},
+        {"[\"a\x01" "b\", [0.25]]", "ok 15"},
+        {"[\"caf\xc3\xa9\", -7]", "ok 13"},
+        {"[1 2]", "expected ',' or ']' in array"},
+        {"[1,]", "unexpected character"},
+        {"[01]", "invalid number"},
+        {"[[1], x]", "unexpected character"},
+        {"[1, tru]", "invalid literal"},
+        {"[\"a\\q\"]", "bad escape in a string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char mem[256], name[64];
+        skip_result(cases[i].doc, 0, mem, sizeof mem);
+        snprintf(name, sizeof name, "json.skip.%zu", i);
+        CHECK(name, strstr(mem, cases[i].want) != NULL);
+        if (!strstr(mem, cases[i].want))
+            fprintf(stderr, "  got: %s\n", mem);
+        int same = 1;
+        for (size_t w = 4; w < 64; w++) {
+            char streamed[256];
+            skip_result(cases[i].doc, w, streamed, sizeof streamed);
+            if (strcmp(streamed, mem) != 0) {
+                fprintf(stderr, "  window %zu: %s, from memory: %s\n", w, streamed, mem);
+                same = 0;
+                break;
+            }
+        }
+        snprintf(name, sizeof name, "json.skip.%zu.windows", i);
+        CHECK(name, same);
+    }
+    /* truncated inside the fast lane: the general loop names the end */
+    const char *cut[] = {"[[", "[1, 2", "[\"abc", "[1,"};
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        tp_error err = {0};
+        tp_json j;
+        tp_json_init_mem(&j, cut[i], strlen(cut[i]), "mem", &err);
+        char name[64];
+        snprintf(name, sizeof name, "json.skip.truncated.%zu", i);
+        CHECK(name, tp_json_skip(&j, NULL) < 0 && err.status == TP_ERR_TRUNCATED);
+        tp_json_free(&j);
+    }
+}
+
 static void test_decimals(void)
 {
     struct { const char *s; int ok; int64_t ns; } us[] = {
@@ -95,6 +262,10 @@ static void test_decimals(void)
         {"0.0005", 1, 0}, {"0.0015", 1, 2}, {"0.0025", 1, 2}, {"12.3456", 1, 12346},
         {"1e30", 0, 0}, {"abc", 0, 0}, {"", 0, 0}, {"1.", 0, 0}, {"9223372036854775.807", 1, INT64_MAX},
         {"9223372036854775.808", 0, 0},
+        /* the fast path's edges: 16 integer digits, in range and past it */
+        {"9223372036854775", 1, INT64_C(9223372036854775000)}, {"9223372036854776", 0, 0},
+        {"9999999999999999", 0, 0}, {"9999999999999999.9", 0, 0}, {"12345678901234567", 0, 0},
+        {"1623142623460111.5", 1, INT64_C(1623142623460111500)}, {"1.", 0, 0}, {"7.", 0, 0},
     };
     for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
         int64_t v = 0;
@@ -354,6 +525,9 @@ int main(void)
     if (access(sample, R_OK) != 0)
         sample = "../testdata/sample.pt.trace.json";
     test_strings();
+    test_scan_offsets();
+    test_numbers();
+    test_skip();
     test_decimals();
     test_sample(sample);
     test_truncation(sample);

@@ -9,9 +9,30 @@
 
 static uint32_t hash_bytes(const char *s, size_t len)
 {
-    /* FNV-1a on 8-byte words then bytes: fast enough and well spread for names. */
-    uint64_t h = 1469598103934665603ULL;
+    /* Multiply-xorshift on 8-byte words.  Long strings (call stacks run to
+     * hundreds of bytes) go through four independent lanes: with one, every
+     * word waits for the multiply before it (two thirds of the interning
+     * time on a 1 GB trace, by perf).  Only the slots depend on the hash:
+     * ids are given in order of first sight. */
+    const uint64_t k = 0x9e3779b97f4a7c15ULL;
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)len;
     size_t i = 0;
+    if (len >= 32) {
+        uint64_t a = h, b = h ^ k, c = h + k, d = h - k;
+        for (; i + 32 <= len; i += 32) {
+            uint64_t w[4];
+            memcpy(w, s + i, 32);
+            a = (a ^ w[0]) * k;
+            b = (b ^ w[1]) * k;
+            c = (c ^ w[2]) * k;
+            d = (d ^ w[3]) * k;
+            a ^= a >> 29;
+            b ^= b >> 29;
+            c ^= c >> 29;
+            d ^= d >> 29;
+        }
+        h = ((a * 31 + b) * 31 + c) * 31 + d;
+    }
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
@@ -23,6 +44,7 @@ static uint32_t hash_bytes(const char *s, size_t len)
         h ^= (unsigned char)s[i];
         h *= 1099511628211ULL;
     }
+    h *= k;
     h ^= h >> 32;
     return (uint32_t)h;
 }
