@@ -3,12 +3,14 @@
  * view wrote or why it wrote nothing.  The views share the loaded store, so
  * the trace is parsed once instead of once per view. */
 #include <errno.h>
+#include <pthread.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "commands.h"
 #include "tprof.h"
 
@@ -41,21 +43,24 @@ struct report {
     FILE *summary;
 };
 
-/* Build view v and write it; one summary line either way.  Returns 2 on a
- * write error, 0 otherwise (a view that does not apply is not an error). */
-static int report_view(struct report *R, const tp_view *v, const tp_store *st)
+struct pool;
+
+/* Build view v and write it; its summary line goes to `line` either way.
+ * Returns 2 on a write error, 0 otherwise (a view that does not apply is not
+ * an error).  Thread-safe: views only read the store. */
+static int report_view(const struct report *R, const tp_view *v, const tp_store *st, char *line, size_t cap)
 {
     struct tp_view_opts vo = {0};
     vo.columnated = R->out.format == TP_FMT_COLUMNS;
     tp_table *t = NULL;
     tp_error err = {0};
     if (tp_view_build(v, st, &vo, &t, &err) != TP_OK) {
-        fprintf(R->summary, "%-13s not written: %s\n", v->name, err.msg);
+        snprintf(line, cap, "%-13s not written: %s\n", v->name, err.msg);
         return 0;
     }
     size_t rows = tp_table_rows(t);
     if (rows == 0) {
-        fprintf(R->summary, "%-13s not written: no rows%s%s\n", v->name, err.msg[0] ? ": " : "", err.msg);
+        snprintf(line, cap, "%-13s not written: no rows%s%s\n", v->name, err.msg[0] ? ": " : "", err.msg);
         tp_table_free(t);
         return 0;
     }
@@ -78,9 +83,71 @@ static int report_view(struct report *R, const tp_view *v, const tp_store *st)
         fprintf(stderr, "tprof: %s\n", werr.msg);
         return 2;
     }
-    fprintf(R->summary, "%-13s %zu row%s in %s.%s%s%s\n", v->name, rows, rows == 1 ? "" : "s", v->name, R->ext,
-            err.msg[0] ? "; " : "", err.msg);
+    snprintf(line, cap, "%-13s %zu row%s in %s.%s%s%s\n", v->name, rows, rows == 1 ? "" : "s", v->name, R->ext,
+             err.msg[0] ? "; " : "", err.msg);
     return 0;
+}
+
+/* The views share one store and build independently, so they run on every
+ * core: each worker takes the next view; the summary keeps registry order. */
+struct pool {
+    const struct report *R;
+    const tp_store *st;
+    const tp_view *const *views;
+    size_t n, next;
+    char (*lines)[1024];
+    int *status;
+    pthread_mutex_t lock;
+};
+
+static void *pool_worker(void *arg)
+{
+    struct pool *P = arg;
+    for (;;) {
+        pthread_mutex_lock(&P->lock);
+        size_t i = P->next++;
+        pthread_mutex_unlock(&P->lock);
+        if (i >= P->n)
+            return NULL;
+        P->status[i] = report_view(P->R, P->views[i], P->st, P->lines[i], sizeof P->lines[i]);
+    }
+}
+
+static int report_all(const struct report *R, const tp_store *st, int threads)
+{
+    struct pool P = {.R = R, .st = st, .views = tp_views()};
+    while (P.views[P.n])
+        P.n++;
+    P.lines = calloc(P.n ? P.n : 1, sizeof *P.lines);
+    P.status = calloc(P.n ? P.n : 1, sizeof *P.status);
+    if (!P.lines || !P.status) {
+        free(P.lines);
+        free(P.status);
+        fprintf(stderr, "tprof: out of memory\n");
+        return 2;
+    }
+    pthread_mutex_init(&P.lock, NULL);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = threads > 0 ? (size_t)threads : ncpu > 0 ? (size_t)ncpu : 1, started = 0;
+    pthread_t tids[64];
+    if (nt > 64)
+        nt = 64;
+    for (; started + 1 < nt && started < P.n; started++)
+        if (pthread_create(&tids[started], NULL, pool_worker, &P) != 0)
+            break;
+    pool_worker(&P);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(tids[i], NULL);
+    pthread_mutex_destroy(&P.lock);
+    int status = 0;
+    for (size_t i = 0; i < P.n; i++) {
+        fputs(P.lines[i], R->summary);
+        if (P.status[i])
+            status = 2;
+    }
+    free(P.lines);
+    free(P.status);
+    return status;
 }
 
 static double now_s(void)
@@ -180,9 +247,9 @@ int cmd_report(int argc, char **argv)
     if (rc != TP_OK)
         fprintf(R.summary, "input: %s\n", lerr.msg);
     fprintf(R.summary, "load and link: %.3f s\n\n", t1 - t0);
-    for (const tp_view *const *v = tp_views(); *v; v++)
-        if (report_view(&R, *v, st))
-            status = 2;
+    const char *env = getenv("TPROF_THREADS");
+    if (report_all(&R, st, env ? atoi(env) : 0))
+        status = 2;
     fprintf(R.summary, "\nviews: %.3f s\n", now_s() - t1);
     if (fclose(R.summary) != 0) {
         fprintf(stderr, "tprof: %s: %s\n", spath, strerror(errno));
