@@ -604,6 +604,9 @@ static int ingest_nvprof(struct sq *q)
         return rc;
     if (device && (rc = nvprof_devices(q)))
         return rc;
+    /* blocks per SM and est. achieved occupancy as kineto computes them
+     * (the dump keeps the device properties they need) */
+    tp_occ_fill_store(q->st);
     return TP_OK;
 }
 

@@ -215,6 +215,29 @@ try:
     else:
         print('skip golden.defects.nsys_occupancy: %s is missing' % fuser)
 
+    # ---- nvprof dumps: the same from CUPTI_ACTIVITY_KIND_DEVICE (they printed
+    # 0.00); blocks per SM = grid blocks / SMs, checked against the dump ----
+    netsql = os.path.join(top, '../shared/reference/pyprof/data/josiahdavis_profiling-lm/17ed9e2/net.sql')
+    if os.path.exists(netsql):
+        import sqlite3
+        d = os.path.join(tmp, 'nvprof')
+        os.mkdir(d)
+        db = os.path.join(d, 'net.sql')
+        shutil.copy(netsql, db)
+        con = sqlite3.connect('file:%s?mode=ro&immutable=1' % db, uri=True)
+        sms = con.execute('SELECT numMultiprocessors FROM CUPTI_ACTIVITY_KIND_DEVICE').fetchone()[0]
+        g = con.execute("SELECT k.gridX*k.gridY*k.gridZ FROM CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL k "
+                        "JOIN StringTable s ON s._id_ = k.name WHERE s.value = 'volta_sgemm_32x128_nn'").fetchone()[0]
+        con.close()
+        rc, out, e1, err = run('kernels', '--csv', '-c', 'name,blocks_per_sm,occupancy', db)
+        got = [l.decode().split('","') for l in out.splitlines()[1:] if b'volta_sgemm_32x128_nn' in l]
+        want = '%.2f' % (g / sms)
+        ok('nvprof_occupancy.blocks_per_sm', rc == 0 and got and got[0][1] == want,
+           'exit %d: %r, want %s' % (rc, got[:1], want))
+        ok('nvprof_occupancy.occupancy_set', got and got[0][2].strip('"') not in ('0.00', '-'), repr(got[:1]))
+    else:
+        print('skip golden.defects.nvprof_occupancy: %s is missing' % netsql)
+
     # ---- D20: dist on inputs without communication (UBSan build: no runtime error) ----
     for name, f in [('empty', empty), ('sample', sample)]:
         rc, out, e1, err = run('dist', f)
