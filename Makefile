@@ -34,6 +34,11 @@ cli/tprof: $(CLI_OBJ) lib/libtprof.a
 lib/%_test: lib/%_test.c lib/libtprof.a lib/testing.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
 
+# Every allocation libtprof makes goes through the test's counting wrappers.
+ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup,--wrap=free
+lib/alloc_fault_test: lib/alloc_fault_test.c lib/libtprof.a lib/testing.h
+	$(CC) $(ALL_CFLAGS) $(ALLOC_WRAP) -o $@ $< lib/libtprof.a $(LDLIBS)
+
 cli/%_test: cli/%_test.c lib/libtprof.a lib/testing.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
 

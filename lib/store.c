@@ -25,6 +25,7 @@ tp_store *tp_store_new(void)
     if (!st)
         return NULL;
     if (tp_strtab_init(&st->strings) != 0) {
+        tp_strtab_free(&st->strings);   /* init may have taken part of it */
         free(st);
         return NULL;
     }
