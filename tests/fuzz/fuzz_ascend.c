@@ -18,6 +18,14 @@
 
 static char root[256];
 
+static void remove_tree(const char *dir);
+
+static void remove_root(void)
+{
+    remove_tree(root);
+    rmdir(root);
+}
+
 static void remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -91,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(root, sizeof root, "%s/tprof-fuzz-ascend-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(root))
             abort();
+        atexit(remove_root);
     }
     remove_tree(root);
     if (size < mlen || memcmp(data, marker, mlen) != 0)
@@ -116,6 +125,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             put((const char *)name, (size_t)(nl - name), body, (size_t)(next - body));
         p = next < end ? next + 1 : end;
     }
-    fuzz_load_and_view(root);
+    fuzz_load_and_view(root, fuzz_pick(data, size));
     return 0;
 }

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    fuzz_load_and_view(path);
+    fuzz_load_and_view(path, fuzz_pick(data, size));
     close(fd);
     return 0;
 }

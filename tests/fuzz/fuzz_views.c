@@ -86,33 +86,50 @@ static void build_and_write(const tp_view *v, const tp_store *st, const struct t
     }
 }
 
-void fuzz_views(tp_store *st)
+/* The option variants; every input gets the defaults and one variant that
+ * the input itself picks (its hash), so that an exec stays cheap (all views,
+ * twice) while the corpus as a whole runs every variant. */
+static struct tp_view_opts variant(unsigned pick)
+{
+    static const char *const groups[] = {"name", "shape", "props", "stack", "core", "component",
+                                         "kernel", "type", "op", "input", "module", "bogus"};
+    const size_t ngroups = sizeof groups / sizeof groups[0];
+    switch (pick % (ngroups + 3)) {
+    case 0:
+        return (struct tp_view_opts){.events = 1, .all_steps = 1, .comm = 1, .hta_quirks = 1, .max_queue = 1};
+    case 1:
+        return (struct tp_view_opts){.curve = 1, .plot = 1, .width = 30, .columnated = 1, .device = "0",
+                                     .runtime_cutoff_us = 1e-3, .launch_delay_cutoff_us = 1e9};
+    case 2:
+        return (struct tp_view_opts){.curve = 1, .device = "cuda:0", .merge = 1};
+    default:
+        return (struct tp_view_opts){.group = groups[pick % (ngroups + 3) - 3]};
+    }
+}
+
+void fuzz_views(tp_store *st, unsigned pick)
 {
     tp_error e = {0};
     if (tp_store_link(st, &e) != TP_OK)
         return;
-    static const char *const groups[] = {"name", "shape", "props", "stack", "core", "component",
-                                         "kernel", "type", "op", "input", "module", "bogus"};
     const tp_view *const *views = tp_views();
     for (size_t i = 0; views[i]; i++) {
-        const tp_view *v = views[i];
         struct tp_view_opts vo = {0};
-        build_and_write(v, st, &vo, 1);
-        for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-            vo = (struct tp_view_opts){.group = groups[g]};
-            build_and_write(v, st, &vo, 0);
-        }
-        vo = (struct tp_view_opts){.events = 1, .all_steps = 1, .comm = 1, .hta_quirks = 1, .max_queue = 1};
-        build_and_write(v, st, &vo, 0);
-        vo = (struct tp_view_opts){.curve = 1, .plot = 1, .width = 30, .columnated = 1, .device = "0",
-                                   .runtime_cutoff_us = 1e-3, .launch_delay_cutoff_us = 1e9};
-        build_and_write(v, st, &vo, 0);
-        vo = (struct tp_view_opts){.curve = 1, .device = "cuda:0", .merge = 1};
-        build_and_write(v, st, &vo, 0);
+        build_and_write(views[i], st, &vo, 1);
+        vo = variant(pick);
+        build_and_write(views[i], st, &vo, 0);
     }
 }
 
-void fuzz_load_and_view(const char *path)
+unsigned fuzz_pick(const uint8_t *data, size_t size)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)size;
+    for (size_t i = 0; i < size && i < 256; i++)
+        h = (h ^ data[i]) * 16777619u;
+    return h;
+}
+
+void fuzz_load_and_view(const char *path, unsigned pick)
 {
     tp_store *st = tp_store_new();
     if (!st)
@@ -121,6 +138,6 @@ void fuzz_load_and_view(const char *path)
     int rc = tp_store_load(st, path, &e);
     /* The CLI shows the rows of a truncated or partly bad input too. */
     if (rc == TP_OK || rc == TP_ERR_TRUNCATED || rc == TP_ERR_FORMAT)
-        fuzz_views(st);
+        fuzz_views(st, pick);
     tp_store_free(st);
 }

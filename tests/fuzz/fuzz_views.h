@@ -6,10 +6,17 @@
 
 #include "tprof.h"
 
-/* Load `path` into a fresh store, then link and exercise every view. */
-void fuzz_load_and_view(const char *path);
+#include <stddef.h>
+#include <stdint.h>
 
-/* Link st and exercise every view (st may hold a partial load). */
-void fuzz_views(tp_store *st);
+/* A number the input picks its option variant by (a hash of its bytes). */
+unsigned fuzz_pick(const uint8_t *data, size_t size);
+
+/* Load `path` into a fresh store, then link and exercise every view. */
+void fuzz_load_and_view(const char *path, unsigned pick);
+
+/* Link st and build every view with its defaults (written in every format)
+ * and with option variant `pick` (st may hold a partial load). */
+void fuzz_views(tp_store *st, unsigned pick);
 
 #endif

@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", p[0]);
-    fuzz_load_and_view(path);
+    fuzz_load_and_view(path, fuzz_pick(data, size));
     close(p[0]);   /* unblocks a writer the loader did not drain */
     pthread_join(th, NULL);
     tp_json_window_bytes = saved;
