@@ -36,6 +36,8 @@ static uint64_t calls;       /* allocation calls since the run began */
 static uint64_t fail_at;     /* fail this call (1-based); 0: never */
 static int injected;         /* the failure happened */
 static int64_t live;         /* blocks taken and not yet given back */
+static void *fault_frames[6];  /* where the failed allocation was made (ALLOC_FAULT_SITES) */
+static int fault_nframes;
 
 static int should_fail(void)
 {
@@ -44,6 +46,8 @@ static int should_fail(void)
     calls++;
     if (fail_at && calls == fail_at) {
         injected = 1;
+        if (getenv("ALLOC_FAULT_SITES"))
+            fault_nframes = backtrace(fault_frames, 6);
         if (getenv("ALLOC_FAULT_TRACE")) {
             /* Where the failed allocation was made (addr2line -e BIN ADDR). */
             void *frames[8];
@@ -55,24 +59,22 @@ static int should_fail(void)
     return 0;
 }
 
-void *__wrap_malloc(size_t n)
+/* A block handed out while armed counts as live until freed. */
+static void *took(void *p)
 {
-    if (should_fail())
-        return NULL;
-    void *p = __real_malloc(n);
     if (p && armed)
         live++;
     return p;
 }
 
+void *__wrap_malloc(size_t n)
+{
+    return should_fail() ? NULL : took(__real_malloc(n));
+}
+
 void *__wrap_calloc(size_t n, size_t m)
 {
-    if (should_fail())
-        return NULL;
-    void *p = __real_calloc(n, m);
-    if (p && armed)
-        live++;
-    return p;
+    return should_fail() ? NULL : took(__real_calloc(n, m));
 }
 
 void *__wrap_realloc(void *old, size_t n)
@@ -91,22 +93,12 @@ void *__wrap_realloc(void *old, size_t n)
 
 char *__wrap_strdup(const char *s)
 {
-    if (should_fail())
-        return NULL;
-    char *p = __real_strdup(s);
-    if (p && armed)
-        live++;
-    return p;
+    return should_fail() ? NULL : took(__real_strdup(s));
 }
 
 char *__wrap_strndup(const char *s, size_t n)
 {
-    if (should_fail())
-        return NULL;
-    char *p = __real_strndup(s, n);
-    if (p && armed)
-        live++;
-    return p;
+    return should_fail() ? NULL : took(__real_strndup(s, n));
 }
 
 void __wrap_free(void *p)
@@ -129,6 +121,7 @@ static void note(const char *fmt, const char *a, const char *b)
  * allocations failed (a cache it did without, or data it dropped silently);
  * listed by stage for the reader, not counted as errors. */
 static char absorbed[32][32];
+static uint64_t absorbed_n[32];
 static size_t nabsorbed;
 
 static void absorbed_in(const char *name)
@@ -136,8 +129,10 @@ static void absorbed_in(const char *name)
     for (size_t k = 0; k < nabsorbed; k++)
         if (strcmp(absorbed[k], name) == 0)
             return;
-    if (nabsorbed < 32)
+    if (nabsorbed < 32) {
+        absorbed_n[nabsorbed] = fail_at;
         snprintf(absorbed[nabsorbed++], sizeof absorbed[0], "%s", name);
+    }
 }
 
 /* Check one stage: if the injected failure happened during it, it must say
@@ -145,8 +140,16 @@ static void absorbed_in(const char *name)
 static void stage(const char *name, int was_injected, int rc, const tp_error *e)
 {
     if (!was_injected && injected) {
-        if (rc == TP_OK)
+        if (rc == TP_OK) {
             absorbed_in(name);
+            if (getenv("ALLOC_FAULT_SITES")) {
+                /* For addr2line: the allocating function's callers. */
+                fprintf(stderr, "absorbed %s:", name);
+                for (int k = 2; k < fault_nframes; k++)
+                    fprintf(stderr, " %p", fault_frames[k]);
+                fprintf(stderr, "\n");
+            }
+        }
         else if (rc != TP_ERR_NOMEM)
             note("%s: the failed allocation was reported as another error: %.400s", name, e->msg);
         else if (!e->msg[0])
@@ -278,7 +281,7 @@ static void sweep(const char *name, const char *path, FILE *devnull)
     if (nabsorbed) {
         printf("  %s: stages that went on after a failed allocation:", name);
         for (size_t k = 0; k < nabsorbed; k++)
-            printf(" %s", absorbed[k]);
+            printf(" %s (first N=%llu)", absorbed[k], (unsigned long long)absorbed_n[k]);
         printf("\n");
     }
     for (size_t k = 0; k < nseen; k++)
