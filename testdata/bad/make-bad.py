@@ -2,7 +2,7 @@
 """make-bad.py — (re)make the bad-input corpus in this folder from the small
 valid inputs of the tree.  Each file breaks one thing; EXPECTED says what
 tprof must answer.  Run from anywhere: python3 testdata/bad/make-bad.py"""
-import gzip, io, os, random, shutil, sqlite3, subprocess, zlib
+import gzip as _gzip, io, os, random, shutil, sqlite3, subprocess, zlib
 
 here = os.path.dirname(os.path.abspath(__file__))
 top = os.path.dirname(os.path.dirname(here))
@@ -11,6 +11,11 @@ sample = open(os.path.join(top, "testdata/sample.pt.trace.json"), "rb").read()
 nvprof = os.path.join(top, "tests/fuzz/corpus/sqlite/nvprof-small.sql")
 qa = open(os.path.join(top, "tests/fuzz/corpus/pydict/qa_data.dict"), "rb").read()
 rnd = random.Random(11)
+
+class gzip:   # gzip.compress without a timestamp: the script remakes identical files
+    @staticmethod
+    def compress(data, level=9):
+        return _gzip.compress(data, level, mtime=0)
 
 def put(name, data):
     with open(name, "wb") as f:
@@ -137,4 +142,9 @@ folder("ascend-csv-empty", {"kernel_details.csv": ""})
 folder("ascend-csv-duration-overflow", {"kernel_details.csv": kd + "1,MatMul,MatMul,AI_CORE,1736405443887100,9e15,0,8\n" * 3})
 folder("ascend-trace-view-truncated", {"kernel_details.csv": kd, "trace_view.json": '[{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": "1736405443887000.0", "dur": 1.5}, {"ph": "X", "na'})
 folder("ascend-db-not-sqlite", {"ascend_pytorch_profiler_0.db": "this is not a database\n" * 10})
+# a cpu_op in the "Ascend Hardware" process becomes a kernel row; its aux used
+# to index st->kernels (SIGSEGV in `tprof gpu`, found by fuzz_ascend)
+folder("ascend-hw-cpu-op", {"trace_view.json": '[{"ph": "X", "name": "a", "pid": 7, "tid": 1, "ts": 9, "cat": "cpu_op", "args": {"name": "CANN"}},'
+       ' {"ph": "X", "name": "b", "pid": 7, "tid": 1, "ts": 9, "cat": "cpu_op", "args": {"name": "CANN"}},'
+       ' {"name": "process_name", "pid": 7, "tid": 0, "ph": "M", "args": {"name": "Ascend Hardware"}}]'})
 folder("ascend-db-truncated", {"ascend_pytorch_profiler_0.db": db[:3000]})
