@@ -90,9 +90,6 @@ FUZZ_TARGETS := kineto kineto_window pydict sqlite ascend
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_LIB_OBJ := $(LIB_SRC:lib/%.c=$(FUZZ_DIR)/lib/%.o)
 FUZZ_COMMON  := tests/fuzz/fuzz_views.c tests/fuzz/fuzz_views.h
-HAVE_FUZZER  := $(shell echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
-                  | $(FUZZ_CC) -fsanitize=fuzzer -x c -o /dev/null - >/dev/null 2>&1 && echo yes)
-
 $(FUZZ_DIR)/lib/%.o: lib/%.c $(wildcard lib/*.h) | deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -DTPROF_VERSION='"$(VERSION)"' -c -o $@ $<
@@ -108,12 +105,12 @@ $(FUZZ_BIN): $(FUZZ_COMMON) $(FUZZ_DIR)/libtprof.a
 
 fuzz-build: $(FUZZ_BIN)
 
-# make check builds the targets only where libFuzzer exists (fuzz.sh skips otherwise).
-ifeq ($(HAVE_FUZZER),yes)
-fuzz-build-if-clang: fuzz-build
-else
+# make check builds the targets only where libFuzzer links (fuzz.sh skips otherwise).
 fuzz-build-if-clang:
-endif
+	@if echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
+	    | $(FUZZ_CC) -fsanitize=fuzzer -x c -o /dev/null - >/dev/null 2>&1; then \
+	    $(MAKE) --no-print-directory fuzz-build; \
+	else echo "no $(FUZZ_CC) with libFuzzer: the fuzz targets are not built"; fi
 
 fuzz: fuzz-build
 	@sh tests/fuzz/run fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
