@@ -79,6 +79,11 @@ build/pic/%.o: %.c
 lib/%_test: lib/%_test.c lib/libtprof.a lib/util/testing.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
 
+# Every allocation libtprof makes goes through the test's counting wrappers.
+ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup,--wrap=free
+lib/util/alloc_fault_test: lib/util/alloc_fault_test.c lib/libtprof.a lib/util/testing.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) $(ALLOC_WRAP) -o $@ $< lib/libtprof.a $(LDLIBS)
+
 cli/%_test: cli/%_test.c lib/libtprof.a lib/util/testing.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< lib/libtprof.a $(LDLIBS)
 
@@ -86,9 +91,10 @@ tests: all $(TEST_BIN)
 
 # `deps` runs first and alone, then the build: a parallel make never compiles
 # before the headers it needs are installed, and the sub-make's pkg-config
-# sees the packages deps just installed.
+# sees the packages deps just installed.  The fuzz targets are built where
+# clang's libFuzzer is installed, for their regression replay.
 check: deps
-	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory tests fuzz-build-if-clang
 	@sh scripts/run-tests $(TEST_BIN)
 
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer (with
@@ -134,4 +140,51 @@ clean:
 
 -include $(wildcard $(LIB_OBJ:.o=.d) $(TEST_BIN:=.d) cli/*.d $(PIC_OBJ:.o=.d))
 
-.PHONY: all deps tests check check-asan demo bench install uninstall clean
+# ---- fuzzing (tests/fuzz/): libFuzzer targets with ASan+UBSan ----------------
+# The library is rebuilt with the sanitizers into build/fuzz/ so it never mixes
+# with the release objects.  `make fuzz FUZZ_SECONDS=N` fuzzes every target for
+# N seconds (new inputs in build/fuzz/corpus/T, crashes in build/fuzz/crashes/T);
+# `make check` runs each target over its committed corpus once (regression mode,
+# scripts/golden/fuzz.sh), skipping when clang-14's libFuzzer is not installed.
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := build/fuzz
+# Extra -fno-sanitize= flags for the fuzz build (empty: every check is on;
+# D20's qsort(NULL, 0) that once made nonnull-attribute fire is fixed).
+FUZZ_UBSAN_OFF ?=
+FUZZ_SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+                $(FUZZ_UBSAN_OFF)
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(addprefix -I,$(LIB_DIRS)) $(FUZZ_SAN)
+FUZZ_TARGETS := kineto kineto_window pydict sqlite ascend
+FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+FUZZ_LIB_OBJ := $(LIB_SRC:lib/%.c=$(FUZZ_DIR)/lib/%.o)
+FUZZ_COMMON  := tests/fuzz/fuzz_views.c tests/fuzz/fuzz_views.h
+$(FUZZ_DIR)/lib/%.o: lib/%.c $(wildcard $(addsuffix /*.h,$(LIB_DIRS))) | deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -DTPROF_VERSION='"$(VERSION)"' -c -o $@ $<
+
+$(FUZZ_DIR)/libtprof.a: $(FUZZ_LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_kineto $(FUZZ_DIR)/fuzz_pydict $(FUZZ_DIR)/fuzz_sqlite: tests/fuzz/fuzz_file.c
+$(FUZZ_DIR)/fuzz_kineto_window: tests/fuzz/fuzz_window.c
+$(FUZZ_DIR)/fuzz_ascend: tests/fuzz/fuzz_ascend.c
+$(FUZZ_BIN): $(FUZZ_COMMON) $(FUZZ_DIR)/libtprof.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer -o $@ $(filter %.c,$^) $(FUZZ_DIR)/libtprof.a $(LDLIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+# make check builds the targets only where libFuzzer links (fuzz.sh skips otherwise).
+fuzz-build-if-clang:
+	@if echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
+	    | $(FUZZ_CC) -fsanitize=fuzzer -x c -o /dev/null - >/dev/null 2>&1; then \
+	    $(MAKE) --no-print-directory fuzz-build; \
+	else echo "no $(FUZZ_CC) with libFuzzer: the fuzz targets are not built"; fi
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-clean:
+	rm -rf $(FUZZ_DIR)/lib $(FUZZ_DIR)/libtprof.a $(FUZZ_BIN)
+
+.PHONY: all deps tests check check-asan demo bench install uninstall clean fuzz fuzz-build fuzz-build-if-clang fuzz-clean

@@ -95,12 +95,13 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
         fprintf(stderr, "tprof: %s\n", err.msg);
     if (lerr.status == TP_OK && lerr.msg[0] && !o->quiet)   /* a view's note: what it could not show */
         fprintf(stderr, "tprof: %s\n", lerr.msg);
-    if (t && !o->quiet && tp_view_attributes(o->view, &o->vo))
-        cli_report_coverage(st);
     if (status && err.msg[0] && lerr.status != TP_OK)
         fprintf(stderr, "tprof: %s\n", err.msg);
     if (cli_report_skips(st))
         status = 2;
+    /* the attribution line last: what went wrong with the input comes first */
+    if (t && !o->quiet && tp_view_attributes(o->view, &o->vo))
+        cli_report_coverage(st);
     tp_table_free(t);
     tp_store_free(st);
     return status;

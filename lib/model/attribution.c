@@ -22,14 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "link.h"
-
-/* Totals only feed percentages; a forged trace whose durations add up past
- * int64 (292 years) saturates instead of wrapping (undefined behaviour). */
-static void sat_add(int64_t *acc, int64_t v)
-{
-    if (__builtin_add_overflow(*acc, v, acc))
-        *acc = v < 0 ? INT64_MIN : INT64_MAX;
-}
+#include "checked.h"
 
 int tp_is_graph_launch(const char *name)
 {
@@ -63,7 +56,7 @@ double tp_attr_share(const struct tp_attribution *a)
     if (a->kernel_ns <= 0)
         return 100.0;
     int64_t done = a->cause_ns[TP_ATTR_OPERATOR];
-    sat_add(&done, a->cause_ns[TP_ATTR_LAUNCH_CALL]);
+    tp_sat_add(&done, a->cause_ns[TP_ATTR_LAUNCH_CALL]);
     return 100.0 * (double)done / (double)a->kernel_ns;
 }
 
@@ -131,11 +124,11 @@ int tp_link_attribution(tp_store *st)
         if (k != TP_K_KERNEL)
             continue;
         a->kernels++;
-        sat_add(&a->kernel_ns, st->dur[i]);
-        sat_add(&a->cause_ns[cause], st->dur[i]);
+        tp_sat_add(&a->kernel_ns, st->dur[i]);
+        tp_sat_add(&a->cause_ns[cause], st->dur[i]);
         a->cause_n[cause]++;
         if (cause <= TP_ATTR_LAUNCH_CALL) {
-            sat_add(&a->kind_ns[a->kind[i]], st->dur[i]);
+            tp_sat_add(&a->kind_ns[a->kind[i]], st->dur[i]);
             a->kind_n[a->kind[i]]++;
         }
     }
@@ -211,7 +204,7 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
     };
     int64_t none_ns = 0;
     for (int c = TP_ATTR_NO_CORRELATION; c < TP_ATTR_CAUSES; c++)
-        sat_add(&none_ns, a->cause_ns[c]);
+        tp_sat_add(&none_ns, a->cause_ns[c]);
     fmt_pct(p1, sizeof p1, none_ns, a->kernel_ns);
     put(&s, ", no launch record %s", p1);
     for (int c = TP_ATTR_NO_CORRELATION, first = 1; c < TP_ATTR_CAUSES; c++) {
@@ -273,7 +266,7 @@ int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char
     if (!st->linked || st->format != TP_SRC_KINETO_JSON || a->kernels == 0 || !a->op)
         return 0;
     int64_t attributed = a->cause_ns[TP_ATTR_OPERATOR];
-    sat_add(&attributed, a->cause_ns[TP_ATTR_LAUNCH_CALL]);
+    tp_sat_add(&attributed, a->cause_ns[TP_ATTR_LAUNCH_CALL]);
     struct row {
         const char *key, *what;
         int64_t ns, n;

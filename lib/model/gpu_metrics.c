@@ -14,6 +14,7 @@
 #include <string.h>
 #include "gpu_metrics.h"
 #include "tbtree.h"
+#include "checked.h"
 
 int tp_tb_kernel_tc(const char *name);   /* view_ops.c: the plugin's TC kernel list */
 
@@ -47,16 +48,16 @@ static int tc_walk(const tp_store *st, const struct tb_model *m, int64_t ni, str
         for (size_t d = 0; d < r->ndev; d++) {
             int64_t row = r->dev[d], dur = st->dur[row];
             if (st->kind[row] != TP_K_KERNEL) continue;
-            if (bottom) a->bottom += dur;
+            if (bottom) tp_sat_add(&a->bottom, dur);
             if (!by_op) continue;
-            a->op += dur;
+            tp_sat_add(&a->op, dur);
             a->has_kernel = 1;
             /* the plugin indexes by the kernel's device and crashes without
              * one; such a kernel counts for no GPU here */
             for (size_t g = 0; g < a->nids; g++)
                 if (a->ids[g] == st->device[row]) {
-                    a->tot[g] += dur;
-                    if (is_tc(st, st->name[row], a->cache)) a->tc[g] += dur;
+                    tp_sat_add(&a->tot[g], dur);
+                    if (is_tc(st, st->name[row], a->cache)) tp_sat_add(&a->tc[g], dur);
                     break;
                 }
         }
@@ -90,7 +91,7 @@ static int one_gpu(const tp_store *st, const int64_t *k, size_t n, int64_t S, in
 {
     g->kernels = (int64_t)n;
     g->kernel_ns = 0;
-    for (size_t i = 0; i < n; i++) g->kernel_ns += st->dur[k[i]];
+    for (size_t i = 0; i < n; i++) tp_sat_add(&g->kernel_ns, st->dur[k[i]]);
 
     /* utilization: merged kernel ranges (stable sort by start), clipped to [S, E] */
     for (size_t i = 0; i < n; i++) {
@@ -105,7 +106,7 @@ static int one_gpu(const tp_store *st, const int64_t *k, size_t n, int64_t S, in
         if (i < n && open && rg[2 * i] <= ce) { ce = rg[2 * i + 1]; continue; }
         if (open) {
             int64_t a = cs > S ? cs : S, b = ce < E ? ce : E;
-            if (a < b) busy += b - a;
+            if (a < b) tp_sat_add(&busy, b - a);
         }
         if (i < n) { cs = rg[2 * i]; ce = rg[2 * i + 1]; open = 1; }
     }
@@ -181,8 +182,8 @@ int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out)
     for (size_t i = 0; i < st->n; i++) {
         if (st->kind[i] != TP_K_KERNEL || st->ph[i] != 'X') continue;
         any_kernel = 1;
-        k_all += st->dur[i];
-        if (is_tc(st, st->name[i], cache)) tc_all += st->dur[i];
+        tp_sat_add(&k_all, st->dur[i]);
+        if (is_tc(st, st->name[i], cache)) tp_sat_add(&tc_all, st->dur[i]);
         if (st->device[i] >= 0) nk++;
     }
     if (any_kernel) out->tc_used_ratio = k_all > 0 ? (double)tc_all / (double)k_all : 0.0;

@@ -214,7 +214,8 @@ int tp_sqlite_open(struct tp_sqlite *in, const char *path, tp_error *err)
     }
     rc = open_uri(path, "?mode=ro&immutable=1", SQLITE_OPEN_READONLY, &in->db);
     if (rc != SQLITE_OK) {
-        rc = tp_error_set(err, TP_ERR_IO, "%s: cannot open as SQLite: %s", path,
+        rc = tp_error_set(err, rc == SQLITE_NOMEM || !in->db ? TP_ERR_NOMEM : TP_ERR_IO,
+                          "%s: cannot open as SQLite: %s", path,
                           in->db ? sqlite3_errmsg(in->db) : sqlite3_errstr(rc));
         tp_sqlite_close(in);
         return rc;

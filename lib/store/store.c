@@ -26,6 +26,7 @@ tp_store *tp_store_new(void)
     if (!st)
         return NULL;
     if (tp_strtab_init(&st->strings) != 0) {
+        tp_strtab_free(&st->strings);   /* init may have taken part of it */
         free(st);
         return NULL;
     }
@@ -44,9 +45,11 @@ void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(con
     struct tp_model_slot *m = &w->models[id];
     pthread_mutex_lock(&w->model_lock);
     if (!m->tried) {
-        m->tried = 1;
         m->p = build(st);
         m->free = free_fn;
+        /* Out of memory is not remembered: the next view asks again (and
+         * says it is out of memory only if it still is). */
+        m->tried = m->p != NULL;
     }
     void *p = m->p;
     pthread_mutex_unlock(&w->model_lock);

@@ -236,7 +236,7 @@ struct tp_store {
 enum tp_model_id { TP_MODEL_TB_TREE, TP_MODEL_TB_BREAKDOWN };
 
 /* Model `id` of a linked store: built by `build` on first use (NULL when
- * out of memory; a failure is not retried) and freed by `free_fn` with the
+ * out of memory, and asked again on the next use) and freed by `free_fn` with the
  * store.  Views get the store const: the cache is not its content. */
 void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(const tp_store *st),
                      void (*free_fn)(void *));

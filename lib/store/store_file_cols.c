@@ -24,12 +24,12 @@
 
 /* The counts of the arrays, and where they live. */
 const struct tp_sf_table tp_sf_tables[TP_SF_NTABLES] = {
-    [TP_SF_EVENTS]  = {"ev",   TP_SF_ROOT_STORE, offsetof(tp_store, n),        offsetof(tp_store, cap)},
+    [TP_SF_EVENTS]  = {"ev",   TP_SF_ROOT_STORE, offsetof(tp_store, n),        offsetof(tp_store, cap), 0},
     [TP_SF_LINKS]   = {"link", TP_SF_ROOT_STORE, offsetof(tp_store, n),        (size_t)-1, 0},
     [TP_SF_KERNELS] = {"kern", TP_SF_ROOT_STORE, offsetof(tp_store, nkernels), offsetof(tp_store, capkernels), 0},
-    [TP_SF_OPS]     = {"op",   TP_SF_ROOT_STORE, offsetof(tp_store, nops),     offsetof(tp_store, capops)},
-    [TP_SF_MEMS]    = {"mem",  TP_SF_ROOT_STORE, offsetof(tp_store, nmems),    offsetof(tp_store, capmems)},
-    [TP_SF_DEVICES] = {"dev",  TP_SF_ROOT_STORE, offsetof(tp_store, ndevices), (size_t)-1},
+    [TP_SF_OPS]     = {"op",   TP_SF_ROOT_STORE, offsetof(tp_store, nops),     offsetof(tp_store, capops), 0},
+    [TP_SF_MEMS]    = {"mem",  TP_SF_ROOT_STORE, offsetof(tp_store, nmems),    offsetof(tp_store, capmems), 0},
+    [TP_SF_DEVICES] = {"dev",  TP_SF_ROOT_STORE, offsetof(tp_store, ndevices), (size_t)-1, 0},
     [TP_SF_ANNOTS]  = {"annot", TP_SF_ROOT_STORE, offsetof(tp_store, nannots), (size_t)-1, 0},
     [TP_SF_STEPS]   = {"step", TP_SF_ROOT_STORE, offsetof(tp_store, nsteps),   (size_t)-1, 0},
     [TP_SF_SKIPS]   = {"skip", TP_SF_ROOT_STORE, offsetof(tp_store, nskips),   (size_t)-1,

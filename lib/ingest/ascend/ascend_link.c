@@ -160,6 +160,10 @@ static int tasks_from_trace(tp_store *st, struct tp_npu_data *d)
         t.stream_id = st->pid[i] == hw ? st->tid[i] : TP_NONE;
         t.row = (int64_t)i;
         t.op_row = -1;
+        /* aux indexes the side table of the row's old kind (a cpu_op's op
+         * record): as a kernel it must not index st->kernels (fuzz_ascend). */
+        if (st->kind[i] != TP_K_KERNEL)
+            st->aux[i] = TP_NO_AUX;
         st->kind[i] = TP_K_KERNEL;
         st->device[i] = t.device;
         if (t.stream_id != TP_NONE && t.stream_id >= 0 && t.stream_id < INT32_MAX)
