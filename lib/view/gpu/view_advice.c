@@ -98,19 +98,30 @@ static void note_parallelism(const tp_store *st, int64_t *pids, struct paralleli
         if (i == 0 || pids[i] != pids[i - 1]) p->ndev++;
 }
 
-/* 1. input data loading */
-static void advise_dataloader(tp_table *t, const struct tp_tb_breakdown *b)
+/* 1. input data loading and 4. communication: the role's share of the
+ * step time above a threshold; text has one %.1f for the percentage */
+static void advise_share(tp_table *t, const struct tp_tb_breakdown *b, int role, double above, const char *kind,
+                         const char *text)
 {
     char buf[1024];
-    double r = avg_ratio(b, TP_TB_DATALOADER);
-    if (r > 0.05) {
-        snprintf(buf, sizeof buf,
-                 "This run has high time cost on input data loading. %.1f%% of the step time is in "
-                 "DataLoader. You could try to set num_workers on DataLoader's construction and enable "
-                 "multi-processes on data loading (" URL_DATA ").", r * 100);
-        row(t, "dataloader", buf);
+    double r = avg_ratio(b, role);
+    if (r > above) {
+        snprintf(buf, sizeof buf, text, r * 100);
+        row(t, kind, buf);
     }
 }
+
+static const char advice_dataloader[] =
+    "This run has high time cost on input data loading. %.1f%% of the step time is in "
+    "DataLoader. You could try to set num_workers on DataLoader's construction and enable "
+    "multi-processes on data loading (" URL_DATA ").";
+
+static const char advice_communication[] =
+    "This run has high time cost on communication. %.1f%% of the step time is in "
+    "communication. You could try Gradient Compression (" URL_COMPRESS ") or Gradient "
+    "Accumulation (" URL_GRADACC ") or increase the batch size. Note: Gradient accumulation "
+    "will increase global effective batch size, which may hurt model convergence and "
+    "accuracy. For such case, you may want to evaluate LAMB optimizer (" URL_LAMB ").";
 
 /* 2. DataParallel on several devices; 3. DDP without NCCL on a GPU that
  * NCCL supports */
@@ -131,23 +142,6 @@ static void advise_parallelism(tp_table *t, const tp_store *st, const struct par
                 break;
             }
         }
-    }
-}
-
-/* 4. communication */
-static void advise_communication(tp_table *t, const struct tp_tb_breakdown *b)
-{
-    char buf[1024];
-    double r = avg_ratio(b, TP_TB_COMM);
-    if (r > 0.1) {
-        snprintf(buf, sizeof buf,
-                 "This run has high time cost on communication. %.1f%% of the step time is in "
-                 "communication. You could try Gradient Compression (" URL_COMPRESS ") or Gradient "
-                 "Accumulation (" URL_GRADACC ") or increase the batch size. Note: Gradient accumulation "
-                 "will increase global effective batch size, which may hurt model convergence and "
-                 "accuracy. For such case, you may want to evaluate LAMB optimizer (" URL_LAMB ").",
-                 r * 100);
-        row(t, "communication", buf);
     }
 }
 
@@ -252,10 +246,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                          : "no step (no CPU op or ProfilerStep): DataLoader and communication shares not checked";
     /* the plugin's order */
     if (have_avg)
-        advise_dataloader(t, b);
+        advise_share(t, b, TP_TB_DATALOADER, 0.05, "dataloader", advice_dataloader);
     advise_parallelism(t, st, &par);
     if (have_avg)
-        advise_communication(t, b);
+        advise_share(t, b, TP_TB_COMM, 0.1, "communication", advice_communication);
     advise_gpu_utilization(t, &s);
     if (st->ndevices) {
         advise_tensor_cores(t, st, &s);
