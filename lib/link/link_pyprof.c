@@ -379,497 +379,670 @@ static int cmp_launch_rs1(const void *x, const void *y)
     return a->k < b->k ? -1 : a->k > b->k;
 }
 
-#define NOMEM() tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while decoding PyProf markers", st->path)
+/* ---- tp_link_pyprof: the stages ------------------------------------------ */
 
-int tp_link_pyprof(tp_store *st, tp_error *err)
+/* What the stages share: the kernels in store order ("kernel order"), their
+ * launches, the NVTX ranges, and per kernel the ranges attached to it. */
+struct link_ctx {
+    tp_store *st;
+    tp_error *err;
+    int nsys;
+    size_t nk, nrg, nl, nth;     /* kernels, ranges, launches, threads */
+    uint32_t *krow;              /* kernel -> row */
+    int64_t *kl;                 /* kernel -> launch row or -1 */
+    uint32_t *knext;             /* next kernel with the same correlation + 1 */
+    struct launch *ln, *ln2;     /* launches in kernel order; ln2: bucketed by thread */
+    struct range *rg, *rg2;      /* ranges in store order; rg2: bucketed by thread */
+    size_t *rstart, *lstart;     /* thread t's ranges are rg2[rstart[t], rstart[t + 1]), launches likewise */
+    uint64_t *aoff;              /* kernel k's attached ranges are att[aoff[k], aoff[k] + acnt[k]) */
+    uint32_t *acnt;
+    uint32_t *att;
+    size_t natt, capatt;
+    struct strinfo *info;        /* per NVTX string, classified on first use */
+    struct tp_i64map corr;       /* correlation id -> first kernel with it */
+    struct threads th;
+};
+
+static int nomem(const struct link_ctx *c)
 {
-    if (st->format == TP_SRC_PYPROF_DICT)
-        return TP_OK;                /* the dict importer filled st->annots */
+    return tp_error_set(c->err, TP_ERR_NOMEM, "%s: out of memory while decoding PyProf markers", c->st->path);
+}
 
-    int nsys = st->format == TP_SRC_NSYS_SQLITE;
+/* One allocation per array, sized by a first count, so that the stages
+ * below only grow the attachment list. */
+static int link_alloc(struct link_ctx *c)
+{
+    const tp_store *st = c->st;
     size_t nk = 0, nrg = 0;
     for (size_t i = 0; i < st->n; i++) {
         if (st->kind[i] == TP_K_KERNEL) nk++;
         else if (st->kind[i] == TP_K_NVTX && st->ph[i] == 'X') nrg++;
     }
-    uint32_t *krow = malloc((nk ? nk : 1) * sizeof *krow);
-    int64_t *kl = malloc((nk ? nk : 1) * sizeof *kl);         /* kernel -> launch row or -1 */
-    uint32_t *knext = malloc((nk ? nk : 1) * sizeof *knext);  /* next kernel with the same correlation + 1 */
-    struct launch *ln = malloc((nk ? nk : 1) * sizeof *ln), *ln2 = malloc((nk ? nk : 1) * sizeof *ln2);
-    struct range *rg = malloc((nrg ? nrg : 1) * sizeof *rg), *rg2 = malloc((nrg ? nrg : 1) * sizeof *rg2);
-    uint64_t *aoff = calloc(nk + 1, sizeof *aoff);             /* attached ranges per kernel */
-    uint32_t *acnt = calloc(nk ? nk : 1, sizeof *acnt);
-    struct strinfo *info = calloc(st->strings.count + 1, sizeof *info);
-    struct tp_i64map corr = {0};
-    struct threads th = {0};
-    size_t *rstart = NULL, *lstart = NULL;
-    uint32_t *att = NULL;
-    size_t natt = 0, capatt = 0;
-    int rc = TP_OK;
-    if (!krow || !kl || !knext || !ln || !ln2 || !rg || !rg2 || !aoff || !acnt || !info) {
-        rc = NOMEM();
-        goto out;
-    }
-    /* kernels by correlation id */
-    nk = 0;
+    c->nk = nk;
+    c->nrg = nrg;
+    c->krow = malloc((nk ? nk : 1) * sizeof *c->krow);
+    c->kl = malloc((nk ? nk : 1) * sizeof *c->kl);
+    c->knext = malloc((nk ? nk : 1) * sizeof *c->knext);
+    c->ln = malloc((nk ? nk : 1) * sizeof *c->ln);
+    c->ln2 = malloc((nk ? nk : 1) * sizeof *c->ln2);
+    c->rg = malloc((nrg ? nrg : 1) * sizeof *c->rg);
+    c->rg2 = malloc((nrg ? nrg : 1) * sizeof *c->rg2);
+    c->aoff = calloc(nk + 1, sizeof *c->aoff);
+    c->acnt = calloc(nk ? nk : 1, sizeof *c->acnt);
+    c->info = calloc(st->strings.count + 1, sizeof *c->info);
+    if (!c->krow || !c->kl || !c->knext || !c->ln || !c->ln2 || !c->rg || !c->rg2 || !c->aoff || !c->acnt ||
+        !c->info)
+        return nomem(c);
+    return TP_OK;
+}
+
+/* Kernels by correlation id.  Several kernels may share an id (a chain
+ * through knext), so the launch stage can give all of them their launch. */
+static int index_kernels(struct link_ctx *c)
+{
+    const tp_store *st = c->st;
+    size_t nk = 0;
     for (size_t i = 0; i < st->n; i++)
         if (st->kind[i] == TP_K_KERNEL) {
-            krow[nk] = (uint32_t)i;
-            kl[nk] = -1;
-            knext[nk] = 0;
-            int64_t c = st->correlation[i];
-            if (c != TP_NONE) {
-                int64_t prev = tp_i64map_get(&corr, c);
+            c->krow[nk] = (uint32_t)i;
+            c->kl[nk] = -1;
+            c->knext[nk] = 0;
+            int64_t corr = st->correlation[i];
+            if (corr != TP_NONE) {
+                int64_t prev = tp_i64map_get(&c->corr, corr);
                 if (prev >= 0) {             /* chain: same id on several kernels */
                     int64_t k = prev;
-                    while (knext[k])
-                        k = knext[k] - 1;
-                    knext[k] = (uint32_t)nk + 1;
-                } else if (imap_put(&corr, c, (int64_t)nk) < 0) {
-                    rc = NOMEM();
-                    goto out;
+                    while (c->knext[k])
+                        k = c->knext[k] - 1;
+                    c->knext[k] = (uint32_t)nk + 1;
+                } else if (imap_put(&c->corr, corr, (int64_t)nk) < 0) {
+                    return nomem(c);
                 }
             }
             nk++;
         }
-    /* kernel -> launch: the first runtime call with its id, else the first
-     * driver call (nsys: of the kernel's process) */
-    for (size_t i = 0; i < st->n && corr.n; i++) {
+    return TP_OK;
+}
+
+/* Kernel -> launch: the first runtime call with its id, else the first
+ * driver call (nsys: of the kernel's process).  The launch gives the kernel
+ * its thread and the [rStart, rEnd] its ranges must enclose. */
+static int find_launches(struct link_ctx *c)
+{
+    const tp_store *st = c->st;
+    for (size_t i = 0; i < st->n && c->corr.n; i++) {
         if ((st->kind[i] != TP_K_RUNTIME && st->kind[i] != TP_K_DRIVER) || st->correlation[i] == TP_NONE)
             continue;
-        int64_t k = tp_i64map_get(&corr, st->correlation[i]);
-        for (; k >= 0; k = (int64_t)knext[k] - 1) {
-            uint32_t r = krow[k];
-            if (nsys && st->pid[r] != TP_NONE && st->pid[i] != st->pid[r])
+        int64_t k = tp_i64map_get(&c->corr, st->correlation[i]);
+        for (; k >= 0; k = (int64_t)c->knext[k] - 1) {
+            uint32_t r = c->krow[k];
+            if (c->nsys && st->pid[r] != TP_NONE && st->pid[i] != st->pid[r])
                 continue;
-            if (kl[k] < 0 || (st->kind[kl[k]] == TP_K_DRIVER && st->kind[i] == TP_K_RUNTIME))
-                kl[k] = (int64_t)i;
+            if (c->kl[k] < 0 || (st->kind[c->kl[k]] == TP_K_DRIVER && st->kind[i] == TP_K_RUNTIME))
+                c->kl[k] = (int64_t)i;
         }
     }
-    /* launches and ranges, bucketed by thread (stable: kernel order, store order) */
+    return TP_OK;
+}
+
+/* Launches and ranges, bucketed by thread (stable: kernel order, store
+ * order): a range only attaches to kernels launched from its thread, so
+ * each thread is swept on its own. */
+static int bucket_by_thread(struct link_ctx *c)
+{
+    const tp_store *st = c->st;
     size_t nl = 0;
-    for (size_t k = 0; k < nk; k++) {
-        int64_t b = kl[k];
+    for (size_t k = 0; k < c->nk; k++) {
+        int64_t b = c->kl[k];
         if (b < 0)
             continue;
-        int64_t t = thread_of(&th, st->pid[b], st->tid[b]);
-        if (t < 0) {
-            rc = NOMEM();
-            goto out;
-        }
-        ln[nl++] = (struct launch){ t, 0, st->ts[b], st->ts[b] + st->dur[b], INT64_MIN, (uint32_t)k };
+        int64_t t = thread_of(&c->th, st->pid[b], st->tid[b]);
+        if (t < 0)
+            return nomem(c);
+        c->ln[nl++] = (struct launch){ t, 0, st->ts[b], st->ts[b] + st->dur[b], INT64_MIN, (uint32_t)k };
     }
-    nrg = 0;
+    c->nl = nl;
+    size_t nrg = 0;
     for (size_t i = 0; i < st->n; i++)
         if (st->kind[i] == TP_K_NVTX && st->ph[i] == 'X') {
-            int64_t t = thread_of(&th, st->pid[i], st->tid[i]);
-            if (t < 0) {
-                rc = NOMEM();
-                goto out;
-            }
-            rg[nrg++] = (struct range){ t, 0, st->ts[i], st->ts[i] + st->dur[i], (uint32_t)i };
+            int64_t t = thread_of(&c->th, st->pid[i], st->tid[i]);
+            if (t < 0)
+                return nomem(c);
+            c->rg[nrg++] = (struct range){ t, 0, st->ts[i], st->ts[i] + st->dur[i], (uint32_t)i };
         }
-    size_t nth = th.n;
-    rstart = calloc(nth + 1, sizeof *rstart);
-    lstart = calloc(nth + 1, sizeof *lstart);
-    if (!rstart || !lstart) {
-        rc = NOMEM();
-        goto out;
-    }
-    for (size_t i = 0; i < nrg; i++) rstart[rg[i].pid + 1]++;
-    for (size_t i = 0; i < nl; i++) lstart[ln[i].pid + 1]++;
+    c->nrg = nrg;
+    size_t nth = c->nth = c->th.n;
+    c->rstart = calloc(nth + 1, sizeof *c->rstart);
+    c->lstart = calloc(nth + 1, sizeof *c->lstart);
+    if (!c->rstart || !c->lstart)
+        return nomem(c);
+    for (size_t i = 0; i < nrg; i++) c->rstart[c->rg[i].pid + 1]++;
+    for (size_t i = 0; i < nl; i++) c->lstart[c->ln[i].pid + 1]++;
     for (size_t t = 0; t < nth; t++) {
-        rstart[t + 1] += rstart[t];
-        lstart[t + 1] += lstart[t];
+        c->rstart[t + 1] += c->rstart[t];
+        c->lstart[t + 1] += c->lstart[t];
     }
-    {
-        size_t *rp = calloc(nth + 1, sizeof *rp), *lp = calloc(nth + 1, sizeof *lp);
-        if (!rp || !lp) {
-            free(rp);
-            free(lp);
-            rc = NOMEM();
-            goto out;
-        }
-        memcpy(rp, rstart, (nth + 1) * sizeof *rp);
-        memcpy(lp, lstart, (nth + 1) * sizeof *lp);
-        for (size_t i = 0; i < nrg; i++) rg2[rp[rg[i].pid]++] = rg[i];
-        for (size_t i = 0; i < nl; i++) ln2[lp[ln[i].pid]++] = ln[i];
+    size_t *rp = calloc(nth + 1, sizeof *rp), *lp = calloc(nth + 1, sizeof *lp);
+    if (!rp || !lp) {
         free(rp);
         free(lp);
+        return nomem(c);
     }
-    for (size_t t = 0; t < nth; t++) {
-        /* ranges by start (already so when the export is in time order) */
-        struct range *R = rg2 + rstart[t];
-        size_t nr = rstart[t + 1] - rstart[t];
-        for (size_t i = 1; i < nr; i++)
-            if (cmp_range_st(&R[i - 1], &R[i]) > 0) {
-                qsort(R, nr, sizeof *R, cmp_range_st);
-                break;
-            }
-        /* deletion watermark: max rStart of the earlier kernels (kernel order) */
-        struct launch *L = ln2 + lstart[t];
-        size_t nll = lstart[t + 1] - lstart[t];
-        int64_t runmax = INT64_MIN;
-        for (size_t i = 0; i < nll; i++) {
-            L[i].w = runmax;
-            if (L[i].rs > runmax)
-                runmax = L[i].rs;
-        }
-        for (size_t i = 1; i < nll; i++)
-            if (cmp_launch_rs1(&L[i - 1], &L[i]) > 0) {
-                qsort(L, nll, sizeof *L, cmp_launch_rs1);
-                break;
-            }
-        /* sweep: a range enters when it starts before the launch, leaves
-         * once it ended before a launch */
-        size_t ri = 0, nact = 0;
-        uint32_t *active = NULL;
-        size_t capact = 0;
-        for (size_t i = 0; i < nll; i++) {
-            while (ri < nr && R[ri].start < L[i].rs) {
-                if (nact == capact) {
-                    size_t nc = capact ? capact * 2 : 64;
-                    uint32_t *p = realloc(active, nc * sizeof *p);
-                    if (!p) {
-                        free(active);
-                        rc = NOMEM();
-                        goto out;
-                    }
-                    active = p;
-                    capact = nc;
-                }
-                active[nact++] = (uint32_t)ri++;
-            }
-            size_t o = 0;
-            for (size_t a = 0; a < nact; a++)
-                if (R[active[a]].end > L[i].rs)
-                    active[o++] = active[a];
-            nact = o;
-            uint32_t k = L[i].k;
-            aoff[k] = natt;
-            for (size_t a = 0; a < nact; a++) {
-                const struct range *X = &R[active[a]];
-                if (X->end > L[i].re && (L[i].w == INT64_MIN || X->end >= L[i].w)) {
-                    if (natt == capatt) {
-                        size_t nc = capatt ? capatt * 2 : 4096;
-                        uint32_t *p = realloc(att, nc * sizeof *p);
-                        if (!p) {
-                            free(active);
-                            rc = NOMEM();
-                            goto out;
-                        }
-                        att = p;
-                        capatt = nc;
-                    }
-                    att[natt++] = X->row;
-                }
-            }
-            acnt[k] = (uint32_t)(natt - aoff[k]);
-        }
-        free(active);
-    }
+    memcpy(rp, c->rstart, (nth + 1) * sizeof *rp);
+    memcpy(lp, c->lstart, (nth + 1) * sizeof *lp);
+    for (size_t i = 0; i < nrg; i++) c->rg2[rp[c->rg[i].pid]++] = c->rg[i];
+    for (size_t i = 0; i < nl; i++) c->ln2[lp[c->ln[i].pid]++] = c->ln[i];
+    free(rp);
+    free(lp);
+    return TP_OK;
+}
 
-    /* parse.py's per-kernel decoding, in kernel order */
-    {
-        tp_pp_state *pp = tp_pp_begin(st);
-        pylit_arena *ar = pylit_arena_new();
-        struct sbuf tmp = {0}, oplist = {0};
-        struct seqent *seqs = NULL;
-        size_t capseqs = 0;
-        int64_t *ids = NULL, *alt = NULL;
-        size_t capids = 0;
-        int64_t prev_seq = -1, prev_sub = -1;
-        uint32_t prev_op = UINT32_MAX;       /* "na": equal to no op list */
-        uint32_t na = tp_store_intern(st, "na", 2);
-        if (!pp || !ar) {
-            tp_pp_end(pp);
-            pylit_arena_free(ar);
-            rc = NOMEM();
-            goto out;
-        }
-        for (size_t k = 0; k < nk; k++) {
-            uint32_t r = krow[k];
-            size_t n = acnt[k];
-            const uint32_t *list = att ? att + aoff[k] : NULL;
-            if (n + 1 > capseqs) {
-                size_t nc = (n + 1) * 2;
-                void *p = realloc(seqs, nc * sizeof *seqs);
-                if (!p) { rc = NOMEM(); break; }
-                seqs = p;
-                capseqs = nc;
-            }
-            if (n + 1 > capids) {
-                size_t nc = (n + 1) * 2;
-                void *p1 = realloc(ids, nc * sizeof *ids);
-                if (p1) ids = p1;
-                void *p2 = realloc(alt, nc * sizeof *alt);
-                if (p2) alt = p2;
-                if (!p1 || !p2) { rc = NOMEM(); break; }
-                capids = nc;
-            }
-            struct tp_pp_kernel pk;
-            memset(&pk, 0, sizeof pk);
-            pk.event = r;
-            pk.tid = kl[k] >= 0 ? st->tid[kl[k]] : TP_NONE;
-            int nseq = 0;
-            uint32_t first_other = 0, first_marker = 0, trace = 0, trace_last = 0;
-            uint32_t op0 = 0, mod0 = 0;
-            int nops = 0;
-            oplist.n = 0;
-            for (size_t a = 0; a < n; a++) {
-                uint32_t sid = st->name[list[a]];
-                struct strinfo *si = &info[sid];
-                if (si->cls == MC_UNSEEN)
-                    classify(st, sid, si, ar, &tmp);
-                switch (si->cls) {
-                case MC_PYPROF:
-                    if (!first_marker) {
-                        first_marker = sid;
-                        op0 = si->a;
-                        mod0 = si->b;
-                    }
-                    {
-                        const char *o = tp_store_str(st, si->a);
-                        sb_add(&oplist, o, strlen(o));
-                        sb_add(&oplist, "\x1f", 1);
-                    }
-                    nops++;
-                    break;
-                case MC_TRACE:
-                    trace = si->a;            /* the last trace marker wins */
-                    trace_last = si->b;
-                    break;
-                case MC_SEQ: {
-                    int dup = 0;
-                    for (int q = 0; q < nseq; q++)
-                        if (seqs[q].id == sid)
-                            dup = 1;
-                    if (!dup)
-                        seqs[nseq++] = (struct seqent){ sid, NULL };
-                    break;
-                }
-                case MC_OTHER:
-                    if (!first_other)
-                        first_other = sid;
-                    break;
-                default:
-                    break;
-                }
-            }
-            /* layers, outermost first, ":"-joined */
-            {
-                struct sbuf lb = {0};
-                for (size_t a = 0; a < n; a++) {
-                    struct strinfo *si = &info[st->name[list[a]]];
-                    if (si->cls != MC_LAYER)
-                        continue;
-                    const char *l = tp_store_str(st, si->a);
-                    if (lb.n)
-                        sb_add(&lb, ":", 1);
-                    sb_add(&lb, l, strlen(l));
-                }
-                pk.layer = lb.n ? tp_store_intern(st, lb.p, lb.n) : 0;
-                free(lb.p);
-            }
-            /* seq markers: sort by key, prune */
-            for (int q = 0; q < nseq; q++)
-                seqs[q].key = seq_key(tp_store_str(st, seqs[q].id));
-            qsort(seqs, (size_t)nseq, sizeof *seqs, cmp_seqent);
-            int np = 0;
-            for (int q = 0; q < nseq; q++) {
-                if (q > 0) {
-                    const char *m = tp_store_str(st, seqs[q].id), *pm = tp_store_str(st, seqs[q - 1].id);
-                    const char *c, *pc;
-                    if (split_comma(m, &c) && split_comma(pm, &pc)) {
-                        size_t nl1 = (size_t)(c - m), nl0 = (size_t)(pc - pm);
-                        int similar = substr_n(pm, nl0, m, nl1) || substr_n(m, nl1, pm, nl0);
-                        if (strcmp(c, pc) == 0 && similar)
-                            continue;
-                    }
-                }
-                seqs[np++].id = seqs[q].id;
-            }
-            for (int q = 0; q < nseq; q++) {
-                free(seqs[q].key);
-                seqs[q].key = NULL;
-            }
-            /* seqId = sorted(set(ids)) */
-            int nid = 0;
-            for (int q = 0; q < np; q++) {
-                int64_t v = info[seqs[q].id].seqid;
-                int dup = 0;
-                for (int z = 0; z < nid; z++)
-                    if (ids[z] == v)
-                        dup = 1;
-                if (!dup)
-                    ids[nid++] = v;
-            }
-            qsort(ids, (size_t)nid, sizeof *ids, cmp_i64);
-            /* non-zero and 0 together: drop the 0 */
-            int nonzero = 0, zero_at = -1;
-            for (int z = 0; z < nid; z++) {
-                if (ids[z] != 0) nonzero = 1;
-                else if (zero_at < 0) zero_at = z;
-            }
-            if (nonzero && zero_at >= 0) {
-                memmove(ids + zero_at, ids + zero_at + 1, (size_t)(nid - zero_at - 1) * sizeof *ids);
-                nid--;
-            }
-            /* direction */
-            int bprop = 0;
-            for (int q = 0; q < np; q++) {
-                const char *m = tp_store_str(st, seqs[q].id);
-                if (strstr(m, "Backward, seq = ") || strstr(m, "backward, seq = ") || strstr(m, "Backward0, seq = "))
-                    bprop = 1;
-            }
-            /* mod/op (setOp) */
-            uint32_t opl;                  /* the op list as one id, for prev_op */
-            if (nops) {
-                opl = tp_store_intern(st, oplist.p, oplist.n);
-            } else {
-                oplist.n = 0;
-                int found = 0;
-                for (int pass = 0; pass < 2 && !found; pass++)
-                    for (int q = 0; q < np; q++) {
-                        const char *m = tp_store_str(st, seqs[q].id);
-                        int hit = pass == 0 ? (strstr(m, "backward, seq = ") || strstr(m, "Backward, seq = "))
-                                            : strstr(m, ", seq = ") != NULL;
-                        if (!hit)
-                            continue;
-                        const char *comma = strchr(m, ',');
-                        size_t ln0 = comma ? (size_t)(comma - m) : strlen(m);
-                        char buf[1024];
-                        if (ln0 >= sizeof buf)
-                            ln0 = sizeof buf - 1;
-                        memcpy(buf, m, ln0);
-                        buf[ln0] = 0;
-                        if (pass == 0) {      /* sanitize */
-                            static const char *const rm[] = { "torch", "autograd", "_backward", "::", "jit",
-                                                              "(anonymous namespace)", NULL };
-                            for (int z = 0; rm[z]; z++) {
-                                size_t wl = strlen(rm[z]);
-                                char *rd = buf, *wr = buf;
-                                while (*rd) {
-                                    if (strncmp(rd, rm[z], wl) == 0) { rd += wl; continue; }
-                                    *wr++ = *rd++;
-                                }
-                                *wr = 0;
-                            }
-                            char *bw = strstr(buf, "Backward");
-                            if (bw)
-                                *bw = 0;
-                        }
-                        uint32_t oid = tp_store_intern(st, buf, strlen(buf));
-                        if (!found)
-                            op0 = oid;
-                        found = 1;
-                        nops++;
-                        sb_add(&oplist, buf, strlen(buf));
-                        sb_add(&oplist, "\x1f", 1);
-                    }
-                mod0 = na;
-                if (!found && first_other) {
-                    op0 = first_other;
-                    nops = 1;
-                    const char *o = tp_store_str(st, first_other);
-                    sb_add(&oplist, o, strlen(o));
-                    sb_add(&oplist, "\x1f", 1);
-                }
-                opl = oplist.n ? tp_store_intern(st, oplist.p, oplist.n) : 0;
-            }
-            /* seqId / subSeqId / altSeqId (parse.py main) */
-            int sub = 0, nalt = 0;
-            if (nid) {
-                int64_t curr;
-                if (!bprop) {
-                    if (ids[nid - 1] > prev_seq) {
-                        curr = ids[0];
-                        for (int z = 0; z < nid; z++)
-                            if (ids[z] > prev_seq) { curr = ids[z]; break; }
-                    } else {
-                        curr = prev_seq;
-                    }
-                } else {
-                    curr = ids[0];
-                }
-                int rnn = nops && strcmp(tp_store_str(st, op0), "forward") == 0 &&
-                          (strcmp(tp_store_str(st, mod0), "LSTMCell") == 0 ||
-                           strcmp(tp_store_str(st, mod0), "GRUCell") == 0 ||
-                           strcmp(tp_store_str(st, mod0), "RNNCell") == 0);
-                if ((curr == prev_seq && opl == prev_op) || (rnn && opl == prev_op))
-                    sub = (int)(prev_sub + 1);
-                prev_seq = curr;
-                prev_sub = sub;
-                prev_op = opl;
-                /* for s in seqId: if s != curr: seqId.remove(s); altSeqId.append(s) */
-                for (int z = 0; z < nid; z++) {
-                    int64_t v = ids[z];
-                    if (v != curr) {
-                        int f = 0;
-                        while (f < nid && ids[f] != v) f++;
-                        memmove(ids + f, ids + f + 1, (size_t)(nid - f - 1) * sizeof *ids);
-                        nid--;
-                        alt[nalt++] = v;
-                    }
-                }
-                for (int z = 0; z < nalt; z++) {
-                    int64_t v = alt[z];
-                    if (v == curr) {
-                        int f = 0;
-                        while (f < nalt && alt[f] != v) f++;
-                        memmove(alt + f, alt + f + 1, (size_t)(nalt - f - 1) * sizeof *alt);
-                        nalt--;
-                    }
-                }
-                qsort(alt, (size_t)nalt, sizeof *alt, cmp_i64);
-                int o = 0;
-                for (int z = 0; z < nalt; z++)
-                    if (!o || alt[o - 1] != alt[z])
-                        alt[o++] = alt[z];
-                nalt = o;
-            }
-            pk.seq = ids;
-            pk.nseq = nid;
-            pk.alt = alt;
-            pk.nalt = nalt;
-            pk.trace = trace;
-            pk.trace_last = trace_last;
-            pk.marker = first_marker;
-            pk.nseqmarker = np;
-            pk.bprop = bprop;
-            pk.sub = sub;
-            pk.mod = mod0;
-            pk.op = nops ? op0 : 0;
-            if (tp_pp_add(pp, &pk) < 0) {
-                rc = NOMEM();
-                break;
-            }
-        }
-        tp_pp_end(pp);
-        pylit_arena_free(ar);
-        free(tmp.p);
-        free(oplist.p);
-        free(seqs);
-        free(ids);
-        free(alt);
+static int push_attached(struct link_ctx *c, uint32_t row)
+{
+    if (c->natt == c->capatt) {
+        size_t nc = c->capatt ? c->capatt * 2 : 4096;
+        uint32_t *p = realloc(c->att, nc * sizeof *p);
+        if (!p)
+            return -1;
+        c->att = p;
+        c->capatt = nc;
     }
-out:
-    free(krow);
-    free(knext);
-    free(ln);
-    free(ln2);
-    free(rg);
-    free(rg2);
-    free(rstart);
-    free(lstart);
-    free(th.pid);
-    free(th.tid);
-    free(th.slot);
-    tp_i64map_free(&corr);
-    free(kl);
-    free(aoff);
-    free(acnt);
-    free(info);
-    free(att);
+    c->att[c->natt++] = row;
+    return 0;
+}
+
+/* One thread's range attachment: ranges by start, launches by rStart, and
+ * one sweep where a range enters when it starts before the launch and
+ * leaves once it ended before a launch.  PyProf's deletion of ranges that
+ * ended before the previous kernel's launch is the watermark w. */
+static int attach_thread(struct link_ctx *c, size_t t)
+{
+    /* ranges by start (already so when the export is in time order) */
+    struct range *R = c->rg2 + c->rstart[t];
+    size_t nr = c->rstart[t + 1] - c->rstart[t];
+    for (size_t i = 1; i < nr; i++)
+        if (cmp_range_st(&R[i - 1], &R[i]) > 0) {
+            qsort(R, nr, sizeof *R, cmp_range_st);
+            break;
+        }
+    /* deletion watermark: max rStart of the earlier kernels (kernel order) */
+    struct launch *L = c->ln2 + c->lstart[t];
+    size_t nll = c->lstart[t + 1] - c->lstart[t];
+    int64_t runmax = INT64_MIN;
+    for (size_t i = 0; i < nll; i++) {
+        L[i].w = runmax;
+        if (L[i].rs > runmax)
+            runmax = L[i].rs;
+    }
+    for (size_t i = 1; i < nll; i++)
+        if (cmp_launch_rs1(&L[i - 1], &L[i]) > 0) {
+            qsort(L, nll, sizeof *L, cmp_launch_rs1);
+            break;
+        }
+    size_t ri = 0, nact = 0, capact = 0;
+    uint32_t *active = NULL;
+    int rc = TP_OK;
+    for (size_t i = 0; i < nll; i++) {
+        while (ri < nr && R[ri].start < L[i].rs) {
+            if (nact == capact) {
+                size_t nc = capact ? capact * 2 : 64;
+                uint32_t *p = realloc(active, nc * sizeof *p);
+                if (!p) {
+                    rc = nomem(c);
+                    goto done;
+                }
+                active = p;
+                capact = nc;
+            }
+            active[nact++] = (uint32_t)ri++;
+        }
+        size_t o = 0;
+        for (size_t a = 0; a < nact; a++)
+            if (R[active[a]].end > L[i].rs)
+                active[o++] = active[a];
+        nact = o;
+        uint32_t k = L[i].k;
+        c->aoff[k] = c->natt;
+        for (size_t a = 0; a < nact; a++) {
+            const struct range *X = &R[active[a]];
+            if (X->end > L[i].re && (L[i].w == INT64_MIN || X->end >= L[i].w) && push_attached(c, X->row) < 0) {
+                rc = nomem(c);
+                goto done;
+            }
+        }
+        c->acnt[k] = (uint32_t)(c->natt - c->aoff[k]);
+    }
+done:
+    free(active);
+    return rc;
+}
+
+static int attach_ranges(struct link_ctx *c)
+{
+    for (size_t t = 0; t < c->nth; t++) {
+        int rc = attach_thread(c, t);
+        if (rc != TP_OK)
+            return rc;
+    }
+    return TP_OK;
+}
+
+/* ---- tp_link_pyprof: parse.py's per-kernel decoding ---------------------- */
+
+/* What decoding carries from kernel to kernel: scratch buffers, and the
+ * previous kernel's seqId, subSeqId and op list (parse.py's prevSeqId...). */
+struct decoder {
+    tp_pp_state *pp;
+    pylit_arena *ar;
+    struct sbuf tmp, oplist;
+    struct seqent *seqs;
+    size_t capseqs;
+    int64_t *ids, *alt;
+    size_t capids;
+    int64_t prev_seq, prev_sub;
+    uint32_t prev_op;            /* UINT32_MAX is "na": equal to no op list */
+    uint32_t na;
+};
+
+/* One kernel's markers as parse.py sees them. */
+struct kmarks {
+    int nseq, np;                /* seq markers in d->seqs: distinct, then after pruning */
+    int nid, nalt;               /* seqId in d->ids, altSeqId in d->alt */
+    int nops;                    /* op list length */
+    int bprop, sub;
+    uint32_t first_marker, first_other, trace, trace_last;
+    uint32_t op0, mod0, opl, layer;
+};
+
+/* room for n attached markers in the per-kernel arrays */
+static int decoder_grow(struct decoder *d, size_t n)
+{
+    if (n + 1 > d->capseqs) {
+        size_t nc = (n + 1) * 2;
+        void *p = realloc(d->seqs, nc * sizeof *d->seqs);
+        if (!p)
+            return -1;
+        d->seqs = p;
+        d->capseqs = nc;
+    }
+    if (n + 1 > d->capids) {
+        size_t nc = (n + 1) * 2;
+        void *p1 = realloc(d->ids, nc * sizeof *d->ids);
+        if (p1) d->ids = p1;
+        void *p2 = realloc(d->alt, nc * sizeof *d->alt);
+        if (p2) d->alt = p2;
+        if (!p1 || !p2)
+            return -1;
+        d->capids = nc;
+    }
+    return 0;
+}
+
+/* Classify each attached range's string (once per string) and collect the
+ * argument markers' ops, the last trace marker, the distinct seq markers
+ * and the first "other" marker, outermost first. */
+static void collect_markers(struct link_ctx *c, struct decoder *d, const uint32_t *list, size_t n,
+                            struct kmarks *km)
+{
+    tp_store *st = c->st;
+    for (size_t a = 0; a < n; a++) {
+        uint32_t sid = st->name[list[a]];
+        struct strinfo *si = &c->info[sid];
+        if (si->cls == MC_UNSEEN)
+            classify(st, sid, si, d->ar, &d->tmp);
+        switch (si->cls) {
+        case MC_PYPROF:
+            if (!km->first_marker) {
+                km->first_marker = sid;
+                km->op0 = si->a;
+                km->mod0 = si->b;
+            }
+            {
+                const char *o = tp_store_str(st, si->a);
+                sb_add(&d->oplist, o, strlen(o));
+                sb_add(&d->oplist, "\x1f", 1);
+            }
+            km->nops++;
+            break;
+        case MC_TRACE:
+            km->trace = si->a;            /* the last trace marker wins */
+            km->trace_last = si->b;
+            break;
+        case MC_SEQ: {
+            int dup = 0;
+            for (int q = 0; q < km->nseq; q++)
+                if (d->seqs[q].id == sid)
+                    dup = 1;
+            if (!dup)
+                d->seqs[km->nseq++] = (struct seqent){ sid, NULL };
+            break;
+        }
+        case MC_OTHER:
+            if (!km->first_other)
+                km->first_other = sid;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* layers, outermost first, ":"-joined */
+static uint32_t join_layers(tp_store *st, const struct strinfo *info, const uint32_t *list, size_t n)
+{
+    struct sbuf lb = {0};
+    for (size_t a = 0; a < n; a++) {
+        const struct strinfo *si = &info[st->name[list[a]]];
+        if (si->cls != MC_LAYER)
+            continue;
+        const char *l = tp_store_str(st, si->a);
+        if (lb.n)
+            sb_add(&lb, ":", 1);
+        sb_add(&lb, l, strlen(l));
+    }
+    uint32_t layer = lb.n ? tp_store_intern(st, lb.p, lb.n) : 0;
+    free(lb.p);
+    return layer;
+}
+
+/* seq markers: sort by seqcompare's key, then drop a marker whose name is
+ * similar to the previous one's with the same ", seq = N" part; the number
+ * kept */
+static int prune_seq_markers(tp_store *st, struct seqent *seqs, int nseq)
+{
+    for (int q = 0; q < nseq; q++)
+        seqs[q].key = seq_key(tp_store_str(st, seqs[q].id));
+    qsort(seqs, (size_t)nseq, sizeof *seqs, cmp_seqent);
+    int np = 0;
+    for (int q = 0; q < nseq; q++) {
+        if (q > 0) {
+            const char *m = tp_store_str(st, seqs[q].id), *pm = tp_store_str(st, seqs[q - 1].id);
+            const char *c, *pc;
+            if (split_comma(m, &c) && split_comma(pm, &pc)) {
+                size_t nl1 = (size_t)(c - m), nl0 = (size_t)(pc - pm);
+                int similar = substr_n(pm, nl0, m, nl1) || substr_n(m, nl1, pm, nl0);
+                if (strcmp(c, pc) == 0 && similar)
+                    continue;
+            }
+        }
+        seqs[np++].id = seqs[q].id;
+    }
+    for (int q = 0; q < nseq; q++) {
+        free(seqs[q].key);
+        seqs[q].key = NULL;
+    }
+    return np;
+}
+
+/* seqId = sorted(set(ids)), without the 0 when non-zero ids are there too;
+ * its length */
+static int seq_ids(const struct strinfo *info, const struct seqent *seqs, int np, int64_t *ids)
+{
+    int nid = 0;
+    for (int q = 0; q < np; q++) {
+        int64_t v = info[seqs[q].id].seqid;
+        int dup = 0;
+        for (int z = 0; z < nid; z++)
+            if (ids[z] == v)
+                dup = 1;
+        if (!dup)
+            ids[nid++] = v;
+    }
+    qsort(ids, (size_t)nid, sizeof *ids, cmp_i64);
+    int nonzero = 0, zero_at = -1;
+    for (int z = 0; z < nid; z++) {
+        if (ids[z] != 0) nonzero = 1;
+        else if (zero_at < 0) zero_at = z;
+    }
+    if (nonzero && zero_at >= 0) {
+        memmove(ids + zero_at, ids + zero_at + 1, (size_t)(nid - zero_at - 1) * sizeof *ids);
+        nid--;
+    }
+    return nid;
+}
+
+/* direction: bprop when a seq marker names a backward function */
+static int is_bprop(tp_store *st, const struct seqent *seqs, int np)
+{
+    int bprop = 0;
+    for (int q = 0; q < np; q++) {
+        const char *m = tp_store_str(st, seqs[q].id);
+        if (strstr(m, "Backward, seq = ") || strstr(m, "backward, seq = ") || strstr(m, "Backward0, seq = "))
+            bprop = 1;
+    }
+    return bprop;
+}
+
+/* parse.py's sanitize: drop namespace words and what follows "Backward" */
+static void sanitize_op(char *buf)
+{
+    static const char *const rm[] = { "torch", "autograd", "_backward", "::", "jit", "(anonymous namespace)", NULL };
+    for (int z = 0; rm[z]; z++) {
+        size_t wl = strlen(rm[z]);
+        char *rd = buf, *wr = buf;
+        while (*rd) {
+            if (strncmp(rd, rm[z], wl) == 0) { rd += wl; continue; }
+            *wr++ = *rd++;
+        }
+        *wr = 0;
+    }
+    char *bw = strstr(buf, "Backward");
+    if (bw)
+        *bw = 0;
+}
+
+/* mod/op (setOp): the argument markers' ops; without any, the names of the
+ * backward seq markers (sanitized), else of all seq markers, else the first
+ * other marker, with mod "na".  km->opl is the op list as one id. */
+static void set_op(tp_store *st, struct decoder *d, struct kmarks *km)
+{
+    if (km->nops) {
+        km->opl = tp_store_intern(st, d->oplist.p, d->oplist.n);
+        return;
+    }
+    d->oplist.n = 0;
+    int found = 0;
+    for (int pass = 0; pass < 2 && !found; pass++)
+        for (int q = 0; q < km->np; q++) {
+            const char *m = tp_store_str(st, d->seqs[q].id);
+            int hit = pass == 0 ? (strstr(m, "backward, seq = ") || strstr(m, "Backward, seq = "))
+                                : strstr(m, ", seq = ") != NULL;
+            if (!hit)
+                continue;
+            const char *comma = strchr(m, ',');
+            size_t ln0 = comma ? (size_t)(comma - m) : strlen(m);
+            char buf[1024];
+            if (ln0 >= sizeof buf)
+                ln0 = sizeof buf - 1;
+            memcpy(buf, m, ln0);
+            buf[ln0] = 0;
+            if (pass == 0)
+                sanitize_op(buf);
+            uint32_t oid = tp_store_intern(st, buf, strlen(buf));
+            if (!found)
+                km->op0 = oid;
+            found = 1;
+            km->nops++;
+            sb_add(&d->oplist, buf, strlen(buf));
+            sb_add(&d->oplist, "\x1f", 1);
+        }
+    km->mod0 = d->na;
+    if (!found && km->first_other) {
+        km->op0 = km->first_other;
+        km->nops = 1;
+        const char *o = tp_store_str(st, km->first_other);
+        sb_add(&d->oplist, o, strlen(o));
+        sb_add(&d->oplist, "\x1f", 1);
+    }
+    km->opl = d->oplist.n ? tp_store_intern(st, d->oplist.p, d->oplist.n) : 0;
+}
+
+/* for s in seqId: if s != curr: seqId.remove(s); altSeqId.append(s) --
+ * removing while iterating skips the element after each removed one, as in
+ * Python; then curr leaves altSeqId, which is sorted and made unique.
+ * Returns altSeqId's length. */
+static int move_to_alt(int64_t *ids, int *nid, int64_t *alt, int64_t curr)
+{
+    int nalt = 0;
+    for (int z = 0; z < *nid; z++) {
+        int64_t v = ids[z];
+        if (v != curr) {
+            int f = 0;
+            while (f < *nid && ids[f] != v) f++;
+            memmove(ids + f, ids + f + 1, (size_t)(*nid - f - 1) * sizeof *ids);
+            (*nid)--;
+            alt[nalt++] = v;
+        }
+    }
+    for (int z = 0; z < nalt; z++) {
+        int64_t v = alt[z];
+        if (v == curr) {
+            int f = 0;
+            while (f < nalt && alt[f] != v) f++;
+            memmove(alt + f, alt + f + 1, (size_t)(nalt - f - 1) * sizeof *alt);
+            nalt--;
+        }
+    }
+    qsort(alt, (size_t)nalt, sizeof *alt, cmp_i64);
+    int o = 0;
+    for (int z = 0; z < nalt; z++)
+        if (!o || alt[o - 1] != alt[z])
+            alt[o++] = alt[z];
+    return o;
+}
+
+/* seqId / subSeqId / altSeqId (parse.py main): the current seq id follows
+ * the previous kernel's; a kernel repeating the previous id and op list (or
+ * an RNN cell's forward) is its next sub-sequence. */
+static void number_seq(tp_store *st, struct decoder *d, struct kmarks *km)
+{
+    if (!km->nid)
+        return;
+    int64_t *ids = d->ids;
+    int nid = km->nid;
+    int64_t curr;
+    if (!km->bprop) {
+        if (ids[nid - 1] > d->prev_seq) {
+            curr = ids[0];
+            for (int z = 0; z < nid; z++)
+                if (ids[z] > d->prev_seq) { curr = ids[z]; break; }
+        } else {
+            curr = d->prev_seq;
+        }
+    } else {
+        curr = ids[0];
+    }
+    int rnn = km->nops && strcmp(tp_store_str(st, km->op0), "forward") == 0 &&
+              (strcmp(tp_store_str(st, km->mod0), "LSTMCell") == 0 ||
+               strcmp(tp_store_str(st, km->mod0), "GRUCell") == 0 ||
+               strcmp(tp_store_str(st, km->mod0), "RNNCell") == 0);
+    if ((curr == d->prev_seq && km->opl == d->prev_op) || (rnn && km->opl == d->prev_op))
+        km->sub = (int)(d->prev_sub + 1);
+    d->prev_seq = curr;
+    d->prev_sub = km->sub;
+    d->prev_op = km->opl;
+    km->nalt = move_to_alt(ids, &km->nid, d->alt, curr);
+}
+
+/* One kernel, decoded from its attached ranges and handed to prof.py's stage. */
+static int decode_kernel(struct link_ctx *c, struct decoder *d, size_t k)
+{
+    tp_store *st = c->st;
+    size_t n = c->acnt[k];
+    const uint32_t *list = c->att ? c->att + c->aoff[k] : NULL;
+    if (decoder_grow(d, n) < 0)
+        return nomem(c);
+    struct kmarks km;
+    memset(&km, 0, sizeof km);
+    d->oplist.n = 0;
+    collect_markers(c, d, list, n, &km);
+    km.layer = join_layers(st, c->info, list, n);
+    km.np = prune_seq_markers(st, d->seqs, km.nseq);
+    km.nid = seq_ids(c->info, d->seqs, km.np, d->ids);
+    km.bprop = is_bprop(st, d->seqs, km.np);
+    set_op(st, d, &km);
+    number_seq(st, d, &km);
+    struct tp_pp_kernel pk;
+    memset(&pk, 0, sizeof pk);
+    pk.event = c->krow[k];
+    pk.tid = c->kl[k] >= 0 ? st->tid[c->kl[k]] : TP_NONE;
+    pk.layer = km.layer;
+    pk.seq = d->ids;
+    pk.nseq = km.nid;
+    pk.alt = d->alt;
+    pk.nalt = km.nalt;
+    pk.trace = km.trace;
+    pk.trace_last = km.trace_last;
+    pk.marker = km.first_marker;
+    pk.nseqmarker = km.np;
+    pk.bprop = km.bprop;
+    pk.sub = km.sub;
+    pk.mod = km.mod0;
+    pk.op = km.nops ? km.op0 : 0;
+    if (tp_pp_add(d->pp, &pk) < 0)
+        return nomem(c);
+    return TP_OK;
+}
+
+/* parse.py's per-kernel decoding, in kernel order (prof.py's lookup needs
+ * the earlier kernels) */
+static int decode_kernels(struct link_ctx *c)
+{
+    struct decoder d = { .prev_seq = -1, .prev_sub = -1, .prev_op = UINT32_MAX };
+    int rc = TP_OK;
+    d.pp = tp_pp_begin(c->st);
+    d.ar = pylit_arena_new();
+    d.na = tp_store_intern(c->st, "na", 2);
+    if (!d.pp || !d.ar) {
+        rc = nomem(c);
+        goto done;
+    }
+    for (size_t k = 0; k < c->nk && rc == TP_OK; k++)
+        rc = decode_kernel(c, &d, k);
+done:
+    tp_pp_end(d.pp);
+    pylit_arena_free(d.ar);
+    free(d.tmp.p);
+    free(d.oplist.p);
+    free(d.seqs);
+    free(d.ids);
+    free(d.alt);
+    return rc;
+}
+
+static void link_ctx_free(struct link_ctx *c)
+{
+    free(c->krow);
+    free(c->knext);
+    free(c->ln);
+    free(c->ln2);
+    free(c->rg);
+    free(c->rg2);
+    free(c->rstart);
+    free(c->lstart);
+    free(c->th.pid);
+    free(c->th.tid);
+    free(c->th.slot);
+    tp_i64map_free(&c->corr);
+    free(c->kl);
+    free(c->aoff);
+    free(c->acnt);
+    free(c->info);
+    free(c->att);
+}
+
+int tp_link_pyprof(tp_store *st, tp_error *err)
+{
+    if (st->format == TP_SRC_PYPROF_DICT)
+        return TP_OK;                /* the dict importer filled st->annots */
+    struct link_ctx c = { .st = st, .err = err, .nsys = st->format == TP_SRC_NSYS_SQLITE };
+    int rc;
+    if ((rc = link_alloc(&c)) != TP_OK || (rc = index_kernels(&c)) != TP_OK ||
+        (rc = find_launches(&c)) != TP_OK || (rc = bucket_by_thread(&c)) != TP_OK ||
+        (rc = attach_ranges(&c)) != TP_OK)
+        goto done;
+    rc = decode_kernels(&c);
+done:
+    link_ctx_free(&c);
     return rc;
 }

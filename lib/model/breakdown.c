@@ -42,188 +42,259 @@ static int cmp_i64(const void *a, const void *b)
 
 struct step { int64_t s, e, num, dmin, dmax, matched; };
 
-int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
+/* What tp_tb_breakdown's stages share: the X events in time order, the
+ * runtime calls among them, the steps, and each role's ranges. */
+struct bd {
+    const tp_store *st;
+    int64_t *ord; size_t no;          /* X rows by (ts, row) */
+    int64_t *rts; size_t nrt;         /* runtime and driver calls, in time order */
+    int64_t *comm_ext; size_t ncomm;  /* external ids of communication ops, sorted */
+    struct step *steps; size_t nsteps;
+    int64_t cpu_min, cpu_max;         /* span of the CPU work, for a trace without steps */
+    int64_t *dev_next, *rt_head;      /* device rows grouped by launching runtime */
+    unsigned char *dmatched;          /* device rows that widened a step */
+    struct tp_ranges role[NROLE + 1], cost[NROLE + 1];
+};
+
+/* The X events in time order; room for the runtimes, steps and comm ids. */
+static int order_events(struct bd *b)
 {
+    const tp_store *st = b->st;
     size_t n = st->n;
-    int64_t *ord = malloc((n ? n : 1) * sizeof *ord);
-    int64_t *rts = malloc((n ? n : 1) * sizeof *rts);
-    int64_t *dev_of = NULL;   /* device rows grouped by launching runtime */
-    int64_t *dev_next = NULL, *rt_head = NULL;
-    unsigned char *dmatched = NULL;
-    struct step *steps = NULL;
-    struct tp_ranges role[NROLE + 1], cost[NROLE + 1], slots = {0}, tmp = {0}, tmp2 = {0};
-    memset(role, 0, sizeof role);
-    memset(cost, 0, sizeof cost);
-    int rc = 0;
-    size_t nsteps = 0, no = 0, nrt = 0;
-    memset(out, 0, sizeof *out);
-    int64_t *comm_ext = NULL;
-    size_t ncomm = 0;
-    if (!ord || !rts) goto oom;
+    b->ord = malloc((n ? n : 1) * sizeof *b->ord);
+    b->rts = malloc((n ? n : 1) * sizeof *b->rts);
+    if (!b->ord || !b->rts) return -1;
     for (size_t i = 0; i < n; i++)
-        if (st->ph[i] == 'X') ord[no++] = (int64_t)i;
+        if (st->ph[i] == 'X') b->ord[b->no++] = (int64_t)i;
     g_st = st;
-    qsort(ord, no, sizeof *ord, cmp_row);
-    /* external ids of communication ops */
-    comm_ext = malloc((no ? no : 1) * sizeof *comm_ext);
-    steps = malloc((no ? no : 1) * sizeof *steps);
-    if (!comm_ext || !steps) goto oom;
-    for (size_t k = 0; k < no; k++) {
-        int64_t r = ord[k];
+    qsort(b->ord, b->no, sizeof *b->ord, cmp_row);
+    b->comm_ext = malloc((b->no ? b->no : 1) * sizeof *b->comm_ext);
+    b->steps = malloc((b->no ? b->no : 1) * sizeof *b->steps);
+    if (!b->comm_ext || !b->steps) return -1;
+    return 0;
+}
+
+/* external ids of communication ops: their kernels count as communication */
+static void find_comm_ext(struct bd *b)
+{
+    const tp_store *st = b->st;
+    for (size_t k = 0; k < b->no; k++) {
+        int64_t r = b->ord[k];
         if (tp_tb_is_host_node(st, (size_t)r) && tp_tb_comm_lib(tp_store_str(st, st->name[r])) &&
             st->external_id[r] != TP_NONE)
-            comm_ext[ncomm++] = st->external_id[r];
+            b->comm_ext[b->ncomm++] = st->external_id[r];
     }
-    qsort(comm_ext, ncomm, sizeof *comm_ext, cmp_i64);
-    int64_t cpu_min = INT64_MAX, cpu_max = INT64_MIN;
-    for (size_t k = 0; k < no; k++) {
-        int64_t r = ord[k];
+    qsort(b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64);
+}
+
+/* Every event's range goes to its role; ProfilerStep# ranges become steps
+ * instead, and the CPU ops' span is kept for a trace without steps. */
+static int assign_roles(struct bd *b)
+{
+    const tp_store *st = b->st;
+    b->cpu_min = INT64_MAX;
+    b->cpu_max = INT64_MIN;
+    for (size_t k = 0; k < b->no; k++) {
+        int64_t r = b->ord[k];
         uint8_t kd = st->kind[r];
         const char *name = tp_store_str(st, st->name[r]);
         int64_t s = st->ts[r], e = st->ts[r] + st->dur[r];
         int ro = -1;
         if (kd == TP_K_KERNEL) {
             ro = R_KERNEL;
-            if (st->external_id[r] != TP_NONE && ncomm &&
-                bsearch(&st->external_id[r], comm_ext, ncomm, sizeof *comm_ext, cmp_i64))
+            if (st->external_id[r] != TP_NONE && b->ncomm &&
+                bsearch(&st->external_id[r], b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64))
                 ro = R_COMM;
         } else if (kd == TP_K_MEMCPY) ro = R_MEMCPY;
         else if (kd == TP_K_MEMSET) ro = R_MEMSET;
         /* driver launches (cuLaunchKernel[Ex]) are launches as runtime calls are */
-        else if (kd == TP_K_RUNTIME || kd == TP_K_DRIVER) { ro = R_RUNTIME; rts[nrt++] = r; }
+        else if (kd == TP_K_RUNTIME || kd == TP_K_DRIVER) { ro = R_RUNTIME; b->rts[b->nrt++] = r; }
         else {
             int py = kd == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(tp_store_str(st, st->cat[r]));
             int op = kd == TP_K_CPU_OP, ua = kd == TP_K_USER_ANNOTATION || kd == TP_K_GPU_USER_ANNOTATION;
             if (!py && !op && !ua) continue;
             if ((op || ua) && tp_tb_is_dataloader(name)) {
                 ro = R_DL;
-                if (op) { if (s < cpu_min) cpu_min = s; if (e > cpu_max) cpu_max = e; }
+                if (op) { if (s < b->cpu_min) b->cpu_min = s; if (e > b->cpu_max) b->cpu_max = e; }
             } else if ((op || ua) && starts(name, "ProfilerStep#")) {
-                if (s < cpu_min) cpu_min = s;
-                if (e > cpu_max) cpu_max = e;
+                if (s < b->cpu_min) b->cpu_min = s;
+                if (e > b->cpu_max) b->cpu_max = e;
                 /* GPU-side copies of the step annotation are not steps */
                 if (kd != TP_K_GPU_USER_ANNOTATION) {
-                    struct step *S = &steps[nsteps++];
+                    struct step *S = &b->steps[b->nsteps++];
                     memset(S, 0, sizeof *S);
                     S->s = s; S->e = e; S->num = atoll(name + 13);
                 }
                 continue;
             } else {
-                if (op || py) { if (s < cpu_min) cpu_min = s; if (e > cpu_max) cpu_max = e; }
+                if (op || py) { if (s < b->cpu_min) b->cpu_min = s; if (e > b->cpu_max) b->cpu_max = e; }
                 ro = tp_tb_comm_lib(name) ? R_COMM : R_CPU;
             }
         }
-        if (tp_ranges_push(&role[ro], s, e) < 0) goto oom;
+        if (tp_ranges_push(&b->role[ro], s, e) < 0) return -1;
     }
-    for (int k = 0; k < NROLE; k++) tp_ranges_merge(&role[k]);
-    if (!nsteps && cpu_min <= cpu_max) {
-        steps[0].s = cpu_min; steps[0].e = cpu_max; steps[0].num = 0;
-        nsteps = 1;
-    }
-    /* GPU adjustment: device work of the runtime calls inside each step */
-    dev_next = malloc((n ? n : 1) * sizeof *dev_next);
-    rt_head = malloc((n ? n : 1) * sizeof *rt_head);
-    dmatched = calloc(n ? n : 1, 1);
-    if (!dev_next || !rt_head || !dmatched) goto oom;
-    for (size_t i = 0; i < n; i++) rt_head[i] = -1;
-    for (size_t k = no; k-- > 0;) {
-        int64_t r = ord[k];
+    return 0;
+}
+
+/* device rows grouped by the runtime or driver call that launched them, in
+ * time order (rt_head[call], then dev_next) */
+static int group_by_launcher(struct bd *b)
+{
+    const tp_store *st = b->st;
+    size_t n = st->n;
+    b->dev_next = malloc((n ? n : 1) * sizeof *b->dev_next);
+    b->rt_head = malloc((n ? n : 1) * sizeof *b->rt_head);
+    b->dmatched = calloc(n ? n : 1, 1);
+    if (!b->dev_next || !b->rt_head || !b->dmatched) return -1;
+    for (size_t i = 0; i < n; i++) b->rt_head[i] = -1;
+    for (size_t k = b->no; k-- > 0;) {
+        int64_t r = b->ord[k];
         uint8_t kd = st->kind[r];
         if (kd != TP_K_KERNEL && kd != TP_K_MEMCPY && kd != TP_K_MEMSET) continue;
         int64_t l = st->launcher[r];
         if (l < 0 || (st->kind[l] != TP_K_RUNTIME && st->kind[l] != TP_K_DRIVER)) continue;
-        dev_next[r] = rt_head[l];
-        rt_head[l] = r;
+        b->dev_next[r] = b->rt_head[l];
+        b->rt_head[l] = r;
     }
+    return 0;
+}
+
+/* Each step's span of the device work launched by the runtime calls inside
+ * it; 1 when any step launched some (the plugin then adjusts the steps). */
+static int match_gpu_work(struct bd *b)
+{
+    const tp_store *st = b->st;
+    struct step *steps = b->steps;
+    size_t nsteps = b->nsteps;
     for (size_t i = 0; i < nsteps; i++) { steps[i].dmin = INT64_MAX; steps[i].dmax = INT64_MIN; }
     int use_gpu = 0;
-    {
-        size_t is = 0;
-        for (size_t k = 0; k < nrt && is < nsteps; k++) {
-            int64_t r = rts[k], rs = st->ts[r], re = st->ts[r] + st->dur[r];
-            while (is < nsteps) {
-                struct step *S = &steps[is];
-                if (rs < S->s) break;
-                if (re <= S->e) {
-                    for (int64_t d = rt_head[r]; d >= 0; d = dev_next[d]) {
-                        int64_t ds = st->ts[d], de = st->ts[d] + st->dur[d];
-                        if (ds < S->dmin) S->dmin = ds;
-                        if (de > S->dmax) S->dmax = de;
-                        S->matched++;
-                        dmatched[d] = 1;
-                        use_gpu = 1;
-                    }
-                    break;
+    size_t is = 0;
+    for (size_t k = 0; k < b->nrt && is < nsteps; k++) {
+        int64_t r = b->rts[k], rs = st->ts[r], re = st->ts[r] + st->dur[r];
+        while (is < nsteps) {
+            struct step *S = &steps[is];
+            if (rs < S->s) break;
+            if (re <= S->e) {
+                for (int64_t d = b->rt_head[r]; d >= 0; d = b->dev_next[d]) {
+                    int64_t ds = st->ts[d], de = st->ts[d] + st->dur[d];
+                    if (ds < S->dmin) S->dmin = ds;
+                    if (de > S->dmax) S->dmax = de;
+                    S->matched++;
+                    b->dmatched[d] = 1;
+                    use_gpu = 1;
                 }
-                if (rs < S->e) break;
-                is++;
+                break;
+            }
+            if (rs < S->e) break;
+            is++;
+        }
+    }
+    return use_gpu;
+}
+
+/* The plugin's GPU adjustment: each step starts where the previous one
+ * ended (the first after the unmatched device work before it) and ends no
+ * earlier than its device work; trailing steps without GPU work go. */
+static void adjust_steps(struct bd *b)
+{
+    const tp_store *st = b->st;
+    struct step *steps = b->steps;
+    int64_t prev_end = steps[0].s;
+    if (steps[0].matched) {
+        for (size_t k = 0; k < b->no; k++) {
+            int64_t d = b->ord[k];
+            uint8_t kd = st->kind[d];
+            if ((kd == TP_K_KERNEL || kd == TP_K_MEMCPY || kd == TP_K_MEMSET) && !b->dmatched[d]) {
+                int64_t de = st->ts[d] + st->dur[d];
+                if (de < steps[0].dmin && de > prev_end) prev_end = de;
             }
         }
     }
-    if (use_gpu) {
-        int64_t prev_end = steps[0].s;
-        if (steps[0].matched) {
-            for (size_t k = 0; k < no; k++) {
-                int64_t d = ord[k];
-                uint8_t kd = st->kind[d];
-                if ((kd == TP_K_KERNEL || kd == TP_K_MEMCPY || kd == TP_K_MEMSET) && !dmatched[d]) {
-                    int64_t de = st->ts[d] + st->dur[d];
-                    if (de < steps[0].dmin && de > prev_end) prev_end = de;
-                }
-            }
+    for (size_t i = 0; i < b->nsteps; i++) {
+        struct step *S = &steps[i];
+        int64_t s = prev_end > S->s ? prev_end : S->s, e;
+        if (!S->matched) e = S->e > s ? S->e : s;
+        else {
+            e = S->e > S->dmax ? S->e : S->dmax;
+            if (e < s) e = s;
         }
-        for (size_t i = 0; i < nsteps; i++) {
-            struct step *S = &steps[i];
-            int64_t s = prev_end > S->s ? prev_end : S->s, e;
-            if (!S->matched) e = S->e > s ? S->e : s;
-            else {
-                e = S->e > S->dmax ? S->e : S->dmax;
-                if (e < s) e = s;
-            }
-            S->s = s;
-            S->e = e;
-            prev_end = e;
-        }
-        if (nsteps > 1) {
-            size_t last = 0;
-            for (size_t i = 0; i < nsteps; i++)
-                if (steps[i].matched > 0) last = i;
-            size_t keep = last + 1;
-            if (last > 0 && (double)steps[last - 1].matched * 0.8 > (double)steps[last].matched) keep = last;
-            nsteps = keep;
-        }
+        S->s = s;
+        S->e = e;
+        prev_end = e;
     }
-    /* priority accounting */
-    for (size_t i = 0; i < nsteps; i++)
-        if (tp_ranges_push(&slots, steps[i].s, steps[i].e) < 0) goto oom;
+    if (b->nsteps > 1) {
+        size_t last = 0;
+        for (size_t i = 0; i < b->nsteps; i++)
+            if (steps[i].matched > 0) last = i;
+        size_t keep = last + 1;
+        if (last > 0 && (double)steps[last - 1].matched * 0.8 > (double)steps[last].matched) keep = last;
+        b->nsteps = keep;
+    }
+}
+
+/* priority accounting: within the steps, each role keeps what the roles
+ * before it left; what is left at the end is Other */
+static int priority_costs(struct bd *b)
+{
+    struct tp_ranges slots = {0}, tmp = {0};
+    int rc = -1;
+    for (size_t i = 0; i < b->nsteps; i++)
+        if (tp_ranges_push(&slots, b->steps[i].s, b->steps[i].e) < 0) goto done;
     tp_ranges_merge(&slots);
     for (int k = 0; k < NROLE; k++) {
-        if (tp_ranges_intersect(&slots, &role[k], &cost[k]) < 0 || tp_ranges_subtract(&slots, &cost[k], &tmp) < 0) goto oom;
+        if (tp_ranges_intersect(&slots, &b->role[k], &b->cost[k]) < 0 ||
+            tp_ranges_subtract(&slots, &b->cost[k], &tmp) < 0)
+            goto done;
         struct tp_ranges x = slots; slots = tmp; tmp = x;
     }
-    cost[R_OTHER] = slots;
+    b->cost[R_OTHER] = slots;
     slots.a = NULL; slots.n = slots.cap = 0;
+    rc = 0;
+done:
+    free(slots.a); free(tmp.a);
+    return rc;
+}
 
-    /* each step's share of each cost range */
-    out->steps = calloc(nsteps ? nsteps : 1, sizeof *out->steps);
-    if (!out->steps) goto oom;
-    for (size_t i = 0; i < nsteps; i++) {
+/* each step's share of each cost range */
+static int fill_steps(const struct bd *b, struct tp_tb_breakdown *out)
+{
+    out->steps = calloc(b->nsteps ? b->nsteps : 1, sizeof *out->steps);
+    if (!out->steps) return -1;
+    for (size_t i = 0; i < b->nsteps; i++) {
         struct tp_tb_step *T = &out->steps[i];
-        T->num = steps[i].num;
-        T->start = steps[i].s;
-        T->end = steps[i].e;
-        for (int k = 0; k <= R_OTHER; k++) T->cost[k] = tp_ranges_overlap(&cost[k], T->start, T->end);
+        T->num = b->steps[i].num;
+        T->start = b->steps[i].s;
+        T->end = b->steps[i].e;
+        for (int k = 0; k <= R_OTHER; k++) T->cost[k] = tp_ranges_overlap(&b->cost[k], T->start, T->end);
         T->cost[R_TOTAL] = T->end - T->start;
         for (int k = 0; k < TP_TB_NCOST; k++) out->sum[k] += T->cost[k];
     }
-    out->nsteps = nsteps;
-    goto done;
-oom:
-    rc = -1;
+    out->nsteps = b->nsteps;
+    return 0;
+}
+
+int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
+{
+    struct bd b;
+    memset(&b, 0, sizeof b);
+    b.st = st;
+    memset(out, 0, sizeof *out);
+    int rc = -1;
+    if (order_events(&b) < 0) goto done;
+    find_comm_ext(&b);
+    if (assign_roles(&b) < 0) goto done;
+    for (int k = 0; k < NROLE; k++) tp_ranges_merge(&b.role[k]);
+    if (!b.nsteps && b.cpu_min <= b.cpu_max) {
+        b.steps[0].s = b.cpu_min; b.steps[0].e = b.cpu_max; b.steps[0].num = 0;
+        b.nsteps = 1;
+    }
+    if (group_by_launcher(&b) < 0) goto done;
+    if (match_gpu_work(&b)) adjust_steps(&b);
+    if (priority_costs(&b) < 0 || fill_steps(&b, out) < 0) goto done;
+    rc = 0;
 done:
-    for (int k = 0; k <= NROLE; k++) { free(role[k].a); free(cost[k].a); }
-    free(slots.a); free(tmp.a); free(tmp2.a);
-    free(ord); free(rts); free(dev_of); free(dev_next); free(rt_head); free(dmatched); free(steps); free(comm_ext);
+    for (int k = 0; k <= NROLE; k++) { free(b.role[k].a); free(b.cost[k].a); }
+    free(b.ord); free(b.rts); free(b.dev_next); free(b.rt_head); free(b.dmatched); free(b.steps); free(b.comm_ext);
     return rc;
 }
 

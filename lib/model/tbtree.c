@@ -328,212 +328,292 @@ done:
     return rc;
 }
 
-static int tb_build(const tp_store *st, struct tb_model *m)
+/* What tb_build's stages share: the X events in time order, the launch
+ * calls by correlation and by external id, and the device rows that came
+ * before their launch call (chained per correlation in pend). */
+struct tb_build {
+    const tp_store *st;
+    struct tb_model *m;
+    int64_t *ord;
+    size_t no;
+    struct tp_i64map corr, extmap, tidmap, pend;
+    int64_t *pend_dev; size_t npend, cappend;   /* buffered device rows, chained */
+    int64_t *pend_next; size_t npn, cappn;
+    int64_t *ext_last; size_t nel, capel;       /* tail of each ext list, by list id */
+    int64_t *ext_head; size_t neh, capeh;
+    int64_t dummy;                              /* the stale kernels' runtime */
+};
+
+/* The X events in time order, and room for every node and runtime. */
+static int tb_alloc(struct tb_build *b)
 {
-    memset(m, 0, sizeof *m);
-    g_st = st;
-    g_m = m;
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
     size_t n = st->n;
-    int64_t *ord = malloc((n ? n : 1) * sizeof *ord);
-    int64_t *buf = NULL;
-    struct tp_i64map corr = {0}, extmap = {0}, tidmap = {0}, pend = {0};
-    int rc = -1;
-    if (!ord) return -1;
+    b->ord = malloc((n ? n : 1) * sizeof *b->ord);
+    if (!b->ord) return -1;
     size_t no = 0, nrt = 0, nnode = 0;
     for (size_t i = 0; i < n; i++) {
         if (st->ph[i] != 'X') continue;
-        ord[no++] = (int64_t)i;
+        b->ord[no++] = (int64_t)i;
         if (is_launch_call(st->kind[i])) nrt++;
         else nnode++;
     }
-    qsort(ord, no, sizeof *ord, cmp_row_ts);
+    b->no = no;
+    qsort(b->ord, no, sizeof *b->ord, cmp_row_ts);
     /* room for a launch per captured operator instance (split_captured) and
      * a stand-in node per launch call or captured instance (attach_by_model) */
     size_t ninst = (size_t)st->attr.cap_instances;
     m->rts = calloc(nrt + ninst + 1, sizeof *m->rts);
     m->nodes = calloc(nnode + nrt + ninst + 1, sizeof *m->nodes);
     /* per-ext lists of runtimes (ext TP_NONE is its own key) */
-    if (!m->rts || !m->nodes || tp_i64map_init(&corr, nrt) < 0 || tp_i64map_init(&extmap, nrt) < 0 ||
-        tp_i64map_init(&tidmap, 64) < 0 || tp_i64map_init(&pend, no) < 0)
-        goto out;
-    int64_t *pend_dev = NULL; size_t npend = 0, cappend = 0;   /* buffered device rows, chained */
-    int64_t *pend_next = NULL; size_t npn = 0, cappn = 0;
-    int64_t *ext_last = NULL; size_t nel = 0, capel = 0;       /* tail of each ext list, by list id */
-    int64_t *ext_head = NULL; size_t neh = 0, capeh = 0;
-    for (size_t k = 0; k < no; k++) {
-        int64_t r = ord[k];
+    if (!m->rts || !m->nodes || tp_i64map_init(&b->corr, nrt) < 0 || tp_i64map_init(&b->extmap, nrt) < 0 ||
+        tp_i64map_init(&b->tidmap, 64) < 0 || tp_i64map_init(&b->pend, no) < 0)
+        return -1;
+    return 0;
+}
+
+/* A kernel, memcpy or memset row: onto its launch call when that came
+ * earlier, else buffered under its correlation (a kernel without one under
+ * a key of its own, for the stale kernels). */
+static int add_device_row(struct tb_build *b, int64_t r, uint8_t kind)
+{
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
+    if (kind == TP_K_KERNEL) m->has_kernel = 1;
+    else m->has_memcpy_or_memset = 1;
+    int64_t c = st->correlation[r];
+    int64_t rt = c == TP_NONE ? -1 : tp_i64map_get(&b->corr, c);
+    if (rt >= 0)
+        return push64(&m->rts[rt].dev, &m->rts[rt].ndev, &m->rts[rt].capdev, r);
+    if (c == TP_NONE && kind != TP_K_KERNEL)
+        return 0;
+    int64_t *h = tp_i64map_slot(&b->pend, c != TP_NONE ? c : INT64_MIN + 1);
+    if (!h || push64(&b->pend_dev, &b->npend, &b->cappend, r) < 0 ||
+        push64(&b->pend_next, &b->npn, &b->cappn, *h) < 0)
+        return -1;
+    *h = (int64_t)b->npend - 1;
+    return 0;
+}
+
+/* A launch call becomes a runtime: it takes the device rows buffered under
+ * its correlation, and joins the list of its external id. */
+static int add_launch(struct tb_build *b, int64_t r)
+{
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
+    int64_t ri = (int64_t)m->nrts++;
+    struct tb_rt *R = &m->rts[ri];
+    R->row = r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
+    int64_t c = st->correlation[r];
+    if (c != TP_NONE) {
+        /* an existing key: no insert, so no allocation */
+        int64_t *h = tp_i64map_get(&b->pend, c) >= 0 ? tp_i64map_slot(&b->pend, c) : &(int64_t){-1};
+        for (int64_t p = *h; p >= 0; p = b->pend_next[p])
+            if (b->pend_dev[p] >= 0) {
+                if (push64(&R->dev, &R->ndev, &R->capdev, b->pend_dev[p]) < 0) return -1;
+                b->pend_dev[p] = -1;
+            }
+        *h = -1;
+        int64_t *cs = tp_i64map_slot(&b->corr, c);
+        if (!cs) return -1;
+        *cs = ri;
+        if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
+    }
+    int64_t e = st->external_id[r];
+    if (e == TP_NONE)
+        return 0;   /* no External id: attached by the attribution model below */
+    int64_t *lid = tp_i64map_slot(&b->extmap, e);
+    if (!lid) return -1;
+    if (*lid < 0) {
+        *lid = (int64_t)b->neh;
+        if (push64(&b->ext_head, &b->neh, &b->capeh, ri) < 0 || push64(&b->ext_last, &b->nel, &b->capel, ri) < 0)
+            return -1;
+    } else {
+        if (b->ext_head[*lid] < 0) b->ext_head[*lid] = ri;
+        else m->rts[b->ext_last[*lid]].next = ri;
+        b->ext_last[*lid] = ri;
+    }
+    return 0;
+}
+
+/* A host row becomes a node when the plugin makes one of it (operators,
+ * steps, modules, python functions, data loader, optimizer and
+ * communication annotations); its thread is recorded in first-seen order. */
+static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char *name)
+{
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
+    int ev = EV_NONE, cl = CL_OP;
+    const char *cat = tp_store_str(st, st->cat[r]);
+    if (kind == TP_K_CPU_OP) ev = EV_OPERATOR;
+    else if (kind == TP_K_USER_ANNOTATION || kind == TP_K_GPU_USER_ANNOTATION) ev = EV_USER_ANNOT;
+    else if (kind == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(cat)) ev = EV_PYTHON;
+    else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && st->ops[st->aux[r]].module_id != TP_NONE)
+        ev = EV_MODULE;
+    if (ev == EV_NONE) return 0;
+    int64_t ext = st->external_id[r];
+    if ((ev == EV_OPERATOR || ev == EV_USER_ANNOT) && starts(name, "ProfilerStep#")) {
+        ev = EV_STEP; cl = CL_STEP;
+    } else if (ev == EV_MODULE) {
+        cl = CL_MOD; ext = TP_NONE;
+    } else if (tp_tb_is_dataloader(name)) {
+        cl = CL_DL;
+    } else if (starts(name, "Optimizer.step")) {
+        cl = CL_OPT;
+    } else if (ev == EV_USER_ANNOT && !tp_tb_comm_lib(name)) {
+        return 0;   /* other user annotations are not nodes */
+    }
+    struct tb_node *N = &m->nodes[m->nnodes++];
+    N->row = r; N->ev = ev; N->cl = cl; N->start = st->ts[r]; N->end = st->ts[r] + st->dur[r];
+    N->ext = ext; N->name = name; N->tid = st->tid[r];
+    N->first_child = N->next_sib = N->last_child = -1;
+    int64_t *t = tp_i64map_slot(&b->tidmap, st->tid[r]);
+    if (!t) return -1;
+    if (*t < 0) {
+        *t = (int64_t)m->ntids;
+        if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) return -1;
+    }
+    return 0;
+}
+
+/* One pass in time order, so that a launch call finds the device rows seen
+ * before it and later device rows find their launch call. */
+static int scan_rows(struct tb_build *b)
+{
+    const tp_store *st = b->st;
+    for (size_t k = 0; k < b->no; k++) {
+        int64_t r = b->ord[k];
         uint8_t kind = st->kind[r];
         const char *name = tp_store_str(st, st->name[r]);
-        if (kind == TP_K_KERNEL || kind == TP_K_MEMCPY || kind == TP_K_MEMSET) {
-            if (kind == TP_K_KERNEL) m->has_kernel = 1;
-            else m->has_memcpy_or_memset = 1;
-            int64_t c = st->correlation[r];
-            int64_t rt = c == TP_NONE ? -1 : tp_i64map_get(&corr, c);
-            if (rt >= 0) {
-                if (push64(&m->rts[rt].dev, &m->rts[rt].ndev, &m->rts[rt].capdev, r) < 0) goto out2;
-            } else if (c != TP_NONE) {
-                int64_t *h = tp_i64map_slot(&pend, c);
-                if (!h || push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
-                    goto out2;
-                *h = (int64_t)npend - 1;
-            } else if (kind == TP_K_KERNEL) {
-                int64_t *h = tp_i64map_slot(&pend, INT64_MIN + 1);
-                if (!h || push64(&pend_dev, &npend, &cappend, r) < 0 || push64(&pend_next, &npn, &cappn, *h) < 0)
-                    goto out2;
-                *h = (int64_t)npend - 1;
-            }
-            continue;
-        }
-        if (is_launch_call(kind)) {
-            int64_t ri = (int64_t)m->nrts++;
-            struct tb_rt *R = &m->rts[ri];
-            R->row = r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
-            int64_t c = st->correlation[r];
-            if (c != TP_NONE) {
-                /* an existing key: no insert, so no allocation */
-                int64_t *h = tp_i64map_get(&pend, c) >= 0 ? tp_i64map_slot(&pend, c) : &(int64_t){-1};
-                for (int64_t p = *h; p >= 0; p = pend_next[p])
-                    if (pend_dev[p] >= 0) {
-                        if (push64(&R->dev, &R->ndev, &R->capdev, pend_dev[p]) < 0) goto out2;
-                        pend_dev[p] = -1;
-                    }
-                *h = -1;
-                int64_t *cs = tp_i64map_slot(&corr, c);
-                if (!cs) goto out2;
-                *cs = ri;
-                if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
-            }
-            int64_t e = st->external_id[r];
-            if (e == TP_NONE)
-                continue;   /* no External id: attached by the attribution model below */
-            int64_t key = e;
-            int64_t *lid = tp_i64map_slot(&extmap, key);
-            if (!lid) goto out2;
-            if (*lid < 0) {
-                *lid = (int64_t)neh;
-                if (push64(&ext_head, &neh, &capeh, ri) < 0 || push64(&ext_last, &nel, &capel, ri) < 0) goto out2;
-            } else {
-                if (ext_head[*lid] < 0) ext_head[*lid] = ri;
-                else m->rts[ext_last[*lid]].next = ri;
-                ext_last[*lid] = ri;
-            }
-            continue;
-        }
-        /* host nodes */
-        int ev = EV_NONE, cl = CL_OP;
-        const char *cat = tp_store_str(st, st->cat[r]);
-        if (kind == TP_K_CPU_OP) ev = EV_OPERATOR;
-        else if (kind == TP_K_USER_ANNOTATION || kind == TP_K_GPU_USER_ANNOTATION) ev = EV_USER_ANNOT;
-        else if (kind == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(cat)) ev = EV_PYTHON;
-        else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && st->ops[st->aux[r]].module_id != TP_NONE)
-            ev = EV_MODULE;
-        if (ev == EV_NONE) continue;
-        int64_t ext = st->external_id[r];
-        if ((ev == EV_OPERATOR || ev == EV_USER_ANNOT) && starts(name, "ProfilerStep#")) {
-            ev = EV_STEP; cl = CL_STEP;
-        } else if (ev == EV_MODULE) {
-            cl = CL_MOD; ext = TP_NONE;
-        } else if (tp_tb_is_dataloader(name)) {
-            cl = CL_DL;
-        } else if (starts(name, "Optimizer.step")) {
-            cl = CL_OPT;
-        } else if (ev == EV_USER_ANNOT && !tp_tb_comm_lib(name)) {
-            continue;   /* other user annotations are not nodes */
-        }
-        struct tb_node *N = &m->nodes[m->nnodes++];
-        N->row = r; N->ev = ev; N->cl = cl; N->start = st->ts[r]; N->end = st->ts[r] + st->dur[r];
-        N->ext = ext; N->name = name; N->tid = st->tid[r];
-        N->first_child = N->next_sib = N->last_child = -1;
-        int64_t *t = tp_i64map_slot(&tidmap, st->tid[r]);
-        if (!t) goto out2;
-        if (*t < 0) {
-            *t = (int64_t)m->ntids;
-            if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) goto out2;
-        }
+        int rc;
+        if (kind == TP_K_KERNEL || kind == TP_K_MEMCPY || kind == TP_K_MEMSET)
+            rc = add_device_row(b, r, kind);
+        else if (is_launch_call(kind))
+            rc = add_launch(b, r);
+        else
+            rc = add_host_node(b, r, kind, name);
+        if (rc < 0)
+            return -1;
     }
-    /* attach runtimes by external id: threads in first-appearance order, nodes in list order */
+    return 0;
+}
+
+/* attach runtimes by external id: threads in first-appearance order, nodes
+ * in list order; a list goes to the first node with its id */
+static int attach_by_ext(struct tb_build *b)
+{
+    struct tb_model *m = b->m;
     for (size_t ti = 0; ti < m->ntids; ti++)
         for (size_t i = 0; i < m->nnodes; i++) {
             struct tb_node *N = &m->nodes[i];
             if (N->tid != m->tids[ti]) continue;
             int64_t key = N->ext == TP_NONE ? INT64_MIN + 2 : N->ext;
-            int64_t lid = tp_i64map_get(&extmap, key);
-            if (lid < 0 || ext_head[lid] < 0) continue;
-            for (int64_t r = ext_head[lid]; r >= 0; r = m->rts[r].next)
-                if (node_attach_rt(N, r) < 0) goto out2;
-            ext_head[lid] = -1;
+            int64_t lid = tp_i64map_get(&b->extmap, key);
+            if (lid < 0 || b->ext_head[lid] < 0) continue;
+            for (int64_t r = b->ext_head[lid]; r >= 0; r = m->rts[r].next)
+                if (node_attach_rt(N, r) < 0) return -1;
+            b->ext_head[lid] = -1;
         }
-    if (split_captured(st, m) < 0 || attach_by_model(st, m, attached_mark(m)) < 0) goto out2;
-    /* staled kernels */
-    int64_t dummy = -1;
-    {
-        struct tb_rt *D = &m->rts[m->nrts];
-        D->row = -1; D->next = -1;
-        for (size_t p = 0; p < npend; p++)
-            if (pend_dev[p] >= 0 && st->kind[pend_dev[p]] == TP_K_KERNEL)
-                if (push64(&D->dev, &D->ndev, &D->capdev, pend_dev[p]) < 0) goto out2;
-        if (D->ndev) qsort(D->dev, D->ndev, sizeof *D->dev, cmp_dev);
-        dummy = (int64_t)m->nrts++;
+    return 0;
+}
+
+/* staled kernels: those whose launch call never came, on one runtime
+ * without a row that the first thread with a step hangs on its root */
+static int add_stale_runtime(struct tb_build *b)
+{
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
+    struct tb_rt *D = &m->rts[m->nrts];
+    D->row = -1; D->next = -1;
+    for (size_t p = 0; p < b->npend; p++)
+        if (b->pend_dev[p] >= 0 && st->kind[b->pend_dev[p]] == TP_K_KERNEL)
+            if (push64(&D->dev, &D->ndev, &D->capdev, b->pend_dev[p]) < 0) return -1;
+    if (D->ndev) qsort(D->dev, D->ndev, sizeof *D->dev, cmp_dev);
+    b->dummy = (int64_t)m->nrts++;
+    return 0;
+}
+
+/* One thread's tree: a root, then its nodes by (start, -end) nested with a
+ * stack; a node that overlaps its would-be parent's end is dropped. */
+static int build_thread_tree(struct tb_build *b, size_t ti, size_t nodes_real, int64_t *buf, int64_t *stack,
+                             int *dummy_given)
+{
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
+    size_t nb = 0;
+    int has_step = 0;
+    for (size_t i = 0; i < nodes_real; i++)
+        if (m->nodes[i].tid == m->tids[ti]) {
+            buf[nb++] = (int64_t)i;
+            if (m->nodes[i].cl == CL_STEP) has_step = 1;
+        }
+    qsort(buf, nb, sizeof *buf, cmp_node);
+    /* root (nodes array was allocated with room for one extra; grow for more roots) */
+    struct tb_node *nn = realloc(m->nodes, (m->nnodes + 1) * sizeof *nn);
+    if (!nn) return -1;
+    m->nodes = nn;
+    int64_t root = (int64_t)m->nnodes++;
+    struct tb_node *R = &m->nodes[root];
+    memset(R, 0, sizeof *R);
+    R->row = -1; R->ev = EV_ROOT; R->cl = CL_ROOT; R->name = "CallTreeRoot"; R->tid = m->tids[ti];
+    R->start = INT64_MIN; R->end = INT64_MAX; R->ext = TP_NONE;
+    R->first_child = R->next_sib = R->last_child = -1;
+    /* zero-external-id runtimes of this thread: the plugin files them
+     * under the raw tid but looks them up by int(tid), so with the string
+     * tids kineto wrote they never reach a tree; tprof keeps them out too
+     * (see man/tbviews-notes.txt). */
+    for (size_t q = 0; ZERO_EXT_TO_ROOT && q + 1 < m->nrts; q++)
+        if (m->rts[q].row >= 0 && st->external_id[m->rts[q].row] == 0 && st->tid[m->rts[q].row] == m->tids[ti])
+            if (node_attach_rt(R, (int64_t)q) < 0) return -1;
+    if (has_step && !*dummy_given) {
+        if (node_attach_rt(R, b->dummy) < 0) return -1;
+        *dummy_given = 1;
     }
-    /* trees */
-    buf = malloc((m->nnodes + 1) * sizeof *buf);
+    size_t sp = 0;
+    stack[sp++] = root;
+    for (size_t k = 0; k < nb; k++) {
+        struct tb_node *N = &m->nodes[buf[k]];
+        for (;;) {
+            struct tb_node *T = &m->nodes[stack[sp - 1]];
+            if (N->start >= T->end && sp > 1) { sp--; continue; }
+            if (N->end <= T->end) {
+                if (T->last_child < 0) T->first_child = buf[k];
+                else m->nodes[T->last_child].next_sib = buf[k];
+                T->last_child = buf[k];
+                stack[sp++] = buf[k];
+            } else {
+                N->dropped = 1;
+            }
+            break;
+        }
+    }
+    m->roots[m->nroots++] = root;
+    return 0;
+}
+
+static int build_trees(struct tb_build *b)
+{
+    struct tb_model *m = b->m;
+    int64_t *buf = malloc((m->nnodes + 1) * sizeof *buf);
     int64_t *stack = malloc((m->nnodes + 2) * sizeof *stack);
     m->roots = malloc((m->ntids + 1) * sizeof *m->roots);
-    if (!buf || !stack || !m->roots) { free(stack); goto out2; }
-    int dummy_given = 0;
+    int rc = -1, dummy_given = 0;
+    if (!buf || !stack || !m->roots) goto done;
     size_t nodes_real = m->nnodes;
-    for (size_t ti = 0; ti < m->ntids; ti++) {
-        size_t nb = 0;
-        int has_step = 0;
-        for (size_t i = 0; i < nodes_real; i++)
-            if (m->nodes[i].tid == m->tids[ti]) {
-                buf[nb++] = (int64_t)i;
-                if (m->nodes[i].cl == CL_STEP) has_step = 1;
-            }
-        qsort(buf, nb, sizeof *buf, cmp_node);
-        /* root (nodes array was allocated with room for one extra; grow for more roots) */
-        struct tb_node *nn = realloc(m->nodes, (m->nnodes + 1) * sizeof *nn);
-        if (!nn) { free(stack); goto out2; }
-        m->nodes = nn;
-        int64_t root = (int64_t)m->nnodes++;
-        struct tb_node *R = &m->nodes[root];
-        memset(R, 0, sizeof *R);
-        R->row = -1; R->ev = EV_ROOT; R->cl = CL_ROOT; R->name = "CallTreeRoot"; R->tid = m->tids[ti];
-        R->start = INT64_MIN; R->end = INT64_MAX; R->ext = TP_NONE;
-        R->first_child = R->next_sib = R->last_child = -1;
-        /* zero-external-id runtimes of this thread: the plugin files them
-         * under the raw tid but looks them up by int(tid), so with the string
-         * tids kineto wrote they never reach a tree; tprof keeps them out too
-         * (see man/tbviews-notes.txt). */
-        for (size_t q = 0; ZERO_EXT_TO_ROOT && q + 1 < m->nrts; q++)
-            if (m->rts[q].row >= 0 && st->external_id[m->rts[q].row] == 0 && st->tid[m->rts[q].row] == m->tids[ti])
-                if (node_attach_rt(R, (int64_t)q) < 0) { free(stack); goto out2; }
-        if (has_step && !dummy_given) {
-            if (node_attach_rt(R, dummy) < 0) { free(stack); goto out2; }
-            dummy_given = 1;
-        }
-        size_t sp = 0;
-        stack[sp++] = root;
-        for (size_t k = 0; k < nb; k++) {
-            struct tb_node *N = &m->nodes[buf[k]];
-            for (;;) {
-                struct tb_node *T = &m->nodes[stack[sp - 1]];
-                if (N->start >= T->end && sp > 1) { sp--; continue; }
-                if (N->end <= T->end) {
-                    if (T->last_child < 0) T->first_child = buf[k];
-                    else m->nodes[T->last_child].next_sib = buf[k];
-                    T->last_child = buf[k];
-                    stack[sp++] = buf[k];
-                } else {
-                    N->dropped = 1;
-                }
-                break;
-            }
-        }
-        m->roots[m->nroots++] = root;
-    }
+    for (size_t ti = 0; ti < m->ntids; ti++)
+        if (build_thread_tree(b, ti, nodes_real, buf, stack, &dummy_given) < 0) goto done;
+    rc = 0;
+done:
+    free(buf);
     free(stack);
-    /* remove_dup_nodes */
+    return rc;
+}
+
+/* remove_dup_nodes: an operator whose only child is an operator of the same
+ * name takes over that child's children and runtimes */
+static void remove_dup_nodes(struct tb_model *m)
+{
     for (size_t i = 0; i < m->nnodes; i++) {
         struct tb_node *N = &m->nodes[i];
         for (;;) {
@@ -549,16 +629,28 @@ static int tb_build(const tp_store *st, struct tb_model *m)
             C->dropped = 1;
         }
     }
+}
+
+static int tb_build(const tp_store *st, struct tb_model *m)
+{
+    memset(m, 0, sizeof *m);
+    g_st = st;
+    g_m = m;
+    struct tb_build b = { .st = st, .m = m, .dummy = -1 };
+    int rc = -1;
+    if (tb_alloc(&b) < 0 || scan_rows(&b) < 0 || attach_by_ext(&b) < 0 || split_captured(st, m) < 0 ||
+        attach_by_model(st, m, attached_mark(m)) < 0 || add_stale_runtime(&b) < 0 || build_trees(&b) < 0)
+        goto done;
+    remove_dup_nodes(m);
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].nrts) qsort(m->nodes[i].rts, m->nodes[i].nrts, sizeof(int64_t), cmp_rt);
     for (size_t i = 0; i < m->nroots; i++)
-        if (fill_stats(m, m->roots[i]) < 0 || collect(m, m->roots[i]) < 0) goto out2;
+        if (fill_stats(m, m->roots[i]) < 0 || collect(m, m->roots[i]) < 0) goto done;
     rc = 0;
-out2:
-    free(pend_dev); free(pend_next); free(ext_last); free(ext_head);
-out:
-    free(ord); free(buf);
-    tp_i64map_free(&corr); tp_i64map_free(&extmap); tp_i64map_free(&tidmap); tp_i64map_free(&pend);
+done:
+    free(b.pend_dev); free(b.pend_next); free(b.ext_last); free(b.ext_head);
+    free(b.ord);
+    tp_i64map_free(&b.corr); tp_i64map_free(&b.extmap); tp_i64map_free(&b.tidmap); tp_i64map_free(&b.pend);
     if (rc < 0) tb_free(m);
     return rc;
 }

@@ -69,14 +69,11 @@ static const struct tp_run_rank *by_worker(const tp_run *r, const char *w)
     return NULL;
 }
 
-int main(void)
+/* ranks from metadata, names, order */
+static void test_names(void)
 {
-    snprintf(base, sizeof base, "/tmp/tprof_run_test.%d", (int)getpid());
-    mkdir(base, 0755);
     tp_error err = {0};
     int ro, rl;
-
-    /* ranks from metadata, names, order */
     mk("names");
     trace("names", "rank-3.json", -1, 1, 10);
     trace("names", "worker1.pt.trace.json", -1, 1, 10);
@@ -136,13 +133,18 @@ int main(void)
     r = open_load("names", NULL, 1, &ro, &rl, &err);
     CHECK("run.one_thread", rl == TP_OK && tp_run_size(r) == 5 && tp_run_rank(r, 4)->rank == 5);
     tp_run_free(r);
+}
 
-    /* spans: the plugin's worker.span naming, numbered per worker */
+/* spans: the plugin's worker.span naming, numbered per worker */
+static void test_spans(void)
+{
+    tp_error err = {0};
+    int ro, rl;
     mk("spans");
     trace("spans", "worker0.100.pt.trace.json", -1, 1, 10);
     trace("spans", "worker0.200.pt.trace.json", -1, 2, 10);
     trace("spans", "worker1.150.pt.trace.json", -1, 1, 10);
-    r = open_load("spans", NULL, 0, &ro, &rl, &err);
+    tp_run *r = open_load("spans", NULL, 0, &ro, &rl, &err);
     CHECK("run.spans.default_first", rl == TP_OK && tp_run_size(r) == 2 && by_worker(r, "worker0") &&
                                          strcmp(by_worker(r, "worker0")->span, "100") == 0);
     CHECK("run.spans.note", strstr(tp_run_notes(r), "more than one span") != NULL);
@@ -158,12 +160,18 @@ int main(void)
     tp_run_free(r);
     r = open_load("spans", "999", 0, &ro, &rl, &err);
     CHECK("run.spans.unknown", ro == TP_ERR_USAGE && !r && strstr(err.msg, "--span 999"));
+}
 
-    /* a rank claimed twice: never merged silently */
+/* a rank claimed twice: never merged silently */
+static void test_dup(void)
+{
+    tp_error err = {0};
+    int ro, rl;
+    const struct tp_run_rank *k;
     mk("dup");
     trace("dup", "a.json", 0, 1, 10);
     trace("dup", "b.json", 0, 1, 10);
-    r = open_load("dup", NULL, 0, &ro, &rl, &err);
+    tp_run *r = open_load("dup", NULL, 0, &ro, &rl, &err);
     CHECK("run.dup.fails", rl != TP_OK);
     k = by_worker(r, "b");
     CHECK("run.dup.second_named", k && k->status != TP_OK && !k->store && strstr(k->err.msg, "a.json") &&
@@ -171,16 +179,22 @@ int main(void)
     k = by_worker(r, "a");
     CHECK("run.dup.first_kept", k && k->status == TP_OK && k->store);
     tp_run_free(r);
+}
 
-    /* unranked files fill the gaps in order; a rank claimed three times
-     * keeps the first file, the others name it */
+/* unranked files fill the gaps in order; a rank claimed three times
+ * keeps the first file, the others name it */
+static void test_fill(void)
+{
+    tp_error err = {0};
+    int ro, rl;
+    const struct tp_run_rank *k;
     mk("fill");
     trace("fill", "a.json", 0, 1, 10);
     trace("fill", "b.json", -1, 1, 10);
     trace("fill", "c.json", 2, 1, 10);
     trace("fill", "d.json", -1, 1, 10);
     trace("fill", "e.json", -1, 1, 10);
-    r = open_load("fill", NULL, 0, &ro, &rl, &err);
+    tp_run *r = open_load("fill", NULL, 0, &ro, &rl, &err);
     CHECK("run.fill.gaps", by_worker(r, "b") && by_worker(r, "b")->rank == 1 && by_worker(r, "d") &&
                                by_worker(r, "d")->rank == 3 && by_worker(r, "e")->rank == 4);
     tp_run_free(r);
@@ -194,10 +208,15 @@ int main(void)
     k = by_worker(r, "x");
     CHECK("run.dup3.first_kept", k && k->status == TP_OK && k->store && k->store->rank == 4);
     tp_run_free(r);
+}
 
-    /* an empty directory, and one with no trace names */
+/* an empty directory, and one with no trace names */
+static void test_empty_and_no_traces(void)
+{
+    tp_error err = {0};
+    int ro, rl;
     mk("empty");
-    r = open_load("empty", NULL, 0, &ro, &rl, &err);
+    tp_run *r = open_load("empty", NULL, 0, &ro, &rl, &err);
     CHECK("run.empty.error", ro == TP_ERR_FORMAT && !r && strstr(err.msg, "no traces"));
     mk("other");
     trace("other", "README.txt", -1, 1, 10);
@@ -210,26 +229,49 @@ int main(void)
     trace("parent/child", "rank-0.json", -1, 1, 10);
     r = open_load("parent", NULL, 0, &ro, &rl, &err);
     CHECK("run.dir_of_runs.hint", ro == TP_ERR_FORMAT && !r && strstr(err.msg, "subdirectory child"));
+}
 
-    /* a rank that fails to parse: named, the others still there */
+/* a rank that fails to parse: named, the others still there */
+static void test_bad_rank(void)
+{
+    tp_error err = {0};
+    int ro, rl;
     mk("bad");
     trace("bad", "rank-0.json", -1, 1, 10);
     garbage("bad", "rank-1.json");
     trace("bad", "rank-2.json", -1, 1, 10);
-    r = open_load("bad", NULL, 0, &ro, &rl, &err);
+    tp_run *r = open_load("bad", NULL, 0, &ro, &rl, &err);
     CHECK("run.bad.status", rl == TP_ERR_FORMAT && strstr(err.msg, "rank-1.json"));
     CHECK("run.bad.others_ok", tp_run_size(r) == 3 && tp_run_rank(r, 0)->status == TP_OK &&
                                    tp_run_rank(r, 2)->status == TP_OK && tp_run_rank(r, 2)->store->n > 0);
     CHECK("run.bad.failed_rank", tp_run_rank(r, 1)->status != TP_OK && tp_run_rank(r, 1)->rank == 1);
     tp_run_free(r);
+}
 
-    /* ranks that disagree on steps */
+/* ranks that disagree on steps */
+static void test_steps_disagree(void)
+{
+    tp_error err = {0};
+    int ro, rl;
     mk("steps");
     trace("steps", "rank-0.json", -1, 1, 10);
     trace("steps", "rank-1.json", -1, 2, 10);
-    r = open_load("steps", NULL, 0, &ro, &rl, &err);
+    tp_run *r = open_load("steps", NULL, 0, &ro, &rl, &err);
     CHECK("run.steps.disagree_note", rl == TP_OK && strstr(tp_run_notes(r), "disagree on steps"));
     tp_run_free(r);
+}
+
+int main(void)
+{
+    snprintf(base, sizeof base, "/tmp/tprof_run_test.%d", (int)getpid());
+    mkdir(base, 0755);
+    test_names();
+    test_spans();
+    test_dup();
+    test_fill();
+    test_empty_and_no_traces();
+    test_bad_rank();
+    test_steps_disagree();
 
     CHECK("run.is_run.dir", tp_path_is_run(base) == 1);
     CHECK("run.is_run.file", tp_path_is_run("/etc/hostname") == 0);

@@ -70,25 +70,16 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    (void)vo;
-    struct tp_gpu_summary s;
-    if (tp_gpu_summary(st, &s) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    tp_table *t = tp_table_new(acols, A_N);
-    int64_t *pids = malloc((st->n ? st->n : 1) * sizeof *pids);
-    if (!t || !pids) {
-        if (t) tp_table_free(t);
-        free(pids);
-        tp_gpu_summary_free(&s);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    const char *note = NULL;
-    char buf[1024];
+/* what the plugin's event parser notes on the way */
+struct parallelism {
+    int use_dp, use_ddp, nccl;
+    size_t ndev;                 /* distinct pids of the device events */
+};
 
-    /* what the plugin's event parser notes on the way */
-    int use_dp = 0, use_ddp = 0, nccl = 0;
+/* pids has room for st->n entries */
+static void note_parallelism(const tp_store *st, int64_t *pids, struct parallelism *p)
+{
+    memset(p, 0, sizeof *p);
     size_t npid = 0;
     for (size_t i = 0; i < st->n; i++) {
         uint8_t k = st->kind[i];
@@ -97,40 +88,50 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             pids[npid++] = st->pid[i];
         } else if (host_kind(k)) {
             const char *name = tp_store_str(st, st->name[i]);
-            if (strcmp(name, "DataParallel.forward") == 0) use_dp = 1;
-            else if (strcmp(name, "DistributedDataParallel.forward") == 0) use_ddp = 1;
-            else if (is_nccl_op(name)) nccl = 1;
+            if (strcmp(name, "DataParallel.forward") == 0) p->use_dp = 1;
+            else if (strcmp(name, "DistributedDataParallel.forward") == 0) p->use_ddp = 1;
+            else if (is_nccl_op(name)) p->nccl = 1;
         }
     }
     qsort(pids, npid, sizeof *pids, cmp_i64);
-    size_t ndev = 0;
     for (size_t i = 0; i < npid; i++)
-        if (i == 0 || pids[i] != pids[i - 1]) ndev++;
+        if (i == 0 || pids[i] != pids[i - 1]) p->ndev++;
+}
 
-    const struct tp_tb_breakdown *b = &s.steps;
-    int have_avg = b->nsteps > 0 && b->sum[TP_TB_TOTAL] > 0;
-    if (!have_avg)
-        note = b->nsteps ? "the steps have no duration: DataLoader and communication shares not checked"
-                         : "no step (no CPU op or ProfilerStep): DataLoader and communication shares not checked";
-
-    /* 1. input data loading */
-    if (have_avg) {
-        double r = avg_ratio(b, TP_TB_DATALOADER);
-        if (r > 0.05) {
-            snprintf(buf, sizeof buf,
-                     "This run has high time cost on input data loading. %.1f%% of the step time is in "
-                     "DataLoader. You could try to set num_workers on DataLoader's construction and enable "
-                     "multi-processes on data loading (" URL_DATA ").", r * 100);
-            row(t, "dataloader", buf);
-        }
+/* 1. input data loading and 4. communication: the role's share of the
+ * step time above a threshold; text has one %.1f for the percentage */
+static void advise_share(tp_table *t, const struct tp_tb_breakdown *b, int role, double above, const char *kind,
+                         const char *text)
+{
+    char buf[1024];
+    double r = avg_ratio(b, role);
+    if (r > above) {
+        snprintf(buf, sizeof buf, text, r * 100);
+        row(t, kind, buf);
     }
-    /* 2. DataParallel on several devices */
-    if (use_dp && ndev > 1)
+}
+
+static const char advice_dataloader[] =
+    "This run has high time cost on input data loading. %.1f%% of the step time is in "
+    "DataLoader. You could try to set num_workers on DataLoader's construction and enable "
+    "multi-processes on data loading (" URL_DATA ").";
+
+static const char advice_communication[] =
+    "This run has high time cost on communication. %.1f%% of the step time is in "
+    "communication. You could try Gradient Compression (" URL_COMPRESS ") or Gradient "
+    "Accumulation (" URL_GRADACC ") or increase the batch size. Note: Gradient accumulation "
+    "will increase global effective batch size, which may hurt model convergence and "
+    "accuracy. For such case, you may want to evaluate LAMB optimizer (" URL_LAMB ").";
+
+/* 2. DataParallel on several devices; 3. DDP without NCCL on a GPU that
+ * NCCL supports */
+static void advise_parallelism(tp_table *t, const tp_store *st, const struct parallelism *p)
+{
+    if (p->use_dp && p->ndev > 1)
         row(t, "dataparallel",
             "It is recommended to use DistributedDataParallel instead of DataParallel (" URL_DDP
             ") to do multi-GPU training.");
-    /* 3. DDP without NCCL on a GPU that NCCL supports */
-    if (use_ddp && !nccl) {
+    if (p->use_ddp && !p->nccl) {
         for (size_t d = 0; d < st->ndevices; d++) {
             char cc[48];
             snprintf(cc, sizeof cc, "%d.%d", st->devices[d].major, st->devices[d].minor);
@@ -142,93 +143,127 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             }
         }
     }
-    /* 4. communication */
-    if (have_avg) {
-        double r = avg_ratio(b, TP_TB_COMM);
-        if (r > 0.1) {
-            snprintf(buf, sizeof buf,
-                     "This run has high time cost on communication. %.1f%% of the step time is in "
-                     "communication. You could try Gradient Compression (" URL_COMPRESS ") or Gradient "
-                     "Accumulation (" URL_GRADACC ") or increase the batch size. Note: Gradient accumulation "
-                     "will increase global effective batch size, which may hurt model convergence and "
-                     "accuracy. For such case, you may want to evaluate LAMB optimizer (" URL_LAMB ").",
-                     r * 100);
-            row(t, "communication", buf);
-        }
+}
+
+/* 5. GPUs with low utilization */
+static void advise_gpu_utilization(tp_table *t, const struct tp_gpu_summary *s)
+{
+    char buf[1024];
+    size_t nlow = 0, len = 0;
+    char list[768] = "";
+    for (size_t i = 0; i < s->ngpus; i++)
+        if (!isnan(s->gpus[i].util) && s->gpus[i].util < 0.5) nlow++;
+    for (size_t i = 0, j = 0; i < s->ngpus && len < sizeof list - 32; i++) {
+        if (isnan(s->gpus[i].util) || !(s->gpus[i].util < 0.5)) continue;
+        const char *sep = j == 0 ? "" : j + 1 == nlow ? " and " : ", ";
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", sep, s->gpus[i].id);
+        j++;
     }
-    /* 5. GPUs with low utilization */
-    {
-        size_t nlow = 0, len = 0;
-        char list[768] = "";
-        for (size_t i = 0; i < s.ngpus; i++)
-            if (!isnan(s.gpus[i].util) && s.gpus[i].util < 0.5) nlow++;
-        for (size_t i = 0, j = 0; i < s.ngpus && len < sizeof list - 32; i++) {
-            if (isnan(s.gpus[i].util) || !(s.gpus[i].util < 0.5)) continue;
-            const char *sep = j == 0 ? "" : j + 1 == nlow ? " and " : ", ";
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", sep, s.gpus[i].id);
-            j++;
-        }
-        if (nlow) {
-            snprintf(buf, sizeof buf,
-                     "GPU %s %s low utilization. You could try to increase batch size to improve. Note: "
-                     "Increasing batch size may affect the speed and stability of model convergence.",
-                     list, nlow == 1 ? "has" : "have");
-            row(t, "gpu_utilization", buf);
-        }
+    if (nlow) {
+        snprintf(buf, sizeof buf,
+                 "GPU %s %s low utilization. You could try to increase batch size to improve. Note: "
+                 "Increasing batch size may affect the speed and stability of model convergence.",
+                 list, nlow == 1 ? "has" : "have");
+        row(t, "gpu_utilization", buf);
     }
-    if (st->ndevices) {
-        /* 6. Tensor Cores unused by eligible operators (compute capability >= 7) */
-        if (st->devices[0].major >= 7 && s.tc_used_ratio == 0.0 && s.tc_eligible_ops_kernel_ratio > 0.0) {
-            snprintf(buf, sizeof buf,
-                     "Kernels with %.0f%% time are launched by Tensor Cores eligible operators. You could "
-                     "enable Automatic Mixed Precision (" URL_AMP ") to speedup by using FP16.",
-                     nearbyint(s.tc_eligible_ops_kernel_ratio * 100));
-            row(t, "tensor_cores", buf);
-        }
-        /* 7. device memory at its limit: the first GPU whose peak allocation
-         * passes 90% of its memory, GPUs in order of first memory event */
-        int32_t seen[64];
-        size_t nseen = 0;
-        for (size_t i = 0; i < st->n && nseen < 64; i++) {
+}
+
+/* 6. Tensor Cores unused by eligible operators (compute capability >= 7);
+ * st has a device */
+static void advise_tensor_cores(tp_table *t, const tp_store *st, const struct tp_gpu_summary *s)
+{
+    char buf[1024];
+    if (st->devices[0].major >= 7 && s->tc_used_ratio == 0.0 && s->tc_eligible_ops_kernel_ratio > 0.0) {
+        snprintf(buf, sizeof buf,
+                 "Kernels with %.0f%% time are launched by Tensor Cores eligible operators. You could "
+                 "enable Automatic Mixed Precision (" URL_AMP ") to speedup by using FP16.",
+                 nearbyint(s->tc_eligible_ops_kernel_ratio * 100));
+        row(t, "tensor_cores", buf);
+    }
+}
+
+/* 7. device memory at its limit: the first GPU whose peak allocation
+ * passes 90% of its memory, GPUs in order of first memory event */
+static void advise_memory(tp_table *t, const tp_store *st)
+{
+    char buf[1024];
+    int32_t seen[64];
+    size_t nseen = 0;
+    for (size_t i = 0; i < st->n && nseen < 64; i++) {
+        if (st->kind[i] != TP_K_MEMORY || st->aux[i] == TP_NO_AUX) continue;
+        const struct tp_mem_info *m = &st->mems[st->aux[i]];
+        if (m->device_type != 1) continue;
+        size_t q = 0;
+        while (q < nseen && seen[q] != m->device_id) q++;
+        if (q == nseen) seen[nseen++] = m->device_id;
+    }
+    for (size_t q = 0; q < nseen; q++) {
+        int64_t peak = 0;
+        for (size_t i = 0; i < st->n; i++) {
             if (st->kind[i] != TP_K_MEMORY || st->aux[i] == TP_NO_AUX) continue;
             const struct tp_mem_info *m = &st->mems[st->aux[i]];
-            if (m->device_type != 1) continue;
-            size_t q = 0;
-            while (q < nseen && seen[q] != m->device_id) q++;
-            if (q == nseen) seen[nseen++] = m->device_id;
+            if (m->device_type == 1 && m->device_id == seen[q] && m->total_allocated != TP_NONE &&
+                m->total_allocated > peak)
+                peak = m->total_allocated;
         }
-        for (size_t q = 0; q < nseen; q++) {
-            int64_t peak = 0;
-            for (size_t i = 0; i < st->n; i++) {
-                if (st->kind[i] != TP_K_MEMORY || st->aux[i] == TP_NO_AUX) continue;
-                const struct tp_mem_info *m = &st->mems[st->aux[i]];
-                if (m->device_type == 1 && m->device_id == seen[q] && m->total_allocated != TP_NONE &&
-                    m->total_allocated > peak)
-                    peak = m->total_allocated;
-            }
-            int64_t total = 0;
-            for (size_t d = 0; d < st->ndevices; d++)
-                if (st->devices[d].id == seen[q]) total = st->devices[d].total_mem;
-            if (total > 0 && (double)peak > (double)total * 0.9) {
-                snprintf(buf, sizeof buf,
-                         "Device memory usage is at the limit of device memory capacity (%.1f%% of %.1fGB on "
-                         "GPU%d). To get better value of your GPU or to use larger batch size for training, "
-                         "please refer to Gradient Checkpoint (" URL_CKPT ") or Automatic Mixed Precision "
-                         "(" URL_AMP ").",
-                         (double)peak / (double)total * 100, (double)total / 1024 / 1024 / 1024, seen[q]);
-                row(t, "memory", buf);
-                break;
-            }
+        int64_t total = 0;
+        for (size_t d = 0; d < st->ndevices; d++)
+            if (st->devices[d].id == seen[q]) total = st->devices[d].total_mem;
+        if (total > 0 && (double)peak > (double)total * 0.9) {
+            snprintf(buf, sizeof buf,
+                     "Device memory usage is at the limit of device memory capacity (%.1f%% of %.1fGB on "
+                     "GPU%d). To get better value of your GPU or to use larger batch size for training, "
+                     "please refer to Gradient Checkpoint (" URL_CKPT ") or Automatic Mixed Precision "
+                     "(" URL_AMP ").",
+                     (double)peak / (double)total * 100, (double)total / 1024 / 1024 / 1024, seen[q]);
+            row(t, "memory", buf);
+            break;
         }
+    }
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    (void)vo;
+    struct tp_gpu_summary s;
+    if (tp_gpu_summary(st, &s) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    tp_table *t = tp_table_new(acols, A_N);
+    int64_t *pids = malloc((st->n ? st->n : 1) * sizeof *pids);
+    int rc = TP_OK;
+    if (!t || !pids) {
+        if (t) tp_table_free(t);
+        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    struct parallelism par;
+    note_parallelism(st, pids, &par);
+    const struct tp_tb_breakdown *b = &s.steps;
+    int have_avg = b->nsteps > 0 && b->sum[TP_TB_TOTAL] > 0;
+    const char *note = NULL;
+    if (!have_avg)
+        note = b->nsteps ? "the steps have no duration: DataLoader and communication shares not checked"
+                         : "no step (no CPU op or ProfilerStep): DataLoader and communication shares not checked";
+    /* the plugin's order */
+    if (have_avg)
+        advise_share(t, b, TP_TB_DATALOADER, 0.05, "dataloader", advice_dataloader);
+    advise_parallelism(t, st, &par);
+    if (have_avg)
+        advise_share(t, b, TP_TB_COMM, 0.1, "communication", advice_communication);
+    advise_gpu_utilization(t, &s);
+    if (st->ndevices) {
+        advise_tensor_cores(t, st, &s);
+        advise_memory(t, st);
     }
     if (note)
         tp_error_set(err, TP_OK, "%s: %s", st->path, note);
     else if (tp_table_rows(t) == 0)
         tp_error_set(err, TP_OK, "%s: no recommendation", st->path);
+    *out = t;
+done:
     free(pids);
     tp_gpu_summary_free(&s);
-    *out = t;
-    return TP_OK;
+    return rc;
 }
 
 const tp_view tp_view_advice = {

@@ -248,17 +248,13 @@ static int cmp_extidx(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
-static int rank_build(struct rank *R, const tp_store *st)
+/* The communication nodes (with their CPU range as the first kernel range
+ * and their bytes) and, into cpu, the CPU-side role ranges the plugin uses
+ * as computation on a rank without kernels. */
+static int collect_comm_nodes(struct rank *R, struct tp_ranges *cpu)
 {
-    memset(R, 0, sizeof *R);
-    R->st = st;
-    const struct tp_tb_breakdown *bd = tp_store_breakdown(st);   /* the store's, built once */
-    if (!bd)
-        return -1;
-    R->bd = *bd;   /* a shallow copy: read only, not freed here */
-    struct tp_ranges kern = {0}, cpu = {0};
+    const tp_store *st = R->st;
     size_t capn = 0;
-    /* communication nodes and the CPU-side roles */
     for (size_t r = 0; r < st->n; r++) {
         if (st->ph[r] != 'X' || !tp_tb_is_host_node(st, r))
             continue;
@@ -267,13 +263,13 @@ static int rank_build(struct rank *R, const tp_store *st)
         int lib = tp_tb_comm_lib(name);
         if (lib) {
             if (tp_ranges_push(&R->comm, s, e) < 0)
-                goto oom;
+                return -1;
             R->lib |= lib;
             if (R->nnodes == capn) {
                 capn = capn ? capn * 2 : 16;
                 struct cnode *p = realloc(R->nodes, capn * sizeof *p);
                 if (!p)
-                    goto oom;
+                    return -1;
                 R->nodes = p;
             }
             struct cnode *c = &R->nodes[R->nnodes++];
@@ -288,27 +284,25 @@ static int rank_build(struct rank *R, const tp_store *st)
             if (oi && oi->input_dims && oi->input_types)
                 c->bytes = comm_bytes(tp_store_str(st, oi->input_dims), tp_store_str(st, oi->input_types));
             if (tp_ranges_push(&c->kr, s, e) < 0)
-                goto oom;
+                return -1;
             continue;
         }
         if (starts(name, "ProfilerStep#") && st->kind[r] != TP_K_PYTHON_FUNCTION)
             continue;
         if (st->kind[r] != TP_K_PYTHON_FUNCTION && tp_tb_is_dataloader(name))
             continue;
-        if (tp_ranges_push(&cpu, s, e) < 0)
-            goto oom;
+        if (tp_ranges_push(cpu, s, e) < 0)
+            return -1;
     }
-    /* communication_data is keyed by External id: a later node with the same
-     * id replaces the earlier one (Python dict semantics, first position kept) */
-    struct extidx *xi = malloc((R->nnodes ? R->nnodes : 1) * sizeof *xi);
-    int64_t *keys = malloc((R->nnodes ? R->nnodes : 1) * sizeof *keys);
-    size_t *vals = malloc((R->nnodes ? R->nnodes : 1) * sizeof *vals);
-    if (!xi || !keys || !vals) {
-        free(xi);
-        free(keys);
-        free(vals);
-        goto oom;
-    }
+    return 0;
+}
+
+/* communication_data is keyed by External id: a later node with the same
+ * id replaces the earlier one (Python dict semantics, first position kept);
+ * the later node is marked INT64_MIN + 1 for keep_last_none to drop.  xi,
+ * keys and vals have room for every node. */
+static void merge_same_ext(struct rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
+{
     size_t nx = 0;
     for (size_t i = 0; i < R->nnodes; i++)
         if (R->nodes[i].ext != TP_NONE)
@@ -333,37 +327,45 @@ static int rank_build(struct rank *R, const tp_store *st)
         keys[nk] = xi[i].ext;
         vals[nk++] = xi[i].node;
     }
-    /* nodes without an External id all share the key None: the last one stays */
-    {
-        long last_none = -1;
-        for (size_t i = 0; i < R->nnodes; i++)
-            if (R->nodes[i].ext == TP_NONE)
-                last_none = (long)i;
-        size_t o = 0;
-        long first_none = -1;
-        for (size_t i = 0; i < R->nnodes; i++) {
-            struct cnode *c = &R->nodes[i];
-            if (c->ext == INT64_MIN + 1)
+}
+
+/* nodes without an External id all share the key None: the last one stays,
+ * at the first one's place; the nodes merge_same_ext replaced go */
+static void keep_last_none(struct rank *R)
+{
+    long last_none = -1;
+    for (size_t i = 0; i < R->nnodes; i++)
+        if (R->nodes[i].ext == TP_NONE)
+            last_none = (long)i;
+    size_t o = 0;
+    long first_none = -1;
+    for (size_t i = 0; i < R->nnodes; i++) {
+        struct cnode *c = &R->nodes[i];
+        if (c->ext == INT64_MIN + 1)
+            continue;
+        if (c->ext == TP_NONE) {
+            if (first_none >= 0) {
+                free(c->kr.a);
                 continue;
-            if (c->ext == TP_NONE) {
-                if (first_none >= 0) {
-                    free(c->kr.a);
-                    continue;
-                }
-                first_none = (long)o;
-                if ((long)i != last_none) {
-                    free(c->kr.a);
-                    *c = R->nodes[last_none];
-                    memset(&R->nodes[last_none].kr, 0, sizeof(struct tp_ranges));
-                    R->nodes[last_none].ext = TP_NONE;
-                }
             }
-            R->nodes[o++] = *c;
+            first_none = (long)o;
+            if ((long)i != last_none) {
+                free(c->kr.a);
+                *c = R->nodes[last_none];
+                memset(&R->nodes[last_none].kr, 0, sizeof(struct tp_ranges));
+                R->nodes[last_none].ext = TP_NONE;
+            }
         }
-        R->nnodes = o;
+        R->nodes[o++] = *c;
     }
-    /* rebuild the key index after compaction */
-    nk = 0;
+    R->nnodes = o;
+}
+
+/* the External id -> node index (keys sorted, for key_find) after
+ * compaction; the number of keys */
+static size_t index_by_ext(const struct rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
+{
+    size_t nk = 0;
     for (size_t i = 0; i < R->nnodes; i++)
         if (R->nodes[i].ext != TP_NONE)
             xi[nk++] = (struct extidx){R->nodes[i].ext, i};
@@ -372,8 +374,15 @@ static int rank_build(struct rank *R, const tp_store *st)
         keys[i] = xi[i].ext;
         vals[i] = xi[i].node;
     }
-    free(xi);
-    /* kernels: communication when launched by a communication node */
+    return nk;
+}
+
+/* kernels: communication when launched by a communication node (and, for
+ * NCCL, one of that node's kernel ranges), else computation into kern.
+ * Out of memory stops the scan with what was pushed so far. */
+static void split_kernels(struct rank *R, const int64_t *keys, const size_t *vals, size_t nk, struct tp_ranges *kern)
+{
+    const tp_store *st = R->st;
     for (size_t r = 0; r < st->n; r++) {
         if (st->kind[r] != TP_K_KERNEL || st->ph[r] != 'X')
             continue;
@@ -384,25 +393,16 @@ static int rank_build(struct rank *R, const tp_store *st)
                 break;
             if ((R->lib & 1) && tp_ranges_push(&R->nodes[node].kr, s, e) < 0)
                 break;
-        } else if (tp_ranges_push(&kern, s, e) < 0) {
+        } else if (tp_ranges_push(kern, s, e) < 0) {
             break;
         }
     }
-    free(keys);
-    free(vals);
-    tp_ranges_merge(&kern);
-    tp_ranges_merge(&cpu);
-    tp_ranges_merge(&R->comm);
-    R->has_comm = R->comm.n > 0;
-    if (kern.n) {
-        R->comp = kern;
-        free(cpu.a);
-    } else {
-        R->comp = cpu;
-        free(kern.a);
-    }
-    if (tp_ranges_intersect(&R->comp, &R->comm, &R->ov) < 0)
-        return -1;
+}
+
+/* The nodes in (start, -end) order, each one's kernel ranges likewise, and
+ * each node to the step that contains it whole. */
+static void order_nodes(struct rank *R)
+{
     if (R->lib == 3) {   /* NCCL and Gloo together: the plugin clears communication_data */
         for (size_t i = 0; i < R->nnodes; i++)
             free(R->nodes[i].kr.a);
@@ -414,7 +414,6 @@ static int rank_build(struct rank *R, const tp_store *st)
     for (size_t i = 0; i < R->nnodes; i++)
         if (R->nodes[i].kr.n > 1)
             qsort(R->nodes[i].kr.a, R->nodes[i].kr.n, sizeof(struct tp_range), cmp_rg_rev_end);
-    /* each node to the step that contains it whole */
     size_t j = 0;
     for (size_t i = 0; i < R->nnodes; i++) {
         struct cnode *c = &R->nodes[i];
@@ -426,11 +425,55 @@ static int rank_build(struct rank *R, const tp_store *st)
                 break;
             }
     }
-    return 0;
-oom:
+}
+
+static int rank_build(struct rank *R, const tp_store *st)
+{
+    memset(R, 0, sizeof *R);
+    R->st = st;
+    const struct tp_tb_breakdown *bd = tp_store_breakdown(st);   /* the store's, built once */
+    if (!bd)
+        return -1;
+    R->bd = *bd;   /* a shallow copy: read only, not freed here */
+    struct tp_ranges kern = {0}, cpu = {0};
+    struct extidx *xi = NULL;
+    int64_t *keys = NULL;
+    size_t *vals = NULL;
+    int rc = -1;
+    if (collect_comm_nodes(R, &cpu) < 0)
+        goto done;
+    xi = malloc((R->nnodes ? R->nnodes : 1) * sizeof *xi);
+    keys = malloc((R->nnodes ? R->nnodes : 1) * sizeof *keys);
+    vals = malloc((R->nnodes ? R->nnodes : 1) * sizeof *vals);
+    if (!xi || !keys || !vals)
+        goto done;
+    merge_same_ext(R, xi, keys, vals);
+    keep_last_none(R);
+    split_kernels(R, keys, vals, index_by_ext(R, xi, keys, vals), &kern);
+    tp_ranges_merge(&kern);
+    tp_ranges_merge(&cpu);
+    tp_ranges_merge(&R->comm);
+    R->has_comm = R->comm.n > 0;
+    /* computation: the kernels, or the CPU roles on a rank without kernels */
+    if (kern.n) {
+        R->comp = kern;
+        free(cpu.a);
+    } else {
+        R->comp = cpu;
+        free(kern.a);
+    }
+    kern = cpu = (struct tp_ranges){0};
+    if (tp_ranges_intersect(&R->comp, &R->comm, &R->ov) < 0)
+        goto done;
+    order_nodes(R);
+    rc = 0;
+done:
+    free(xi);
+    free(keys);
+    free(vals);
     free(kern.a);
     free(cpu.a);
-    return -1;
+    return rc;
 }
 
 /* §9.2: every rank has communication, the same number of nodes, and the
