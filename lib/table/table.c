@@ -341,30 +341,14 @@ size_t tp_fmt_pyfloat(double v, char *buf, size_t cap)
     return put_out(out, n, buf, cap);
 }
 
-size_t tp_fmt_us(int64_t ns, char *buf, size_t cap)
-{
-    char out[32];
-    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    unsigned frac = (unsigned)(mag % 1000);
-    int n = snprintf(out, sizeof out, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(mag / 1000));
-    if (frac) {
-        char f[4];
-        snprintf(f, sizeof f, "%03u", frac);
-        int fl = 3;
-        while (f[fl - 1] == '0')
-            fl--;
-        n += snprintf(out + n, sizeof out - (size_t)n, ".%.*s", fl, f);
-    }
-    return put_out(out, (size_t)n, buf, cap);
-}
-
-/* ns in `unit` (enum tp_timeunit), exactly: the integer part, then the
- * remainder's digits with trailing zeros trimmed (1234567 ns = 1.234567 ms). */
+/* ns in `unit` (enum tp_timeunit; the default is microseconds), exactly:
+ * the integer part, then the remainder's digits with trailing zeros trimmed
+ * (1234567 ns = 1234.567 us = 1.234567 ms). */
 size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap)
 {
     static const int digits[] = {[TP_UNIT_NS] = 0, [TP_UNIT_US] = 3, [TP_UNIT_MS] = 6, [TP_UNIT_S] = 9};
-    if (unit <= TP_UNIT_DEFAULT || unit > TP_UNIT_S || unit == TP_UNIT_US)
-        return tp_fmt_us(ns, buf, cap);
+    if (unit <= TP_UNIT_DEFAULT || unit > TP_UNIT_S)
+        unit = TP_UNIT_US;
     int d = digits[unit];
     uint64_t div = 1;
     for (int i = 0; i < d; i++)
@@ -382,6 +366,11 @@ size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap)
         n += snprintf(out + n, sizeof out - (size_t)n, ".%.*s", fl, f);
     }
     return put_out(out, (size_t)n, buf, cap);
+}
+
+size_t tp_fmt_us(int64_t ns, char *buf, size_t cap)
+{
+    return tp_fmt_time(ns, TP_UNIT_US, buf, cap);
 }
 
 /* A float number of ns in `unit`: 3 decimals beyond the unit's ns digits... */

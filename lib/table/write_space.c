@@ -1,10 +1,13 @@
 /* write_space.c — prof.py's default output: header names and values joined
  * by single spaces, no padding, no trailing space; NULL cells print "-".
- * Strings are escaped (tp_text_put) so one row stays one line. */
+ * Strings are escaped (tp_text_put) so one row stays one line.  The TSV
+ * writer is the same with a tab: control characters, tabs included, are
+ * escaped as \xNN, so a field never splits. */
 #include <string.h>
 #include "table.h"
 
-int tp_write_space(const struct tp_wctx *w)
+/* Header and cells joined by `sep`. */
+static int write_joined(const struct tp_wctx *w, char sep)
 {
     struct tp_sbuf b = { 0 };
     int rc = TP_OK;
@@ -13,7 +16,7 @@ int tp_write_space(const struct tp_wctx *w)
             char hb[160];
             const char *h = tp_wctx_header(w, j, hb, sizeof hb);
             if (j)
-                tp_sbuf_putc(&b, ' ');
+                tp_sbuf_putc(&b, sep);
             tp_text_put(&b, h, strlen(h));
         }
         tp_sbuf_putc(&b, '\n');
@@ -26,7 +29,7 @@ int tp_write_space(const struct tp_wctx *w)
             size_t len;
             const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
             if (j)
-                tp_sbuf_putc(&b, ' ');
+                tp_sbuf_putc(&b, sep);
             tp_text_put(&b, s, len);
         }
         tp_sbuf_putc(&b, '\n');
@@ -34,4 +37,14 @@ int tp_write_space(const struct tp_wctx *w)
     }
     tp_sbuf_free(&b);
     return rc;
+}
+
+int tp_write_space(const struct tp_wctx *w)
+{
+    return write_joined(w, ' ');
+}
+
+int tp_write_tsv(const struct tp_wctx *w)
+{
+    return write_joined(w, '\t');
 }
