@@ -15,7 +15,7 @@
 #include "table.h"
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_NO_HEADER, OPT_SUMMARY,
-       OPT_FAIL_ABOVE };
+       OPT_FAIL_ABOVE, OPT_JUNIT };
 
 static const struct option diff_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -29,6 +29,7 @@ static const struct option diff_opts[] = {
     {"no-header", no_argument, NULL, OPT_NO_HEADER},
     {"summary", no_argument, NULL, OPT_SUMMARY},
     {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
+    {"junit", required_argument, NULL, OPT_JUNIT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -55,6 +56,9 @@ static void diff_usage(FILE *out)
             "                        both, the total kernel time) grew by more than X\n"
             "                        (X: 5%%, 250us, 2ms)\n"
             "  -h, --help            this help and the columns\n"
+            "\n"
+            "      --junit FILE      with --fail-above: a JUnit XML report, one test case per\n"
+            "                        quantity (step, kernel and op time), for CI dashboards\n"
             "\n"
             "Exit status: 0 ok, 1 regression past --fail-above, 2 bad usage or unreadable input.\n"
             "\ncolumns (-c):\n");
@@ -178,6 +182,7 @@ int cmd_diff(int argc, char **argv)
     struct tp_output_opts out;
     tp_output_opts_init(&out);
     int summary = 0, format_chosen = 0, csv = 0, width_given = 0, gate_on = 0;
+    const char *junit = NULL;
     struct tp_diff_gate gate;
     tp_error err = {0};
     optind = 1;
@@ -208,6 +213,7 @@ int cmd_diff(int argc, char **argv)
                 return usage_error("%s", err.msg);
             gate_on = 1;
             break;
+        case OPT_JUNIT: junit = optarg; break;
         case 'h': diff_usage(stdout); return 0;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -215,6 +221,8 @@ int cmd_diff(int argc, char **argv)
     }
     if (csv && width_given)
         return usage_error("%s", "--csv and -w cannot be used together");
+    if (junit && !gate_on)
+        return usage_error("%s", "--junit reports the gate: give --fail-above too");
     if (argc - optind != 2)
         return usage_error("%s", argc - optind < 2 ? "two inputs needed: A B"
                                                    : "only two inputs can be compared: A B");
@@ -270,6 +278,18 @@ int cmd_diff(int argc, char **argv)
         if (tp_diff_check(&s, &gate, msg, sizeof msg)) {
             fprintf(stderr, "tprof: regression: %s\n", msg);
             status = 1;
+        }
+        if (junit) {
+            FILE *f = fopen(junit, "w");
+            int bad_write = !f;
+            if (f) {
+                bad_write = tp_diff_junit(&s, &gate, argv[optind], argv[optind + 1], f) < 0;
+                bad_write |= fclose(f) != 0;
+            }
+            if (bad_write) {
+                fprintf(stderr, "tprof: %s: %s\n", junit, strerror(errno));
+                status = 2;
+            }
         }
     }
     return status;

@@ -67,4 +67,13 @@ int tp_diff_parse_gate(const char *s, struct tp_diff_gate *g, tp_error *err);
 int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g, char *msg,
                   size_t cap);
 
+/* A JUnit XML report of the gate: one test case per quantity (the average
+ * step time when both sides have steps, the total kernel time, the total op
+ * time).  The gated one (the step time, else the kernel time: the one the
+ * exit status is decided on) fails when it grew past the gate; the others
+ * are named "(reported, not gated)" and carry their numbers only.  0, or -1
+ * on a write error. */
+int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g, const char *a_name,
+                  const char *b_name, FILE *out);
+
 #endif

@@ -298,13 +298,9 @@ int tp_diff_parse_gate(const char *s, struct tp_diff_gate *g, tp_error *err)
     return TP_OK;
 }
 
-int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g, char *msg,
-                  size_t cap)
+/* One quantity against the gate: 1 when it grew past it; msg as below. */
+static int check_one(const char *what, double a, double b, const struct tp_diff_gate *g, char *msg, size_t cap)
 {
-    int steps = s->a_has_steps && s->b_has_steps;
-    const char *what = steps ? "avg step time" : "total kernel time";
-    double a = steps ? s->a_step_ns : (double)s->a_kernel_ns;
-    double b = steps ? s->b_step_ns : (double)s->b_kernel_ns;
     double grow = b - a;
     int fail;
     char pct[48];
@@ -320,4 +316,70 @@ int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g,
         snprintf(msg, cap, "%s %.1f us -> %.1f us (%s)%s%s", what, a / 1e3, b / 1e3, pct,
                  fail ? " exceeds " : " within ", g->text);
     return fail;
+}
+
+int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g, char *msg,
+                  size_t cap)
+{
+    int steps = s->a_has_steps && s->b_has_steps;
+    return steps ? check_one("avg step time", s->a_step_ns, s->b_step_ns, g, msg, cap)
+                 : check_one("total kernel time", (double)s->a_kernel_ns, (double)s->b_kernel_ns, g, msg, cap);
+}
+
+/* XML text: the five characters XML reserves, and control bytes as '?'. */
+static void xml_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '&') fputs("&amp;", out);
+        else if (c == '<') fputs("&lt;", out);
+        else if (c == '>') fputs("&gt;", out);
+        else if (c == '"') fputs("&quot;", out);
+        else if (c == '\'') fputs("&apos;", out);
+        else if (c < 0x20 && c != '\t' && c != '\n') fputc('?', out);
+        else fputc(c, out);
+    }
+}
+
+int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g, const char *a_name,
+                  const char *b_name, FILE *out)
+{
+    struct quantity { const char *name, *what; double a, b; int gated; } q[3];
+    size_t n = 0;
+    int steps = s->a_has_steps && s->b_has_steps;
+    if (steps)
+        q[n++] = (struct quantity){"avg_step_time", "avg step time", s->a_step_ns, s->b_step_ns, 1};
+    q[n++] = (struct quantity){"total_kernel_time", "total kernel time", (double)s->a_kernel_ns,
+                            (double)s->b_kernel_ns, !steps};
+    q[n++] = (struct quantity){"total_op_time", "total op time", (double)s->a_op_ns, (double)s->b_op_ns, 0};
+    char msg[256];
+    int failures = 0, fail[3];
+    /* Only the gated quantity can fail, as only it decides the exit status;
+     * the others carry their numbers for the dashboard. */
+    for (size_t i = 0; i < n; i++)
+        failures += fail[i] = check_one(q[i].what, q[i].a, q[i].b, g, msg, sizeof msg) && q[i].gated;
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(out, "<testsuites>\n<testsuite name=\"tprof diff\" tests=\"%zu\" failures=\"%d\">\n", n, failures);
+    fputs("<properties><property name=\"base\" value=\"", out);
+    xml_text(out, a_name);
+    fputs("\"/><property name=\"new\" value=\"", out);
+    xml_text(out, b_name);
+    fputs("\"/><property name=\"threshold\" value=\"", out);
+    xml_text(out, g->text);
+    fputs("\"/></properties>\n", out);
+    for (size_t i = 0; i < n; i++) {
+        check_one(q[i].what, q[i].a, q[i].b, g, msg, sizeof msg);
+        fprintf(out, "<testcase classname=\"tprof.diff\" name=\"%s%s\" time=\"%.6f\">", q[i].name,
+                q[i].gated ? "" : " (reported, not gated)", q[i].b / 1e9);
+        if (fail[i]) {
+            fputs("<failure message=\"", out);
+            xml_text(out, msg);
+            fputs("\" type=\"regression\"/>", out);
+        }
+        fputs("<system-out>", out);
+        xml_text(out, msg);
+        fputs("</system-out></testcase>\n", out);
+    }
+    fputs("</testsuite>\n</testsuites>\n", out);
+    return ferror(out) ? -1 : 0;
 }

@@ -286,3 +286,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 PY
+
