@@ -217,6 +217,33 @@ static int block_start(struct block *b, const tp_view *v)
     return b->t ? 0 : -1;
 }
 
+/* The keys of a --sort list (each maybe signed) that are columns of the
+ * view, as a list in buf; NULL when none is. */
+static const char *view_sort_keys(const char *list, const struct tp_coldef *cols, size_t ncols, char *buf,
+                                  size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        size_t skip = len && (*p == '-' || *p == '+');
+        char key[128];
+        if (len - skip < sizeof key) {
+            memcpy(key, p + skip, len - skip);
+            key[len - skip] = 0;
+            if (tp_table_col_find(cols, ncols, key) >= 0 && n + len + 2 < cap) {
+                if (n)
+                    buf[n++] = ',';
+                memcpy(buf + n, p, len);
+                n += len;
+            }
+        }
+        p += len + (e ? 1 : 0);
+    }
+    buf[n] = 0;
+    return n ? buf : NULL;
+}
+
 /* Append rank k's rows (its --sort order, its --top rows) to the block. */
 static int block_add(struct block *b, const struct tp_run_rank *k, const tp_table *t,
                      const struct tp_output_opts *o)
@@ -224,8 +251,9 @@ static int block_add(struct block *b, const struct tp_run_rank *k, const tp_tabl
     size_t n = 0, *perm = NULL;
     tp_error err = {0};
     struct tp_output_opts ro = *o;
-    if (ro.sort && tp_table_col_find(b->vcols, b->nvcols, ro.sort) < 0)
-        ro.sort = NULL;   /* a run column (rank): sorted when the block is written */
+    /* the view's own sort keys; a run column (rank) is the block's order */
+    char sortbuf[512];
+    ro.sort = view_sort_keys(o->sort, b->vcols, b->nvcols, sortbuf, sizeof sortbuf);
     if (tp_table_order(t, &ro, &perm, &n, &err) != TP_OK)
         return -1;
     size_t off = b->prepend ? NRUNCOLS : 0;

@@ -695,6 +695,59 @@ static int sort_fast(const tp_table *t, size_t col, size_t *perm, size_t n, int 
     return 1;
 }
 
+/* Several keys (--sort a,-b,+c): each key's default direction is the
+ * single-key one (numbers descending, text ascending); -KEY is descending,
+ * +KEY ascending; NULL and NaN cells stay last either way; ties keep the
+ * original order. */
+struct keys_ctx {
+    const tp_table *t;
+    const size_t *cols;
+    const int *dirs;
+    size_t nkeys;
+};
+
+static int null_class(const tp_table *t, size_t row, size_t col, int numeric)
+{
+    union tp_cellval v;
+    int k = get_cell(t, row, col, &v);
+    if (numeric)
+        return k == TP_CELL_INT ? 0 : k == TP_CELL_FLOAT ? (isnan(v.f) ? 1 : 0) : 2;
+    return k == TP_CELL_NULL ? 2 : 0;
+}
+
+static int cmp_keys(const void *pa, const void *pb, void *arg)
+{
+    const struct keys_ctx *c = arg;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    for (size_t k = 0; k < c->nkeys; k++) {
+        size_t col = c->cols[k];
+        int numeric = c->t->cols[col].type != TP_COL_STR;
+        int ca = null_class(c->t, a, col, numeric), cb = null_class(c->t, b, col, numeric);
+        if (ca != cb)
+            return ca < cb ? -1 : 1;
+        int r = numeric ? cmp_numeric(c->t, col, a, b) : cmp_text(c->t, col, a, b);
+        int natural = numeric ? -1 : 1;
+        if (c->dirs[k] && c->dirs[k] != natural)
+            r = -r;
+        if (r)
+            return r;
+    }
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+int tp_table_sort_keys(const tp_table *t, const size_t *cols, const int *dirs, size_t nkeys, size_t *perm,
+                       size_t n)
+{
+    for (size_t k = 0; k < nkeys; k++)
+        if (cols[k] >= t->ncols)
+            return -1;
+    if (n < 2)
+        return 0;
+    struct keys_ctx c = {t, cols, dirs, nkeys};
+    qsort_r(perm, n, sizeof *perm, cmp_keys, &c);
+    return 0;
+}
+
 int tp_table_sort_rows(const tp_table *t, size_t col, size_t *perm, size_t n)
 {
     if (col >= t->ncols)

@@ -153,6 +153,11 @@ int tp_write_tsv(const struct tp_wctx *w);
 
 /* The rows tp_table_write would print, in order: --sort, then --name, then
  * --top.  *order is NULL for "all rows as they are" (free it otherwise). */
+/* Sort perm by several columns; dirs[k]: 0 the column's natural order
+ * (numbers descending, text ascending), -1 descending, +1 ascending. */
+int tp_table_sort_keys(const tp_table *t, const size_t *cols, const int *dirs, size_t nkeys, size_t *perm,
+                       size_t n);
+
 int tp_table_order(const tp_table *t, const struct tp_output_opts *o, size_t **order, size_t *n, tp_error *err);
 
 /* The header text of selected column j: its header, or its key with

@@ -331,6 +331,52 @@ static int filter_by_name(const tp_table *t, const char *pattern, size_t **perm,
     return TP_OK;
 }
 
+/* --sort KEY[,KEY...]: one key without a sign keeps the single-column
+ * order (numbers descending, text ascending); signs (-KEY descending, +KEY
+ * ascending) and more keys sort by each in turn. */
+static int sort_by(const tp_table *t, const struct tp_coldef *cols, size_t ncols, const char *spec, size_t **perm,
+                   size_t nrows, tp_error *err)
+{
+    size_t keys[16], nk = 0;
+    int dirs[16];
+    for (const char *p = spec; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int dir = 0;
+        if (len && (*p == '-' || *p == '+')) {
+            dir = *p == '-' ? -1 : 1;
+            p++;
+            len--;
+        }
+        char key[128];
+        if (len == 0 || len >= sizeof key || nk == 16)
+            return tp_error_set(err, TP_ERR_USAGE, "--sort: '%.100s' is not a list of at most 16 column keys", spec);
+        memcpy(key, p, len);
+        key[len] = 0;
+        long sc = tp_table_col_find(cols, ncols, key);
+        if (sc < 0) {   /* the same message as -c, so the user sees the valid keys */
+            size_t dummy[1], nd;
+            int rc = tp_table_select(cols, ncols, key, dummy, 1, &nd, err);
+            return rc != TP_OK ? rc : tp_error_set(err, TP_ERR_USAGE, "no sort column given");
+        }
+        keys[nk] = (size_t)sc;
+        dirs[nk++] = dir;
+        p += len + (e ? 1 : 0);
+        if (e && !*p)
+            return tp_error_set(err, TP_ERR_USAGE, "--sort: '%.100s' ends with a comma", spec);
+    }
+    if (!nrows)
+        return TP_OK;
+    *perm = malloc(nrows * sizeof **perm);
+    if (!*perm)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
+    for (size_t i = 0; i < nrows; i++)
+        (*perm)[i] = i;
+    int r = nk == 1 && dirs[0] == 0 ? tp_table_sort_rows(t, keys[0], *perm, nrows)
+                                     : tp_table_sort_keys(t, keys, dirs, nk, *perm, nrows);
+    return r == 0 ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
+}
+
 int tp_table_order(const tp_table *t, const struct tp_output_opts *o, size_t **order, size_t *n, tp_error *err)
 {
     const struct tp_coldef *cols = tp_table_coldefs(t);
@@ -340,33 +386,8 @@ int tp_table_order(const tp_table *t, const struct tp_output_opts *o, size_t **o
     int rc = TP_OK;
     *order = NULL;
     *n = 0;
-    if (o->sort) {
-        long sc = tp_table_col_find(cols, ncols, o->sort);
-        if (sc < 0) {
-            size_t dummy[1], nd;
-            if (strchr(o->sort, ','))
-                rc = tp_error_set(err, TP_ERR_USAGE, "--sort takes one column name, not a list: %.100s",
-                                  o->sort);
-            else   /* same message as -c, so the user sees the valid keys */
-                rc = tp_table_select(cols, ncols, o->sort, dummy, 1, &nd, err);
-            if (rc == TP_OK)
-                rc = tp_error_set(err, TP_ERR_USAGE, "no sort column given");
-            goto fail;
-        }
-        if (nrows) {
-            perm = malloc(nrows * sizeof *perm);
-            if (!perm) {
-                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
-                goto fail;
-            }
-            for (size_t i = 0; i < nrows; i++)
-                perm[i] = i;
-            if (tp_table_sort_rows(t, (size_t)sc, perm, nrows) != 0) {
-                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu rows", nrows);
-                goto fail;
-            }
-        }
-    }
+    if (o->sort && (rc = sort_by(t, cols, ncols, o->sort, &perm, nrows, err)) != TP_OK)
+        goto fail;
     if (o->name_regex && (rc = filter_by_name(t, o->name_regex, &perm, &nrows, err)) != TP_OK)
         goto fail;
     if (o->top && o->top < nrows)

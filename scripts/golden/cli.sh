@@ -142,3 +142,26 @@ print("ok cli.timeunit" if not why else "FAIL cli.timeunit: " + "; ".join(why[:3
 PY
 "$T" kernels --timeunit hours "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc = 2 ] && [ ! -s "$tmp/out" ]; check timeunit-bad $? "exit $rc"
+
+# --sort with several keys and signs: text ascending and numbers descending
+# by default, -KEY descending, +KEY ascending, the next key breaking ties.
+"$T" kernels --csv --header keys -c name,tc,total --sort tc,-total "$S" 2>/dev/null >"$tmp/s1"
+"$T" kernels --csv --header keys -c name,tc,total --sort +total "$S" 2>/dev/null >"$tmp/s2"
+"$T" kernels --csv --header keys -c name,tc,total --sort total "$S" 2>/dev/null >"$tmp/s3"
+python3 - "$tmp/s1" "$tmp/s2" "$tmp/s3" <<'PY'
+import csv, sys
+r1, r2, r3 = (list(csv.DictReader(open(p))) for p in sys.argv[1:4])
+k1 = [(r["tc"], -float(r["total"])) for r in r1]
+why = []
+if k1 != sorted(k1):
+    why.append("tc,-total gives %r" % k1)
+t2 = [float(r["total"]) for r in r2]
+if t2 != sorted(t2) or len(t2) < 2:
+    why.append("+total gives %r" % t2)
+t3 = [float(r["total"]) for r in r3]
+if t3 != sorted(t3, reverse=True):
+    why.append("total gives %r" % t3)
+print("ok cli.sort-keys" if not why else "FAIL cli.sort-keys: " + "; ".join(why))
+PY
+"$T" kernels --sort total, "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "ends with a comma" "$tmp/err"; check sort-bad-list $? "exit $rc: $(head -1 "$tmp/err")"
