@@ -609,7 +609,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     if (o.version) {
-        printf("tprof %s\n", tp_version());
+        printf("tprof %s (%s)\n", tp_version(), tp_library_versions());
         return 0;
     }
     if (o.help) {

@@ -287,6 +287,8 @@ int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err);
 void tp_run_free(tp_run *r);
 
 const char *tp_version(void);
+/* "zstd 1.5.4, zlib 1.2.13, SQLite 3.40.1, libcsv 3.0.3": the libraries in use. */
+const char *tp_library_versions(void);
 
 #ifdef __cplusplus
 }

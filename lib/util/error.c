@@ -1,6 +1,10 @@
 /* error.c — errors as values. */
 #include <stdarg.h>
 #include "tprof.h"
+#include <csv.h>
+#include <sqlite3.h>
+#include <zlib.h>
+#include <zstd.h>
 
 int tp_error_set(tp_error *err, enum tp_status status, const char *fmt, ...)
 {
@@ -12,6 +16,16 @@ int tp_error_set(tp_error *err, enum tp_status status, const char *fmt, ...)
         err->status = status;
     }
     return status;
+}
+
+const char *tp_library_versions(void)
+{
+    /* the libraries linked at run time, which a bug report needs as much as
+     * tprof's own version */
+    static _Thread_local char buf[160];
+    snprintf(buf, sizeof buf, "zstd %s, zlib %s, SQLite %s, libcsv %d.%d.%d", ZSTD_versionString(), zlibVersion(),
+             sqlite3_libversion(), CSV_MAJOR, CSV_MINOR, CSV_RELEASE);
+    return buf;
 }
 
 const char *tp_version(void)

@@ -165,3 +165,8 @@ print("ok cli.sort-keys" if not why else "FAIL cli.sort-keys: " + "; ".join(why)
 PY
 "$T" kernels --sort total, "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc = 2 ] && grep -q "ends with a comma" "$tmp/err"; check sort-bad-list $? "exit $rc: $(head -1 "$tmp/err")"
+
+# --version names the libraries in use too (a bug report needs them).
+v=$("$T" --version)
+echo "$v" | grep -Eq '^tprof [0-9.]+ \(zstd [0-9.]+, zlib [0-9.]+, SQLite [0-9.]+, libcsv [0-9.]+\)$'
+check version-libraries $? "$v"
