@@ -152,10 +152,10 @@ FUZZ_DIR     := build/fuzz
 # Extra -fno-sanitize= flags for the fuzz build (empty: every check is on;
 # D20's qsort(NULL, 0) that once made nonnull-attribute fire is fixed).
 FUZZ_UBSAN_OFF ?=
-FUZZ_SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+FUZZ_SAN     := -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 $(FUZZ_UBSAN_OFF)
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(addprefix -I,$(LIB_DIRS)) $(FUZZ_SAN)
-FUZZ_TARGETS := kineto kineto_window pydict sqlite ascend
+FUZZ_TARGETS := kineto kineto_window pydict sqlite ascend store
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_LIB_OBJ := $(LIB_SRC:lib/%.c=$(FUZZ_DIR)/lib/%.o)
 FUZZ_COMMON  := tests/fuzz/fuzz_views.c tests/fuzz/fuzz_views.h
@@ -166,7 +166,7 @@ $(FUZZ_DIR)/lib/%.o: lib/%.c $(wildcard $(addsuffix /*.h,$(LIB_DIRS))) | deps
 $(FUZZ_DIR)/libtprof.a: $(FUZZ_LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(FUZZ_DIR)/fuzz_kineto $(FUZZ_DIR)/fuzz_pydict $(FUZZ_DIR)/fuzz_sqlite: tests/fuzz/fuzz_file.c
+$(FUZZ_DIR)/fuzz_kineto $(FUZZ_DIR)/fuzz_pydict $(FUZZ_DIR)/fuzz_sqlite $(FUZZ_DIR)/fuzz_store: tests/fuzz/fuzz_file.c
 $(FUZZ_DIR)/fuzz_kineto_window: tests/fuzz/fuzz_window.c
 $(FUZZ_DIR)/fuzz_ascend: tests/fuzz/fuzz_ascend.c
 $(FUZZ_BIN): $(FUZZ_COMMON) $(FUZZ_DIR)/libtprof.a

@@ -8,4 +8,4 @@ if ! ls "$top"/build/fuzz/fuzz_* >/dev/null 2>&1; then
     echo "skip fuzz_regress: the fuzz targets are not built (needs clang-14 with libFuzzer)"
     exit 0
 fi
-exec sh "$top/tests/fuzz/run" regress kineto kineto_window pydict sqlite ascend
+exec sh "$top/tests/fuzz/run" regress kineto kineto_window pydict sqlite ascend store

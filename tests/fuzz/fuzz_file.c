@@ -1,6 +1,7 @@
 /* fuzz_file.c — one input file, whatever it holds: kineto JSON (plain, gzip,
  * zstd), a PyProf dict, an nvprof or nsys SQLite dump.  Built once per
- * importer (fuzz_kineto, fuzz_pydict, fuzz_sqlite) so each has its own corpus
+ * importer (fuzz_kineto, fuzz_pydict, fuzz_sqlite, fuzz_store for .tprof
+ * stores: its build skips the stores' CRCs) so each has its own corpus
  * and coverage; the content decides the importer, as in the CLI.
  *
  * The bytes go into a memfd, a regular file in memory: the loader maps it
