@@ -372,6 +372,10 @@ static void copy_text(char *dst, size_t cap, const void *src, size_t n)
     dst[n] = 0;
 }
 
+/* load_section's "the values are kept" (str.lens, until str.bytes comes):
+ * not a tp_status, which are all >= 0. */
+enum { KEPT = -1 };
+
 /* One section: find what it is and put it in place. */
 static int load_section(struct reader *r, const char *name, uint32_t width, uint32_t flags, uint64_t count,
                         void *vals, void **lens_keep, size_t *nlens_keep)
@@ -398,9 +402,11 @@ static int load_section(struct reader *r, const char *name, uint32_t width, uint
         return TP_OK;
     }
     if (strcmp(name, "str.lens") == 0 && width == 4) {
+        if (*lens_keep)
+            return bad(r, "a section appears twice");
         *lens_keep = vals;               /* kept until str.bytes arrives */
         *nlens_keep = (size_t)count;
-        return 1;
+        return KEPT;
     }
     if (strcmp(name, "str.bytes") == 0 && width == 1)
         return *lens_keep ? load_strings(r, *lens_keep, *nlens_keep, vals, (size_t)count)
@@ -546,6 +552,8 @@ static int read_sections(struct reader *r)
 {
     void *lens = NULL;
     size_t nlens = 0;
+    static _Thread_local char seen[512][65];
+    size_t nseen = 0;
     int rc = TP_OK;
     while (rc == TP_OK) {
         if (r->end - r->p < 2)
@@ -561,6 +569,16 @@ static int read_sections(struct reader *r)
         char name[65];
         memcpy(name, r->p + 2, nlen);
         name[nlen] = 0;
+        /* A section given twice would have its first copy's memory replaced
+         * (or added to): a writer never does it, so it is damage. */
+        int dup = 0;
+        for (size_t i = 0; i < nseen && !dup; i++)
+            dup = strcmp(seen[i], name) == 0;
+        if (dup)
+            { rc = bad(r, "a section appears twice"); break; }
+        if (nseen == sizeof seen / sizeof seen[0])
+            { rc = bad(r, "more sections than any store has"); break; }
+        memcpy(seen[nseen++], name, nlen + 1);
         const unsigned char *h = r->p + 2 + nlen;
         uint32_t width = get_u32(h), flags = get_u32(h + 4);
         uint64_t count = get_u64(h + 8), zlen = get_u64(h + 16);
@@ -577,6 +595,10 @@ static int read_sections(struct reader *r)
 #endif
         if (width == 0 || width > 4096 || count > ((uint64_t)1 << 40) / width)
             { rc = bad(r, "section size out of range"); break; }
+        /* The writer records each frame's size: a header that promises
+         * more than its frame holds is damage, found before any allocation. */
+        if (ZSTD_getFrameContentSize(z, (size_t)zlen) != count * width)
+            { rc = bad(r, "section size does not match its data"); break; }
         void *vals;
         char *direct = inflate_target(r, name, width, count);
         if (direct) {
@@ -590,7 +612,7 @@ static int read_sections(struct reader *r)
             break;
         }
         rc = load_section(r, name, width, flags, count, vals, &lens, &nlens);
-        if (rc == 1)
+        if (rc == KEPT)
             rc = TP_OK;                  /* str.lens: kept in `lens` */
         else if (!direct)
             free(vals);
