@@ -365,6 +365,8 @@ static int sort_by(const tp_table *t, const struct tp_coldef *cols, size_t ncols
         if (e && !*p)
             return tp_error_set(err, TP_ERR_USAGE, "--sort: '%.100s' ends with a comma", spec);
     }
+    if (nk == 0)
+        return tp_error_set(err, TP_ERR_USAGE, "no sort column given");
     if (!nrows)
         return TP_OK;
     *perm = malloc(nrows * sizeof **perm);
