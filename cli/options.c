@@ -64,6 +64,9 @@ void cli_usage(FILE *out)
     for (const tp_view *const *v = tp_views(); *v; v++)
         fprintf(out, "  %-10s %s%s\n", (*v)->name, (*v)->summary, v == tp_views() ? " (default)" : "");
     fprintf(out, "  %-10s %s\n", "diff", "compare two traces: tprof diff A B [--summary] [--fail-above 5%]");
+    fprintf(out, "  %-10s %s\n", "import", "keep a loaded trace as a .tprof store: tprof import FILE|RUNDIR -o OUT");
+    fprintf(out, "  %-10s %s\n", "report", "every view from one load, one file each: tprof report FILE -o OUTDIR");
+    fprintf(out, "  %-10s %s\n", "help", "tprof help VIEW: a view's columns");
     fprintf(out,
             "\n"
             "options:\n"

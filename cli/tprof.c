@@ -73,8 +73,7 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
     } else if (st->n > 0 || status == 0) {
         struct tp_output_opts out = o->out;
         if (!out.columns) {
-            const tp_view *v = st->format == TP_SRC_ASCEND && tp_view_npu_twin(o->view)
-                                   ? tp_view_npu_twin(o->view) : o->view;
+            const tp_view *v = tp_view_for_store(o->view, st);
             out.columns = tp_view_default_columns(v, &o->vo);
         }
         if (!*first)
@@ -559,7 +558,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     struct block b = {0};
     for (size_t i = 0; i < nuse; i++) {
         const tp_store *st = stores[i];
-        const tp_view *sv = st->format == TP_SRC_ASCEND && tp_view_npu_twin(v) ? tp_view_npu_twin(v) : v;
+        const tp_view *sv = tp_view_for_store(v, st);
         tp_table *rt = NULL;
         err = (tp_error){0};
         if (tp_view_build(v, st, &o->vo, &rt, &err) != TP_OK) {

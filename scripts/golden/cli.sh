@@ -170,3 +170,11 @@ PY
 v=$("$T" --version)
 echo "$v" | grep -Eq '^tprof [0-9.]+ \(zstd [0-9.]+, zlib [0-9.]+, SQLite [0-9.]+, libcsv [0-9.]+\)$'
 check version-libraries $? "$v"
+
+# --help names every subcommand the first word may be.
+h=$("$T" --help)
+miss=""
+for w in diff import report help check critical-path api; do
+    echo "$h" | grep -q "^  $w " || miss="$miss $w"
+done
+[ -z "$miss" ]; check help-lists-subcommands $? "missing:$miss"
