@@ -15,7 +15,7 @@
 #include "npu.h"
 #include "store_file_int.h"
 
-#define ROW(arr, f)  offsetof(tp_store, arr), sizeof(((tp_store *)0)->arr[0]), 0, \
+#define ROW(arr)  offsetof(tp_store, arr), sizeof(((tp_store *)0)->arr[0]), 0, \
                      sizeof(((tp_store *)0)->arr[0])
 #define SIDE(arr, type, f) offsetof(tp_store, arr), sizeof(type), offsetof(type, f), \
                      sizeof(((type *)0)->f)
@@ -52,27 +52,27 @@ const struct tp_sf_table tp_sf_tables[TP_SF_NTABLES] = {
 
 const struct tp_sf_col tp_sf_cols[] = {
     /* the event columns */
-    {"ev.kind", TP_SF_EVENTS, ROW(kind, 0), TP_SF_KIND},
-    {"ev.ph", TP_SF_EVENTS, ROW(ph, 0), 0},
-    {"ev.ts", TP_SF_EVENTS, ROW(ts, 0), TP_SF_DELTA},
-    {"ev.dur", TP_SF_EVENTS, ROW(dur, 0), 0},
-    {"ev.name", TP_SF_EVENTS, ROW(name, 0), TP_SF_STR},
-    {"ev.cat", TP_SF_EVENTS, ROW(cat, 0), TP_SF_STR},
-    {"ev.pid", TP_SF_EVENTS, ROW(pid, 0), 0},
-    {"ev.tid", TP_SF_EVENTS, ROW(tid, 0), 0},
-    {"ev.device", TP_SF_EVENTS, ROW(device, 0), 0},
-    {"ev.stream", TP_SF_EVENTS, ROW(stream, 0), 0},
-    {"ev.correlation", TP_SF_EVENTS, ROW(correlation, 0), 0},
-    {"ev.external_id", TP_SF_EVENTS, ROW(external_id, 0), 0},
-    {"ev.seq", TP_SF_EVENTS, ROW(seq, 0), 0},
-    {"ev.aux", TP_SF_EVENTS, ROW(aux, 0), 0},
+    {"ev.kind", TP_SF_EVENTS, ROW(kind), TP_SF_KIND},
+    {"ev.ph", TP_SF_EVENTS, ROW(ph), 0},
+    {"ev.ts", TP_SF_EVENTS, ROW(ts), TP_SF_DELTA},
+    {"ev.dur", TP_SF_EVENTS, ROW(dur), 0},
+    {"ev.name", TP_SF_EVENTS, ROW(name), TP_SF_STR},
+    {"ev.cat", TP_SF_EVENTS, ROW(cat), TP_SF_STR},
+    {"ev.pid", TP_SF_EVENTS, ROW(pid), 0},
+    {"ev.tid", TP_SF_EVENTS, ROW(tid), 0},
+    {"ev.device", TP_SF_EVENTS, ROW(device), 0},
+    {"ev.stream", TP_SF_EVENTS, ROW(stream), 0},
+    {"ev.correlation", TP_SF_EVENTS, ROW(correlation), 0},
+    {"ev.external_id", TP_SF_EVENTS, ROW(external_id), 0},
+    {"ev.seq", TP_SF_EVENTS, ROW(seq), 0},
+    {"ev.aux", TP_SF_EVENTS, ROW(aux), 0},
     /* the linker's columns (present when the store was linked) */
-    {"link.parent", TP_SF_LINKS, ROW(parent, 0), TP_SF_ROW},
-    {"link.depth", TP_SF_LINKS, ROW(depth, 0), 0},
-    {"link.self_ns", TP_SF_LINKS, ROW(self_ns, 0), 0},
-    {"link.launcher", TP_SF_LINKS, ROW(launcher, 0), TP_SF_ROW},
-    {"link.launch_op", TP_SF_LINKS, ROW(launch_op, 0), TP_SF_ROW},
-    {"link.step", TP_SF_LINKS, ROW(step, 0), TP_SF_STEP},
+    {"link.parent", TP_SF_LINKS, ROW(parent), TP_SF_ROW},
+    {"link.depth", TP_SF_LINKS, ROW(depth), 0},
+    {"link.self_ns", TP_SF_LINKS, ROW(self_ns), 0},
+    {"link.launcher", TP_SF_LINKS, ROW(launcher), TP_SF_ROW},
+    {"link.launch_op", TP_SF_LINKS, ROW(launch_op), TP_SF_ROW},
+    {"link.step", TP_SF_LINKS, ROW(step), TP_SF_STEP},
     /* kernel launch details */
     {"kern.grid", TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, grid), 0},
     {"kern.block", TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, block), 0},
