@@ -25,8 +25,16 @@
 static int write_table(const tp_table *t, const struct tp_output_opts *out)
 {
     tp_error werr = {0};
-    if (tp_table_write(t, out, stdout, &werr) == TP_OK)
+    struct tp_output_opts o = *out;
+    char left_out[512] = "";
+    o.note = left_out;
+    o.note_cap = sizeof left_out;
+    if (tp_table_write(t, &o, stdout, &werr) == TP_OK) {
+        if (left_out[0])
+            fprintf(stderr, "tprof: width %d: left out %s to fit (choose columns with -c, or a wider -w)\n",
+                    out->width, left_out);
         return 0;
+    }
     if (werr.sys_errno == EPIPE)
         exit(0);
     fprintf(stderr, "tprof: %s\n", werr.msg);
