@@ -49,7 +49,7 @@ static int has_key(const char *list, const char *key)
 
 /* list without the items `drop` says no to, in a new string; "" when none
  * is left; NULL on out of memory. */
-static char *list_without(const char *list, int (*drop)(const char *p, size_t len, const char *key), const char *key)
+static char *list_without(const char *list, int (*drop)(const char *p, size_t len, const void *ctx), const void *ctx)
 {
     char *o = malloc(strlen(list) + 1);
     if (!o)
@@ -57,7 +57,7 @@ static char *list_without(const char *list, int (*drop)(const char *p, size_t le
     size_t n = 0;
     for (const char *p = list; *p;) {
         size_t len = item_len(p);
-        if (!drop(p, len, key)) {
+        if (!drop(p, len, ctx)) {
             if (n)
                 o[n++] = ',';
             memcpy(o + n, p, len);
@@ -69,15 +69,27 @@ static char *list_without(const char *list, int (*drop)(const char *p, size_t le
     return o;
 }
 
-static int drop_run_key(const char *p, size_t len, const char *unused)
+static int drop_run_key(const char *p, size_t len, const void *unused)
 {
     (void)unused;
     return is_run_key(p, len);
 }
 
-static int drop_key(const char *p, size_t len, const char *key)
+static int drop_key(const char *p, size_t len, const void *key)
 {
     return item_is(p, len, key);
+}
+
+/* A --sort key (maybe signed) that is not a column of view ctx. */
+static int drop_other_sort_key(const char *p, size_t len, const void *ctx)
+{
+    size_t skip = len && (*p == '-' || *p == '+');
+    char key[128];
+    if (len - skip >= sizeof key)
+        return 1;
+    memcpy(key, p + skip, len - skip);
+    key[len - skip] = 0;
+    return !tp_view_has_column(ctx, key);
 }
 
 int tp_run_check_columns(const tp_view *v, const char *columns, tp_error *err)
@@ -155,31 +167,6 @@ const tp_view *tp_rank_table_view(const tp_rank_table *b)
     return b ? b->v : NULL;
 }
 
-/* The keys of a --sort list (each maybe signed) that are columns of the
- * view, as a list in buf; NULL when none is. */
-static const char *view_sort_keys(const char *list, const tp_view *v, char *buf, size_t cap)
-{
-    size_t n = 0;
-    for (const char *p = list; p && *p;) {
-        size_t len = item_len(p);
-        size_t skip = len && (*p == '-' || *p == '+');
-        char key[128];
-        if (len - skip < sizeof key) {
-            memcpy(key, p + skip, len - skip);
-            key[len - skip] = 0;
-            if (tp_view_has_column(v, key) && n + len + 2 < cap) {
-                if (n)
-                    buf[n++] = ',';
-                memcpy(buf + n, p, len);
-                n += len;
-            }
-        }
-        p += len + (p[len] ? 1 : 0);
-    }
-    buf[n] = 0;
-    return n ? buf : NULL;
-}
-
 int tp_rank_table_add(tp_rank_table *b, const struct tp_run_rank *k, const tp_table *t,
                       const struct tp_output_opts *o, tp_error *err)
 {
@@ -192,9 +179,12 @@ int tp_rank_table_add(tp_rank_table *b, const struct tp_run_rank *k, const tp_ta
     size_t n = 0, *perm = NULL;
     struct tp_output_opts ro = *o;
     /* the view's own sort keys; a run column (rank) is the block's order */
-    char sortbuf[512];
-    ro.sort = view_sort_keys(o->sort, b->v, sortbuf, sizeof sortbuf);
+    char *sort = o->sort ? list_without(o->sort, drop_other_sort_key, b->v) : NULL;
+    if (o->sort && !sort)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    ro.sort = sort && *sort ? sort : NULL;
     int rc = tp_table_order(t, &ro, &perm, &n, err);
+    free(sort);
     if (rc != TP_OK)
         return rc;
     size_t off = b->prepend ? NRUNCOLS : 0;

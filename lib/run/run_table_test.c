@@ -29,6 +29,18 @@ static int write_block(const void *b, const struct tp_output_opts *o, FILE *f)
     return tp_rank_table_write(b, o, NULL, f, NULL);
 }
 
+/* What o writes of x starts with `want`. */
+static int starts(int (*write)(const void *, const struct tp_output_opts *, FILE *), const void *x,
+                  const struct tp_output_opts *o, const char *want)
+{
+    char *s = written(write, x, o);
+    int ok = s && strncmp(s, want, strlen(want)) == 0;
+    if (!ok)
+        printf("# got: %.80s\n", s ? s : "(nothing)");
+    free(s);
+    return ok;
+}
+
 static const tp_table *merged_table;
 static int write_merged(const void *v, const struct tp_output_opts *o, FILE *f)
 {
@@ -76,9 +88,7 @@ int main(void)
     CHECK_INT("one row per rank and the header", lines, 3);
     free(s);
     o.columns = "worker,name";
-    s = written(write_block, b, &o);
-    CHECK("worker asked for: no rank added", s && strncmp(s, "\"Worker\",\"Name\"\n\"w3\",", 20) == 0);
-    free(s);
+    CHECK("worker asked for: no rank added", starts(write_block, b, &o, "\"Worker\",\"Name\"\n\"w3\","));
     tp_rank_table_free(b);
 
     /* a view with its own rank column: no run columns, worker left out */
@@ -91,13 +101,9 @@ int main(void)
     o.columns = "rank,name";
     o.top = 0;
     o.sort = NULL;
-    s = written(write_merged, kernels, &o);
-    CHECK("merged: run keys left out", s && strncmp(s, "\"Name\"\n", 7) == 0);
-    free(s);
+    CHECK("merged: run keys left out", starts(write_merged, kernels, &o, "\"Name\"\n"));
     o.columns = "rank";
-    s = written(write_merged, kernels, &o);
-    CHECK("merged: only run keys: the default columns", s && strncmp(s, "\"Name\",\"TC\",\"Calls\"", 19) == 0);
-    free(s);
+    CHECK("merged: only run keys: the default columns", starts(write_merged, kernels, &o, "\"Name\",\"TC\",\"Calls\""));
     tp_table_free(t);
     tp_store_free(st);
     TEST_EXIT();
