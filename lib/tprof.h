@@ -259,7 +259,8 @@ void tp_view_print_columns(const tp_view *v, FILE *out);
 /* 1 when view v has a column of this key, 0 otherwise (or on NULL). */
 int tp_view_has_column(const tp_view *v, const char *key);
 
-/* The options view v declares, *n of them (NULL and 0 for none or NULL). */
+/* The options view v declares, *n of them (NULL and 0 for none or NULL);
+ * for an NPU twin, those of the view of its name. */
 const struct tp_view_option *tp_view_options(const tp_view *v, size_t *n);
 
 /* The option `name` (without dashes) of view v, or NULL when v does not

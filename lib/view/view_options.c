@@ -8,6 +8,10 @@
 
 const struct tp_view_option *tp_view_options(const tp_view *v, size_t *n)
 {
+    /* an NPU twin (tp_view_for_store) honours the options of the view of its name */
+    const tp_view *named = v && !v->noptions ? tp_view_find(v->name) : NULL;
+    if (named)
+        v = named;
     if (n)
         *n = v && v->options ? v->noptions : 0;
     return v && v->noptions ? v->options : NULL;

@@ -43,6 +43,11 @@ int main(void)
           tp_view_option_find(queue, "hta-quirks") && tp_view_option_find(tp_view_find("temporal"), "all-steps"));
 
     struct tp_view_opts vo = {0};
+    const tp_view *twin = tp_view_npu_twin(memory);
+    CHECK("an NPU twin honours the options of its namesake",
+          twin && twin != memory && tp_view_option_find(twin, "group") == tp_view_option_find(memory, "group") &&
+              tp_view_option_find(twin, "group") != NULL);
+    CHECK_INT("an NPU twin takes them", tp_view_set_option(tp_view_npu_twin(kernels), &vo, "group", "core", &err), TP_OK);
     CHECK_INT("string", tp_view_set_option(kernels, &vo, "group", "props", &err), TP_OK);
     CHECK_STR("string: set", vo.group, "props");
     CHECK_INT("flag", tp_view_set_option(memory, &vo, "curve", NULL, &err), TP_OK);
