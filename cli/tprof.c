@@ -22,12 +22,25 @@
 #include "report.h"
 #include "tprof.h"
 
-/* What a write to stdout returned: 0, or 2 after a message (a reader that
- * went away ends quietly). */
-static int written(int rc, const tp_error *werr)
+/* Let a write say what it left out to keep the -w width (into buf). */
+static void collect_note(struct tp_output_opts *o, char *buf, size_t cap)
 {
-    if (rc == TP_OK)
+    buf[0] = 0;
+    o->note = buf;
+    o->note_cap = cap;
+}
+
+/* What a write to stdout with options o returned: 0 (after the note of
+ * what the width left out, if any), or 2 after a message (a reader that
+ * went away ends quietly). */
+static int written(int rc, const tp_error *werr, const struct tp_output_opts *o)
+{
+    if (rc == TP_OK) {
+        if (o->note && o->note[0])
+            fprintf(stderr, "tprof: width %d: left out %s to fit (choose columns with -c, or a wider -w)\n",
+                    o->width, o->note);
         return 0;
+    }
     if (werr->sys_errno == EPIPE)
         exit(0);
     fprintf(stderr, "tprof: %s\n", werr->msg);
@@ -37,7 +50,10 @@ static int written(int rc, const tp_error *werr)
 static int write_table(const tp_table *t, const struct tp_output_opts *out)
 {
     tp_error werr = {0};
-    return written(tp_table_write(t, out, stdout, &werr), &werr);
+    struct tp_output_opts o = *out;
+    char left_out[512];
+    collect_note(&o, left_out, sizeof left_out);
+    return written(tp_table_write(t, &o, stdout, &werr), &werr, &o);
 }
 
 /* The exit status a view's table calls for (check: 1 warnings, 2 errors). */
@@ -124,7 +140,9 @@ static int block_flush(tp_rank_table **b, const struct cli_options *o, int *firs
     if (!*first)
         out.header = 0;
     tp_error werr = {0};
-    int rc = written(tp_rank_table_write(*b, &out, &o->vo, stdout, &werr), &werr);
+    char left_out[512];
+    collect_note(&out, left_out, sizeof left_out);
+    int rc = written(tp_rank_table_write(*b, &out, &o->vo, stdout, &werr), &werr, &out);
     *first = 0;
     tp_rank_table_free(*b);
     *b = NULL;
@@ -362,7 +380,9 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         if (table_status(v, t) > status)
             status = table_status(v, t);
         tp_error werr = {0};
-        int wr = written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr);
+        char left_out[512];
+        collect_note(&out, left_out, sizeof left_out);
+        int wr = written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr, &out);
         *first = 0;
         tp_table_free(t);
         if (wr)

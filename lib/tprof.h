@@ -129,6 +129,9 @@ struct tp_output_opts {
     int keys;               /* the header names columns by key (`total_us`, not `Total(us)`) and
                                NULL cells are empty, not "-": CSV/TSV that load as typed
                                columns in pandas, DuckDB and spreadsheets */
+    char *note;             /* where tp_table_write says what it left out to keep the -w width
+                               (comma-separated column keys; "" when nothing); NULL: not told */
+    size_t note_cap;
 };
 
 void tp_output_opts_init(struct tp_output_opts *o);

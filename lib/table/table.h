@@ -114,6 +114,13 @@ size_t tp_text_width(const char *s, size_t len);
  * escape), then pad with spaces to exactly w when pad is set; returns the
  * units written before padding. */
 size_t tp_text_put_trunc(struct tp_sbuf *b, const char *s, size_t len, size_t w, int pad);
+/* tprof's own views (text_fit.c): width in terminal cells (East Asian wide
+ * characters 2, combining marks 0, escapes 4 per byte), and s appended in at
+ * most w cells, a name too long shortened where it matters least (its
+ * parameter list, its template arguments, then its middle: "…"); padded to
+ * w when pad is set.  Returns the cells written before padding. */
+size_t tp_disp_width(const char *s, size_t len);
+size_t tp_disp_put_fit(struct tp_sbuf *b, const char *s, size_t len, size_t w, int pad);
 /* Start of the display unit at s[0]: its byte length; *esc set when it is
  * printed as \xNN escapes (one per byte). */
 size_t tp_text_unit(const unsigned char *s, size_t len, int *esc);

@@ -170,7 +170,7 @@ PY
 
 # --version names the libraries in use too (a bug report needs them).
 v=$("$T" --version)
-echo "$v" | grep -Eq '^tprof [0-9.]+ \(zstd [0-9.]+, zlib [0-9.]+, SQLite [0-9.]+, libcsv [0-9.]+\)$'
+echo "$v" | grep -Eq '^tprof [0-9.]+ \(zstd [0-9.]+, zlib [0-9.]+, SQLite [0-9.]+, libcsv [0-9.]+, gzip by (ISA-L|zlib) [0-9.]+\)$'
 check version-libraries $? "$v"
 
 # --help names every subcommand the first word may be.
