@@ -140,6 +140,28 @@ int  tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out
 void tp_table_free(tp_table *t);
 size_t tp_table_rows(const tp_table *t);
 
+/* Reading a table's cells (a table belongs to the caller once built).
+ * Every reader takes out-of-range rows and columns and a NULL table, and
+ * answers as for a NULL cell. */
+enum tp_cellkind { TP_CELL_NULL, TP_CELL_STR, TP_CELL_INT, TP_CELL_FLOAT };
+
+size_t tp_table_cols(const tp_table *t);
+/* The key of column col ("total_us" is "total"), NULL out of range; its
+ * index by key, -1 when the table has none. */
+const char *tp_table_col_key(const tp_table *t, size_t col);
+long tp_table_col_index(const tp_table *t, const char *key);
+enum tp_cellkind tp_table_cell_kind(const tp_table *t, size_t row, size_t col);
+/* A string cell, NUL-terminated (NULL when the cell is not a string); the
+ * _strn form also gives its length, as names may hold NUL bytes.  The
+ * pointer is valid while the table is. */
+const char *tp_table_cell_str(const tp_table *t, size_t row, size_t col);
+const char *tp_table_cell_strn(const tp_table *t, size_t row, size_t col, size_t *len);
+/* A number cell: _int truncates a float cell toward zero (saturated, NaN
+ * as 0), _float widens an int cell; both give 0 for a NULL or string cell.
+ * Time columns hold nanoseconds whatever the --timeunit of the writers. */
+int64_t tp_table_cell_int(const tp_table *t, size_t row, size_t col);
+double tp_table_cell_float(const tp_table *t, size_t row, size_t col);
+
 /* ---- views --------------------------------------------------------------- */
 
 struct tp_coldef;
