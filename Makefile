@@ -39,7 +39,7 @@ PRIVATE_LIBS := -lcsv -lpthread -lm
 LDLIBS      := $(PC_LIBS) $(PRIVATE_LIBS)
 
 # Project flags stay even when CFLAGS is given on the command line.
-ALL_CPPFLAGS = -D_GNU_SOURCE $(addprefix -I,$(LIB_DIRS)) -DTPROF_VERSION='"$(VERSION)"' $(ISAL_CPPFLAGS) $(PC_CFLAGS) $(CPPFLAGS)
+ALL_CPPFLAGS = -D_GNU_SOURCE $(addprefix -I,$(INC_DIRS)) -DTPROF_VERSION='"$(VERSION)"' $(ISAL_CPPFLAGS) $(PC_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS   = -std=c11 -Wall -Wextra $(CFLAGS)
 DEPFLAGS     = -MMD -MP
 
@@ -73,6 +73,11 @@ lib/libtprof.so.$(VERSION): $(PIC_OBJ)
 lib/libtprof.so: lib/libtprof.so.$(VERSION)
 	ln -sf libtprof.so.$(VERSION) lib/$(SONAME)
 	ln -sf libtprof.so.$(VERSION) $@
+
+# The CLI sees lib/ alone, so it can include no header but the public
+# tprof.h (scripts/golden/build.sh checks the sources say so too).
+INC_DIRS = $(LIB_DIRS)
+$(CLI_OBJ): INC_DIRS = lib
 
 cli/tprof: $(CLI_OBJ) lib/libtprof.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) lib/libtprof.a $(LDLIBS)
