@@ -52,6 +52,10 @@ void      tp_store_free(tp_store *st);
  * events read before the error stay in the store (a truncated trace still
  * gives the rows of its complete events). */
 int tp_store_load(tp_store *st, const char *path, tp_error *err);
+/* Bytes read from input files so far by every load of the process (on disk:
+ * compressed bytes for compressed files; SQLite reads are not counted).
+ * Safe from any thread: a progress line polls it while a load runs. */
+uint64_t tp_input_bytes_read(void);
 
 /* After every load: build the derived structure (correlation, op trees,
  * steps...) that the views share. */
@@ -422,6 +426,9 @@ int tp_run_reduce(tp_run *r, int threads, void *(*reduce)(const struct tp_run_ra
                   void (*drop)(void *result), void *ctx, tp_error *err);
 
 size_t tp_run_size(const tp_run *r);
+/* Ranks whose load (and reduce) finished so far: safe to call from another
+ * thread while tp_run_load or tp_run_reduce runs, for a progress line. */
+size_t tp_run_ranks_done(const tp_run *r);
 const struct tp_run_rank *tp_run_rank(const tp_run *r, size_t i);
 
 /* Warnings about the run as "DIR: what\n" lines ("" when none): spans left
