@@ -9,6 +9,7 @@ static const struct cli_command subcommands[] = {
     {"import", "keep a loaded trace as a .tprof store: tprof import FILE|RUNDIR -o OUT", NULL, cmd_import},
     {"report", "every view from one load, one file each: tprof report FILE -o OUTDIR", NULL, cmd_report},
     {"help", "tprof help VIEW: a view's options and columns", NULL, cmd_help},
+    {"completion", "shell completion: tprof completion bash|zsh (installed by make install)", NULL, cmd_completion},
 };
 #define NSUB (sizeof subcommands / sizeof *subcommands)
 

@@ -36,4 +36,8 @@ int cmd_report(int argc, char **argv);
  * a subcommand's own --help. */
 int cmd_help(int argc, char **argv);
 
+/* `tprof completion bash|zsh`: a completion script generated from this
+ * table, the views' options and their column keys. */
+int cmd_completion(int argc, char **argv);
+
 #endif

@@ -287,6 +287,8 @@ void tp_view_print_columns(const tp_view *v, FILE *out);
 
 /* 1 when view v has a column of this key, 0 otherwise (or on NULL). */
 int tp_view_has_column(const tp_view *v, const char *key);
+/* The key of view v's i-th column (0 <= i < v->ncols), or NULL. */
+const char *tp_view_column_key(const tp_view *v, size_t i);
 
 /* The options view v declares, *n of them (NULL and 0 for none or NULL);
  * for an NPU twin, those of the view of its name. */

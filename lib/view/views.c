@@ -126,6 +126,11 @@ int tp_view_has_column(const tp_view *v, const char *key)
     return v && key && tp_table_col_find(v->cols, v->ncols, key) >= 0;
 }
 
+const char *tp_view_column_key(const tp_view *v, size_t i)
+{
+    return v && i < v->ncols ? v->cols[i].key : NULL;
+}
+
 void tp_view_print_columns(const tp_view *v, FILE *out)
 {
     size_t wkey = 3, whead = 6;
