@@ -32,6 +32,10 @@ int cmd_import(int argc, char **argv);
 /* `tprof report FILE -o OUTDIR`: load once, write every view that applies. */
 int cmd_report(int argc, char **argv);
 
+/* `tprof cut FILE --step N[-M] | --window T0..T1 -o OUT`: a slice of a
+ * kineto trace, as a kineto trace. */
+int cmd_cut(int argc, char **argv);
+
 /* `tprof help [VIEW|COMMAND]`: the usage, a view's options and columns, or
  * a subcommand's own --help. */
 int cmd_help(int argc, char **argv);

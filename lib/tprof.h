@@ -166,6 +166,33 @@ const char *tp_table_cell_strn(const tp_table *t, size_t row, size_t col, size_t
 int64_t tp_table_cell_int(const tp_table *t, size_t row, size_t col);
 double tp_table_cell_float(const tp_table *t, size_t row, size_t col);
 
+/* ---- cutting a trace ----------------------------------------------------- */
+
+/* Which part of a kineto trace tp_trace_cut keeps: ProfilerStep#first to
+ * #last (step_first >= 0), else the window [from_ns, to_ns] relative to the
+ * trace's first event (to_ns INT64_MAX: to the end). */
+struct tp_cut_opts {
+    int64_t step_first, step_last;
+    int64_t window_from_ns, window_to_ns;
+};
+
+struct tp_cut_result {
+    int64_t from_ns, to_ns;     /* the window kept, in the trace's own time (ns) */
+    uint64_t events_in, events_out;
+};
+
+/* Write to `out` (gzip when it ends in .gz) a kineto trace holding only the
+ * chosen part of `in`: its top-level keys, metadata events, the events that
+ * overlap the window, whole, as they were written.  `out` appears only when
+ * complete (written beside it, then renamed). */
+int tp_trace_cut(const char *in, const char *out, const struct tp_cut_opts *o, struct tp_cut_result *res,
+                 tp_error *err);
+
+/* Parse "T0..T1" (each a number with an optional unit ns, us, ms or s;
+ * microseconds without one; either side may be empty: the trace's start or
+ * end) into ns.  TP_ERR_USAGE with what is wrong. */
+int tp_parse_window(const char *text, int64_t *from_ns, int64_t *to_ns, tp_error *err);
+
 /* ---- views --------------------------------------------------------------- */
 
 struct tp_coldef;
