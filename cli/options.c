@@ -11,7 +11,7 @@
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_NAME, OPT_TIMEUNIT, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
        OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
        OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
-       OPT_QUIET, OPT_CAPTURE, OPT_PATH, OPT_STEP, OPT_ANNOTATION, OPT_INSTANCE };
+       OPT_QUIET, OPT_CAPTURE, OPT_PATH, OPT_STEP, OPT_ANNOTATION, OPT_INSTANCE, OPT_SHORT };
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -46,6 +46,7 @@ static const struct option long_opts[] = {
     {"step", required_argument, NULL, OPT_STEP},
     {"annotation", required_argument, NULL, OPT_ANNOTATION},
     {"instance", required_argument, NULL, OPT_INSTANCE},
+    {"short", optional_argument, NULL, OPT_SHORT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -99,6 +100,8 @@ void cli_usage(FILE *out)
             "      --capture PATH  graph replays charged to the operators of a capture trace\n"
             "                      (a file, or a folder such as TraceLens' capture_traces/)\n"
             "      --quiet         no notes on stderr (the coverage line, what a view left out); errors stay\n"
+            "      --short [US]    kernels: the kernels under US microseconds (default 10, TraceLens');\n"
+            "                      --group histogram: their durations in 100 bins\n"
             "      --step N, --annotation NAME [--instance K], --path\n"
             "                      critical-path: the window (ProfilerStep#N, or the K-th event\n"
             "                      named ..NAME..) and the path edge by edge\n"
@@ -317,6 +320,20 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
             } else {
                 o->vo.instance = v;
             }
+            break;
+        }
+        case OPT_SHORT: {
+            /* --short, --short=US or --short US (a number as the next word) */
+            const char *arg = optarg;
+            if (!arg && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9') {
+                strtod(argv[optind], &end);
+                if (!*end)   /* a number, not a file named 2024_trace.json */
+                    arg = argv[optind++];
+            }
+            double v = arg ? strtod(arg, &end) : 10.0;   /* TraceLens' short_kernel_threshold_us */
+            if (arg && (*end || end == arg || !(v > 0)))
+                return usage_error("--short: '%s' is not a positive number of microseconds", arg);
+            o->vo.short_us = v;
             break;
         }
         case 'h': o->help = 1; break;

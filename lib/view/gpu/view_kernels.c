@@ -18,6 +18,7 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
+#include "view_extra.h"
 
 /* view_ops.c: the plugin's operator tree */
 int tp_tb_kernel_tc(const char *name);
@@ -42,9 +43,13 @@ static const struct tp_coldef kcols[] = {
     {"blocks_per_sm", "BlocksPerSM", TP_COL_FIXED, -1, 2, "duration-weighted mean blocks per SM"},
     {"occupancy", "Occupancy(%)", TP_COL_FIXED, -1, 2, "duration-weighted mean est. achieved occupancy"},
     {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of all kernel time (%)"},
+    /* --short (kernels_short.c builds those tables) */
+    {"dims", "InputDims", TP_COL_STR, -1, 0, "the launching operator's Input Dims (--short)"},
+    {"bin_start", "BinStart(us)", TP_COL_NUM, -1, 0, "histogram bin: first duration (--short --group histogram)"},
+    {"bin_end", "BinEnd(us)", TP_COL_NUM, -1, 0, "histogram bin: end of the bin (--short --group histogram)"},
 };
 enum { K_NAME, K_OP, K_GRID, K_BLOCK, K_REGS, K_SMEM, K_TC, K_OPTC, K_CALLS, K_TOTAL, K_MEAN, K_MAX, K_MIN,
-       K_MEDIAN, K_STD, K_BPS, K_OCC, K_PCT, K_N };
+       K_MEDIAN, K_STD, K_BPS, K_OCC, K_PCT, K_DIMS, K_BIN_START, K_BIN_END, K_N };
 
 struct kagg {
     uint32_t name;
@@ -117,6 +122,8 @@ static void add(struct kagg *A, const tp_store *st, int64_t r)
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
+    if (vo && vo->short_us > 0)
+        return tp_kernels_short(st, vo, out, err);
     int props = vo && vo->group && (strcmp(vo->group, "props") == 0 || strcmp(vo->group, "op") == 0);
     if (vo && vo->group && !props && strcmp(vo->group, "name") != 0)
         return tp_error_set(err, TP_ERR_USAGE, "kernels: --group must be name or props, not %s", vo->group);
@@ -242,6 +249,8 @@ done:
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
+    if (vo && vo->short_us > 0)
+        return vo->group ? tp_kernels_histogram_columns : tp_kernels_short_columns;
     if (vo && vo->group && (strcmp(vo->group, "props") == 0 || strcmp(vo->group, "op") == 0))
         return "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy";
     return NULL;
