@@ -62,10 +62,10 @@ static const char *const gemm_words[] = {"gemm", "scaled_mm", "linear_matmul", N
  * (TraceLens' category-only map), ConvBias_* */
 static const char *const conv_words[] = {"convolution", "conv1d", "conv2d", "conv3d", "conv_transpose",
                                          "conv_depthwise", NULL};
-/* SDPA, flash/efficient attention, aiter fmha / mha, vLLM's unified
- * attention and KV-cache writes (TraceLens' InferenceAttention) */
-static const char *const attn_words[] = {"attention", "attn", "fmha", "mha_fwd", "mha_bwd", "mha_varlen",
-                                         "and_cache", NULL};
+/* SDPA, flash/efficient attention, aiter fmha / mha_*, vLLM's unified
+ * attention, KV-cache writes and MLA metadata (TraceLens' InferenceAttention) */
+static const char *const attn_words[] = {"attention", "attn", "fmha", "::mha_", "and_cache", "store_cache",
+                                         "mla_metadata", NULL};
 static const char *const norm_words[] = {"batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm",
                                          "rmsnorm", "layernorm", "groupnorm", "fused_ln_modulate", NULL};
 /* TraceLens' reduce_ops */

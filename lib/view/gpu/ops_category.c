@@ -5,8 +5,8 @@
  * passes over "execute", a wrapper that only forwards), or the launch call
  * itself when no operator encloses it.  Its time is the GPU busy time of the
  * activities it launched itself (kernels, memcpy, memset: their union, so
- * two overlapping kernels count once), and its category comes from its name
- * and its first activity (category.c).  Activities without a launch record
+ * two overlapping kernels count once), and its category comes from its name,
+ * its first kernel's and whether it launched copies only (category.c).  Activities without a launch record
  * belong to no launcher: the note says how much time that leaves out. */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +28,7 @@ const char tp_ops_category_columns[] = "category,calls,dev_self,pct,cum_pct";
 
 struct act {
     int64_t launcher, ts, end, row;
+    uint32_t name;   /* the launcher's name */
 };
 
 static int cmp_act(const void *a, const void *b)
@@ -40,16 +41,25 @@ static int cmp_act(const void *a, const void *b)
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
-/* The launcher of device row r, -1 none. */
-static int64_t launcher_of(const tp_store *st, size_t r)
+/* The launcher of device row r and its name, -1 none.  A kernel of a graph
+ * replay matched to a capture trace (--capture) is launched by the captured
+ * operator's instance: keys past the store's rows. */
+static int64_t launcher_of(const tp_store *st, size_t r, uint32_t *name)
 {
+    const struct tp_attribution *a = &st->attr;
+    if (a->cap_inst && a->cap_inst[r] >= 0) {
+        *name = a->cap_name[r];
+        return (int64_t)st->n + a->cap_inst[r];
+    }
     int64_t op = st->launch_op ? st->launch_op[r] : -1;
     /* "execute" forwards to the operator around it (TraceLens skips it) */
     while (op >= 0 && (st->kind[op] != TP_K_CPU_OP || strcmp(tp_store_str(st, st->name[op]), "execute") == 0))
         op = st->parent ? st->parent[op] : -1;
+    if (op < 0)
+        op = st->launcher ? st->launcher[r] : -1;
     if (op >= 0)
-        return op;
-    return st->launcher ? st->launcher[r] : -1;
+        *name = st->name[op];
+    return op;
 }
 
 static _Thread_local const int64_t *g_time;
@@ -73,12 +83,13 @@ int tp_ops_by_category(const tp_store *st, tp_table **out, tp_error *err)
         if (st->ph[i] != 'X' || (k != TP_K_KERNEL && k != TP_K_MEMCPY && k != TP_K_MEMSET))
             continue;
         all_ns += st->dur[i];
-        int64_t l = launcher_of(st, i);
+        uint32_t name = 0;
+        int64_t l = launcher_of(st, i, &name);
         if (l < 0) {
             left_ns += st->dur[i];
             continue;
         }
-        acts[na++] = (struct act){l, st->ts[i], st->ts[i] + st->dur[i], (int64_t)i};
+        acts[na++] = (struct act){l, st->ts[i], st->ts[i] + st->dur[i], (int64_t)i, name};
     }
     qsort(acts, na, sizeof *acts, cmp_act);
     int64_t count[TP_CAT_COUNT] = {0}, time[TP_CAT_COUNT] = {0}, total = 0;
@@ -95,9 +106,18 @@ int tp_ops_by_category(const tp_store *st, tp_table **out, tp_error *err)
             }
         }
         busy += cur_e - cur_s;
+        /* the first kernel names the work; a launcher of memcpy / memset
+         * only is a copy (a workspace memset before a kernel is not) */
         size_t first = (size_t)acts[i].row;
-        enum tp_category c = tp_category_of(tp_store_str(st, st->name[acts[i].launcher]),
-                                            tp_store_str(st, st->name[first]), st->kind[first] != TP_K_KERNEL);
+        int copies_only = 1;
+        for (size_t k = i; k < j; k++)
+            if (st->kind[acts[k].row] == TP_K_KERNEL) {
+                if (copies_only)
+                    first = (size_t)acts[k].row;
+                copies_only = 0;
+            }
+        enum tp_category c = tp_category_of(tp_store_str(st, acts[i].name),
+                                            tp_store_str(st, st->name[first]), copies_only);
         count[c]++;
         time[c] += busy;
         total += busy;
