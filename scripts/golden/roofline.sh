@@ -135,6 +135,50 @@ for r in roof:
         continue
     by_key.setdefault((r["name"], shapes_of_params(r["shape"])), []).append(r)
 
+# TraceLens models aten::convolution and the SDPA operators above the ones
+# that launch the kernels (miopen_convolution, _flash_attention_forward):
+# their rows are found by the convolution's and the attention's parameters
+CONV = {"aten::convolution", "aten::_convolution", "aten::cudnn_convolution", "aten::miopen_convolution",
+        "aten::mkldnn_convolution", "aten::miopen_depthwise_convolution"}
+BHND = {"aten::_scaled_dot_product_flash_attention", "aten::_scaled_dot_product_efficient_attention",
+        "aten::_scaled_dot_product_cudnn_attention", "aten::scaled_dot_product_attention"}
+BNHD = {"aten::_flash_attention_forward", "aten::_efficient_attention_forward"}
+
+def tup(text):
+    return tuple(int(v) for v in re.findall(r"-?\d+", text or ""))
+
+def kv(params):
+    return dict(re.findall(r"([a-z_]+)=(\[[^\]]*\]|[^,;]+)", params))
+
+def conv_key_mine(r):
+    sh, a = shapes_of_params(r["shape"]), kv(r["shape"])
+    if r["name"] not in CONV or len(sh) < 2 or "stride" not in a:
+        return None
+    return ("conv", sh[0], sh[1], tup(a["stride"]), tup(a.get("padding")), tup(a.get("dilation")),
+            int(a.get("groups", 1)))
+
+def conv_key_tl(x):
+    return ("conv", tup(x["param: input_shape"]), tup(x["param: filter_shape"]), tup(x["param: stride"]),
+            tup(x["param: padding"]), tup(x["param: dilation"]), int(x["param: groups"]))
+
+def sdpa_key_mine(r):
+    sh, a = shapes_of_params(r["shape"]), kv(r["shape"])
+    if (r["name"] not in BHND and r["name"] not in BNHD) or len(sh) < 3 or any(len(v) != 4 for v in sh[:3]):
+        return None
+    q, k, v = sh[:3]
+    h, n = (1, 2) if r["name"] in BHND else (2, 1)
+    return ("sdpa", q[0], q[n], q[h], k[n], k[h], q[3], v[3], a.get("causal") == "1")
+
+def sdpa_key_tl(x):
+    return ("sdpa",) + tuple(int(x["param: " + k]) for k in ("B", "N_Q", "H_Q", "N_KV", "H_KV", "d_h_qk", "d_h_v")) \
+        + (x["param: causal"] == "True",)
+
+for r in roof:
+    if r["flops"] != "":
+        for k in (conv_key_mine(r), sdpa_key_mine(r)):
+            if k:
+                by_key.setdefault(k, []).append(r)
+
 for sheet in ("GEMM", "CONV_fwd", "SDPA_fwd", "Normalization", "UnaryElementwise", "BinaryElementwise"):
     t = rows(os.path.join(tl_dir, sheet + ".csv")) or rows(os.path.join(tl_dir, sheet + "_fwd.csv"))
     if t is None:
@@ -148,13 +192,14 @@ for sheet in ("GEMM", "CONV_fwd", "SDPA_fwd", "Normalization", "UnaryElementwise
         if None in (gf, mb, us, n):
             incomplete += 1   # TraceLens has no perf model numbers for this row
             continue
-        key = (x["name"], shapes_of_dims(x["Input Dims_first"]))
-        a = agg.setdefault(key, {"n": 0, "flops": 0.0, "bytes": 0.0, "us": 0.0})
+        key = conv_key_tl(x) if sheet == "CONV_fwd" else sdpa_key_tl(x) if sheet == "SDPA_fwd" else \
+            (x["name"], shapes_of_dims(x["Input Dims_first"]))
+        a = agg.setdefault(key, {"n": 0, "flops": 0.0, "bytes": 0.0, "us": 0.0, "name": x["name"]})
         a["n"] += int(n)
         a["flops"] += gf * 1e9 * n
         a["bytes"] += mb * 1048576 * n
         a["us"] += us
-    problems, checked, defs, unmatched, merged = [], 0, [], 0, 0
+    problems, checked, defs, unmatched, merged, subtree = [], 0, [], 0, 0, 0
     for key, a in agg.items():
         m = by_key.get(key)
         if not m or len(m) != 1:
@@ -163,12 +208,16 @@ for sheet in ("GEMM", "CONV_fwd", "SDPA_fwd", "Normalization", "UnaryElementwise
         m = m[0]
         calls, us = int(m["calls"]), float(m["time"])
         flops, nbytes = float(m["flops"]), float(m["bytes"])
-        what = "%s %s" % (key[0], "x".join(",".join(map(str, s)) for s in key[1]))
+        what = "%s %s" % (a["name"], key[1:] if key[0] in ("conv", "sdpa") else
+                          "x".join(",".join(map(str, s)) for s in key[1]))
         if calls < a["n"]:
             merged += 1   # TraceLens' row also holds calls of other input dims (keyed by its perf params)
             continue
         if calls != a["n"]:
             problems.append("%s: %d calls, TraceLens %d" % (what, calls, a["n"]))
+            continue
+        if a["name"] != m["name"] and us < a["us"] * 0.99:
+            subtree += 1   # TraceLens times the modelled operator's whole subtree
             continue
         if not close(us, a["us"], 0.01):
             problems.append("%s: kernel time %.3f us, TraceLens %.3f" % (what, us, a["us"]))
@@ -195,6 +244,9 @@ for sheet in ("GEMM", "CONV_fwd", "SDPA_fwd", "Normalization", "UnaryElementwise
         why.append("%d TraceLens shapes have no single tprof row with FLOPs" % unmatched)
     if merged:
         why.append("%d TraceLens rows merge calls of several input dims" % merged)
+    if subtree:
+        why.append("%d TraceLens rows time the whole %s subtree, the kernels of other operators under it "
+                   "(a bias add_, an elementwise fill) included" % (subtree, sheet.split("_")[0]))
     if incomplete:
         why.append("%d TraceLens rows without perf-model numbers" % incomplete)
     report(sheet, problems, checked, ", ".join(why) or None)
