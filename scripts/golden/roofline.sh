@@ -365,3 +365,96 @@ if s is not None:
            "%d short kernels without an operator or its Input Dims (TraceLens drops them)" % left if left else None)
 PY
 done <"$tmp/cases"
+
+# ---- options and peaks ------------------------------------------------------
+one="$tl/mi300/gaunernst_bert-small-uncased__1016001.json.gz"
+if [ -f "$one" ]; then
+    sum='{ s += $1 } END { print s + 0 }'
+    a=$("$tprof" kernels --short 5 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
+    b=$("$tprof" kernels --short=5 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
+    c=$("$tprof" kernels --short --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
+    if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" -lt "$c" ]; then
+        echo "ok roofline_short_threshold"
+    else
+        echo "FAIL roofline_short_threshold: --short 5 gave $a kernels, --short=5 $b, --short (10 us) $c"
+    fi
+    "$tprof" kernels --short=0 "$one" >/dev/null 2>"$tmp/err"; rc=$?
+    if [ "$rc" = 2 ] && grep -q "not a positive number" "$tmp/err"; then
+        echo "ok roofline_short_bad_value"
+    else
+        echo "FAIL roofline_short_bad_value: exit $rc, $(head -c 200 "$tmp/err")"
+    fi
+    "$tprof" kernels --short --group props "$one" >/dev/null 2>"$tmp/err"; rc=$?
+    if [ "$rc" = 2 ] && grep -q "must be histogram" "$tmp/err"; then
+        echo "ok roofline_short_bad_group"
+    else
+        echo "FAIL roofline_short_bad_group: exit $rc, $(head -c 200 "$tmp/err")"
+    fi
+    "$tprof" ops --group kind "$one" >/dev/null 2>"$tmp/err"; rc=$?
+    if [ "$rc" = 2 ] && grep -q "name, shape or category" "$tmp/err"; then
+        echo "ok roofline_ops_bad_group"
+    else
+        echo "FAIL roofline_ops_bad_group: exit $rc, $(head -c 200 "$tmp/err")"
+    fi
+    # every table says what it covers
+    for v in roofline "ops --group category" "kernels --short"; do
+        # shellcheck disable=SC2086
+        "$tprof" $v "$one" >/dev/null 2>"$tmp/err"
+        if grep -q "of kernel time\|of GPU activity time\|of all kernel time" "$tmp/err"; then
+            echo "ok roofline_coverage_$(echo "$v" | tr -c 'a-z\n' _)"
+        else
+            echo "FAIL roofline_coverage_$(echo "$v" | tr -c 'a-z\n' _): no coverage line: $(head -c 200 "$tmp/err")"
+        fi
+    done
+    # MI300X: bandwidth from the table, compute peak unknown ("-")
+    line=$("$tprof" roofline --csv --header keys -c peak_tbs,peak_tflops,pct_compute,bound,device "$one" 2>/dev/null |
+           sed -n 2p)
+    if [ "$line" = '"5.300",,,,"AMD Instinct MI300X VF"' ]; then
+        echo "ok roofline_peaks_mi300x"
+    else
+        echo "FAIL roofline_peaks_mi300x: first row $line"
+    fi
+else
+    echo "skip roofline_options: $one is absent"
+fi
+# Nsight's TARGET_INFO_GPU memoryBandwidth is the bandwidth peak, kept in a .tprof
+nsys="$tl/../../../NVIDIA-Fuser/8fa9ec29/report1.sqlite"
+if [ -f "$nsys" ]; then
+    cp "$nsys" "$tmp/r.sqlite"
+    a=$("$tprof" roofline --csv --header keys -c peak_tbs,device "$tmp/r.sqlite" 2>/dev/null | sed -n 2p)
+    "$tprof" import "$tmp/r.sqlite" -o "$tmp/r.tprof" >/dev/null 2>&1
+    b=$("$tprof" roofline --csv --header keys -c peak_tbs,device "$tmp/r.tprof" 2>/dev/null | sed -n 2p)
+    if [ "$a" = '"3.352","NVIDIA H100 80GB HBM3"' ] && [ "$a" = "$b" ]; then
+        echo "ok roofline_peaks_from_trace"
+    else
+        echo "FAIL roofline_peaks_from_trace: sqlite $a, .tprof $b (want 3.352 TB/s, the trace's, not the table's 3.35)"
+    fi
+else
+    echo "skip roofline_peaks_from_trace: $nsys is absent"
+fi
+# the bound: compute at or above the ridge point (peak FLOP/s over peak B/s), memory below; % of peak from the peaks
+b200="$tl/b200/eager_trace.json.gz"
+if [ -f "$b200" ]; then
+    "$tprof" roofline --csv --header keys -c tflops,tbs,intensity,peak_tflops,peak_tbs,pct_compute,pct_bw,bound \
+        "$b200" >"$tmp/b200.csv" 2>/dev/null
+    python3 - "$tmp/b200.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["bound"]]
+bad, kinds = [], set()
+for r in rows:
+    ridge = float(r["peak_tflops"]) * 1e12 / (float(r["peak_tbs"]) * 1e12)
+    want = "compute" if float(r["intensity"]) >= ridge else "memory"
+    pc = 100 * float(r["tflops"]) / float(r["peak_tflops"])
+    pb = 100 * float(r["tbs"]) / float(r["peak_tbs"])
+    kinds.add(r["bound"])
+    if r["bound"] != want or abs(pc - float(r["pct_compute"])) > 0.02 + 0.001 * pc \
+            or abs(pb - float(r["pct_bw"])) > 0.02 + 0.001 * pb:
+        bad.append(str(r))
+if bad or kinds != {"compute", "memory"}:
+    print("FAIL roofline_bound_b200: %d rows, bounds %s; %s" % (len(rows), sorted(kinds), "; ".join(bad[:2])))
+else:
+    print("ok roofline_bound_b200 (%d rows)" % len(rows))
+PY
+else
+    echo "skip roofline_bound_b200: $b200 is absent"
+fi

@@ -117,7 +117,6 @@ static void put_row(tp_table *t, const tp_store *st, const struct grp *G, const 
         tp_table_set_float(t, C_PEAK_BW, peak_gbs / 1000.0);
     tp_table_set_str(t, C_DEVICE, dname[0] ? dname : "-");
     tp_table_set_float(t, C_PCT, all_ns ? 100.0 * (double)G->time / (double)all_ns : 0.0);
-    tp_table_set_str(t, C_BOUND, "-");
     if (!G->known)
         return;
     if (G->flops <= 9007199254740992.0)   /* exact in a double: print as an integer */
@@ -173,6 +172,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         const char *name = tp_table_cell_str(prof, i, (size_t)c_opname);
         if (!name || strcmp(name, "N/A") == 0)
             name = tp_table_cell_str(prof, i, (size_t)c_op);
+        if (!name || !*name)
+            name = "N/A";   /* a kernel no operator or marker launched */
         const char *params = tp_table_cell_str(prof, i, (size_t)c_params);
         int fk, bk;
         double flops = cell_num(prof, i, c_flops, &fk), bytes = cell_num(prof, i, c_bytes, &bk);
