@@ -154,7 +154,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
          c_params = tp_table_col_find(pc, pn, "params"), c_tc = tp_table_col_find(pc, pn, "tc"),
          c_flops = tp_table_col_find(pc, pn, "flops"), c_bytes = tp_table_col_find(pc, pn, "bytes");
     size_t nrows = tp_table_rows(prof);
-    tp_strtab keys;
+    tp_strtab keys = {0};   /* freed whatever its init did: a partial init holds blocks */
     struct tp_i64map calls = {0};   /* operator event -> group of its call */
     struct grp *g = calloc(nrows + 1, sizeof *g);
     size_t *perm = malloc((nrows + 1) * sizeof *perm);
@@ -268,8 +268,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 done:
     tp_table_free(t);
     tp_table_free(prof);
-    if (keys_ok)
-        tp_strtab_free(&keys);
+    tp_strtab_free(&keys);
     tp_i64map_free(&calls);
     free(g);
     free(perm);
