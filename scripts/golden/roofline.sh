@@ -60,7 +60,7 @@ while IFS='|' read -r name trace csvs; do
     [ -d "$cap" ] && capture="--capture $cap"
     ok=1
     for v in "roofline|roofline -c name,shape,calls,time,flops,bytes,tflops,tbs" "category|ops --group category" \
-             "short|kernels --short -c op,dims,name,calls,total" "histogram|kernels --short --group histogram"; do
+             "short|kernels --short 10 -c op,dims,name,calls,total" "histogram|kernels --short 10 --group histogram"; do
         f=${v%%|*}
         # shellcheck disable=SC2086
         if ! "$tprof" ${v#*|} $capture --csv --header keys "$tl/$trace" >"$tmp/$name.$f.csv" 2>"$tmp/$name.$f.err"; then
@@ -372,11 +372,11 @@ if [ -f "$one" ]; then
     sum='{ s += $1 } END { print s + 0 }'
     a=$("$tprof" kernels --short 5 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
     b=$("$tprof" kernels --short=5 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
-    c=$("$tprof" kernels --short --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
+    c=$("$tprof" kernels --short 10 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
     if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" -lt "$c" ]; then
         echo "ok roofline_short_threshold"
     else
-        echo "FAIL roofline_short_threshold: --short 5 gave $a kernels, --short=5 $b, --short (10 us) $c"
+        echo "FAIL roofline_short_threshold: --short 5 gave $a kernels, --short=5 $b, --short 10 $c"
     fi
     "$tprof" kernels --short=0 "$one" >/dev/null 2>"$tmp/err"; rc=$?
     if [ "$rc" = 2 ] && grep -q "not a positive number" "$tmp/err"; then
@@ -384,7 +384,7 @@ if [ -f "$one" ]; then
     else
         echo "FAIL roofline_short_bad_value: exit $rc, $(head -c 200 "$tmp/err")"
     fi
-    "$tprof" kernels --short --group props "$one" >/dev/null 2>"$tmp/err"; rc=$?
+    "$tprof" kernels --short 10 --group props "$one" >/dev/null 2>"$tmp/err"; rc=$?
     if [ "$rc" = 2 ] && grep -q "must be histogram" "$tmp/err"; then
         echo "ok roofline_short_bad_group"
     else
@@ -397,7 +397,7 @@ if [ -f "$one" ]; then
         echo "FAIL roofline_ops_bad_group: exit $rc, $(head -c 200 "$tmp/err")"
     fi
     # every table says what it covers
-    for v in roofline "ops --group category" "kernels --short"; do
+    for v in roofline "ops --group category" "kernels --short 10"; do
         # shellcheck disable=SC2086
         "$tprof" $v "$one" >/dev/null 2>"$tmp/err"
         if grep -q "of kernel time\|of GPU activity time\|of all kernel time" "$tmp/err"; then

@@ -19,6 +19,7 @@
 #include "table.h"
 #include "views.h"
 #include "view_extra.h"
+#include "view_options.h"
 
 /* view_ops.c: the plugin's operator tree */
 int tp_tb_kernel_tc(const char *name);
@@ -256,6 +257,13 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return NULL;
 }
 
+static const struct tp_view_option kernels_options[] = {
+    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core or props); "
+                   "with --short: histogram"),
+    TP_VOPT_MICROSECONDS("short", "US", short_us, "the kernels under US µs (TraceLens' threshold: 10) per operator, "
+                         "input dims and name (kineto, nsys inputs)"),
+};
+
 const tp_view tp_view_kernels = {
     .name = "kernels",
     .summary = "TensorBoard plugin Kernel view: time per kernel name (--group props: per launch shape and op)",
@@ -265,4 +273,5 @@ const tp_view tp_view_kernels = {
     .build = build,
     .columns_for = columns_for,
     .attributes = TP_ATTRIBUTES_GROUPED,
+    TP_VIEW_OPTIONS(kernels_options),
 };

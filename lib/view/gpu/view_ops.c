@@ -12,6 +12,7 @@
 #include "i64map.h"
 #include "tb_classify.h"
 #include "view_extra.h"
+#include "view_options.h"
 
 /* ---- the view ---- */
 
@@ -314,6 +315,11 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return NULL;
 }
 
+static const struct tp_view_option ops_options[] = {
+    TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, or category: TraceLens' "
+                   "op categories (Ascend: name, shape, stack)"),
+};
+
 const tp_view tp_view_ops = {
     .name = "ops",
     .summary = "TensorBoard plugin Operator view: device/host self and total time per operator",
@@ -323,4 +329,5 @@ const tp_view tp_view_ops = {
     .build = build,
     .columns_for = columns_for,
     .attributes = TP_ATTRIBUTES_ALWAYS,
+    TP_VIEW_OPTIONS(ops_options),
 };
