@@ -285,6 +285,7 @@ struct tp_view_opts {
     int64_t step;            /* critical-path: --step N */
     const char *annotation;  /* critical-path: --annotation NAME (HTA's substring match) */
     int64_t instance;        /* critical-path: --instance K, 0-based (0: the first) */
+    double short_us;         /* kernels: --short US, the kernels shorter than US µs (0: off) */
 };
 
 /* The registry of views, NULL-terminated. */

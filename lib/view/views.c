@@ -28,6 +28,7 @@ static const tp_view *const registry[] = {
     &tp_view_nvtx,
     &tp_view_labels,
     &tp_view_critical_path,
+    &tp_view_roofline,
     NULL,
 };
 
