@@ -72,8 +72,13 @@ static enum tp_kind cat_kind(struct importer *im, uint32_t cat)
         while (n <= cat)
             n *= 2;
         uint8_t *p = realloc(im->cat_kind, n);
-        if (!p)
-            return TP_K_OTHER;
+        if (!p) {
+            /* the kind is still right, but every failed allocation is
+             * reported (issue #11: out of memory is exit 2, never a run
+             * that went on without a cache it could not make) */
+            im->oom = 1;
+            return kind_of_cat(tp_store_str(im->st, cat));
+        }
         memset(p + im->ncat_kind, 0, n - im->ncat_kind);
         im->cat_kind = p;
         im->ncat_kind = n;

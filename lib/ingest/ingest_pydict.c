@@ -29,6 +29,7 @@ struct dctx {
     uint64_t lineno;
     char *join;
     size_t capjoin;
+    int oom;                 /* a line could not be decoded for want of memory */
 };
 
 static int need_ints(struct dctx *c, size_t n)
@@ -37,8 +38,10 @@ static int need_ints(struct dctx *c, size_t n)
         return 0;
     size_t nc = n * 2;
     int64_t *p = realloc(c->ints, nc * sizeof *p);
-    if (!p)
+    if (!p) {
+        c->oom = 1;
         return -1;
+    }
     c->ints = p;
     c->capints = nc;
     return 0;
@@ -78,6 +81,7 @@ static uint32_t join_strs(struct dctx *c, const py_val *v, char sep, int *ok)
     if (len + 1 > c->capjoin) {
         char *p = realloc(c->join, len + 1);
         if (!p) {
+            c->oom = 1;
             *ok = 0;
             return 0;
         }
@@ -140,6 +144,8 @@ static int do_line(struct dctx *c, const char *line, size_t len, uint64_t offset
     size_t epos;
     const char *emsg;
     py_val *d = pylit_parse(c->ar, line + i, len - i, &epos, &emsg);
+    if (!d && pylit_arena_oom(c->ar))
+        return -1;
     if (!d || d->type != PY_DICT) {
         char why[96];
         snprintf(why, sizeof why, "dict line that does not parse as a Python literal");
@@ -172,6 +178,8 @@ static int do_line(struct dctx *c, const char *line, size_t len, uint64_t offset
         pk.mod = first_str(st, pylit_get(d, "mod"), &ok);
         pk.op = first_str(st, pylit_get(d, "op"), &ok);
     }
+    if (c->oom)
+        return -1;
     if (!ok) {
         tp_store_bad(st, "PyProf dict line without the keys prof.py reads", offset + i);
         return 0;
@@ -263,14 +271,16 @@ int tp_ingest_pydict(tp_store *st, tp_source *src, tp_error *err)
                 if (buf[i] == '\n') {
                     if (do_line(&c, buf + start, i - start, base + start) < 0) {
                         free(buf);
-                        rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                        rc = tp_error_set(err, TP_ERR_NOMEM, "%s: byte %llu: out of memory", st->path,
+                                          (unsigned long long)(base + start));
                         goto out;
                     }
                     start = i + 1;
                 }
             if (got == 0) {
                 if (start < n && do_line(&c, buf + start, n - start, base + start) < 0)
-                    rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                    rc = tp_error_set(err, TP_ERR_NOMEM, "%s: byte %llu: out of memory", st->path,
+                                      (unsigned long long)(base + start));
                 st->text_bytes = base + n;
                 break;
             }

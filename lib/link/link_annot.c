@@ -180,6 +180,14 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
             int n = snprintf(buf, sizeof buf, "%lld", (long long)seq);
             a->seq = tp_store_intern(st, buf, (size_t)n);
         }
+        if (layer.oom || trace.oom) {   /* a layer or trace cut short would print as if whole */
+            tp_sbuf_free(&layer);
+            tp_sbuf_free(&trace);
+            free(order);
+            free(launched);
+            free(chain);
+            return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+        }
         if (layer.len)
             a->layer = tp_store_intern(st, layer.p, layer.len);
         if (trace.len) {

@@ -151,6 +151,7 @@ struct strinfo {             /* per NVTX string, computed once */
 struct sbuf {
     char *p;
     size_t n, cap;
+    int oom;                 /* an append failed: the text is short (sticky) */
 };
 
 static int sb_add(struct sbuf *b, const char *s, size_t n)
@@ -160,8 +161,10 @@ static int sb_add(struct sbuf *b, const char *s, size_t n)
         while (nc < b->n + n + 1)
             nc *= 2;
         char *p = realloc(b->p, nc);
-        if (!p)
+        if (!p) {
+            b->oom = 1;
             return -1;
+        }
         b->p = p;
         b->cap = nc;
     }
@@ -642,6 +645,7 @@ struct decoder {
     int64_t prev_seq, prev_sub;
     uint32_t prev_op;            /* UINT32_MAX is "na": equal to no op list */
     uint32_t na;
+    int oom;                     /* an allocation failed while decoding this kernel */
 };
 
 /* One kernel's markers as parse.py sees them. */
@@ -688,8 +692,11 @@ static void collect_markers(struct link_ctx *c, struct decoder *d, const uint32_
     for (size_t a = 0; a < n; a++) {
         uint32_t sid = st->name[list[a]];
         struct strinfo *si = &c->info[sid];
-        if (si->cls == MC_UNSEEN)
+        if (si->cls == MC_UNSEEN) {
             classify(st, sid, si, d->ar, &d->tmp);
+            if (pylit_arena_oom(d->ar) || d->tmp.oom)
+                d->oom = 1;   /* the class may be wrong: decoding stops (decode_kernel) */
+        }
         switch (si->cls) {
         case MC_PYPROF:
             if (!km->first_marker) {
@@ -727,8 +734,8 @@ static void collect_markers(struct link_ctx *c, struct decoder *d, const uint32_
     }
 }
 
-/* layers, outermost first, ":"-joined */
-static uint32_t join_layers(tp_store *st, const struct strinfo *info, const uint32_t *list, size_t n)
+/* layers, outermost first, ":"-joined; *oom set when out of memory */
+static uint32_t join_layers(tp_store *st, const struct strinfo *info, const uint32_t *list, size_t n, int *oom)
 {
     struct sbuf lb = {0};
     for (size_t a = 0; a < n; a++) {
@@ -740,7 +747,9 @@ static uint32_t join_layers(tp_store *st, const struct strinfo *info, const uint
             sb_add(&lb, ":", 1);
         sb_add(&lb, l, strlen(l));
     }
-    uint32_t layer = lb.n ? tp_store_intern(st, lb.p, lb.n) : 0;
+    uint32_t layer = lb.n && !lb.oom ? tp_store_intern(st, lb.p, lb.n) : 0;
+    if (lb.oom)
+        *oom = 1;
     free(lb.p);
     return layer;
 }
@@ -748,10 +757,11 @@ static uint32_t join_layers(tp_store *st, const struct strinfo *info, const uint
 /* seq markers: sort by seqcompare's key, then drop a marker whose name is
  * similar to the previous one's with the same ", seq = N" part; the number
  * kept */
-static int prune_seq_markers(tp_store *st, struct seqent *seqs, int nseq)
+static int prune_seq_markers(tp_store *st, struct seqent *seqs, int nseq, int *oom)
 {
     for (int q = 0; q < nseq; q++)
-        seqs[q].key = seq_key(tp_store_str(st, seqs[q].id));
+        if ((seqs[q].key = seq_key(tp_store_str(st, seqs[q].id))) == NULL)
+            *oom = 1;   /* sorted as if empty; decode_kernel stops on *oom */
     qsort(seqs, (size_t)nseq, sizeof *seqs, cmp_seqent);
     int np = 0;
     for (int q = 0; q < nseq; q++) {
@@ -955,9 +965,12 @@ static int decode_kernel(struct link_ctx *c, struct decoder *d, size_t k)
     struct kmarks km;
     memset(&km, 0, sizeof km);
     d->oplist.n = 0;
+    d->oom = 0;
     collect_markers(c, d, list, n, &km);
-    km.layer = join_layers(st, c->info, list, n);
-    km.np = prune_seq_markers(st, d->seqs, km.nseq);
+    km.layer = join_layers(st, c->info, list, n, &d->oom);
+    km.np = prune_seq_markers(st, d->seqs, km.nseq, &d->oom);
+    if (d->oom || d->oplist.oom)
+        return nomem(c);
     km.nid = seq_ids(c->info, d->seqs, km.np, d->ids);
     km.bprop = is_bprop(st, d->seqs, km.np);
     set_op(st, d, &km);

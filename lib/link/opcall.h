@@ -14,6 +14,10 @@
 
 #define TP_MAX_DIMS 16
 #define TP_MAX_ARGS 32
+/* What tp_opcall_from_marker, tp_opcall_from_kineto and
+ * tp_opcall_add_concrete return when an allocation failed (not "the text
+ * does not parse", which is -1): the caller reports out of memory. */
+#define TP_OPCALL_NOMEM (-3)
 
 enum tp_argtype {
     TP_ARG_TENSOR, TP_ARG_INT, TP_ARG_FLOAT, TP_ARG_BOOL, TP_ARG_STR,

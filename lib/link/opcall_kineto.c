@@ -203,7 +203,7 @@ int tp_opcall_from_kineto(const char *name, const char *input_dims, const char *
     int md = input_dims ? (int)strlen(input_dims) + 1 : 1, mt = input_types ? (int)strlen(input_types) + 1 : 1;
     struct jnode *nodes = malloc((size_t)(md + mt) * sizeof *nodes);
     if (!nodes)
-        return -1;
+        return TP_OPCALL_NOMEM;
     struct jp jd = { .nodes = nodes, .max = md }, jt = { .nodes = nodes + md, .max = mt };
     int rd = input_dims && *input_dims ? jparse(&jd, input_dims) : -1;
     int rt = input_types && *input_types ? jparse(&jt, input_types) : -1;
@@ -390,7 +390,7 @@ int tp_opcall_add_concrete(struct tp_opcall *call, const char *concrete_inputs)
     int max = (int)strlen(concrete_inputs) + 1;
     struct jnode *nodes = malloc((size_t)max * sizeof *nodes);
     if (!nodes)
-        return -1;
+        return TP_OPCALL_NOMEM;
     struct jp j = { .nodes = nodes, .max = max };
     int root = jparse(&j, concrete_inputs);
     if (root < 0) {

@@ -54,9 +54,13 @@ int tp_opcall_from_marker(const char *text, struct tp_opcall *call)
         return -1;
     pylit_arena *ar = pylit_arena_new();
     if (!ar)
-        return -1;
+        return TP_OPCALL_NOMEM;
     int rc = 0;
     py_val *d = pylit_parse(ar, text, strlen(text), NULL, NULL);
+    if (!d && pylit_arena_oom(ar)) {
+        rc = TP_OPCALL_NOMEM;
+        goto out;
+    }
     py_val *mod = pylit_get(d, "mod"), *op = pylit_get(d, "op"), *args = pylit_get(d, "args");
     if (!d || !mod || !op || !args) {
         rc = -1;

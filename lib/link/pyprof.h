@@ -17,6 +17,7 @@ void tp_flops_eval_grid(const struct tp_opcall *call, const char *kernel, int bp
  * Extension: nsys's "<unnamed>::" (GNU c++filt's "(anonymous namespace)::")
  * is removed first, so nsys names do not shorten to "".  Spaces become "_"
  * when `underscores` (prof.py's Data.name).  Returns the length written. */
+/* SIZE_MAX (out empty) when an allocation failed. */
 size_t tp_pyprof_short_name(const char *name, char *out, size_t cap, int underscores);
 
 /* Demangle an Itanium C++ name with the C++ runtime's __cxa_demangle when the

@@ -339,6 +339,14 @@ int tp_hta_collect(struct tp_hta *h, struct tp_hta_sets *o)
 {
     const tp_store *st = h->st;
     memset(o, 0, sizeof *o);
+    /* the kernel-type cache first: without it tp_hta_type still answers,
+     * but a failed allocation is reported, never done without */
+    if (!h->ktype && st->strings.count) {
+        h->nktype = st->strings.count;
+        h->ktype = calloc(h->nktype, 1);
+        if (!h->ktype)
+            return -1;
+    }
     size_t n = 0;
     for (size_t r = 0; r < st->n; r++)
         if (tp_hta_is_gpu(h, r) && tp_hta_keep(h, r))

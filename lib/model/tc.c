@@ -1,5 +1,6 @@
 /* tc.c — kernel-name rules: Tensor Core detection, PyProf's short names, and
  * demangling of nvprof's mangled kernel names. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "opcall.h"
@@ -287,7 +288,7 @@ size_t tp_pyprof_short_name(const char *name, char *out, size_t cap, int undersc
         buf = malloc(bufcap);
         if (!buf) {
             out[0] = 0;
-            return 0;
+            return SIZE_MAX;   /* out of memory: the caller says so */
         }
     }
     int mangled = name[0] == '_' && name[1] == 'Z';

@@ -13,6 +13,7 @@ struct block {
 
 struct pylit_arena {
     struct block *head;     /* current block first */
+    int oom;                /* an allocation failed since the last reset */
 };
 
 pylit_arena *pylit_arena_new(void)
@@ -22,6 +23,8 @@ pylit_arena *pylit_arena_new(void)
 
 void pylit_arena_reset(pylit_arena *a)
 {
+    if (a)
+        a->oom = 0;
     if (!a || !a->head)
         return;
     /* keep the first (largest recent) block, free the rest */
@@ -58,8 +61,10 @@ static void *arena_alloc(pylit_arena *a, size_t n)
         if (cap < n)
             cap = n;
         struct block *nb = malloc(sizeof *nb + cap);
-        if (!nb)
+        if (!nb) {
+            a->oom = 1;
             return NULL;
+        }
         nb->used = 0;
         nb->cap = cap;
         nb->next = b;
@@ -430,6 +435,8 @@ py_val *pylit_parse(pylit_arena *a, const char *text, size_t len, size_t *errpos
     }
     return v;
 }
+
+int pylit_arena_oom(const pylit_arena *a) { return a && a->oom; }
 
 py_val *pylit_get(const py_val *dict, const char *key)
 {

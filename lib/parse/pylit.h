@@ -40,6 +40,10 @@ void pylit_arena_free(pylit_arena *a);
 py_val *pylit_parse(pylit_arena *a, const char *text, size_t len, size_t *errpos,
                     const char **errmsg);
 
+/* Non-zero when an allocation failed since the last reset: a NULL from
+ * pylit_parse then means "out of memory", not "not a literal". */
+int pylit_arena_oom(const pylit_arena *a);
+
 /* Dict lookup by string key (NULL when absent or not a dict). */
 py_val *pylit_get(const py_val *dict, const char *key);
 /* i-th item of a list/tuple (NULL when out of range). */

@@ -94,7 +94,11 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     size_t nd = by_kind[TP_K_KERNEL] + by_kind[TP_K_MEMCPY] + by_kind[TP_K_MEMSET];
     if (nd) {
         int64_t *keys = malloc(nd * sizeof *keys);
-        if (keys) {
+        if (!keys) {
+            tp_table_free(t);
+            return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+        }
+        {
             size_t m = 0;
             for (size_t i = 0; i < st->n; i++)
                 if (st->kind[i] == TP_K_KERNEL || st->kind[i] == TP_K_MEMCPY || st->kind[i] == TP_K_MEMSET)

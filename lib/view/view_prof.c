@@ -119,7 +119,8 @@ static const struct tp_opcall *parse_marker(struct mcache *c, const tp_store *st
  * shapes every step; parsing the shapes and running the formulas once per
  * distinct key instead of once per kernel took the default view on a
  * 995 MB trace from 2.46 to 1.79 s of CPU (medians of 5, same bytes out).
- * Up to FMEMO_MAX keys are kept; past that, rows are computed directly. */
+ * Up to FMEMO_MAX keys are kept; past that, rows are computed directly.
+ * A failed allocation is reported (fm.oom), never done without. */
 #define FMEMO_SLOTS (1u << 16)
 #define FMEMO_MAX (1u << 15)
 
@@ -139,6 +140,7 @@ struct fmemo {
     uint32_t *slots;          /* entry index + 1; 0 free */
     struct fentry *e;
     size_t n, cap;
+    int oom;                  /* an allocation failed: the view reports it */
 };
 
 static uint32_t fkey_hash(const struct fkey *k)
@@ -171,17 +173,25 @@ static const struct fentry *fmemo_get(struct fmemo *m, const struct fkey *k, con
     if (m->n == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 64;
         struct fentry *e = realloc(m->e, cap * sizeof *e);
-        if (!e)
+        if (!e) {
+            m->oom = 1;
             return NULL;
+        }
         m->e = e;
         m->cap = cap;
     }
     struct fentry *e = &m->e[m->n];
     e->key = *k;
     e->ran = 0;
-    if (tp_opcall_from_kineto(tp_store_str(st, k->opname), k->dims ? tp_store_str(st, k->dims) : NULL,
-                              k->types ? tp_store_str(st, k->types) : NULL, call) == 0 &&
-        tp_opcall_add_concrete(call, k->concrete ? tp_store_str(st, k->concrete) : NULL) == 0) {
+    int rc = tp_opcall_from_kineto(tp_store_str(st, k->opname), k->dims ? tp_store_str(st, k->dims) : NULL,
+                                   k->types ? tp_store_str(st, k->types) : NULL, call);
+    if (rc == 0)
+        rc = tp_opcall_add_concrete(call, k->concrete ? tp_store_str(st, k->concrete) : NULL);
+    if (rc == TP_OPCALL_NOMEM) {
+        m->oom = 1;
+        return NULL;
+    }
+    if (rc == 0) {
         tp_flops_eval_grid(call, kname, k->bprop, k->sub, k->grid[0] == INT32_MIN ? NULL : k->grid, TP_PYPROF_3X,
                            &e->fr);
         e->ran = 1;
@@ -198,9 +208,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     struct mcache mc = { calloc(MCACHE, sizeof *mc.ids), calloc(MCACHE, sizeof *mc.rc),
                          malloc(MCACHE * sizeof *mc.calls) };
     unsigned char *tcfull = calloc(st->strings.count + 1, 1);
-    /* without its slots the memo is off: every row is computed directly */
-    struct fmemo fm = { st->annots_from_pyprof ? NULL : calloc(FMEMO_SLOTS, sizeof *fm.slots), NULL, 0, 0 };
-    if (!t || !shortnames || !call || !mc.ids || !mc.rc || !mc.calls || !tcfull) {
+    struct fmemo fm = { st->annots_from_pyprof ? NULL : calloc(FMEMO_SLOTS, sizeof *fm.slots), NULL, 0, 0, 0 };
+    if (!t || !shortnames || !call || !mc.ids || !mc.rc || !mc.calls || !tcfull ||
+        (!st->annots_from_pyprof && !fm.slots)) {
         tp_table_free(t);
         free(tcfull);
         free(fm.slots);
@@ -230,7 +240,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                 rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
                 break;
             }
-            tp_pyprof_short_name(name, shortnames[nid], cap, 1);
+            if (tp_pyprof_short_name(name, shortnames[nid], cap, 1) == SIZE_MAX) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                break;
+            }
         }
         const char *kname = shortnames[nid];
         const struct tp_kernel_info *ki = tp_store_kernel(st, r);
@@ -241,6 +254,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         if (pyprof_row && a->marker) {
             int prc;
             const struct tp_opcall *mcall = parse_marker(&mc, st, a->marker, &prc, call);
+            if (prc == TP_OPCALL_NOMEM) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                break;
+            }
             if (prc == 0) {
                 tp_flops_eval_grid(mcall, kname, a->bprop, a->sub, ki ? ki->grid : NULL, dialect, &fr);
                 ran = 1;
@@ -258,16 +275,26 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             if (ki)
                 memcpy(k.grid, ki->grid, sizeof k.grid);
             const struct fentry *e = fmemo_get(&fm, &k, st, kname, call);
+            if (fm.oom) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                break;
+            }
             if (e) {
                 ran = e->ran;
                 if (ran)
                     fr = e->fr;
             } else {
                 const char *opname = tp_store_str(st, st->name[a->op_event]);
-                if (tp_opcall_from_kineto(opname, a->input_dims ? tp_store_str(st, a->input_dims) : NULL,
-                                          a->input_types ? tp_store_str(st, a->input_types) : NULL, call) == 0 &&
-                    tp_opcall_add_concrete(call, a->concrete_inputs ? tp_store_str(st, a->concrete_inputs) : NULL) ==
-                        0) {
+                int orc = tp_opcall_from_kineto(opname, a->input_dims ? tp_store_str(st, a->input_dims) : NULL,
+                                                a->input_types ? tp_store_str(st, a->input_types) : NULL, call);
+                if (orc == 0)
+                    orc = tp_opcall_add_concrete(call,
+                                                 a->concrete_inputs ? tp_store_str(st, a->concrete_inputs) : NULL);
+                if (orc == TP_OPCALL_NOMEM) {
+                    rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                    break;
+                }
+                if (orc == 0) {
                     tp_flops_eval_grid(call, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_3X, &fr);
                     ran = 1;
                 }

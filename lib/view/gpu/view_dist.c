@@ -380,8 +380,9 @@ static size_t index_by_ext(const struct rank *R, struct extidx *xi, int64_t *key
 
 /* kernels: communication when launched by a communication node (and, for
  * NCCL, one of that node's kernel ranges), else computation into kern.
- * Out of memory stops the scan with what was pushed so far. */
-static void split_kernels(struct rank *R, const int64_t *keys, const size_t *vals, size_t nk, struct tp_ranges *kern)
+ * -1 when out of memory (the view fails: a table missing kernels would be
+ * wrong). */
+static int split_kernels(struct rank *R, const int64_t *keys, const size_t *vals, size_t nk, struct tp_ranges *kern)
 {
     const tp_store *st = R->st;
     for (size_t r = 0; r < st->n; r++) {
@@ -391,13 +392,14 @@ static void split_kernels(struct rank *R, const int64_t *keys, const size_t *val
         int64_t node = st->external_id[r] != TP_NONE ? key_find(keys, vals, nk, st->external_id[r]) : -1;
         if (node >= 0) {
             if (tp_ranges_push(&R->comm, s, e) < 0)
-                break;
+                return -1;
             if ((R->lib & 1) && tp_ranges_push(&R->nodes[node].kr, s, e) < 0)
-                break;
+                return -1;
         } else if (tp_ranges_push(kern, s, e) < 0) {
-            break;
+            return -1;
         }
     }
+    return 0;
 }
 
 /* The nodes in (start, -end) order, each one's kernel ranges likewise, and
@@ -450,7 +452,8 @@ static int rank_build(struct rank *R, const tp_store *st)
         goto done;
     merge_same_ext(R, xi, keys, vals);
     keep_last_none(R);
-    split_kernels(R, keys, vals, index_by_ext(R, xi, keys, vals), &kern);
+    if (split_kernels(R, keys, vals, index_by_ext(R, xi, keys, vals), &kern) < 0)
+        goto done;
     tp_ranges_merge(&kern);
     tp_ranges_merge(&cpu);
     tp_ranges_merge(&R->comm);

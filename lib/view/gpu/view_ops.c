@@ -88,10 +88,10 @@ static int64_t self_cpu_total(const tp_store *st)
     signed char *inner = calloc(st->n ? st->n : 1, 1);   /* 0 unknown, 1 enclosed, -1 outermost */
     int64_t *path = malloc((st->n ? st->n : 1) * sizeof *path);
     int64_t total = 0;
-    if (!inner || !path) {
+    if (!inner || !path) {   /* -1: out of memory (the view says so; 0 would be a wrong percentage) */
         free(inner);
         free(path);
-        return 0;
+        return -1;
     }
     for (size_t i = 0; i < st->n; i++) {
         uint8_t k = st->kind[i];
@@ -260,7 +260,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     int64_t cpu_total = self_cpu_total(st);
     size_t *perm = malloc((na + 1) * sizeof *perm);
     tp_table *t = tp_table_new(ops_cols, sizeof ops_cols / sizeof *ops_cols);
-    if (rc != TP_OK || have_mem < 0 || !perm || !t) {
+    if (rc != TP_OK || have_mem < 0 || cpu_total < 0 || !perm || !t) {
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     } else {
         for (size_t i = 0; i < na; i++) perm[i] = i;
