@@ -1712,51 +1712,141 @@ static int cls_foo(struct fctx *x)
     return 1;
 }
 
-/* ---- dispatch (prof.py foo(), SPEC §5.8) -------------------------------- */
+/* ---- dispatch (prof.py foo(), SPEC §5.8) -------------------------------- *
+ *
+ * prof.py picks an op class with an if-chain on the op name; the chain has
+ * one order that matters: the modules' forward (LSTMCell, GRUCell), then
+ * linear and conv, then every pointwise op, then the rest, whose names are
+ * all different.  So: the three rules that come first, then one sorted
+ * table of exact names searched once (bsearch), then Foo.  flops_test
+ * checks that the table is sorted and has no name twice. */
 
-static const char *const CONVERT_OPS[] = { "byte", "char", "double", "float", "half", "int", "long", "short", "to",
-                                           NULL };
-static const char *const ACTIVATION_OPS[] = { "celu", "elu", "elu_", "hardshrink", "hardtanh", "hardtanh_",
-    "leaky_relu", "leaky_relu_", "logsigmoid", "prelu", "relu", "relu_", "relu6", "rrelu", "rrelu_", "selu",
-    "sigmoid", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_", NULL };
-static const char *const ONEZERO_OPS[] = { "ones", "ones_like", "zero_", "zeros", "zeros_like", NULL };
+/* Every class behind one signature: arg is the class's own selector (the
+ * reduction kind, the one_kind, the mv_kind, the gemm kind). */
+typedef int (*op_class)(struct fctx *x, int arg);
+static int r_linear(struct fctx *x, int a) { (void)a; return cls_linear(x); }
+static int r_conv(struct fctx *x, int a) { (void)a; return cls_conv(x); }
+static int r_convert(struct fctx *x, int a) { (void)a; return cls_convert(x); }
+static int r_matmul(struct fctx *x, int a) { (void)a; return cls_matmul(x); }
+static int r_embedding(struct fctx *x, int a) { (void)a; return cls_embedding(x); }
+static int r_reduction(struct fctx *x, int a) { return cls_reduction(x, a); }
+static int r_one(struct fctx *x, int a) { return cls_one(x, (enum one_kind)a); }
+static int r_cat(struct fctx *x, int a) { (void)a; return cls_cat(x); }
+static int r_move(struct fctx *x, int a) { return cls_move(x, (enum mv_kind)a); }
+static int r_index_select(struct fctx *x, int a) { (void)a; return cls_index_select(x); }
+static int r_masked_select(struct fctx *x, int a) { (void)a; return cls_masked_select(x); }
+static int r_gemm(struct fctx *x, int a) { return cls_gemm(x, a); }
+static int r_mse(struct fctx *x, int a) { (void)a; return cls_mse(x); }
+static int r_adam(struct fctx *x, int a) { (void)a; return cls_adam(x); }
+static int r_randperm(struct fctx *x, int a) { (void)a; return cls_randperm(x); }
+static int r_memory(struct fctx *x, int a) { (void)a; return cls_memory(x); }
+static int r_copy(struct fctx *x, int a) { (void)a; return cls_copy(x); }
+
+#define NOT_APEX 1   /* a 3.x class: apex-era prof.py sends the op to Foo */
+
+struct op_route {
+    const char *op;
+    op_class fn;
+    int arg, flags;
+};
+
+/* Sorted by name (strcmp). */
+static const struct op_route ROUTES[] = {
+    {"__matmul__", r_matmul, 0, 0},
+    {"adam", r_adam, 0, 0},
+    {"addmm", r_gemm, 0, 0},
+    {"addmm_", r_gemm, 0, 0},
+    {"any", r_move, M_ANY, 0},
+    {"batch_norm", r_one, K_BATCHNORM, 0},
+    {"bmm", r_gemm, 2, 0},
+    {"byte", r_convert, 0, 0},
+    {"cat", r_cat, 0, 0},
+    {"celu", r_one, K_ACTIVATION, 0},
+    {"char", r_convert, 0, 0},
+    {"clone", r_move, M_CLONE, 0},
+    {"contiguous", r_move, M_CONTIGUOUS, 0},
+    {"copy_", r_copy, 0, 0},
+    {"double", r_convert, 0, 0},
+    {"dropout", r_one, K_DROPOUT, 0},
+    {"elu", r_one, K_ACTIVATION, 0},
+    {"elu_", r_one, K_ACTIVATION, 0},
+    {"embedding", r_embedding, 0, 0},
+    {"fill_", r_memory, 0, NOT_APEX},
+    {"float", r_convert, 0, 0},
+    {"full", r_memory, 0, NOT_APEX},
+    {"gather", r_move, M_GATHER, 0},
+    {"half", r_convert, 0, 0},
+    {"hardshrink", r_one, K_ACTIVATION, 0},
+    {"hardtanh", r_one, K_ACTIVATION, 0},
+    {"hardtanh_", r_one, K_ACTIVATION, 0},
+    {"index_select", r_index_select, 0, 0},
+    {"int", r_convert, 0, 0},
+    {"leaky_relu", r_one, K_ACTIVATION, 0},
+    {"leaky_relu_", r_one, K_ACTIVATION, 0},
+    {"log_softmax", r_one, K_LOGSOFTMAX, 0},
+    {"logsigmoid", r_one, K_ACTIVATION, 0},
+    {"long", r_convert, 0, 0},
+    {"masked_scatter_", r_move, M_MSCATTER, 0},
+    {"masked_select", r_masked_select, 0, 0},
+    {"matmul", r_matmul, 0, 0},
+    {"mean", r_reduction, 1, 0},
+    {"mm", r_gemm, 1, 0},
+    {"mse_loss", r_mse, 0, 0},
+    {"nonzero", r_move, M_NONZERO, 0},
+    {"norm", r_reduction, 2, 0},
+    {"ones", r_memory, 0, NOT_APEX},
+    {"ones_like", r_memory, 0, NOT_APEX},
+    {"prelu", r_one, K_ACTIVATION, 0},
+    {"randperm", r_randperm, 0, 0},
+    {"relu", r_one, K_ACTIVATION, 0},
+    {"relu6", r_one, K_ACTIVATION, 0},
+    {"relu_", r_one, K_ACTIVATION, 0},
+    {"reshape", r_move, M_RESHAPE, 0},
+    {"rrelu", r_one, K_ACTIVATION, 0},
+    {"rrelu_", r_one, K_ACTIVATION, 0},
+    {"selu", r_one, K_ACTIVATION, 0},
+    {"short", r_convert, 0, 0},
+    {"sigmoid", r_one, K_ACTIVATION, 0},
+    {"softmax", r_one, K_SOFTMAX, 0},
+    {"softplus", r_one, K_ACTIVATION, 0},
+    {"softshrink", r_one, K_ACTIVATION, 0},
+    {"softsign", r_one, K_ACTIVATION, 0},
+    {"sum", r_reduction, 0, 0},
+    {"tanh", r_one, K_ACTIVATION, 0},
+    {"tanhshrink", r_one, K_ACTIVATION, 0},
+    {"threshold", r_one, K_ACTIVATION, 0},
+    {"threshold_", r_one, K_ACTIVATION, 0},
+    {"to", r_convert, 0, 0},
+    {"zero_", r_memory, 0, NOT_APEX},
+    {"zeros", r_memory, 0, NOT_APEX},
+    {"zeros_like", r_memory, 0, NOT_APEX},
+};
+
+static int cmp_route(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, ((const struct op_route *)elem)->op);
+}
+
+/* For flops_test: the table, to check its order and that no name repeats. */
+const char *tp_flops_route_name(size_t i)
+{
+    return i < sizeof ROUTES / sizeof *ROUTES ? ROUTES[i].op : NULL;
+}
 
 static int dispatch(struct fctx *x)
 {
     const char *op = x->c->op, *mod = x->c->mod;
-    if (streq(op, "linear")) return cls_linear(x);
-    if ((streq(mod, "LSTMCell") || streq(mod, "GRUCell")) && streq(op, "forward")) return cls_rnncell(x);
-    if (streq(op, "conv1d") || streq(op, "conv2d")) return cls_conv(x);
-    if (is_pointwise(op)) return x->apex ? pointwise_apex(x) : pointwise_3x(x);
-    if (in_list(op, CONVERT_OPS)) return cls_convert(x);
-    if (streq(op, "__matmul__") || streq(op, "matmul")) return cls_matmul(x);
-    if (streq(op, "embedding")) return cls_embedding(x);
-    if (streq(op, "sum")) return cls_reduction(x, 0);
-    if (streq(op, "mean")) return cls_reduction(x, 1);
-    if (streq(op, "norm")) return cls_reduction(x, 2);
-    if (streq(op, "dropout")) return cls_one(x, K_DROPOUT);
-    if (streq(op, "cat")) return cls_cat(x);
-    if (streq(op, "reshape")) return cls_move(x, M_RESHAPE);
-    if (streq(op, "masked_scatter_")) return cls_move(x, M_MSCATTER);
-    if (streq(op, "gather")) return cls_move(x, M_GATHER);
-    if (streq(op, "nonzero")) return cls_move(x, M_NONZERO);
-    if (streq(op, "index_select")) return cls_index_select(x);
-    if (streq(op, "masked_select")) return cls_masked_select(x);
-    if (streq(op, "addmm") || streq(op, "addmm_")) return cls_gemm(x, 0);
-    if (streq(op, "mm")) return cls_gemm(x, 1);
-    if (streq(op, "bmm")) return cls_gemm(x, 2);
-    if (streq(op, "softmax")) return cls_one(x, K_SOFTMAX);
-    if (streq(op, "log_softmax")) return cls_one(x, K_LOGSOFTMAX);
-    if (streq(op, "mse_loss")) return cls_mse(x);
-    if (streq(op, "adam")) return cls_adam(x);
-    if (streq(op, "batch_norm")) return cls_one(x, K_BATCHNORM);
-    if (streq(op, "randperm")) return cls_randperm(x);
-    if (!x->apex && (in_list(op, ONEZERO_OPS) || streq(op, "fill_") || streq(op, "full"))) return cls_memory(x);
-    if (streq(op, "copy_")) return cls_copy(x);
-    if (streq(op, "clone")) return cls_move(x, M_CLONE);
-    if (streq(op, "contiguous")) return cls_move(x, M_CONTIGUOUS);
-    if (streq(op, "any")) return cls_move(x, M_ANY);
-    if (in_list(op, ACTIVATION_OPS)) return cls_one(x, K_ACTIVATION);
+    if ((streq(mod, "LSTMCell") || streq(mod, "GRUCell")) && streq(op, "forward"))
+        return cls_rnncell(x);
+    if (streq(op, "linear"))
+        return r_linear(x, 0);
+    if (streq(op, "conv1d") || streq(op, "conv2d"))
+        return r_conv(x, 0);
+    if (is_pointwise(op))
+        return x->apex ? pointwise_apex(x) : pointwise_3x(x);
+    const struct op_route *r = bsearch(op, ROUTES, sizeof ROUTES / sizeof *ROUTES, sizeof *ROUTES, cmp_route);
+    if (r && !(x->apex && (r->flags & NOT_APEX)))
+        return r->fn(x, r->arg);
     return cls_foo(x);
 }
 

@@ -477,8 +477,22 @@ static void compare_3x(const char *dict, const char *golden, const char *tag)
     tp_store_free(st);
 }
 
+/* The op-class table is searched with bsearch: it must be sorted, and a
+ * name twice would make one of its classes unreachable. */
+const char *tp_flops_route_name(size_t i);
+static void test_route_table(void)
+{
+    int sorted = 1;
+    size_t n = 0;
+    for (; tp_flops_route_name(n); n++)
+        if (n && strcmp(tp_flops_route_name(n - 1), tp_flops_route_name(n)) >= 0)
+            sorted = 0;
+    CHECK("flops.route_table_sorted_unique", sorted && n > 60);
+}
+
 int main(void)
 {
+    test_route_table();
     test_apex();
     test_3x();
     test_aten();
