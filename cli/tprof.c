@@ -51,6 +51,8 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
         fprintf(stderr, "tprof: out of memory\n");
         return 2;
     }
+    if (o->view->kernel_scope)
+        tp_store_set_kernel_scope(st);   /* the prof view reads no other rows of a dump */
     int rc = tp_store_load(st, path, &err);
     if (rc != TP_OK) {
         /* A truncated trace still gives the rows of its complete events;

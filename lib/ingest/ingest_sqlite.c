@@ -55,7 +55,48 @@ struct sq {
     uint32_t *demap;         /* DB string id -> demangled strtab id + 1 */
     int64_t nstr;
     const char *checked;     /* the table quick_check passed last */
+    /* A store loaded for its kernels alone (tp_store_set_kernel_scope) that
+     * holds kernels: runtime/driver calls are kept when their correlation id
+     * is a kernel's (kcorr), NVTX ranges when they enclose a kept call on
+     * their thread (launches); NVTX marks are not kept.  Every row is still
+     * read and checked. */
+    int scoped;
+    struct tp_corr_set kcorr;
+    struct tp_launch_scope launches;
 };
+
+/* After the kernel tables: whether the rows below are scoped, and the ids
+ * that scope them. */
+static int begin_scope(struct sq *q)
+{
+    if (!q->st->kernel_scope)
+        return TP_OK;
+    for (size_t i = 0; i < q->st->n && !q->scoped; i++)
+        q->scoped = q->st->kind[i] == TP_K_KERNEL;
+    if (q->scoped && tp_corr_set_build(&q->kcorr, q->st) < 0)
+        return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory", q->path);
+    return TP_OK;
+}
+
+/* Before the NVTX table: the kept calls by thread. */
+static int scope_launches(struct sq *q)
+{
+    if (q->scoped && tp_launch_scope_build(&q->launches, q->st) < 0)
+        return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory", q->path);
+    return TP_OK;
+}
+
+/* A checked runtime/driver row whose correlation id is in column col: kept? */
+static int keep_call(const struct sq *q, sqlite3_stmt *s, int col)
+{
+    return !q->scoped ||
+           (sqlite3_column_type(s, col) != SQLITE_NULL && tp_corr_set_has(&q->kcorr, sqlite3_column_int64(s, col)));
+}
+
+static int keep_range(const struct sq *q, int64_t pid, int64_t tid, int64_t start, int64_t end)
+{
+    return !q->scoped || tp_launch_scope_encloses(&q->launches, pid, tid, start, end);
+}
 
 static int fail_sql(struct sq *q, const char *table, const char *what)
 {
@@ -310,7 +351,7 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
-        if (bad_types(q, table, s, "iiiiiin", sqlite3_column_int64(s, 0)))
+        if (bad_types(q, table, s, "iiiiiin", sqlite3_column_int64(s, 0)) || !keep_call(q, s, 6))
             continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
@@ -401,8 +442,8 @@ static int nvprof_markers(struct sq *q)
                 ends = p;
             }
             ends[ne++] = m;
-        } else {
-            /* an instantaneous mark */
+        } else if (!q->scoped) {
+            /* an instantaneous mark (PyProf reads none) */
             int64_t r = tp_store_add(q->st);
             if (r < 0) goto oom;
             tp_store *st = q->st;
@@ -444,6 +485,8 @@ static int nvprof_markers(struct sq *q)
             continue;
         }
         used[lo] = 1;
+        if (!keep_range(q, starts[i].pid, starts[i].tid, starts[i].ts, ends[lo].ts))
+            continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
             free(used);
@@ -595,8 +638,9 @@ static int ingest_nvprof(struct sq *q)
         return rc;
     if (kernel && (rc = nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL")))
         return rc;
-    if ((rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME)) ||
-        (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER)) || (rc = nvprof_markers(q)))
+    if ((rc = begin_scope(q)) || (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME)) ||
+        (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER)) || (rc = scope_launches(q)) ||
+        (rc = nvprof_markers(q)))
         return rc;
     if (memcpy_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 0)))
         return rc;
@@ -672,7 +716,7 @@ static int nsys_runtime(struct sq *q)
         n++;
         int64_t id = sqlite3_column_int64(s, 5);
         if (bad_types(q, table, s, "iinnn", id) ||
-            (sqlite3_column_type(s, 4) != SQLITE_NULL && dangling(q, table, s, 4, id)))
+            (sqlite3_column_type(s, 4) != SQLITE_NULL && dangling(q, table, s, 4, id)) || !keep_call(q, s, 3))
             continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
@@ -721,6 +765,11 @@ static int nsys_nvtx(struct sq *q)
             (sqlite3_column_type(s, 3) == SQLITE_NULL && sqlite3_column_type(s, 4) != SQLITE_NULL &&
              dangling(q, table, s, 4, id)))
             continue;
+        if (q->scoped) {
+            int64_t g = sqlite3_column_int64(s, 2), start = sqlite3_column_int64(s, 0);
+            if (!isrange || !keep_range(q, (g >> 24) & 0xFFFFFF, g & 0xFFFFFF, start, sqlite3_column_int64(s, 1)))
+                continue;
+        }
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
             sqlite3_finalize(s);
@@ -804,11 +853,11 @@ static int ingest_nsys(struct sq *q)
     if (runtime < 0 || nvtx < 0 || memcpy_ < 0 || memset_ < 0 || gpus < 0)
         return schema_error(q);
     int rc;
-    if ((rc = load_strings(q, "StringIds", "id")) || (rc = nsys_kernels(q)))
+    if ((rc = load_strings(q, "StringIds", "id")) || (rc = nsys_kernels(q)) || (rc = begin_scope(q)))
         return rc;
     if (runtime && (rc = nsys_runtime(q)))
         return rc;
-    if (nvtx && (rc = nsys_nvtx(q)))
+    if (nvtx && ((rc = scope_launches(q)) || (rc = nsys_nvtx(q))))
         return rc;
     if (memcpy_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 1)))
         return rc;
@@ -854,6 +903,8 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
         rc = tp_error_set(err, TP_ERR_FORMAT, "%s: %s", path, in.note);
     free(q.strmap);
     free(q.demap);
+    tp_corr_set_free(&q.kcorr);
+    tp_launch_scope_free(&q.launches);
     tp_sqlite_close(&in);
     return rc;
 }
