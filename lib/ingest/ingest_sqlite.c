@@ -61,9 +61,23 @@ struct sq {
      * their thread (launches); NVTX marks are not kept.  Every row is still
      * read and checked. */
     int scoped;
+    int64_t seen;            /* rows tprof_wanted() looked at (a scoped read's row count) */
     struct tp_corr_set kcorr;
     struct tp_launch_scope launches;
 };
+
+/* What a column of kind k (bad_types) must hold that type t is not; NULL
+ * when t is fine. */
+static const char *type_breaks(char k, int t)
+{
+    switch (k) {
+    case 'i': return t != SQLITE_INTEGER ? "an integer" : NULL;
+    case 'n': return t != SQLITE_INTEGER && t != SQLITE_NULL ? "an integer" : NULL;
+    case 't': return t != SQLITE_TEXT && t != SQLITE_NULL ? "text" : NULL;
+    case 'b': return t != SQLITE_BLOB && t != SQLITE_NULL ? "a blob" : NULL;
+    default: return NULL;
+    }
+}
 
 /* After the kernel tables: whether the rows below are scoped, and the ids
  * that scope them. */
@@ -84,6 +98,44 @@ static int scope_launches(struct sq *q)
     if (q->scoped && tp_launch_scope_build(&q->launches, q->st) < 0)
         return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory", q->path);
     return TP_OK;
+}
+
+/* tprof_wanted(kinds, corr, strid, column...) in the WHERE of a scoped read
+ * of runtime/driver calls: 0 for a row the loop below would check and drop
+ * (its columns hold what kinds says, as bad_types checks them; the string
+ * id in column strid, -1 none, points at a string; its correlation id in
+ * column corr is no kernel's), else 1.  SQLite's own loop drops the other
+ * nine in ten rows without the dozen API calls a row returned costs. */
+static void fn_wanted(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sq *q = sqlite3_user_data(ctx);
+    q->seen++;
+    const char *kinds = (const char *)sqlite3_value_text(argv[0]);
+    int corr = sqlite3_value_int(argv[1]), sid = sqlite3_value_int(argv[2]);
+    sqlite3_value **col = argv + 3;
+    int ncol = argc - 3, wanted = 0;
+    for (int i = 0; kinds && kinds[i] && i < ncol && !wanted; i++)
+        wanted = type_breaks(kinds[i], sqlite3_value_type(col[i])) != NULL;
+    if (!wanted && sid >= 0 && sid < ncol && sqlite3_value_type(col[sid]) != SQLITE_NULL) {
+        int64_t id = sqlite3_value_int64(col[sid]);
+        wanted = !(id >= 0 && id < q->nstr && q->strmap[id]);
+    }
+    if (!wanted && corr >= 0 && corr < ncol)
+        wanted = sqlite3_value_type(col[corr]) != SQLITE_NULL &&
+                 tp_corr_set_has(&q->kcorr, sqlite3_value_int64(col[corr]));
+    sqlite3_result_int(ctx, wanted);
+}
+
+/* The WHERE of a read of columns cols: tprof_wanted's in a scoped read, else
+ * none.  Resets the row count. */
+static const char *call_filter(struct sq *q, char *buf, size_t cap, const char *kinds, int corr, int strid,
+                               const char *cols)
+{
+    q->seen = 0;
+    if (!q->scoped)
+        return "";
+    snprintf(buf, cap, " WHERE tprof_wanted('%s', %d, %d, %s)", kinds, corr, strid, cols);
+    return buf;
 }
 
 /* A checked runtime/driver row whose correlation id is in column col: kept? */
@@ -133,14 +185,7 @@ static int bad_types(struct sq *q, const char *table, sqlite3_stmt *s, const cha
 {
     for (int i = 0; kinds[i]; i++) {
         int t = sqlite3_column_type(s, i);
-        const char *want = NULL;
-        switch (kinds[i]) {
-        case 'i': if (t != SQLITE_INTEGER) want = "an integer"; break;
-        case 'n': if (t != SQLITE_INTEGER && t != SQLITE_NULL) want = "an integer"; break;
-        case 't': if (t != SQLITE_TEXT && t != SQLITE_NULL) want = "text"; break;
-        case 'b': if (t != SQLITE_BLOB && t != SQLITE_NULL) want = "a blob"; break;
-        default: break;
-        }
+        const char *want = type_breaks(kinds[i], t);
         if (want) {
             char reason[96];
             snprintf(reason, sizeof reason, "%s.%s is %s, not %s", table, sqlite3_column_name(s, i), type_name(t), want);
@@ -340,8 +385,10 @@ static int nvprof_kernels(struct sq *q, const char *table)
 
 static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
 {
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT _id_, cbid, start, end, processId, threadId, correlationId FROM %s", table);
+    char sql[512], where[256];
+    const char *cols = "_id_, cbid, start, end, processId, threadId, correlationId";
+    snprintf(sql, sizeof sql, "SELECT %s FROM %s%s", cols, table,
+             call_filter(q, where, sizeof where, "iiiiiin", 6, -1, cols));
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
     if (rc)
@@ -380,18 +427,96 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
         st->tid[r] = sqlite3_column_int64(s, 5) & INT64_C(0xFFFFFFFF);
         st->correlation[r] = col_i64(s, 6);
     }
-    return step_done(q, table, s, rc, n);
+    return step_done(q, table, s, rc, q->scoped ? q->seen : n);
 }
 
-struct openmark {
-    int64_t id, ts, pid, tid, row, name;
+struct openmark {           /* a range's start row (and an instantaneous mark) */
+    int64_t id, ts, pid, tid, row;
+    uint32_t name;              /* the DB string id (checked to exist) */
 };
 
-static int cmp_open(const void *a, const void *b)
+struct endmark {            /* a range's end row: 24 bytes, a dump has millions */
+    int64_t id, ts, row;
+};
+
+/* The end rows ordered by (id, row) as positions into ends (collected in
+ * row order): a counting sort by id when the ids are a dense counter, as
+ * nvprof writes them, else a sort.  first[id - lo] is then the first
+ * position of an id (dense only). */
+struct end_order {
+    uint32_t *pos;
+    uint32_t *first;            /* NULL: sorted, look ids up by bisection */
+    int64_t lo;
+    size_t span;
+};
+
+static _Thread_local const struct endmark *sort_ends;
+
+static int cmp_end(const void *a, const void *b)
 {
-    const struct openmark *x = a, *y = b;
+    const struct endmark *x = &sort_ends[*(const uint32_t *)a], *y = &sort_ends[*(const uint32_t *)b];
     if (x->id != y->id) return x->id < y->id ? -1 : 1;
     return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int order_ends(struct end_order *o, const struct endmark *ends, size_t ne)
+{
+    memset(o, 0, sizeof *o);
+    o->pos = malloc((ne ? ne : 1) * sizeof *o->pos);
+    if (!o->pos)
+        return -1;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < ne; i++) {
+        if (ends[i].id < lo) lo = ends[i].id;
+        if (ends[i].id > hi) hi = ends[i].id;
+    }
+    uint64_t span = ne ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
+    if (ne && span / 4 <= ne && span < UINT32_MAX)
+        o->first = calloc((size_t)span + 1, sizeof *o->first);
+    if (!o->first) {
+        for (size_t i = 0; i < ne; i++)
+            o->pos[i] = (uint32_t)i;
+        sort_ends = ends;
+        qsort(o->pos, ne, sizeof *o->pos, cmp_end);
+        return 0;
+    }
+    o->lo = lo;
+    o->span = (size_t)span;
+    for (size_t i = 0; i < ne; i++)
+        o->first[ends[i].id - lo + 1]++;
+    for (size_t d = 0; d < o->span; d++)
+        o->first[d + 1] += o->first[d];
+    /* stable: ends are in row order */
+    for (size_t i = 0; i < ne; i++)
+        o->pos[o->first[ends[i].id - lo]++] = (uint32_t)i;
+    for (size_t d = o->span; d > 0; d--)
+        o->first[d] = o->first[d - 1];
+    o->first[0] = 0;
+    return 0;
+}
+
+/* The first position in o of an end with this id (past the ids below it). */
+static size_t first_end(const struct end_order *o, const struct endmark *ends, size_t ne, int64_t id)
+{
+    if (o->first)
+        return id < o->lo ? 0 : (uint64_t)id - (uint64_t)o->lo >= o->span ? ne : o->first[id - o->lo];
+    size_t lo = 0, hi = ne;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ends[o->pos[mid]].id < id) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+static int grow(void **arr, size_t *cap, size_t size)
+{
+    size_t nc = *cap ? *cap * 2 : 1024;
+    void *p = realloc(*arr, nc * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
 }
 
 static int nvprof_markers(struct sq *q)
@@ -403,7 +528,10 @@ static int nvprof_markers(struct sq *q)
     if (rc)
         return rc;
     /* start rows are collected, then paired with their end rows by id */
-    struct openmark *starts = NULL, *ends = NULL;
+    struct openmark *starts = NULL;
+    struct endmark *ends = NULL;
+    struct end_order order = {0};
+    char *used = NULL;
     size_t ns = 0, cs = 0, ne = 0, ce = 0;
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -413,8 +541,17 @@ static int nvprof_markers(struct sq *q)
         if (bad_types(q, table, s, "iiiibi", sqlite3_column_int64(s, 0)) ||
             (!(flags & 4) && dangling(q, table, s, 5, sqlite3_column_int64(s, 0))))
             continue;
+        if (!(flags & 2) && (flags & 4)) {
+            if (ne == ce && grow((void **)&ends, &ce, sizeof *ends) < 0)
+                goto oom;
+            ends[ne++] = (struct endmark){ sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 2),
+                                           sqlite3_column_int64(s, 0) };
+            continue;
+        }
+        if (!(flags & 2) && q->scoped)
+            continue;      /* an instantaneous mark: PyProf reads none */
         struct openmark m = { sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 2), TP_NONE, TP_NONE,
-                              sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 5) };
+                              sqlite3_column_int64(s, 0), (uint32_t)sqlite3_column_int64(s, 5) };
         const unsigned char *blob = sqlite3_column_blob(s, 4);
         int blen = sqlite3_column_bytes(s, 4);
         if (blob && blen >= 12) {
@@ -427,23 +564,11 @@ static int nvprof_markers(struct sq *q)
             m.tid = (int64_t)tid;
         }
         if (flags & 2) {
-            if (ns == cs) {
-                cs = cs ? cs * 2 : 1024;
-                void *p = realloc(starts, cs * sizeof *starts);
-                if (!p) goto oom;
-                starts = p;
-            }
+            if (ns == cs && grow((void **)&starts, &cs, sizeof *starts) < 0)
+                goto oom;
             starts[ns++] = m;
-        } else if (flags & 4) {
-            if (ne == ce) {
-                ce = ce ? ce * 2 : 1024;
-                void *p = realloc(ends, ce * sizeof *ends);
-                if (!p) goto oom;
-                ends = p;
-            }
-            ends[ne++] = m;
-        } else if (!q->scoped) {
-            /* an instantaneous mark (PyProf reads none) */
+        } else {
+            /* an instantaneous mark */
             int64_t r = tp_store_add(q->st);
             if (r < 0) goto oom;
             tp_store *st = q->st;
@@ -457,48 +582,38 @@ static int nvprof_markers(struct sq *q)
         }
     }
     sqlite3_finalize(s);
+    s = NULL;
     if (rc != SQLITE_DONE) {
         free(starts);
         free(ends);
         return tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)n,
                             sqlite3_errmsg(q->db));
     }
-    /* pair: ends sorted by id; each start takes the first end with its id */
-    qsort(ends, ne, sizeof *ends, cmp_open);
-    char *used = calloc(ne ? ne : 1, 1);
-    if (!used) {
-        free(starts);
-        free(ends);
-        return nomem(q);
-    }
+    /* pair: each start (row order) takes the first unused end with its id */
+    used = calloc(ne ? ne : 1, 1);
+    if (!used || order_ends(&order, ends, ne) < 0)
+        goto oom;
     for (size_t i = 0; i < ns; i++) {
-        size_t lo = 0, hi = ne;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (ends[mid].id < starts[i].id) lo = mid + 1; else hi = mid;
-        }
-        while (lo < ne && ends[lo].id == starts[i].id && used[lo])
+        size_t lo = first_end(&order, ends, ne, starts[i].id);
+        while (lo < ne && ends[order.pos[lo]].id == starts[i].id && used[lo])
             lo++;
-        if (lo >= ne || ends[lo].id != starts[i].id) {
+        if (lo >= ne || ends[order.pos[lo]].id != starts[i].id) {
             tp_store_skip_row(q->st, "NVTX range never closed (CUPTI_ACTIVITY_KIND_MARKER start row without end)",
                               starts[i].row);
             continue;
         }
         used[lo] = 1;
-        if (!keep_range(q, starts[i].pid, starts[i].tid, starts[i].ts, ends[lo].ts))
+        const struct endmark *e = &ends[order.pos[lo]];
+        if (!keep_range(q, starts[i].pid, starts[i].tid, starts[i].ts, e->ts))
             continue;
         int64_t r = tp_store_add(q->st);
-        if (r < 0) {
-            free(used);
-            free(starts);
-            free(ends);
-            return nomem(q);
-        }
+        if (r < 0)
+            goto oom;
         tp_store *st = q->st;
         st->kind[r] = TP_K_NVTX;
         st->ph[r] = 'X';
         st->ts[r] = starts[i].ts;
-        st->dur[r] = ends[lo].ts - starts[i].ts;
+        st->dur[r] = e->ts - starts[i].ts;
         st->pid[r] = starts[i].pid;
         st->tid[r] = starts[i].tid;
         st->name[r] = str_of(q, starts[i].name);
@@ -506,16 +621,19 @@ static int nvprof_markers(struct sq *q)
     }
     for (size_t i = 0; i < ne; i++)
         if (!used[i])
-            tp_store_skip_row(q->st, "NVTX range end without a start", ends[i].row);
+            tp_store_skip_row(q->st, "NVTX range end without a start", ends[order.pos[i]].row);
+    rc = TP_OK;
+    goto done;
+oom:
+    rc = nomem(q);
+done:
+    sqlite3_finalize(s);
+    free(order.pos);
+    free(order.first);
     free(used);
     free(starts);
     free(ends);
-    return TP_OK;
-oom:
-    sqlite3_finalize(s);
-    free(starts);
-    free(ends);
-    return nomem(q);
+    return rc;
 }
 
 static int copies(struct sq *q, const char *table, int memset_, int nsys)
@@ -703,9 +821,11 @@ static int nsys_kernels(struct sq *q)
 static int nsys_runtime(struct sq *q)
 {
     const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT start, end, globalTid, correlationId, %s, rowid FROM %s",
-             has_column(q, table, "nameId") ? "nameId" : "NULL", table);
+    char sql[512], where[256], cols[128];
+    snprintf(cols, sizeof cols, "start, end, globalTid, correlationId, %s",
+             has_column(q, table, "nameId") ? "nameId" : "NULL");
+    snprintf(sql, sizeof sql, "SELECT %s, rowid FROM %s%s", cols, table,
+             call_filter(q, where, sizeof where, "iinnn", 3, 4, cols));
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
     if (rc)
@@ -734,7 +854,7 @@ static int nsys_runtime(struct sq *q)
         st->correlation[r] = col_i64(s, 3);
         st->name[r] = sqlite3_column_type(s, 4) == SQLITE_NULL ? generic : str_of(q, sqlite3_column_int64(s, 4));
     }
-    return step_done(q, table, s, rc, n);
+    return step_done(q, table, s, rc, q->scoped ? q->seen : n);
 }
 
 static int nsys_nvtx(struct sq *q)
@@ -879,6 +999,9 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
     if (rc != TP_OK)
         return rc;
     struct sq q = { .db = in.db, .st = st, .path = path, .err = err };
+    if (st->kernel_scope &&
+        sqlite3_create_function_v2(q.db, "tprof_wanted", -1, SQLITE_UTF8, &q, fn_wanted, NULL, NULL, NULL) != SQLITE_OK)
+        st->kernel_scope = 0;   /* no filter: every row is read and kept */
     /* No mmap_size: a mapped database that shrinks while it is read (a
      * profiler still writing, NFS) kills the process with SIGBUS, as a mapped
      * trace did (D3).  SQLite's pread path costs 2-3 % CPU on a 261 MB dump
