@@ -61,7 +61,8 @@ struct sq {
      * their thread (launches); NVTX marks are not kept.  Every row is still
      * read and checked. */
     int scoped;
-    int64_t seen;            /* rows tprof_wanted() looked at (a scoped read's row count) */
+    int64_t seen;            /* rows tprof_wanted()/tprof_marker() looked at (the read's row count) */
+    struct marks *marks;     /* the marker read under way */
     struct tp_corr_set kcorr;
     struct tp_launch_scope launches;
 };
@@ -519,76 +520,132 @@ static int grow(void **arr, size_t *cap, size_t size)
     return 0;
 }
 
+/* The marker rows of one read: starts and ends collected, then paired. */
+struct marks {
+    struct openmark *starts;
+    struct endmark *ends;
+    size_t ns, cs, ne, ce;
+    int oom;
+};
+
+/* nvprof's objectId: pid (4 bytes LE) then tid (8 bytes LE); TP_NONE both
+ * when shorter. */
+static void marker_thread(const unsigned char *blob, int blen, int64_t *pid, int64_t *tid)
+{
+    *pid = *tid = TP_NONE;
+    if (!blob || blen < 12)
+        return;
+    *pid = (int32_t)((uint32_t)blob[0] | (uint32_t)blob[1] << 8 | (uint32_t)blob[2] << 16 | (uint32_t)blob[3] << 24);
+    uint64_t t = 0;
+    for (int i = 7; i >= 0; i--)
+        t = t << 8 | blob[4 + i];
+    *tid = (int64_t)t;
+}
+
+/* A checked marker row: a start or an end is collected (0), an
+ * instantaneous mark is for the caller to keep (1), or left out when the
+ * read is scoped (0); -1 out of memory. */
+static int take_marker(const struct sq *q, struct marks *mk, int64_t row, int64_t flags, int64_t ts, int64_t id,
+                       const unsigned char *blob, int blen, int64_t name)
+{
+    if (!(flags & 2) && (flags & 4)) {
+        if (mk->ne == mk->ce && grow((void **)&mk->ends, &mk->ce, sizeof *mk->ends) < 0)
+            return -1;
+        mk->ends[mk->ne++] = (struct endmark){ id, ts, row };
+        return 0;
+    }
+    if (!(flags & 2))
+        return !q->scoped;     /* an instantaneous mark: PyProf reads none */
+    struct openmark m = { id, ts, TP_NONE, TP_NONE, row, (uint32_t)name };
+    marker_thread(blob, blen, &m.pid, &m.tid);
+    if (mk->ns == mk->cs && grow((void **)&mk->starts, &mk->cs, sizeof *mk->starts) < 0)
+        return -1;
+    mk->starts[mk->ns++] = m;
+    return 0;
+}
+
+/* tprof_marker(_id_, flags, timestamp, id, objectId, name) in the WHERE of
+ * the marker read: takes a sound row (take_marker) in SQLite's own loop and
+ * answers 0; 1 for a row the loop below must see (a column of the wrong
+ * type, a name that points nowhere, an instantaneous mark to keep).  Saves
+ * the dozen API calls per row of millions of rows. */
+static void fn_marker(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sq *q = sqlite3_user_data(ctx);
+    q->seen++;
+    int bad = argc != 6;
+    for (int i = 0; i < argc && !bad; i++)
+        bad = type_breaks("iiiibi"[i], sqlite3_value_type(argv[i])) != NULL;
+    if (bad) {
+        sqlite3_result_int(ctx, 1);
+        return;
+    }
+    int64_t flags = sqlite3_value_int64(argv[1]), name = sqlite3_value_int64(argv[5]);
+    if (!(flags & 4) && !(name >= 0 && name < q->nstr && q->strmap[name])) {
+        sqlite3_result_int(ctx, 1);       /* the loop says it is dangling */
+        return;
+    }
+    int t = take_marker(q, q->marks, sqlite3_value_int64(argv[0]), flags, sqlite3_value_int64(argv[2]),
+                        sqlite3_value_int64(argv[3]), sqlite3_value_blob(argv[4]), sqlite3_value_bytes(argv[4]),
+                        name);
+    if (t < 0) {
+        q->marks->oom = 1;
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    sqlite3_result_int(ctx, t);
+}
+
 static int nvprof_markers(struct sq *q)
 {
     const char *table = "CUPTI_ACTIVITY_KIND_MARKER";
     sqlite3_stmt *s;
+    /* start rows are collected, then paired with their end rows by id */
+    struct marks mk = {0};
+    q->marks = &mk;
+    q->seen = 0;
     int rc = prepare(q, table, "SELECT _id_, flags, timestamp, id, objectId, name FROM CUPTI_ACTIVITY_KIND_MARKER "
-                     "ORDER BY _id_", &s);
+                     "WHERE tprof_marker(_id_, flags, timestamp, id, objectId, name) ORDER BY _id_", &s);
     if (rc)
         return rc;
-    /* start rows are collected, then paired with their end rows by id */
-    struct openmark *starts = NULL;
-    struct endmark *ends = NULL;
     struct end_order order = {0};
     char *used = NULL;
-    size_t ns = 0, cs = 0, ne = 0, ce = 0;
-    int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        n++;
         int64_t flags = sqlite3_column_int64(s, 1);
         /* an end row's name is not used (the start row's is) */
         if (bad_types(q, table, s, "iiiibi", sqlite3_column_int64(s, 0)) ||
             (!(flags & 4) && dangling(q, table, s, 5, sqlite3_column_int64(s, 0))))
             continue;
-        if (!(flags & 2) && (flags & 4)) {
-            if (ne == ce && grow((void **)&ends, &ce, sizeof *ends) < 0)
-                goto oom;
-            ends[ne++] = (struct endmark){ sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 2),
-                                           sqlite3_column_int64(s, 0) };
+        int t = take_marker(q, &mk, sqlite3_column_int64(s, 0), flags, sqlite3_column_int64(s, 2),
+                            sqlite3_column_int64(s, 3), sqlite3_column_blob(s, 4), sqlite3_column_bytes(s, 4),
+                            sqlite3_column_int64(s, 5));
+        if (t < 0)
+            goto oom;
+        if (t == 0)
             continue;
-        }
-        if (!(flags & 2) && q->scoped)
-            continue;      /* an instantaneous mark: PyProf reads none */
-        struct openmark m = { sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 2), TP_NONE, TP_NONE,
-                              sqlite3_column_int64(s, 0), (uint32_t)sqlite3_column_int64(s, 5) };
-        const unsigned char *blob = sqlite3_column_blob(s, 4);
-        int blen = sqlite3_column_bytes(s, 4);
-        if (blob && blen >= 12) {
-            int32_t pid = (int32_t)((uint32_t)blob[0] | (uint32_t)blob[1] << 8 | (uint32_t)blob[2] << 16 |
-                                    (uint32_t)blob[3] << 24);
-            uint64_t tid = 0;
-            for (int i = 7; i >= 0; i--)
-                tid = tid << 8 | blob[4 + i];
-            m.pid = pid;
-            m.tid = (int64_t)tid;
-        }
-        if (flags & 2) {
-            if (ns == cs && grow((void **)&starts, &cs, sizeof *starts) < 0)
-                goto oom;
-            starts[ns++] = m;
-        } else {
-            /* an instantaneous mark */
-            int64_t r = tp_store_add(q->st);
-            if (r < 0) goto oom;
-            tp_store *st = q->st;
-            st->kind[r] = TP_K_NVTX;
-            st->ph[r] = 'i';
-            st->ts[r] = m.ts;
-            st->pid[r] = m.pid;
-            st->tid[r] = m.tid;
-            st->name[r] = str_of(q, m.name);
-            st->correlation[r] = m.row;
-        }
+        /* an instantaneous mark */
+        int64_t r = tp_store_add(q->st);
+        if (r < 0) goto oom;
+        tp_store *st = q->st;
+        st->kind[r] = TP_K_NVTX;
+        st->ph[r] = 'i';
+        st->ts[r] = sqlite3_column_int64(s, 2);
+        st->name[r] = str_of(q, sqlite3_column_int64(s, 5));
+        st->correlation[r] = sqlite3_column_int64(s, 0);
+        marker_thread(sqlite3_column_blob(s, 4), sqlite3_column_bytes(s, 4), &st->pid[r], &st->tid[r]);
     }
+    if (mk.oom)
+        goto oom;
     sqlite3_finalize(s);
     s = NULL;
     if (rc != SQLITE_DONE) {
-        free(starts);
-        free(ends);
-        return tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)n,
-                            sqlite3_errmsg(q->db));
+        rc = tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)q->seen,
+                          sqlite3_errmsg(q->db));
+        goto done;
     }
+    struct openmark *starts = mk.starts;
+    struct endmark *ends = mk.ends;
+    size_t ns = mk.ns, ne = mk.ne;
     /* pair: each start (row order) takes the first unused end with its id */
     used = calloc(ne ? ne : 1, 1);
     if (!used || order_ends(&order, ends, ne) < 0)
@@ -631,8 +688,9 @@ done:
     free(order.pos);
     free(order.first);
     free(used);
-    free(starts);
-    free(ends);
+    free(mk.starts);
+    free(mk.ends);
+    q->marks = NULL;
     return rc;
 }
 
@@ -999,9 +1057,12 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
     if (rc != TP_OK)
         return rc;
     struct sq q = { .db = in.db, .st = st, .path = path, .err = err };
-    if (st->kernel_scope &&
-        sqlite3_create_function_v2(q.db, "tprof_wanted", -1, SQLITE_UTF8, &q, fn_wanted, NULL, NULL, NULL) != SQLITE_OK)
-        st->kernel_scope = 0;   /* no filter: every row is read and kept */
+    if (sqlite3_create_function_v2(q.db, "tprof_wanted", -1, SQLITE_UTF8, &q, fn_wanted, NULL, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function_v2(q.db, "tprof_marker", 6, SQLITE_UTF8, &q, fn_marker, NULL, NULL, NULL) != SQLITE_OK) {
+        tp_sqlite_close(&in);
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
+    }
     /* No mmap_size: a mapped database that shrinks while it is read (a
      * profiler still writing, NFS) kills the process with SIGBUS, as a mapped
      * trace did (D3).  SQLite's pread path costs 2-3 % CPU on a 261 MB dump
