@@ -1012,27 +1012,6 @@ done:
     return rc;
 }
 
-static void link_ctx_free(struct link_ctx *c)
-{
-    free(c->krow);
-    free(c->knext);
-    free(c->ln);
-    free(c->ln2);
-    free(c->rth);
-    free(c->rg2);
-    free(c->rstart);
-    free(c->lstart);
-    free(c->th.pid);
-    free(c->th.tid);
-    free(c->th.slot);
-    tp_i64map_free(&c->corr);
-    free(c->kl);
-    free(c->aoff);
-    free(c->acnt);
-    free(c->info);
-    free(c->att);
-}
-
 /* Decoding reads only the attachments: what built them goes before it
  * (a dump of 1 M kernels holds millions of ranges). */
 static void free_sweep(struct link_ctx *c)
@@ -1047,6 +1026,22 @@ static void free_sweep(struct link_ctx *c)
     c->ln = c->ln2 = NULL;
     c->rth = NULL;
     c->rg2 = NULL;
+}
+
+static void link_ctx_free(struct link_ctx *c)
+{
+    free_sweep(c);
+    free(c->krow);
+    free(c->rstart);
+    free(c->lstart);
+    free(c->th.pid);
+    free(c->th.tid);
+    free(c->th.slot);
+    free(c->kl);
+    free(c->aoff);
+    free(c->acnt);
+    free(c->info);
+    free(c->att);
 }
 
 int tp_link_pyprof(tp_store *st, tp_error *err)
