@@ -8,11 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
-#include "diff.h"
 #include "options.h"
 #include "report.h"
-#include "store.h"
-#include "table.h"
+#include "tprof.h"
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_NO_HEADER, OPT_SUMMARY,
        OPT_FAIL_ABOVE, OPT_JUNIT };
@@ -62,13 +60,9 @@ static void diff_usage(FILE *out)
             "\n"
             "Exit status: 0 ok, 1 regression past --fail-above, 2 bad usage or unreadable input.\n"
             "\ncolumns (-c):\n");
-    for (size_t i = 0; i < TP_DIFF_NCOLS; i++)
-        fprintf(out, "  %-10s %-11s %s\n", tp_diff_cols[i].key, tp_diff_cols[i].header,
-                tp_diff_cols[i].desc);
+    tp_view_print_columns(tp_diff_view(0), out);
     fprintf(out, "\ncolumns with --summary:\n");
-    for (size_t i = 0; i < TP_DIFFSUM_NCOLS; i++)
-        fprintf(out, "  %-10s %-11s %s\n", tp_diff_summary_cols[i].key,
-                tp_diff_summary_cols[i].header, tp_diff_summary_cols[i].desc);
+    tp_view_print_columns(tp_diff_view(1), out);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -107,7 +101,7 @@ static tp_store *load_run(const char *path, int *bad)
     if (tp_run_merge(r, &st, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         st = NULL;
-    } else if (st->n == 0) {
+    } else if (tp_store_event_count(st) == 0) {
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         tp_store_free(st);
         st = NULL;
@@ -140,7 +134,7 @@ static tp_store *load(const char *path, int *bad)
         /* not a trace, or broken before its first event: nothing to compare.
          * Diffing it printed a table in which everything was "added" (a
          * 100 % regression to a CI step reading stdout) before exit 2. */
-        if (st->n == 0) {
+        if (tp_store_event_count(st) == 0) {
             tp_store_free(st);
             return NULL;
         }
@@ -226,16 +220,14 @@ int cmd_diff(int argc, char **argv)
     if (argc - optind != 2)
         return usage_error("%s", argc - optind < 2 ? "two inputs needed: A B"
                                                    : "only two inputs can be compared: A B");
-    const struct tp_coldef *cols = summary ? tp_diff_summary_cols : tp_diff_cols;
-    size_t ncols = summary ? TP_DIFFSUM_NCOLS : TP_DIFF_NCOLS;
+    const tp_view *dv = tp_diff_view(summary);
     if (!out.columns)
-        out.columns = summary ? tp_diff_summary_default_columns : tp_diff_default_columns;
-    size_t idx[256], n;
-    if (tp_table_select(cols, ncols, out.columns, idx, 256, &n, &err) != TP_OK) {
+        out.columns = tp_view_default_columns(dv, NULL);
+    if (tp_view_check_columns(dv, out.columns, &err) != TP_OK) {
         fprintf(stderr, "tprof: argument -c: %s\n", err.msg);
         return 2;
     }
-    if (out.sort && tp_table_col_find(cols, ncols, out.sort) < 0) {
+    if (out.sort && !tp_view_has_column(dv, out.sort)) {
         fprintf(stderr, "tprof: argument --sort: %s is not a valid column name\n", out.sort);
         return 2;
     }

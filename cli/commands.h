@@ -1,10 +1,29 @@
-/* commands.h — subcommands that take their own argument list (git-style),
- * dispatched from main() before the view options are parsed. */
+/* commands.h — the command table: every word a command line may start with
+ * (each view of the library, then diff, import, report and help), with its
+ * one-line summary for `tprof --help`.  Subcommands take their own argument
+ * list (git-style); a view's command line is parsed by cli_parse. */
 #ifndef TPROF_CLI_COMMANDS_H
 #define TPROF_CLI_COMMANDS_H
 
-/* `tprof diff [OPTIONS] A B`; argv[0] is "diff".  Exit status: 0 ok, 1 a
- * regression past --fail-above, 2 bad usage or unreadable input. */
+#include <stddef.h>
+#include "tprof.h"
+
+struct cli_command {
+    const char *name;
+    const char *summary;                  /* one line for `tprof --help` */
+    const tp_view *view;                  /* a view: run by main() over its inputs */
+    int (*run)(int argc, char **argv);    /* a subcommand: argv[0] is its name */
+};
+
+/* Every command, views first (tp_views() order: the first is the default),
+ * *n of them. */
+const struct cli_command *cli_commands(size_t *n);
+
+/* The command named `name`, or NULL. */
+const struct cli_command *cli_command_find(const char *name);
+
+/* `tprof diff [OPTIONS] A B`.  Exit status: 0 ok, 1 a regression past
+ * --fail-above, 2 bad usage or unreadable input. */
 int cmd_diff(int argc, char **argv);
 
 /* `tprof import FILE -o OUT.tprof`: the persistent store of one input. */
@@ -12,5 +31,9 @@ int cmd_import(int argc, char **argv);
 
 /* `tprof report FILE -o OUTDIR`: load once, write every view that applies. */
 int cmd_report(int argc, char **argv);
+
+/* `tprof help [VIEW|COMMAND]`: the usage, a view's options and columns, or
+ * a subcommand's own --help. */
+int cmd_help(int argc, char **argv);
 
 #endif

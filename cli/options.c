@@ -1,19 +1,25 @@
-/* options.c — getopt_long over tprof's options; no analysis here. */
+/* options.c — getopt_long over tprof's options; no analysis here.
+ *
+ * The global options (output, inputs, runs) are listed here; the options a
+ * view honours are declared by the view in the library (tp_view_options)
+ * and reach getopt from there, so a new view option touches no file of the
+ * CLI.  A view option is checked against the view once it is known: the
+ * view may stand after the options (`tprof --group props kernels F`). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <regex.h>
 #include <sys/stat.h>
+#include "commands.h"
 #include "options.h"
 #include "suggest.h"
 
-enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_NAME, OPT_TIMEUNIT, OPT_SORT, OPT_TOP, OPT_GROUP, OPT_DEVICE, OPT_EVENTS,
-       OPT_CURVE, OPT_ALL_STEPS, OPT_NO_HEADER, OPT_VERSION, OPT_PLOT, OPT_COMM, OPT_MERGE,
-       OPT_SPAN, OPT_HTA_QUIRKS, OPT_MAX_QUEUE, OPT_RUNTIME_CUTOFF, OPT_LAUNCH_DELAY_CUTOFF,
-       OPT_QUIET, OPT_CAPTURE, OPT_PATH, OPT_STEP, OPT_ANNOTATION, OPT_INSTANCE };
+enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_NAME, OPT_TIMEUNIT, OPT_SORT,
+       OPT_TOP, OPT_NO_HEADER, OPT_VERSION, OPT_MERGE, OPT_SPAN, OPT_QUIET, OPT_CAPTURE,
+       OPT_VIEW = 512 /* + the index of a view option in view_opt_names */ };
 
-static const struct option long_opts[] = {
+static const struct option global_opts[] = {
     {"columns", required_argument, NULL, 'c'},
     {"width", required_argument, NULL, 'w'},
     {"csv", no_argument, NULL, OPT_CSV},
@@ -26,30 +32,78 @@ static const struct option long_opts[] = {
     {"header", required_argument, NULL, OPT_HEADER},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
-    {"group", required_argument, NULL, OPT_GROUP},
-    {"device", required_argument, NULL, OPT_DEVICE},
-    {"events", no_argument, NULL, OPT_EVENTS},
-    {"curve", no_argument, NULL, OPT_CURVE},
-    {"all-steps", no_argument, NULL, OPT_ALL_STEPS},
     {"no-header", no_argument, NULL, OPT_NO_HEADER},
-    {"plot", no_argument, NULL, OPT_PLOT},
-    {"comm", no_argument, NULL, OPT_COMM},
     {"merge", no_argument, NULL, OPT_MERGE},
     {"span", required_argument, NULL, OPT_SPAN},
-    {"hta-quirks", no_argument, NULL, OPT_HTA_QUIRKS},
-    {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
-    {"runtime-cutoff", required_argument, NULL, OPT_RUNTIME_CUTOFF},
-    {"launch-delay-cutoff", required_argument, NULL, OPT_LAUNCH_DELAY_CUTOFF},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"capture", required_argument, NULL, OPT_CAPTURE},
-    {"path", no_argument, NULL, OPT_PATH},
-    {"step", required_argument, NULL, OPT_STEP},
-    {"annotation", required_argument, NULL, OPT_ANNOTATION},
-    {"instance", required_argument, NULL, OPT_INSTANCE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0},
 };
+#define NGLOBAL (sizeof global_opts / sizeof *global_opts)
+
+/* The options of every view, each name once (the first view declaring it
+ * says whether it takes an argument: views agree, api_test checks it). */
+#define MAX_VIEW_OPTS 128
+static const struct tp_view_option *view_opts[MAX_VIEW_OPTS];
+static size_t nview_opts;
+static struct option long_opts[NGLOBAL + MAX_VIEW_OPTS + 1];
+
+static int is_global(const char *name)
+{
+    for (size_t i = 0; i < NGLOBAL; i++)
+        if (strcmp(global_opts[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static void collect_view_options(void)
+{
+    if (nview_opts)
+        return;
+    for (const tp_view *const *v = tp_views(); *v; v++) {
+        size_t n;
+        const struct tp_view_option *o = tp_view_options(*v, &n);
+        for (size_t i = 0; i < n && nview_opts < MAX_VIEW_OPTS; i++) {
+            size_t k = 0;
+            while (k < nview_opts && strcmp(view_opts[k]->name, o[i].name) != 0)
+                k++;
+            if (k == nview_opts && !is_global(o[i].name))
+                view_opts[nview_opts++] = &o[i];
+        }
+    }
+    memcpy(long_opts, global_opts, sizeof global_opts);
+    for (size_t k = 0; k < nview_opts; k++)
+        long_opts[NGLOBAL + k] = (struct option){view_opts[k]->name, view_opts[k]->arg ? required_argument : no_argument,
+                                                 NULL, OPT_VIEW + (int)k};
+    long_opts[NGLOBAL + nview_opts] = (struct option){NULL, 0, NULL, 0};
+}
+
+/* "      --group G      kernels, ops, memory": each view option once, with
+ * the views that honour it (what it does there: `tprof help VIEW`). */
+static void print_view_options(FILE *out)
+{
+    collect_view_options();
+    size_t w = 0;
+    for (size_t k = 0; k < nview_opts; k++) {
+        size_t len = strlen(view_opts[k]->name) + (view_opts[k]->arg ? strlen(view_opts[k]->arg) + 1 : 0);
+        if (len > w)
+            w = len;
+    }
+    for (size_t k = 0; k < nview_opts; k++) {
+        const struct tp_view_option *o = view_opts[k];
+        char head[128];
+        snprintf(head, sizeof head, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(out, "      --%-*s  ", (int)w, head);
+        int first = 1;
+        for (const tp_view *const *v = tp_views(); *v; v++)
+            if (tp_view_option_find(*v, o->name)) {
+                fprintf(out, "%s%s", first ? "" : ", ", (*v)->name);
+                first = 0;
+            }
+        fprintf(out, "\n");
+    }
+}
 
 void cli_usage(FILE *out)
 {
@@ -61,12 +115,10 @@ void cli_usage(FILE *out)
             "read in parallel, printed as one block per rank (--merge: one table).\n"
             "\n"
             "views:\n");
-    for (const tp_view *const *v = tp_views(); *v; v++)
-        fprintf(out, "  %-10s %s%s\n", (*v)->name, (*v)->summary, v == tp_views() ? " (default)" : "");
-    fprintf(out, "  %-10s %s\n", "diff", "compare two traces: tprof diff A B [--summary] [--fail-above 5%]");
-    fprintf(out, "  %-10s %s\n", "import", "keep a loaded trace as a .tprof store: tprof import FILE|RUNDIR -o OUT");
-    fprintf(out, "  %-10s %s\n", "report", "every view from one load, one file each: tprof report FILE -o OUTDIR");
-    fprintf(out, "  %-10s %s\n", "help", "tprof help VIEW: a view's columns");
+    size_t ncmd;
+    const struct cli_command *cmd = cli_commands(&ncmd);
+    for (size_t i = 0; i < ncmd; i++)
+        fprintf(out, "  %-10s %s%s\n", cmd[i].name, cmd[i].summary, i == 0 && cmd[i].view ? " (default)" : "");
     fprintf(out,
             "\n"
             "options:\n"
@@ -85,25 +137,18 @@ void cli_usage(FILE *out)
             "                      ascending unless -KEY (descending) or +KEY (ascending)\n"
             "      --top N         print the first N rows only (N >= 1)\n"
             "      --no-header     leave out the header line\n"
-            "      --group G       view-specific grouping\n"
-            "      --device D      memory: one device (GPU0, CPU ...)\n"
-            "      --events        memory: list allocations; --curve: the memory curve (--plot: draw it)\n"
-            "      --all-steps     keep the last ProfilerStep (HTA leaves it out)\n"
             "      --merge         a run directory as one table instead of one block per rank\n"
             "                      (the ranks laid end to end: calls and times summed over ranks)\n"
             "      --span S        a run directory: only span S (the plugin's worker.span files)\n"
-            "      --comm          dist: the communication ops table\n"
-            "      --hta-quirks    HTA views: HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)\n"
-            "      --max-queue N   queue: time with N or more launches queued (HTA: 1024)\n"
-            "      --runtime-cutoff US, --launch-delay-cutoff US   launches: HTA's outlier cut-offs\n"
             "      --capture PATH  graph replays charged to the operators of a capture trace\n"
             "                      (a file, or a folder such as TraceLens' capture_traces/)\n"
             "      --quiet         no notes on stderr (the coverage line, what a view left out); errors stay\n"
-            "      --step N, --annotation NAME [--instance K], --path\n"
-            "                      critical-path: the window (ProfilerStep#N, or the K-th event\n"
-            "                      named ..NAME..) and the path edge by edge\n"
-            "  -h, --help          this help; with a VIEW, its columns\n"
+            "  -h, --help          this help; with a VIEW, its options and columns\n"
             "      --version       print the version\n"
+            "\n"
+            "view options (what each does in a view: `tprof help VIEW`):\n");
+    print_view_options(out);
+    fprintf(out,
             "\n"
             "On a terminal the default is columnated to the terminal width; into a pipe it is\n"
             "prof.py's space-separated text.  Exit status: 0 ok, 2 bad usage or unreadable input\n"
@@ -143,16 +188,13 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-/* The words a command line may start with: the views and the subcommands. */
-static size_t command_words(const char **w, size_t cap)
+size_t cli_command_words(const char **w, size_t cap)
 {
-    static const char *const subs[] = {"diff", "import", "report", "help"};
-    size_t n = 0;
-    for (const tp_view *const *v = tp_views(); *v && n < cap; v++)
-        w[n++] = (*v)->name;
-    for (size_t i = 0; i < sizeof subs / sizeof *subs && n < cap; i++)
-        w[n++] = subs[i];
-    return n;
+    size_t n, k = 0;
+    const struct cli_command *c = cli_commands(&n);
+    for (size_t i = 0; i < n && k < cap; i++)
+        w[k++] = c[i].name;
+    return k;
 }
 
 /* A first word that is neither a view nor a file but is a view's name
@@ -164,7 +206,7 @@ static int check_typo(const char *word)
     if (strcmp(word, "-") == 0 || stat(word, &sb) == 0)
         return 0;
     const char *w[64];
-    const char *pick = cli_suggest(word, w, command_words(w, 64));
+    const char *pick = cli_suggest(word, w, cli_command_words(w, 64));
     if (!pick)
         return 0;
     fprintf(stderr, "tprof: '%s' is not a view or a file; did you mean '%s'?\nTry 'tprof --help'.\n", word, pick);
@@ -180,9 +222,9 @@ static int unknown_option(const char *arg)
         if (n < sizeof name) {
             memcpy(name, arg + 2, n);
             name[n] = 0;
-            const char *w[64];
+            const char *w[NGLOBAL + MAX_VIEW_OPTS];
             size_t nw = 0;
-            for (const struct option *lo = long_opts; lo->name && nw < 64; lo++)
+            for (const struct option *lo = long_opts; lo->name; lo++)
                 w[nw++] = lo->name;
             const char *pick = cli_suggest(name, w, nw);
             if (pick) {
@@ -200,23 +242,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
     tp_output_opts_init(&o->out);
     o->view = tp_views()[0];
     int first = 1;
-    /* `tprof help [VIEW]` is `tprof [VIEW] --help`. */
-    if (argc > 1 && strcmp(argv[1], "help") == 0) {
-        o->help = 1;
-        if (argc > 2) {
-            const tp_view *v = tp_view_find(argv[2]);
-            if (!v) {
-                const char *w[64];
-                const char *pick = cli_suggest(argv[2], w, command_words(w, 64));
-                fprintf(stderr, "tprof: help: '%s' is not a view%s%s%s\nTry 'tprof --help'.\n", argv[2],
-                        pick ? "; did you mean '" : "", pick ? pick : "", pick ? "'?" : "");
-                return 2;
-            }
-            o->view = v;
-            o->view_named = 1;
-        }
-        return 0;
-    }
+    collect_view_options();
     /* The first word may name a view (git-style subcommand). */
     if (argc > 1 && argv[1][0] != '-') {
         const tp_view *v = tp_view_find(argv[1]);
@@ -229,8 +255,17 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
     optind = first;
     opterr = 0;
     int c, csv = 0, width_given = 0;
+    /* view options wait for the view, which may come after them */
+    struct { const char *name, *arg; } given[64];
+    size_t ngiven = 0;
     while ((c = getopt_long(argc, argv, ":c:w:h", long_opts, NULL)) != -1) {
-        char *end;
+        if (c >= OPT_VIEW && c < OPT_VIEW + (int)nview_opts) {
+            if (ngiven == sizeof given / sizeof *given)
+                return usage_error("%s", "too many view options");
+            given[ngiven].name = view_opts[c - OPT_VIEW]->name;
+            given[ngiven++].arg = optarg;
+            continue;
+        }
         switch (c) {
         case 'c': o->out.columns = optarg; break;
         case 'w':
@@ -275,50 +310,11 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
             if (cli_parse_top(optarg, &o->out.top) < 0)
                 return usage_error(CLI_TOP_ERROR, optarg);
             break;
-        case OPT_GROUP: o->vo.group = optarg; break;
-        case OPT_DEVICE: o->vo.device = optarg; break;
-        case OPT_EVENTS: o->vo.events = 1; break;
-        case OPT_CURVE: o->vo.curve = 1; break;
-        case OPT_ALL_STEPS: o->vo.all_steps = 1; break;
         case OPT_NO_HEADER: o->out.header = 0; break;
-        case OPT_PLOT: o->vo.plot = 1; break;
-        case OPT_COMM: o->vo.comm = 1; break;
         case OPT_MERGE: o->vo.merge = 1; break;
         case OPT_SPAN: o->vo.span = optarg; break;
-        case OPT_HTA_QUIRKS: o->vo.hta_quirks = 1; break;
-        case OPT_MAX_QUEUE:
-            o->vo.max_queue = (int64_t)strtoll(optarg, &end, 10);
-            if (*end || end == optarg || o->vo.max_queue <= 0)
-                return usage_error("--max-queue: '%s' is not a positive number", optarg);
-            break;
-        case OPT_RUNTIME_CUTOFF:
-        case OPT_LAUNCH_DELAY_CUTOFF: {
-            double v = strtod(optarg, &end);
-            if (*end || end == optarg || !(v > 0))
-                return usage_error("'%s' is not a positive number of microseconds", optarg);
-            if (c == OPT_RUNTIME_CUTOFF)
-                o->vo.runtime_cutoff_us = v;
-            else
-                o->vo.launch_delay_cutoff_us = v;
-            break;
-        }
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_CAPTURE: o->capture = optarg; break;
-        case OPT_PATH: o->vo.path = 1; break;
-        case OPT_ANNOTATION: o->vo.annotation = optarg; break;
-        case OPT_STEP:
-        case OPT_INSTANCE: {
-            long long v = strtoll(optarg, &end, 10);
-            if (*end || end == optarg || v < 0)
-                return usage_error("'%s' is not a number >= 0", optarg);
-            if (c == OPT_STEP) {
-                o->vo.step = v;
-                o->vo.step_given = 1;
-            } else {
-                o->vo.instance = v;
-            }
-            break;
-        }
         case 'h': o->help = 1; break;
         case OPT_VERSION: o->version = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -345,6 +341,16 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
             int rc = check_typo(o->inputs[0]);
             if (rc)
                 return rc;
+        }
+    }
+    /* Now that the view is known: the options it declares, and a clear
+     * error for one it does not (it used to be ignored in silence).  With
+     * --help the help is all that is asked for. */
+    for (size_t k = 0; k < ngiven && !o->help; k++) {
+        tp_error err = {0};
+        if (tp_view_set_option(o->view, &o->vo, given[k].name, given[k].arg, &err) != TP_OK) {
+            fprintf(stderr, "tprof: %s\nTry 'tprof help %s'.\n", err.msg, o->view->name);
+            return 2;
         }
     }
     return 0;

@@ -17,9 +17,18 @@ struct cli_options {
     int ninputs;
 };
 
-/* Parse argv; on a usage error print it and return 2, 0 otherwise. */
+/* Parse argv; on a usage error print it and return 2, 0 otherwise.  The
+ * global options are cli_parse's own; a view option (tp_view_options) is
+ * set through tp_view_set_option once the view is known. */
 int cli_parse(int argc, char **argv, struct cli_options *o);
+/* The usage: commands (the command table), global options, and every view
+ * option with the views that honour it. */
 void cli_usage(FILE *out);
+/* The usage (named 0) or a view's help (named 1), then the view's options
+ * and columns. */
+void cli_help(const tp_view *v, int named, FILE *out);
+/* The names of the command table, for "did you mean"; returns how many. */
+size_t cli_command_words(const char **w, size_t cap);
 
 /* -w W and --top N, shared with `tprof diff`: 0, or -1 when the value is not
  * a number or out of range (-w above CLI_MAX_WIDTH, --top below 1); the

@@ -12,17 +12,13 @@ int cli_report_skips(const tp_store *st)
 
 int cli_report_skips_to(const tp_store *st, FILE *out)
 {
-    int malformed = 0;
-    for (size_t i = 0; i < st->nskips; i++) {
-        const struct tp_skip *s = &st->skips[i];
-        if (!s->malformed)
-            continue;
-        malformed = 1;
-        fprintf(out, "tprof: %s: %s %llu: %s (%llu event%s left out)\n", st->path, s->at_row ? "row" : "byte",
-                (unsigned long long)s->first_offset, s->reason, (unsigned long long)s->count,
-                s->count == 1 ? "" : "s");
+    char line[1280];
+    size_t i = 0;
+    while (tp_store_malformed(st, i, line, sizeof line)) {
+        fprintf(out, "tprof: %s\n", line);
+        i++;
     }
-    return malformed;
+    return i > 0;
 }
 
 void cli_report_notes(const char *notes)

@@ -3,7 +3,8 @@
 #ifndef TPROF_CLI_REPORT_H
 #define TPROF_CLI_REPORT_H
 
-#include "store.h"
+#include <stdio.h>
+#include "tprof.h"
 
 /* Name, on stderr, what was malformed in an input (file, byte, count);
  * returns 1 if anything was (exit status 2), 0 otherwise. */

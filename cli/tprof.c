@@ -2,10 +2,14 @@
  * No analysis happens here.
  *
  * An input that is a directory (and not an Ascend profiler folder) is a run
- * of ranks (lib/run.c): every view then prints one block of rows per rank
- * under one header, a `rank` column first (unless the view has its own);
- * views that span ranks (build_run, e.g. dist) get every rank at once, and
- * --merge lays the ranks end to end in one store and prints one table. */
+ * of ranks (lib/run/): every view then prints one block of rows per rank
+ * under one header, a `rank` column first (unless the view has its own;
+ * the library builds the blocks, tp_rank_table); views that span ranks
+ * (build_run, e.g. dist) get every rank at once, and --merge lays the ranks
+ * end to end in one store and prints one table.
+ *
+ * The CLI lives on the public header alone: options, input and output, the
+ * command table; every table is built by the library. */
 #include <errno.h>
 #include <malloc.h>
 #include <signal.h>
@@ -16,21 +20,40 @@
 #include "commands.h"
 #include "options.h"
 #include "report.h"
-#include "store.h"
-#include "table.h"
+#include "tprof.h"
 
+/* Let a write say what it left out to keep the -w width (into buf). */
+static void collect_note(struct tp_output_opts *o, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    o->note = buf;
+    o->note_cap = cap;
+}
 
+/* What a write to stdout with options o returned: 0 (after the note of
+ * what the width left out, if any), or 2 after a message (a reader that
+ * went away ends quietly). */
+static int written(int rc, const tp_error *werr, const struct tp_output_opts *o)
+{
+    if (rc == TP_OK) {
+        if (o->note && o->note[0])
+            fprintf(stderr, "tprof: width %d: left out %s to fit (choose columns with -c, or a wider -w)\n",
+                    o->width, o->note);
+        return 0;
+    }
+    if (werr->sys_errno == EPIPE)
+        exit(0);
+    fprintf(stderr, "tprof: %s\n", werr->msg);
+    return 2;
+}
 
-/* Write t; 0, or 2 after a message (a reader that went away ends quietly). */
 static int write_table(const tp_table *t, const struct tp_output_opts *out)
 {
     tp_error werr = {0};
-    if (tp_table_write(t, out, stdout, &werr) == TP_OK)
-        return 0;
-    if (werr.sys_errno == EPIPE)
-        exit(0);
-    fprintf(stderr, "tprof: %s\n", werr.msg);
-    return 2;
+    struct tp_output_opts o = *out;
+    char left_out[512];
+    collect_note(&o, left_out, sizeof left_out);
+    return written(tp_table_write(t, &o, stdout, &werr), &werr, &o);
 }
 
 /* The exit status a view's table calls for (check: 1 warnings, 2 errors). */
@@ -57,7 +80,7 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
     if (rc != TP_OK) {
         /* A truncated trace still gives the rows of its complete events;
          * so does one that ran out of memory or failed to read midway. */
-        if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT && st->n == 0) {
+        if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT && tp_store_event_count(st) == 0) {
             fprintf(stderr, "tprof: %s\n", err.msg);
             tp_store_free(st);
             return 2;
@@ -72,7 +95,7 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
     if (!linked || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", lerr.msg);
         status = 2;
-    } else if (st->n > 0 || status == 0) {
+    } else if (tp_store_event_count(st) > 0 || status == 0) {
         struct tp_output_opts out = o->out;
         if (!out.columns) {
             const tp_view *v = tp_view_for_store(o->view, st);
@@ -110,214 +133,42 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
 
 /* ---- run directories ---- */
 
-/* The columns a run adds in front of a per-rank view. */
-static const struct tp_coldef run_cols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "run: the rank (distributedInfo.rank, else the file name, else the order)"},
-    {"worker", "Worker", TP_COL_STR, -1, 0, "run: the worker (trace file name without [.SPAN].pt.trace.json)"},
-};
-#define NRUNCOLS (sizeof run_cols / sizeof *run_cols)
-
-static int is_run_key(const char *k, size_t n)
+/* Write a run's block of per-rank rows and free it; 0 or 2. */
+static int block_flush(tp_rank_table **b, const struct cli_options *o, int *first)
 {
-    for (size_t i = 0; i < NRUNCOLS; i++)
-        if (strlen(run_cols[i].key) == n && memcmp(run_cols[i].key, k, n) == 0)
-            return 1;
-    return 0;
-}
-
-/* The -c list without the run's own keys (rank, worker), for checking it
- * against a view before reading input; NULL when nothing is left. */
-static char *strip_run_keys(const char *list)
-{
-    char *o = malloc(strlen(list) + 1);
-    if (!o)
-        return NULL;
-    size_t n = 0;
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (!is_run_key(p, len)) {
-            if (n)
-                o[n++] = ',';
-            memcpy(o + n, p, len);
-            n += len;
-        }
-        p += len + (e ? 1 : 0);
-    }
-    o[n] = 0;
-    if (!n) {
-        free(o);
-        return NULL;
-    }
-    return o;
-}
-
-static int has_key(const char *list, const char *key)
-{
-    size_t k = strlen(key);
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == k && memcmp(p, key, k) == 0)
-            return 1;
-        p += len + (e ? 1 : 0);
-    }
-    return 0;
-}
-
-/* list without `key` ("rank" when nothing is left); NULL on out of memory. */
-static char *remove_key(const char *list, const char *key)
-{
-    char *o = malloc(strlen(list) + 6);
-    if (!o)
-        return NULL;
-    size_t n = 0, k = strlen(key);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (!(len == k && memcmp(p, key, k) == 0)) {
-            if (n)
-                o[n++] = ',';
-            memcpy(o + n, p, len);
-            n += len;
-        }
-        p += len + (e ? 1 : 0);
-    }
-    if (!n)
-        memcpy(o, "rank", 5);
-    else
-        o[n] = 0;
-    return o;
-}
-
-/* One output table for the per-rank blocks that share a column set. */
-struct block {
-    const struct tp_coldef *vcols;   /* the view's columns (GPU view or NPU twin) */
-    size_t nvcols;
-    int prepend;                     /* rank/worker columns added in front */
-    struct tp_coldef *cols;          /* what the table is made of */
-    tp_table *t;
-    const tp_view *v;
-};
-
-static int block_start(struct block *b, const tp_view *v)
-{
-    memset(b, 0, sizeof *b);
-    b->v = v;
-    b->vcols = v->cols;
-    b->nvcols = v->ncols;
-    b->prepend = tp_table_col_find(v->cols, v->ncols, "rank") < 0;
-    size_t extra = b->prepend ? NRUNCOLS : 0;
-    b->cols = malloc((b->nvcols + extra) * sizeof *b->cols);
-    if (!b->cols)
-        return -1;
-    if (extra)
-        memcpy(b->cols, run_cols, sizeof run_cols);
-    memcpy(b->cols + extra, v->cols, b->nvcols * sizeof *b->cols);
-    b->t = tp_table_new(b->cols, b->nvcols + extra);
-    return b->t ? 0 : -1;
-}
-
-/* The keys of a --sort list (each maybe signed) that are columns of the
- * view, as a list in buf; NULL when none is. */
-static const char *view_sort_keys(const char *list, const struct tp_coldef *cols, size_t ncols, char *buf,
-                                  size_t cap)
-{
-    size_t n = 0;
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        size_t skip = len && (*p == '-' || *p == '+');
-        char key[128];
-        if (len - skip < sizeof key) {
-            memcpy(key, p + skip, len - skip);
-            key[len - skip] = 0;
-            if (tp_table_col_find(cols, ncols, key) >= 0 && n + len + 2 < cap) {
-                if (n)
-                    buf[n++] = ',';
-                memcpy(buf + n, p, len);
-                n += len;
-            }
-        }
-        p += len + (e ? 1 : 0);
-    }
-    buf[n] = 0;
-    return n ? buf : NULL;
-}
-
-/* Append rank k's rows (its --sort order, its --top rows) to the block. */
-static int block_add(struct block *b, const struct tp_run_rank *k, const tp_table *t,
-                     const struct tp_output_opts *o)
-{
-    size_t n = 0, *perm = NULL;
-    tp_error err = {0};
-    struct tp_output_opts ro = *o;
-    /* the view's own sort keys; a run column (rank) is the block's order */
-    char sortbuf[512];
-    ro.sort = view_sort_keys(o->sort, b->vcols, b->nvcols, sortbuf, sizeof sortbuf);
-    if (tp_table_order(t, &ro, &perm, &n, &err) != TP_OK)
-        return -1;
-    size_t off = b->prepend ? NRUNCOLS : 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t r = perm ? perm[i] : i;
-        if (tp_table_add_row(b->t) < 0)
-            break;
-        if (b->prepend) {
-            tp_table_set_int(b->t, 0, k->rank);
-            tp_table_set_str(b->t, 1, k->worker);
-        }
-        for (size_t c = 0; c < b->nvcols; c++) {
-            size_t len;
-            const char *s;
-            switch (tp_table_cell_kind(t, r, c)) {
-            case TP_CELL_STR:
-                s = tp_table_cell_strn(t, r, c, &len);
-                tp_table_set_strn(b->t, off + c, s, len);
-                break;
-            case TP_CELL_INT: tp_table_set_int(b->t, off + c, tp_table_cell_int(t, r, c)); break;
-            case TP_CELL_FLOAT: tp_table_set_float(b->t, off + c, tp_table_cell_float(t, r, c)); break;
-            default: break;
-            }
-        }
-    }
-    free(perm);
-    return tp_table_nomem(b->t) ? -1 : 0;
-}
-
-/* Print a block under its header (the first block of the output only); 0 or 2. */
-static int block_flush(struct block *b, const struct cli_options *o, int *first)
-{
-    if (!b->t)
+    if (!*b)
         return 0;
     struct tp_output_opts out = o->out;
-    out.sort = NULL;   /* applied per rank in block_add, as --name and --top */
-    out.top = 0;
-    out.name_regex = NULL;
-    char *cols = NULL;
-    const char *list = out.columns ? out.columns : tp_view_default_columns(b->v, &o->vo);
-    if (b->prepend && !has_key(list, "rank") && !has_key(list, "worker")) {
-        cols = malloc(strlen(list) + 6);
-        if (cols)
-            sprintf(cols, "rank,%s", list);
-    } else if (!b->prepend && has_key(list, "worker") &&
-               tp_table_col_find(b->vcols, b->nvcols, "worker") < 0) {
-        /* the view has its own rank column but no worker: leave worker out */
-        cols = remove_key(list, "worker");
-    }
-    if (cols)
-        out.columns = cols;
-    else
-        out.columns = list;
     if (!*first)
         out.header = 0;
-    int rc = write_table(b->t, &out);
+    tp_error werr = {0};
+    char left_out[512];
+    collect_note(&out, left_out, sizeof left_out);
+    int rc = written(tp_rank_table_write(*b, &out, &o->vo, stdout, &werr), &werr, &out);
     *first = 0;
-    free(cols);
-    tp_table_free(b->t);
-    free(b->cols);
-    b->t = NULL;
-    b->cols = NULL;
+    tp_rank_table_free(*b);
+    *b = NULL;
     return rc;
+}
+
+/* Add rank k's table t (built by view sv) to the block, writing the block
+ * first when it holds another view's rows; 0, or 2 after a message. */
+static int block_add(tp_rank_table **b, const tp_view *sv, const struct tp_run_rank *k, const tp_table *t,
+                     const struct cli_options *o, int *first)
+{
+    int status = 0;
+    tp_error err = {0};
+    if (*b && tp_rank_table_view(*b) != sv && block_flush(b, o, first))
+        status = 2;
+    if (!*b && tp_rank_table_new(sv, b, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    if (tp_rank_table_add(*b, k, t, &o->out, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        status = 2;
+    }
+    return status;
 }
 
 /* ---- per-rank views in bounded memory ---- */
@@ -414,7 +265,7 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         return 2;
     }
-    struct block b = {0};
+    tp_rank_table *b = NULL;
     for (size_t i = 0; i < n; i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
         const struct rank_out *ro = k->usable ? k->result : NULL;
@@ -429,17 +280,8 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
             status = table_status(o->view, ro->t);
         if (ro->err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
-        if (b.t && b.v != ro->sv && block_flush(&b, o, first))
+        if (block_add(&b, ro->sv, k, ro->t, o, first))
             status = 2;
-        if (!b.t && block_start(&b, ro->sv) < 0) {
-            fprintf(stderr, "tprof: out of memory\n");
-            status = 2;
-            break;
-        }
-        if (block_add(&b, k, ro->t, &o->out) < 0) {
-            fprintf(stderr, "tprof: out of memory\n");
-            status = 2;
-        }
     }
     if (block_flush(&b, o, first))
         status = 2;
@@ -473,16 +315,17 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         tp_run_free(r);
         return 2;
     }
-    int any_ascend = 0;
+    int any_ascend = 0, npu = 0;   /* an Ascend rank; one whose view is an NPU twin */
     for (size_t i = 0; i < n; i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
         if (k->status != TP_OK)
             fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
-        if (!k->store || !k->store->linked || (k->status != TP_OK && k->store->n == 0))
+        if (!k->usable || !k->store)
             continue;
         if (cli_report_skips(k->store))
             status = 2;
-        any_ascend |= k->store->format == TP_SRC_ASCEND;
+        any_ascend |= tp_store_is_ascend(k->store);
+        npu |= tp_view_for_store(o->view, k->store) != o->view;
         stores[nuse] = k->store;
         ranks[nuse++] = k;
     }
@@ -497,7 +340,6 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         goto done;
     }
     const tp_view *v = o->view;
-    int npu = any_ascend && tp_view_npu_twin(v);
     tp_table *t = NULL;
     if (v->build_run && !npu) {
         /* a view that spans ranks: one table from every rank */
@@ -535,29 +377,22 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     }
     if (t) {
         struct tp_output_opts out = o->out;
-        if (!out.columns)
-            out.columns = tp_view_default_columns(v, &o->vo);
-        else if (tp_table_col_find(v->cols, v->ncols, "rank") < 0)
-            out.columns = NULL;   /* replaced below when it names run keys */
-        char *cols = NULL;
-        if (!out.columns) {
-            cols = strip_run_keys(o->out.columns);
-            out.columns = cols ? cols : tp_view_default_columns(v, &o->vo);
-        }
         if (!*first)
             out.header = 0;
         if (table_status(v, t) > status)
             status = table_status(v, t);
-        int wr = write_table(t, &out);
+        tp_error werr = {0};
+        char left_out[512];
+        collect_note(&out, left_out, sizeof left_out);
+        int wr = written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr, &out);
         *first = 0;
-        free(cols);
         tp_table_free(t);
         if (wr)
             status = 2;
         goto done;
     }
     /* one block of rows per rank */
-    struct block b = {0};
+    tp_rank_table *b = NULL;
     for (size_t i = 0; i < nuse; i++) {
         const tp_store *st = stores[i];
         const tp_view *sv = tp_view_for_store(v, st);
@@ -572,18 +407,8 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             status = table_status(v, rt);
         if (err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
-        if (b.t && b.v != sv && block_flush(&b, o, first))
+        if (block_add(&b, sv, ranks[i], rt, o, first))
             status = 2;
-        if (!b.t && block_start(&b, sv) < 0) {
-            fprintf(stderr, "tprof: out of memory\n");
-            tp_table_free(rt);
-            status = 2;
-            break;
-        }
-        if (block_add(&b, ranks[i], rt, &o->out) < 0) {
-            fprintf(stderr, "tprof: out of memory\n");
-            status = 2;
-        }
         tp_table_free(rt);
     }
     if (block_flush(&b, o, first))
@@ -599,12 +424,9 @@ done:
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is a write error we end on quietly */
-    if (argc > 1 && strcmp(argv[1], "diff") == 0)
-        return cmd_diff(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "import") == 0)
-        return cmd_import(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "report") == 0)
-        return cmd_report(argc - 1, argv + 1);
+    const struct cli_command *cmd = argc > 1 ? cli_command_find(argv[1]) : NULL;
+    if (cmd && cmd->run)   /* a subcommand (diff, import, report, help) parses its own options */
+        return cmd->run(argc - 1, argv + 1);
     struct cli_options o;
     int rc = cli_parse(argc, argv, &o);
     if (rc)
@@ -614,10 +436,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.help) {
-        if (!o.view_named)
-            cli_usage(stdout);
-        printf("%stprof %s: %s\n\ncolumns (-c):\n", o.view_named ? "" : "\n", o.view->name, o.view->summary);
-        tp_view_print_columns(o.view, stdout);
+        cli_help(o.view, o.view_named, stdout);
         return 0;
     }
     static char *stdin_only[] = {"-", NULL};
@@ -648,10 +467,8 @@ int main(int argc, char **argv)
     }
     tp_error err = {0};
     if (o.out.columns) {
-        char *check = runs ? strip_run_keys(o.out.columns) : NULL;
-        int bad = (!runs || check) &&
-                  tp_view_check_columns(o.view, check ? check : o.out.columns, &err) != TP_OK;
-        free(check);
+        int bad = (runs ? tp_run_check_columns(o.view, o.out.columns, &err)
+                        : tp_view_check_columns(o.view, o.out.columns, &err)) != TP_OK;
         if (bad) {
             fprintf(stderr, "tprof: argument -c: %s\n", err.msg);
             return 2;
@@ -660,8 +477,7 @@ int main(int argc, char **argv)
     /* One header per output; a run's rows have a rank column a single
      * trace's lack, so a switch between the two starts a new header. */
     int status = 0, first = 1, prev_run = -1;
-    int adds_rank = !o.view->build_run && !o.vo.merge &&
-                    tp_table_col_find(o.view->cols, o.view->ncols, "rank") < 0;
+    int adds_rank = !o.view->build_run && !o.vo.merge && !tp_view_has_column(o.view, "rank");
     for (int i = 0; i < o.ninputs; i++) {
         int is_run = adds_rank && tp_path_is_run(o.inputs[i]);
         if (prev_run >= 0 && is_run != prev_run)

@@ -92,6 +92,21 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap);
  * renamed, so a failure leaves nothing under `path`. */
 int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, tp_error *err);
 
+/* How many events the store holds (0 for NULL): a load that failed midway
+ * still has the rows of the events read before the failure. */
+size_t tp_store_event_count(const tp_store *st);
+
+/* 1 when the store was read from an Ascend profiler folder (its views are
+ * the NPU twins, tp_view_for_store), 0 otherwise or for NULL. */
+int tp_store_is_ascend(const tp_store *st);
+
+/* The i-th note (0-based) on malformed input the load met, as "PATH: byte N:
+ * what (K events left out)" ("row N" for SQLite), into buf (no newline).
+ * Returns 1 when there is an i-th note, 0 past the last one or on NULL
+ * arguments.  A caller that finds any should exit non-zero: the input is
+ * broken, not just partly unused. */
+int tp_store_malformed(const tp_store *st, size_t i, char *buf, size_t cap);
+
 /* ---- tables -------------------------------------------------------------- */
 
 typedef struct tp_table tp_table;
@@ -123,6 +138,9 @@ struct tp_output_opts {
     int keys;               /* the header names columns by key (`total_us`, not `Total(us)`) and
                                NULL cells are empty, not "-": CSV/TSV that load as typed
                                columns in pandas, DuckDB and spreadsheets */
+    char *note;             /* where tp_table_write says what it left out to keep the -w width
+                               (comma-separated column keys; "" when nothing); NULL: not told */
+    size_t note_cap;
 };
 
 void tp_output_opts_init(struct tp_output_opts *o);
@@ -130,6 +148,28 @@ void tp_output_opts_init(struct tp_output_opts *o);
 int  tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out, tp_error *err);
 void tp_table_free(tp_table *t);
 size_t tp_table_rows(const tp_table *t);
+
+/* Reading a table's cells (a table belongs to the caller once built).
+ * Every reader takes out-of-range rows and columns and a NULL table, and
+ * answers as for a NULL cell. */
+enum tp_cellkind { TP_CELL_NULL, TP_CELL_STR, TP_CELL_INT, TP_CELL_FLOAT };
+
+size_t tp_table_cols(const tp_table *t);
+/* The key of column col ("total_us" is "total"), NULL out of range; its
+ * index by key, -1 when the table has none. */
+const char *tp_table_col_key(const tp_table *t, size_t col);
+long tp_table_col_index(const tp_table *t, const char *key);
+enum tp_cellkind tp_table_cell_kind(const tp_table *t, size_t row, size_t col);
+/* A string cell, NUL-terminated (NULL when the cell is not a string); the
+ * _strn form also gives its length, as names may hold NUL bytes.  The
+ * pointer is valid while the table is. */
+const char *tp_table_cell_str(const tp_table *t, size_t row, size_t col);
+const char *tp_table_cell_strn(const tp_table *t, size_t row, size_t col, size_t *len);
+/* A number cell: _int truncates a float cell toward zero (saturated, NaN
+ * as 0), _float widens an int cell; both give 0 for a NULL or string cell.
+ * Time columns hold nanoseconds whatever the --timeunit of the writers. */
+int64_t tp_table_cell_int(const tp_table *t, size_t row, size_t col);
+double tp_table_cell_float(const tp_table *t, size_t row, size_t col);
 
 /* ---- views --------------------------------------------------------------- */
 
@@ -141,6 +181,28 @@ enum tp_severity {
     TP_SEV_INFO = 0,     /* worth knowing; the numbers hold */
     TP_SEV_WARNING = 1,  /* some numbers are off: read them knowing why */
     TP_SEV_ERROR = 2,    /* the trace cannot be trusted */
+};
+
+/* An option a view honours (its own, beside the output options of
+ * tp_output_opts that every view takes): declared once in the view's file,
+ * it gives the command line its long option, `tprof help VIEW` its usage
+ * line, and tp_view_set_option the field of struct tp_view_opts it sets. */
+enum tp_optkind {
+    TP_OPT_FLAG,          /* no argument: an int field set to 1 */
+    TP_OPT_STRING,        /* a const char * field pointing at the argument */
+    TP_OPT_COUNT,         /* an integer >= 0 into an int64_t field */
+    TP_OPT_POSITIVE,      /* an integer > 0 into an int64_t field */
+    TP_OPT_MICROSECONDS,  /* a number > 0 (microseconds) into a double field */
+};
+
+struct tp_view_option {
+    const char *name;     /* the long option without its dashes: "group" */
+    const char *arg;      /* the argument's name in usage ("G", "N"); NULL for a flag */
+    const char *help;     /* one line for `tprof help VIEW` */
+    enum tp_optkind kind;
+    size_t field;         /* offsetof(struct tp_view_opts, the field it sets) */
+    long given;           /* offsetof an int field also set to 1 when the option is
+                             given (--step N: step_given, as step 0 is a step); -1: none */
 };
 
 typedef struct tp_view {
@@ -169,6 +231,10 @@ typedef struct tp_view {
     /* Optional: the worst severity among the rows of a table this view
      * built (check); the CLI exits with it.  NULL: TP_SEV_INFO. */
     enum tp_severity (*severity)(const tp_table *t);
+    /* The options the view honours (its NPU twin honours the same); an
+     * option it does not declare is refused by tp_view_set_option. */
+    const struct tp_view_option *options;
+    size_t noptions;
     /* 1: build reads only kernels and st->annots (with the kernel side
      * table), so the store may be loaded with tp_store_set_kernel_scope. */
     int kernel_scope;
@@ -227,6 +293,91 @@ const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts 
 /* Print "key  Header  description" for every column of a view. */
 void tp_view_print_columns(const tp_view *v, FILE *out);
 
+/* 1 when view v has a column of this key, 0 otherwise (or on NULL). */
+int tp_view_has_column(const tp_view *v, const char *key);
+
+/* The options view v declares, *n of them (NULL and 0 for none or NULL);
+ * for an NPU twin, those of the view of its name. */
+const struct tp_view_option *tp_view_options(const tp_view *v, size_t *n);
+
+/* The option `name` (without dashes) of view v, or NULL when v does not
+ * declare it. */
+const struct tp_view_option *tp_view_option_find(const tp_view *v, const char *name);
+
+/* Set option `name` of view v in *vo from its argument (NULL for a flag):
+ * TP_ERR_USAGE with "--comm: not an option of the kernels view (its options:
+ * --group)" when v does not declare it, or "--max-queue: 'x' is not a
+ * positive number" when the argument is not what the option takes. */
+int tp_view_set_option(const tp_view *v, struct tp_view_opts *vo, const char *name, const char *arg,
+                       tp_error *err);
+
+/* Print "  --name ARG  help" for every option of a view (nothing when it
+ * has none). */
+void tp_view_print_options(const tp_view *v, FILE *out);
+
+/* ---- diff: two linked stores compared (tprof diff) ------------------------ */
+
+/* The per-name table aggregates CPU ops (kind "op") and GPU kernels (kind
+ * "kernel") of each store by name: calls and summed duration, joined on
+ * (kind, name).  The category is HTA's ops_diff meaning, decided by the call
+ * counts: added (only in B), deleted (only in A), increased / decreased (B is
+ * called more / fewer times), unchanged (same count; the time may still
+ * differ: see delta).  Rows are sorted by |delta| descending, then kind, name.
+ *
+ * The summary compares three totals, and the CI gate (--fail-above) compares
+ * the average ProfilerStep time when both stores have steps, else the total
+ * kernel time. */
+
+/* The columns of the diff tables, as a view descriptor (name "diff"; no
+ * build: the tables come from tp_diff_build and tp_diff_summary_table) for
+ * tp_view_check_columns, tp_view_has_column, tp_view_default_columns and
+ * tp_view_print_columns.  summary: 0 the per-name table, 1 the summary. */
+const tp_view *tp_diff_view(int summary);
+
+struct tp_diff_summary {
+    int a_has_steps, b_has_steps;
+    double a_step_ns, b_step_ns;     /* average ProfilerStep duration; 0 without steps */
+    int64_t a_kernel_ns, b_kernel_ns;   /* sum of GPU kernel durations */
+    int64_t a_op_ns, b_op_ns;        /* sum of top-level CPU op durations (ProfilerStep#N
+                                        ops are not ops here; nested ops are not counted twice) */
+};
+
+/* The per-name comparison of two linked stores. */
+int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error *err);
+
+/* The totals of two linked stores: TP_OK, or TP_ERR_USAGE on NULL (*s zeroed). */
+int tp_diff_summarize(const tp_store *a, const tp_store *b, struct tp_diff_summary *s);
+
+/* The summary as a table: avg_step_time (NULL cells when a store has no
+ * steps), total_kernel_time, total_op_time. */
+int tp_diff_summary_table(const struct tp_diff_summary *s, tp_table **out, tp_error *err);
+
+/* The --fail-above threshold: "5%" (relative growth), "250us" / "1.5ms"
+ * (absolute growth). */
+struct tp_diff_gate {
+    int percent;        /* 1: limit is a percentage; 0: limit is nanoseconds */
+    double limit;
+    char text[32];      /* as given, for the message */
+};
+
+/* Parse a threshold; TP_ERR_USAGE with a message when it is not one. */
+int tp_diff_parse_gate(const char *s, struct tp_diff_gate *g, tp_error *err);
+
+/* 1 when B regressed past the gate (msg then holds "avg step time 1234.5 us ->
+ * 1400.0 us (+13.4%) exceeds 5%"), 0 otherwise (msg holds the same numbers
+ * without the verdict, "" on NULL arguments). */
+int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g, char *msg,
+                  size_t cap);
+
+/* A JUnit XML report of the gate: one test case per quantity (the average
+ * step time when both sides have steps, the total kernel time, the total op
+ * time).  The gated one (the step time, else the kernel time: the one the
+ * exit status is decided on) fails when it grew past the gate; the others
+ * are named "(reported, not gated)" and carry their numbers only.  0, or -1
+ * on a write error or NULL arguments. */
+int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g, const char *a_name,
+                  const char *b_name, FILE *out);
+
 /* ---- runs: a directory of ranks (lib/run.c) ------------------------------ */
 
 /* A run directory holds one trace per rank: kineto files (*.pt.trace.json,
@@ -246,9 +397,10 @@ struct tp_run_rank {
     int status;              /* TP_OK, or why this rank failed (err); a failed rank whose
                                 store holds events (a truncated trace) is still usable */
     tp_error err;
+    int usable;              /* the store was linked and held events (or loaded cleanly):
+                                set by tp_run_load and tp_run_reduce */
     /* tp_run_reduce only (the store is freed once reduced): */
     void *result;            /* what `reduce` made of the store; NULL when it did not run */
-    int usable;              /* the store was linked and held events (or loaded cleanly) */
     /* what the run itself needs of a rank after its store is gone */
     int64_t declared_rank;   /* distributedInfo.rank, TP_NONE (INT64_MIN) when absent */
     int64_t *step_numbers;   /* its ProfilerStep numbers, in order */
@@ -297,6 +449,48 @@ const char *tp_run_notes(const tp_run *r);
 int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err);
 
 void tp_run_free(tp_run *r);
+
+/* ---- a run's tables (lib/run/run_table.c) ---------------------------------- */
+
+/* The rank and worker columns are columns of every view shown over a run
+ * (unless the view has its own rank column): check a -c list against view v
+ * (or its NPU twin) with those two allowed.  TP_OK, or TP_ERR_USAGE. */
+int tp_run_check_columns(const tp_view *v, const char *columns, tp_error *err);
+
+/* Write the one table view v built of a whole run (build_run, or a --merge
+ * store): o's columns without the run's own keys (rank, worker) when v has
+ * no rank column, the view's default for vo when nothing else is left. */
+int tp_run_write_table(const tp_view *v, const tp_table *t, const struct tp_output_opts *o,
+                       const struct tp_view_opts *vo, FILE *out, tp_error *err);
+
+/* The per-rank tables of a run as one table: one block of rows per rank,
+ * the rank and worker columns in front unless the view has its own rank
+ * column.  A block holds the tables of one view (that is, one column set);
+ * ranks whose tables come from another view (an Ascend rank's NPU twin)
+ * start a new block once this one is written. */
+typedef struct tp_rank_table tp_rank_table;
+
+/* A block for the tables of view v: the view they were built by, that is
+ * tp_view_for_store(view, rank's store).  TP_OK, or TP_ERR_NOMEM/USAGE. */
+int tp_rank_table_new(const tp_view *v, tp_rank_table **out, tp_error *err);
+
+/* The view whose tables the block holds (NULL for NULL). */
+const tp_view *tp_rank_table_view(const tp_rank_table *b);
+
+/* Append rank k's table t: its rows in the order o gives them one table
+ * (the --sort keys that are columns of the view, then --name, then --top),
+ * under k's rank and worker. */
+int tp_rank_table_add(tp_rank_table *b, const struct tp_run_rank *k, const tp_table *t,
+                      const struct tp_output_opts *o, tp_error *err);
+
+/* Write the block: o's columns (else the view's default for vo), with rank
+ * in front when the list names neither rank nor worker (worker left out
+ * when the view has its own rank column but no worker); --sort, --name and
+ * --top were applied per rank by tp_rank_table_add. */
+int tp_rank_table_write(const tp_rank_table *b, const struct tp_output_opts *o,
+                        const struct tp_view_opts *vo, FILE *out, tp_error *err);
+
+void tp_rank_table_free(tp_rank_table *b);
 
 const char *tp_version(void);
 /* "zstd 1.5.4, zlib 1.2.13, SQLite 3.40.1, libcsv 3.0.3": the libraries in use. */

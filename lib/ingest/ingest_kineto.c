@@ -24,7 +24,7 @@ struct event {
     /* args */
     struct jv ext_id, ext_id_lc, correlation, seq, device, stream, grid, block, regs, smem, bps, occ,
         bytes, input_dims, input_type, input_strides, concrete_inputs, call_stack, py_id, py_parent, py_module, fwd_tid,
-        dev_type, dev_id, addr, mem_bytes, total_alloc, total_reserved, meta_name, meta_labels;
+        dev_type, dev_id, addr, mem_bytes, total_alloc, total_reserved, meta_name, meta_labels, wait_corr, wait_stream;
     int has_args;
 };
 
@@ -165,6 +165,10 @@ static int read_args(tp_json *j, struct event *ev)
             break;
         case 'n': if (KEY("name")) dst = &ev->meta_name; break;
         case 'l': if (KEY("labels")) dst = &ev->meta_labels; break;
+        case 'w':
+            if (KEY("wait_on_cuda_event_record_corr_id")) dst = &ev->wait_corr;
+            else if (KEY("wait_on_stream")) dst = &ev->wait_stream;
+            break;
         }
         if (dst) {
             if (read_value(j, dst) < 0)
@@ -438,6 +442,22 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
             k->blocks_per_sm = d;
         if (get_double(j, &ev->occ, &d) == 1)
             k->occupancy = d;
+        break;
+    }
+    case TP_K_SYNC: {
+        /* "Event Sync" and "Stream Wait Event" name the cudaEventRecord
+         * they wait for and the stream it recorded on: the critical path
+         * joins them to the kernel the event recorded (critical_path_sync.c) */
+        int64_t corr = pick_i64(im, &ev->wait_corr, "\"wait_on_cuda_event_record_corr_id\"", off, &bad);
+        int64_t ws = pick_i64(im, &ev->wait_stream, "\"wait_on_stream\"", off, &bad);
+        if (corr == TP_NONE && ws == TP_NONE)
+            break;
+        struct tp_kernel_info *k = tp_store_add_kernel_info(st, (size_t)row);
+        if (!k)
+            return drop_row_oom(st, row, j);
+        k->sync_record_corr = corr;
+        if (ws != TP_NONE && ws >= INT32_MIN && ws <= INT32_MAX)
+            k->sync_wait_stream = (int32_t)ws;
         break;
     }
     case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION: case TP_K_PYTHON_FUNCTION: {

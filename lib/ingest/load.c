@@ -5,6 +5,24 @@
 #include "ingest.h"
 #include "store_file.h"
 
+/* The AWS Neuron TensorBoard plugin's files (reference/npu/SPEC.md §B):
+ * neuron_framework_op.json and neuron_hlo_op.json are {"ops": [...],
+ * "total_time": N}; neuron_op_timeline.json and neuron_trace.json are a
+ * Chrome trace whose envelope has "neuronStartTimestampNs".  Their op
+ * records have no published schema, so they are refused by name rather than
+ * read as an empty or meaningless PyTorch trace. */
+static int is_neuron_profile(const char *head, size_t n)
+{
+    size_t i = 0;
+    if (n == 0 || head[0] != '{')
+        return 0;
+    for (i = 1; i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'); i++)
+        ;
+    if (n - i >= 6 && memcmp(head + i, "\"ops\"", 5) == 0)
+        return 1;
+    return memmem(head, n, "\"neuronStartTimestampNs\"", 24) != NULL;
+}
+
 int tp_store_load(tp_store *st, const char *path, tp_error *err)
 {
     struct stat sb;
@@ -59,7 +77,9 @@ int tp_store_load(tp_store *st, const char *path, tp_error *err)
         tp_source_close(src);
         return rc;
     }
-    if (head[0] == '{' && n > 1 && head[1] == '\'') {
+    if (is_neuron_profile(head, n)) {
+        rc = tp_error_set(err, TP_ERR_FORMAT, "%s: AWS Neuron profiles are not supported yet", st->path);
+    } else if (head[0] == '{' && n > 1 && head[1] == '\'') {
         rc = tp_ingest_pydict(st, src, err);
     } else if (head[0] == '{' || head[0] == '[') {
         rc = tp_ingest_kineto(st, src, err);

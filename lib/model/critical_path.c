@@ -60,6 +60,8 @@ struct builder {
     struct ev *evs; size_t nevs;
     uint32_t *start_node, *end_node;   /* per event index */
     uint8_t *lock, *blocking;          /* per event index */
+    struct tp_i64map cpu_wait;  /* Event Sync row -> the kernel its CUDA event recorded */
+    struct tp_i64map gpu_wait;  /* kernel row -> the kernel a Stream Wait Event made it wait for */
 };
 
 static int64_t launcher_of(const struct builder *b, size_t r)
@@ -506,10 +508,16 @@ static int sync_edges(struct builder *b, size_t r, const struct last_on_stream *
     const tp_store *st = b->st;
     const char *name = tp_store_str(st, st->name[r]);
     int context = !strcmp(name, "Context Sync");
-    if (!context && strcmp(name, "Stream Sync"))
-        return 0;   /* Event Sync / Stream Wait Event: the store keeps no event-record ids */
     int64_t rt = st->correlation[r] == TP_NONE ? -1 : tp_i64map_get(&b->corr, st->correlation[r]);
     int64_t k = event_of(b, rt);
+    if (!strcmp(name, "Event Sync")) {
+        /* cudaEventSynchronize waits for the kernel the event recorded
+         * (critical_path_sync.c); nothing when that kernel is outside the window */
+        int64_t src = event_of(b, tp_i64map_get(&b->cpu_wait, (int64_t)r));
+        return src < 0 || k < 0 ? 0 : add_edge(b, b->end_node[src], b->end_node[k], TP_CP_SYNC, 0, -1);
+    }
+    if (!context && strcmp(name, "Stream Sync"))
+        return 0;   /* Stream Wait Event: an edge into the kernel that waits (kernel_edges) */
     if (k < 0)
         return 0;
     for (size_t i = 0; i < nlast; i++)
@@ -562,15 +570,24 @@ static int kernel_edges(struct builder *b, int64_t start, int64_t end)
         int64_t at = tp_i64map_get(&q.at, (int64_t)r);
         uint32_t rs = b->start_node[lk];
         int launch = 0;
+        /* a Stream Wait Event made this kernel wait for another one: HTA
+         * adds that edge first, and lets neither a launch nor a
+         * kernel-kernel edge in unless the other kernel ended before */
+        int64_t wk = event_of(b, tp_i64map_get(&b->gpu_wait, (int64_t)r));
+        int64_t wait_end = wk >= 0 ? b->g->nodes[b->end_node[wk]].ts : INT64_MIN;
+        if (wk >= 0 && rc == 0)
+            rc = add_edge(b, b->end_node[wk], sn, TP_CP_SYNC, 0, -1);
         /* Nothing else was queued on the stream when it was launched nor when
          * it started, and the stream was idle when the call began: the GPU
          * waited for the CPU (a CUDA graph's first kernel on the stream). */
         if (at >= 0 && q.after_launch[at] == q.own[at] && q.after_start[at] == q.own[at] - 1 &&
-            (!has_last || b->g->nodes[last[si].node].ts < b->g->nodes[rs].ts)) {
+            (!has_last || b->g->nodes[last[si].node].ts < b->g->nodes[rs].ts) &&
+            (wk < 0 || wait_end < b->g->nodes[rs].ts)) {
             launch = 1;
             if (rc == 0)
                 rc = add_edge(b, rs, sn, TP_CP_LAUNCH, 0, -1);
-        } else if (has_last && b->g->nodes[sn].ts - b->g->nodes[last[si].node].ts < KERNEL_KERNEL_DELAY_NS) {
+        } else if (has_last && b->g->nodes[sn].ts - b->g->nodes[last[si].node].ts < KERNEL_KERNEL_DELAY_NS &&
+                   (wk < 0 || wait_end < b->g->nodes[last[si].node].ts)) {
             if (rc == 0)
                 rc = add_edge(b, last[si].node, sn, TP_CP_KERNEL_KERNEL, 0, b->g->nodes[last[si].node].row);
         }
@@ -714,6 +731,8 @@ int tp_cp_build(const struct tp_hta *h, int64_t start, int64_t end, struct tp_cp
             *slot = (int64_t)r;
     }
     if (!oom)
+        oom = tp_cp_event_syncs(h, &b.corr, &b.cpu_wait, &b.gpu_wait) < 0;
+    if (!oom)
         oom = make_nodes(&b, start, end) < 0 || runtime_lock_edges(&b) < 0 || call_stack_edges(&b, start, end) < 0 ||
               kernel_edges(&b, start, end) < 0;
     int rc = oom ? tp_error_set(err, TP_ERR_NOMEM, "out of memory") : longest_path(h, g, err);
@@ -734,6 +753,8 @@ int tp_cp_build(const struct tp_hta *h, int64_t start, int64_t end, struct tp_cp
         }
     }
     tp_i64map_free(&b.corr);
+    tp_i64map_free(&b.cpu_wait);
+    tp_i64map_free(&b.gpu_wait);
     tp_i64map_free(&b.evmap);
     tp_i64map_free(&b.edgemap);
     free(b.evs);

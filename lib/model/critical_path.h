@@ -16,7 +16,10 @@
  *   kernel_kernel   previous kernel end -> kernel start on a stream, when
  *                   the gap is under 1.5 ms;
  *   sync            kernel end -> end of cudaDeviceSynchronize /
- *                   cudaStreamSynchronize (weight 0).
+ *                   cudaStreamSynchronize, and -> end of cudaEventSynchronize
+ *                   for the kernel its event recorded; recorded kernel end ->
+ *                   start of the kernel a cudaStreamWaitEvent held back
+ *                   (weight 0).
  * The critical path is the longest path of this DAG, found in one pass over
  * a topological order (O(V+E)) with networkx's tie-breaking. */
 #ifndef TPROF_CRITICAL_PATH_H
@@ -66,6 +69,15 @@ struct tp_cp_graph {
  * TP_ERR_USAGE when there is no such step or instance. */
 int tp_cp_window(const struct tp_hta *h, int64_t step, const char *annotation, int64_t instance,
                  int64_t *start, int64_t *end, tp_error *err);
+
+/* CUDA event synchronisation (critical_path_sync.c), over the whole trace:
+ * cpu_wait maps each Event Sync row to the kernel row its event recorded;
+ * gpu_wait maps each kernel row held back by a Stream Wait Event to the
+ * kernel row it waited for.  corr maps correlation ids to runtime rows.
+ * Both maps are initialised here (free them even on failure); -1 out of memory. */
+struct tp_i64map;
+int tp_cp_event_syncs(const struct tp_hta *h, const struct tp_i64map *corr, struct tp_i64map *cpu_wait,
+                      struct tp_i64map *gpu_wait);
 
 /* Build the graph of the window and find its longest path. */
 int tp_cp_build(const struct tp_hta *h, int64_t start, int64_t end, struct tp_cp_graph *g, tp_error *err);

@@ -20,9 +20,8 @@
  * as "byte N: file shrank while reading", the events before it kept.
  *
  * Compression is sniffed from the magic bytes, never the file name.  gzip
- * goes through zlib's streaming inflate (libdeflate is faster but needs the
- * whole output in memory, which would put a 1 GB trace in memory twice);
- * zstd through ZSTD_decompressStream.
+ * goes through inflate.c (ISA-L's igzip where built with it, else zlib;
+ * inflate.c has the measurements); zstd through ZSTD_decompressStream.
  *
  * Errors are sticky and come after the data before them: a reader that hits
  * one returns the bytes it made first, and the next call returns -1 with the
@@ -35,9 +34,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+#include "inflate.h"
 #include "source.h"
 
 #define RAW_CHUNK (1u << 20)
@@ -60,8 +59,8 @@ struct tp_source {
     size_t peek_len, peek_pos;
     uint64_t delivered;           /* decompressed bytes handed to the caller (peek bytes once dropped) */
 
-    z_stream zs;
-    int zs_init, z_end;
+    tp_inflate *gz;
+    int z_end;
     ZSTD_DStream *zd;
     int zd_frame_done;
 
@@ -206,12 +205,11 @@ int tp_source_open(tp_source **out, const char *path, tp_error *err)
     else if (nm >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
         s->comp = TP_COMP_ZSTD;
     if (s->comp == TP_COMP_GZIP) {
-        /* 15 + 32: zlib detects the gzip header itself. */
-        if (inflateInit2(&s->zs, 15 + 32) != Z_OK) {
+        s->gz = tp_inflate_new();
+        if (!s->gz) {
             tp_source_close(s);
-            return tp_error_set(err, TP_ERR_NOMEM, "%s: cannot start zlib", path);
+            return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
         }
-        s->zs_init = 1;
     } else if (s->comp == TP_COMP_ZSTD) {
         s->zd = ZSTD_createDStream();
         if (!s->zd) {
@@ -231,8 +229,7 @@ void tp_source_close(tp_source *s)
     if (s->fd > 0)
         close(s->fd);
     free(s->raw);
-    if (s->zs_init)
-        inflateEnd(&s->zs);
+    tp_inflate_free(s->gz);
     if (s->zd)
         ZSTD_freeDStream(s->zd);
     free(s);
@@ -285,35 +282,31 @@ static size_t read_gzip(tp_source *s, char *buf, size_t cap)
             int r = gzip_after_member(s);
             if (r <= 0)
                 break;
-            inflateReset(&s->zs);
+            tp_inflate_reset(s->gz);
             s->z_end = 0;
         }
         const unsigned char *p;
-        size_t len;
+        size_t len, used, made;
         int r = raw_next(s, &p, &len);
         if (r < 0)
             break;
-        s->zs.next_in = r ? (unsigned char *)p : NULL;
-        s->zs.avail_in = r ? (uInt)(len > (1u << 30) ? (1u << 30) : len) : 0;
-        s->zs.next_out = (unsigned char *)buf + produced;
-        s->zs.avail_out = (uInt)(cap - produced);
-        uInt before_in = s->zs.avail_in;
-        int zr = inflate(&s->zs, Z_NO_FLUSH);
-        raw_consume(s, before_in - s->zs.avail_in);
-        produced = cap - s->zs.avail_out;
-        if (zr == Z_STREAM_END) {
+        enum tp_inflate_status st = tp_inflate_step(s->gz, r ? p : NULL, r ? len : 0, &used,
+                                                    buf + produced, cap - produced, &made);
+        raw_consume(s, used);
+        produced += made;
+        if (st == TP_INFLATE_MEMBER_END) {
             s->z_end = 1;
             continue;
         }
-        if (zr != Z_OK && zr != Z_BUF_ERROR) {
+        if (st == TP_INFLATE_CORRUPT) {
             source_fail(s, TP_ERR_FORMAT, "%s: corrupt gzip data at compressed byte %llu: %s", s->path,
-                        (unsigned long long)s->raw_offset, s->zs.msg ? s->zs.msg : "error");
+                        (unsigned long long)s->raw_offset, tp_inflate_message(s->gz));
             break;
         }
         if (r == 0) {
-            /* The input ended inside a member.  inflate may still hold
-             * output when the window was full: deliver that first. */
-            if (zr == Z_OK && s->zs.avail_out == 0)
+            /* The input ended inside a member.  The decoder may still hold
+             * output when the buffer was full: deliver that first. */
+            if (made > 0)
                 continue;
             source_fail(s, TP_ERR_TRUNCATED, "%s: gzip stream ends early at compressed byte %llu", s->path,
                         (unsigned long long)s->raw_offset);

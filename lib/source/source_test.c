@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "ingest.h"
+#include "source.h"
 #include "json.h"
 #include "testing.h"
 
@@ -305,6 +306,58 @@ static void test_repeated_trace_events(void)
     tp_store_free(st);
 }
 
+/* Members back to back, the first ending anywhere near the end of the
+ * source's 1 MiB raw chunk, read through output buffers of several sizes:
+ * a decoder that reads ahead past a member (ISA-L keeps up to 8 bytes in
+ * its bit buffer) must hand those bytes back, even when they were read with
+ * the chunk before, or the second member is lost or corrupt. */
+static void test_gzip_members_at_chunk_end(void)
+{
+    const size_t chunk = 1u << 20;
+    size_t n1max = chunk + 64;
+    unsigned char *a = malloc(n1max), *file = malloc(2 * n1max);
+    char *got = malloc(2 * n1max);
+    for (size_t i = 0; i < n1max; i++)
+        a[i] = (unsigned char)("0123456789abcdef"[(i * 7 + i / 13) & 15]);
+    int bad = 0, cases = 0;
+    for (size_t end = chunk - 12; end <= chunk + 4; end++) {
+        /* a stored member (level 0) has a size that follows its input: 10
+         * header bytes, 5 per block of up to 65535, 8 trailer bytes */
+        size_t blocks = (end - 18 + 65539) / 65540, n1 = end - 18 - 5 * blocks;
+        z_stream z = {0};
+        deflateInit2(&z, 0, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        z.next_in = a;
+        z.avail_in = (uInt)n1;
+        z.next_out = file;
+        z.avail_out = (uInt)(2 * n1max);
+        deflate(&z, Z_FINISH);
+        size_t m1 = 2 * n1max - z.avail_out;
+        deflateEnd(&z);
+        size_t m2 = gzip_of("tail of the second member", 25, file + m1, 2 * n1max - m1);
+        const char *path = write_tmp("members.gz", file, m1 + m2);
+        for (size_t cap = 7; cap <= 70000; cap *= 100) {
+            tp_error err = {0};
+            tp_source *src;
+            if (tp_source_open(&src, path, &err) != TP_OK) {
+                bad++;
+                continue;
+            }
+            size_t have = 0;
+            long r;
+            while ((r = tp_source_read(src, got + have, cap, &err)) > 0)
+                have += (size_t)r;
+            cases++;
+            if (r < 0 || have != n1 + 25 || memcmp(got, a, n1) != 0 || memcmp(got + n1, "tail of the second member", 25))
+                bad++;
+            tp_source_close(src);
+        }
+    }
+    CHECK("source.gzip_members_at_chunk_end", bad == 0 && cases == 17 * 3);
+    free(a);
+    free(file);
+    free(got);
+}
+
 int main(void)
 {
     /* Make a use-after-free show without a sanitizer: freed memory is
@@ -322,6 +375,7 @@ int main(void)
     test_shrink();
     test_leading_blanks();
     test_gzip_padding();
+    test_gzip_members_at_chunk_end();
     test_devprops_tiny_window();
     test_huge_integer();
     test_repeated_trace_events();

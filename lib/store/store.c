@@ -193,6 +193,8 @@ struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row)
         k->bytes = -1;
         k->blocks_per_sm = NAN;
         k->occupancy = NAN;
+        k->sync_record_corr = TP_NONE;
+        k->sync_wait_stream = -1;
     }
     return k;
 }

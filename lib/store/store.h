@@ -50,13 +50,15 @@ const char *tp_kind_name(enum tp_kind k);
  * is stored as TP_TID_STRING | strtab id. */
 #define TP_TID_STRING (INT64_C(1) << 62)
 
-struct tp_kernel_info {      /* kernels, memcpy, memset */
+struct tp_kernel_info {      /* kernels, memcpy, memset; cuda_sync events that wait on a CUDA event */
     int32_t grid[3], block[3];     /* -1 when absent */
     int32_t regs;                  /* registers per thread, -1 absent */
     int64_t smem;                  /* shared memory bytes, -1 absent */
     double blocks_per_sm;          /* NAN when absent */
     double occupancy;              /* est. achieved occupancy %, NAN when absent */
     int64_t bytes;                 /* memcpy/memset bytes, -1 absent */
+    int64_t sync_record_corr;      /* sync: the cudaEventRecord waited for (correlation), TP_NONE absent */
+    int32_t sync_wait_stream;      /* sync: the stream that event was recorded on, -1 absent */
 };
 
 struct tp_op_info {          /* cpu_op, user_annotation, python_function */

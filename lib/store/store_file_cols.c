@@ -81,6 +81,8 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"kern.blocks_per_sm", TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, blocks_per_sm), 0},
     {"kern.occupancy", TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, occupancy), 0},
     {"kern.bytes", TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, bytes), 0},
+    {"kern.sync_record_corr", TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, sync_record_corr), 0},
+    {"kern.sync_wait_stream", TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, sync_wait_stream), 0},
     /* operator details */
     {"op.input_dims", TP_SF_OPS, SIDE(ops, struct tp_op_info, input_dims), TP_SF_STR},
     {"op.input_types", TP_SF_OPS, SIDE(ops, struct tp_op_info, input_types), TP_SF_STR},

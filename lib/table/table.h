@@ -29,8 +29,6 @@ struct tp_coldef {
     const char *desc;      /* one line for `tprof VIEW -h` */
 };
 
-enum tp_cellkind { TP_CELL_NULL, TP_CELL_STR, TP_CELL_INT, TP_CELL_FLOAT };
-
 struct tp_table;   /* typedef'd in tprof.h as tp_table */
 
 tp_table *tp_table_new(const struct tp_coldef *cols, size_t ncols);
@@ -52,12 +50,7 @@ void tp_table_set_null(tp_table *t, size_t col);               /* printed as "-"
 int tp_table_select(const struct tp_coldef *cols, size_t ncols, const char *list,
                     size_t *idx, size_t cap, size_t *n, tp_error *err);
 
-/* Read access (views that post-process, diff, tests). */
-size_t tp_table_cols(const tp_table *t);
-enum tp_cellkind tp_table_cell_kind(const tp_table *t, size_t row, size_t col);
-const char *tp_table_cell_str(const tp_table *t, size_t row, size_t col);
-int64_t tp_table_cell_int(const tp_table *t, size_t row, size_t col);
-double tp_table_cell_float(const tp_table *t, size_t row, size_t col);
+/* Read access (tp_table_cols, tp_table_cell_*): public, in tprof.h. */
 
 /* Format one cell's value as the writers print it (space/CSV form). */
 size_t tp_table_format_cell(const tp_table *t, size_t row, size_t col, char *buf, size_t cap);
@@ -66,10 +59,6 @@ size_t tp_table_format_cell(const tp_table *t, size_t row, size_t col, char *buf
 
 /* The coldef array the table was created with (it must outlive the table). */
 const struct tp_coldef *tp_table_coldefs(const tp_table *t);
-
-/* A string cell's bytes and length (strings may hold NUL bytes); NULL when the
- * cell is not a string.  The pointer is valid until the next setter call. */
-const char *tp_table_cell_strn(const tp_table *t, size_t row, size_t col, size_t *len);
 
 /* Non-zero once a setter ran out of memory (tp_table_write then fails with
  * TP_ERR_NOMEM instead of printing a table with holes). */
@@ -114,6 +103,13 @@ size_t tp_text_width(const char *s, size_t len);
  * escape), then pad with spaces to exactly w when pad is set; returns the
  * units written before padding. */
 size_t tp_text_put_trunc(struct tp_sbuf *b, const char *s, size_t len, size_t w, int pad);
+/* tprof's own views (text_fit.c): width in terminal cells (East Asian wide
+ * characters 2, combining marks 0, escapes 4 per byte), and s appended in at
+ * most w cells, a name too long shortened where it matters least (its
+ * parameter list, its template arguments, then its middle: "…"); padded to
+ * w when pad is set.  Returns the cells written before padding. */
+size_t tp_disp_width(const char *s, size_t len);
+size_t tp_disp_put_fit(struct tp_sbuf *b, const char *s, size_t len, size_t w, int pad);
 /* Start of the display unit at s[0]: its byte length; *esc set when it is
  * printed as \xNN escapes (one per byte). */
 size_t tp_text_unit(const unsigned char *s, size_t len, int *esc);

@@ -462,21 +462,72 @@ static void test_fit_columns(void)
               "Name                       Calls   Total(us) %    Description                       \n"
               "aten::convolution_backward      12    1234.5 45.2 x                                 \n"
               "mm                         1000000     0.005  4.0 matrix multiply, long description \n");
-    /* natural line: 27+8+10+5+34 = 84; at 60 the two string columns shrink,
-     * the widest first, until the line (trailing space included) fits */
-    char *o = out(t, TP_FMT_COLUMNS, 60, NULL);
-    CHECK_STR("fit shrinks the widest strings", o,
-              "Name              Calls   Total(us) %    Description        \n"
-              "aten::convolution      12    1234.5 45.2 x                  \n"
-              "mm                1000000     0.005  4.0 matrix multiply, l \n");
-    size_t maxlen = 0;
-    for (char *p = o, *nl; p && (nl = strchr(p, '\n')); p = nl + 1)
-        if ((size_t)(nl - p) > maxlen)
-            maxlen = (size_t)(nl - p);
-    CHECK_INT("fit line length == W", maxlen, 60);
+    /* natural line: 27+8+10+5+34 = 84.  At 60 the text columns shrink to
+     * 24 cells (the widest first), still 73: the last column is left out,
+     * and the 12 cells that frees go back to Name */
+    struct tp_output_opts fo;
+    tp_output_opts_init(&fo);
+    fo.format = TP_FMT_COLUMNS;
+    fo.width = 60;
+    char note[64] = "?";
+    fo.note = note;
+    fo.note_cap = sizeof note;
+    char *o = NULL;
+    size_t olen = 0;
+    FILE *f = open_memstream(&o, &olen);
+    tp_error fe = {0};
+    CHECK_INT("fit write", tp_table_write(t, &fo, f, &fe), TP_OK);
+    fclose(f);
+    CHECK_STR("fit leaves out from the right", o,
+              "Name                       Calls   Total(us) %    \n"
+              "aten::convolution_backward      12    1234.5 45.2 \n"
+              "mm                         1000000     0.005  4.0 \n");
+    CHECK_STR("fit says what it left out", note, "desc");
     free(o);
-    CHECK_OUT("fit never below 4", out(t, TP_FMT_COLUMNS, 10, "name,desc,calls"),
-              "Name Desc Calls   \naten x         12 \nmm   matr 1000000 \n");
+    CHECK_OUT("fit: text columns shrink, the widest first", out(t, TP_FMT_COLUMNS, 75, NULL),
+              "Name                      Calls   Total(us) %    Description               \n"
+              "aten::conv…ution_backward      12    1234.5 45.2 x                         \n"
+              "mm                        1000000     0.005  4.0 matrix mul…ng description \n");
+    CHECK_OUT("fit: the first column alone is cut", out(t, TP_FMT_COLUMNS, 10, "name,desc,calls"),
+              "Name      \naten…ward \nmm        \n");
+    tp_table_free(t);
+
+    /* CJK names take two cells each; kernel names lose their parameter list,
+     * then template arguments (innermost first), then their middle */
+    t = tp_table_new(cols, 5);
+    tp_table_add_row(t);
+    tp_table_set_str(t, 0, "卷积反向传播");
+    tp_table_set_int(t, 1, 1);
+    tp_table_add_row(t);
+    tp_table_set_str(t, 0, "void at::native::vectorized_elementwise_kernel<4, at::native::threshold_kernel_impl<float>"
+                           "(at::TensorIterator&, float, float)::{lambda(float, float)#1}, at::detail::Array<char*, 3> >"
+                           "(int, at::native::threshold_kernel_impl<float>(at::TensorIterator&, float, float)::"
+                           "{lambda(float, float)#1}, at::detail::Array<char*, 3>)");
+    tp_table_set_int(t, 1, 22);
+    CHECK_OUT("fit: CJK counts two cells", out(t, TP_FMT_COLUMNS, 34, "calls,name"),
+              "Calls Name                        \n"
+              "    1 卷积反向传播                \n"
+              "   22 void at::na…twise_kernel<…> \n");
+    CHECK_OUT("fit: templates folded", out(t, TP_FMT_COLUMNS, 57, "calls,name"),
+              "Calls Name                                               \n"
+              "    1 卷积反向传播                                       \n"
+              "   22 void at::native::vectorized_elementwise_kernel<…>  \n");
+    CHECK_OUT("fit: middle cut keeps the end", out(t, TP_FMT_COLUMNS, 45, "calls,name"),
+              "Calls Name                                   \n"
+              "    1 卷积反向传播                           \n"
+              "   22 void at::native…_elementwise_kernel<…> \n");
+    /* never wider than W, for every W */
+    int over = 0;
+    for (int W = 1; W <= 400; W++) {
+        char *x = out(t, TP_FMT_COLUMNS, W, NULL);
+        for (char *p = x, *nl; p && (nl = strchr(p, '\n')); p = nl + 1)
+            if (tp_disp_width(p, (size_t)(nl - p)) > (size_t)W) {
+                over++;
+                printf("# W=%d: %.*s\n", W, (int)(nl - p), p);
+            }
+        free(x);
+    }
+    CHECK_INT("fit: no line wider than W (W = 1..400)", over, 0);
     tp_table_free(t);
 }
 

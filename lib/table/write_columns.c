@@ -1,4 +1,5 @@
-/* write_columns.c — the -w W format, prof.py's columnated output.
+/* write_columns.c — the -w W format: prof.py's columnated output for the
+ * prof views (below), a hard width limit for tprof's own (write_fit).
  *
  * Widths come from the coldefs: width > 0 is a fixed width (prof.py's
  * minimum width); width == 0 is flexible: the flexible columns share what the
@@ -135,8 +136,155 @@ static int layout(const struct tp_wctx *w, size_t *wid)
     return TP_OK;
 }
 
+/* ---- tprof's own views: -w W (or the terminal's width) is a hard limit ----
+ *
+ * A table none of whose columns has a fixed width is one of tprof's own
+ * views, not prof.py's: there every column starts at its content's width
+ * (terminal cells: tp_disp_width), and while the line is wider than W
+ * (counting the space after each column):
+ *   1. the widest text column gives up one cell, down to its header's width
+ *      or TP_FIT_MIN_TEXT cells (names are shortened in the middle:
+ *      text_fit.c);
+ *   2. then columns are left out from the right (never the first), and
+ *      o->note says which;
+ *   3. a first column alone still too wide is cut to W - 1;
+ * then what leaving columns out freed goes back to the text columns.
+ * So a line never exceeds W. */
+#define TP_FIT_MIN_TEXT 24
+
+static int is_prof_layout(const struct tp_wctx *w)
+{
+    for (size_t c = 0; c < tp_table_cols(w->t); c++)
+        if (w->cols[c].width > 0)
+            return 1;
+    return 0;
+}
+
+static size_t fit_cell_width(const struct tp_wctx *w, size_t row, size_t j)
+{
+    char buf[TP_CELLBUF];
+    size_t len;
+    const char *s = col_text(w, row, j, buf, sizeof buf, &len);
+    return tp_disp_width(s, len);
+}
+
+/* Widths of the selected columns fitted to W (wid, with minw and nat as
+ * scratch, nsel entries each); *nsel drops when columns are left out. */
+static void layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_t *nat, size_t *nsel)
+{
+    long long W = w->o->width, total = 0;
+    for (size_t j = 0; j < *nsel; j++) {
+        char hb[160];
+        const char *h = tp_wctx_header(w, j, hb, sizeof hb);
+        size_t hw = tp_disp_width(h, strlen(h)), m = hw;
+        for (size_t i = 0; i < w->nrows; i++) {
+            size_t cw = fit_cell_width(w, tp_wctx_row(w, i), j);
+            if (cw > m)
+                m = cw;
+        }
+        wid[j] = nat[j] = minw[j] = m;
+        if (w->cols[w->sel[j]].type == TP_COL_STR) {
+            size_t floor_w = hw > TP_FIT_MIN_TEXT ? hw : TP_FIT_MIN_TEXT;
+            minw[j] = m < floor_w ? m : floor_w;
+        }
+        total += (long long)m + 1;
+    }
+    while (total > W) {   /* 1: the widest text column first */
+        size_t best = SIZE_MAX;
+        for (size_t j = 0; j < *nsel; j++)
+            if (wid[j] > minw[j] && (best == SIZE_MAX || wid[j] > wid[best]))
+                best = j;
+        if (best == SIZE_MAX)
+            break;
+        wid[best]--;
+        total--;
+    }
+    while (total > W && *nsel > 1) {   /* 2: columns from the right */
+        (*nsel)--;
+        total -= (long long)wid[*nsel] + 1;
+    }
+    if (total > W) {   /* 3: the first column alone */
+        wid[0] = W > 1 ? (size_t)(W - 1) : 0;
+        return;
+    }
+    /* what leaving columns out freed goes back to the text columns that
+     * gave up cells, left to right */
+    for (size_t j = 0; j < *nsel && total < W; j++) {
+        size_t more = nat[j] - wid[j];
+        if ((long long)more > W - total)
+            more = (size_t)(W - total);
+        wid[j] += more;
+        total += (long long)more;
+    }
+}
+
+static void note_left_out(const struct tp_wctx *w, size_t kept)
+{
+    if (!w->o->note || !w->o->note_cap || kept >= w->nsel)
+        return;
+    size_t n = 0, cap = w->o->note_cap;
+    char *p = w->o->note;
+    p[0] = 0;
+    for (size_t j = kept; j < w->nsel && n + 1 < cap; j++) {
+        const char *k = w->cols[w->sel[j]].key;
+        int r = snprintf(p + n, cap - n, "%s%s", j > kept ? "," : "", k ? k : "");
+        if (r < 0)
+            break;
+        n += (size_t)r < cap - n ? (size_t)r : cap - n - 1;
+    }
+}
+
+static int write_fit(const struct tp_wctx *w)
+{
+    size_t n = w->nsel ? w->nsel : 1;
+    size_t *wid = malloc(3 * n * sizeof *wid);
+    if (!wid)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
+    size_t nsel = w->nsel;
+    layout_fit(w, wid, wid + n, wid + 2 * n, &nsel);
+    note_left_out(w, nsel);
+    struct tp_sbuf b = { 0 };
+    int rc = TP_OK;
+    if (w->o->header) {
+        for (size_t j = 0; j < nsel; j++) {
+            char hb[160];
+            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
+            tp_disp_put_fit(&b, h, strlen(h), wid[j], 1);
+            tp_sbuf_putc(&b, ' ');
+        }
+        tp_sbuf_putc(&b, '\n');
+        rc = tp_write_line(w, &b);
+    }
+    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
+        size_t row = tp_wctx_row(w, i);
+        for (size_t j = 0; j < nsel; j++) {
+            char buf[TP_CELLBUF];
+            size_t len;
+            const char *s = col_text(w, row, j, buf, sizeof buf, &len);
+            if (w->cols[w->sel[j]].type == TP_COL_STR) {
+                tp_disp_put_fit(&b, s, len, wid[j], 1);
+            } else {
+                size_t tw = tp_disp_width(s, len);
+                if (tw < wid[j])
+                    tp_sbuf_pad(&b, ' ', wid[j] - tw);
+                tp_disp_put_fit(&b, s, len, wid[j], 0);
+            }
+            tp_sbuf_putc(&b, ' ');
+        }
+        tp_sbuf_putc(&b, '\n');
+        rc = tp_write_line(w, &b);
+    }
+    tp_sbuf_free(&b);
+    free(wid);
+    return rc;
+}
+
 int tp_write_columns(const struct tp_wctx *w)
 {
+    if (w->o->note && w->o->note_cap)
+        w->o->note[0] = 0;
+    if (!is_prof_layout(w))
+        return write_fit(w);
     size_t *wid = malloc((w->nsel ? w->nsel : 1) * sizeof *wid);
     if (!wid)
         return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <zlib.h>
 #include <zstd.h>
+#include "inflate.h"
 
 int tp_error_set(tp_error *err, enum tp_status status, const char *fmt, ...)
 {
@@ -22,9 +23,9 @@ const char *tp_library_versions(void)
 {
     /* the libraries linked at run time, which a bug report needs as much as
      * tprof's own version */
-    static _Thread_local char buf[160];
-    snprintf(buf, sizeof buf, "zstd %s, zlib %s, SQLite %s, libcsv %d.%d.%d", ZSTD_versionString(), zlibVersion(),
-             sqlite3_libversion(), CSV_MAJOR, CSV_MINOR, CSV_RELEASE);
+    static _Thread_local char buf[192];
+    snprintf(buf, sizeof buf, "zstd %s, zlib %s, SQLite %s, libcsv %d.%d.%d, gzip by %s", ZSTD_versionString(),
+             zlibVersion(), sqlite3_libversion(), CSV_MAJOR, CSV_MINOR, CSV_RELEASE, tp_inflate_backend());
     return buf;
 }
 

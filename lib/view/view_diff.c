@@ -34,6 +34,20 @@ const struct tp_coldef tp_diff_summary_cols[TP_DIFFSUM_NCOLS] = {
 };
 const char tp_diff_summary_default_columns[] = "metric,a,b,delta,delta_pct";
 
+/* The two tables' columns as view descriptors (no build: two stores make a
+ * diff), so the column checks and the help of views serve diff too. */
+static const tp_view diff_views[2] = {
+    {.name = "diff", .summary = "CPU ops and GPU kernels of two traces compared by name",
+     .cols = tp_diff_cols, .ncols = TP_DIFF_NCOLS, .default_columns = tp_diff_default_columns},
+    {.name = "diff", .summary = "step, kernel and op totals of two traces (--summary)",
+     .cols = tp_diff_summary_cols, .ncols = TP_DIFFSUM_NCOLS, .default_columns = tp_diff_summary_default_columns},
+};
+
+const tp_view *tp_diff_view(int summary)
+{
+    return &diff_views[summary ? 1 : 0];
+}
+
 /* ---- aggregation by (kind, name) ---- */
 
 enum { DK_KERNEL, DK_OP };   /* alphabetical: the tie order of rows */
@@ -138,7 +152,12 @@ static void set_pct(tp_table *t, size_t col, double a, double b)
 
 int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error *err)
 {
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (!a || !b || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_diff_build: %s", !out ? "nowhere to put the table" : "no store");
+    if (!a->linked || !b->linked)
+        return tp_error_set(err, TP_ERR_USAGE, "%s: tp_diff_build before tp_store_link", (!a->linked ? a : b)->path);
     struct side sa, sb;
     if (aggregate(a, &sa) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -230,11 +249,16 @@ static void totals(const tp_store *st, int *has_steps, double *step_ns, int64_t 
     }
 }
 
-void tp_diff_summarize(const tp_store *a, const tp_store *b, struct tp_diff_summary *s)
+int tp_diff_summarize(const tp_store *a, const tp_store *b, struct tp_diff_summary *s)
 {
+    if (!s)
+        return TP_ERR_USAGE;
     memset(s, 0, sizeof *s);
+    if (!a || !b || !a->linked || !b->linked)
+        return TP_ERR_USAGE;
     totals(a, &s->a_has_steps, &s->a_step_ns, &s->a_kernel_ns, &s->a_op_ns);
     totals(b, &s->b_has_steps, &s->b_step_ns, &s->b_kernel_ns, &s->b_op_ns);
+    return TP_OK;
 }
 
 static void sum_row_i(tp_table *t, const char *metric, int64_t a, int64_t b)
@@ -249,7 +273,10 @@ static void sum_row_i(tp_table *t, const char *metric, int64_t a, int64_t b)
 
 int tp_diff_summary_table(const struct tp_diff_summary *s, tp_table **out, tp_error *err)
 {
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (!s || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_diff_summary_table: %s", !s ? "no summary" : "nowhere to put the table");
     tp_table *t = tp_table_new(tp_diff_summary_cols, TP_DIFFSUM_NCOLS);
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -277,6 +304,8 @@ int tp_diff_summary_table(const struct tp_diff_summary *s, tp_table **out, tp_er
 
 int tp_diff_parse_gate(const char *s, struct tp_diff_gate *g, tp_error *err)
 {
+    if (!g)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_diff_parse_gate: nowhere to put the gate");
     memset(g, 0, sizeof *g);
     char *end;
     double v = s && *s ? strtod(s, &end) : NAN;
@@ -321,6 +350,10 @@ static int check_one(const char *what, double a, double b, const struct tp_diff_
 int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g, char *msg,
                   size_t cap)
 {
+    if (msg && cap)
+        *msg = 0;
+    if (!s || !g || !msg)
+        return 0;
     int steps = s->a_has_steps && s->b_has_steps;
     return steps ? check_one("avg step time", s->a_step_ns, s->b_step_ns, g, msg, cap)
                  : check_one("total kernel time", (double)s->a_kernel_ns, (double)s->b_kernel_ns, g, msg, cap);
@@ -346,6 +379,8 @@ int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g,
 {
     struct quantity { const char *name, *what; double a, b; int gated; } q[3];
     size_t n = 0;
+    if (!s || !g || !out || !a_name || !b_name)
+        return -1;
     int steps = s->a_has_steps && s->b_has_steps;
     if (steps)
         q[n++] = (struct quantity){"avg_step_time", "avg step time", s->a_step_ns, s->b_step_ns, 1};

@@ -62,8 +62,9 @@ int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opt
     if (out)
         *out = NULL;
     if (!v || !v->build || !st || !out)
-        return tp_error_set(err, TP_ERR_USAGE, "tp_view_build: %s", !v || !v->build ? "no view" : !st ? "no store"
-                                                                                   : "nowhere to put the table");
+        return tp_error_set(err, TP_ERR_USAGE, "tp_view_build: %s%s", !v ? "no view" : !v->build ? v->name ? v->name : "?"
+                                                                : !st ? "no store" : "nowhere to put the table",
+                            v && !v->build ? " is not built from one store" : "");
     if (!st->linked)
         return tp_error_set(err, TP_ERR_USAGE, "%s: tp_view_build before tp_store_link", st->path);
     static const struct tp_view_opts defaults;   /* NULL options: every default */
@@ -102,6 +103,8 @@ int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err)
 
 int tp_view_attributes(const tp_view *v, const struct tp_view_opts *vo)
 {
+    if (!v)
+        return 0;
     if (v->attributes == TP_ATTRIBUTES_GROUPED)
         return vo && vo->group && *vo->group;
     return v->attributes == TP_ATTRIBUTES_ALWAYS;
@@ -116,6 +119,11 @@ const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts 
         vo = &defaults;
     const char *c = v->columns_for ? v->columns_for(vo) : NULL;
     return c ? c : v->default_columns;
+}
+
+int tp_view_has_column(const tp_view *v, const char *key)
+{
+    return v && key && tp_table_col_find(v->cols, v->ncols, key) >= 0;
 }
 
 void tp_view_print_columns(const tp_view *v, FILE *out)

@@ -40,6 +40,11 @@ fi
 
 section=main
 n=0
+# The messages about corrupt gzip data are ISA-L's (where the decoder finds
+# the fault, in its words); a build that decodes gzip with zlib words and
+# places some of them differently.
+gzip_backend=zlib
+"$tprof" --version | grep -q "gzip by ISA-L" && gzip_backend=isal
 # Fields split at \037, not at tabs: sh merges runs of tabs, and the stderr
 # field may be empty.
 us=$(printf '\037')
@@ -61,6 +66,9 @@ while IFS="$us" read -r file want_exit want_line defect; do
     run_one "$@"
     if [ "$got_exit" = "$want_exit" ] && [ "$got_line" = "$want_line" ]; then
         echo "ok bad/$label"
+    elif [ $gzip_backend = zlib ] && [ "$got_exit" = "$want_exit" ] &&
+         case $want_line in *"corrupt gzip data"*) true ;; *) false ;; esac; then
+        echo "skip bad/$label: this build decodes gzip with zlib, the line is ISA-L's: $got_line"
     elif [ $section = known ]; then
         echo "skip bad/$label: known defect $defect: now exit $got_exit: $got_line"
     else

@@ -7,7 +7,9 @@
 #   - `make install PREFIX=TMP` then a program built with
 #     `pkg-config --cflags --libs tprof` links against the installed shared
 #     library and runs (it loads the bundled sample and prints its row count);
-#   - `make uninstall PREFIX=TMP` leaves no file behind.
+#   - `make uninstall PREFIX=TMP` leaves no file behind;
+#   - cli/ includes no library header but tprof.h, and is compiled with
+#     lib/ alone on its include path (issue: the house, item 4).
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -33,6 +35,26 @@ if [ "$n_cc" -gt 0 ] && [ "$n_cc" = "$n_ok" ] && [ "$n_ld" = 2 ]; then
     echo "ok build.flags-honoured"
 else
     echo "FAIL build.flags-honoured: $n_ok of $n_cc compiles carry CPPFLAGS and CFLAGS, $n_ld of 2 links LDFLAGS"
+fi
+
+# The CLI lives on the public header: no cli/ source includes a header of
+# lib/ but tprof.h (its own headers are in cli/).
+bad=""
+for f in cli/*.c cli/*.h; do
+    for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+        [ "$h" = tprof.h ] || [ -f "cli/$h" ] || bad="$bad $f:$h"
+    done
+done
+if [ -z "$bad" ]; then
+    echo "ok build.cli-public-header-only"
+else
+    echo "FAIL build.cli-public-header-only: includes a library header:$bad"
+fi
+plan=$(make -n -B cli/tprof.o 2>&1 | grep ' -c -o cli/tprof.o')
+if printf '%s\n' "$plan" | grep -q -- '-Ilib/'; then
+    echo "FAIL build.cli-include-path: cli/ is compiled with a lib/ subfolder on its include path"
+else
+    echo "ok build.cli-include-path"
 fi
 
 if ! command -v readelf >/dev/null 2>&1; then

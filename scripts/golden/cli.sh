@@ -10,7 +10,9 @@
 #   - with no input named and stdin not a terminal, stdin is read
 #     (`tprof kernels < F`); on a terminal (a pseudo-terminal from script(1))
 #     tprof still says that no input was named;
-#   - a file named like a view is read as ./NAME.
+#   - a file named like a view is read as ./NAME;
+#   - a view's own options: listed by `tprof help VIEW`, refused by the
+#     other views, accepted before the view (end of the file).
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 T=$top/cli/tprof
@@ -168,7 +170,7 @@ PY
 
 # --version names the libraries in use too (a bug report needs them).
 v=$("$T" --version)
-echo "$v" | grep -Eq '^tprof [0-9.]+ \(zstd [0-9.]+, zlib [0-9.]+, SQLite [0-9.]+, libcsv [0-9.]+\)$'
+echo "$v" | grep -Eq '^tprof [0-9.]+ \(zstd [0-9.]+, zlib [0-9.]+, SQLite [0-9.]+, libcsv [0-9.]+, gzip by (ISA-L|zlib) [0-9.]+\)$'
 check version-libraries $? "$v"
 
 # --help names every subcommand the first word may be.
@@ -178,3 +180,34 @@ for w in diff import report help check critical-path api; do
     echo "$h" | grep -q "^  $w " || miss="$miss $w"
 done
 [ -z "$miss" ]; check help-lists-subcommands $? "missing:$miss"
+
+# ---- per-view options (issue: the house, item 3; the CLI, item 1) ----
+# A view declares its options (tp_view_options): `tprof help VIEW` lists
+# them, `tprof --help` names each with the views that honour it, an option
+# the view does not declare is an error (it used to be ignored in silence),
+# and a view option may come before the view.
+"$T" kernels --comm "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/out" ] &&
+    [ "$(head -1 "$tmp/err")" = "tprof: --comm: not an option of the kernels view (its options: --group)" ]
+check view-option-undeclared $? "exit $rc: $(head -1 "$tmp/err")"
+"$T" --hta-quirks "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "not an option of the prof view (it has none)" "$tmp/err"
+check view-option-default-view $? "exit $rc: $(head -1 "$tmp/err")"
+"$T" queue --max-queue 0 "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/out" ] && [ "$(head -1 "$tmp/err")" = "tprof: --max-queue: '0' is not a positive number" ]
+check view-option-bad-value $? "exit $rc: $(head -1 "$tmp/err")"
+"$T" kernels --group props --csv "$S" >"$tmp/a" 2>&1
+"$T" --group props --csv kernels "$S" >"$tmp/b" 2>&1
+cmp -s "$tmp/a" "$tmp/b" && grep -q '^"Name","Operator"' "$tmp/a"; check view-option-before-view $? "$(head -1 "$tmp/b")"
+"$T" help critical-path >"$tmp/h" 2>&1
+grep -q '^options' "$tmp/h" && grep -q '^  --step N  *the window' "$tmp/h" && grep -q '^  --path  ' "$tmp/h" &&
+    grep -q '^  --hta-quirks ' "$tmp/h" && ! grep -q -- '--all-steps' "$tmp/h"
+check help-view-options $? "$(grep -- '--' "$tmp/h" | head -3)"
+"$T" help prof >"$tmp/h" 2>&1
+! grep -q '^options' "$tmp/h" && grep -q '^columns (-c):' "$tmp/h"; check help-view-without-options $? "$(head -3 "$tmp/h")"
+"$T" --help >"$tmp/h" 2>&1
+grep -q '^      --max-queue N  *queue$' "$tmp/h" && grep -q '^      --group G  *kernels, ops, memory, kernel-types$' "$tmp/h"
+check help-lists-view-options $? "$(grep -- '--group\|--max-queue' "$tmp/h")"
+"$T" help diff >"$tmp/a" 2>&1; rc=$?
+"$T" diff --help >"$tmp/b" 2>&1
+[ $rc = 0 ] && cmp -s "$tmp/a" "$tmp/b" && grep -q '^usage: tprof diff' "$tmp/a"; check help-subcommand $? "exit $rc: $(head -1 "$tmp/a")"

@@ -104,6 +104,27 @@ for t in ("alexnet", "cuda_event_sync", "cuda_event_sync_multi_stream"):
     ok(t + " whole trace", rc == 0 and n and n[0] == n[2] + 1 and abs(sum(float(r["pct"]) for r in rows) - 100) < 0.05,
        "rc %d %s" % (rc, err.strip()))
 
+# ---- CUDA event synchronisation (cudaEventSynchronize / cudaEventQuery on an
+# event, cudaStreamWaitEvent): HTA's own numbers, from its source at
+# facebookresearch/HolisticTraceAnalysis HEAD run on these traces with the
+# configuration of its tests (CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1),
+# whole trace: the breakdown, and the graph's edge count (its edge sets are
+# the same as tprof's, compared edge by edge when this case was written).
+def bounds(rows):
+    return {r["bound_by"]: us(r.get("duration_us", r.get("duration"))) for r in rows}
+HTA_SYNC = {
+    "cuda_event_sync": ({"cpu_bound": 2365, "gpu_compute_bound": 36, "gpu_kernel_launch_overhead": 10}, 57),
+    "cuda_event_sync_multi_stream": ({"cpu_bound": 1025, "gpu_compute_bound": 124, "gpu_kernel_kernel_overhead": 15,
+                                      "gpu_kernel_launch_overhead": 14}, 85),
+}
+for t, (want, nedges) in HTA_SYNC.items():
+    f = [x for x in os.listdir(os.path.join(D, t)) if x.endswith(".gz")][0]
+    rc, rows, err = tprof("--annotation", "", os.path.join(D, t, f))
+    got = {k: v for k, v in bounds(rows).items() if v}
+    ok(t + " breakdown = HTA's", rc == 0 and got == want, "%r vs %r" % (got, want))
+    m = re.search(r"graph of \d+ nodes and (\d+) edges", err)
+    ok(t + " graph edges = HTA's (%d)" % nedges, m is not None and int(m.group(1)) == nedges, err.strip())
+
 # ---- a run directory: one block per rank ----
 tmp = tempfile.mkdtemp()
 try:

@@ -486,7 +486,10 @@ def every_column():
     f = os.path.join(H, "trace_filter/sampled_rank-1.json.gz")
     for v in ("temporal", "kernel-types", "overlap", "idle", "launches", "queue"):
         h = subprocess.run([TPROF, v, "-h"], capture_output=True, text=True).stdout
-        keys = [l.split()[0] for l in h.splitlines() if l.startswith("  ") and not l.startswith("  key ")]
+        # the column keys: the lines of the "columns (-c):" section (the
+        # view's options come before it)
+        cols = h.split("columns (-c):\n", 1)[-1].split("\ndefault:", 1)[0]
+        keys = [l.split()[0] for l in cols.splitlines() if l.startswith("  ") and not l.startswith("  key ")]
         for extra in ([], ["--group", "kernel"]) if v == "kernel-types" else ([],):
             for fmt in ("--csv", "--jsonl"):
                 p = subprocess.run([TPROF, v, fmt, "-c", ",".join(keys), *extra, f], capture_output=True, text=True)

@@ -48,7 +48,10 @@ check d1_devprops_escaped_key 0 "" "^device.0 "
 cmd="'$tprof' info truncated-half.json.zst"
 check d6_zstd_truncated 2 "tprof: truncated-half.json.zst: zstd stream ends early at compressed byte 808" ""
 cmd="'$tprof' info gzip-magic-garbage.gz"
-check d6_gzip_garbage 2 "tprof: gzip-magic-garbage.gz: corrupt gzip data at compressed byte 4: unknown compression method" ""
+# ISA-L reads the whole 10-byte header before it judges the method byte; zlib
+# stops 2 bytes after it (see lib/source/inflate.c)
+at=4; "$tprof" --version | grep -q "gzip by ISA-L" && at=10
+check d6_gzip_garbage 2 "tprof: gzip-magic-garbage.gz: corrupt gzip data at compressed byte $at: unknown compression method" ""
 cmd="'$tprof' info zstd-2GiB-window.json.zst"
 check d6_zstd_2GiB_window 2 "tprof: zstd-2GiB-window.json.zst: zstd frame needs a window larger than 128 MiB (made with zstd --long?); decompress it first: zstd -d --memory=2048MB" ""
 

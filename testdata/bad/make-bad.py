@@ -148,3 +148,8 @@ folder("ascend-hw-cpu-op", {"trace_view.json": '[{"ph": "X", "name": "a", "pid":
        ' {"ph": "X", "name": "b", "pid": 7, "tid": 1, "ts": 9, "cat": "cpu_op", "args": {"name": "CANN"}},'
        ' {"name": "process_name", "pid": 7, "tid": 0, "ph": "M", "args": {"name": "Ascend Hardware"}}]'})
 folder("ascend-db-truncated", {"ascend_pytorch_profiler_0.db": db[:3000]})
+# AWS Neuron TensorBoard plugin files (reference/npu/SPEC.md §B): the documented
+# envelopes, refused by name instead of read as an empty PyTorch trace
+put("neuron_framework_op.json", b'{"ops": [{"name": "aten__addmm_dot", "time": 279}], "total_time": 714}\n')
+put("neuron_op_timeline.json", b'{"displayTimeUnit": "ns", "neuronStartTimestampNs": 1700000000000000000, '
+    b'"traceEvents": [{"ph": "X", "name": "dot", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}\n')

@@ -27,6 +27,7 @@
 #include "views.h"
 #include "ranges.h"
 #include "tb_classify.h"
+#include "view_options.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -920,6 +921,10 @@ static const char *columns_for(const struct tp_view_opts *vo)
                           : NULL;
 }
 
+static const struct tp_view_option dist_options[] = {
+    TP_VOPT_FLAG("comm", comm, "the communication ops table"),
+};
+
 const tp_view tp_view_dist = {
     .name = "dist",
     .summary = "TensorBoard plugin Distributed view: computation/overlap/communication per rank and step; --comm: communication ops",
@@ -930,4 +935,5 @@ const tp_view tp_view_dist = {
     .columns_for = columns_for,
     .build_run = build_run,
     .attributes = TP_ATTRIBUTES_ALWAYS,
+    TP_VIEW_OPTIONS(dist_options),
 };

@@ -18,6 +18,7 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 /* view_ops.c: the plugin's operator tree */
 int tp_tb_kernel_tc(const char *name);
@@ -247,6 +248,10 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return NULL;
 }
 
+static const struct tp_view_option kernels_options[] = {
+    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core or props)"),
+};
+
 const tp_view tp_view_kernels = {
     .name = "kernels",
     .summary = "TensorBoard plugin Kernel view: time per kernel name (--group props: per launch shape and op)",
@@ -256,4 +261,5 @@ const tp_view tp_view_kernels = {
     .build = build,
     .columns_for = columns_for,
     .attributes = TP_ATTRIBUTES_GROUPED,
+    TP_VIEW_OPTIONS(kernels_options),
 };

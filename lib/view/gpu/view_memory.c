@@ -27,6 +27,7 @@
 #include "table.h"
 #include "tbtree.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef mem_cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "operator name (--events: the allocating operator, <unknown> if none)"},
@@ -552,6 +553,14 @@ done:
     return rc;
 }
 
+static const struct tp_view_option memory_options[] = {
+    TP_VOPT_STRING("device", "D", device, "one device (GPU0, CPU ...)"),
+    TP_VOPT_FLAG("events", events, "list allocations"),
+    TP_VOPT_FLAG("curve", curve, "the memory curve"),
+    TP_VOPT_FLAG("plot", plot, "with --curve: draw it in the terminal (-w wide)"),
+    TP_VOPT_STRING("group", "G", group, "Ascend folders: component, the peaks per driver component"),
+};
+
 const tp_view tp_view_memory = {
     .name = "memory",
     .summary = "TensorBoard plugin Memory view: allocations per operator and device; --events, --curve [--plot]",
@@ -561,4 +570,5 @@ const tp_view tp_view_memory = {
     .build = build,
     .columns_for = columns_for,
     .attributes = TP_ATTRIBUTES_ALWAYS,
+    TP_VIEW_OPTIONS(memory_options),
 };

@@ -11,6 +11,7 @@
 #include "views.h"
 #include "i64map.h"
 #include "tb_classify.h"
+#include "view_options.h"
 
 /* ---- the view ---- */
 
@@ -305,6 +306,10 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return NULL;
 }
 
+static const struct tp_view_option ops_options[] = {
+    TP_VOPT_STRING("group", "G", group, "name (default) or shape: per input shape (Ascend: also stack)"),
+};
+
 const tp_view tp_view_ops = {
     .name = "ops",
     .summary = "TensorBoard plugin Operator view: device/host self and total time per operator",
@@ -314,4 +319,5 @@ const tp_view tp_view_ops = {
     .build = build,
     .columns_for = columns_for,
     .attributes = TP_ATTRIBUTES_ALWAYS,
+    TP_VIEW_OPTIONS(ops_options),
 };

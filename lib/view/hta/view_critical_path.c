@@ -9,6 +9,7 @@
 #include "critical_path.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef ccols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -135,6 +136,15 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return vo && vo->path ? "index,from,to,duration,type,bound_by,stream,name" : NULL;
 }
 
+static const struct tp_view_option critical_path_options[] = {
+    TP_VOPT_HTA_QUIRKS,
+    {"step", "N", "the window: ProfilerStep#N", TP_OPT_COUNT, TP_VOPT_FIELD(step, int64_t),
+     (long)TP_VOPT_FIELD(step_given, int)},
+    TP_VOPT_STRING("annotation", "NAME", annotation, "the window: an event named ..NAME.. (HTA's substring match)"),
+    TP_VOPT_INT("instance", "K", TP_OPT_COUNT, instance, "with --annotation: its K-th event, 0-based"),
+    TP_VOPT_FLAG("path", path, "the path edge by edge"),
+};
+
 const tp_view tp_view_critical_path = {
     .name = "critical-path",
     .summary = "HTA critical path of a step: its time by what bounds it (--path: edge by edge)",
@@ -144,4 +154,5 @@ const tp_view tp_view_critical_path = {
     .build = build,
     .columns_for = columns_for,
     .timeline = 1,
+    TP_VIEW_OPTIONS(critical_path_options),
 };

@@ -16,6 +16,7 @@
 #include "hta.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef icols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -111,6 +112,11 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
+static const struct tp_view_option idle_options[] = {
+    TP_VOPT_HTA_QUIRKS,
+    TP_VOPT_ALL_STEPS,
+};
+
 const tp_view tp_view_idle = {
     .name = "idle",
     .summary = "HTA idle time breakdown per stream: host wait, kernel wait, other",
@@ -119,4 +125,5 @@ const tp_view tp_view_idle = {
     .default_columns = "rank,stream,category,time,ratio",
     .build = build,
     .timeline = 1,
+    TP_VIEW_OPTIONS(idle_options),
 };

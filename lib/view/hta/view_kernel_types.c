@@ -22,6 +22,7 @@
 #include "hta.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef kcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -329,6 +330,12 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return NULL;
 }
 
+static const struct tp_view_option kernel_types_options[] = {
+    TP_VOPT_HTA_QUIRKS,
+    TP_VOPT_ALL_STEPS,
+    TP_VOPT_STRING("group", "G", group, "type (default) or kernel: per kernel name"),
+};
+
 const tp_view tp_view_kernel_types = {
     .name = "kernel-types",
     .summary = "HTA kernel type breakdown: computation, communication, memory and their overlaps",
@@ -338,4 +345,5 @@ const tp_view tp_view_kernel_types = {
     .build = build,
     .columns_for = columns_for,
     .timeline = 1,
+    TP_VIEW_OPTIONS(kernel_types_options),
 };

@@ -20,6 +20,7 @@
 #include "hta.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef lcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -142,6 +143,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
+static const struct tp_view_option launches_options[] = {
+    TP_VOPT_HTA_QUIRKS,
+    TP_VOPT_ALL_STEPS,
+    TP_VOPT_MICROSECONDS("runtime-cutoff", "US", runtime_cutoff_us, "HTA's runtime outlier cut-off"),
+    TP_VOPT_MICROSECONDS("launch-delay-cutoff", "US", launch_delay_cutoff_us, "HTA's launch delay outlier cut-off"),
+};
+
 const tp_view tp_view_launches = {
     .name = "launches",
     .summary = "HTA kernel launch statistics: runtime call, GPU duration and launch delay per launch",
@@ -149,4 +157,5 @@ const tp_view tp_view_launches = {
     .ncols = sizeof lcols / sizeof *lcols,
     .default_columns = "rank,correlation,cpu_dur,gpu_dur,launch_delay,outlier,runtime,kernel",
     .build = build,
+    TP_VIEW_OPTIONS(launches_options),
 };

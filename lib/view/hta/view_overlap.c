@@ -10,6 +10,7 @@
 #include "hta.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef ocols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -60,6 +61,11 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
+static const struct tp_view_option overlap_options[] = {
+    TP_VOPT_HTA_QUIRKS,
+    TP_VOPT_ALL_STEPS,
+};
+
 const tp_view tp_view_overlap = {
     .name = "overlap",
     .summary = "HTA communication/computation overlap per rank",
@@ -68,4 +74,5 @@ const tp_view tp_view_overlap = {
     .default_columns = "rank,overlap,comm,comm_comp_overlap_pct",
     .build = build,
     .timeline = 1,
+    TP_VIEW_OPTIONS(overlap_options),
 };

@@ -14,6 +14,7 @@
 #include "hta.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef qcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -184,6 +185,12 @@ done:
     return rc;
 }
 
+static const struct tp_view_option queue_options[] = {
+    TP_VOPT_HTA_QUIRKS,
+    TP_VOPT_ALL_STEPS,
+    TP_VOPT_INT("max-queue", "N", TP_OPT_POSITIVE, max_queue, "time with N or more launches queued (HTA: 1024)"),
+};
+
 const tp_view tp_view_queue = {
     .name = "queue",
     .summary = "HTA queue length summary per stream: launched but not started GPU events",
@@ -192,4 +199,5 @@ const tp_view tp_view_queue = {
     .default_columns = "rank,stream,count,mean,std,min,p25,p50,p75,max",
     .build = build,
     .timeline = 1,
+    TP_VIEW_OPTIONS(queue_options),
 };

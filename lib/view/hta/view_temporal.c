@@ -12,6 +12,7 @@
 #include "hta.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef tcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -74,6 +75,11 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
+static const struct tp_view_option temporal_options[] = {
+    TP_VOPT_HTA_QUIRKS,
+    TP_VOPT_ALL_STEPS,
+};
+
 const tp_view tp_view_temporal = {
     .name = "temporal",
     .summary = "HTA temporal breakdown: idle, compute and non-compute GPU time per rank",
@@ -82,4 +88,5 @@ const tp_view tp_view_temporal = {
     .default_columns = "rank,idle,compute,non_compute,kernel_time,idle_pct,compute_pct,non_compute_pct",
     .build = build,
     .timeline = 1,
+    TP_VIEW_OPTIONS(temporal_options),
 };

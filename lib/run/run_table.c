@@ -1,0 +1,259 @@
+/* run_table.c — the tables of a view shown over a run directory: a rank and
+ * a worker column in front of every per-rank view (unless it has its own
+ * rank column), one block of rows per rank, and the column lists that go
+ * with them.  The CLI prints what this builds; it used to build it too. */
+#include <stdlib.h>
+#include <string.h>
+#include "table.h"
+#include "tprof.h"
+
+/* The columns a run adds in front of a per-rank view. */
+static const struct tp_coldef run_cols[] = {
+    {"rank", "Rank", TP_COL_INT, -1, 0, "run: the rank (distributedInfo.rank, else the file name, else the order)"},
+    {"worker", "Worker", TP_COL_STR, -1, 0, "run: the worker (trace file name without [.SPAN].pt.trace.json)"},
+};
+#define NRUNCOLS (sizeof run_cols / sizeof *run_cols)
+
+/* ---- comma-separated column lists ---- */
+
+/* The length of the list item at p (up to the next comma or the end). */
+static size_t item_len(const char *p)
+{
+    const char *e = strchr(p, ',');
+    return e ? (size_t)(e - p) : strlen(p);
+}
+
+static int item_is(const char *p, size_t len, const char *key)
+{
+    return strlen(key) == len && memcmp(p, key, len) == 0;
+}
+
+static int is_run_key(const char *p, size_t len)
+{
+    for (size_t i = 0; i < NRUNCOLS; i++)
+        if (item_is(p, len, run_cols[i].key))
+            return 1;
+    return 0;
+}
+
+static int has_key(const char *list, const char *key)
+{
+    for (const char *p = list; p && *p;) {
+        size_t len = item_len(p);
+        if (item_is(p, len, key))
+            return 1;
+        p += len + (p[len] ? 1 : 0);
+    }
+    return 0;
+}
+
+/* list without the items `drop` says no to, in a new string; "" when none
+ * is left; NULL on out of memory. */
+static char *list_without(const char *list, int (*drop)(const char *p, size_t len, const void *ctx), const void *ctx)
+{
+    char *o = malloc(strlen(list) + 1);
+    if (!o)
+        return NULL;
+    size_t n = 0;
+    for (const char *p = list; *p;) {
+        size_t len = item_len(p);
+        if (!drop(p, len, ctx)) {
+            if (n)
+                o[n++] = ',';
+            memcpy(o + n, p, len);
+            n += len;
+        }
+        p += len + (p[len] ? 1 : 0);
+    }
+    o[n] = 0;
+    return o;
+}
+
+static int drop_run_key(const char *p, size_t len, const void *unused)
+{
+    (void)unused;
+    return is_run_key(p, len);
+}
+
+static int drop_key(const char *p, size_t len, const void *key)
+{
+    return item_is(p, len, key);
+}
+
+/* A --sort key (maybe signed) that is not a column of view ctx. */
+static int drop_other_sort_key(const char *p, size_t len, const void *ctx)
+{
+    size_t skip = len && (*p == '-' || *p == '+');
+    char key[128];
+    if (len - skip >= sizeof key)
+        return 1;
+    memcpy(key, p + skip, len - skip);
+    key[len - skip] = 0;
+    return !tp_view_has_column(ctx, key);
+}
+
+int tp_run_check_columns(const tp_view *v, const char *columns, tp_error *err)
+{
+    if (!v || !columns)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_run_check_columns: %s", v ? "no column list" : "no view");
+    char *rest = list_without(columns, drop_run_key, NULL);
+    if (!rest)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    int rc = *rest ? tp_view_check_columns(v, rest, err) : TP_OK;   /* rank,worker alone: nothing to check */
+    free(rest);
+    return rc;
+}
+
+int tp_run_write_table(const tp_view *v, const tp_table *t, const struct tp_output_opts *o,
+                       const struct tp_view_opts *vo, FILE *out, tp_error *err)
+{
+    if (!v || !t || !o || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_run_write_table: %s", !v ? "no view" : !t ? "no table"
+                                                                        : !o ? "no output options" : "no file");
+    struct tp_output_opts wo = *o;
+    char *cols = NULL;
+    if (!wo.columns) {
+        wo.columns = tp_view_default_columns(v, vo);
+    } else if (!tp_view_has_column(v, "rank")) {
+        /* a one-table view of a run has no rank of its own to show */
+        if (!(cols = list_without(o->columns, drop_run_key, NULL)))
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        wo.columns = *cols ? cols : tp_view_default_columns(v, vo);
+    }
+    int rc = tp_table_write(t, &wo, out, err);
+    free(cols);
+    return rc;
+}
+
+/* ---- one block of rows per rank ---- */
+
+struct tp_rank_table {
+    const tp_view *v;                /* the view the rank tables come from (a view or an NPU twin) */
+    int prepend;                     /* rank/worker columns added in front */
+    struct tp_coldef *cols;          /* what the table is made of */
+    tp_table *t;
+};
+
+int tp_rank_table_new(const tp_view *v, tp_rank_table **out, tp_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!v || !out || (!v->cols && v->ncols))
+        return tp_error_set(err, TP_ERR_USAGE, "tp_rank_table_new: %s", !out ? "nowhere to put it" : "no view");
+    tp_rank_table *b = calloc(1, sizeof *b);
+    if (!b)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    b->v = v;
+    b->prepend = !tp_view_has_column(v, "rank");
+    size_t extra = b->prepend ? NRUNCOLS : 0;
+    b->cols = malloc((v->ncols + extra) * sizeof *b->cols + 1);
+    if (b->cols) {
+        if (extra)
+            memcpy(b->cols, run_cols, sizeof run_cols);
+        if (v->ncols)
+            memcpy(b->cols + extra, v->cols, v->ncols * sizeof *b->cols);
+        b->t = tp_table_new(b->cols, v->ncols + extra);
+    }
+    if (!b->t) {
+        tp_rank_table_free(b);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    *out = b;
+    return TP_OK;
+}
+
+const tp_view *tp_rank_table_view(const tp_rank_table *b)
+{
+    return b ? b->v : NULL;
+}
+
+int tp_rank_table_add(tp_rank_table *b, const struct tp_run_rank *k, const tp_table *t,
+                      const struct tp_output_opts *o, tp_error *err)
+{
+    if (!b || !k || !t || !o)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_rank_table_add: %s", !b ? "no block" : !k ? "no rank"
+                                                                       : !t ? "no table" : "no output options");
+    if (tp_table_cols(t) != b->v->ncols)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_rank_table_add: a table of %zu columns, not the %zu of view %s",
+                            tp_table_cols(t), b->v->ncols, b->v->name ? b->v->name : "?");
+    size_t n = 0, *perm = NULL;
+    struct tp_output_opts ro = *o;
+    /* the view's own sort keys; a run column (rank) is the block's order */
+    char *sort = o->sort ? list_without(o->sort, drop_other_sort_key, b->v) : NULL;
+    if (o->sort && !sort)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    ro.sort = sort && *sort ? sort : NULL;
+    int rc = tp_table_order(t, &ro, &perm, &n, err);
+    free(sort);
+    if (rc != TP_OK)
+        return rc;
+    size_t off = b->prepend ? NRUNCOLS : 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = perm ? perm[i] : i;
+        if (tp_table_add_row(b->t) < 0)
+            break;
+        if (b->prepend) {
+            tp_table_set_int(b->t, 0, k->rank);
+            tp_table_set_str(b->t, 1, k->worker ? k->worker : "");
+        }
+        for (size_t c = 0; c < b->v->ncols; c++) {
+            size_t len;
+            const char *s;
+            switch (tp_table_cell_kind(t, r, c)) {
+            case TP_CELL_STR:
+                s = tp_table_cell_strn(t, r, c, &len);
+                tp_table_set_strn(b->t, off + c, s, len);
+                break;
+            case TP_CELL_INT: tp_table_set_int(b->t, off + c, tp_table_cell_int(t, r, c)); break;
+            case TP_CELL_FLOAT: tp_table_set_float(b->t, off + c, tp_table_cell_float(t, r, c)); break;
+            default: break;
+            }
+        }
+    }
+    free(perm);
+    return tp_table_nomem(b->t) ? tp_error_set(err, TP_ERR_NOMEM, "out of memory") : TP_OK;
+}
+
+int tp_rank_table_write(const tp_rank_table *b, const struct tp_output_opts *o,
+                        const struct tp_view_opts *vo, FILE *out, tp_error *err)
+{
+    if (!b || !o || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_rank_table_write: %s", !b ? "no block" : !o ? "no output options"
+                                                                                           : "no file");
+    struct tp_output_opts wo = *o;
+    wo.sort = NULL;   /* applied per rank in tp_rank_table_add, as --name and --top */
+    wo.top = 0;
+    wo.name_regex = NULL;
+    char *cols = NULL;
+    const char *list = wo.columns ? wo.columns : tp_view_default_columns(b->v, vo);
+    if (!list)
+        list = "";
+    if (b->prepend && !has_key(list, "rank") && !has_key(list, "worker")) {
+        if (!(cols = malloc(strlen(list) + 6)))
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        sprintf(cols, "rank%s%s", *list ? "," : "", list);
+    } else if (!b->prepend && has_key(list, "worker") && !tp_view_has_column(b->v, "worker")) {
+        /* the view has its own rank column but no worker: leave worker out */
+        if (!(cols = list_without(list, drop_key, "worker")))
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        if (!*cols) {
+            free(cols);
+            cols = strdup("rank");
+            if (!cols)
+                return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        }
+    }
+    wo.columns = cols ? cols : list;
+    int rc = tp_table_write(b->t, &wo, out, err);
+    free(cols);
+    return rc;
+}
+
+void tp_rank_table_free(tp_rank_table *b)
+{
+    if (!b)
+        return;
+    tp_table_free(b->t);
+    free(b->cols);
+    free(b);
+}

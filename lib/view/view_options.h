@@ -1,0 +1,36 @@
+/* view_options.h — declaring the options a view honours (internal to
+ * libtprof; struct tp_view_option and the functions are in tprof.h).
+ *
+ * A view lists its options in one static table in its own file and names
+ * it in its tp_view with TP_VIEW_OPTIONS(table); the command line, the
+ * usage text and the checks all come from that table, so a new option is a
+ * field of struct tp_view_opts and one line here or in the view.  Each
+ * macro checks at compile time that the field has the type its kind sets. */
+#ifndef TPROF_VIEW_OPTIONS_H
+#define TPROF_VIEW_OPTIONS_H
+
+#include <stddef.h>
+#include "tprof.h"
+
+/* offsetof the field, a compile error unless it has type `type`. */
+#define TP_VOPT_FIELD(field, type) \
+    (offsetof(struct tp_view_opts, field) + 0 * sizeof(_Generic(((struct tp_view_opts *)0)->field, type: 1)))
+
+#define TP_VOPT_FLAG(name, field, help) {name, NULL, help, TP_OPT_FLAG, TP_VOPT_FIELD(field, int), -1}
+#define TP_VOPT_STRING(name, arg, field, help) \
+    {name, arg, help, TP_OPT_STRING, TP_VOPT_FIELD(field, const char *), -1}
+/* kind: TP_OPT_COUNT (>= 0) or TP_OPT_POSITIVE (> 0) */
+#define TP_VOPT_INT(name, arg, kind, field, help) {name, arg, help, kind, TP_VOPT_FIELD(field, int64_t), -1}
+#define TP_VOPT_MICROSECONDS(name, arg, field, help) \
+    {name, arg, help, TP_OPT_MICROSECONDS, TP_VOPT_FIELD(field, double), -1}
+
+/* In a tp_view initializer: .options and .noptions from a static array. */
+#define TP_VIEW_OPTIONS(table) .options = (table), .noptions = sizeof(table) / sizeof *(table)
+
+/* Options several views share (the HTA views all read tp_hta_init's). */
+#define TP_VOPT_HTA_QUIRKS \
+    TP_VOPT_FLAG("hta-quirks", hta_quirks, "HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)")
+#define TP_VOPT_ALL_STEPS \
+    TP_VOPT_FLAG("all-steps", all_steps, "keep the last ProfilerStep (HTA leaves it out)")
+
+#endif
