@@ -442,8 +442,8 @@ struct endmark {            /* a range's end row: 24 bytes, a dump has millions 
 
 /* The end rows ordered by (id, row) as positions into ends (collected in
  * row order): a counting sort by id when the ids are a dense counter, as
- * nvprof writes them, else a sort.  first[id - lo] is then the first
- * position of an id (dense only). */
+ * nvprof writes them, else a radix sort (both stable).  first[id - lo] is
+ * then the first position of an id (dense only). */
 struct end_order {
     uint32_t *pos;
     uint32_t *first;            /* NULL: sorted, look ids up by bisection */
@@ -451,13 +451,30 @@ struct end_order {
     size_t span;
 };
 
-static _Thread_local const struct endmark *sort_ends;
-
-static int cmp_end(const void *a, const void *b)
+/* LSD radix sort of the positions by id - lo, 11 bits a pass. */
+static int radix_ends(uint32_t *pos, const struct endmark *ends, size_t ne, int64_t lo, uint64_t span)
 {
-    const struct endmark *x = &sort_ends[*(const uint32_t *)a], *y = &sort_ends[*(const uint32_t *)b];
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    uint32_t *tmp = malloc((ne ? ne : 1) * sizeof *tmp), *src = pos, *dst = tmp;
+    if (!tmp)
+        return -1;
+    for (size_t i = 0; i < ne; i++)
+        pos[i] = (uint32_t)i;
+    for (unsigned shift = 0; shift < 64 && (span - 1) >> shift; shift += 11) {
+        size_t count[2049] = {0};
+        for (size_t i = 0; i < ne; i++)
+            count[((((uint64_t)ends[src[i]].id - (uint64_t)lo) >> shift) & 2047) + 1]++;
+        for (size_t d = 0; d < 2048; d++)
+            count[d + 1] += count[d];
+        for (size_t i = 0; i < ne; i++)
+            dst[count[(((uint64_t)ends[src[i]].id - (uint64_t)lo) >> shift) & 2047]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != pos)
+        memcpy(pos, src, ne * sizeof *pos);
+    free(tmp);
+    return 0;
 }
 
 static int order_ends(struct end_order *o, const struct endmark *ends, size_t ne)
@@ -474,13 +491,8 @@ static int order_ends(struct end_order *o, const struct endmark *ends, size_t ne
     uint64_t span = ne ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
     if (ne && span / 4 <= ne && span < UINT32_MAX)
         o->first = calloc((size_t)span + 1, sizeof *o->first);
-    if (!o->first) {
-        for (size_t i = 0; i < ne; i++)
-            o->pos[i] = (uint32_t)i;
-        sort_ends = ends;
-        qsort(o->pos, ne, sizeof *o->pos, cmp_end);
-        return 0;
-    }
+    if (!o->first)
+        return radix_ends(o->pos, ends, ne, lo, span);
     o->lo = lo;
     o->span = (size_t)span;
     for (size_t i = 0; i < ne; i++)
@@ -496,17 +508,28 @@ static int order_ends(struct end_order *o, const struct endmark *ends, size_t ne
     return 0;
 }
 
-/* The first position in o of an end with this id (past the ids below it). */
-static size_t first_end(const struct end_order *o, const struct endmark *ends, size_t ne, int64_t id)
+/* The first position in o of an end with this id (past the ids below it).
+ * *hint: the answer before; start rows mostly come in id order, so the
+ * search gallops on from it. */
+static size_t first_end(const struct end_order *o, const struct endmark *ends, size_t ne, int64_t id, size_t *hint)
 {
     if (o->first)
         return id < o->lo ? 0 : (uint64_t)id - (uint64_t)o->lo >= o->span ? ne : o->first[id - o->lo];
-    size_t lo = 0, hi = ne;
+    size_t lo = 0, hi = *hint < ne ? *hint : ne;
+    if (hi < ne && ends[o->pos[hi]].id < id) {
+        size_t step = 1;
+        lo = hi + 1;
+        while (lo + step - 1 < ne && ends[o->pos[lo + step - 1]].id < id) {
+            lo += step;
+            step *= 2;
+        }
+        hi = lo + step - 1 < ne ? lo + step - 1 : ne;
+    }
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (ends[o->pos[mid]].id < id) lo = mid + 1; else hi = mid;
     }
-    return lo;
+    return *hint = lo;
 }
 
 static int grow(void **arr, size_t *cap, size_t size)
@@ -650,8 +673,9 @@ static int nvprof_markers(struct sq *q)
     used = calloc(ne ? ne : 1, 1);
     if (!used || order_ends(&order, ends, ne) < 0)
         goto oom;
+    size_t hint = 0;
     for (size_t i = 0; i < ns; i++) {
-        size_t lo = first_end(&order, ends, ne, starts[i].id);
+        size_t lo = first_end(&order, ends, ne, starts[i].id, &hint);
         while (lo < ne && ends[order.pos[lo]].id == starts[i].id && used[lo])
             lo++;
         if (lo >= ne || ends[order.pos[lo]].id != starts[i].id) {
