@@ -14,6 +14,8 @@ BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 PKG_CONFIG ?= pkg-config
@@ -135,6 +137,9 @@ install: all
 	install -m 644 lib/tprof.h $(DESTDIR)$(INCLUDEDIR)/tprof.h
 	install -m 644 man/tprof.1 $(DESTDIR)$(MANDIR)/man1/tprof.1
 	install -m 644 man/libtprof.3 $(DESTDIR)$(MANDIR)/man3/libtprof.3
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	./cli/tprof completion bash > $(DESTDIR)$(BASHCOMPDIR)/tprof
+	./cli/tprof completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_tprof
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@REQUIRES_PRIVATE@|$(PC_DEPS)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(PRIVATE_LIBS)|g' lib/tprof.pc.in \
@@ -145,7 +150,8 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libtprof.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/libtprof.so $(DESTDIR)$(INCLUDEDIR)/tprof.h \
 	      $(DESTDIR)$(MANDIR)/man1/tprof.1 $(DESTDIR)$(MANDIR)/man3/libtprof.3 \
-	      $(DESTDIR)$(LIBDIR)/pkgconfig/tprof.pc
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/tprof.pc \
+	      $(DESTDIR)$(BASHCOMPDIR)/tprof $(DESTDIR)$(ZSHCOMPDIR)/_tprof
 
 clean:
 	rm -rf $(LIB_OBJ) $(LIB_OBJ:.o=.d) cli/*.o cli/*.d lib/libtprof.a lib/libtprof.so* cli/tprof \

@@ -8,7 +8,9 @@ static const struct cli_command subcommands[] = {
     {"diff", "compare two traces: tprof diff A B [--summary] [--fail-above 5%]", NULL, cmd_diff},
     {"import", "keep a loaded trace as a .tprof store: tprof import FILE|RUNDIR -o OUT", NULL, cmd_import},
     {"report", "every view from one load, one file each: tprof report FILE -o OUTDIR", NULL, cmd_report},
+    {"cut", "a slice of a trace for Perfetto: tprof cut FILE --step N | --window T0..T1 -o OUT", NULL, cmd_cut},
     {"help", "tprof help VIEW: a view's options and columns", NULL, cmd_help},
+    {"completion", "shell completion: tprof completion bash|zsh (installed by make install)", NULL, cmd_completion},
 };
 #define NSUB (sizeof subcommands / sizeof *subcommands)
 

@@ -32,8 +32,16 @@ int cmd_import(int argc, char **argv);
 /* `tprof report FILE -o OUTDIR`: load once, write every view that applies. */
 int cmd_report(int argc, char **argv);
 
+/* `tprof cut FILE --step N[-M] | --window T0..T1 -o OUT`: a slice of a
+ * kineto trace, as a kineto trace. */
+int cmd_cut(int argc, char **argv);
+
 /* `tprof help [VIEW|COMMAND]`: the usage, a view's options and columns, or
  * a subcommand's own --help. */
 int cmd_help(int argc, char **argv);
+
+/* `tprof completion bash|zsh`: a completion script generated from this
+ * table, the views' options and their column keys. */
+int cmd_completion(int argc, char **argv);
 
 #endif

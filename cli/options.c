@@ -355,3 +355,9 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
     }
     return 0;
 }
+
+const struct option *cli_global_options(size_t *n)
+{
+    *n = NGLOBAL;
+    return global_opts;
+}

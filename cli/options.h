@@ -30,6 +30,10 @@ void cli_help(const tp_view *v, int named, FILE *out);
 /* The names of the command table, for "did you mean"; returns how many. */
 size_t cli_command_words(const char **w, size_t cap);
 
+/* The options every view takes (getopt_long's table), *n of them. */
+struct option;
+const struct option *cli_global_options(size_t *n);
+
 /* -w W and --top N, shared with `tprof diff`: 0, or -1 when the value is not
  * a number or out of range (-w above CLI_MAX_WIDTH, --top below 1); the
  * messages to give with the value then are CLI_WIDTH_ERROR / CLI_TOP_ERROR. */

@@ -19,6 +19,7 @@
 #include "capture.h"
 #include "commands.h"
 #include "options.h"
+#include "progress.h"
 #include "report.h"
 #include "tprof.h"
 
@@ -76,11 +77,13 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
     }
     if (o->view->kernel_scope)
         tp_store_set_kernel_scope(st);   /* the prof view reads no other rows of a dump */
+    cli_progress_begin(path, cli_input_size(path, NULL), NULL, o->quiet);
     int rc = tp_store_load(st, path, &err);
     if (rc != TP_OK) {
         /* A truncated trace still gives the rows of its complete events;
          * so does one that ran out of memory or failed to read midway. */
         if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT && tp_store_event_count(st) == 0) {
+            cli_progress_end();
             fprintf(stderr, "tprof: %s\n", err.msg);
             tp_store_free(st);
             return 2;
@@ -90,6 +93,7 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
     tp_error lerr = {0};
     tp_table *t = NULL;
     int linked = tp_store_link(st, &lerr) == TP_OK;
+    cli_progress_end();
     if (linked && o->capture && cli_attach_capture(st, o->capture))
         status = 2;
     if (!linked || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
@@ -232,7 +236,9 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
      * (4.1 times one rank) instead of 44 MB (2.6 times) with a fixed one. */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
+    cli_progress_begin(path, cli_input_size(path, r), r, o->quiet);
     int status = tp_run_reduce(r, cli_threads(), reduce_rank, drop_rank, (void *)o, &err) != TP_OK ? 2 : 0;
+    cli_progress_end();
     size_t n = tp_run_size(r), nuse = 0;
     for (size_t i = 0; i < n; i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
@@ -304,7 +310,9 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         tp_run_free(r);
         return rc;
     }
+    cli_progress_begin(path, cli_input_size(path, r), r, o->quiet);
     int status = tp_run_load(r, cli_threads(), &err) != TP_OK ? 2 : 0;
+    cli_progress_end();
     size_t n = tp_run_size(r), nuse = 0;
     const tp_store **stores = calloc(n ? n : 1, sizeof *stores);
     const struct tp_run_rank **ranks = calloc(n ? n : 1, sizeof *ranks);

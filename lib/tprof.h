@@ -52,6 +52,10 @@ void      tp_store_free(tp_store *st);
  * events read before the error stay in the store (a truncated trace still
  * gives the rows of its complete events). */
 int tp_store_load(tp_store *st, const char *path, tp_error *err);
+/* Bytes read from input files so far by every load of the process (on disk:
+ * compressed bytes for compressed files; SQLite reads are not counted).
+ * Safe from any thread: a progress line polls it while a load runs. */
+uint64_t tp_input_bytes_read(void);
 
 /* Before tp_store_load: the caller reads only the kernels and their prof.py
  * annotations (the prof view, tp_view.kernel_scope).  An nvprof or Nsight
@@ -171,6 +175,33 @@ const char *tp_table_cell_strn(const tp_table *t, size_t row, size_t col, size_t
 int64_t tp_table_cell_int(const tp_table *t, size_t row, size_t col);
 double tp_table_cell_float(const tp_table *t, size_t row, size_t col);
 
+/* ---- cutting a trace ----------------------------------------------------- */
+
+/* Which part of a kineto trace tp_trace_cut keeps: ProfilerStep#first to
+ * #last (step_first >= 0), else the window [from_ns, to_ns] relative to the
+ * trace's first event (to_ns INT64_MAX: to the end). */
+struct tp_cut_opts {
+    int64_t step_first, step_last;
+    int64_t window_from_ns, window_to_ns;
+};
+
+struct tp_cut_result {
+    int64_t from_ns, to_ns;     /* the window kept, in the trace's own time (ns) */
+    uint64_t events_in, events_out;
+};
+
+/* Write to `out` (gzip when it ends in .gz) a kineto trace holding only the
+ * chosen part of `in`: its top-level keys, metadata events, the events that
+ * overlap the window, whole, as they were written.  `out` appears only when
+ * complete (written beside it, then renamed). */
+int tp_trace_cut(const char *in, const char *out, const struct tp_cut_opts *o, struct tp_cut_result *res,
+                 tp_error *err);
+
+/* Parse "T0..T1" (each a number with an optional unit ns, us, ms or s;
+ * microseconds without one; either side may be empty: the trace's start or
+ * end) into ns.  TP_ERR_USAGE with what is wrong. */
+int tp_parse_window(const char *text, int64_t *from_ns, int64_t *to_ns, tp_error *err);
+
 /* ---- views --------------------------------------------------------------- */
 
 struct tp_coldef;
@@ -266,6 +297,7 @@ struct tp_view_opts {
     int64_t step;            /* critical-path: --step N */
     const char *annotation;  /* critical-path: --annotation NAME (HTA's substring match) */
     int64_t instance;        /* critical-path: --instance K, 0-based (0: the first) */
+    double short_us;         /* kernels: --short US, the kernels shorter than US µs (0: off) */
 };
 
 /* The registry of views, NULL-terminated. */
@@ -295,6 +327,8 @@ void tp_view_print_columns(const tp_view *v, FILE *out);
 
 /* 1 when view v has a column of this key, 0 otherwise (or on NULL). */
 int tp_view_has_column(const tp_view *v, const char *key);
+/* The key of view v's i-th column (0 <= i < v->ncols), or NULL. */
+const char *tp_view_column_key(const tp_view *v, size_t i);
 
 /* The options view v declares, *n of them (NULL and 0 for none or NULL);
  * for an NPU twin, those of the view of its name. */
@@ -434,6 +468,9 @@ int tp_run_reduce(tp_run *r, int threads, void *(*reduce)(const struct tp_run_ra
                   void (*drop)(void *result), void *ctx, tp_error *err);
 
 size_t tp_run_size(const tp_run *r);
+/* Ranks whose load (and reduce) finished so far: safe to call from another
+ * thread while tp_run_load or tp_run_reduce runs, for a progress line. */
+size_t tp_run_ranks_done(const tp_run *r);
 const struct tp_run_rank *tp_run_rank(const tp_run *r, size_t i);
 
 /* Warnings about the run as "DIR: what\n" lines ("" when none): spans left

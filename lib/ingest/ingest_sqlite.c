@@ -1010,7 +1010,7 @@ static int nsys_devices(struct sq *q)
     const char *cols[] = { "id", "name", "totalMemory", "computeMajor", "computeMinor", "smCount",
                            "maxThreadsPerBlock", "maxRegistersPerBlock", "maxShmemPerBlock",
                            "threadsPerWarp", "maxWarpsPerSm", "maxRegistersPerSm", "maxShmemPerSm",
-                           "maxShmemPerBlockOptin", "maxBlocksPerSm" };
+                           "maxShmemPerBlockOptin", "maxBlocksPerSm", "memoryBandwidth" };
     char sql[512];
     size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT ");
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
@@ -1041,6 +1041,7 @@ static int nsys_devices(struct sq *q)
         d->smem_per_sm = sqlite3_column_int64(s, 12);
         d->smem_optin = sqlite3_column_int64(s, 13);
         d->max_blocks_per_sm = (int)sqlite3_column_int64(s, 14);
+        d->mem_bw = sqlite3_column_int64(s, 15) > 0 ? sqlite3_column_int64(s, 15) : 0;   /* roofline */
     }
     return step_done(q, table, s, rc, n);
 }

@@ -127,4 +127,8 @@ int tp_decimal_to_i64(const char *s, size_t len, int64_t *out);
 /* Decimal text to double (correctly rounded, via strtod). */
 int tp_decimal_to_double(const char *s, size_t len, double *out);
 
+/* JSON text on one line (json_compact.c): whitespace outside strings
+ * dropped, ", " after commas; cut to cap - 1 bytes. */
+void tp_json_compact(const char *json, char *out, size_t cap);
+
 #endif

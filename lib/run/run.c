@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ struct tp_run {
     /* loading */
     pthread_mutex_t lock;
     size_t next;
+    _Atomic size_t ndone;   /* ranks loaded (and reduced), for a progress line */
     /* tp_run_reduce: what each rank becomes before its store is freed */
     void *(*reduce)(const struct tp_run_rank *k, void *ctx);
     void (*drop)(void *result);
@@ -418,6 +420,11 @@ static void load_one(tp_run *r, struct tp_run_rank *k)
     k->store = NULL;
 }
 
+size_t tp_run_ranks_done(const tp_run *r)
+{
+    return r ? atomic_load(&((tp_run *)r)->ndone) : 0;
+}
+
 static void *worker_main(void *arg)
 {
     tp_run *r = arg;
@@ -428,6 +435,7 @@ static void *worker_main(void *arg)
         if (i >= r->n)
             return NULL;
         load_one(r, &r->r[i]);
+        atomic_fetch_add(&r->ndone, 1);
     }
 }
 
@@ -586,6 +594,7 @@ static int load_all(tp_run *r, int threads, tp_error *err)
     if (nt > r->n)
         nt = r->n;
     r->next = 0;
+    atomic_store(&r->ndone, 0);
     pthread_mutex_init(&r->lock, NULL);
     pthread_t *tids = calloc(nt ? nt : 1, sizeof *tids);
     size_t started = 0;

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,15 @@ __attribute__((format(printf, 3, 4))) static void source_fail(tp_source *s, enum
     va_end(ap);
 }
 
+/* Bytes read from input files by every source of the process, for a
+ * progress line (tp_input_bytes_read); relaxed: a reader wants an estimate. */
+static _Atomic uint64_t bytes_read_total;
+
+uint64_t tp_input_bytes_read(void)
+{
+    return atomic_load_explicit(&bytes_read_total, memory_order_relaxed);
+}
+
 /* read() that retries on EINTR; at the end of a regular file it checks that
  * the file had as many bytes as fstat said at open. */
 static ssize_t fd_read(tp_source *s, void *buf, size_t cap)
@@ -111,6 +121,7 @@ static ssize_t fd_read(tp_source *s, void *buf, size_t cap)
         return -1;
     }
     s->raw_read += (uint64_t)r;
+    atomic_fetch_add_explicit(&bytes_read_total, (uint64_t)r, memory_order_relaxed);
     return r;
 }
 

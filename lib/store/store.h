@@ -85,6 +85,7 @@ struct tp_device {
     int32_t regs_per_block, regs_per_sm, warp_size;
     int64_t smem_per_block, smem_per_sm, smem_optin;
     int32_t max_blocks_per_sm;     /* 0: unknown (the occupancy calculator's table by capability) */
+    int64_t mem_bw;                /* peak memory bandwidth, bytes/s (TARGET_INFO_GPU); 0 unknown */
 };
 
 struct tp_skip {             /* events we could not use, counted by reason */

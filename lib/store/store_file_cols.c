@@ -115,6 +115,8 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"dev.smem_per_block", TP_SF_DEVICES, SIDE(devices, struct tp_device, smem_per_block), 0},
     {"dev.smem_per_sm", TP_SF_DEVICES, SIDE(devices, struct tp_device, smem_per_sm), 0},
     {"dev.smem_optin", TP_SF_DEVICES, SIDE(devices, struct tp_device, smem_optin), 0},
+    /* "opt.": a tprof that predates it skips it (store_file.c) */
+    {"opt.dev.mem_bw", TP_SF_DEVICES, SIDE(devices, struct tp_device, mem_bw), 0},
     /* prof.py rows */
     {"annot.event", TP_SF_ANNOTS, SIDE(annots, struct tp_kernel_annot, event), TP_SF_ROW},
     {"annot.tid", TP_SF_ANNOTS, SIDE(annots, struct tp_kernel_annot, tid), 0},

@@ -75,7 +75,7 @@ int main(void)
 
     CHECK_INT("undeclared", tp_view_set_option(kernels, &vo, "comm", NULL, &err), TP_ERR_USAGE);
     CHECK_STR("undeclared: message names the view's options", err.msg,
-              "--comm: not an option of the kernels view (its options: --group)");
+              "--comm: not an option of the kernels view (its options: --group, --short)");
     CHECK_INT("undeclared, view without options", tp_view_set_option(prof, &vo, "group", "x", &err), TP_ERR_USAGE);
     CHECK_STR("undeclared, view without options: message", err.msg,
               "--group: not an option of the prof view (it has none)");

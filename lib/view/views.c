@@ -28,6 +28,7 @@ static const tp_view *const registry[] = {
     &tp_view_nvtx,
     &tp_view_labels,
     &tp_view_critical_path,
+    &tp_view_roofline,
     NULL,
 };
 
@@ -124,6 +125,11 @@ const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts 
 int tp_view_has_column(const tp_view *v, const char *key)
 {
     return v && key && tp_table_col_find(v->cols, v->ncols, key) >= 0;
+}
+
+const char *tp_view_column_key(const tp_view *v, size_t i)
+{
+    return v && i < v->ncols ? v->cols[i].key : NULL;
 }
 
 void tp_view_print_columns(const tp_view *v, FILE *out)

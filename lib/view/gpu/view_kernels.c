@@ -18,6 +18,7 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
+#include "view_extra.h"
 #include "view_options.h"
 
 /* view_ops.c: the plugin's operator tree */
@@ -43,9 +44,13 @@ static const struct tp_coldef kcols[] = {
     {"blocks_per_sm", "BlocksPerSM", TP_COL_FIXED, -1, 2, "duration-weighted mean blocks per SM"},
     {"occupancy", "Occupancy(%)", TP_COL_FIXED, -1, 2, "duration-weighted mean est. achieved occupancy"},
     {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of all kernel time (%)"},
+    /* --short (kernels_short.c builds those tables) */
+    {"dims", "InputDims", TP_COL_STR, -1, 0, "the launching operator's Input Dims (--short)"},
+    {"bin_start", "BinStart(us)", TP_COL_NUM, -1, 0, "histogram bin: first duration (--short --group histogram)"},
+    {"bin_end", "BinEnd(us)", TP_COL_NUM, -1, 0, "histogram bin: end of the bin (--short --group histogram)"},
 };
 enum { K_NAME, K_OP, K_GRID, K_BLOCK, K_REGS, K_SMEM, K_TC, K_OPTC, K_CALLS, K_TOTAL, K_MEAN, K_MAX, K_MIN,
-       K_MEDIAN, K_STD, K_BPS, K_OCC, K_PCT, K_N };
+       K_MEDIAN, K_STD, K_BPS, K_OCC, K_PCT, K_DIMS, K_BIN_START, K_BIN_END, K_N };
 
 struct kagg {
     uint32_t name;
@@ -118,6 +123,8 @@ static void add(struct kagg *A, const tp_store *st, int64_t r)
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
+    if (vo && vo->short_us > 0)
+        return tp_kernels_short(st, vo, out, err);
     int props = vo && vo->group && (strcmp(vo->group, "props") == 0 || strcmp(vo->group, "op") == 0);
     if (vo && vo->group && !props && strcmp(vo->group, "name") != 0)
         return tp_error_set(err, TP_ERR_USAGE, "kernels: --group must be name or props, not %s", vo->group);
@@ -243,13 +250,18 @@ done:
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
+    if (vo && vo->short_us > 0)
+        return vo->group ? tp_kernels_histogram_columns : tp_kernels_short_columns;
     if (vo && vo->group && (strcmp(vo->group, "props") == 0 || strcmp(vo->group, "op") == 0))
         return "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy";
     return NULL;
 }
 
 static const struct tp_view_option kernels_options[] = {
-    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core or props)"),
+    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core or props); "
+                   "with --short: histogram"),
+    TP_VOPT_MICROSECONDS("short", "US", short_us, "the kernels under US µs (TraceLens' threshold: 10) per operator, "
+                         "input dims and name (kineto, nsys inputs)"),
 };
 
 const tp_view tp_view_kernels = {

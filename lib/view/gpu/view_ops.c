@@ -11,6 +11,7 @@
 #include "views.h"
 #include "i64map.h"
 #include "tb_classify.h"
+#include "view_extra.h"
 #include "view_options.h"
 
 /* ---- the view ---- */
@@ -34,6 +35,10 @@ static const struct tp_coldef ops_cols[] = {
     {"self_cpu_mem", "SelfCPUMem(B)", TP_COL_INT, -1, 0, "CPU bytes allocated minus freed by the op itself (Self CPU Mem)"},
     {"dev_mem", "DevMem(B)", TP_COL_INT, -1, 0, "device bytes allocated minus freed, children included (CUDA Mem)"},
     {"self_dev_mem", "SelfDevMem(B)", TP_COL_INT, -1, 0, "device bytes allocated minus freed by the op itself (Self CUDA Mem)"},
+    /* --group category (ops_category.c builds that table) */
+    {"category", "Category", TP_COL_STR, -1, 0, "operator category after TraceLens (--group category)"},
+    {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of the table's device time (%, --group category)"},
+    {"cum_pct", "CumPct", TP_COL_FIXED, -1, 2, "running total of Pct (--group category)"},
 };
 enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOT, C_HSELF, C_HTOT, C_TC, C_TCS, C_TCT,
        C_SCPUP, C_CPUP, C_CPUAVG, C_CPUMEM, C_SCPUMEM, C_DEVMEM, C_SDEVMEM };
@@ -188,9 +193,11 @@ static int cmp_agg(const void *a, const void *b)
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
+    if (vo && vo->group && strcmp(vo->group, "category") == 0)
+        return tp_ops_by_category(st, out, err);
     int by_shape = vo && vo->group && (strcmp(vo->group, "shape") == 0 || strcmp(vo->group, "input") == 0);
     if (vo && vo->group && !by_shape && strcmp(vo->group, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name or shape, not %s", vo->group);
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape or category, not %s", vo->group);
     const struct tb_model *mc = tp_store_tb(st);   /* built once per store */
     if (!mc)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -303,11 +310,14 @@ static const char *columns_for(const struct tp_view_opts *vo)
         return NULL;
     if (strcmp(vo->group, "shape") == 0 || strcmp(vo->group, "input") == 0)
         return "name,shape,calls,dev_self,dev_total,host_self,host_total,tc";
+    if (strcmp(vo->group, "category") == 0)
+        return tp_ops_category_columns;
     return NULL;
 }
 
 static const struct tp_view_option ops_options[] = {
-    TP_VOPT_STRING("group", "G", group, "name (default) or shape: per input shape (Ascend: also stack)"),
+    TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, or category: TraceLens' "
+                   "op categories (Ascend: name, shape, stack)"),
 };
 
 const tp_view tp_view_ops = {

@@ -1,0 +1,287 @@
+/* view_roofline.c — `tprof roofline`: achieved rates against the device's
+ * peaks, one row per operator and input shape.
+ *
+ * FLOPs and bytes are the prof view's (PyProf's op classes and tprof's aten
+ * formulas, model/flops/), which every kernel of an operator call repeats:
+ * they are counted once per call (per launching operator event; on PyProf
+ * rows, per sub-sequence 0), and the call's kernel time is the sum of its
+ * kernels.  Rates are aggregates, total FLOPs over total kernel time (so a
+ * slow call weighs more than in a mean of per-call rates).  The bound is
+ * compute when the FLOPs per byte reach the ridge point, peak FLOP/s over
+ * peak bandwidth, memory below it.  Peaks: the built-in table (peaks.c) by
+ * device name, the bandwidth the trace states (Nsight's TARGET_INFO_GPU)
+ * taking precedence; "-" where a peak is unknown. */
+#include <stdlib.h>
+#include <string.h>
+#include "category.h"
+#include "i64map.h"
+#include "json.h"
+#include "peaks.h"
+#include "store.h"
+#include "strtab.h"
+#include "table.h"
+#include "views.h"
+
+static const struct tp_coldef cols[] = {
+    {"name", "Operator", TP_COL_STR, -1, 0, "launching operator (PyProf rows: the op)"},
+    {"shape", "Params", TP_COL_STR, -1, 0, "input shapes and dtypes as the prof view prints them (Input Dims when no formula)"},
+    {"category", "Category", TP_COL_STR, -1, 0, "operator category after TraceLens"},
+    {"dtype", "DType", TP_COL_STR, -1, 0, "data type of the inputs (the first named in the params)"},
+    {"calls", "Calls", TP_COL_INT, -1, 0, "operator calls"},
+    {"kernels", "Kernels", TP_COL_INT, -1, 0, "kernels of these calls"},
+    {"time", "KernelTime(us)", TP_COL_US, -1, 0, "total duration of the kernels"},
+    {"flops", "FLOPs", TP_COL_NUM, -1, 0, "floating point operations of all calls (FMA = 2; - unknown)"},
+    {"bytes", "Bytes", TP_COL_NUM, -1, 0, "bytes moved to and from DRAM by all calls (- unknown)"},
+    {"tflops", "TFLOPS/s", TP_COL_FIXED, -1, 3, "FLOPs / kernel time, in 10^12 per second"},
+    {"tbs", "TB/s", TP_COL_FIXED, -1, 4, "bytes / kernel time, in 10^12 per second"},
+    {"intensity", "FLOPs/Byte", TP_COL_FIXED, -1, 2, "arithmetic intensity"},
+    {"peak", "Peak", TP_COL_STR, -1, 0, "which compute peak applies (matrix when a kernel uses tensor/matrix cores)"},
+    {"peak_tflops", "PeakTFLOPS", TP_COL_FIXED, -1, 1, "that peak, TFLOP/s (- unknown)"},
+    {"peak_tbs", "PeakTB/s", TP_COL_FIXED, -1, 3, "peak memory bandwidth, TB/s (- unknown)"},
+    {"pct_compute", "Compute(%)", TP_COL_FIXED, -1, 2, "TFLOPS/s as a share of the compute peak"},
+    {"pct_bw", "Bandwidth(%)", TP_COL_FIXED, -1, 2, "TB/s as a share of the bandwidth peak"},
+    {"bound", "Bound", TP_COL_STR, -1, 0, "compute (FLOPs/Byte at or above peak FLOP/s / peak B/s) or memory"},
+    {"device", "Device", TP_COL_STR, -1, 0, "the device name the peaks were looked up by"},
+    {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of all kernel time (%)"},
+};
+enum { C_NAME, C_SHAPE, C_CAT, C_DTYPE, C_CALLS, C_KERNELS, C_TIME, C_FLOPS, C_BYTES, C_TFLOPS, C_TBS, C_AI,
+       C_PEAK, C_PEAK_TF, C_PEAK_BW, C_PCT_C, C_PCT_BW, C_BOUND, C_DEVICE, C_PCT, C_N };
+
+struct grp {
+    const char *name, *kernel;     /* a cell of the prof table, a store string */
+    size_t shape_at;               /* the shape in the group's key: name \x1f shape */
+    int64_t calls, kernels, time;
+    double flops, bytes;
+    int known, tc;
+    int32_t device;
+};
+
+/* The device properties of GPU `id`; a process that sees one GPU lists it
+ * as id 0 whatever its index on the node (kernels on "device 2"), so when
+ * no id matches and every listed device has the same name, that one. */
+static const struct tp_device *device_of(const tp_store *st, int32_t id)
+{
+    for (size_t i = 0; i < st->ndevices; i++)
+        if (st->devices[i].id == id)
+            return &st->devices[i];
+    for (size_t i = 1; i < st->ndevices; i++)
+        if (st->devices[i].name != st->devices[0].name)
+            return NULL;
+    return st->ndevices ? &st->devices[0] : NULL;
+}
+
+static double cell_num(const tp_table *t, size_t r, long c, int *ok)
+{
+    enum tp_cellkind k = tp_table_cell_kind(t, r, (size_t)c);
+    *ok = k == TP_CELL_INT || k == TP_CELL_FLOAT;
+    return k == TP_CELL_INT ? (double)tp_table_cell_int(t, r, (size_t)c)
+         : k == TP_CELL_FLOAT ? tp_table_cell_float(t, r, (size_t)c) : 0.0;
+}
+
+static _Thread_local const struct grp *g_g;
+static int cmp_grp(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (g_g[x].time != g_g[y].time)
+        return g_g[x].time > g_g[y].time ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* One output row from a group. */
+static void put_row(tp_table *t, const tp_store *st, const struct grp *G, const char *shape, int64_t all_ns,
+                    const char **devname, int *peaks_used)
+{
+    enum tp_dtype dt = tp_dtype_of(shape);
+    const struct tp_device *dev = device_of(st, G->device);
+    const char *dname = dev && dev->name ? tp_store_str(st, dev->name) : "";
+    const struct tp_peaks *pk = tp_peaks_find(dname);
+    const char *label;
+    double peak_tf = tp_peak_tflops(pk, dt, G->tc, &label);
+    double peak_gbs = dev && dev->mem_bw > 0 ? (double)dev->mem_bw / 1e9 : pk ? pk->hbm_gbs : 0;
+    if (dname[0] && !*devname)
+        *devname = dname;
+    if (pk || peak_gbs > 0)
+        *peaks_used = 1;
+    tp_table_add_row(t);
+    tp_table_set_str(t, C_NAME, G->name);
+    tp_table_set_str(t, C_SHAPE, shape);
+    tp_table_set_str(t, C_CAT, tp_category_name(tp_category_of(G->name, G->kernel, 0)));
+    tp_table_set_str(t, C_DTYPE, tp_dtype_name(dt));
+    tp_table_set_int(t, C_CALLS, G->calls);
+    tp_table_set_int(t, C_KERNELS, G->kernels);
+    tp_table_set_int(t, C_TIME, G->time);
+    tp_table_set_str(t, C_PEAK, label);
+    if (peak_tf > 0)
+        tp_table_set_float(t, C_PEAK_TF, peak_tf);
+    if (peak_gbs > 0)
+        tp_table_set_float(t, C_PEAK_BW, peak_gbs / 1000.0);
+    tp_table_set_str(t, C_DEVICE, dname[0] ? dname : "-");
+    tp_table_set_float(t, C_PCT, all_ns ? 100.0 * (double)G->time / (double)all_ns : 0.0);
+    if (!G->known)
+        return;
+    if (G->flops <= 9007199254740992.0)   /* exact in a double: print as an integer */
+        tp_table_set_int(t, C_FLOPS, (int64_t)G->flops);
+    else
+        tp_table_set_float(t, C_FLOPS, G->flops);
+    if (G->bytes <= 9007199254740992.0)
+        tp_table_set_int(t, C_BYTES, (int64_t)G->bytes);
+    else
+        tp_table_set_float(t, C_BYTES, G->bytes);
+    if (G->time <= 0)
+        return;
+    double tflops = G->flops / (double)G->time / 1e3, tbs = G->bytes / (double)G->time / 1e3;
+    tp_table_set_float(t, C_TFLOPS, tflops);
+    tp_table_set_float(t, C_TBS, tbs);
+    if (G->bytes > 0)
+        tp_table_set_float(t, C_AI, G->flops / G->bytes);
+    if (peak_tf > 0)
+        tp_table_set_float(t, C_PCT_C, 100.0 * tflops / peak_tf);
+    if (peak_gbs > 0)
+        tp_table_set_float(t, C_PCT_BW, 100.0 * tbs / (peak_gbs / 1000.0));
+    if (peak_tf > 0 && peak_gbs > 0 && G->bytes > 0)
+        tp_table_set_str(t, C_BOUND, G->flops / G->bytes >= peak_tf * 1e12 / (peak_gbs * 1e9) ? "compute" : "memory");
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    tp_table *prof = NULL, *t = NULL;
+    int rc = tp_view_prof.build(st, vo, &prof, err);
+    if (rc != TP_OK)
+        return rc;
+    const struct tp_coldef *pc = tp_table_coldefs(prof);
+    size_t pn = tp_table_cols(prof);
+    long c_op = tp_table_col_find(pc, pn, "op"), c_opname = tp_table_col_find(pc, pn, "opname"),
+         c_params = tp_table_col_find(pc, pn, "params"), c_tc = tp_table_col_find(pc, pn, "tc"),
+         c_flops = tp_table_col_find(pc, pn, "flops"), c_bytes = tp_table_col_find(pc, pn, "bytes");
+    size_t nrows = tp_table_rows(prof);
+    tp_strtab keys = {0};   /* freed whatever its init did: a partial init holds blocks */
+    struct tp_i64map calls = {0};   /* operator event -> group of its call */
+    struct grp *g = calloc(nrows + 1, sizeof *g);
+    size_t *perm = malloc((nrows + 1) * sizeof *perm);
+    char *key = NULL, dims[4096];
+    size_t keycap = 0;
+    int keys_ok = tp_strtab_init(&keys) == 0;
+    if (!g || !perm || !keys_ok) {
+        rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+        goto done;
+    }
+    int64_t all_ns = 0, known_ns = 0;
+    for (size_t i = 0; i < nrows && i < st->nannots; i++) {
+        const struct tp_kernel_annot *a = &st->annots[i];
+        size_t r = a->event;
+        const char *name = tp_table_cell_str(prof, i, (size_t)c_opname);
+        if (!name || strcmp(name, "N/A") == 0)
+            name = tp_table_cell_str(prof, i, (size_t)c_op);
+        if (!name || !*name)
+            name = "N/A";   /* a kernel no operator or marker launched */
+        const char *params = tp_table_cell_str(prof, i, (size_t)c_params);
+        int fk, bk;
+        double flops = cell_num(prof, i, c_flops, &fk), bytes = cell_num(prof, i, c_bytes, &bk);
+        int known = fk && bk && params && strncmp(params, "na=na", 5) != 0;
+        /* a call without a formula: its operator's Input Dims tell shapes apart */
+        const char *shape = params ? params : "";
+        if (!known) {
+            tp_json_compact(a->input_dims ? tp_store_str(st, a->input_dims) : "", dims, sizeof dims);
+            shape = dims;
+        }
+        size_t need = strlen(name ? name : "") + strlen(shape) + 2;
+        if (need > keycap) {
+            char *k2 = realloc(key, need * 2);
+            if (!k2) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                goto done;
+            }
+            key = k2;
+            keycap = need * 2;
+        }
+        size_t kl = (size_t)snprintf(key, keycap, "%s\x1f%s", name ? name : "", shape);
+        uint32_t id = tp_strtab_intern(&keys, key, kl);
+        if (id == UINT32_MAX) {
+            rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+            goto done;
+        }
+        struct grp *G = &g[id];   /* ids are dense from 1: at most one per row */
+        if (!G->name) {
+            G->name = name ? name : "";
+            G->shape_at = strlen(name ? name : "") + 1;
+            G->kernel = tp_store_str(st, st->name[r]);
+            G->known = known;
+            G->device = st->device[r];
+        }
+        /* a new call: a new launching operator event, else (PyProf rows,
+         * kernels outside operators) sub-sequence 0 */
+        int new_call = a->op_event < 0 ? a->sub == 0 : 0;
+        if (a->op_event >= 0) {
+            int64_t *slot = tp_i64map_slot(&calls, a->op_event);
+            if (!slot) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                goto done;
+            }
+            new_call = *slot < 0;
+            *slot = id;
+        }
+        if (new_call || G->calls == 0) {
+            G->calls++;
+            G->flops += flops;
+            G->bytes += bytes;
+        }
+        const char *tc = tp_table_cell_str(prof, i, (size_t)c_tc);
+        if (tc && strcmp(tc, "1") == 0)
+            G->tc = 1;
+        G->kernels++;
+        G->time += st->dur[r];
+        all_ns += st->dur[r];
+        if (known)
+            known_ns += st->dur[r];
+    }
+    size_t ng = 0;
+    for (size_t id = 0; id <= nrows; id++)
+        if (g[id].name)
+            perm[ng++] = id;
+    g_g = g;
+    qsort(perm, ng, sizeof *perm, cmp_grp);
+    t = tp_table_new(cols, C_N);
+    if (!t) {
+        rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+        goto done;
+    }
+    const char *devname = NULL;
+    int peaks_used = 0;
+    for (size_t k = 0; k < ng; k++)
+        put_row(t, st, &g[perm[k]], tp_strtab_get(&keys, (uint32_t)perm[k]) + g[perm[k]].shape_at, all_ns,
+                &devname, &peaks_used);
+    if (tp_table_nomem(t)) {
+        rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+        goto done;
+    }
+    if (nrows == 0)
+        tp_error_set(err, TP_OK, "%s: no GPU kernel: no roofline", st->path);
+    else
+        tp_error_set(err, TP_OK, "%s: FLOPs and bytes known for %.1f%% of kernel time; %s%s%s", st->path,
+                     all_ns ? 100.0 * (double)known_ns / (double)all_ns : 0.0,
+                     peaks_used ? "peaks of " : "no peak known for ",
+                     devname ? devname : "an unnamed device",
+                     peaks_used ? "" : " (tprof(1), ROOFLINE): the %-of-peak columns are -");
+    /* the prof table's strings are referenced by t's rows: copied on set */
+    *out = t;
+    t = NULL;
+done:
+    tp_table_free(t);
+    tp_table_free(prof);
+    tp_strtab_free(&keys);
+    tp_i64map_free(&calls);
+    free(g);
+    free(perm);
+    free(key);
+    return rc;
+}
+
+const tp_view tp_view_roofline = {
+    .name = "roofline",
+    .summary = "achieved TFLOPS/s and TB/s per operator and shape against the device's peaks (compute or memory bound)",
+    .cols = cols,
+    .ncols = C_N,
+    .default_columns = "name,shape,category,calls,time,flops,bytes,tflops,tbs,intensity,pct_compute,pct_bw,bound",
+    .build = build,
+    .attributes = TP_ATTRIBUTES_ALWAYS,
+};
