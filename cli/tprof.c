@@ -75,6 +75,8 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
         fprintf(stderr, "tprof: out of memory\n");
         return 2;
     }
+    if (o->view->kernel_scope)
+        tp_store_set_kernel_scope(st);   /* the prof view reads no other rows of a dump */
     cli_progress_begin(path, cli_input_size(path, NULL), NULL, o->quiet);
     int rc = tp_store_load(st, path, &err);
     if (rc != TP_OK) {

@@ -57,6 +57,15 @@ int tp_store_load(tp_store *st, const char *path, tp_error *err);
  * Safe from any thread: a progress line polls it while a load runs. */
 uint64_t tp_input_bytes_read(void);
 
+/* Before tp_store_load: the caller reads only the kernels and their prof.py
+ * annotations (the prof view, tp_view.kernel_scope).  An nvprof or Nsight
+ * Systems dump then keeps, of its runtime and driver calls, only those with
+ * a kernel's correlation id, and of its NVTX ranges only those enclosing
+ * such a call on its thread (what PyProf's decoding reads), and no NVTX
+ * marks: every row is still read and checked, and malformed rows counted.
+ * Such a store cannot be saved (tp_store_save).  Other inputs load whole. */
+void tp_store_set_kernel_scope(tp_store *st);
+
 /* After every load: build the derived structure (correlation, op trees,
  * steps...) that the views share. */
 int tp_store_link(tp_store *st, tp_error *err);
@@ -257,6 +266,9 @@ typedef struct tp_view {
      * option it does not declare is refused by tp_view_set_option. */
     const struct tp_view_option *options;
     size_t noptions;
+    /* 1: build reads only kernels and st->annots (with the kernel side
+     * table), so the store may be loaded with tp_store_set_kernel_scope. */
+    int kernel_scope;
 } tp_view;
 enum { TP_ATTRIBUTES_NONE, TP_ATTRIBUTES_ALWAYS, TP_ATTRIBUTES_GROUPED };
 

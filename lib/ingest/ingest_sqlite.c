@@ -55,7 +55,101 @@ struct sq {
     uint32_t *demap;         /* DB string id -> demangled strtab id + 1 */
     int64_t nstr;
     const char *checked;     /* the table quick_check passed last */
+    /* A store loaded for its kernels alone (tp_store_set_kernel_scope) that
+     * holds kernels: runtime/driver calls are kept when their correlation id
+     * is a kernel's (kcorr), NVTX ranges when they enclose a kept call on
+     * their thread (launches); NVTX marks are not kept.  Every row is still
+     * read and checked. */
+    int scoped;
+    int64_t seen;            /* rows tprof_wanted()/tprof_marker() looked at (the read's row count) */
+    struct marks *marks;     /* the marker read under way */
+    struct tp_corr_set kcorr;
+    struct tp_launch_scope launches;
 };
+
+/* What a column of kind k (bad_types) must hold that type t is not; NULL
+ * when t is fine. */
+static const char *type_breaks(char k, int t)
+{
+    switch (k) {
+    case 'i': return t != SQLITE_INTEGER ? "an integer" : NULL;
+    case 'n': return t != SQLITE_INTEGER && t != SQLITE_NULL ? "an integer" : NULL;
+    case 't': return t != SQLITE_TEXT && t != SQLITE_NULL ? "text" : NULL;
+    case 'b': return t != SQLITE_BLOB && t != SQLITE_NULL ? "a blob" : NULL;
+    default: return NULL;
+    }
+}
+
+/* After the kernel tables: whether the rows below are scoped, and the ids
+ * that scope them. */
+static int begin_scope(struct sq *q)
+{
+    if (!q->st->kernel_scope)
+        return TP_OK;
+    for (size_t i = 0; i < q->st->n && !q->scoped; i++)
+        q->scoped = q->st->kind[i] == TP_K_KERNEL;
+    if (q->scoped && tp_corr_set_build(&q->kcorr, q->st) < 0)
+        return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory", q->path);
+    return TP_OK;
+}
+
+/* Before the NVTX table: the kept calls by thread. */
+static int scope_launches(struct sq *q)
+{
+    if (q->scoped && tp_launch_scope_build(&q->launches, q->st) < 0)
+        return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory", q->path);
+    return TP_OK;
+}
+
+/* tprof_wanted(kinds, corr, strid, column...) in the WHERE of a scoped read
+ * of runtime/driver calls: 0 for a row the loop below would check and drop
+ * (its columns hold what kinds says, as bad_types checks them; the string
+ * id in column strid, -1 none, points at a string; its correlation id in
+ * column corr is no kernel's), else 1.  SQLite's own loop drops the other
+ * nine in ten rows without the dozen API calls a row returned costs. */
+static void fn_wanted(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sq *q = sqlite3_user_data(ctx);
+    q->seen++;
+    const char *kinds = (const char *)sqlite3_value_text(argv[0]);
+    int corr = sqlite3_value_int(argv[1]), sid = sqlite3_value_int(argv[2]);
+    sqlite3_value **col = argv + 3;
+    int ncol = argc - 3, wanted = 0;
+    for (int i = 0; kinds && kinds[i] && i < ncol && !wanted; i++)
+        wanted = type_breaks(kinds[i], sqlite3_value_type(col[i])) != NULL;
+    if (!wanted && sid >= 0 && sid < ncol && sqlite3_value_type(col[sid]) != SQLITE_NULL) {
+        int64_t id = sqlite3_value_int64(col[sid]);
+        wanted = !(id >= 0 && id < q->nstr && q->strmap[id]);
+    }
+    if (!wanted && corr >= 0 && corr < ncol)
+        wanted = sqlite3_value_type(col[corr]) != SQLITE_NULL &&
+                 tp_corr_set_has(&q->kcorr, sqlite3_value_int64(col[corr]));
+    sqlite3_result_int(ctx, wanted);
+}
+
+/* The WHERE of a read of columns cols: tprof_wanted's in a scoped read, else
+ * none.  Resets the row count. */
+static const char *call_filter(struct sq *q, char *buf, size_t cap, const char *kinds, int corr, int strid,
+                               const char *cols)
+{
+    q->seen = 0;
+    if (!q->scoped)
+        return "";
+    snprintf(buf, cap, " WHERE tprof_wanted('%s', %d, %d, %s)", kinds, corr, strid, cols);
+    return buf;
+}
+
+/* A checked runtime/driver row whose correlation id is in column col: kept? */
+static int keep_call(const struct sq *q, sqlite3_stmt *s, int col)
+{
+    return !q->scoped ||
+           (sqlite3_column_type(s, col) != SQLITE_NULL && tp_corr_set_has(&q->kcorr, sqlite3_column_int64(s, col)));
+}
+
+static int keep_range(const struct sq *q, int64_t pid, int64_t tid, int64_t start, int64_t end)
+{
+    return !q->scoped || tp_launch_scope_encloses(&q->launches, pid, tid, start, end);
+}
 
 static int fail_sql(struct sq *q, const char *table, const char *what)
 {
@@ -92,14 +186,7 @@ static int bad_types(struct sq *q, const char *table, sqlite3_stmt *s, const cha
 {
     for (int i = 0; kinds[i]; i++) {
         int t = sqlite3_column_type(s, i);
-        const char *want = NULL;
-        switch (kinds[i]) {
-        case 'i': if (t != SQLITE_INTEGER) want = "an integer"; break;
-        case 'n': if (t != SQLITE_INTEGER && t != SQLITE_NULL) want = "an integer"; break;
-        case 't': if (t != SQLITE_TEXT && t != SQLITE_NULL) want = "text"; break;
-        case 'b': if (t != SQLITE_BLOB && t != SQLITE_NULL) want = "a blob"; break;
-        default: break;
-        }
+        const char *want = type_breaks(kinds[i], t);
         if (want) {
             char reason[96];
             snprintf(reason, sizeof reason, "%s.%s is %s, not %s", table, sqlite3_column_name(s, i), type_name(t), want);
@@ -299,8 +386,10 @@ static int nvprof_kernels(struct sq *q, const char *table)
 
 static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
 {
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT _id_, cbid, start, end, processId, threadId, correlationId FROM %s", table);
+    char sql[512], where[256];
+    const char *cols = "_id_, cbid, start, end, processId, threadId, correlationId";
+    snprintf(sql, sizeof sql, "SELECT %s FROM %s%s", cols, table,
+             call_filter(q, where, sizeof where, "iiiiiin", 6, -1, cols));
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
     if (rc)
@@ -310,7 +399,7 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
-        if (bad_types(q, table, s, "iiiiiin", sqlite3_column_int64(s, 0)))
+        if (bad_types(q, table, s, "iiiiiin", sqlite3_column_int64(s, 0)) || !keep_call(q, s, 6))
             continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
@@ -339,123 +428,273 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
         st->tid[r] = sqlite3_column_int64(s, 5) & INT64_C(0xFFFFFFFF);
         st->correlation[r] = col_i64(s, 6);
     }
-    return step_done(q, table, s, rc, n);
+    return step_done(q, table, s, rc, q->scoped ? q->seen : n);
 }
 
-struct openmark {
-    int64_t id, ts, pid, tid, row, name;
+struct openmark {           /* a range's start row (and an instantaneous mark) */
+    int64_t id, ts, pid, tid, row;
+    uint32_t name;              /* the DB string id (checked to exist) */
 };
 
-static int cmp_open(const void *a, const void *b)
+struct endmark {            /* a range's end row: 24 bytes, a dump has millions */
+    int64_t id, ts, row;
+};
+
+/* The end rows ordered by (id, row) as positions into ends (collected in
+ * row order): a counting sort by id when the ids are a dense counter, as
+ * nvprof writes them, else a radix sort (both stable).  first[id - lo] is
+ * then the first position of an id (dense only). */
+struct end_order {
+    uint32_t *pos;
+    uint32_t *first;            /* NULL: sorted, look ids up by bisection */
+    int64_t lo;
+    size_t span;
+};
+
+/* LSD radix sort of the positions by id - lo, 11 bits a pass. */
+static int radix_ends(uint32_t *pos, const struct endmark *ends, size_t ne, int64_t lo, uint64_t span)
 {
-    const struct openmark *x = a, *y = b;
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    uint32_t *tmp = malloc((ne ? ne : 1) * sizeof *tmp), *src = pos, *dst = tmp;
+    if (!tmp)
+        return -1;
+    for (size_t i = 0; i < ne; i++)
+        pos[i] = (uint32_t)i;
+    for (unsigned shift = 0; shift < 64 && (span - 1) >> shift; shift += 11) {
+        size_t count[2049] = {0};
+        for (size_t i = 0; i < ne; i++)
+            count[((((uint64_t)ends[src[i]].id - (uint64_t)lo) >> shift) & 2047) + 1]++;
+        for (size_t d = 0; d < 2048; d++)
+            count[d + 1] += count[d];
+        for (size_t i = 0; i < ne; i++)
+            dst[count[(((uint64_t)ends[src[i]].id - (uint64_t)lo) >> shift) & 2047]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != pos)
+        memcpy(pos, src, ne * sizeof *pos);
+    free(tmp);
+    return 0;
+}
+
+static int order_ends(struct end_order *o, const struct endmark *ends, size_t ne)
+{
+    memset(o, 0, sizeof *o);
+    o->pos = malloc((ne ? ne : 1) * sizeof *o->pos);
+    if (!o->pos)
+        return -1;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < ne; i++) {
+        if (ends[i].id < lo) lo = ends[i].id;
+        if (ends[i].id > hi) hi = ends[i].id;
+    }
+    uint64_t span = ne ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
+    if (ne && span / 4 <= ne && span < UINT32_MAX)
+        o->first = calloc((size_t)span + 1, sizeof *o->first);
+    if (!o->first)
+        return radix_ends(o->pos, ends, ne, lo, span);
+    o->lo = lo;
+    o->span = (size_t)span;
+    for (size_t i = 0; i < ne; i++)
+        o->first[ends[i].id - lo + 1]++;
+    for (size_t d = 0; d < o->span; d++)
+        o->first[d + 1] += o->first[d];
+    /* stable: ends are in row order */
+    for (size_t i = 0; i < ne; i++)
+        o->pos[o->first[ends[i].id - lo]++] = (uint32_t)i;
+    for (size_t d = o->span; d > 0; d--)
+        o->first[d] = o->first[d - 1];
+    o->first[0] = 0;
+    return 0;
+}
+
+/* The first position in o of an end with this id (past the ids below it).
+ * *hint: the answer before; start rows mostly come in id order, so the
+ * search gallops on from it. */
+static size_t first_end(const struct end_order *o, const struct endmark *ends, size_t ne, int64_t id, size_t *hint)
+{
+    if (o->first)
+        return id < o->lo ? 0 : (uint64_t)id - (uint64_t)o->lo >= o->span ? ne : o->first[id - o->lo];
+    size_t lo = 0, hi = *hint < ne ? *hint : ne;
+    if (hi < ne && ends[o->pos[hi]].id < id) {
+        size_t step = 1;
+        lo = hi + 1;
+        while (lo + step - 1 < ne && ends[o->pos[lo + step - 1]].id < id) {
+            lo += step;
+            step *= 2;
+        }
+        hi = lo + step - 1 < ne ? lo + step - 1 : ne;
+    }
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ends[o->pos[mid]].id < id) lo = mid + 1; else hi = mid;
+    }
+    return *hint = lo;
+}
+
+static int grow(void **arr, size_t *cap, size_t size)
+{
+    size_t nc = *cap ? *cap * 2 : 1024;
+    void *p = realloc(*arr, nc * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+/* The marker rows of one read: starts and ends collected, then paired. */
+struct marks {
+    struct openmark *starts;
+    struct endmark *ends;
+    size_t ns, cs, ne, ce;
+    int oom;
+};
+
+/* nvprof's objectId: pid (4 bytes LE) then tid (8 bytes LE); TP_NONE both
+ * when shorter. */
+static void marker_thread(const unsigned char *blob, int blen, int64_t *pid, int64_t *tid)
+{
+    *pid = *tid = TP_NONE;
+    if (!blob || blen < 12)
+        return;
+    *pid = (int32_t)((uint32_t)blob[0] | (uint32_t)blob[1] << 8 | (uint32_t)blob[2] << 16 | (uint32_t)blob[3] << 24);
+    uint64_t t = 0;
+    for (int i = 7; i >= 0; i--)
+        t = t << 8 | blob[4 + i];
+    *tid = (int64_t)t;
+}
+
+/* A checked marker row: a start or an end is collected (0), an
+ * instantaneous mark is for the caller to keep (1), or left out when the
+ * read is scoped (0); -1 out of memory. */
+static int take_marker(const struct sq *q, struct marks *mk, int64_t row, int64_t flags, int64_t ts, int64_t id,
+                       const unsigned char *blob, int blen, int64_t name)
+{
+    if (!(flags & 2) && (flags & 4)) {
+        if (mk->ne == mk->ce && grow((void **)&mk->ends, &mk->ce, sizeof *mk->ends) < 0)
+            return -1;
+        mk->ends[mk->ne++] = (struct endmark){ id, ts, row };
+        return 0;
+    }
+    if (!(flags & 2))
+        return !q->scoped;     /* an instantaneous mark: PyProf reads none */
+    struct openmark m = { id, ts, TP_NONE, TP_NONE, row, (uint32_t)name };
+    marker_thread(blob, blen, &m.pid, &m.tid);
+    if (mk->ns == mk->cs && grow((void **)&mk->starts, &mk->cs, sizeof *mk->starts) < 0)
+        return -1;
+    mk->starts[mk->ns++] = m;
+    return 0;
+}
+
+/* tprof_marker(_id_, flags, timestamp, id, objectId, name) in the WHERE of
+ * the marker read: takes a sound row (take_marker) in SQLite's own loop and
+ * answers 0; 1 for a row the loop below must see (a column of the wrong
+ * type, a name that points nowhere, an instantaneous mark to keep).  Saves
+ * the dozen API calls per row of millions of rows. */
+static void fn_marker(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sq *q = sqlite3_user_data(ctx);
+    q->seen++;
+    int bad = argc != 6;
+    for (int i = 0; i < argc && !bad; i++)
+        bad = type_breaks("iiiibi"[i], sqlite3_value_type(argv[i])) != NULL;
+    if (bad) {
+        sqlite3_result_int(ctx, 1);
+        return;
+    }
+    int64_t flags = sqlite3_value_int64(argv[1]), name = sqlite3_value_int64(argv[5]);
+    if (!(flags & 4) && !(name >= 0 && name < q->nstr && q->strmap[name])) {
+        sqlite3_result_int(ctx, 1);       /* the loop says it is dangling */
+        return;
+    }
+    int t = take_marker(q, q->marks, sqlite3_value_int64(argv[0]), flags, sqlite3_value_int64(argv[2]),
+                        sqlite3_value_int64(argv[3]), sqlite3_value_blob(argv[4]), sqlite3_value_bytes(argv[4]),
+                        name);
+    if (t < 0) {
+        q->marks->oom = 1;
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    sqlite3_result_int(ctx, t);
 }
 
 static int nvprof_markers(struct sq *q)
 {
     const char *table = "CUPTI_ACTIVITY_KIND_MARKER";
     sqlite3_stmt *s;
+    /* start rows are collected, then paired with their end rows by id */
+    struct marks mk = {0};
+    q->marks = &mk;
+    q->seen = 0;
     int rc = prepare(q, table, "SELECT _id_, flags, timestamp, id, objectId, name FROM CUPTI_ACTIVITY_KIND_MARKER "
-                     "ORDER BY _id_", &s);
+                     "WHERE tprof_marker(_id_, flags, timestamp, id, objectId, name) ORDER BY _id_", &s);
     if (rc)
         return rc;
-    /* start rows are collected, then paired with their end rows by id */
-    struct openmark *starts = NULL, *ends = NULL;
-    size_t ns = 0, cs = 0, ne = 0, ce = 0;
-    int64_t n = 0;
+    struct end_order order = {0};
+    char *used = NULL;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        n++;
         int64_t flags = sqlite3_column_int64(s, 1);
         /* an end row's name is not used (the start row's is) */
         if (bad_types(q, table, s, "iiiibi", sqlite3_column_int64(s, 0)) ||
             (!(flags & 4) && dangling(q, table, s, 5, sqlite3_column_int64(s, 0))))
             continue;
-        struct openmark m = { sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 2), TP_NONE, TP_NONE,
-                              sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 5) };
-        const unsigned char *blob = sqlite3_column_blob(s, 4);
-        int blen = sqlite3_column_bytes(s, 4);
-        if (blob && blen >= 12) {
-            int32_t pid = (int32_t)((uint32_t)blob[0] | (uint32_t)blob[1] << 8 | (uint32_t)blob[2] << 16 |
-                                    (uint32_t)blob[3] << 24);
-            uint64_t tid = 0;
-            for (int i = 7; i >= 0; i--)
-                tid = tid << 8 | blob[4 + i];
-            m.pid = pid;
-            m.tid = (int64_t)tid;
-        }
-        if (flags & 2) {
-            if (ns == cs) {
-                cs = cs ? cs * 2 : 1024;
-                void *p = realloc(starts, cs * sizeof *starts);
-                if (!p) goto oom;
-                starts = p;
-            }
-            starts[ns++] = m;
-        } else if (flags & 4) {
-            if (ne == ce) {
-                ce = ce ? ce * 2 : 1024;
-                void *p = realloc(ends, ce * sizeof *ends);
-                if (!p) goto oom;
-                ends = p;
-            }
-            ends[ne++] = m;
-        } else {
-            /* an instantaneous mark */
-            int64_t r = tp_store_add(q->st);
-            if (r < 0) goto oom;
-            tp_store *st = q->st;
-            st->kind[r] = TP_K_NVTX;
-            st->ph[r] = 'i';
-            st->ts[r] = m.ts;
-            st->pid[r] = m.pid;
-            st->tid[r] = m.tid;
-            st->name[r] = str_of(q, m.name);
-            st->correlation[r] = m.row;
-        }
+        int t = take_marker(q, &mk, sqlite3_column_int64(s, 0), flags, sqlite3_column_int64(s, 2),
+                            sqlite3_column_int64(s, 3), sqlite3_column_blob(s, 4), sqlite3_column_bytes(s, 4),
+                            sqlite3_column_int64(s, 5));
+        if (t < 0)
+            goto oom;
+        if (t == 0)
+            continue;
+        /* an instantaneous mark */
+        int64_t r = tp_store_add(q->st);
+        if (r < 0) goto oom;
+        tp_store *st = q->st;
+        st->kind[r] = TP_K_NVTX;
+        st->ph[r] = 'i';
+        st->ts[r] = sqlite3_column_int64(s, 2);
+        st->name[r] = str_of(q, sqlite3_column_int64(s, 5));
+        st->correlation[r] = sqlite3_column_int64(s, 0);
+        marker_thread(sqlite3_column_blob(s, 4), sqlite3_column_bytes(s, 4), &st->pid[r], &st->tid[r]);
     }
+    if (mk.oom)
+        goto oom;
     sqlite3_finalize(s);
+    s = NULL;
     if (rc != SQLITE_DONE) {
-        free(starts);
-        free(ends);
-        return tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)n,
-                            sqlite3_errmsg(q->db));
+        rc = tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)q->seen,
+                          sqlite3_errmsg(q->db));
+        goto done;
     }
-    /* pair: ends sorted by id; each start takes the first end with its id */
-    qsort(ends, ne, sizeof *ends, cmp_open);
-    char *used = calloc(ne ? ne : 1, 1);
-    if (!used) {
-        free(starts);
-        free(ends);
-        return nomem(q);
-    }
+    struct openmark *starts = mk.starts;
+    struct endmark *ends = mk.ends;
+    size_t ns = mk.ns, ne = mk.ne;
+    /* pair: each start (row order) takes the first unused end with its id */
+    used = calloc(ne ? ne : 1, 1);
+    if (!used || order_ends(&order, ends, ne) < 0)
+        goto oom;
+    size_t hint = 0;
     for (size_t i = 0; i < ns; i++) {
-        size_t lo = 0, hi = ne;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (ends[mid].id < starts[i].id) lo = mid + 1; else hi = mid;
-        }
-        while (lo < ne && ends[lo].id == starts[i].id && used[lo])
+        size_t lo = first_end(&order, ends, ne, starts[i].id, &hint);
+        while (lo < ne && ends[order.pos[lo]].id == starts[i].id && used[lo])
             lo++;
-        if (lo >= ne || ends[lo].id != starts[i].id) {
+        if (lo >= ne || ends[order.pos[lo]].id != starts[i].id) {
             tp_store_skip_row(q->st, "NVTX range never closed (CUPTI_ACTIVITY_KIND_MARKER start row without end)",
                               starts[i].row);
             continue;
         }
         used[lo] = 1;
+        const struct endmark *e = &ends[order.pos[lo]];
+        if (!keep_range(q, starts[i].pid, starts[i].tid, starts[i].ts, e->ts))
+            continue;
         int64_t r = tp_store_add(q->st);
-        if (r < 0) {
-            free(used);
-            free(starts);
-            free(ends);
-            return nomem(q);
-        }
+        if (r < 0)
+            goto oom;
         tp_store *st = q->st;
         st->kind[r] = TP_K_NVTX;
         st->ph[r] = 'X';
         st->ts[r] = starts[i].ts;
-        st->dur[r] = ends[lo].ts - starts[i].ts;
+        st->dur[r] = e->ts - starts[i].ts;
         st->pid[r] = starts[i].pid;
         st->tid[r] = starts[i].tid;
         st->name[r] = str_of(q, starts[i].name);
@@ -463,16 +702,20 @@ static int nvprof_markers(struct sq *q)
     }
     for (size_t i = 0; i < ne; i++)
         if (!used[i])
-            tp_store_skip_row(q->st, "NVTX range end without a start", ends[i].row);
-    free(used);
-    free(starts);
-    free(ends);
-    return TP_OK;
+            tp_store_skip_row(q->st, "NVTX range end without a start", ends[order.pos[i]].row);
+    rc = TP_OK;
+    goto done;
 oom:
+    rc = nomem(q);
+done:
     sqlite3_finalize(s);
-    free(starts);
-    free(ends);
-    return nomem(q);
+    free(order.pos);
+    free(order.first);
+    free(used);
+    free(mk.starts);
+    free(mk.ends);
+    q->marks = NULL;
+    return rc;
 }
 
 static int copies(struct sq *q, const char *table, int memset_, int nsys)
@@ -595,8 +838,9 @@ static int ingest_nvprof(struct sq *q)
         return rc;
     if (kernel && (rc = nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL")))
         return rc;
-    if ((rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME)) ||
-        (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER)) || (rc = nvprof_markers(q)))
+    if ((rc = begin_scope(q)) || (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME)) ||
+        (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER)) || (rc = scope_launches(q)) ||
+        (rc = nvprof_markers(q)))
         return rc;
     if (memcpy_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 0)))
         return rc;
@@ -659,9 +903,11 @@ static int nsys_kernels(struct sq *q)
 static int nsys_runtime(struct sq *q)
 {
     const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT start, end, globalTid, correlationId, %s, rowid FROM %s",
-             has_column(q, table, "nameId") ? "nameId" : "NULL", table);
+    char sql[512], where[256], cols[128];
+    snprintf(cols, sizeof cols, "start, end, globalTid, correlationId, %s",
+             has_column(q, table, "nameId") ? "nameId" : "NULL");
+    snprintf(sql, sizeof sql, "SELECT %s, rowid FROM %s%s", cols, table,
+             call_filter(q, where, sizeof where, "iinnn", 3, 4, cols));
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
     if (rc)
@@ -672,7 +918,7 @@ static int nsys_runtime(struct sq *q)
         n++;
         int64_t id = sqlite3_column_int64(s, 5);
         if (bad_types(q, table, s, "iinnn", id) ||
-            (sqlite3_column_type(s, 4) != SQLITE_NULL && dangling(q, table, s, 4, id)))
+            (sqlite3_column_type(s, 4) != SQLITE_NULL && dangling(q, table, s, 4, id)) || !keep_call(q, s, 3))
             continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
@@ -690,7 +936,7 @@ static int nsys_runtime(struct sq *q)
         st->correlation[r] = col_i64(s, 3);
         st->name[r] = sqlite3_column_type(s, 4) == SQLITE_NULL ? generic : str_of(q, sqlite3_column_int64(s, 4));
     }
-    return step_done(q, table, s, rc, n);
+    return step_done(q, table, s, rc, q->scoped ? q->seen : n);
 }
 
 static int nsys_nvtx(struct sq *q)
@@ -721,6 +967,11 @@ static int nsys_nvtx(struct sq *q)
             (sqlite3_column_type(s, 3) == SQLITE_NULL && sqlite3_column_type(s, 4) != SQLITE_NULL &&
              dangling(q, table, s, 4, id)))
             continue;
+        if (q->scoped) {
+            int64_t g = sqlite3_column_int64(s, 2), start = sqlite3_column_int64(s, 0);
+            if (!isrange || !keep_range(q, (g >> 24) & 0xFFFFFF, g & 0xFFFFFF, start, sqlite3_column_int64(s, 1)))
+                continue;
+        }
         int64_t r = tp_store_add(q->st);
         if (r < 0) {
             sqlite3_finalize(s);
@@ -805,11 +1056,11 @@ static int ingest_nsys(struct sq *q)
     if (runtime < 0 || nvtx < 0 || memcpy_ < 0 || memset_ < 0 || gpus < 0)
         return schema_error(q);
     int rc;
-    if ((rc = load_strings(q, "StringIds", "id")) || (rc = nsys_kernels(q)))
+    if ((rc = load_strings(q, "StringIds", "id")) || (rc = nsys_kernels(q)) || (rc = begin_scope(q)))
         return rc;
     if (runtime && (rc = nsys_runtime(q)))
         return rc;
-    if (nvtx && (rc = nsys_nvtx(q)))
+    if (nvtx && ((rc = scope_launches(q)) || (rc = nsys_nvtx(q))))
         return rc;
     if (memcpy_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 1)))
         return rc;
@@ -831,6 +1082,12 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
     if (rc != TP_OK)
         return rc;
     struct sq q = { .db = in.db, .st = st, .path = path, .err = err };
+    if (sqlite3_create_function_v2(q.db, "tprof_wanted", -1, SQLITE_UTF8, &q, fn_wanted, NULL, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function_v2(q.db, "tprof_marker", 6, SQLITE_UTF8, &q, fn_marker, NULL, NULL, NULL) != SQLITE_OK) {
+        tp_sqlite_close(&in);
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
+    }
     /* No mmap_size: a mapped database that shrinks while it is read (a
      * profiler still writing, NFS) kills the process with SIGBUS, as a mapped
      * trace did (D3).  SQLite's pread path costs 2-3 % CPU on a 261 MB dump
@@ -855,6 +1112,8 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
         rc = tp_error_set(err, TP_ERR_FORMAT, "%s: %s", path, in.note);
     free(q.strmap);
     free(q.demap);
+    tp_corr_set_free(&q.kcorr);
+    tp_launch_scope_free(&q.launches);
     tp_sqlite_close(&in);
     return rc;
 }

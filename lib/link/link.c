@@ -222,22 +222,35 @@ int tp_store_link(tp_store *st, tp_error *err)
         st->self_ns[i] = st->dur[i];
     }
 
-    /* Runtime <-> device by correlation id. */
+    /* Runtime <-> device by correlation id.  The map holds the device
+     * activities' ids (an nvprof dump has ten or more runtime calls per
+     * kernel: a map of every call's id was most of the link's memory):
+     * NO_CALL_YET until the first runtime/driver call with the id, in store
+     * order, takes the slot (the plugin's dict keeps the first too). */
+    enum { NO_CALL_YET = -2 };
     struct tp_i64map corr = {0}, ext = {0};
-    size_t nrt = 0, nops = 0;
+    size_t ndev = 0, nops = 0;
     for (size_t i = 0; i < st->n; i++) {
-        if (st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER)
-            nrt++;
+        if (is_device_kind(st->kind[i]))
+            ndev++;
         else if (st->kind[i] == TP_K_CPU_OP)
             nops++;
     }
-    int oom = tp_i64map_init(&corr, nrt) < 0 || tp_i64map_init(&ext, nops) < 0;
+    int oom = tp_i64map_init(&corr, ndev) < 0 || tp_i64map_init(&ext, nops) < 0;
     for (size_t i = 0; i < st->n && !oom; i++) {
-        if ((st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) && st->correlation[i] != TP_NONE)
-            oom = put_first(&corr, st->correlation[i], (int64_t)i) < 0;
-        else if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0)
+        if (is_device_kind(st->kind[i]) && st->correlation[i] != TP_NONE) {
+            int64_t *v = tp_i64map_slot(&corr, st->correlation[i]);
+            oom = !v;
+            if (v)
+                *v = NO_CALL_YET;
+        } else if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0) {
             oom = put_first(&ext, st->external_id[i], (int64_t)i) < 0;
+        }
     }
+    for (size_t i = 0; i < st->n && !oom && corr.n; i++)
+        if ((st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) && st->correlation[i] != TP_NONE &&
+            tp_i64map_get(&corr, st->correlation[i]) == NO_CALL_YET)
+            *tp_i64map_slot(&corr, st->correlation[i]) = (int64_t)i;   /* present: no insert, no allocation */
     if (oom || build_trees(st) < 0) {
         tp_i64map_free(&corr);
         tp_i64map_free(&ext);
@@ -247,6 +260,8 @@ int tp_store_link(tp_store *st, tp_error *err)
         if (!is_device_kind(st->kind[i]) || st->correlation[i] == TP_NONE)
             continue;
         int64_t rt = tp_i64map_get(&corr, st->correlation[i]);
+        if (rt < 0)
+            rt = -1;
         st->launcher[i] = rt;
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {

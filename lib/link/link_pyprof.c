@@ -307,14 +307,13 @@ static int substr_n(const char *hay, size_t hn, const char *needle, size_t nn)
 /* ---- the sweep ----------------------------------------------------------- */
 
 struct launch {
-    int64_t pid, tid;
     int64_t rs, re;
     int64_t w;           /* deletion watermark */
     uint32_t k;          /* kernel index */
+    uint32_t th;         /* thread index */
 };
 
-struct range {
-    int64_t pid, tid;
+struct range {             /* 24 bytes: a dump of 1 M kernels has millions */
     int64_t start, end;
     uint32_t row;
 };
@@ -395,7 +394,8 @@ struct link_ctx {
     int64_t *kl;                 /* kernel -> launch row or -1 */
     uint32_t *knext;             /* next kernel with the same correlation + 1 */
     struct launch *ln, *ln2;     /* launches in kernel order; ln2: bucketed by thread */
-    struct range *rg, *rg2;      /* ranges in store order; rg2: bucketed by thread */
+    uint32_t *rth;               /* range (store order) -> thread */
+    struct range *rg2;           /* ranges bucketed by thread, store order within */
     size_t *rstart, *lstart;     /* thread t's ranges are rg2[rstart[t], rstart[t + 1]), launches likewise */
     uint64_t *aoff;              /* kernel k's attached ranges are att[aoff[k], aoff[k] + acnt[k]) */
     uint32_t *acnt;
@@ -428,12 +428,12 @@ static int link_alloc(struct link_ctx *c)
     c->knext = malloc((nk ? nk : 1) * sizeof *c->knext);
     c->ln = malloc((nk ? nk : 1) * sizeof *c->ln);
     c->ln2 = malloc((nk ? nk : 1) * sizeof *c->ln2);
-    c->rg = malloc((nrg ? nrg : 1) * sizeof *c->rg);
+    c->rth = malloc((nrg ? nrg : 1) * sizeof *c->rth);
     c->rg2 = malloc((nrg ? nrg : 1) * sizeof *c->rg2);
     c->aoff = calloc(nk + 1, sizeof *c->aoff);
     c->acnt = calloc(nk ? nk : 1, sizeof *c->acnt);
     c->info = calloc(st->strings.count + 1, sizeof *c->info);
-    if (!c->krow || !c->kl || !c->knext || !c->ln || !c->ln2 || !c->rg || !c->rg2 || !c->aoff || !c->acnt ||
+    if (!c->krow || !c->kl || !c->knext || !c->ln || !c->ln2 || !c->rth || !c->rg2 || !c->aoff || !c->acnt ||
         !c->info)
         return nomem(c);
     return TP_OK;
@@ -502,7 +502,7 @@ static int bucket_by_thread(struct link_ctx *c)
         int64_t t = thread_of(&c->th, st->pid[b], st->tid[b]);
         if (t < 0)
             return nomem(c);
-        c->ln[nl++] = (struct launch){ t, 0, st->ts[b], st->ts[b] + st->dur[b], INT64_MIN, (uint32_t)k };
+        c->ln[nl++] = (struct launch){ st->ts[b], st->ts[b] + st->dur[b], INT64_MIN, (uint32_t)k, (uint32_t)t };
     }
     c->nl = nl;
     size_t nrg = 0;
@@ -511,7 +511,7 @@ static int bucket_by_thread(struct link_ctx *c)
             int64_t t = thread_of(&c->th, st->pid[i], st->tid[i]);
             if (t < 0)
                 return nomem(c);
-            c->rg[nrg++] = (struct range){ t, 0, st->ts[i], st->ts[i] + st->dur[i], (uint32_t)i };
+            c->rth[nrg++] = (uint32_t)t;
         }
     c->nrg = nrg;
     size_t nth = c->nth = c->th.n;
@@ -519,8 +519,8 @@ static int bucket_by_thread(struct link_ctx *c)
     c->lstart = calloc(nth + 1, sizeof *c->lstart);
     if (!c->rstart || !c->lstart)
         return nomem(c);
-    for (size_t i = 0; i < nrg; i++) c->rstart[c->rg[i].pid + 1]++;
-    for (size_t i = 0; i < nl; i++) c->lstart[c->ln[i].pid + 1]++;
+    for (size_t i = 0; i < nrg; i++) c->rstart[c->rth[i] + 1]++;
+    for (size_t i = 0; i < nl; i++) c->lstart[c->ln[i].th + 1]++;
     for (size_t t = 0; t < nth; t++) {
         c->rstart[t + 1] += c->rstart[t];
         c->lstart[t + 1] += c->lstart[t];
@@ -533,8 +533,10 @@ static int bucket_by_thread(struct link_ctx *c)
     }
     memcpy(rp, c->rstart, (nth + 1) * sizeof *rp);
     memcpy(lp, c->lstart, (nth + 1) * sizeof *lp);
-    for (size_t i = 0; i < nrg; i++) c->rg2[rp[c->rg[i].pid]++] = c->rg[i];
-    for (size_t i = 0; i < nl; i++) c->ln2[lp[c->ln[i].pid]++] = c->ln[i];
+    for (size_t i = 0, k = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_NVTX && st->ph[i] == 'X')
+            c->rg2[rp[c->rth[k++]]++] = (struct range){ st->ts[i], st->ts[i] + st->dur[i], (uint32_t)i };
+    for (size_t i = 0; i < nl; i++) c->ln2[lp[c->ln[i].th]++] = c->ln[i];
     free(rp);
     free(lp);
     return TP_OK;
@@ -1023,20 +1025,31 @@ done:
     return rc;
 }
 
-static void link_ctx_free(struct link_ctx *c)
+/* Decoding reads only the attachments: what built them goes before it
+ * (a dump of 1 M kernels holds millions of ranges). */
+static void free_sweep(struct link_ctx *c)
 {
-    free(c->krow);
     free(c->knext);
     free(c->ln);
     free(c->ln2);
-    free(c->rg);
+    free(c->rth);
     free(c->rg2);
+    tp_i64map_free(&c->corr);
+    c->knext = NULL;
+    c->ln = c->ln2 = NULL;
+    c->rth = NULL;
+    c->rg2 = NULL;
+}
+
+static void link_ctx_free(struct link_ctx *c)
+{
+    free_sweep(c);
+    free(c->krow);
     free(c->rstart);
     free(c->lstart);
     free(c->th.pid);
     free(c->th.tid);
     free(c->th.slot);
-    tp_i64map_free(&c->corr);
     free(c->kl);
     free(c->aoff);
     free(c->acnt);
@@ -1054,6 +1067,7 @@ int tp_link_pyprof(tp_store *st, tp_error *err)
         (rc = find_launches(&c)) != TP_OK || (rc = bucket_by_thread(&c)) != TP_OK ||
         (rc = attach_ranges(&c)) != TP_OK)
         goto done;
+    free_sweep(&c);
     rc = decode_kernels(&c);
 done:
     link_ctx_free(&c);

@@ -135,6 +135,12 @@ static int grow_columns(tp_store *st)
     return 0;
 }
 
+void tp_store_set_kernel_scope(tp_store *st)
+{
+    if (st)
+        st->kernel_scope = 1;
+}
+
 int64_t tp_store_add(tp_store *st)
 {
     if (st->n == st->cap && grow_columns(st) != 0)

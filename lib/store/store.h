@@ -210,6 +210,8 @@ struct tp_store {
     uint32_t dist_backend;         /* strtab */
     int32_t schema_version;
     int truncated;                 /* the input ended early */
+    int kernel_scope;              /* loaded for its kernels alone (tp_store_set_kernel_scope): an
+                                      nvprof/nsys dump kept only the calls and NVTX ranges PyProf reads */
 
     struct tp_skip skips[32]; size_t nskips;
 

@@ -377,4 +377,5 @@ const tp_view tp_view_prof = {
     .default_columns = "idx,dir,sub,mod,op,kernel,params,sil",
     .build = build,
     .attributes = TP_ATTRIBUTES_ALWAYS,
+    .kernel_scope = 1,
 };

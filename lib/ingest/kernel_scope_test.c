@@ -1,0 +1,204 @@
+/* kernel_scope_test.c — an nvprof dump loaded for its kernels alone
+ * (tp_store_set_kernel_scope) keeps only the runtime calls with a kernel's
+ * correlation id and the NVTX ranges around them on their thread, and still
+ * counts every malformed or unpaired row; its prof.py annotations equal
+ * those of the whole load.  Plus the two lookups it uses (launch_scope.c). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
+#include "ingest.h"
+#include "testing.h"
+
+/* thread A = pid 1, tid 10; thread B = pid 1, tid 11 */
+static const char *const dump_sql =
+    "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY, value TEXT);"
+    "INSERT INTO StringTable VALUES (1, 'kern_a'), (2, 'layer:outer'), (3, 'layer:inner'), (4, 'other'),"
+    " (5, 'never closed');"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(_id_ INTEGER PRIMARY KEY, name INT, correlationId INT,"
+    " start INT, end INT, deviceId INT, streamId INT, gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT,"
+    " blockZ INT, registersPerThread INT, staticSharedMemory INT, dynamicSharedMemory INT);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL VALUES"
+    " (1, 1, 100, 5000, 5100, 0, 7, 1, 1, 1, 32, 1, 1, 16, 0, 0),"
+    " (2, 1, 200, 6000, 6100, 0, 7, 1, 1, 1, 32, 1, 1, 16, 0, 0);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(_id_ INTEGER PRIMARY KEY, cbid INT, start INT, end INT,"
+    " processId INT, threadId INT, correlationId INT);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
+    " (1, 211, 1000, 1100, 1, 10, 100),"           /* k1's launch */
+    " (2, 211, 2000, 2100, 1, 10, 200),"           /* k2's launch */
+    " (3, 20, 1500, 1600, 1, 10, 150),"            /* no kernel: left out */
+    " (4, 20, 'soon', 1700, 1, 10, 300),"          /* malformed, no kernel: counted all the same */
+    " (5, 211, 3000, 3100, 1, 10, 100);"           /* k1's id again: kept (the first one wins) */
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_DRIVER(_id_ INTEGER PRIMARY KEY, cbid INT, start INT, end INT,"
+    " processId INT, threadId INT, correlationId INT);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MARKER(_id_ INTEGER PRIMARY KEY, flags INT, timestamp INT, id INT,"
+    " objectId BLOB, name INT);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_MARKER VALUES"
+    " (1, 2, 800, 1, X'010000000A00000000000000', 2),"    /* outer: around both launches */
+    " (2, 2, 900, 2, X'010000000A00000000000000', 3),"    /* inner: around k1's launch */
+    " (3, 4, 1200, 2, X'010000000A00000000000000', 0),"
+    " (4, 2, 1400, 3, X'010000000A00000000000000', 4),"   /* around the call of no kernel */
+    " (5, 4, 1700, 3, X'010000000A00000000000000', 0),"
+    " (6, 2, 1950, 4, X'010000000A00000000000000', 4),"   /* ends inside k2's launch */
+    " (7, 4, 2050, 4, X'010000000A00000000000000', 0),"
+    " (8, 2, 500, 5, X'010000000B00000000000000', 4),"    /* thread B: launches nothing */
+    " (9, 4, 9000, 5, X'010000000B00000000000000', 0),"
+    " (10, 1, 950, 6, X'010000000A00000000000000', 4),"   /* an instantaneous mark */
+    " (11, 2, 990, 7, X'010000000A00000000000000', 5),"   /* never closed */
+    " (12, 4, 2990, 8, X'010000000A00000000000000', 0),"  /* an end without a start */
+    " (13, 4, 2500, 1, X'010000000A00000000000000', 0);";
+
+static size_t count_kind(const tp_store *st, enum tp_kind k, char ph)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < st->n; i++)
+        n += st->kind[i] == k && (!ph || st->ph[i] == ph);
+    return n;
+}
+
+static tp_store *load(const char *path, int scoped, int *rc)
+{
+    tp_store *st = tp_store_new();
+    tp_error err = {0};
+    if (scoped)
+        tp_store_set_kernel_scope(st);
+    *rc = tp_store_load(st, path, &err);
+    if (*rc == TP_OK)
+        *rc = tp_store_link(st, &err);
+    return st;
+}
+
+static int same_skips(const tp_store *a, const tp_store *b)
+{
+    if (a->nskips != b->nskips)
+        return 0;
+    for (size_t i = 0; i < a->nskips; i++)
+        if (strcmp(a->skips[i].reason, b->skips[i].reason) || a->skips[i].count != b->skips[i].count ||
+            a->skips[i].first_offset != b->skips[i].first_offset || a->skips[i].malformed != b->skips[i].malformed)
+            return 0;
+    return 1;
+}
+
+static int same_annots(const tp_store *a, const tp_store *b)
+{
+    if (a->nannots != b->nannots)
+        return 0;
+    for (size_t i = 0; i < a->nannots; i++) {
+        const struct tp_kernel_annot *x = &a->annots[i], *y = &b->annots[i];
+        if (x->event != y->event || x->tid != y->tid || x->bprop != y->bprop || x->sub != y->sub ||
+            strcmp(tp_store_str(a, x->layer), tp_store_str(b, y->layer)) ||
+            strcmp(tp_store_str(a, x->seq), tp_store_str(b, y->seq)) ||
+            strcmp(tp_store_str(a, x->op), tp_store_str(b, y->op)) ||
+            strcmp(tp_store_str(a, x->trace), tp_store_str(b, y->trace)))
+            return 0;
+    }
+    return 1;
+}
+
+static void dump_scope(void)
+{
+    char dir[] = "/tmp/tprof-kernel-scope-XXXXXX", path[64];
+    if (!mkdtemp(dir)) {
+        SKIP("kernel_scope", "no temporary folder");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/net.sql", dir);
+    sqlite3 *db;
+    int ok = sqlite3_open(path, &db) == SQLITE_OK && sqlite3_exec(db, dump_sql, NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_close(db);
+    CHECK("kernel_scope.dump_written", ok);
+    int rcw, rcs;
+    tp_store *whole = load(path, 0, &rcw), *part = load(path, 1, &rcs);
+    CHECK_INT("kernel_scope.whole_loads", rcw, TP_OK);
+    CHECK_INT("kernel_scope.scoped_loads", rcs, TP_OK);
+    CHECK_INT("kernel_scope.whole_runtime", count_kind(whole, TP_K_RUNTIME, 0), 4);
+    CHECK_INT("kernel_scope.whole_ranges", count_kind(whole, TP_K_NVTX, 'X'), 5);
+    CHECK_INT("kernel_scope.whole_marks", count_kind(whole, TP_K_NVTX, 'i'), 1);
+    CHECK_INT("kernel_scope.kernels", count_kind(part, TP_K_KERNEL, 0), 2);
+    CHECK_INT("kernel_scope.launches_kept", count_kind(part, TP_K_RUNTIME, 0), 3);
+    CHECK_INT("kernel_scope.ranges_kept", count_kind(part, TP_K_NVTX, 'X'), 2);
+    CHECK_INT("kernel_scope.no_marks", count_kind(part, TP_K_NVTX, 'i'), 0);
+    CHECK("kernel_scope.same_skips", same_skips(whole, part) && whole->nskips == 3);
+    CHECK("kernel_scope.same_annots", same_annots(whole, part) && part->nannots == 2);
+    CHECK_STR("kernel_scope.k1_layer", tp_store_str(part, part->annots[0].layer), "outer:inner");
+    CHECK_STR("kernel_scope.k2_layer", tp_store_str(part, part->annots[1].layer), "outer");
+    /* marker ids far apart: the end rows are sorted instead of counted
+     * into place, with the same pairs */
+    sqlite3_open(path, &db);
+    ok = sqlite3_exec(db, "UPDATE CUPTI_ACTIVITY_KIND_MARKER SET id = id * 1000000000", NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_close(db);
+    int rcp;
+    tp_store *sparse = load(path, 1, &rcp);
+    CHECK("kernel_scope.sparse_ids", ok && rcp == TP_OK && count_kind(sparse, TP_K_NVTX, 'X') == 2 &&
+                                     same_skips(whole, sparse) && same_annots(whole, sparse));
+    tp_store_free(sparse);
+    tp_error err = {0};
+    char out[80];
+    snprintf(out, sizeof out, "%s/x.tprof", dir);
+    CHECK_INT("kernel_scope.not_saved", tp_store_save(part, NULL, out, &err), TP_ERR_USAGE);
+    CHECK("kernel_scope.nothing_written", access(out, F_OK) != 0);
+    tp_store_free(whole);
+    tp_store_free(part);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void launch_lookups(void)
+{
+    tp_store *st = tp_store_new();
+    /* thread (1, 10): calls [100, 110] and [200, 260]; thread (1, 11): [150, 151] */
+    int64_t call[][4] = { { 1, 10, 200, 60 }, { 1, 11, 150, 1 }, { 1, 10, 100, 10 } };
+    for (int i = 0; i < 3; i++) {
+        int64_t r = tp_store_add(st);
+        st->kind[r] = TP_K_RUNTIME;
+        st->pid[r] = call[i][0];
+        st->tid[r] = call[i][1];
+        st->ts[r] = call[i][2];
+        st->dur[r] = call[i][3];
+    }
+    struct tp_launch_scope ls = {0};
+    CHECK_INT("launch_scope.build", tp_launch_scope_build(&ls, st), 0);
+    CHECK("launch_scope.encloses_first", tp_launch_scope_encloses(&ls, 1, 10, 99, 111));
+    CHECK("launch_scope.start_not_before", !tp_launch_scope_encloses(&ls, 1, 10, 100, 111));
+    CHECK("launch_scope.end_not_after", !tp_launch_scope_encloses(&ls, 1, 10, 99, 110));
+    CHECK("launch_scope.later_call", tp_launch_scope_encloses(&ls, 1, 10, 150, 261));
+    CHECK("launch_scope.short_of_both", !tp_launch_scope_encloses(&ls, 1, 10, 0, 105));
+    CHECK("launch_scope.other_thread", tp_launch_scope_encloses(&ls, 1, 11, 140, 160) &&
+                                       !tp_launch_scope_encloses(&ls, 1, 12, 0, 1000) &&
+                                       !tp_launch_scope_encloses(&ls, 2, 10, 0, 1000));
+    tp_launch_scope_free(&ls);
+
+    /* correlation ids: a bitmap over a dense span, a map when far apart */
+    int64_t dense[] = { 7, 9, 12 }, sparse[] = { 5, INT64_C(1) << 40, -3 };
+    for (int m = 0; m < 2; m++) {
+        tp_store *k = tp_store_new();
+        for (int i = 0; i < 3; i++) {
+            int64_t r = tp_store_add(k);
+            k->kind[r] = TP_K_KERNEL;
+            k->correlation[r] = m ? sparse[i] : dense[i];
+        }
+        int64_t r = tp_store_add(k);    /* a runtime call's id is no kernel's */
+        k->kind[r] = TP_K_RUNTIME;
+        k->correlation[r] = 8;
+        struct tp_corr_set cs;
+        CHECK_INT(m ? "corr_set.map_build" : "corr_set.bitmap_build", tp_corr_set_build(&cs, k), 0);
+        CHECK(m ? "corr_set.map_kind" : "corr_set.bitmap_kind", m ? !cs.bits : cs.bits != NULL);
+        int all = 1;
+        for (int i = 0; i < 3; i++)
+            all &= tp_corr_set_has(&cs, m ? sparse[i] : dense[i]);
+        CHECK(m ? "corr_set.map_has" : "corr_set.bitmap_has", all);
+        CHECK(m ? "corr_set.map_not" : "corr_set.bitmap_not",
+              !tp_corr_set_has(&cs, 8) && !tp_corr_set_has(&cs, 6) && !tp_corr_set_has(&cs, 13) &&
+              !tp_corr_set_has(&cs, INT64_MIN + 1) && !tp_corr_set_has(&cs, INT64_MAX));
+        tp_corr_set_free(&cs);
+        tp_store_free(k);
+    }
+    tp_store_free(st);
+}
+
+int main(void)
+{
+    dump_scope();
+    launch_lookups();
+    TEST_EXIT();
+}
