@@ -489,10 +489,13 @@ static int order_ends(struct end_order *o, const struct endmark *ends, size_t ne
         if (ends[i].id > hi) hi = ends[i].id;
     }
     uint64_t span = ne ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
-    if (ne && span / 4 <= ne && span < UINT32_MAX)
-        o->first = calloc((size_t)span + 1, sizeof *o->first);
+    if (!(ne && span / 4 <= ne && span < UINT32_MAX))
+        return radix_ends(o->pos, ends, ne, lo, span);   /* sparse ids */
+    /* dense ids: a counting sort (a failed allocation is reported, as
+     * every other, not replaced by the radix sort) */
+    o->first = calloc((size_t)span + 1, sizeof *o->first);
     if (!o->first)
-        return radix_ends(o->pos, ends, ne, lo, span);
+        return -1;
     o->lo = lo;
     o->span = (size_t)span;
     for (size_t i = 0; i < ne; i++)
