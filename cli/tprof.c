@@ -115,6 +115,14 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
             tp_store_free(st);
             return 2;
         }
+        /* a view's closing lines (key_averages' totals): under the table in
+         * the -w format, which printed them; on stderr for the others, so
+         * that CSV, JSON and awk input stay one table */
+        if (!o->quiet && !(out.format == TP_FMT_COLUMNS && out.width > 0))
+            for (const char *f = tp_table_footer(t), *nl; *f; f = nl + 1) {
+                nl = strchr(f, '\n');
+                fprintf(stderr, "tprof: %.*s\n", (int)(nl - f), f);
+            }
     }
     fflush(stdout);
     /* the load's own error first (a view's failure was said above): a note

@@ -152,6 +152,10 @@ void tp_output_opts_init(struct tp_output_opts *o);
 int  tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out, tp_error *err);
 void tp_table_free(tp_table *t);
 size_t tp_table_rows(const tp_table *t);
+/* The lines a view adds after its table (key_averages' "Self CPU time
+ * total: ..."), each ending in a newline; "" when none.  The -w format
+ * prints them itself; callers of the other formats decide where they go. */
+const char *tp_table_footer(const tp_table *t);
 
 /* Reading a table's cells (a table belongs to the caller once built).
  * Every reader takes out-of-range rows and columns and a NULL table, and

@@ -36,6 +36,7 @@ struct tp_table {
     size_t nchunks, capchunks;
     tp_strtab strs;
     int oom;
+    char *footer;            /* lines printed after the table (key_averages' totals), "" none */
 };
 
 /* ---- construction ------------------------------------------------------- */
@@ -63,7 +64,28 @@ void tp_table_free(tp_table *t)
         free(t->chunks[i].v);
     free(t->chunks);
     tp_strtab_free(&t->strs);
+    free(t->footer);
     free(t);
+}
+
+int tp_table_add_footer(tp_table *t, const char *line)
+{
+    size_t have = t->footer ? strlen(t->footer) : 0, n = strlen(line);
+    char *p = realloc(t->footer, have + n + 2);
+    if (!p) {
+        t->oom = 1;   /* tp_table_write reports it */
+        return -1;
+    }
+    memcpy(p + have, line, n);
+    p[have + n] = '\n';
+    p[have + n + 1] = 0;
+    t->footer = p;
+    return 0;
+}
+
+const char *tp_table_footer(const tp_table *t)
+{
+    return t && t->footer ? t->footer : "";
 }
 
 size_t tp_table_rows(const tp_table *t)

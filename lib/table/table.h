@@ -44,6 +44,12 @@ void tp_table_set_int(tp_table *t, size_t col, int64_t v);
 void tp_table_set_float(tp_table *t, size_t col, double v);    /* NUM/FIXED columns */
 void tp_table_set_null(tp_table *t, size_t col);               /* printed as "-" */
 
+/* Lines to print after the table ("Self CPU time total: 1.234s"): the -w
+ * format prints them under the table; the other formats leave them to the
+ * caller (tprof puts them on stderr, so CSV and awk input stay tables).
+ * -1 on out of memory (the table is then marked, tp_table_nomem). */
+int tp_table_add_footer(tp_table *t, const char *line);
+
 /* Parse a -c list against the coldefs: fills idx[] (capacity cap) and *n.
  * Unknown key: TP_ERR_USAGE with "KEY is not a valid column name. Valid
  * column names are a,b,c." */

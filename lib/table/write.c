@@ -331,6 +331,30 @@ static int filter_by_name(const tp_table *t, const char *pattern, size_t **perm,
     return TP_OK;
 }
 
+/* torch.profiler key_averages().table(sort_by=...) names, for the columns
+ * that mean the same in tprof's tables (a view without such a column still
+ * says which keys are valid). */
+static const char *const SORT_ALIASES[][2] = {
+    {"count", "calls"},
+    {"cpu_time_total", "host_total"}, {"self_cpu_time_total", "host_self"},
+    {"cuda_time_total", "dev_total"}, {"self_cuda_time_total", "dev_self"},
+    {"device_time_total", "dev_total"}, {"self_device_time_total", "dev_self"},
+    {"xpu_time_total", "dev_total"}, {"self_xpu_time_total", "dev_self"},
+    {"cpu_time", "cpu_avg"}, {"cuda_time", "cuda_avg"}, {"device_time", "cuda_avg"},
+    {"cpu_memory_usage", "cpu_mem"}, {"self_cpu_memory_usage", "self_cpu_mem"},
+    {"cuda_memory_usage", "dev_mem"}, {"self_cuda_memory_usage", "self_dev_mem"},
+    {"device_memory_usage", "dev_mem"}, {"self_device_memory_usage", "self_dev_mem"},
+};
+
+static long sort_col_find(const struct tp_coldef *cols, size_t ncols, const char *key)
+{
+    long sc = tp_table_col_find(cols, ncols, key);
+    for (size_t i = 0; sc < 0 && i < sizeof SORT_ALIASES / sizeof *SORT_ALIASES; i++)
+        if (strcmp(key, SORT_ALIASES[i][0]) == 0)
+            sc = tp_table_col_find(cols, ncols, SORT_ALIASES[i][1]);
+    return sc;
+}
+
 /* --sort KEY[,KEY...]: one key without a sign keeps the single-column
  * order (numbers descending, text ascending); signs (-KEY descending, +KEY
  * ascending) and more keys sort by each in turn. */
@@ -353,7 +377,7 @@ static int sort_by(const tp_table *t, const struct tp_coldef *cols, size_t ncols
             return tp_error_set(err, TP_ERR_USAGE, "--sort: '%.100s' is not a list of at most 16 column keys", spec);
         memcpy(key, p, len);
         key[len] = 0;
-        long sc = tp_table_col_find(cols, ncols, key);
+        long sc = sort_col_find(cols, ncols, key);
         if (sc < 0) {   /* the same message as -c, so the user sees the valid keys */
             size_t dummy[1], nd;
             int rc = tp_table_select(cols, ncols, key, dummy, 1, &nd, err);

@@ -274,6 +274,8 @@ static int write_fit(const struct tp_wctx *w)
         tp_sbuf_putc(&b, '\n');
         rc = tp_write_line(w, &b);
     }
+    if (rc == TP_OK && tp_table_footer(w->t)[0] && fputs(tp_table_footer(w->t), w->out) < 0)
+        rc = tp_error_set(w->err, TP_ERR_IO, "write error");
     tp_sbuf_free(&b);
     free(wid);
     return rc;
@@ -321,6 +323,8 @@ int tp_write_columns(const struct tp_wctx *w)
         tp_sbuf_putc(&b, '\n');
         rc = tp_write_line(w, &b);
     }
+    if (rc == TP_OK && tp_table_footer(w->t)[0] && fputs(tp_table_footer(w->t), w->out) < 0)
+        rc = tp_error_set(w->err, TP_ERR_IO, "write error");
     tp_sbuf_free(&b);
     free(wid);
     return rc;

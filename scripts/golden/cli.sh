@@ -211,3 +211,11 @@ check help-lists-view-options $? "$(grep -- '--group\|--max-queue' "$tmp/h")"
 "$T" help diff >"$tmp/a" 2>&1; rc=$?
 "$T" diff --help >"$tmp/b" 2>&1
 [ $rc = 0 ] && cmp -s "$tmp/a" "$tmp/b" && grep -q '^usage: tprof diff' "$tmp/a"; check help-subcommand $? "exit $rc: $(head -1 "$tmp/a")"
+
+# torch's key_averages sort keys are aliases of the columns that mean the same
+for pair in self_cuda_time_total:dev_self cpu_time_total:host_total count:calls self_cpu_time_total:host_self; do
+    "$T" ops --csv --sort "${pair%%:*}" "$S" >"$tmp/a" 2>/dev/null
+    "$T" ops --csv --sort "${pair##*:}" "$S" >"$tmp/b" 2>/dev/null
+    [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"
+    check "sort-alias-${pair%%:*}" $? "--sort ${pair%%:*} differs from --sort ${pair##*:}"
+done

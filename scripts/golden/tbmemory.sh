@@ -221,13 +221,46 @@ def self_cpu_total_us(path):
                 reach = ts + dur
     return total
 
+GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
+
+def self_cuda_total_us(path):
+    """key_averages' "Self CUDA time total": every GPU activity's duration."""
+    return sum((Decimal(str(e.get("dur", 0))) for e in load_trace(path)["traceEvents"]
+                if e.get("ph") == "X" and e.get("cat") in GPU_CATS and Decimal(str(e.get("dur", 0))) > 0), Decimal(0))
+
+def torch_time(us):
+    """torch.autograd.profiler_util._format_time"""
+    us = float(us)
+    return "%.3fs" % (us / 1e6) if us >= 1e6 else "%.3fms" % (us / 1e3) if us >= 1e3 else "%.3fus" % us
+
 def check_keyavg(path, table):
     """self_cpu_pct / cpu_total_pct against the plugin's host times over the
-    Self CPU time total; cpu_avg = host total / calls."""
-    rows, _ = run("ops", path, "-c", "name,calls,host_self,host_total,self_cpu_pct,cpu_total_pct,cpu_avg")
+    Self CPU time total; cpu_avg = host total / calls; the CUDA ones likewise
+    over the Self CUDA time total; the footer lines (stderr with --csv)."""
+    rows, err = run("ops", path, "-c", "name,calls,host_self,host_total,self_cpu_pct,cpu_total_pct,cpu_avg,"
+                    "dev_self,dev_total,self_cuda_pct,cuda_total_pct,cuda_avg")
     total = self_cpu_total_us(path)
+    cuda = self_cuda_total_us(path)
     if total <= 0:
         return "SKIP: no host time"
+    want_footer = ["tprof: Self CPU time total: " + torch_time(total)]
+    if cuda > 0:
+        want_footer.append("tprof: Self CUDA time total: " + torch_time(cuda))
+    got_footer = [l for l in err.splitlines() if " time total: " in l]
+    if got_footer != want_footer:
+        return "footer %r, expected %r" % (got_footer, want_footer)
+    exp_rows = {e["name"]: e for e in table["data"]}
+    for r in rows:
+        e = exp_rows.get(r["Name"])
+        if e is None or cuda <= 0:
+            continue
+        for mine, dk in ((r["SelfCUDA(%)"], "device_self_duration"), (r["CUDATotal(%)"], "device_total_duration")):
+            want = Decimal(e[dk]) * 100 / cuda
+            if abs(Decimal(mine) - want) > Decimal("0.0051") + Decimal("0.5") * 100 / cuda:
+                return "%s: %s %s%%, expected %.4f%% (Self CUDA time total %s us)" % (r["Name"], dk, mine, want, cuda)
+        avg = Decimal(r["DeviceTotal(us)"]) / int(r["Calls"])
+        if abs(Decimal(r["CUDAAvg(us)"]) - avg) > Decimal("0.0005"):
+            return "%s: cuda_avg %s, expected %s" % (r["Name"], r["CUDAAvg(us)"], avg)
     exp = {e["name"]: e for e in table["data"]}
     pct = Decimal(0)
     for r in rows:

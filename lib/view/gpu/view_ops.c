@@ -31,6 +31,9 @@ static const struct tp_coldef ops_cols[] = {
     {"self_cpu_pct", "SelfCPU(%)", TP_COL_FIXED, -1, 2, "host self time / Self CPU time total (key_averages' Self CPU %)"},
     {"cpu_total_pct", "CPUTotal(%)", TP_COL_FIXED, -1, 2, "host total time / Self CPU time total (key_averages' CPU total %)"},
     {"cpu_avg", "CPUAvg(us)", TP_COL_US, -1, 0, "host total time per call (key_averages' CPU time avg)"},
+    {"self_cuda_pct", "SelfCUDA(%)", TP_COL_FIXED, -1, 2, "device self time / Self CUDA time total (key_averages' Self CUDA %)"},
+    {"cuda_total_pct", "CUDATotal(%)", TP_COL_FIXED, -1, 2, "device total time / Self CUDA time total (key_averages' CUDA total %)"},
+    {"cuda_avg", "CUDAAvg(us)", TP_COL_US, -1, 0, "device total time per call (key_averages' CUDA time avg)"},
     {"cpu_mem", "CPUMem(B)", TP_COL_INT, -1, 0, "CPU bytes allocated minus freed, children included (CPU Mem)"},
     {"self_cpu_mem", "SelfCPUMem(B)", TP_COL_INT, -1, 0, "CPU bytes allocated minus freed by the op itself (Self CPU Mem)"},
     {"dev_mem", "DevMem(B)", TP_COL_INT, -1, 0, "device bytes allocated minus freed, children included (CUDA Mem)"},
@@ -41,7 +44,33 @@ static const struct tp_coldef ops_cols[] = {
     {"cum_pct", "CumPct", TP_COL_FIXED, -1, 2, "running total of Pct (--group category)"},
 };
 enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOT, C_HSELF, C_HTOT, C_TC, C_TCS, C_TCT,
-       C_SCPUP, C_CPUP, C_CPUAVG, C_CPUMEM, C_SCPUMEM, C_DEVMEM, C_SDEVMEM };
+       C_SCPUP, C_CPUP, C_CPUAVG, C_SCUDAP, C_CUDAP, C_CUDAAVG, C_CPUMEM, C_SCPUMEM, C_DEVMEM, C_SDEVMEM };
+
+/* key_averages' "Self CUDA time total": the self device time of every event
+ * it lists sums to all GPU activity (kernels, copies, sets), whether or not an
+ * operator launched it. */
+static int64_t self_cuda_total(const tp_store *st)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        uint8_t k = st->kind[i];
+        if (st->ph[i] == 'X' && (k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET) && st->dur[i] > 0)
+            total += st->dur[i];
+    }
+    return total;
+}
+
+/* torch's _format_time: "1.234s", "12.345ms", "123.456us" */
+static void key_avg_time(int64_t ns, char *buf, size_t cap)
+{
+    double us = (double)ns / 1000.0;
+    if (us >= 1e6)
+        snprintf(buf, cap, "%.3fs", us / 1e6);
+    else if (us >= 1e3)
+        snprintf(buf, cap, "%.3fms", us / 1e3);
+    else
+        snprintf(buf, cap, "%.3fus", us);
+}
 
 /* Python repr of a JSON value: ", " and ": " separators, 'single' quotes. */
 static void pyrepr(const char *j, char *out, size_t cap)
@@ -257,7 +286,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         A->tct += N->tc_total;
     }
     int have_mem = rc == TP_OK ? ops_memory(st, &m, node_agg, aggs) : 0;
-    int64_t cpu_total = self_cpu_total(st);
+    int64_t cpu_total = self_cpu_total(st), cuda_total = self_cuda_total(st);
     size_t *perm = malloc((na + 1) * sizeof *perm);
     tp_table *t = tp_table_new(ops_cols, sizeof ops_cols / sizeof *ops_cols);
     if (rc != TP_OK || have_mem < 0 || cpu_total < 0 || !perm || !t) {
@@ -285,12 +314,27 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                 tp_table_set_float(t, C_CPUP, 100.0 * (double)A->htot / (double)cpu_total);
             }
             tp_table_set_int(t, C_CPUAVG, (A->htot + A->calls / 2) / A->calls);   /* nearest ns */
+            if (cuda_total > 0) {
+                tp_table_set_float(t, C_SCUDAP, 100.0 * (double)A->dself / (double)cuda_total);
+                tp_table_set_float(t, C_CUDAP, 100.0 * (double)A->dtot / (double)cuda_total);
+            }
+            tp_table_set_int(t, C_CUDAAVG, (A->dtot + A->calls / 2) / A->calls);
             if (have_mem) {
                 tp_table_set_int(t, C_CPUMEM, A->cpu_mem);
                 tp_table_set_int(t, C_SCPUMEM, A->self_cpu_mem);
                 tp_table_set_int(t, C_DEVMEM, A->dev_mem);
                 tp_table_set_int(t, C_SDEVMEM, A->self_dev_mem);
             }
+        }
+        /* key_averages' footer */
+        char line[96], v[32];
+        key_avg_time(cpu_total, v, sizeof v);
+        snprintf(line, sizeof line, "Self CPU time total: %s", v);
+        tp_table_add_footer(t, line);
+        if (m.has_kernel || m.has_memcpy_or_memset) {
+            key_avg_time(cuda_total, v, sizeof v);
+            snprintf(line, sizeof line, "Self CUDA time total: %s", v);
+            tp_table_add_footer(t, line);
         }
         *out = t;
         t = NULL;
