@@ -10,18 +10,8 @@
 # plugin's last digit, and its *_exact columns (exact sums) are compared
 # within the drift that rounding allows (0.005 µs per row summed).
 REF=${REF:-../shared/reference}
-if [ ! -d "$REF/npu/golden" ]; then
-    echo "skip ascend: $REF/npu not found"
-    exit 0
-fi
-if [ ! -x "${TPROF:-./cli/tprof}" ]; then
-    echo "skip ascend: ${TPROF:-./cli/tprof} not built"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip ascend: python3 not found"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need ascend "$REF/npu/golden" "${TPROF:-./cli/tprof}" python3
 exec python3 - "$REF/npu" "${TPROF:-./cli/tprof}" <<'PY'
 import atexit, csv, io, json, os, re, shutil, subprocess, sys, tempfile
 from decimal import Decimal as D

@@ -17,18 +17,8 @@
 # shares computed here.  Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why".
 REF=${REF:-../shared/reference}
 TL="$REF/peers/other_data/AMD-AGI-TraceLens/tests/traces"
-if [ ! -d "$TL" ]; then
-    echo "skip attribution: $TL not found"
-    exit 0
-fi
-if [ ! -x ./cli/tprof ]; then
-    echo "skip attribution: ./cli/tprof not built"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip attribution: python3 not found"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need attribution "$TL" "./cli/tprof" python3
 exec python3 - "$TL" <<'PY'
 import collections, csv, glob, gzip, io, json, os, re, subprocess, sys
 

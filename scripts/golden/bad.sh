@@ -14,10 +14,8 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bad="$top/testdata/bad"
 tprof="${TPROF:-$top/cli/tprof}"
-if [ ! -x "$tprof" ]; then
-    echo "skip bad_inputs: $tprof is not built"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need bad_inputs "" "$tprof"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 tab=$(printf '\t')
 

@@ -8,14 +8,8 @@
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
-if [ ! -d "$REF/peers/hta_data/tests/data" ]; then
-    echo "skip golden.check: $REF/peers/hta_data is missing"
-    exit 0
-fi
-if [ ! -x "$top/cli/tprof" ]; then
-    echo "FAIL golden.check: cli/tprof is not built"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need golden.check "$REF/peers/hta_data/tests/data" "$top/cli/tprof"
 exec python3 - "$top/cli/tprof" "$REF" <<'PY'
 import copy, csv, gzip, io, json, os, shutil, subprocess, sys, tempfile
 

@@ -13,10 +13,8 @@
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 REL=${REL:-$top/../shared/reliability}
-if [ ! -x "$top/cli/tprof" ]; then
-    echo "FAIL golden.defects: cli/tprof is not built"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need golden.defects "" "$top/cli/tprof"
 exec python3 - "$top/cli/tprof" "$REL" "$top" <<'PY'
 import os, shutil, subprocess, sys, tempfile
 

@@ -27,10 +27,8 @@ if [ ! -f "$dir/base/base.json.gz" ] || [ ! -f "$dir/test/test.json.gz" ]; then
     echo "skip golden.diff: $dir is missing"
     exit 0
 fi
-if [ ! -x "$top/cli/tprof" ]; then
-    echo "FAIL golden.diff: cli/tprof is not built"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need golden.diff "" "$top/cli/tprof"
 exec python3 - "$top/cli/tprof" "$dir/base/base.json.gz" "$dir/test/test.json.gz" "$REF" <<'PY'
 import csv, gzip, io, json, os, shutil, subprocess, sys, tempfile
 from collections import defaultdict

@@ -20,10 +20,8 @@ if [ ! -f "$exp/test_distributed_nccl__DISTRIBUTED.expected.json" ]; then
     echo "skip golden.dist: $exp is missing"
     exit 0
 fi
-if [ ! -x "$top/cli/tprof" ]; then
-    echo "FAIL golden.dist: cli/tprof is not built"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need golden.dist "" "$top/cli/tprof"
 exec python3 - "$top/cli/tprof" "$REF" <<'PY'
 import csv, io, json, os, shutil, subprocess, sys, tempfile
 from decimal import Decimal, ROUND_HALF_EVEN

@@ -10,18 +10,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 ref="$top/../shared/reference"
 tl="$ref/peers/other_data/AMD-AGI-TraceLens/tests/traces"
 tprof="$top/cli/tprof"
-if [ ! -d "$tl" ]; then
-    echo "skip flops_tracelens: $tl is absent"
-    exit 0
-fi
-if [ ! -x "$tprof" ]; then
-    echo "skip flops_tracelens: $tprof is not built"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip flops_tracelens: python3 is absent"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need flops_tracelens "$tl" "$tprof" python3
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # case name | trace | TraceLens csv folder ("-": none)

@@ -11,18 +11,8 @@
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 REF=${REF:-../shared/reference}
 P="$REF/peers"
-if [ ! -d "$P/hta_data/tests/data" ]; then
-    echo "skip hta: $P/hta_data not found"
-    exit 0
-fi
-if [ ! -x ./cli/tprof ]; then
-    echo "skip hta: ./cli/tprof not built"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip hta: python3 not found"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need hta "$P/hta_data/tests/data" "./cli/tprof" python3
 exec python3 - "$P" <<'PY'
 import csv, gzip, io, json, os, re, subprocess, sys
 from decimal import Decimal as D

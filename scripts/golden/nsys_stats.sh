@@ -13,14 +13,8 @@
 # in ../shared).  One "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line
 # per case.
 REF=${REF:-../shared/reference}
-if [ ! -x ./cli/tprof ]; then
-    echo "skip nsys_stats: ./cli/tprof not built"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip nsys_stats: python3 not found"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need nsys_stats "" "./cli/tprof" python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 - "$REF" "$tmp" <<'PY'

@@ -6,14 +6,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 ref="$top/../shared/reference/pyprof/data"
 fuser="$top/../shared/reference/peers/other_data/NVIDIA-Fuser"
 tprof="$top/cli/tprof"
-if [ ! -d "$ref" ]; then
-    echo "skip pyprof_golden: $ref is absent"
-    exit 0
-fi
-if [ ! -x "$tprof" ]; then
-    echo "skip pyprof_golden: $tprof is not built"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need pyprof_golden "$ref" "$tprof"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # tprof reads copies: a run on the SQLite dumps must never write into ../shared
 cp -R "$ref" "$tmp/data" && chmod -R u+w "$tmp/data" && ref="$tmp/data"

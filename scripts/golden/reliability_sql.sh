@@ -18,18 +18,8 @@
 REL=${REL:-../shared/reliability}
 REF=${REF:-../shared/reference}
 TPROF=${TPROF:-./cli/tprof}
-if [ ! -d "$REL" ]; then
-    echo "skip reliability_sql: $REL not found"
-    exit 0
-fi
-if [ ! -x "$TPROF" ]; then
-    echo "skip reliability_sql: $TPROF not built"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip reliability_sql: python3 not found"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need reliability_sql "$REL" "$TPROF" python3
 exec python3 - "$REL" "$REF" "$TPROF" <<'PY'
 import os, random, shutil, sqlite3, stat, subprocess, sys, tarfile, tempfile
 

@@ -16,14 +16,8 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
 dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
-if [ ! -d "$dlrm" ]; then
-    echo "skip golden.run: $dlrm is missing"
-    exit 0
-fi
-if [ ! -x "$top/cli/tprof" ]; then
-    echo "FAIL golden.run: cli/tprof is not built"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need golden.run "$dlrm" "$top/cli/tprof"
 exec python3 - "$top/cli/tprof" "$REF" <<'PY'
 import csv, io, os, shutil, subprocess, sys, tempfile
 from collections import defaultdict

@@ -67,10 +67,8 @@ roundtrip() {   # NAME INPUT
     fi
 }
 
-if [ ! -x "$T" ]; then
-    echo "FAIL store: $T is not built"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need store "" "$T"
 roundtrip sample "$top/testdata/sample.pt.trace.json"
 if [ ! -d "$REF" ]; then
     echo "skip store.reference: $REF is missing"

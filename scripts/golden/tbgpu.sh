@@ -6,18 +6,8 @@
 # and std(), ddof 1, which the plugin does not show).
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 REF=${REF:-../shared/reference}
-if [ ! -d "$REF/kineto/expected" ]; then
-    echo "skip tbgpu: $REF/kineto not found"
-    exit 0
-fi
-if [ ! -x "${TPROF:-./cli/tprof}" ]; then
-    echo "skip tbgpu: ./cli/tprof not built"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip tbgpu: python3 not found"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need tbgpu "$REF/kineto/expected" "${TPROF:-./cli/tprof}" python3
 exec python3 - "$REF/kineto" <<'PY'
 import csv, glob, gzip, io, json, os, re, statistics, subprocess, sys
 from decimal import Decimal

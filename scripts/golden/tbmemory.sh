@@ -7,18 +7,8 @@
 # DisplayRounder are computed here from tprof's numbers and compared exactly.
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 REF=${REF:-../shared/reference}
-if [ ! -d "$REF/kineto/expected" ]; then
-    echo "skip tbmemory: $REF/kineto not found"
-    exit 0
-fi
-if [ ! -x ./cli/tprof ]; then
-    echo "skip tbmemory: ./cli/tprof not built"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip tbmemory: python3 not found"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need tbmemory "$REF/kineto/expected" "./cli/tprof" python3
 exec python3 - "$REF/kineto" <<'PY'
 import csv, glob, gzip, io, json, math, os, subprocess, sys
 from decimal import Decimal

@@ -3,18 +3,8 @@
 # plugin's own outputs (../shared/reference/kineto/expected, SPEC §14.2).
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 REF=${REF:-../shared/reference}
-if [ ! -d "$REF/kineto/expected" ]; then
-    echo "skip tbviews: $REF/kineto not found"
-    exit 0
-fi
-if [ ! -x ./cli/tprof ]; then
-    echo "skip tbviews: ./cli/tprof not built"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip tbviews: python3 not found"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need tbviews "$REF/kineto/expected" "./cli/tprof" python3
 exec python3 - "$REF/kineto" <<'PY'
 import csv, glob, io, json, os, subprocess, sys
 from decimal import Decimal
