@@ -73,6 +73,8 @@ EOF
 python3 - "$tmp/out" <<'EOF' >"$tmp/cols"
 import sys, unicodedata
 for line in open(sys.argv[1], encoding="utf-8"):
+    if " time total: " in line:   # key_averages' closing lines, under the table
+        continue
     # the cell where the last column ends is the same on every line
     print(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line.rstrip("\n")))
 EOF

@@ -326,15 +326,18 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                 tp_table_set_int(t, C_SDEVMEM, A->self_dev_mem);
             }
         }
-        /* key_averages' footer */
+        /* key_averages' footer (when there is host time to total: a trace
+         * without CPU events has none to speak of) */
         char line[96], v[32];
-        key_avg_time(cpu_total, v, sizeof v);
-        snprintf(line, sizeof line, "Self CPU time total: %s", v);
-        tp_table_add_footer(t, line);
-        if (m.has_kernel || m.has_memcpy_or_memset) {
-            key_avg_time(cuda_total, v, sizeof v);
-            snprintf(line, sizeof line, "Self CUDA time total: %s", v);
+        if (cpu_total > 0) {
+            key_avg_time(cpu_total, v, sizeof v);
+            snprintf(line, sizeof line, "Self CPU time total: %s", v);
             tp_table_add_footer(t, line);
+            if (m.has_kernel || m.has_memcpy_or_memset) {
+                key_avg_time(cuda_total, v, sizeof v);
+                snprintf(line, sizeof line, "Self CUDA time total: %s", v);
+                tp_table_add_footer(t, line);
+            }
         }
         *out = t;
         t = NULL;
