@@ -16,7 +16,7 @@
 #include "suggest.h"
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_NAME, OPT_TIMEUNIT, OPT_SORT,
-       OPT_TOP, OPT_NO_HEADER, OPT_VERSION, OPT_MERGE, OPT_SPAN, OPT_QUIET, OPT_CAPTURE,
+       OPT_TOP, OPT_NO_HEADER, OPT_VERSION, OPT_MERGE, OPT_SPAN, OPT_QUIET, OPT_CAPTURE, OPT_RANK,
        OPT_VIEW = 512 /* + the index of a view option in view_opt_names */ };
 
 static const struct option global_opts[] = {
@@ -37,6 +37,7 @@ static const struct option global_opts[] = {
     {"span", required_argument, NULL, OPT_SPAN},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"capture", required_argument, NULL, OPT_CAPTURE},
+    {"rank", required_argument, NULL, OPT_RANK},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
 };
@@ -315,6 +316,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_SPAN: o->vo.span = optarg; break;
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_CAPTURE: o->capture = optarg; break;
+        case OPT_RANK: o->ranks = optarg; break;
         case 'h': o->help = 1; break;
         case OPT_VERSION: o->version = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);

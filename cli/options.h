@@ -12,6 +12,7 @@ struct cli_options {
     int format_chosen;        /* --csv, -w, --space or --jsonl given */
     int help, version;
     const char *capture;      /* --capture: capture trace(s) of the graph replays */
+    const char *ranks;        /* --rank LIST: the ranks of a run to read */
     int quiet;                /* --quiet: no notes on stderr (coverage, what a view could not show) */
     char **inputs;
     int ninputs;

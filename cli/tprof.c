@@ -96,6 +96,17 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
     cli_progress_end();
     if (linked && o->capture && cli_attach_capture(st, o->capture))
         status = 2;
+    if (linked && (o->vo.filter_steps || o->vo.filter_window)) {
+        /* --step / --window: the view reads the slice as a whole trace */
+        tp_store *slice = NULL;
+        if (tp_store_filter(st, o->vo.filter_steps, o->vo.filter_window, &slice, &lerr) != TP_OK) {
+            fprintf(stderr, "tprof: %s\n", lerr.msg);
+            tp_store_free(st);
+            return 2;
+        }
+        tp_store_free(st);
+        st = slice;
+    }
     if (!linked || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", lerr.msg);
         status = 2;
@@ -221,12 +232,20 @@ static void *reduce_rank(const struct tp_run_rank *k, void *ctx)
         ro->malformed = cli_report_skips_to(k->store, f);
         fclose(f);
     }
-    ro->sv = tp_view_for_store(o->view, k->store);
-    if (tp_view_build(o->view, k->store, &o->vo, &ro->t, &ro->err) != TP_OK)
+    const tp_store *st = k->store;
+    tp_store *slice = NULL;
+    if ((o->vo.filter_steps || o->vo.filter_window) &&
+        tp_store_filter(st, o->vo.filter_steps, o->vo.filter_window, &slice, &ro->err) != TP_OK)
+        return ro;   /* ro->t NULL: the rank's message is ro->err */
+    if (slice)
+        st = slice;
+    ro->sv = tp_view_for_store(o->view, st);
+    if (tp_view_build(o->view, st, &o->vo, &ro->t, &ro->err) != TP_OK)
         ro->t = NULL;
     char line[2048];
-    if (tp_view_attributes(o->view, &o->vo) && tp_store_coverage(k->store, line, sizeof line))
+    if (tp_view_attributes(o->view, &o->vo) && tp_store_coverage(st, line, sizeof line))
         ro->coverage = strdup(line);
+    tp_store_free(slice);
     return ro;
 }
 
@@ -245,8 +264,13 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
     cli_progress_begin(path, cli_input_size(path, r), r, o->quiet);
-    int status = tp_run_reduce(r, cli_threads(), reduce_rank, drop_rank, (void *)o, &err) != TP_OK ? 2 : 0;
+    int lrc = tp_run_reduce(r, cli_threads(), reduce_rank, drop_rank, (void *)o, &err);
     cli_progress_end();
+    if (lrc == TP_ERR_USAGE) {   /* --rank named a rank the run does not have */
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    int status = lrc != TP_OK ? 2 : 0;
     size_t n = tp_run_size(r), nuse = 0;
     for (size_t i = 0; i < n; i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
@@ -309,8 +333,10 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     tp_run *r = NULL;
     if (o->capture)
         fprintf(stderr, "tprof: %s: --capture applies to a single trace, not to a run directory: left out\n", path);
-    if (tp_run_open(&r, path, o->vo.span, &err) != TP_OK) {
+    if (tp_run_open(&r, path, o->vo.span, &err) != TP_OK ||
+        (o->ranks && tp_run_keep_ranks(r, o->ranks, &err) != TP_OK)) {
         fprintf(stderr, "tprof: %s\n", err.msg);
+        tp_run_free(r);
         return 2;
     }
     if (!o->view->build_run && !o->vo.merge) {
@@ -319,8 +345,14 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         return rc;
     }
     cli_progress_begin(path, cli_input_size(path, r), r, o->quiet);
-    int status = tp_run_load(r, cli_threads(), &err) != TP_OK ? 2 : 0;
+    int lrc = tp_run_load(r, cli_threads(), &err);
     cli_progress_end();
+    if (lrc == TP_ERR_USAGE) {   /* --rank named a rank the run does not have */
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        tp_run_free(r);
+        return 2;
+    }
+    int status = lrc != TP_OK ? 2 : 0;
     size_t n = tp_run_size(r), nuse = 0;
     const tp_store **stores = calloc(n ? n : 1, sizeof *stores);
     const struct tp_run_rank **ranks = calloc(n ? n : 1, sizeof *ranks);

@@ -179,6 +179,14 @@ const char *tp_table_cell_strn(const tp_table *t, size_t row, size_t col, size_t
 int64_t tp_table_cell_int(const tp_table *t, size_t row, size_t col);
 double tp_table_cell_float(const tp_table *t, size_t row, size_t col);
 
+/* A new, linked store of the events of ProfilerStep#N (`steps` "N" or
+ * "A-B") or of the window `window` ("T0..T1" after the trace's first event,
+ * tp_parse_window) of a linked store, as `tprof cut` keeps them (host
+ * events of the steps, and the GPU work they launched; or what overlaps the
+ * window): every view reads it as a whole trace.  Exactly one of steps and
+ * window; TP_ERR_USAGE naming the steps there are when none matches. */
+int tp_store_filter(const tp_store *st, const char *steps, const char *window, tp_store **out, tp_error *err);
+
 /* ---- cutting a trace ----------------------------------------------------- */
 
 /* Which part of a kineto trace tp_trace_cut keeps: ProfilerStep#first to
@@ -302,6 +310,8 @@ struct tp_view_opts {
     const char *annotation;  /* critical-path: --annotation NAME (HTA's substring match) */
     int64_t instance;        /* critical-path: --instance K, 0-based (0: the first) */
     double short_us;         /* kernels: --short US, the kernels shorter than US µs (0: off) */
+    const char *filter_steps;  /* --step N|A-B: the view reads those steps alone (tp_store_filter) */
+    const char *filter_window; /* --window T0..T1: the view reads that window alone */
 };
 
 /* The registry of views, NULL-terminated. */
@@ -472,6 +482,11 @@ int tp_run_reduce(tp_run *r, int threads, void *(*reduce)(const struct tp_run_ra
                   void (*drop)(void *result), void *ctx, tp_error *err);
 
 size_t tp_run_size(const tp_run *r);
+/* Keep only the ranks of `list` ("0,2,5-7"): --rank.  Ranks are known once
+ * their traces are read (distributedInfo), so tp_run_load / tp_run_reduce
+ * drop the others after reading and fail with TP_ERR_USAGE on a rank the
+ * run does not have; here, TP_ERR_USAGE for a malformed list. */
+int tp_run_keep_ranks(tp_run *r, const char *list, tp_error *err);
 /* Ranks whose load (and reduce) finished so far: safe to call from another
  * thread while tp_run_load or tp_run_reduce runs, for a progress line. */
 size_t tp_run_ranks_done(const tp_run *r);

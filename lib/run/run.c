@@ -40,6 +40,7 @@ struct tp_run {
     pthread_mutex_t lock;
     size_t next;
     _Atomic size_t ndone;   /* ranks loaded (and reduced), for a progress line */
+    char *keep;             /* --rank: the ranks to keep ("0,2,5-7"), NULL all */
     /* tp_run_reduce: what each rank becomes before its store is freed */
     void *(*reduce)(const struct tp_run_rank *k, void *ctx);
     void (*drop)(void *result);
@@ -425,6 +426,8 @@ size_t tp_run_ranks_done(const tp_run *r)
     return r ? atomic_load(&((tp_run *)r)->ndone) : 0;
 }
 
+static int apply_keep(tp_run *r, tp_error *err);
+
 static void *worker_main(void *arg)
 {
     tp_run *r = arg;
@@ -611,6 +614,9 @@ static int load_all(tp_run *r, int threads, tp_error *err)
         for (size_t i = 0; i < r->n; i++)
             keep_steps(&r->r[i]);
     settle_ranks(r);
+    int krc = apply_keep(r, err);
+    if (krc != TP_OK)
+        return krc;
     check_steps(r);
     for (size_t i = 0; i < r->n; i++)
         if (r->r[i].status != TP_OK) {
@@ -655,6 +661,81 @@ const char *tp_run_notes(const tp_run *r)
     return r && r->notes ? r->notes : "";
 }
 
+/* "0,2,5-7" -> does it name rank x? (-1: the list is not one) */
+static int rank_listed(const char *list, int64_t x)
+{
+    for (const char *p = list; *p;) {
+        char *end;
+        long long a = strtoll(p, &end, 10), b;
+        if (end == p || a < 0)
+            return -1;
+        b = a;
+        if (*end == '-') {
+            const char *q = end + 1;
+            b = strtoll(q, &end, 10);
+            if (end == q || b < a)
+                return -1;
+        }
+        if (*end && *end != ',')
+            return -1;
+        if (x >= a && x <= b)
+            return 1;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+int tp_run_keep_ranks(tp_run *r, const char *list, tp_error *err)
+{
+    if (!r || !list)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_run_keep_ranks: %s", r ? "no list" : "no run");
+    if (!*list || rank_listed(list, -1) < 0)
+        return tp_error_set(err, TP_ERR_USAGE, "--rank: '%s' is not a list of ranks such as 0,2,5-7", list);
+    free(r->keep);
+    r->keep = strdup(list);
+    return r->keep ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+}
+
+/* --rank, once the ranks are settled (a rank is known only when its trace
+ * was read: distributedInfo): drop the others, and fail on a rank the list
+ * names that the run does not have (a typo is not an empty table). */
+static int apply_keep(tp_run *r, tp_error *err)
+{
+    if (!r->keep)
+        return TP_OK;
+    for (const char *p = r->keep; *p;) {
+        char *end;
+        long long a = strtoll(p, &end, 10), b = a;
+        if (*end == '-')
+            b = strtoll(end + 1, &end, 10);
+        for (long long x = a; x <= b && x - a < 1000000; x++) {
+            size_t i = 0;
+            while (i < r->n && r->r[i].rank != x)
+                i++;
+            if (i == r->n)
+                return tp_error_set(err, TP_ERR_USAGE, "%s: --rank: no rank %lld in this run (%zu ranks)", r->dir, x,
+                                    r->n);
+        }
+        p = *end ? end + 1 : end;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (rank_listed(r->keep, r->r[i].rank) == 1) {
+            r->r[k++] = r->r[i];
+            continue;
+        }
+        free((char *)r->r[i].path);
+        free((char *)r->r[i].worker);
+        free((char *)r->r[i].span);
+        free(r->r[i].step_numbers);
+        tp_store_free(r->r[i].store);
+        if (r->r[i].result && r->drop)
+            r->drop(r->r[i].result);
+    }
+    r->n = k;
+    return TP_OK;
+}
+
 void tp_run_free(tp_run *r)
 {
     if (!r)
@@ -670,6 +751,7 @@ void tp_run_free(tp_run *r)
     }
     free(r->r);
     free(r->notes);
+    free(r->keep);
     free(r);
 }
 

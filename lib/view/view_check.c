@@ -15,6 +15,7 @@
 #include "check.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef check_cols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "rank of the trace (distributedInfo, run: also the file name); - none"},
@@ -263,8 +264,13 @@ static enum tp_severity worst(const tp_table *t)
     return w;
 }
 
+static const struct tp_view_option check_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_check = {
     .name = "check",
+    TP_VIEW_OPTIONS(check_filter_options),
     .summary = "trace health, one row per finding (exit 0 clean, 1 warnings, 2 errors)",
     .cols = check_cols,
     .ncols = NCOLS,

@@ -8,6 +8,7 @@
 #include "table.h"
 #include "ascend.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef info_cols[] = {
     {"property", "Property", TP_COL_STR, -1, 0, "what is described"},
@@ -146,8 +147,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
+static const struct tp_view_option info_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_info = {
     .name = "info",
+    TP_VIEW_OPTIONS(info_filter_options),
     .summary = "what an input holds: format, size, events by kind, devices, streams, steps, skips",
     .cols = info_cols,
     .ncols = 2,

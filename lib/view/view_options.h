@@ -28,6 +28,11 @@
 #define TP_VIEW_OPTIONS(table) .options = (table), .noptions = sizeof(table) / sizeof *(table)
 
 /* Options several views share (the HTA views all read tp_hta_init's). */
+/* --step and --window: the views that read a slice of the trace as they
+ * read the whole (the CLI filters the store, tp_store_filter). */
+#define TP_VOPT_FILTERS \
+    TP_VOPT_STRING("step", "N|A-B", filter_steps, "only ProfilerStep#N (or #A to #B): its host events and the GPU work they launched"), \
+    TP_VOPT_STRING("window", "T0..T1", filter_window, "only what overlaps T0..T1 after the trace's first event (1.2s..1.8s, 1200ms.., us without a unit)")
 #define TP_VOPT_HTA_QUIRKS \
     TP_VOPT_FLAG("hta-quirks", hta_quirks, "HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)")
 #define TP_VOPT_ALL_STEPS \

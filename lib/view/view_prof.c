@@ -15,6 +15,7 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef cols[] = {
     {"idx", "Idx", TP_COL_INT, 7, 0, "index: 1-based position in kernel order"},
@@ -369,8 +370,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
+static const struct tp_view_option prof_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_prof = {
     .name = "prof",
+    TP_VIEW_OPTIONS(prof_filter_options),
     .summary = "PyProf prof.py's per-kernel table: op, params, FLOPs, bytes, tensor cores (default view)",
     .cols = cols,
     .ncols = C_N,

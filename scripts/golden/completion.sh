@@ -46,6 +46,7 @@ case_ value-of-top "" tprof kernels --top 1
 # every view's own options and every column key are offered for it
 bad=""
 for v in $("$T" --help | awk '/^  [a-z]/ { print $1 }'); do
+    [ "$v" = help ] && continue   # `tprof help VIEW` lists VIEW's options, not its own
     "$T" help "$v" >"$tmp/h" 2>/dev/null || continue
     # the first "columns" list (diff has a second one, for --summary)
     keys=$(awk '/^columns/ { on++; next } on == 1 && /^  [a-z_0-9]+ / && $1 != "key" { print $1 } /^$/ && on { on++ }' "$tmp/h" | sort -u | tr '\n' ' ')

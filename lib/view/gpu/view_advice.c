@@ -19,6 +19,7 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef acols[] = {
     {"kind", "Kind", TP_COL_STR, -1, 0,
@@ -266,8 +267,13 @@ done:
     return rc;
 }
 
+static const struct tp_view_option advice_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_advice = {
     .name = "advice",
+    TP_VIEW_OPTIONS(advice_filter_options),
     .summary = "TensorBoard plugin performance recommendations, as plain sentences",
     .cols = acols,
     .ncols = A_N,

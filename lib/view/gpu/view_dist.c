@@ -925,6 +925,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 }
 
 static const struct tp_view_option dist_options[] = {
+    TP_VOPT_FILTERS,
     TP_VOPT_FLAG("comm", comm, "the communication ops table"),
 };
 

@@ -11,6 +11,7 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef gcols[] = {
     {"device", "Device", TP_COL_INT, -1, 0, "GPU id (the kernels' device arg)"},
@@ -85,8 +86,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
+static const struct tp_view_option gpu_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_gpu = {
     .name = "gpu",
+    TP_VIEW_OPTIONS(gpu_filter_options),
     .summary = "TensorBoard plugin GPU Summary: utilization, est. SM efficiency, occupancy, Tensor Core time per GPU",
     .cols = gcols,
     .ncols = G_N,

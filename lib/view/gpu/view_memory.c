@@ -554,6 +554,7 @@ done:
 }
 
 static const struct tp_view_option memory_options[] = {
+    TP_VOPT_FILTERS,
     TP_VOPT_STRING("device", "D", device, "one device (GPU0, CPU ...)"),
     TP_VOPT_FLAG("events", events, "list allocations"),
     TP_VOPT_FLAG("curve", curve, "the memory curve"),

@@ -26,6 +26,7 @@
 #include "table.h"
 #include "tbtree.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef mod_cols[] = {
     {"module", "Module", TP_COL_STR, -1, 0, "module name, indented two spaces per level of the tree"},
@@ -489,8 +490,13 @@ done:
     return rc;
 }
 
+static const struct tp_view_option modules_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_modules = {
     .name = "modules",
+    TP_VIEW_OPTIONS(modules_filter_options),
     .summary = "TensorBoard plugin Module view: the nn.Module tree with host/device total and self time",
     .cols = mod_cols,
     .ncols = sizeof mod_cols / sizeof *mod_cols,

@@ -363,6 +363,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 }
 
 static const struct tp_view_option ops_options[] = {
+    TP_VOPT_FILTERS,
     TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, or category: TraceLens' "
                    "op categories (Ascend: name, shape, stack)"),
 };

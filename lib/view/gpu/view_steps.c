@@ -21,6 +21,7 @@
 #include "ranges.h"
 #include "breakdown.h"
 #include "tb_classify.h"
+#include "view_options.h"
 
 static const struct tp_coldef scols[] = {
     {"step", "Step", TP_COL_STR, -1, 0, "ProfilerStep number (0: the whole trace), avg: the mean"},
@@ -89,8 +90,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
+static const struct tp_view_option steps_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_steps = {
     .name = "steps",
+    TP_VIEW_OPTIONS(steps_filter_options),
     .summary = "TensorBoard plugin Overview: step time breakdown (kernel, memcpy, runtime, dataloader, CPU...)",
     .cols = scols,
     .ncols = sizeof scols / sizeof *scols,

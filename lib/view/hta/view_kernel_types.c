@@ -331,6 +331,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 }
 
 static const struct tp_view_option kernel_types_options[] = {
+    TP_VOPT_FILTERS,
     TP_VOPT_HTA_QUIRKS,
     TP_VOPT_ALL_STEPS,
     TP_VOPT_STRING("group", "G", group, "type (default) or kernel: per kernel name"),

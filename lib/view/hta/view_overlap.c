@@ -62,6 +62,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 }
 
 static const struct tp_view_option overlap_options[] = {
+    TP_VOPT_FILTERS,
     TP_VOPT_HTA_QUIRKS,
     TP_VOPT_ALL_STEPS,
 };

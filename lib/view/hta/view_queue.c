@@ -186,6 +186,7 @@ done:
 }
 
 static const struct tp_view_option queue_options[] = {
+    TP_VOPT_FILTERS,
     TP_VOPT_HTA_QUIRKS,
     TP_VOPT_ALL_STEPS,
     TP_VOPT_INT("max-queue", "N", TP_OPT_POSITIVE, max_queue, "time with N or more launches queued (HTA: 1024)"),

@@ -13,6 +13,7 @@
 #include "store.h"
 #include "summary.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef acols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every API call (%)"},
@@ -76,8 +77,13 @@ done:
     return rc;
 }
 
+static const struct tp_view_option api_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_api = {
     .name = "api",
+    TP_VIEW_OPTIONS(api_filter_options),
     .summary = "nsys cuda_api_sum: time per CUDA runtime/driver API (calls, avg, med, min, max, std)",
     .cols = acols,
     .ncols = A_N,

@@ -12,6 +12,7 @@
 #include "store.h"
 #include "summary.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef lcols[] = {
     {"pct", "Host(%)", TP_COL_FIXED, -1, 1, "share of the host time of every label (%)"},
@@ -117,8 +118,13 @@ done:
     return rc;
 }
 
+static const struct tp_view_option labels_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_labels = {
     .name = "labels",
+    TP_VIEW_OPTIONS(labels_filter_options),
     .summary = "record_function labels: calls, host time, device time launched inside, GPU-side annotation",
     .cols = lcols,
     .ncols = L_N,

@@ -13,6 +13,7 @@
 #include "store.h"
 #include "summary.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef mcols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every memory operation (%)"},
@@ -115,8 +116,13 @@ done:
     return rc;
 }
 
+static const struct tp_view_option memops_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_memops = {
     .name = "memops",
+    TP_VIEW_OPTIONS(memops_filter_options),
     .summary = "nsys cuda_gpu_mem_time_sum + cuda_gpu_mem_size_sum: time and bytes per copy kind and memset",
     .cols = mcols,
     .ncols = M_N,

@@ -13,6 +13,7 @@
 #include "store.h"
 #include "summary.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef ncols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every range (%)"},
@@ -113,8 +114,13 @@ done:
     return rc;
 }
 
+static const struct tp_view_option nvtx_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_nvtx = {
     .name = "nvtx",
+    TP_VIEW_OPTIONS(nvtx_filter_options),
     .summary = "nsys nvtx_sum: time per NVTX range, and the kernel time launched inside it",
     .cols = ncols,
     .ncols = N_N,

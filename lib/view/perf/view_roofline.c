@@ -21,6 +21,7 @@
 #include "strtab.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef cols[] = {
     {"name", "Operator", TP_COL_STR, -1, 0, "launching operator (PyProf rows: the op)"},
@@ -276,8 +277,13 @@ done:
     return rc;
 }
 
+static const struct tp_view_option roofline_filter_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_roofline = {
     .name = "roofline",
+    TP_VIEW_OPTIONS(roofline_filter_options),
     .summary = "achieved TFLOPS/s and TB/s per operator and shape against the device's peaks (compute or memory bound)",
     .cols = cols,
     .ncols = C_N,
