@@ -337,7 +337,10 @@ int tp_trace_cut(const char *in, const char *outpath, const struct tp_cut_opts *
     if (!st)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", in);
     int rc = tp_store_load(st, in, err);
-    if (rc == TP_OK && st->format != TP_SRC_KINETO_JSON)
+    if (rc == TP_OK && st->origin[0])
+        rc = tp_error_set(err, TP_ERR_USAGE, "%s: a .tprof store keeps no event text to copy: cut %s, the trace it "
+                          "was imported from", in, st->origin);
+    else if (rc == TP_OK && st->format != TP_SRC_KINETO_JSON)
         rc = tp_error_set(err, TP_ERR_USAGE, "%s: only PyTorch profiler (kineto) traces can be cut", in);
     if (rc == TP_OK)
         rc = tp_store_link(st, err);

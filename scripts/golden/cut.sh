@@ -107,3 +107,7 @@ printf '{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "
 "$T" cut "$tmp/trunc.json" --window 0.. -o "$tmp/x.json" 2>"$tmp/err"; rc=$?
 [ $rc = 2 ] && [ ! -e "$tmp/x.json" ] && [ -z "$(ls "$tmp" | grep 'x.json.tmp')" ]
 check truncated-input-no-file $? "exit $rc: $(cat "$tmp/err") $(ls "$tmp")"
+"$T" import "$F" -o "$tmp/s.tprof" 2>/dev/null
+"$T" cut "$tmp/s.tprof" --step 7 -o "$tmp/x.json" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && [ ! -e "$tmp/x.json" ] && grep -q "a .tprof store keeps no event text to copy" "$tmp/err"
+check store-input-refused $? "exit $rc: $(cat "$tmp/err")"
