@@ -6,6 +6,7 @@
  * comes from a set, in no order).  A note on stderr gives the graph's size
  * and the path's node, event and edge counts, the numbers HTA's tests check. */
 #include <stdlib.h>
+#include "checked.h"
 #include "critical_path.h"
 #include "table.h"
 #include "views.h"
@@ -74,9 +75,9 @@ static void summary_rows(tp_table *t, const struct tp_hta *h, const struct tp_cp
     for (size_t i = 0; i < g->npath_edges; i++) {
         const struct tp_cp_edge *e = &g->edges[g->path_edges[i]];
         enum tp_cp_bound b = tp_cp_bound_by(h, e);
-        sum[b] += e->weight;
+        tp_sat_add(&sum[b], e->weight);
         count[b]++;
-        total += e->weight;
+        tp_sat_add(&total, e->weight);
     }
     for (int b = 0; b < TP_CP_BOUND_NONE; b++) {
         if (tp_table_add_row(t) < 0)

@@ -13,6 +13,7 @@
  * events give negative gaps that it sums; tprof measures from the latest end
  * so far and counts only positive gaps (TPROF_HTA_QUIRKS=1: HTA's way). */
 #include <stdlib.h>
+#include "checked.h"
 #include "hta.h"
 #include "table.h"
 #include "views.h"
@@ -82,7 +83,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             int64_t gap = k[j].s - prev_end;
             int c = k[j].rt != INT64_MIN && k[j].rt > prev_end ? 0 : gap < KERNEL_WAIT_NS ? 1 : 2;
             if (h.quirks || gap > 0) {
-                sum[c] += gap;
+                tp_sat_add(&sum[c], gap);   /* forged times must not wrap the sum */
                 cnt[c]++;
             }
             if (h.quirks || k[j].e > prev_end)

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "checked.h"
 #include "hta.h"
 #include "table.h"
 #include "views.h"
@@ -107,7 +108,7 @@ static void stats_of(struct krow *o, const int64_t *v, size_t n)
     o->max = v[0];
     o->min = v[0];
     for (size_t i = 0; i < n; i++) {
-        o->sum += v[i];
+        tp_sat_add(&o->sum, v[i]);
         if (v[i] > o->max) o->max = v[i];
         if (v[i] < o->min) o->min = v[i];
     }
@@ -167,7 +168,7 @@ static int build_kernels(const tp_store *st, struct tp_hta *h, tp_table *t)
         x->min = INT64_MAX;
         for (; j < n && ev[j].type == ev[i].type && ev[j].name == ev[i].name; j++) {
             x->n++;
-            x->sum += ev[j].dur;
+            tp_sat_add(&x->sum, ev[j].dur);   /* a forged duration must not wrap the sum */
             if (ev[j].dur > x->max) x->max = ev[j].dur;
             if (ev[j].dur < x->min) x->min = ev[j].dur;
         }
@@ -186,12 +187,14 @@ static int build_kernels(const tp_store *st, struct tp_hta *h, tp_table *t)
         int cut = m > HTA_NUM_KERNELS;
         if (cut) {
             int64_t cum = 0;
-            for (size_t k = 0; k < m; k++)
-                tmp[k] = cum += g[i + k].sum;
+            for (size_t k = 0; k < m; k++) {
+                tp_sat_add(&cum, g[i + k].sum);
+                tmp[k] = cum;
+            }
             double q = quantile(tmp, m, HTA_DURATION_RATIO);
             cum = 0;
             for (size_t k = 0; k < m; k++) {
-                cum += g[i + k].sum;
+                tp_sat_add(&cum, g[i + k].sum);
                 g[i + k].others = (double)cum > q || k >= HTA_NUM_KERNELS;
             }
         }
@@ -215,7 +218,7 @@ static int build_kernels(const tp_store *st, struct tp_hta *h, tp_table *t)
             double d = (double)g[k].sum / (double)g[k].n - (oth.n ? (double)oth.sum / (double)oth.n : 0);
             oth.ss += g[k].ss + d * d * (double)oth.n * (double)g[k].n / (double)n2;
             oth.n = n2;
-            oth.sum += g[k].sum;
+            tp_sat_add(&oth.sum, g[k].sum);
             if (g[k].max > oth.max) oth.max = g[k].max;
             if (g[k].min < oth.min) oth.min = g[k].min;
         }
@@ -299,7 +302,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     for (int m = 1; m <= 7; m++)
         if (time[m] > 0) {
             order[n++] = m;
-            total += time[m];
+            tp_sat_add(&total, time[m]);
         }
     /* by time descending; ties in label order */
     for (int i = 1; i < n; i++)
