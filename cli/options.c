@@ -141,6 +141,7 @@ void cli_usage(FILE *out)
             "      --merge         a run directory as one table instead of one block per rank\n"
             "                      (the ranks laid end to end: calls and times summed over ranks)\n"
             "      --span S        a run directory: only span S (the plugin's worker.span files)\n"
+            "      --rank LIST     a run directory: only the ranks of LIST (0,2,5-7)\n"
             "      --capture PATH  graph replays charged to the operators of a capture trace\n"
             "                      (a file, or a folder such as TraceLens' capture_traces/)\n"
             "      --quiet         no notes on stderr (the coverage line, what a view left out); errors stay\n"
