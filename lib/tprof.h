@@ -426,6 +426,57 @@ int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g,
 int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g, const char *a_name,
                   const char *b_name, FILE *out);
 
+/* ---- the statistical regression gate: tprof diff --confidence P ----------- */
+
+/* Each step's wall time is cut into parts -- computation, communication,
+ * memcpy, host, idle -- and into pieces owned by events (kernels, copies,
+ * operators, idle gaps); the change of the time per step and of each part
+ * gets a bootstrap interval that redraws each name's pieces (a stratified
+ * bootstrap: see diff_gate.c for why not a rank-sum test on step times).  A
+ * quantity fails when its change exceeds the --fail-above gate and the
+ * interval's lower end is above zero. */
+typedef struct tp_gate tp_gate;
+
+struct tp_gate_opts {
+    double confidence;       /* 0 < P < 1: the interval's level (0.95) */
+    int iterations;          /* bootstrap replicates; 0: 2000 */
+    uint64_t seed;           /* 0: tprof's fixed seed (same inputs, same bytes) */
+    size_t top;              /* names per part in the waterfall; 0: 3 */
+};
+
+/* "0.95" or "95%" into *p; TP_ERR_USAGE when it is not strictly between 0 and 1. */
+int tp_gate_parse_confidence(const char *s, double *p, tp_error *err);
+
+/* Compare two linked stores (their steps; a store without steps is one
+ * step).  TP_ERR_USAGE on NULL or a bad level, TP_ERR_FORMAT when a store
+ * has nothing to measure, TP_ERR_NOMEM. */
+int tp_gate_compare(const tp_store *a, const tp_store *b, const struct tp_diff_gate *g,
+                    const struct tp_gate_opts *o, tp_gate **out, tp_error *err);
+
+/* One row per quantity: step_time, then the parts; A and B per step, the
+ * delta, the interval and the verdict (regressed, within noise, improved, ok). */
+int tp_gate_table(const tp_gate *gt, tp_table **out, tp_error *err);
+
+/* The waterfall: per part its delta, the running sum (ending at the step-
+ * time delta: the parts partition each step) and share, and under each part
+ * the names that moved most. */
+int tp_gate_waterfall(const tp_gate *gt, tp_table **out, tp_error *err);
+
+/* 1 and msg ("host 12.0 us -> 541.0 us per step (+4408.3%; 95% interval
+ * ...) exceeds 5%") when the i-th regressed quantity exists; 0 past the last. */
+int tp_gate_failed(const tp_gate *gt, size_t i, char *msg, size_t cap);
+
+/* JUnit XML: one test case per quantity.  0, or -1 on a write error or NULL. */
+int tp_gate_junit(const tp_gate *gt, const char *a_name, const char *b_name, FILE *out);
+
+/* The columns of the gate table (0) and of the waterfall (1), as view
+ * descriptors for the column checks and help; the gate's default columns
+ * show the interval in % for a % gate, in us for an absolute one. */
+const tp_view *tp_gate_view(int waterfall);
+const char *tp_gate_default_columns(const struct tp_diff_gate *g);
+
+void tp_gate_free(tp_gate *gt);
+
 /* ---- runs: a directory of ranks (lib/run.c) ------------------------------ */
 
 /* A run directory holds one trace per rank: kineto files (*.pt.trace.json,
