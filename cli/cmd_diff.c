@@ -13,7 +13,7 @@
 #include "tprof.h"
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_NO_HEADER, OPT_SUMMARY,
-       OPT_FAIL_ABOVE, OPT_JUNIT, OPT_CONFIDENCE, OPT_WATERFALL, OPT_NAMES, OPT_STEP, OPT_RANK };
+       OPT_FAIL_ABOVE, OPT_JUNIT, OPT_CONFIDENCE, OPT_WATERFALL, OPT_NAMES, OPT_STEP, OPT_RANK, OPT_TIMELINE, OPT_DEPTH, OPT_TSV };
 
 static const struct option diff_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -21,6 +21,7 @@ static const struct option diff_opts[] = {
     {"csv", no_argument, NULL, OPT_CSV},
     {"space", no_argument, NULL, OPT_SPACE},
     {"jsonl", no_argument, NULL, OPT_JSONL},
+    {"tsv", no_argument, NULL, OPT_TSV},
     {"markdown", no_argument, NULL, OPT_MARKDOWN},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
@@ -33,6 +34,8 @@ static const struct option diff_opts[] = {
     {"names", required_argument, NULL, OPT_NAMES},
     {"step", required_argument, NULL, OPT_STEP},
     {"rank", required_argument, NULL, OPT_RANK},
+    {"timeline", no_argument, NULL, OPT_TIMELINE},
+    {"depth", required_argument, NULL, OPT_DEPTH},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -50,7 +53,7 @@ static void diff_usage(FILE *out)
             "options:\n"
             "  -c, --columns LIST    columns to print, comma-separated\n"
             "  -w, --width W         columnated output within W characters\n"
-            "      --csv | --space | --jsonl | --markdown   output format\n"
+            "      --csv | --tsv | --space | --jsonl | --markdown   output format\n"
             "      --sort KEY        sort rows by a column (numbers descending)\n"
             "      --top N           print the first N rows only\n"
             "      --no-header       leave out the header line\n"
@@ -72,12 +75,18 @@ static void diff_usage(FILE *out)
             "      --names N         with --confidence: names per part in the waterfall (default 3)\n"
             "      --step N|A-B      compare those ProfilerSteps only (in both A and B)\n"
             "      --rank LIST       run directories: only the ranks of LIST (0,2,5-7)\n"
+            "      --timeline        the TensorBoard plugin's Diff Run view: the two timelines\n"
+            "                        (data loading, modules, optimizer steps, the operators\n"
+            "                        between) compared node by node, with the accumulated delta\n"
+            "      --depth N         with --timeline: rows down to depth N (default 1)\n"
             "\n"
             "Exit status: 0 ok, 1 regression past --fail-above, 2 bad usage or unreadable input.\n"
             "\ncolumns (-c):\n");
     tp_view_print_columns(tp_diff_view(0), out);
     fprintf(out, "\ncolumns with --summary:\n");
     tp_view_print_columns(tp_diff_view(1), out);
+    fprintf(out, "\ncolumns with --timeline:\n");
+    tp_view_print_columns(tp_diff_timeline_view(), out);
     fprintf(out, "\ncolumns with --confidence (the gate table):\n");
     tp_view_print_columns(tp_gate_view(0), out);
     fprintf(out, "\ncolumns with --confidence --waterfall:\n");
@@ -274,7 +283,7 @@ int cmd_diff(int argc, char **argv)
     const char *junit = NULL, *steps = NULL, *ranks = NULL;
     struct tp_diff_gate gate;
     struct tp_gate_opts go = {0};
-    int waterfall = 0;
+    int waterfall = 0, timeline = 0, depth = -1;
     tp_error err = {0};
     optind = 1;
     opterr = 0;
@@ -291,6 +300,7 @@ int cmd_diff(int argc, char **argv)
         case OPT_CSV: csv = format_chosen = 1; out.format = TP_FMT_CSV; break;
         case OPT_SPACE: format_chosen = 1; out.format = TP_FMT_SPACE; break;
         case OPT_JSONL: format_chosen = 1; out.format = TP_FMT_JSONL; break;
+        case OPT_TSV: format_chosen = 1; out.format = TP_FMT_TSV; break;
         case OPT_MARKDOWN: format_chosen = 1; out.format = TP_FMT_MARKDOWN; break;
         case OPT_SORT: out.sort = optarg; break;
         case OPT_TOP:
@@ -318,6 +328,16 @@ int cmd_diff(int argc, char **argv)
             break;
         }
         case OPT_STEP: steps = optarg; break;
+        case OPT_TIMELINE: timeline = 1; break;
+        case OPT_DEPTH: {
+            size_t n;
+            if (strcmp(optarg, "0") == 0)
+                n = 0;
+            else if (cli_parse_top(optarg, &n) < 0 || n > 1000)
+                return usage_error("--depth: '%s' is not a depth from 0 to 1000", optarg);
+            depth = (int)n;
+            break;
+        }
         case OPT_RANK: ranks = optarg; break;
         case 'h': diff_usage(stdout); return 0;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -332,12 +352,17 @@ int cmd_diff(int argc, char **argv)
         return usage_error("%s", "--confidence tests the gate: give --fail-above too");
     if ((waterfall || go.top) && go.confidence == 0)
         return usage_error("%s", "--waterfall and --names show the statistical gate: give --confidence too");
+    if (depth >= 0 && !timeline)
+        return usage_error("%s", "--depth is the depth of --timeline: give --timeline too");
+    if (timeline && (summary || go.confidence > 0 || gate_on))
+        return usage_error("%s", "--timeline is a table of its own: not with --summary, --fail-above or --confidence");
     if (go.confidence > 0 && summary)
         return usage_error("%s", "--summary and --confidence are two different tables: choose one");
     if (argc - optind != 2)
         return usage_error("%s", argc - optind < 2 ? "two inputs needed: A B"
                                                    : "only two inputs can be compared: A B");
-    const tp_view *dv = go.confidence > 0 ? tp_gate_view(waterfall) : tp_diff_view(summary);
+    const tp_view *dv = timeline ? tp_diff_timeline_view()
+                        : go.confidence > 0 ? tp_gate_view(waterfall) : tp_diff_view(summary);
     int columns_given = out.columns != NULL;
     if (!out.columns)
         out.columns = go.confidence > 0 && !waterfall ? tp_gate_default_columns(&gate)
@@ -373,10 +398,11 @@ int cmd_diff(int argc, char **argv)
     }
     struct tp_diff_summary s;
     tp_diff_summarize(a, b, &s);
-    if (!summary && isatty(STDOUT_FILENO))
+    if (!summary && !timeline && isatty(STDOUT_FILENO))
         print_headline(&s);
     tp_table *t = NULL;
-    int rc = summary ? tp_diff_summary_table(&s, &t, &err) : tp_diff_build(a, b, &t, &err);
+    int rc = timeline ? tp_diff_timeline(a, b, depth < 0 ? 1 : depth, &t, &err)
+             : summary ? tp_diff_summary_table(&s, &t, &err) : tp_diff_build(a, b, &t, &err);
     int status = bad ? 2 : 0;
     if (rc != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);

@@ -426,6 +426,16 @@ int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g,
 int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g, const char *a_name,
                   const char *b_name, FILE *out);
 
+/* The TensorBoard plugin's Diff Run view (tprof diff --timeline): the two
+ * first-thread operator trees walked side by side, run nodes (data loader,
+ * module, optimizer step, ProfilerStep) matched in order by kind and name,
+ * one row per node pair down to `depth` (0: the root alone) with host,
+ * device and total time on each side, the delta and the running sum of the
+ * delta over siblings.  TP_ERR_FORMAT when a store has no CPU operator. */
+int tp_diff_timeline(const tp_store *a, const tp_store *b, int depth, tp_table **out, tp_error *err);
+/* Its columns, as a view descriptor (for -c checks and help). */
+const tp_view *tp_diff_timeline_view(void);
+
 /* ---- the statistical regression gate: tprof diff --confidence P ----------- */
 
 /* Each step's wall time is cut into parts -- computation, communication,
