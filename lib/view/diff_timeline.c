@@ -20,16 +20,14 @@
  * of the total and the accumulated delta runs over the siblings, as the
  * plugin's "Accumulated Diff" chart does.
  *
- * The plugin also rebuilds backward passes into "<module>.backward" nodes
- * when a trace has nn.Module events and forward-backward flows; tprof
- * keeps those backward operators where the profiler recorded them (see
- * tprof(1), DIFF). */
+ * When a trace has nn.Module events and forward-backward flows, the trees
+ * are the plugin's with "<module>.backward" nodes (tbtree_bwd.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "diff.h"
 #include "store.h"
 #include "table.h"
-#include "tbtree.h"
+#include "tbtree_bwd.h"
 
 enum { TC_PATH, TC_DEPTH, TC_KIND, TC_NAME, TC_A_HOST, TC_A_DEVICE, TC_A_TOTAL, TC_A_SELF_HOST,
        TC_A_SELF_DEVICE, TC_B_HOST, TC_B_DEVICE, TC_B_TOTAL, TC_B_SELF_HOST, TC_B_SELF_DEVICE, TC_DELTA,
@@ -39,7 +37,7 @@ static const struct tp_coldef timeline_cols[TC_N] = {
     {"path", "Path", TP_COL_STR, -1, 0, "the node's place in the diff tree: 0-3-1 is child 1 of child 3 of the root"},
     {"depth", "Depth", TP_COL_INT, -1, 0, "0 for the root (the whole timeline)"},
     {"kind", "Kind", TP_COL_STR, -1, 0,
-     "dataloader, module, optimizer, step, operator, composite (several nodes), blank (none on a side)"},
+     "dataloader, module, backward, optimizer, step, operator, composite (several nodes), blank (none on a side)"},
     {"name", "Name", TP_COL_STR, 0, 0, "the node's name in A (in B when A has none); CompositeNodes as the plugin"},
     {"a_host", "A_Host(us)", TP_COL_US, -1, 0, "host duration in A: sum of end - start"},
     {"a_device", "A_Device(us)", TP_COL_US, -1, 0, "device duration in A: kernels launched inside"},
@@ -69,8 +67,8 @@ const tp_view *tp_diff_timeline_view(void)
 /* One side of a node pair: the tree's node indexes (0: blank, 1: a node,
  * more: a composite). */
 struct side {
-    const struct tb_model *m;
-    const int64_t *v;
+    const struct tb_btree *m;
+    const size_t *v;
     size_t n;
 };
 
@@ -82,7 +80,7 @@ static struct stats side_stats(const struct side *s)
 {
     struct stats t = {0};
     for (size_t i = 0; i < s->n; i++) {
-        const struct tb_node *N = &s->m->nodes[s->v[i]];
+        const struct tb_bnode *N = &s->m->v[s->v[i]];
         int64_t host = N->end - N->start;
         t.host += host;
         t.device += N->dev;
@@ -94,9 +92,9 @@ static struct stats side_stats(const struct side *s)
 }
 
 /* The plugin's RUN_NODE_TYPES. */
-static int is_run_node(const struct tb_node *N)
+static int is_run_node(const struct tb_bnode *N)
 {
-    return N->cl == CL_DL || N->cl == CL_MOD || N->cl == CL_OPT || N->cl == CL_STEP;
+    return N->cl == CL_DL || N->cl == CL_MOD || N->cl == CL_OPT || N->cl == CL_STEP || N->cl == CL_BWD;
 }
 
 static const char *kind_of(const struct side *s)
@@ -105,9 +103,10 @@ static const char *kind_of(const struct side *s)
         return "blank";
     if (s->n > 1)
         return "composite";
-    switch (s->m->nodes[s->v[0]].cl) {
+    switch (s->m->v[s->v[0]].cl) {
     case CL_DL: return "dataloader";
     case CL_MOD: return "module";
+    case CL_BWD: return "backward";
     case CL_OPT: return "optimizer";
     case CL_STEP: return "step";
     default: return "operator";
@@ -116,7 +115,7 @@ static const char *kind_of(const struct side *s)
 
 static const char *name_of(const struct side *s)
 {
-    return s->n == 0 ? "Blank" : s->n > 1 ? "CompositeNodes" : s->m->nodes[s->v[0]].name;
+    return s->n == 0 ? "Blank" : s->n > 1 ? "CompositeNodes" : s->m->v[s->v[0]].name;
 }
 
 struct walk {
@@ -124,22 +123,6 @@ struct walk {
     int max_depth;
     int nomem;
 };
-
-/* The children of a single node, in the tree's order. */
-static int64_t *children_of(const struct tb_model *m, int64_t node, size_t *n)
-{
-    size_t k = 0;
-    for (int64_t c = m->nodes[node].first_child; c >= 0; c = m->nodes[c].next_sib)
-        k++;
-    int64_t *v = malloc((k ? k : 1) * sizeof *v);
-    if (!v)
-        return NULL;
-    k = 0;
-    for (int64_t c = m->nodes[node].first_child; c >= 0; c = m->nodes[c].next_sib)
-        v[k++] = c;
-    *n = k;
-    return v;
-}
 
 static void emit(struct walk *w, const struct side *a, const struct side *b, const char *path, int depth,
                  int64_t *accumulated);
@@ -158,11 +141,11 @@ static void compare_lists(struct walk *w, const struct side *a, const struct sid
     }
     size_t np = 0, key = 0;
     for (size_t i = 0; i < a->n; i++) {
-        const struct tb_node *L = &a->m->nodes[a->v[i]];
+        const struct tb_bnode *L = &a->m->v[a->v[i]];
         if (!is_run_node(L))
             continue;
         for (size_t j = key; j < b->n; j++) {
-            const struct tb_node *R = &b->m->nodes[b->v[j]];
+            const struct tb_bnode *R = &b->m->v[b->v[j]];
             if (R->cl == L->cl && strcmp(R->name, L->name) == 0) {
                 pa[np] = i, pb[np++] = j;
                 key = j + 1;
@@ -223,43 +206,35 @@ static void emit(struct walk *w, const struct side *a, const struct side *b, con
         compare_lists(w, a, b, path, depth);
         return;
     }
-    size_t na, nb;
-    int64_t *ca = children_of(a->m, a->v[0], &na), *cb = children_of(b->m, b->v[0], &nb);
-    if (ca && cb) {
-        struct side la = {a->m, ca, na}, lb = {b->m, cb, nb};
-        compare_lists(w, &la, &lb, path, depth);
-    } else {
-        w->nomem = 1;
-    }
-    free(ca);
-    free(cb);
+    const struct tb_bnode *A = &a->m->v[a->v[0]], *B = &b->m->v[b->v[0]];
+    struct side la = {a->m, A->kids, A->nkids}, lb = {b->m, B->kids, B->nkids};
+    compare_lists(w, &la, &lb, path, depth);
 }
 
 /* get_tree_operators: the children of every ProfilerStep of the first
- * thread's tree, or of the root when it has no step. */
-static int64_t *timeline_of(const struct tb_model *m, size_t *n)
+ * tree, or of its root when it has no step. */
+static size_t *timeline_of(const struct tb_btree *m, size_t *n)
 {
     *n = 0;
     if (m->nroots == 0)
-        return malloc(sizeof(int64_t));
-    int64_t root = m->roots[0];
+        return malloc(sizeof(size_t));
+    const struct tb_bnode *R = &m->v[m->roots[0]];
     int has_step = 0;
     size_t k = 0;
-    for (int64_t c = m->nodes[root].first_child; c >= 0; c = m->nodes[c].next_sib) {
-        has_step |= m->nodes[c].cl == CL_STEP;
-        k++;
-        for (int64_t g = m->nodes[c].first_child; g >= 0; g = m->nodes[g].next_sib)
-            k++;
+    for (size_t i = 0; i < R->nkids; i++) {
+        has_step |= m->v[R->kids[i]].cl == CL_STEP;
+        k += 1 + m->v[R->kids[i]].nkids;
     }
-    int64_t *v = malloc((k ? k : 1) * sizeof *v);
+    size_t *v = malloc((k ? k : 1) * sizeof *v);
     if (!v)
         return NULL;
-    for (int64_t c = m->nodes[root].first_child; c >= 0; c = m->nodes[c].next_sib) {
+    for (size_t i = 0; i < R->nkids; i++) {
+        const struct tb_bnode *c = &m->v[R->kids[i]];
         if (!has_step)
-            v[(*n)++] = c;
-        else if (m->nodes[c].cl == CL_STEP)
-            for (int64_t g = m->nodes[c].first_child; g >= 0; g = m->nodes[g].next_sib)
-                v[(*n)++] = g;
+            v[(*n)++] = R->kids[i];
+        else if (c->cl == CL_STEP)
+            for (size_t j = 0; j < c->nkids; j++)
+                v[(*n)++] = c->kids[j];
     }
     return v;
 }
@@ -270,14 +245,24 @@ int tp_diff_timeline(const tp_store *a, const tp_store *b, int depth, tp_table *
         *out = NULL;
     if (!a || !b || !out || depth < 0)
         return tp_error_set(err, TP_ERR_USAGE, "tp_diff_timeline: missing argument or negative depth");
-    const struct tb_model *ma = tp_store_tb(a), *mb = tp_store_tb(b);
-    if (!ma || !mb)
+    const struct tb_model *ta = tp_store_tb(a), *tb = tp_store_tb(b);
+    struct tb_btree bta, btb;
+    if (!ta || !tb || tb_btree_build(a, ta, &bta) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory building the operator trees");
-    if (ma->nroots == 0 || mb->nroots == 0)
-        return tp_error_set(err, TP_ERR_FORMAT, "%s has no CPU operator: no timeline to compare",
-                            ma->nroots == 0 ? a->path : b->path);
+    if (tb_btree_build(b, tb, &btb) < 0) {
+        tb_btree_free(&bta);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory building the operator trees");
+    }
+    const struct tb_btree *ma = &bta, *mb = &btb;
+    if (ma->nroots == 0 || mb->nroots == 0) {
+        int rc = tp_error_set(err, TP_ERR_FORMAT, "%s has no CPU operator: no timeline to compare",
+                              ma->nroots == 0 ? a->path : b->path);
+        tb_btree_free(&bta);
+        tb_btree_free(&btb);
+        return rc;
+    }
     size_t na, nb;
-    int64_t *va = timeline_of(ma, &na), *vb = timeline_of(mb, &nb);
+    size_t *va = timeline_of(ma, &na), *vb = timeline_of(mb, &nb);
     struct walk w = {.t = tp_table_new(timeline_cols, TC_N), .max_depth = depth};
     if (va && vb && w.t) {
         struct side sa = {ma, va, na}, sb = {mb, vb, nb};
@@ -287,6 +272,8 @@ int tp_diff_timeline(const tp_store *a, const tp_store *b, int depth, tp_table *
     int nomem = !va || !vb || !w.t || w.nomem || tp_table_nomem(w.t);
     free(va);
     free(vb);
+    tb_btree_free(&bta);
+    tb_btree_free(&btb);
     if (nomem) {
         tp_table_free(w.t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory comparing the timelines");

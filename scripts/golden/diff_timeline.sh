@@ -41,7 +41,11 @@ if sys.argv[3] != "0":
 if len(want) != len(got):
     why.append("%d rows, the plugin %d" % (len(got), len(want)))
 for w, g in zip(want, got):
-    if w[:2] != g[:2] or any(abs(float(x) - float(y)) > 1e-6 for x, y in zip(w[2:], g[2:])):
+    # The plugin keeps times as float µs read from timestamps near 1e12 µs,
+    # where a double resolves 2^-12 µs: its sums of sub-µs events drift by
+    # a few ns from tprof's exact ones.  Integer-µs traces agree exactly.
+    if w[:2] != g[:2] or any(abs(float(x) - float(y)) > max(0.05, 1e-5 * abs(float(x)))
+                             for x, y in zip(w[2:], g[2:])):
         why.append("row %s: %s, the plugin %s" % (w[0], g, w))
         break
 if why:
@@ -57,6 +61,11 @@ check autograd_workers 3 "$H/resnet50_autograd_api_num_workers_0/worker0.pt.trac
     "$H/resnet50_autograd_api_num_workers_4/worker0.pt.trace.json.gz"
 check hta_pair 4 "$P/base/base.json.gz" "$P/test/test.json.gz"
 check module_hierarchy 5 "$M" "$M"
+# nn.Module traces with forward-backward flows: the plugin's backward modules
+T=$REF/peers/other_data/AMD-AGI-TraceLens/tests/traces
+check normalization_backward 3 "$T/perf_model/normalization/normalization_layer_test.json.gz" \
+    "$T/perf_model/normalization/normalization_layer_test.json.gz"
+check act_checkpoint_backward 4 "$T/mi300/resnet_act_checkpoint.json.gz" "$T/mi300/resnet_act_checkpoint.json.gz"
 
 # The accumulated delta of each sibling group ends at the parent's delta,
 # and --depth 0 prints the root alone.
