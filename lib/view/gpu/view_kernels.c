@@ -17,13 +17,11 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
+#include "tbtree.h"
 #include "views.h"
 #include "view_extra.h"
 #include "view_options.h"
 
-/* view_ops.c: the plugin's operator tree */
-int tp_tb_kernel_tc(const char *name);
-int tp_tb_kernel_ops(const tp_store *st, int64_t **rows, const char ***ops, int **elig, size_t *n);
 
 static const struct tp_coldef kcols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "kernel name"},
