@@ -404,6 +404,8 @@ void tp_npu_free(struct tp_npu_data *d)
     free(d->modules);
     free(d->steps);
     free(d->comms);
+    free(d->xcols);
+    free(d->xcells);
     free(d);
 }
 

@@ -45,6 +45,23 @@ struct tp_npu_task {          /* kernel_details.csv: one device task */
     int64_t op_row;               /* its store row, -1 unknown */
 };
 
+/* kernel_details.csv's columns beyond those of tp_npu_task: HF32 Eligible,
+ * Context ID and the PMU columns of whichever aic_metrics the run recorded
+ * (aicore_time(us), aic_mac_ratio, aiv_vec_time(us), cube_utilization(%),
+ * aic_l0a_read_bw(GB/s) ...; their set depends on the metrics and the chip).
+ * The plugin's "All" table passes them through as the strings it read, so
+ * each cell keeps its text exactly (decimals as written: "0.0", "50.522")
+ * and, beside it, its value for sorting and sums (NaN: N/A, empty or not a
+ * number, which the plugin keeps as text too).  Column-major: the cell of
+ * extra column c for task t is xcells[c * ntasks + t]. */
+struct tp_npu_xcol {
+    uint32_t name;                /* the header name, as written (strtab) */
+};
+struct tp_npu_xcell {
+    uint32_t text;                /* the cell as written (strtab; "" empty or a short row) */
+    double value;                 /* its number, NaN when it is not one */
+};
+
 struct tp_npu_op {            /* operator_details.csv: one framework op instance */
     uint32_t name, shapes, stack;   /* strtab; shapes/stack "" when empty */
     int64_t host_self, host_total, dev_self, dev_total, dev_self_aic, dev_total_aic;   /* ns */
@@ -107,7 +124,15 @@ struct tp_npu_data {
     struct tp_npu_module *modules;  size_t nmodules, capmodules;
     struct tp_npu_steptime *steps;  size_t nsteps, capsteps;
     struct tp_npu_comm *comms;      size_t ncomms, capcomms;
+    struct tp_npu_xcol *xcols;      size_t nxcols, capxcols;     /* kernel_details' extra columns */
+    struct tp_npu_xcell *xcells;    size_t nxcells, capxcells;   /* nxcols * ntasks, column-major */
 };
+
+/* The extra cell of task t in extra column c (t < ntasks, c < nxcols). */
+static inline const struct tp_npu_xcell *tp_npu_xcell_at(const struct tp_npu_data *d, size_t c, size_t t)
+{
+    return &d->xcells[c * d->ntasks + t];
+}
 
 /* Called by tp_store_free. */
 void tp_npu_free(struct tp_npu_data *d);

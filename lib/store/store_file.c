@@ -507,6 +507,10 @@ static int check_refs(struct reader *r)
     }
     if (st->linked ? r->count[TP_SF_LINKS] != st->n : r->count[TP_SF_LINKS] != (size_t)-1)
         return bad(r, "the link columns do not match the events");
+    /* the views index the extra cells by column and task */
+    size_t ncell;
+    if (st->npu && (__builtin_mul_overflow(st->npu->nxcols, st->npu->ntasks, &ncell) || st->npu->nxcells != ncell))
+        return bad(r, "the extra kernel_details cells do not match their columns and tasks");
     return TP_OK;
 }
 

@@ -7,6 +7,7 @@
  * fields than the header, or a cell that is not a number where one is
  * needed, is reported (file, row, column) and left out; the other rows and
  * files still count. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ascend.h"
@@ -79,7 +80,82 @@ struct kctx {
     int ready, bad;
     int step, dev, name, type, state, core, start, dur, wait, bd, mbd, model, task, stream;
     int ish, ity, ifm, osh, oty, ofm;
+    int *xidx; size_t nx;         /* header indexes of the extra columns (tp_npu_xcol) */
 };
+
+/* The header columns the task record does not hold (HF32 Eligible, Context
+ * ID, the PMU columns) become extra columns, in header order; only for the
+ * first task table read, so that cell rows line up with d->tasks. */
+static int extra_cols(struct tp_npu_csv *c, struct kctx *k)
+{
+    struct tp_npu_data *d = k->d;
+    if (d->ntasks || d->nxcols)
+        return 0;
+    const int known[] = {k->step, k->dev, k->name, k->type, k->state, k->core, k->start, k->dur, k->wait,
+                         k->bd, k->mbd, k->model, k->task, k->stream, k->ish, k->ity, k->ifm, k->osh,
+                         k->oty, k->ofm};
+    k->xidx = malloc((c->nhdr ? c->nhdr : 1) * sizeof *k->xidx);
+    if (!k->xidx)
+        return -1;
+    for (size_t i = 0; i < c->nhdr; i++) {
+        size_t j = 0;
+        while (j < sizeof known / sizeof known[0] && known[j] != (int)i)
+            j++;
+        if (j < sizeof known / sizeof known[0])
+            continue;
+        GROW(d->xcols, d->nxcols, d->capxcols);
+        d->xcols[d->nxcols++].name = tp_store_intern(c->st, c->hdr[i], strlen(c->hdr[i]));
+        k->xidx[k->nx++] = (int)i;
+    }
+    return 0;
+}
+
+/* One task's extra cells, row-major while reading (extra_done transposes):
+ * the text as read, and its number (NaN when it is none: the plugin keeps
+ * such a cell as text, and so does tprof). */
+static int extra_cells(struct tp_npu_csv *c, struct kctx *k)
+{
+    struct tp_npu_data *d = k->d;
+    for (size_t i = 0; i < k->nx; i++) {
+        size_t col = (size_t)k->xidx[i], n = 0;
+        const char *s = tp_npu_cell(c, (int)col, &n);
+        struct tp_npu_xcell x = {0, NAN};
+        if (col < c->nf)
+            x.text = tp_store_intern(c->st, c->f[col], c->flen[col]);
+        if (n && tp_decimal_to_double(s, n, &x.value) != 0)
+            x.value = NAN;
+        GROW(d->xcells, d->nxcells, d->capxcells);
+        d->xcells[d->nxcells++] = x;
+    }
+    return 0;
+}
+
+/* Row-major cells to column-major; a table cut short (out of memory
+ * between a task and its cells) keeps no extra columns rather than cells
+ * of the wrong task. */
+static int extra_done(struct tp_npu_data *d)
+{
+    size_t nx = d->nxcols, nt = d->ntasks;
+    if (!nx)
+        return 0;
+    if (d->nxcells != nx * nt) {
+        d->nxcols = d->nxcells = 0;
+        return 0;
+    }
+    size_t ncell = nx * nt;
+    struct tp_npu_xcell *col = malloc((ncell ? ncell : 1) * sizeof *col);
+    if (!col) {
+        d->nxcols = d->nxcells = 0;
+        return -1;
+    }
+    for (size_t t = 0; t < nt; t++)
+        for (size_t c = 0; c < nx; c++)
+            col[c * nt + t] = d->xcells[t * nx + c];
+    free(d->xcells);
+    d->xcells = col;
+    d->capxcells = ncell;
+    return 0;
+}
 
 static int kernel_row(struct tp_npu_csv *c, void *vctx)
 {
@@ -126,6 +202,8 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
         }
         d->kernel_header = b.oom ? 0 : tp_store_intern(st, b.p ? b.p : "", b.len);
         tp_sbuf_free(&b);
+        if (!k->bad && extra_cols(c, k) < 0)
+            return -1;
     }
     if (k->bad || !full_row(c, (int[]){k->name, k->dur, k->start}, 3))
         return 0;
@@ -206,6 +284,8 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
     st->tid[row] = t.stream_id;
     t.row = row;
     note_first(d, t.start);
+    if (extra_cells(c, k) < 0)
+        return -1;
     GROW(d->tasks, d->ntasks, d->captasks);
     d->tasks[d->ntasks++] = t;
     return 0;
@@ -513,6 +593,12 @@ int tp_ascend_read_csv(tp_store *st, struct tp_npu_data *d, enum tp_npu_file whi
         tp_npu_csv_bad(&c, -2, "empty file (no header)");
     }
     tp_npu_csv_free(&c);
+    if (which == TP_NPU_KERNEL_DETAILS) {
+        /* only the read that set up the extra columns lays out their cells */
+        if (u.k.xidx && extra_done(d) < 0)
+            rc = -1;
+        free(u.k.xidx);
+    }
     size_t after = which == TP_NPU_KERNEL_DETAILS ? d->ntasks : which == TP_NPU_OPERATOR_DETAILS ? d->nops
                  : which == TP_NPU_OPERATOR_MEMORY ? d->nallocs : which == TP_NPU_MEMORY_RECORD ? d->nrecords
                  : which == TP_NPU_MODULE_MEM ? d->nmodules : d->nsteps;
