@@ -112,7 +112,8 @@ static int default_columns(const tp_store *st, const struct tp_npu_data *d, cons
         }
         h += n + (e != NULL);
     }
-    int rc = b.oom ? -1 : b.len ? tp_table_set_default_columns(t, b.p) : 0;
+    tp_sbuf_putc(&b, 0);   /* a C string for the table */
+    int rc = b.oom ? -1 : b.len > 1 ? tp_table_set_default_columns(t, b.p) : 0;
     tp_sbuf_free(&b);
     return rc;
 }
