@@ -498,6 +498,14 @@ int tp_npu_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char 
         snprintf(val, vcap, "tasks %zu, operators %zu, allocations %zu, memory records %zu, module records %zu, steps %zu, "
                  "communication ops %zu", d->ntasks, d->nops, d->nallocs, d->nrecords, d->nmodules, d->nsteps, d->ncomms);
         return 1;
+    case 5: {
+        /* HF32 Eligible, Context ID, the PMU columns: kernels --group all */
+        snprintf(key, kcap, "ascend.kernel_extra_columns");
+        size_t n = (size_t)snprintf(val, vcap, "%zu", d->nxcols);
+        for (size_t c = 0; c < d->nxcols && n < vcap; c++)
+            n += (size_t)snprintf(val + n, vcap - n, "%s%s", c ? "," : ": ", tp_store_str(st, d->xcols[c].name));
+        return 1;
+    }
     default:
         return 0;
     }

@@ -15,7 +15,8 @@
 #   store     the same table from a .tprof store; a store without the PMU
 #             sections (an older writer) still reads; one whose cells do not
 #             match their columns is refused
-# and on copies of one folder: --sort by a PMU column is numeric, -c picks
+# and on copies of one folder: a run of two ranks, `info`'s count of the
+# extra columns, --sort by a PMU column is numeric, -c picks
 # PMU columns, a folder without them shows none by default, and bad cells:
 # a PMU cell that is not a number is kept as text (the plugin passes every
 # PMU cell through as a string), a bad Duration is an error naming file and
@@ -286,7 +287,31 @@ def bad_duration():
         return "%d rows printed, expected the other 190" % len(rows)
     return None
 
+def run_dir():
+    # a run of two ranks: one block, the rank first, then the file's columns
+    run = os.path.join(TMP, "run")
+    os.makedirs(run)
+    for r in ("rank0_ascend_pt", "rank1_ascend_pt"):
+        shutil.copytree(os.path.join(os.path.dirname(SRC), r), os.path.join(run, r),
+                        ignore=shutil.ignore_patterns("*.db", "*.dat"))
+    _, hdr, rows = table(run)
+    cols, exp = plugin_rows(SRC)
+    if hdr != ["rank"] + [key(c) for c in cols]:
+        return "run columns %s" % ",".join(hdr[:6])
+    if len(rows) != 2 * len(exp) or {r[0] for r in rows} != {"0", "1"}:
+        return "%d rows of ranks %s" % (len(rows), sorted({r[0] for r in rows}))
+    return compare(hdr, [r for r in rows if r[0] == "0"], cols, exp, "rank 0")
+
+def info():
+    p = tprof("info", SRC)
+    m = re.search(r"^ascend\.kernel_extra_columns (\d+): HF32 Eligible,Context ID,aicore_time\(us\),", p.stdout, re.M)
+    if not m or m.group(1) != "27":
+        return "info says %r" % [l for l in p.stdout.splitlines() if "extra" in l]
+    return None
+
 if os.path.isdir(SRC) and os.path.isdir(L0):
+    case("run", run_dir)
+    case("info", info)
     case("sort", sort_numeric)
     case("select", select)
     case("absent", level0)
