@@ -393,7 +393,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 
 const tp_view tp_view_npu_kernels = {
     .name = "kernels",
-    .summary = "Ascend plugin Kernel statistics: time per task name, per core type (--group core|props)",
+    .summary = "Ascend plugin Kernel statistics: time per task name, per core type (--group core|props|all: every task, PMU columns)",
     .cols = tp_npu_kernel_cols,
     .ncols = NK_N,
     .default_columns = "name,core,calls,total,min,mean,max,pct",
