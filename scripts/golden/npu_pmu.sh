@@ -15,6 +15,7 @@
 #   store     the same table from a .tprof store; a store without the PMU
 #             sections (an older writer) still reads; one whose cells do not
 #             match their columns is refused
+# CANN's op_summary_1.csv (read in place of kernel_details.csv) row by row;
 # and on copies of one folder: a run of two ranks, `info`'s count of the
 # extra columns, --sort by a PMU column is numeric, -c picks
 # PMU columns, a folder without them shows none by default, and bad cells:
@@ -56,7 +57,10 @@ BASE = {"step id": "step", "device_id": "device", "model id": "model_id", "task 
         "wait time(us)": "wait", "block dim": "block_dim", "block num": "block_dim",
         "mix block dim": "mix_block_dim", "input shapes": "in_shapes", "input data types": "in_types",
         "input formats": "in_formats", "output shapes": "out_shapes", "output data types": "out_types",
-        "output formats": "out_formats"}
+        "output formats": "out_formats",
+        # CANN op_summary's names, which kernel_details renames
+        "op name": "name", "op type": "type", "task type": "core", "task start time(us)": "start_time",
+        "task duration(us)": "duration", "task wait time(us)": "wait"}
 # typed number by the plugin; tprof keeps them as integer ns (a Duration of
 # "496.8508" µs prints 496.851): equal to the ns
 NUMERIC = {"start_time", "duration", "wait"}
@@ -101,11 +105,11 @@ def compare(hdr, rows, cols, exp_rows, what, short=()):
                 return "%s row %d, column %r: %r, expected %r" % (what, r + 1, c, mv, ev)
     return None
 
-def plugin_rows(folder):
+def plugin_rows(folder, name="kernel_details.csv"):
     # run_generator.get_csv_data: open(utf-8-sig), csv.reader(skipinitialspace=True)
-    f = os.path.join(folder, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv")
+    f = os.path.join(folder, "ASCEND_PROFILER_OUTPUT", name)
     if not os.path.exists(f):
-        f = os.path.join(folder, "kernel_details.csv")
+        f = os.path.join(folder, name)
     with open(f, encoding="utf-8-sig") as fh:
         r = list(csv.reader(fh, skipinitialspace=True))
     return r[0], r[1:]
@@ -124,8 +128,8 @@ def check_golden(path, g):
         return "%d rows, the plugin has %d" % (len(rows), meta["n_rows"])
     return compare(hdr, rows, [c["name"] for c in meta["columns"]], meta["first_rows"], "first rows")
 
-def check_rows(path, g):
-    cols, exp = plugin_rows(path)
+def check_rows(path, g, name="kernel_details.csv"):
+    cols, exp = plugin_rows(path, name)
     _, hdr, rows = table(path)
     # a hand-edited row shorter than the header: the plugin serves it short
     short = {i for i, e in enumerate(exp) if len(e) < len(cols)}
@@ -308,6 +312,20 @@ def info():
     if not m or m.group(1) != "27":
         return "info says %r" % [l for l in p.stdout.splitlines() if "extra" in l]
     return None
+
+# CANN's op_summary (kernel_details before torch_npu renames its columns),
+# read when a folder has no kernel_details.csv: the same extra columns
+OPSUM = os.path.join(DATA, "xiaobingling93-pixel+Ascend-msinsight/server/src/test/test_data/test_kernel_parse")
+if os.path.exists(os.path.join(OPSUM, "op_summary_1.csv")):
+    def op_summary():
+        cols, _ = plugin_rows(OPSUM, "op_summary_1.csv")
+        _, hdr, _ = table(OPSUM)
+        if hdr != [key(c) for c in cols]:
+            return "default columns %s" % ",".join(hdr)
+        return check_rows(OPSUM, None, "op_summary_1.csv")
+    case("op-summary", op_summary)
+else:
+    say("skip", "npu-pmu-op-summary", "op_summary_1.csv not found")
 
 if os.path.isdir(SRC) and os.path.isdir(L0):
     case("run", run_dir)
