@@ -234,10 +234,11 @@ const struct tp_sf_col tp_sf_cols[] = {
     /* kernel_details' extra columns (PMU ...): "opt." so that a tprof that
      * predates them reads the rest of the store (it shows no PMU columns
      * anyway); a store without them (older) reads as a folder without them.
-     * check_refs holds the cell count to columns x tasks. */
+     * check_refs holds the cell count to columns x tasks and each cell's
+     * string id to the string table. */
     {"opt.npu.xcol.name", TP_SF_NPU_XCOLS, NPU(xcols, struct tp_npu_xcol, name), TP_SF_STR},
-    {"opt.npu.xcell.text", TP_SF_NPU_XCELLS, NPU(xcells, struct tp_npu_xcell, text), TP_SF_STR},
-    {"opt.npu.xcell.value", TP_SF_NPU_XCELLS, NPU(xcells, struct tp_npu_xcell, value), 0},
+    {"opt.npu.xcell.cell", TP_SF_NPU_XCELLS, offsetof(struct tp_npu_data, xcells), sizeof(tp_npu_xcell), 0,
+     sizeof(tp_npu_xcell), 0},
 };
 const size_t tp_sf_ncols = sizeof tp_sf_cols / sizeof tp_sf_cols[0];
 

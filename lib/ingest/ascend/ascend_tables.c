@@ -7,7 +7,6 @@
  * fields than the header, or a cell that is not a number where one is
  * needed, is reported (file, row, column) and left out; the other rows and
  * files still count. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ascend.h"
@@ -110,50 +109,67 @@ static int extra_cols(struct tp_npu_csv *c, struct kctx *k)
     return 0;
 }
 
-/* One task's extra cells, row-major while reading (extra_done transposes):
- * the text as read, and its number (NaN when it is none: the plugin keeps
- * such a cell as text, and so does tprof). */
+/* One task's extra cells, row-major while reading (extra_done transposes),
+ * each as written (tp_npu_xcell: a number or a string; a cell that is not
+ * a number is kept as text, as the plugin keeps it). */
 static int extra_cells(struct tp_npu_csv *c, struct kctx *k)
 {
     struct tp_npu_data *d = k->d;
     for (size_t i = 0; i < k->nx; i++) {
-        size_t col = (size_t)k->xidx[i], n = 0;
-        const char *s = tp_npu_cell(c, (int)col, &n);
-        struct tp_npu_xcell x = {0, NAN};
-        if (col < c->nf)
-            x.text = tp_store_intern(c->st, c->f[col], c->flen[col]);
-        if (n && tp_decimal_to_double(s, n, &x.value) != 0)
-            x.value = NAN;
+        size_t col = (size_t)k->xidx[i];
         GROW(d->xcells, d->nxcells, d->capxcells);
-        d->xcells[d->nxcells++] = x;
+        d->xcells[d->nxcells++] = col < c->nf ? tp_npu_xcell_encode(c->st, c->f[col], c->flen[col])
+                                              : tp_npu_xcell_encode(c->st, "", 0);
     }
     return 0;
 }
 
-/* Row-major cells to column-major; a table cut short (out of memory
- * between a task and its cells) keeps no extra columns rather than cells
- * of the wrong task. */
+/* Row-major cells to column-major, in place (following the permutation's
+ * cycles, with one bit per cell to mark those moved): a PMU table is the
+ * biggest thing a folder holds (27 columns x every task), and a second copy
+ * of it would double the import's peak.  A table cut short (out of memory
+ * between a task and its cells) keeps no extra columns rather than cells of
+ * the wrong task. */
 static int extra_done(struct tp_npu_data *d)
 {
-    size_t nx = d->nxcols, nt = d->ntasks;
+    size_t nx = d->nxcols, nt = d->ntasks, n = d->nxcells;
     if (!nx)
         return 0;
-    if (d->nxcells != nx * nt) {
+    if (n != nx * nt) {
         d->nxcols = d->nxcells = 0;
         return 0;
     }
-    size_t ncell = nx * nt;
-    struct tp_npu_xcell *col = malloc((ncell ? ncell : 1) * sizeof *col);
-    if (!col) {
-        d->nxcols = d->nxcells = 0;
-        return -1;
+    if (n > 2 && nx > 1 && nt > 1) {
+        unsigned char *moved = calloc(n / 8 + 1, 1);
+        if (!moved) {
+            d->nxcols = d->nxcells = 0;
+            return -1;
+        }
+        /* the cell at i = t*nx + c goes to c*nt + t = i*nt mod (n-1); the
+         * first and the last stay */
+        for (size_t start = 1; start < n - 1; start++) {
+            if (moved[start / 8] & (1u << (start % 8)))
+                continue;
+            size_t i = start;
+            tp_npu_xcell carry = d->xcells[i];
+            do {
+                size_t j = n <= UINT32_MAX ? (size_t)((uint64_t)i * nt % (n - 1))   /* no overflow */
+                                           : (size_t)((unsigned __int128)i * nt % (n - 1));
+                tp_npu_xcell next = d->xcells[j];
+                d->xcells[j] = carry;
+                carry = next;
+                moved[j / 8] |= (unsigned char)(1u << (j % 8));
+                i = j;
+            } while (i != start);
+        }
+        free(moved);
     }
-    for (size_t t = 0; t < nt; t++)
-        for (size_t c = 0; c < nx; c++)
-            col[c * nt + t] = d->xcells[t * nx + c];
-    free(d->xcells);
-    d->xcells = col;
-    d->capxcells = ncell;
+    /* give back what doubling reserved */
+    tp_npu_xcell *fit = realloc(d->xcells, (n ? n : 1) * sizeof *fit);
+    if (fit) {
+        d->xcells = fit;
+        d->capxcells = n;
+    }
     return 0;
 }
 

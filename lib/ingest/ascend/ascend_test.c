@@ -365,14 +365,20 @@ static void extras(void)
     CHECK_STR("ascend.xcol.first", tp_store_str(st, d->xcols[0].name), "HF32 Eligible");
     CHECK_STR("ascend.xcol.last", tp_store_str(st, d->xcols[4].name), "my_metric");
     CHECK_INT("ascend.xcell.count", (long long)d->nxcells, 15);
-    CHECK_STR("ascend.xcell.as_written", tp_store_str(st, tp_npu_xcell_at(d, 2, 0)->text), "4.50");
-    CHECK("ascend.xcell.value", tp_npu_xcell_at(d, 2, 0)->value == 4.5);
-    CHECK_STR("ascend.xcell.next_task", tp_store_str(st, tp_npu_xcell_at(d, 2, 1)->text), "0.0");
-    CHECK_STR("ascend.xcell.text_kept", tp_store_str(st, tp_npu_xcell_at(d, 3, 1)->text), "abc");
-    CHECK("ascend.xcell.text_nan", isnan(tp_npu_xcell_at(d, 3, 1)->value));
-    CHECK("ascend.xcell.na_nan", isnan(tp_npu_xcell_at(d, 1, 0)->value));
-    CHECK_STR("ascend.xcell.short_row", tp_store_str(st, tp_npu_xcell_at(d, 3, 2)->text), "");
-    CHECK_STR("ascend.xcell.short_row_kept", tp_store_str(st, tp_npu_xcell_at(d, 2, 2)->text), "N/A");
+    char b[32];
+#define XS(c, t) tp_npu_xcell_str(st, tp_npu_xcell_at(d, c, t), b, sizeof b)
+#define XV(c, t) tp_npu_xcell_value(st, tp_npu_xcell_at(d, c, t))
+    CHECK_STR("ascend.xcell.as_written", XS(2, 0), "4.50");
+    CHECK("ascend.xcell.value", XV(2, 0) == 4.5);
+    CHECK_STR("ascend.xcell.next_task", XS(2, 1), "0.0");
+    CHECK_STR("ascend.xcell.text_kept", XS(3, 1), "abc");
+    CHECK("ascend.xcell.text_nan", isnan(XV(3, 1)));
+    CHECK("ascend.xcell.na_nan", isnan(XV(1, 0)));
+    CHECK_STR("ascend.xcell.short_row", XS(3, 2), "");
+    CHECK_STR("ascend.xcell.short_row_kept", XS(2, 2), "N/A");
+    CHECK("ascend.xcell.number_not_interned", tp_strtab_find(&st->strings, "0.519", 5) == UINT32_MAX);
+#undef XS
+#undef XV
     tp_error e = {0};
     tp_table *t = NULL;
     const tp_view *kv = tp_view_find("kernels");
@@ -393,6 +399,38 @@ static void extras(void)
     tp_store_free(st);
 }
 
+/* The cell encoding: every plain decimal prints back to its own text and
+ * reads as strtod reads it; anything else is a string. */
+static void xcell_codes(void)
+{
+    tp_store *st = tp_store_new();
+    static const char *const nums[] = {"0", "0.0", "0.519", "2910056", "-3.5", "50.522", "0.000",
+                                       "123456789012345", "0.00000000000001", "99.90"};
+    static const char *const texts[] = {"", "N/A", "abc", "-0", "-0.0", "007", "1e-3", "5.", ".5", "+1",
+                                        "1234567890123456", "1.5\t", "1,5"};
+    char b[32];
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        tp_npu_xcell x = tp_npu_xcell_encode(st, nums[i], strlen(nums[i]));
+        char name[64];
+        snprintf(name, sizeof name, "ascend.xcode.number.%s", nums[i]);
+        CHECK(name, ((uint64_t)x & 0xff) != TP_NPU_XTEXT && tp_npu_xcell_valid(x, st->strings.count));
+        CHECK_STR(name, tp_npu_xcell_str(st, x, b, sizeof b), nums[i]);
+        CHECK(name, tp_npu_xcell_value(st, x) == strtod(nums[i], NULL));
+    }
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        tp_npu_xcell x = tp_npu_xcell_encode(st, texts[i], strlen(texts[i]));
+        char name[64];
+        snprintf(name, sizeof name, "ascend.xcode.text.%zu", i);
+        CHECK(name, ((uint64_t)x & 0xff) == TP_NPU_XTEXT && tp_npu_xcell_valid(x, st->strings.count));
+        CHECK_STR(name, tp_npu_xcell_str(st, x, b, sizeof b), texts[i]);
+    }
+    CHECK("ascend.xcode.text_number", tp_npu_xcell_value(st, tp_npu_xcell_encode(st, "1e-3", 4)) == 1e-3);
+    CHECK("ascend.xcode.text_tab", tp_npu_xcell_value(st, tp_npu_xcell_encode(st, "1.5\t", 4)) == 1.5);
+    CHECK("ascend.xcode.bad_id", !tp_npu_xcell_valid((int64_t)st->strings.count * 256 + TP_NPU_XTEXT, st->strings.count));
+    CHECK("ascend.xcode.bad_decimals", !tp_npu_xcell_valid(16, st->strings.count));
+    tp_store_free(st);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/tprof_ascend_test_XXXXXX");
@@ -408,6 +446,7 @@ int main(void)
     variants();
     bad_input();
     extras();
+    xcell_codes();
     rounding();
     probe();
     clean();

@@ -197,8 +197,9 @@ int tp_npu_kernels_all(const tp_store *st, tp_table **out, tp_error *err)
         set_str0(t, NK_OFM, st, k->out_formats);
         ex.len = 0;
         for (size_t c = 0; c < d->nxcols; c++) {
-            const struct tp_npu_xcell *x = tp_npu_xcell_at(d, c, i);
-            const char *s = tp_store_str(st, x->text);
+            tp_npu_xcell x = tp_npu_xcell_at(d, c, i);
+            char nb[32];
+            const char *s = tp_npu_xcell_str(st, x, nb, sizeof nb);
             if (xmap[c] < 0) {
                 /* no key: NAME=VALUE in the catch-all column */
                 const char *name = tp_store_str(st, d->xcols[c].name);
@@ -208,7 +209,7 @@ int tp_npu_kernels_all(const tp_store *st, tp_table **out, tp_error *err)
                 tp_sbuf_putc(&ex, '=');
                 tp_sbuf_put(&ex, s, strlen(s));
             } else if (tp_npu_kernel_cols[xmap[c]].type == TP_COL_NUM) {
-                set_pmu(t, (size_t)xmap[c], s, x->value);
+                set_pmu(t, (size_t)xmap[c], s, tp_npu_xcell_value(st, x));
             } else if (*s) {
                 tp_table_set_str(t, (size_t)xmap[c], s);
             }
