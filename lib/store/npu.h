@@ -66,10 +66,9 @@ typedef int64_t tp_npu_xcell;
 #define TP_NPU_XTEXT 255
 #define TP_NPU_XDIGITS 15
 
-/* The cell for text s[0..n) (a string is interned when it is not a number);
- * -1 never: out of memory interns as the empty string's id, which the store
- * reports itself. */
-tp_npu_xcell tp_npu_xcell_encode(tp_store *st, const char *s, size_t n);
+/* The cell for text s[0..n) into *out (a string is interned when it is not
+ * a number); 0, or -1 when out of memory. */
+int tp_npu_xcell_encode(tp_store *st, const char *s, size_t n, tp_npu_xcell *out);
 /* Its text as written: the string, or the number formatted into buf (cap >=
  * 24). */
 const char *tp_npu_xcell_str(const tp_store *st, tp_npu_xcell x, char *buf, size_t cap);

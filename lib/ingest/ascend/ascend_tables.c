@@ -103,7 +103,10 @@ static int extra_cols(struct tp_npu_csv *c, struct kctx *k)
         if (j < sizeof known / sizeof known[0])
             continue;
         GROW(d->xcols, d->nxcols, d->capxcols);
-        d->xcols[d->nxcols++].name = tp_store_intern(c->st, c->hdr[i], strlen(c->hdr[i]));
+        uint32_t name = tp_store_intern(c->st, c->hdr[i], strlen(c->hdr[i]));
+        if (name == UINT32_MAX)
+            return -1;
+        d->xcols[d->nxcols++].name = name;
         k->xidx[k->nx++] = (int)i;
     }
     return 0;
@@ -118,8 +121,10 @@ static int extra_cells(struct tp_npu_csv *c, struct kctx *k)
     for (size_t i = 0; i < k->nx; i++) {
         size_t col = (size_t)k->xidx[i];
         GROW(d->xcells, d->nxcells, d->capxcells);
-        d->xcells[d->nxcells++] = col < c->nf ? tp_npu_xcell_encode(c->st, c->f[col], c->flen[col])
-                                              : tp_npu_xcell_encode(c->st, "", 0);
+        if (tp_npu_xcell_encode(c->st, col < c->nf ? c->f[col] : "", col < c->nf ? c->flen[col] : 0,
+                                &d->xcells[d->nxcells]) < 0)
+            return -1;
+        d->nxcells++;
     }
     return 0;
 }

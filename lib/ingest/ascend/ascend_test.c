@@ -410,7 +410,8 @@ static void xcell_codes(void)
                                         "1234567890123456", "1.5\t", "1,5"};
     char b[32];
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-        tp_npu_xcell x = tp_npu_xcell_encode(st, nums[i], strlen(nums[i]));
+        tp_npu_xcell x = 0;
+        CHECK("ascend.xcode.encode", tp_npu_xcell_encode(st, nums[i], strlen(nums[i]), &x) == 0);
         char name[64];
         snprintf(name, sizeof name, "ascend.xcode.number.%s", nums[i]);
         CHECK(name, ((uint64_t)x & 0xff) != TP_NPU_XTEXT && tp_npu_xcell_valid(x, st->strings.count));
@@ -418,14 +419,16 @@ static void xcell_codes(void)
         CHECK(name, tp_npu_xcell_value(st, x) == strtod(nums[i], NULL));
     }
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-        tp_npu_xcell x = tp_npu_xcell_encode(st, texts[i], strlen(texts[i]));
+        tp_npu_xcell x = 0;
+        CHECK("ascend.xcode.encode", tp_npu_xcell_encode(st, texts[i], strlen(texts[i]), &x) == 0);
         char name[64];
         snprintf(name, sizeof name, "ascend.xcode.text.%zu", i);
         CHECK(name, ((uint64_t)x & 0xff) == TP_NPU_XTEXT && tp_npu_xcell_valid(x, st->strings.count));
         CHECK_STR(name, tp_npu_xcell_str(st, x, b, sizeof b), texts[i]);
     }
-    CHECK("ascend.xcode.text_number", tp_npu_xcell_value(st, tp_npu_xcell_encode(st, "1e-3", 4)) == 1e-3);
-    CHECK("ascend.xcode.text_tab", tp_npu_xcell_value(st, tp_npu_xcell_encode(st, "1.5\t", 4)) == 1.5);
+    tp_npu_xcell x = 0;
+    CHECK("ascend.xcode.text_number", tp_npu_xcell_encode(st, "1e-3", 4, &x) == 0 && tp_npu_xcell_value(st, x) == 1e-3);
+    CHECK("ascend.xcode.text_tab", tp_npu_xcell_encode(st, "1.5\t", 4, &x) == 0 && tp_npu_xcell_value(st, x) == 1.5);
     CHECK("ascend.xcode.bad_id", !tp_npu_xcell_valid((int64_t)st->strings.count * 256 + TP_NPU_XTEXT, st->strings.count));
     CHECK("ascend.xcode.bad_decimals", !tp_npu_xcell_valid(16, st->strings.count));
     tp_store_free(st);

@@ -42,16 +42,19 @@ static int plain_decimal(const char *s, size_t n, int64_t *m, unsigned *dec)
     return 0;
 }
 
-tp_npu_xcell tp_npu_xcell_encode(tp_store *st, const char *s, size_t n)
+int tp_npu_xcell_encode(tp_store *st, const char *s, size_t n, tp_npu_xcell *out)
 {
     int64_t m;
     unsigned dec;
-    if (plain_decimal(s, n, &m, &dec) == 0)
-        return m * 256 + (int64_t)dec;
+    if (plain_decimal(s, n, &m, &dec) == 0) {
+        *out = m * 256 + (int64_t)dec;
+        return 0;
+    }
     uint32_t id = tp_store_intern(st, s, n);
     if (id == UINT32_MAX)
-        id = 0;
-    return (int64_t)id * 256 + TP_NPU_XTEXT;
+        return -1;
+    *out = (int64_t)id * 256 + TP_NPU_XTEXT;
+    return 0;
 }
 
 const char *tp_npu_xcell_str(const tp_store *st, tp_npu_xcell x, char *buf, size_t cap)
