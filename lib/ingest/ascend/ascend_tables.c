@@ -169,12 +169,13 @@ static int extra_done(struct tp_npu_data *d)
         }
         free(moved);
     }
-    /* give back what doubling reserved */
+    /* give back what doubling reserved (up to as much again); an allocator
+     * that cannot even shrink a block is out of memory, and says so */
     tp_npu_xcell *fit = realloc(d->xcells, (n ? n : 1) * sizeof *fit);
-    if (fit) {
-        d->xcells = fit;
-        d->capxcells = n;
-    }
+    if (!fit)
+        return -1;
+    d->xcells = fit;
+    d->capxcells = n;
     return 0;
 }
 
@@ -221,8 +222,14 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
                 tp_sbuf_putc(&b, ',');
             tp_sbuf_put(&b, c->hdr[i], strlen(c->hdr[i]));
         }
-        d->kernel_header = b.oom ? 0 : tp_store_intern(st, b.p ? b.p : "", b.len);
+        /* the header gives kernels --group all its default columns: out of
+         * memory here is the import's error, not a header quietly lost */
+        d->kernel_header = b.oom ? UINT32_MAX : tp_store_intern(st, b.p ? b.p : "", b.len);
         tp_sbuf_free(&b);
+        if (d->kernel_header == UINT32_MAX) {
+            d->kernel_header = 0;
+            return -1;
+        }
         if (!k->bad && extra_cols(c, k) < 0)
             return -1;
     }
