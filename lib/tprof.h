@@ -156,6 +156,12 @@ size_t tp_table_rows(const tp_table *t);
  * total: ..."), each ending in a newline; "" when none.  The -w format
  * prints them itself; callers of the other formats decide where they go. */
 const char *tp_table_footer(const tp_table *t);
+/* The default columns of this table when they depend on the input (an
+ * Ascend kernels --group all table shows the PMU columns its
+ * kernel_details.csv carries, in the file's order), else NULL: then
+ * tp_view_default_columns gives them.  Callers printing a view's table
+ * without -c ask this first. */
+const char *tp_table_default_columns(const tp_table *t);
 
 /* Reading a table's cells (a table belongs to the caller once built).
  * Every reader takes out-of-range rows and columns and a NULL table, and

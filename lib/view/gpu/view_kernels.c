@@ -257,8 +257,8 @@ static const char *columns_for(const struct tp_view_opts *vo)
 
 static const struct tp_view_option kernels_options[] = {
     TP_VOPT_FILTERS,
-    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core or props); "
-                   "with --short: histogram"),
+    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core, "
+                   "props or all: every task with its PMU columns); with --short: histogram"),
     TP_VOPT_MICROSECONDS("short", "US", short_us, "the kernels under US µs (TraceLens' threshold: 10) per operator, "
                          "input dims and name (kineto, nsys inputs)"),
 };
