@@ -549,6 +549,11 @@ int tp_run_reduce(tp_run *r, int threads, void *(*reduce)(const struct tp_run_ra
                   void (*drop)(void *result), void *ctx, tp_error *err);
 
 size_t tp_run_size(const tp_run *r);
+/* The rank a rank's file name gives (rank-N, rank_N, rankN, workerN, ...;
+ * the first one in the name), -1 when it gives none: what tp_run_load
+ * takes when the trace has no distributedInfo (tprof-mpi numbers the files
+ * each process reads this way). */
+int64_t tp_run_name_rank(const struct tp_run_rank *k);
 /* Keep only the ranks of `list` ("0,2,5-7"): --rank.  Ranks are known once
  * their traces are read (distributedInfo), so tp_run_load / tp_run_reduce
  * drop the others after reading and fail with TP_ERR_USAGE on a rank the
