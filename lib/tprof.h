@@ -99,6 +99,8 @@ int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, t
 /* How many events the store holds (0 for NULL): a load that failed midway
  * still has the rows of the events read before the failure. */
 size_t tp_store_event_count(const tp_store *st);
+/* The trace's distributedInfo rank, or -1 when it has none (or st is NULL). */
+int64_t tp_store_rank(const tp_store *st);
 
 /* 1 when the store was read from an Ascend profiler folder (its views are
  * the NPU twins, tp_view_for_store), 0 otherwise or for NULL. */
