@@ -142,6 +142,11 @@ struct tp_output_opts {
     int keys;               /* the header names columns by key (`total_us`, not `Total(us)`) and
                                NULL cells are empty, not "-": CSV/TSV that load as typed
                                columns in pandas, DuckDB and spreadsheets */
+    int human;              /* --human: in the text formats (columns, space, Markdown), times and
+                               bytes with units as torch's key_averages().table() prints them
+                               ("1.234ms", "12.50 MB"), headers without "(us)"; the typed formats
+                               (CSV, TSV, JSON lines) ignore it.  With timeunit: every time in
+                               that unit ("1234.567ms"), as key_averages' time_unit= */
     char *note;             /* where tp_table_write says what it left out to keep the -w width
                                (comma-separated column keys; "" when nothing); NULL: not told */
     size_t note_cap;

@@ -60,18 +60,6 @@ static int64_t self_cuda_total(const tp_store *st)
     return total;
 }
 
-/* torch's _format_time: "1.234s", "12.345ms", "123.456us" */
-static void key_avg_time(int64_t ns, char *buf, size_t cap)
-{
-    double us = (double)ns / 1000.0;
-    if (us >= 1e6)
-        snprintf(buf, cap, "%.3fs", us / 1e6);
-    else if (us >= 1e3)
-        snprintf(buf, cap, "%.3fms", us / 1e3);
-    else
-        snprintf(buf, cap, "%.3fus", us);
-}
-
 /* Python repr of a JSON value: ", " and ": " separators, 'single' quotes. */
 static void pyrepr(const char *j, char *out, size_t cap)
 {
@@ -330,11 +318,11 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
          * without CPU events has none to speak of) */
         char line[96], v[32];
         if (cpu_total > 0) {
-            key_avg_time(cpu_total, v, sizeof v);
+            tp_fmt_human_time((double)cpu_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);   /* _format_time */
             snprintf(line, sizeof line, "Self CPU time total: %s", v);
             tp_table_add_footer(t, line);
             if (m.has_kernel || m.has_memcpy_or_memset) {
-                key_avg_time(cuda_total, v, sizeof v);
+                tp_fmt_human_time((double)cuda_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);
                 snprintf(line, sizeof line, "Self CUDA time total: %s", v);
                 tp_table_add_footer(t, line);
             }
