@@ -76,8 +76,8 @@ struct sink {
     tp_rank_table *b;
 };
 
-static int block_add_file(struct sink *sk, const tp_view *sv, const char *path, const tp_table *t,
-                          const struct cli_options *o);
+static int block_add(struct sink *sk, const tp_view *sv, const struct tp_run_rank *k, const char *path,
+                     const tp_table *t, const struct cli_options *o);
 
 /* A view's closing lines (key_averages' totals) on stderr, each after
  * `prefix` ("" or "PATH: "). */
@@ -138,7 +138,7 @@ static int run_one(const struct cli_options *o, const char *path, struct sink *s
     } else if ((tp_store_event_count(st) > 0 || status == 0) && o->with_file) {
         if (table_status(o->view, t) > status)
             status = table_status(o->view, t);
-        if (block_add_file(sk, tp_view_for_store(o->view, st), path, t, o))
+        if (block_add(sk, tp_view_for_store(o->view, st), NULL, path, t, o))
             status = 2;
         if (!o->quiet) {   /* the block prints no footer: each input's, named */
             char prefix[1100];
@@ -227,31 +227,18 @@ static int block_for(struct sink *sk, const tp_view *sv, const struct cli_option
     return status;
 }
 
-/* Add rank k's table t (built by view sv) to the block; 0, or 2 after a
- * message. */
-static int block_add(struct sink *sk, const tp_view *sv, const struct tp_run_rank *k, const tp_table *t,
-                     const struct cli_options *o)
+/* Add the table t (built by view sv) of rank k, or with --with-file of
+ * input `path` (k NULL: a trace, or a whole run), to the block; 0, or 2
+ * after a message. */
+static int block_add(struct sink *sk, const tp_view *sv, const struct tp_run_rank *k, const char *path,
+                     const tp_table *t, const struct cli_options *o)
 {
     int status = block_for(sk, sv, o);
     tp_error err = {0};
     if (!sk->b)
         return 2;
-    if (tp_rank_table_add(sk->b, k, t, &o->out, &err) != TP_OK) {
-        fprintf(stderr, "tprof: %s\n", err.msg);
-        status = 2;
-    }
-    return status;
-}
-
-/* --with-file: add the table t of input `path` (a trace, or a whole run). */
-static int block_add_file(struct sink *sk, const tp_view *sv, const char *path, const tp_table *t,
-                          const struct cli_options *o)
-{
-    int status = block_for(sk, sv, o);
-    tp_error err = {0};
-    if (!sk->b)
-        return 2;
-    if (tp_rank_table_add_file(sk->b, path, t, &o->out, &err) != TP_OK) {
+    int rc = k ? tp_rank_table_add(sk->b, k, t, &o->out, &err) : tp_rank_table_add_file(sk->b, path, t, &o->out, &err);
+    if (rc != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         status = 2;
     }
@@ -381,7 +368,7 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
             status = table_status(o->view, ro->t);
         if (ro->err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
-        if (block_add(sk, ro->sv, k, ro->t, o))
+        if (block_add(sk, ro->sv, k, NULL, ro->t, o))
             status = 2;
     }
     if (!o->with_file && block_flush(sk, o))   /* --with-file: main writes the block once */
@@ -489,7 +476,7 @@ static int run_dir(const struct cli_options *o, const char *path, struct sink *s
     if (t && o->with_file) {
         if (table_status(v, t) > status)
             status = table_status(v, t);
-        if (block_add_file(sk, v, path, t, o))
+        if (block_add(sk, v, NULL, path, t, o))
             status = 2;
         tp_table_free(t);
         goto done;
@@ -525,7 +512,7 @@ static int run_dir(const struct cli_options *o, const char *path, struct sink *s
             status = table_status(v, rt);
         if (err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
-        if (block_add(sk, sv, ranks[i], rt, o))
+        if (block_add(sk, sv, ranks[i], NULL, rt, o))
             status = 2;
         tp_table_free(rt);
     }
