@@ -40,6 +40,8 @@ check() {   # NAME CONDITION-RESULT WHY
 if [ -d "$RUN" ]; then
     "$T" kernels --csv --with-file "$A" "$RUN" >"$tmp/run.csv" 2>/dev/null
     "$T" kernels --csv "$RUN" >"$tmp/runonly.csv" 2>/dev/null
+    "$T" kernels --csv --merge --with-file "$RUN" "$A" >"$tmp/merge.csv" 2>/dev/null
+    "$T" kernels --csv --merge "$RUN" >"$tmp/mergeonly.csv" 2>/dev/null
 fi
 if [ -f "$PP/josiahdavis_profiling-lm/17ed9e2/net.dict" ]; then
     cp "$PP/josiahdavis_profiling-lm/17ed9e2/net.dict" "$tmp/a.dict"
@@ -109,6 +111,11 @@ if os.path.isdir(RUN):
     case("run", hdr[:3] == ["File", "Rank", "Name"] and ranks_ok and len(files) == 8
          and all(f.startswith(RUN + "/") for f in files) and mine == only[1:] and only[0][0] == "Rank",
          "header %s, %d rank files, rows equal: %s" % (hdr[:3], len(files), mine == only[1:]))
+    m, mo = rows("merge.csv"), rows("mergeonly.csv")
+    # --merge: the run's one table under the directory as given, no rank
+    case("merge", m[0] == ["File"] + mo[0] and [r[1:] for r in m[1:] if r[0] == RUN] == mo[1:]
+         and [r[1:] for r in m[1:] if r[0] == A] == a[1:] and len(m) == len(mo) + len(a) - 1,
+         "header %s; %d lines, want %d" % (m[0][:3], len(m), len(mo) + len(a) - 1))
 else:
     print("skip with_file.run: %s not found" % RUN)
 
