@@ -6,7 +6,10 @@
 # torch's _filter_stack_entry drops are dropped (this trace has
 # autograd/__init__.py backward and _make_grads frames), the rows of a name
 # add up to its --group name row, and each (name, frames) key has the calls
-# a grouping of the trace's own events gives.  A trace without stacks
+# a grouping of the trace's own events gives, backward ops keyed by the stack
+# of their forward op as torch's _set_backward_stacktraces does (written out
+# below on torch's own parent rule, _populate_cpu_children; by sequence
+# number alone, as tprof(1) explains).  A trace without stacks
 # (TraceLens' BERT) gets the plain table and a note, exit 0, as
 # key_averages would give it.
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
@@ -52,6 +55,33 @@ def frames(cs):
 
 ev = json.load(gzip.open(F))["traceEvents"]
 ops = [e for e in ev if e.get("cat") in ("Operator", "cpu_op") and e.get("ph") == "X"]
+host = [e for e in ev if e.get("cat") in ("Operator", "cpu_op", "user_annotation") and e.get("ph") == "X"]
+span = lambda e: (round(float(e["ts"]) * 1000), round((float(e["ts"]) + float(e["dur"])) * 1000))
+parent = {}
+for tid in {e["tid"] for e in host}:   # torch's _populate_cpu_children
+    cur = []
+    for e in sorted((e for e in host if e["tid"] == tid), key=lambda e: (span(e)[0], -span(e)[1])):
+        while cur:
+            p = cur[-1]
+            if span(e)[0] >= span(p)[1] or span(e)[1] > span(p)[1]:
+                cur.pop()
+            else:
+                parent[id(e)] = p
+                break
+        cur.append(e)
+def bw_parent(e):
+    while e is not None:
+        if e["args"].get("Fwd thread id", 0) != 0:
+            return e
+        e = parent.get(id(e))
+    return None
+fwd = {}
+for e in sorted(host, key=lambda e: (span(e)[0], -span(e)[1])):
+    if bw_parent(e) is None:
+        fwd.setdefault(e["args"].get("Sequence number", -1), frames(e["args"].get("Call stack", "")))
+def stack(e):   # _set_backward_stacktraces
+    p = bw_parent(e)
+    return fwd.get(p["args"].get("Sequence number", -1), []) if p else frames(e["args"].get("Call stack", ""))
 dropped = sum(1 for e in ops for f in e["args"].get("Call stack", "").split(";") if f and f not in frames(f))
 plain = {r["name"]: r for r in rows("plain.csv")}
 by_name = collections.Counter(e["name"] for e in ops)
@@ -78,8 +108,7 @@ for n, f in ((5, "s5.csv"), (3, "s3.csv"), (1, "s1.csv")):
     case("sums_n%d" % n, not bad and len(got) > len(plain), "%d names whose stack rows do not add up, e.g. %s; %d rows, %d names"
          % (len(bad), bad[:2], len(got), len(plain)))
     # 2. each (name, first n frames) has the calls of the trace's events so keyed
-    py = collections.Counter((e["name"], " <- ".join(frames(e["args"].get("Call stack", ""))[:n])) for e in ops
-                             if e["name"] in same)
+    py = collections.Counter((e["name"], " <- ".join(stack(e)[:n])) for e in ops if e["name"] in same)
     mine = {(r["name"], "" if r["stack"] == "" else r["stack"]): int(r["calls"]) for r in got if r["name"] in same}
     diff = [(k, py.get(k), mine.get(k)) for k in set(py) | set(mine) if py.get(k) != mine.get(k)]
     deep = max(r["stack"].count(" <- ") + 1 for r in got if r["stack"])
@@ -87,6 +116,9 @@ for n, f in ((5, "s5.csv"), (3, "s3.csv"), (1, "s1.csv")):
          "e.g. %s; %d keys; deepest stack %d frames" % (len(diff), diff[:2], len(mine), deep))
 
 s5 = rows("s5.csv")
+bw = [r for r in s5 if r["name"].endswith("_backward") and r["stack"]]
+case("backward_stacks", len(bw) > 10 and any("_conv_forward" in r["stack"] for r in bw),
+     "%d backward rows with their forward's stack" % len(bw))
 leak = [r["stack"] for r in s5 if "autograd/__init__" in r["stack"]]
 case("filtered", dropped > 0 and not leak, "%d frames to drop in the trace; %d rows still show one" % (dropped, len(leak)))
 

@@ -32,5 +32,12 @@ long tp_ops_stack_depth(const char *group);
  * to b; returns how many. */
 struct tp_sbuf;
 size_t tp_ops_stack_frames(const char *call_stack, long n, struct tp_sbuf *b);
+/* The "Call stack" (strtab id, 0 none) key_averages sees for each host
+ * operator row of st: its own, or under a backward function the stack of
+ * the first forward event of that function's sequence number (torch's
+ * _set_backward_stacktraces; see ops_stack.c on the thread).  Length st->n (0 for other rows);
+ * NULL on out of memory. */
+struct tp_store;
+uint32_t *tp_ops_stacks(const struct tp_store *st);
 
 #endif

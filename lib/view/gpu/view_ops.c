@@ -235,9 +235,12 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     struct tp_i64map idx = {0};
     char sbuf[8192];
     struct tp_sbuf frames = {0};
-    if (!aggs || !node_agg || tp_i64map_init(&idx, m.nops) < 0) {
+    uint32_t *stacks = by_stack ? tp_ops_stacks(st) : NULL;   /* backward ops: their forward's */
+    if (!aggs || !node_agg || tp_i64map_init(&idx, m.nops) < 0 || (by_stack && !stacks)) {
         free(aggs);
         free(node_agg);
+        free(stacks);
+        tp_i64map_free(&idx);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
     int rc = TP_OK;
@@ -250,7 +253,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         const char *detail = sbuf;
         if (by_stack) {
             frames.len = 0;
-            uint32_t cs = st->aux[N->row] != TP_NO_AUX ? st->ops[st->aux[N->row]].call_stack : 0;
+            uint32_t cs = stacks[N->row];
             any_stack |= tp_ops_stack_frames(cs ? tp_store_str(st, cs) : NULL, by_stack, &frames) > 0;
             tp_sbuf_putc(&frames, 0);
             if (frames.oom) { rc = TP_ERR_NOMEM; break; }
@@ -361,6 +364,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (t) tp_table_free(t);
     for (size_t i = 0; i < na; i++) free(aggs[i].detail);
     tp_sbuf_free(&frames);
+    free(stacks);
     free(aggs);
     free(node_agg);
     free(perm);
