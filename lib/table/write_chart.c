@@ -339,8 +339,9 @@ static int series_group(const struct tp_wctx *w, const struct tp_chart *ch, cons
     int64_t *h = malloc((cols ? cols : 1) * sizeof *h);
     if (!h)
         return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
-    for (size_t p = 0; p < n && rc == TP_OK; p += cols) {
-        size_t m = n - p < cols ? n - p : cols;
+    size_t panels = (n + cols - 1) / cols, per = (n + panels - 1) / panels;   /* even panels */
+    for (size_t p = 0; p < n && rc == TP_OK; p += per) {
+        size_t m = n - p < per ? n - p : per;
         for (size_t i = 0; i < m; i++)
             h[i] = tp_bars_eighths(cell_num(w->t, g[p + i], (size_t)vc), 100.0, SERIES_ROWS);
         for (int r = 0; r < SERIES_ROWS && rc == TP_OK; r++) {
