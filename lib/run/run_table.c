@@ -188,6 +188,8 @@ int tp_rank_table_add(tp_rank_table *b, const struct tp_run_rank *k, const tp_ta
     if (rc != TP_OK)
         return rc;
     size_t off = b->prepend ? NRUNCOLS : 0;
+    if (!tp_table_chart(b->t))   /* --plot: the block is drawn as its ranks' tables are */
+        tp_table_set_chart(b->t, tp_table_chart(t));
     for (size_t i = 0; i < n; i++) {
         size_t r = perm ? perm[i] : i;
         if (tp_table_add_row(b->t) < 0)

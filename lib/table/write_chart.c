@@ -59,12 +59,24 @@ static void value_text(const struct tp_wctx *w, size_t row, size_t c, char *buf,
     snprintf(buf, cap, "%.*s", (int)len, s);
 }
 
-/* The label of a row: its label column, then label2 (when the chart has one). */
-static void label_text(const struct tp_wctx *w, size_t row, long c1, long c2, struct tp_sbuf *b)
+/* The label of a row: "rank R " in a run's table (tp_rank_table), "name "
+ * when given, its label column, then label2 (when the chart has one). */
+static void label_named(const struct tp_wctx *w, size_t row, const char *name, long c1, long c2, struct tp_sbuf *b)
 {
     char tmp[TP_CELLBUF];
     size_t len;
+    long rk = col_of(w, "rank");
     b->len = 0;
+    if (rk >= 0 && rk != c1) {
+        const char *s = tp_cell_text(w->t, row, (size_t)rk, tmp, sizeof tmp, &len);
+        tp_sbuf_put(b, "rank ", 5);
+        tp_sbuf_put(b, s, len);
+        tp_sbuf_putc(b, ' ');
+    }
+    if (name) {
+        tp_sbuf_put(b, name, strlen(name));
+        tp_sbuf_putc(b, ' ');
+    }
     if (c1 >= 0) {
         const char *s = tp_cell_text(w->t, row, (size_t)c1, tmp, sizeof tmp, &len);
         tp_sbuf_put(b, s, len);
@@ -74,6 +86,11 @@ static void label_text(const struct tp_wctx *w, size_t row, long c1, long c2, st
         tp_sbuf_putc(b, ' ');
         tp_sbuf_put(b, s, len);
     }
+}
+
+static void label_text(const struct tp_wctx *w, size_t row, long c1, long c2, struct tp_sbuf *b)
+{
+    label_named(w, row, NULL, c1, c2, b);
 }
 
 /* A column's header as the table would print it (its unit under --timeunit). */
@@ -327,13 +344,14 @@ static int series_group(const struct tp_wctx *w, const struct tp_chart *ch, cons
             busy += tc >= 0 ? tp_table_cell_int(w->t, g[i], (size_t)tc) : 0;
             span += tp_table_cell_int(w->t, g[i], (size_t)x1) - tp_table_cell_int(w->t, g[i], (size_t)x0);
         }
-        char lab[TP_CELLBUF], b[64], s[64], text[512];
-        size_t len;
-        const char *l = c1 >= 0 ? tp_cell_text(w->t, g[0], (size_t)c1, lab, sizeof lab, &len) : "";
+        char b[64], s[64], text[512];
+        struct tp_sbuf lab = {0};
+        label_named(w, g[0], ch->label, c1, -1, &lab);
         time_text(w, busy, b, sizeof b);
         time_text(w, span, s, sizeof s);
-        snprintf(text, sizeof text, "%s %.*s: busy %s of %s (%.2f%%), %zu intervals", ch->label,
-                 c1 >= 0 ? (int)len : 0, l, b, s, span > 0 ? 100.0 * (double)busy / (double)span : 0.0, n);
+        snprintf(text, sizeof text, "%.*s: busy %s of %s (%.2f%%)", (int)lab.len, lab.p ? lab.p : "", b, s,
+                 span > 0 ? 100.0 * (double)busy / (double)span : 0.0);
+        tp_sbuf_free(&lab);
         rc = caption(w, line, text, room);
     }
     int64_t *h = malloc((cols ? cols : 1) * sizeof *h);
@@ -377,20 +395,25 @@ static int series(const struct tp_wctx *w, const struct tp_chart *ch, size_t roo
     size_t *g = malloc((w->nrows ? w->nrows : 1) * sizeof *g);
     if (!g)
         return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
-    struct tp_sbuf line = {0};
+    struct tp_sbuf line = {0}, first = {0}, lab = {0};
     int rc = TP_OK;
     for (size_t i = 0, j; i < w->nrows && rc == TP_OK; i = j) {
         size_t n = 0;
         g[n++] = tp_wctx_row(w, i);
-        for (j = i + 1; j < w->nrows; j++) {
+        label_text(w, g[0], c1, -1, &first);
+        for (j = i + 1; j < w->nrows; j++) {   /* a group: the rows of one label (rank and device) */
             size_t r = tp_wctx_row(w, j);
-            if (c1 >= 0 && tp_table_cell_int(w->t, r, (size_t)c1) != tp_table_cell_int(w->t, g[0], (size_t)c1))
+            label_text(w, r, c1, -1, &lab);
+            if (lab.len != first.len || (lab.len && memcmp(lab.p, first.p, lab.len) != 0))
                 break;
             g[n++] = r;
         }
-        rc = series_group(w, ch, g, n, room, &line);
+        rc = first.oom || lab.oom ? tp_error_set(w->err, TP_ERR_NOMEM, "out of memory")
+                                  : series_group(w, ch, g, n, room, &line);
     }
     tp_sbuf_free(&line);
+    tp_sbuf_free(&first);
+    tp_sbuf_free(&lab);
     free(g);
     return rc;
 }
