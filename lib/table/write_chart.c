@@ -429,7 +429,13 @@ int tp_write_chart(const struct tp_wctx *w)
     case TP_CHART_SERIES: rc = series(w, ch, room); break;
     default: rc = tp_error_set(w->err, TP_ERR_USAGE, "--plot: unknown chart kind %d", (int)ch->kind); break;
     }
-    if (rc == TP_OK && tp_table_footer(w->t)[0] && fputs(tp_table_footer(w->t), w->out) < 0)
-        rc = tp_error_set(w->err, TP_ERR_IO, "write error");
+    /* the view's closing lines (key_averages' totals), within the width too */
+    struct tp_sbuf line = {0};
+    for (const char *f = tp_table_footer(w->t), *nl; rc == TP_OK && *f; f = nl + 1) {
+        nl = strchr(f, '\n');
+        tp_disp_put_fit(&line, f, (size_t)(nl - f), room, 0);
+        rc = put_line(w, &line);
+    }
+    tp_sbuf_free(&line);
     return rc;
 }
