@@ -237,6 +237,20 @@ done:
 
 /* ---- one stacked bar per row ---- */
 
+/* The whole after a stacked bar: the total column, else the parts' sum. */
+static void whole_text(const struct tp_wctx *w, size_t row, long tc, const long *seg, size_t n, char *buf,
+                       size_t cap)
+{
+    if (tc >= 0) {
+        value_text(w, row, (size_t)tc, buf, cap);
+        return;
+    }
+    int64_t sum = 0;
+    for (size_t k = 0; k < n; k++)
+        sum += tp_table_cell_int(w->t, row, (size_t)seg[k]);
+    time_text(w, sum, buf, cap);
+}
+
 static int stack(const struct tp_wctx *w, const struct tp_chart *ch, size_t room)
 {
     long c1 = col_of(w, ch->label), tc = col_of(w, ch->total), seg[16];
@@ -246,15 +260,15 @@ static int stack(const struct tp_wctx *w, const struct tp_chart *ch, size_t room
     for (size_t k = 0; k < n; k++)
         if ((seg[k] = col_of(w, ch->values[k])) < 0)
             return tp_error_set(w->err, TP_ERR_USAGE, "--plot: no column %s", ch->values[k]);
-    if (tc < 0)
-        return tp_error_set(w->err, TP_ERR_USAGE, "--plot: no column %s", ch->total ? ch->total : "(none)");
+    if (tc < 0 && ch->total)   /* no total column: the parts' sum is the whole */
+        return tp_error_set(w->err, TP_ERR_USAGE, "--plot: no column %s", ch->total);
     size_t widest = 0, vw = 0;
     int64_t scale = 0;
     struct tp_sbuf lab = {0}, line = {0};
     char v[TP_CELLBUF];
     for (size_t i = 0; i < w->nrows; i++) {
         size_t r = tp_wctx_row(w, i);
-        int64_t whole = tp_table_cell_int(w->t, r, (size_t)tc), parts = 0;
+        int64_t whole = tc >= 0 ? tp_table_cell_int(w->t, r, (size_t)tc) : 0, parts = 0;
         for (size_t k = 0; k < n; k++) {
             int64_t x = tp_table_cell_int(w->t, r, (size_t)seg[k]);
             parts += x > 0 ? x : 0;
@@ -264,7 +278,7 @@ static int stack(const struct tp_wctx *w, const struct tp_chart *ch, size_t room
         label_text(w, r, c1, -1, &lab);
         size_t lw = tp_disp_width(lab.p, lab.len);
         widest = lw > widest ? lw : widest;
-        value_text(w, r, (size_t)tc, v, sizeof v);
+        whole_text(w, r, tc, seg, n, v, sizeof v);
         vw = strlen(v) > vw ? strlen(v) : vw;
     }
     size_t fixed = 2 + 1 + vw;
@@ -312,7 +326,7 @@ static int stack(const struct tp_wctx *w, const struct tp_chart *ch, size_t room
         tp_disp_put_fit(&line, lab.p ? lab.p : "", lab.len, (size_t)lw, 1);
         tp_sbuf_put(&line, " \xe2\x94\x82", 4);   /* │ */
         tp_bars_stack(&line, x, n, scale, bw, PALETTE, w->o->color);
-        value_text(w, r, (size_t)tc, v, sizeof v);
+        whole_text(w, r, tc, seg, n, v, sizeof v);
         tp_sbuf_pad(&line, ' ', 1 + vw - strlen(v));
         tp_sbuf_put(&line, v, strlen(v));
         rc = put_line(w, &line);

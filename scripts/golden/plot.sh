@@ -384,6 +384,26 @@ if nbars < 100:
 else:
     ok("coverage")
 
+# Ascend folders (the NPU twins draw too), read from a copy
+NPU = os.path.join(os.path.dirname(os.path.dirname(REF)), "npu", "ascend_data")
+asc = sorted(glob.glob(NPU + "/**/rank*_ascend_pt", recursive=True))[:3]
+if asc:
+    import tempfile
+    safe = tempfile.mkdtemp(prefix="tprof-plot-")
+    for i, a in enumerate(asc):
+        d = os.path.join(safe, "r%d_%s" % (i, os.path.basename(a)))
+        shutil.copytree(a, d, symlinks=True)
+        t = "npu." + os.path.basename(a) + str(i)
+        for view, col in (("kernels", "total"), ("ops", "dev_self")):
+            if csv_rows([view, d]):
+                check_share("%s.%s" % (view, t), [view, d], col, 90)
+        rc, out, err = run(["steps", "--plot", "-w", "60", d])
+        ok_ = rc == 0 and "Computing" in out and max(cells(l) for l in out.split("\n")) <= 59
+        (ok if ok_ else lambda n: fail(n, "exit %d: %r" % (rc, out[:120])))("steps." + t)
+    shutil.rmtree(safe)
+else:
+    skip("npu", "no Ascend folder under " + NPU)
+
 # widths on the largest traces, every view that draws
 big = sorted(traces, key=os.path.getsize)[-2:]
 big += [f for f in traces if "gpu_utilization__" in f and f not in big]
