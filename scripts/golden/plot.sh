@@ -432,6 +432,30 @@ for f in gpu_traces:
 if not gpu_traces:
     fail("series", "no trace with a GPU")
 
+# --series N as the next word (not a file), and left out before a file
+if gpu_traces:
+    g = gpu_traces[0]
+    a, b = csv_rows(["gpu", "--series", "7", g]), csv_rows(["gpu", "--series=7", g])
+    (ok if a and a == b else lambda n: fail(n, "--series 7 F differs from --series=7 F"))("series.next_word")
+    a, b = csv_rows(["gpu", "--series", g]), csv_rows(["gpu", "--series=", g])
+    (ok if a and a == b and len(a) % 100 == 0 else lambda n: fail(n, "--series F: %d rows" % len(a or [])))("series.no_arg")
+
+# a run directory: a block per rank, each label starting with its rank
+if len(gpu_traces) >= 2:
+    import tempfile
+    rd = tempfile.mkdtemp(prefix="tprof-plot-run-")
+    for i, g in enumerate(gpu_traces[:2]):
+        shutil.copy(g, os.path.join(rd, "worker%d.pt.trace.json%s" % (i, ".gz" if g.endswith(".gz") else "")))
+    rc, out, err = run(["steps", "--plot", "-w", "100", rd])
+    labs = [l.split("\u2502")[0].split()[:2] for l in out.split("\n") if "\u2502" in l]
+    ranks = sorted(set(x[1] for x in labs if x and x[0] == "rank"))
+    (ok if rc == 0 and labs and ranks == ["0", "1"] and all(x[0] == "rank" for x in labs)
+     else lambda n: fail(n, "exit %d, labels %s" % (rc, labs[:4])))("run.steps_ranks")
+    rc, out, err = run(["gpu", "--series", "10", "--plot", "-w", "100", rd])
+    caps = re.findall(r"^rank (\d+) device (\S+): busy", out, re.M)
+    (ok if rc == 0 and sorted(set(c[0] for c in caps)) == ["0", "1"] else lambda n: fail(n, "captions %s" % caps))("run.series_ranks")
+    shutil.rmtree(rd)
+
 # an interval that is not one
 for bad in ("0", "-3", "10parsecs", "1.5", "0ms", "2000000"):
     rc, out, err = run(["gpu", "--series=" + bad, traces[0]])
