@@ -93,6 +93,23 @@ static void label_text(const struct tp_wctx *w, size_t row, long c1, long c2, st
     label_named(w, row, NULL, c1, c2, b);
 }
 
+/* A bar's row up to its bar: the label fitted to lw cells, then " │". */
+static void row_start(const struct tp_wctx *w, size_t row, long c1, long c2, size_t lw, struct tp_sbuf *lab,
+                      struct tp_sbuf *line)
+{
+    label_text(w, row, c1, c2, lab);
+    tp_disp_put_fit(line, lab->p ? lab->p : "", lab->len, lw, 1);
+    tp_sbuf_put(line, " \xe2\x94\x82", 4);   /* │ */
+}
+
+/* s right-aligned in w cells (s is ASCII: a number and its unit) */
+static void put_right(struct tp_sbuf *b, const char *s, size_t w)
+{
+    size_t n = strlen(s);
+    tp_sbuf_pad(b, ' ', w > n ? w - n : 0);
+    tp_sbuf_put(b, s, n);
+}
+
 /* A column's header as the table would print it (its unit under --timeunit). */
 static const char *header_of(const struct tp_wctx *w, size_t c, char *buf, size_t cap)
 {
@@ -124,25 +141,37 @@ static int caption(const struct tp_wctx *w, struct tp_sbuf *line, const char *te
     return put_line(w, line);
 }
 
-/* The label width: the widest label, at most a third of the line (8 at
- * least), narrower still when the bar would fall under MIN_BAR; -1 when
- * not even a 1-cell label leaves a bar. */
-static long label_width(size_t widest, size_t room, size_t fixed)
-{
-    size_t lw = widest, cap = room / 3 > 8 ? room / 3 : 8;
-    if (lw > cap)
-        lw = cap;
-    if (lw + fixed + MIN_BAR > room)
-        lw = room > fixed + MIN_BAR ? room - fixed - MIN_BAR : 1;
-    if (lw + fixed + 1 > room)
-        return -1;
-    return (long)lw;
-}
-
 static int too_narrow(const struct tp_wctx *w, size_t need)
 {
     return tp_error_set(w->err, TP_ERR_USAGE, "--plot: width %d is too narrow for this chart (it needs %zu)",
                         w->o->width, need + 1);
+}
+
+/* A row's label into lab, and the widest so far in *widest. */
+static void widen_label(const struct tp_wctx *w, size_t row, long c1, long c2, struct tp_sbuf *lab, size_t *widest)
+{
+    label_text(w, row, c1, c2, lab);
+    size_t n = tp_disp_width(lab->p ? lab->p : "", lab->len);
+    if (n > *widest)
+        *widest = n;
+}
+
+/* The label's and the bar's width in a line of `room` cells that has
+ * `fixed` cells besides: the widest label, at most a third of the line (8
+ * at least), narrower still when the bar would fall under MIN_BAR; too
+ * narrow when not even a 1-cell label leaves a bar. */
+static int layout(const struct tp_wctx *w, size_t widest, size_t room, size_t fixed, size_t *lw, size_t *bw)
+{
+    size_t l = widest, cap = room / 3 > 8 ? room / 3 : 8;
+    if (l > cap)
+        l = cap;
+    if (l + fixed + MIN_BAR > room)
+        l = room > fixed + MIN_BAR ? room - fixed - MIN_BAR : 1;
+    if (l + fixed + 1 > room)
+        return too_narrow(w, fixed + 2);
+    *lw = l;
+    *bw = room - l - fixed;
+    return TP_OK;
 }
 
 /* ---- one bar per row, to scale of the largest ---- */
@@ -188,22 +217,17 @@ static int share(const struct tp_wctx *w, const struct tp_chart *ch, size_t room
         double x = cell_num(w->t, r, (size_t)vc);
         if (x > vmax)
             vmax = x;
-        label_text(w, r, c1, c2, &lab);
-        size_t lw = tp_disp_width(lab.p, lab.len);
-        widest = lw > widest ? lw : widest;
+        widen_label(w, r, c1, c2, &lab, &widest);
         value_text(w, r, (size_t)vc, v, sizeof v);
         vw = strlen(v) > vw ? strlen(v) : vw;
         snprintf(p, sizeof p, "%.2f%%", sum > 0 ? 100.0 * x / sum : 0.0);
         pw = strlen(p) > pw ? strlen(p) : pw;
     }
     size_t fixed = 2 + 1 + vw + 2 + pw;   /* " │", bar, " value", "  pct" */
-    long lw = label_width(widest, room, fixed);
-    int rc = TP_OK;
-    if (lw < 0) {
-        rc = too_narrow(w, fixed + 2);
+    size_t lw, bw;
+    int rc = layout(w, widest, room, fixed, &lw, &bw);
+    if (rc != TP_OK)
         goto done;
-    }
-    size_t bw = room - (size_t)lw - fixed;
     if (w->o->header) {
         char head[128], tot[64], text[512];
         if (time)
@@ -217,16 +241,12 @@ static int share(const struct tp_wctx *w, const struct tp_chart *ch, size_t room
     for (size_t i = 0; i < w->nrows && rc == TP_OK; i++) {
         size_t r = tp_wctx_row(w, i);
         double x = cell_num(w->t, r, (size_t)vc);
-        label_text(w, r, c1, c2, &lab);
-        tp_disp_put_fit(&line, lab.p ? lab.p : "", lab.len, (size_t)lw, 1);
-        tp_sbuf_put(&line, " \xe2\x94\x82", 4);   /* │ */
+        row_start(w, r, c1, c2, lw, &lab, &line);
         tp_bars_hbar(&line, tp_bars_eighths(x, vmax, bw), bw, SHARE_SGR, w->o->color);
         value_text(w, r, (size_t)vc, v, sizeof v);
         snprintf(p, sizeof p, "%.2f%%", sum > 0 ? 100.0 * x / sum : 0.0);
-        tp_sbuf_pad(&line, ' ', 1 + vw - strlen(v));
-        tp_sbuf_put(&line, v, strlen(v));
-        tp_sbuf_pad(&line, ' ', 2 + pw - strlen(p));
-        tp_sbuf_put(&line, p, strlen(p));
+        put_right(&line, v, 1 + vw);
+        put_right(&line, p, 2 + pw);
         rc = put_line(w, &line);
     }
 done:
@@ -275,20 +295,15 @@ static int stack(const struct tp_wctx *w, const struct tp_chart *ch, size_t room
         }
         if (whole > scale) scale = whole;
         if (parts > scale) scale = parts;
-        label_text(w, r, c1, -1, &lab);
-        size_t lw = tp_disp_width(lab.p, lab.len);
-        widest = lw > widest ? lw : widest;
+        widen_label(w, r, c1, -1, &lab, &widest);
         whole_text(w, r, tc, seg, n, v, sizeof v);
         vw = strlen(v) > vw ? strlen(v) : vw;
     }
     size_t fixed = 2 + 1 + vw;
-    long lw = label_width(widest, room, fixed);
-    int rc = TP_OK;
-    if (lw < 0) {
-        rc = too_narrow(w, fixed + 2);
+    size_t lw, bw;
+    int rc = layout(w, widest, room, fixed, &lw, &bw);
+    if (rc != TP_OK)
         goto done;
-    }
-    size_t bw = room - (size_t)lw - fixed;
     /* the legend, wrapped within the line: "█ Kernel  ▓ Memcpy ..." */
     size_t used = 0;
     for (size_t k = 0; k < n && rc == TP_OK; k++) {
@@ -322,13 +337,10 @@ static int stack(const struct tp_wctx *w, const struct tp_chart *ch, size_t room
         int64_t x[16];
         for (size_t k = 0; k < n; k++)
             x[k] = tp_table_cell_int(w->t, r, (size_t)seg[k]);
-        label_text(w, r, c1, -1, &lab);
-        tp_disp_put_fit(&line, lab.p ? lab.p : "", lab.len, (size_t)lw, 1);
-        tp_sbuf_put(&line, " \xe2\x94\x82", 4);   /* │ */
+        row_start(w, r, c1, -1, lw, &lab, &line);
         tp_bars_stack(&line, x, n, scale, bw, PALETTE, w->o->color);
         whole_text(w, r, tc, seg, n, v, sizeof v);
-        tp_sbuf_pad(&line, ' ', 1 + vw - strlen(v));
-        tp_sbuf_put(&line, v, strlen(v));
+        put_right(&line, v, 1 + vw);
         rc = put_line(w, &line);
     }
 done:
