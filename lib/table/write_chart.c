@@ -448,13 +448,16 @@ int tp_write_chart(const struct tp_wctx *w)
 {
     const struct tp_chart *ch = tp_table_chart(w->t);
     size_t room = w->o->width > 1 ? (size_t)w->o->width - 1 : 1;
-    int rc;
+    int rc = TP_OK;
+    if (w->nrows == 0)   /* nothing to draw (the view's note says why): no legend, no caption */
+        goto footer;
     switch (ch->kind) {
     case TP_CHART_SHARE: rc = share(w, ch, room); break;
     case TP_CHART_STACK: rc = stack(w, ch, room); break;
     case TP_CHART_SERIES: rc = series(w, ch, room); break;
     default: rc = tp_error_set(w->err, TP_ERR_USAGE, "--plot: unknown chart kind %d", (int)ch->kind); break;
     }
+footer:
     /* the view's closing lines (key_averages' totals), within the width too */
     struct tp_sbuf line = {0};
     for (const char *f = tp_table_footer(w->t), *nl; rc == TP_OK && *f; f = nl + 1) {
