@@ -449,6 +449,7 @@ int tp_write_chart(const struct tp_wctx *w)
     const struct tp_chart *ch = tp_table_chart(w->t);
     size_t room = w->o->width > 1 ? (size_t)w->o->width - 1 : 1;
     int rc = TP_OK;
+    struct tp_sbuf line = {0};
     if (w->nrows == 0)   /* nothing to draw (the view's note says why): no legend, no caption */
         goto footer;
     switch (ch->kind) {
@@ -459,7 +460,6 @@ int tp_write_chart(const struct tp_wctx *w)
     }
 footer:
     /* the view's closing lines (key_averages' totals), within the width too */
-    struct tp_sbuf line = {0};
     for (const char *f = tp_table_footer(w->t), *nl; rc == TP_OK && *f; f = nl + 1) {
         nl = strchr(f, '\n');
         tp_disp_put_fit(&line, f, (size_t)(nl - f), room, 0);
