@@ -135,6 +135,10 @@ def check_share(name, args, col, W):
         want_pct = "%.2f%%" % (100.0 * v / total if total else 0.0)
         if pct != want_pct:
             return fail(name, "share %s, table %s" % (pct, want_pct))
+    # the kernels table prints the share itself (Pct): the same number
+    for (lab, e, val, pct, rest), r in zip(rows, table):
+        if col == "total" and r.get("pct") not in (None, "", "-") and pct != r["pct"] + "%":
+            return fail(name, "share %s, the table's Pct %s" % (pct, r["pct"]))
     # each line after the label: bar (bw cells), " ", value right-aligned, "  ", share right-aligned
     vw = max(len(r[2]) for r in rows)
     pw = max(len(r[3]) for r in rows)
