@@ -13,7 +13,7 @@
 #include "tprof.h"
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_NO_HEADER, OPT_SUMMARY,
-       OPT_FAIL_ABOVE, OPT_JUNIT };
+       OPT_FAIL_ABOVE, OPT_JUNIT, OPT_CONFIDENCE, OPT_WATERFALL, OPT_NAMES, OPT_STEP, OPT_RANK, OPT_TIMELINE, OPT_DEPTH, OPT_TSV };
 
 static const struct option diff_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -21,6 +21,7 @@ static const struct option diff_opts[] = {
     {"csv", no_argument, NULL, OPT_CSV},
     {"space", no_argument, NULL, OPT_SPACE},
     {"jsonl", no_argument, NULL, OPT_JSONL},
+    {"tsv", no_argument, NULL, OPT_TSV},
     {"markdown", no_argument, NULL, OPT_MARKDOWN},
     {"sort", required_argument, NULL, OPT_SORT},
     {"top", required_argument, NULL, OPT_TOP},
@@ -28,6 +29,13 @@ static const struct option diff_opts[] = {
     {"summary", no_argument, NULL, OPT_SUMMARY},
     {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
     {"junit", required_argument, NULL, OPT_JUNIT},
+    {"confidence", required_argument, NULL, OPT_CONFIDENCE},
+    {"waterfall", no_argument, NULL, OPT_WATERFALL},
+    {"names", required_argument, NULL, OPT_NAMES},
+    {"step", required_argument, NULL, OPT_STEP},
+    {"rank", required_argument, NULL, OPT_RANK},
+    {"timeline", no_argument, NULL, OPT_TIMELINE},
+    {"depth", required_argument, NULL, OPT_DEPTH},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -45,7 +53,7 @@ static void diff_usage(FILE *out)
             "options:\n"
             "  -c, --columns LIST    columns to print, comma-separated\n"
             "  -w, --width W         columnated output within W characters\n"
-            "      --csv | --space | --jsonl | --markdown   output format\n"
+            "      --csv | --tsv | --space | --jsonl | --markdown   output format\n"
             "      --sort KEY        sort rows by a column (numbers descending)\n"
             "      --top N           print the first N rows only\n"
             "      --no-header       leave out the header line\n"
@@ -57,12 +65,32 @@ static void diff_usage(FILE *out)
             "\n"
             "      --junit FILE      with --fail-above: a JUnit XML report, one test case per\n"
             "                        quantity (step, kernel and op time), for CI dashboards\n"
+            "      --confidence P    with --fail-above: the statistical gate.  Step time and\n"
+            "                        its parts (computation, communication, memcpy, host,\n"
+            "                        idle) per step, each with a bootstrap interval at level P\n"
+            "                        (0.95 or 95%%); exit 1 only when a change exceeds\n"
+            "                        --fail-above and is significant.  Prints the gate table,\n"
+            "                        then the waterfall of the step-time change\n"
+            "      --waterfall       with --confidence: the waterfall table alone (-c its columns)\n"
+            "      --names N         with --confidence: names per part in the waterfall (default 3)\n"
+            "      --step N|A-B      compare those ProfilerSteps only (in both A and B)\n"
+            "      --rank LIST       run directories: only the ranks of LIST (0,2,5-7)\n"
+            "      --timeline        the TensorBoard plugin's Diff Run view: the two timelines\n"
+            "                        (data loading, modules, optimizer steps, the operators\n"
+            "                        between) compared node by node, with the accumulated delta\n"
+            "      --depth N         with --timeline: rows down to depth N (default 1)\n"
             "\n"
             "Exit status: 0 ok, 1 regression past --fail-above, 2 bad usage or unreadable input.\n"
             "\ncolumns (-c):\n");
     tp_view_print_columns(tp_diff_view(0), out);
     fprintf(out, "\ncolumns with --summary:\n");
     tp_view_print_columns(tp_diff_view(1), out);
+    fprintf(out, "\ncolumns with --timeline:\n");
+    tp_view_print_columns(tp_diff_timeline_view(), out);
+    fprintf(out, "\ncolumns with --confidence (the gate table):\n");
+    tp_view_print_columns(tp_gate_view(0), out);
+    fprintf(out, "\ncolumns with --confidence --waterfall:\n");
+    tp_view_print_columns(tp_gate_view(1), out);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -79,12 +107,14 @@ static int usage_error(const char *fmt, const char *arg)
  * to end (tp_run_merge), so ops and kernels sum over the ranks and the
  * average step is over every step of every rank.  NULL (message printed)
  * when no rank can be read; *bad when a rank failed or was malformed. */
-static tp_store *load_run(const char *path, int *bad)
+static tp_store *load_run(const char *path, const char *ranks, int *bad)
 {
     tp_error err = {0};
     tp_run *r = NULL;
-    if (tp_run_open(&r, path, NULL, &err) != TP_OK) {
+    if (tp_run_open(&r, path, NULL, &err) != TP_OK ||
+        (ranks && tp_run_keep_ranks(r, ranks, &err) != TP_OK)) {
         fprintf(stderr, "tprof: %s\n", err.msg);
+        tp_run_free(r);
         return NULL;
     }
     if (tp_run_load(r, cli_threads(), &err) != TP_OK)
@@ -113,10 +143,10 @@ static tp_store *load_run(const char *path, int *bad)
 /* Load and link one input (a trace, a SQLite dump or a run directory); NULL
  * (message printed) when it cannot be read.  *bad is set when part of it was
  * malformed or truncated. */
-static tp_store *load(const char *path, int *bad)
+static tp_store *load_one(const char *path, const char *ranks, int *bad)
 {
     if (tp_path_is_run(path))
-        return load_run(path, bad);
+        return load_run(path, ranks, bad);
     tp_error err = {0};
     tp_store *st = tp_store_new();
     if (!st) {
@@ -150,6 +180,22 @@ static tp_store *load(const char *path, int *bad)
     return st;
 }
 
+/* load_one, then the steps of --step alone (tp_store_filter). */
+static tp_store *load(const char *path, const char *ranks, const char *steps, int *bad)
+{
+    tp_store *st = load_one(path, ranks, bad);
+    if (!st || !steps)
+        return st;
+    tp_error err = {0};
+    tp_store *f = NULL;
+    if (tp_store_filter(st, steps, NULL, &f, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s: %s\n", path, err.msg);
+        f = NULL;
+    }
+    tp_store_free(st);
+    return f;
+}
+
 static void change(const char *what, int has, double a, double b)
 {
     if (!has) {
@@ -171,13 +217,73 @@ static void print_headline(const struct tp_diff_summary *s)
     fprintf(stderr, "\n");
 }
 
+/* --confidence: the gate table (or with --waterfall the waterfall alone);
+ * in text formats the waterfall follows the gate table after a blank line.
+ * Returns the exit status: 1 when a quantity regressed. */
+static int print_gate(const tp_store *a, const tp_store *b, const struct tp_diff_gate *gate,
+                      const struct tp_gate_opts *go, struct tp_output_opts *out, int waterfall,
+                      const char *junit, const char *a_name, const char *b_name, int columns_given)
+{
+    tp_error err = {0};
+    tp_gate *gt = NULL;
+    if (tp_gate_compare(a, b, gate, go, &gt, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    int status = 0, both = !waterfall && !columns_given &&
+                           (out->format == TP_FMT_COLUMNS || out->format == TP_FMT_SPACE ||
+                            out->format == TP_FMT_MARKDOWN);
+    tp_table *t = NULL;
+    int rc = waterfall ? tp_gate_waterfall(gt, &t, &err) : tp_gate_table(gt, &t, &err);
+    if (rc == TP_OK)
+        rc = tp_table_write(t, out, stdout, &err);
+    tp_table_free(t);
+    t = NULL;
+    if (rc == TP_OK && both) {
+        struct tp_output_opts wo = *out;
+        wo.columns = tp_gate_view(1)->default_columns;
+        wo.sort = NULL;
+        fputc('\n', stdout);
+        rc = tp_gate_waterfall(gt, &t, &err);
+        if (rc == TP_OK)
+            rc = tp_table_write(t, &wo, stdout, &err);
+        tp_table_free(t);
+    }
+    if (rc != TP_OK && err.sys_errno != EPIPE) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        status = 2;
+    }
+    fflush(stdout);
+    char msg[320];
+    for (size_t i = 0; status != 2 && tp_gate_failed(gt, i, msg, sizeof msg); i++) {
+        fprintf(stderr, "tprof: regression: %s\n", msg);
+        status = 1;
+    }
+    if (junit && status != 2) {
+        FILE *f = fopen(junit, "w");
+        int bad_write = !f;
+        if (f) {
+            bad_write = tp_gate_junit(gt, a_name, b_name, f) < 0;
+            bad_write |= fclose(f) != 0;
+        }
+        if (bad_write) {
+            fprintf(stderr, "tprof: %s: %s\n", junit, strerror(errno));
+            status = 2;
+        }
+    }
+    tp_gate_free(gt);
+    return status;
+}
+
 int cmd_diff(int argc, char **argv)
 {
     struct tp_output_opts out;
     tp_output_opts_init(&out);
     int summary = 0, format_chosen = 0, csv = 0, width_given = 0, gate_on = 0;
-    const char *junit = NULL;
+    const char *junit = NULL, *steps = NULL, *ranks = NULL;
     struct tp_diff_gate gate;
+    struct tp_gate_opts go = {0};
+    int waterfall = 0, timeline = 0, depth = -1;
     tp_error err = {0};
     optind = 1;
     opterr = 0;
@@ -194,6 +300,7 @@ int cmd_diff(int argc, char **argv)
         case OPT_CSV: csv = format_chosen = 1; out.format = TP_FMT_CSV; break;
         case OPT_SPACE: format_chosen = 1; out.format = TP_FMT_SPACE; break;
         case OPT_JSONL: format_chosen = 1; out.format = TP_FMT_JSONL; break;
+        case OPT_TSV: format_chosen = 1; out.format = TP_FMT_TSV; break;
         case OPT_MARKDOWN: format_chosen = 1; out.format = TP_FMT_MARKDOWN; break;
         case OPT_SORT: out.sort = optarg; break;
         case OPT_TOP:
@@ -208,6 +315,30 @@ int cmd_diff(int argc, char **argv)
             gate_on = 1;
             break;
         case OPT_JUNIT: junit = optarg; break;
+        case OPT_CONFIDENCE:
+            if (tp_gate_parse_confidence(optarg, &go.confidence, &err) != TP_OK)
+                return usage_error("%s", err.msg);
+            break;
+        case OPT_WATERFALL: waterfall = 1; break;
+        case OPT_NAMES: {
+            size_t n;
+            if (cli_parse_top(optarg, &n) < 0)
+                return usage_error("--names: '%s' is not a positive number", optarg);
+            go.top = (size_t)n;
+            break;
+        }
+        case OPT_STEP: steps = optarg; break;
+        case OPT_TIMELINE: timeline = 1; break;
+        case OPT_DEPTH: {
+            size_t n;
+            if (strcmp(optarg, "0") == 0)
+                n = 0;
+            else if (cli_parse_top(optarg, &n) < 0 || n > 1000)
+                return usage_error("--depth: '%s' is not a depth from 0 to 1000", optarg);
+            depth = (int)n;
+            break;
+        }
+        case OPT_RANK: ranks = optarg; break;
         case 'h': diff_usage(stdout); return 0;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -217,12 +348,25 @@ int cmd_diff(int argc, char **argv)
         return usage_error("%s", "--csv and -w cannot be used together");
     if (junit && !gate_on)
         return usage_error("%s", "--junit reports the gate: give --fail-above too");
+    if (go.confidence > 0 && !gate_on)
+        return usage_error("%s", "--confidence tests the gate: give --fail-above too");
+    if ((waterfall || go.top) && go.confidence == 0)
+        return usage_error("%s", "--waterfall and --names show the statistical gate: give --confidence too");
+    if (depth >= 0 && !timeline)
+        return usage_error("%s", "--depth is the depth of --timeline: give --timeline too");
+    if (timeline && (summary || go.confidence > 0 || gate_on))
+        return usage_error("%s", "--timeline is a table of its own: not with --summary, --fail-above or --confidence");
+    if (go.confidence > 0 && summary)
+        return usage_error("%s", "--summary and --confidence are two different tables: choose one");
     if (argc - optind != 2)
         return usage_error("%s", argc - optind < 2 ? "two inputs needed: A B"
                                                    : "only two inputs can be compared: A B");
-    const tp_view *dv = tp_diff_view(summary);
+    const tp_view *dv = timeline ? tp_diff_timeline_view()
+                        : go.confidence > 0 ? tp_gate_view(waterfall) : tp_diff_view(summary);
+    int columns_given = out.columns != NULL;
     if (!out.columns)
-        out.columns = tp_view_default_columns(dv, NULL);
+        out.columns = go.confidence > 0 && !waterfall ? tp_gate_default_columns(&gate)
+                                                      : tp_view_default_columns(dv, NULL);
     if (tp_view_check_columns(dv, out.columns, &err) != TP_OK) {
         fprintf(stderr, "tprof: argument -c: %s\n", err.msg);
         return 2;
@@ -237,20 +381,28 @@ int cmd_diff(int argc, char **argv)
     }
 
     int bad = 0;
-    tp_store *a = load(argv[optind], &bad);
+    tp_store *a = load(argv[optind], ranks, steps, &bad);
     if (!a)
         return 2;
-    tp_store *b = load(argv[optind + 1], &bad);
+    tp_store *b = load(argv[optind + 1], ranks, steps, &bad);
     if (!b) {
         tp_store_free(a);
         return 2;
     }
+    if (go.confidence > 0) {
+        int st = print_gate(a, b, &gate, &go, &out, waterfall, junit, argv[optind], argv[optind + 1],
+                            columns_given);
+        tp_store_free(a);
+        tp_store_free(b);
+        return bad ? 2 : st;
+    }
     struct tp_diff_summary s;
     tp_diff_summarize(a, b, &s);
-    if (!summary && isatty(STDOUT_FILENO))
+    if (!summary && !timeline && isatty(STDOUT_FILENO))
         print_headline(&s);
     tp_table *t = NULL;
-    int rc = summary ? tp_diff_summary_table(&s, &t, &err) : tp_diff_build(a, b, &t, &err);
+    int rc = timeline ? tp_diff_timeline(a, b, depth < 0 ? 1 : depth, &t, &err)
+             : summary ? tp_diff_summary_table(&s, &t, &err) : tp_diff_build(a, b, &t, &err);
     int status = bad ? 2 : 0;
     if (rc != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);

@@ -112,6 +112,8 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
         status = 2;
     } else if (tp_store_event_count(st) > 0 || status == 0) {
         struct tp_output_opts out = o->out;
+        if (!out.columns)
+            out.columns = tp_table_default_columns(t);
         if (!out.columns) {
             const tp_view *v = tp_view_for_store(o->view, st);
             out.columns = tp_view_default_columns(v, &o->vo);

@@ -99,6 +99,8 @@ int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, t
 /* How many events the store holds (0 for NULL): a load that failed midway
  * still has the rows of the events read before the failure. */
 size_t tp_store_event_count(const tp_store *st);
+/* The trace's distributedInfo rank, or -1 when it has none (or st is NULL). */
+int64_t tp_store_rank(const tp_store *st);
 
 /* 1 when the store was read from an Ascend profiler folder (its views are
  * the NPU twins, tp_view_for_store), 0 otherwise or for NULL. */
@@ -158,6 +160,12 @@ size_t tp_table_rows(const tp_table *t);
  * total: ..."), each ending in a newline; "" when none.  The -w format
  * prints them itself; callers of the other formats decide where they go. */
 const char *tp_table_footer(const tp_table *t);
+/* The default columns of this table when they depend on the input (an
+ * Ascend kernels --group all table shows the PMU columns its
+ * kernel_details.csv carries, in the file's order), else NULL: then
+ * tp_view_default_columns gives them.  Callers printing a view's table
+ * without -c ask this first. */
+const char *tp_table_default_columns(const tp_table *t);
 
 /* Reading a table's cells (a table belongs to the caller once built).
  * Every reader takes out-of-range rows and columns and a NULL table, and
@@ -434,6 +442,67 @@ int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g,
 int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g, const char *a_name,
                   const char *b_name, FILE *out);
 
+/* The TensorBoard plugin's Diff Run view (tprof diff --timeline): the two
+ * first-thread operator trees walked side by side, run nodes (data loader,
+ * module, optimizer step, ProfilerStep) matched in order by kind and name,
+ * one row per node pair down to `depth` (0: the root alone) with host,
+ * device and total time on each side, the delta and the running sum of the
+ * delta over siblings.  TP_ERR_FORMAT when a store has no CPU operator. */
+int tp_diff_timeline(const tp_store *a, const tp_store *b, int depth, tp_table **out, tp_error *err);
+/* Its columns, as a view descriptor (for -c checks and help). */
+const tp_view *tp_diff_timeline_view(void);
+
+/* ---- the statistical regression gate: tprof diff --confidence P ----------- */
+
+/* Each step's wall time is cut into parts -- computation, communication,
+ * memcpy, host, idle -- and into pieces owned by events (kernels, copies,
+ * operators, idle gaps); the change of the time per step and of each part
+ * gets a bootstrap interval that redraws each name's pieces (a stratified
+ * bootstrap: see diff_gate.c for why not a rank-sum test on step times).  A
+ * quantity fails when its change exceeds the --fail-above gate and the
+ * interval's lower end is above zero. */
+typedef struct tp_gate tp_gate;
+
+struct tp_gate_opts {
+    double confidence;       /* 0 < P < 1: the interval's level (0.95) */
+    int iterations;          /* bootstrap replicates; 0: 2000 */
+    uint64_t seed;           /* 0: tprof's fixed seed (same inputs, same bytes) */
+    size_t top;              /* names per part in the waterfall; 0: 3 */
+};
+
+/* "0.95" or "95%" into *p; TP_ERR_USAGE when it is not strictly between 0 and 1. */
+int tp_gate_parse_confidence(const char *s, double *p, tp_error *err);
+
+/* Compare two linked stores (their steps; a store without steps is one
+ * step).  TP_ERR_USAGE on NULL or a bad level, TP_ERR_FORMAT when a store
+ * has nothing to measure, TP_ERR_NOMEM. */
+int tp_gate_compare(const tp_store *a, const tp_store *b, const struct tp_diff_gate *g,
+                    const struct tp_gate_opts *o, tp_gate **out, tp_error *err);
+
+/* One row per quantity: step_time, then the parts; A and B per step, the
+ * delta, the interval and the verdict (regressed, within noise, improved, ok). */
+int tp_gate_table(const tp_gate *gt, tp_table **out, tp_error *err);
+
+/* The waterfall: per part its delta, the running sum (ending at the step-
+ * time delta: the parts partition each step) and share, and under each part
+ * the names that moved most. */
+int tp_gate_waterfall(const tp_gate *gt, tp_table **out, tp_error *err);
+
+/* 1 and msg ("host 12.0 us -> 541.0 us per step (+4408.3%; 95% interval
+ * ...) exceeds 5%") when the i-th regressed quantity exists; 0 past the last. */
+int tp_gate_failed(const tp_gate *gt, size_t i, char *msg, size_t cap);
+
+/* JUnit XML: one test case per quantity.  0, or -1 on a write error or NULL. */
+int tp_gate_junit(const tp_gate *gt, const char *a_name, const char *b_name, FILE *out);
+
+/* The columns of the gate table (0) and of the waterfall (1), as view
+ * descriptors for the column checks and help; the gate's default columns
+ * show the interval in % for a % gate, in us for an absolute one. */
+const tp_view *tp_gate_view(int waterfall);
+const char *tp_gate_default_columns(const struct tp_diff_gate *g);
+
+void tp_gate_free(tp_gate *gt);
+
 /* ---- runs: a directory of ranks (lib/run.c) ------------------------------ */
 
 /* A run directory holds one trace per rank: kineto files (*.pt.trace.json,
@@ -490,6 +559,11 @@ int tp_run_reduce(tp_run *r, int threads, void *(*reduce)(const struct tp_run_ra
                   void (*drop)(void *result), void *ctx, tp_error *err);
 
 size_t tp_run_size(const tp_run *r);
+/* The rank a rank's file name gives (rank-N, rank_N, rankN, workerN, ...;
+ * the first one in the name), -1 when it gives none: what tp_run_load
+ * takes when the trace has no distributedInfo (tprof-mpi numbers the files
+ * each process reads this way). */
+int64_t tp_run_name_rank(const struct tp_run_rank *k);
 /* Keep only the ranks of `list` ("0,2,5-7"): --rank.  Ranks are known once
  * their traces are read (distributedInfo), so tp_run_load / tp_run_reduce
  * drop the others after reading and fail with TP_ERR_USAGE on a rank the

@@ -113,7 +113,9 @@ int tp_run_write_table(const tp_view *v, const tp_table *t, const struct tp_outp
     struct tp_output_opts wo = *o;
     char *cols = NULL;
     if (!wo.columns) {
-        wo.columns = tp_view_default_columns(v, vo);
+        wo.columns = tp_table_default_columns(t);
+        if (!wo.columns)
+            wo.columns = tp_view_default_columns(v, vo);
     } else if (!tp_view_has_column(v, "rank")) {
         /* a one-table view of a run has no rank of its own to show */
         if (!(cols = list_without(o->columns, drop_run_key, NULL)))
@@ -190,6 +192,13 @@ int tp_rank_table_add(tp_rank_table *b, const struct tp_run_rank *k, const tp_ta
     size_t off = b->prepend ? NRUNCOLS : 0;
     if (!tp_table_chart(b->t))   /* --plot: the block is drawn as its ranks' tables are */
         tp_table_set_chart(b->t, tp_table_chart(t));
+    /* a block shows the columns its first rank's input chose (the ranks of
+     * one run were recorded alike) */
+    if (tp_table_default_columns(t) && !tp_table_default_columns(b->t) &&
+        tp_table_set_default_columns(b->t, tp_table_default_columns(t)) < 0) {
+        free(perm);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
     for (size_t i = 0; i < n; i++) {
         size_t r = perm ? perm[i] : i;
         if (tp_table_add_row(b->t) < 0)
@@ -227,7 +236,9 @@ int tp_rank_table_write(const tp_rank_table *b, const struct tp_output_opts *o,
     wo.top = 0;
     wo.name_regex = NULL;
     char *cols = NULL;
-    const char *list = wo.columns ? wo.columns : tp_view_default_columns(b->v, vo);
+    const char *list = wo.columns ? wo.columns : tp_table_default_columns(b->t);
+    if (!list)
+        list = tp_view_default_columns(b->v, vo);
     if (!list)
         list = "";
     if (b->prepend && !has_key(list, "rank") && !has_key(list, "worker")) {

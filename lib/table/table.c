@@ -38,6 +38,7 @@ struct tp_table {
     int oom;
     char *footer;            /* lines printed after the table (key_averages' totals), "" none */
     const struct tp_chart *chart;   /* --plot: how to draw it (write_chart.c), NULL none */
+    char *defcols;           /* default columns chosen by the view for this input, NULL none */
 };
 
 /* ---- construction ------------------------------------------------------- */
@@ -66,6 +67,7 @@ void tp_table_free(tp_table *t)
     free(t->chunks);
     tp_strtab_free(&t->strs);
     free(t->footer);
+    free(t->defcols);
     free(t);
 }
 
@@ -98,6 +100,23 @@ const struct tp_chart *tp_table_chart(const tp_table *t)
 const char *tp_table_footer(const tp_table *t)
 {
     return t && t->footer ? t->footer : "";
+}
+
+int tp_table_set_default_columns(tp_table *t, const char *list)
+{
+    char *p = strdup(list);
+    if (!p) {
+        t->oom = 1;   /* tp_table_write reports it */
+        return -1;
+    }
+    free(t->defcols);
+    t->defcols = p;
+    return 0;
+}
+
+const char *tp_table_default_columns(const tp_table *t)
+{
+    return t ? t->defcols : NULL;
 }
 
 size_t tp_table_rows(const tp_table *t)

@@ -81,6 +81,10 @@ struct tp_chart {
 void tp_table_set_chart(tp_table *t, const struct tp_chart *c);
 const struct tp_chart *tp_table_chart(const tp_table *t);
 
+/* The default columns for this table's input (tp_table_default_columns);
+ * copied.  -1 on out of memory (the table is then marked, tp_table_nomem). */
+int tp_table_set_default_columns(tp_table *t, const char *list);
+
 /* Parse a -c list against the coldefs: fills idx[] (capacity cap) and *n.
  * Unknown key: TP_ERR_USAGE with "KEY is not a valid column name. Valid
  * column names are a,b,c." */

@@ -33,6 +33,10 @@ enum { TP_DIFFSUM_METRIC, TP_DIFFSUM_A, TP_DIFFSUM_B, TP_DIFFSUM_DELTA, TP_DIFFS
 extern const struct tp_coldef tp_diff_summary_cols[TP_DIFFSUM_NCOLS];
 extern const char tp_diff_summary_default_columns[];
 
+/* Write s as XML text: the five characters XML reserves escaped, control
+ * bytes as '?' (the JUnit reports). */
+void tp_xml_text(FILE *out, const char *s);
+
 /* struct tp_diff_summary, tp_diff_gate and the tp_diff_* functions are
  * public: tprof.h. */
 

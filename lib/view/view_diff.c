@@ -360,7 +360,7 @@ int tp_diff_check(const struct tp_diff_summary *s, const struct tp_diff_gate *g,
 }
 
 /* XML text: the five characters XML reserves, and control bytes as '?'. */
-static void xml_text(FILE *out, const char *s)
+void tp_xml_text(FILE *out, const char *s)
 {
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -396,11 +396,11 @@ int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g,
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     fprintf(out, "<testsuites>\n<testsuite name=\"tprof diff\" tests=\"%zu\" failures=\"%d\">\n", n, failures);
     fputs("<properties><property name=\"base\" value=\"", out);
-    xml_text(out, a_name);
+    tp_xml_text(out, a_name);
     fputs("\"/><property name=\"new\" value=\"", out);
-    xml_text(out, b_name);
+    tp_xml_text(out, b_name);
     fputs("\"/><property name=\"threshold\" value=\"", out);
-    xml_text(out, g->text);
+    tp_xml_text(out, g->text);
     fputs("\"/></properties>\n", out);
     for (size_t i = 0; i < n; i++) {
         check_one(q[i].what, q[i].a, q[i].b, g, msg, sizeof msg);
@@ -408,11 +408,11 @@ int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g,
                 q[i].gated ? "" : " (reported, not gated)", q[i].b / 1e9);
         if (fail[i]) {
             fputs("<failure message=\"", out);
-            xml_text(out, msg);
+            tp_xml_text(out, msg);
             fputs("\" type=\"regression\"/>", out);
         }
         fputs("<system-out>", out);
-        xml_text(out, msg);
+        tp_xml_text(out, msg);
         fputs("</system-out></testcase>\n", out);
     }
     fputs("</testsuite>\n</testsuites>\n", out);
