@@ -78,7 +78,10 @@ static void collect_view_options(void)
     }
     memcpy(long_opts, global_opts, sizeof global_opts);
     for (size_t k = 0; k < nview_opts; k++)
-        long_opts[NGLOBAL + k] = (struct option){view_opts[k]->name, view_opts[k]->arg ? required_argument : no_argument,
+        long_opts[NGLOBAL + k] = (struct option){view_opts[k]->name,
+                                                 view_opts[k]->kind == TP_OPT_OPTIONAL ? optional_argument
+                                                 : view_opts[k]->arg                 ? required_argument
+                                                                                     : no_argument,
                                                  NULL, OPT_VIEW + (int)k};
     long_opts[NGLOBAL + nview_opts] = (struct option){NULL, 0, NULL, 0};
 }
@@ -244,6 +247,18 @@ static int unknown_option(const char *arg)
     return usage_error("unknown option '%s'", arg);
 }
 
+/* An option whose argument may be left out (--series [INTERVAL]): getopt
+ * takes it only as --series=10ms, so the next word is its argument too
+ * when it starts with a digit and is not a file (`--series 10ms F`). */
+static const char *optional_word(const struct tp_view_option *vo, int argc, char **argv)
+{
+    struct stat sb;
+    if (vo->kind != TP_OPT_OPTIONAL || optind >= argc || !argv[optind] || argv[optind][0] < '0' ||
+        argv[optind][0] > '9' || stat(argv[optind], &sb) == 0)
+        return NULL;
+    return argv[optind++];
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -271,7 +286,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
             if (ngiven == sizeof given / sizeof *given)
                 return usage_error("%s", "too many view options");
             given[ngiven].name = view_opts[c - OPT_VIEW]->name;
-            given[ngiven++].arg = optarg;
+            given[ngiven++].arg = optarg ? optarg : optional_word(view_opts[c - OPT_VIEW], argc, argv);
             continue;
         }
         switch (c) {
@@ -371,6 +386,17 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
             fprintf(stderr, "tprof: %s\nTry 'tprof help %s'.\n", err.msg, o->view->name);
             return 2;
         }
+    }
+    /* A chart is drawn text: it has no CSV, JSON or awk form.  Refused
+     * rather than ignored, so a script never gets a picture it cannot read
+     * nor a table it did not ask for. */
+    if (o->vo.plot && o->format_chosen && o->out.format != TP_FMT_COLUMNS && !o->help) {
+        static const char *const names[] = {[TP_FMT_SPACE] = "space-separated text (--space, -w 0)",
+                                            [TP_FMT_CSV] = "--csv", [TP_FMT_JSONL] = "--jsonl",
+                                            [TP_FMT_MARKDOWN] = "--markdown", [TP_FMT_TSV] = "--tsv"};
+        fprintf(stderr, "tprof: --plot draws the table and cannot be written as %s; leave out --plot for the "
+                "table\nTry 'tprof help %s'.\n", names[o->out.format], o->view->name);
+        return 2;
     }
     return 0;
 }

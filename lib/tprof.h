@@ -152,6 +152,8 @@ struct tp_output_opts {
     char *note;             /* where tp_table_write says what it left out to keep the -w width
                                (comma-separated column keys; "" when nothing); NULL: not told */
     size_t note_cap;
+    int color;              /* a chart (--plot) may colour its bars with ANSI SGR sequences; the
+                               caller decides (tprof: stdout a terminal and NO_COLOR unset) */
 };
 
 void tp_output_opts_init(struct tp_output_opts *o);
@@ -249,6 +251,8 @@ enum tp_optkind {
     TP_OPT_COUNT,         /* an integer >= 0 into an int64_t field */
     TP_OPT_POSITIVE,      /* an integer > 0 into an int64_t field */
     TP_OPT_MICROSECONDS,  /* a number > 0 (microseconds) into a double field */
+    TP_OPT_OPTIONAL,      /* a const char * field pointing at the argument, which may be left
+                             out (--series, --series=10ms): the field is then "" */
 };
 
 struct tp_view_option {
@@ -308,8 +312,10 @@ struct tp_view_opts {
     int curve;               /* --curve */
     int all_steps;           /* --all-steps */
     int columnated;          /* output is the -w mode (prof.py prints the trace basename then) */
-    int plot;                /* --plot: draw (memory --curve) in the terminal */
-    int width;               /* -w W (W > 0), for views that draw (--plot); 0: 80 columns */
+    int plot;                /* --plot: draw the table as a chart (steps, kernels, ops, gpu --series;
+                                the table carries it and the -w format draws it) or the curve
+                                (memory --curve) */
+    int width;               /* -w W or the terminal's width, for views that draw (--plot); 0: 80 */
     int comm;                /* --comm: the communication ops table (dist) */
     int merge;               /* --merge: one table for all ranks of a run */
     const char *span;        /* --span: which span of a run */
@@ -325,6 +331,8 @@ struct tp_view_opts {
     double short_us;         /* kernels: --short US, the kernels shorter than US µs (0: off) */
     const char *filter_steps;  /* --step N|A-B: the view reads those steps alone (tp_store_filter) */
     const char *filter_window; /* --window T0..T1: the view reads that window alone */
+    const char *series;      /* gpu: --series [INTERVAL], utilization per interval: "" (100
+                                intervals), a count ("50") or a length with a unit ("10ms") */
 };
 
 /* The registry of views, NULL-terminated. */

@@ -208,6 +208,8 @@ static int block_add(tp_rank_table *b, const char *path, const struct tp_run_ran
     if (rc != TP_OK)
         return rc;
     b->any_rank |= k != NULL;
+    if (!tp_table_chart(b->t))   /* --plot: the block is drawn as its ranks' tables are */
+        tp_table_set_chart(b->t, tp_table_chart(t));
     /* a block shows the columns its first rank's input chose (the ranks of
      * one run were recorded alike) */
     if (tp_table_default_columns(t) && !tp_table_default_columns(b->t) &&

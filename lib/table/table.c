@@ -37,6 +37,7 @@ struct tp_table {
     tp_strtab strs;
     int oom;
     char *footer;            /* lines printed after the table (key_averages' totals), "" none */
+    const struct tp_chart *chart;   /* --plot: how to draw it (write_chart.c), NULL none */
     char *defcols;           /* default columns chosen by the view for this input, NULL none */
 };
 
@@ -83,6 +84,17 @@ int tp_table_add_footer(tp_table *t, const char *line)
     p[have + n + 1] = 0;
     t->footer = p;
     return 0;
+}
+
+void tp_table_set_chart(tp_table *t, const struct tp_chart *c)
+{
+    if (t)
+        t->chart = c;
+}
+
+const struct tp_chart *tp_table_chart(const tp_table *t)
+{
+    return t ? t->chart : NULL;
 }
 
 const char *tp_table_footer(const tp_table *t)

@@ -50,6 +50,37 @@ void tp_table_set_null(tp_table *t, size_t col);               /* printed as "-"
  * -1 on out of memory (the table is then marked, tp_table_nomem). */
 int tp_table_add_footer(tp_table *t, const char *line);
 
+/* --plot: how a table is drawn instead of printed in the -w format
+ * (write_chart.c, with the glyphs of bars.c).  A view attaches one to the
+ * table it builds; the numbers drawn are the table's own cells, read after
+ * --sort, --name and --top as the table would print them (-c has no
+ * effect on a chart). */
+enum tp_chart_kind {
+    TP_CHART_SHARE,   /* a bar per row for a value column, to scale of the largest, and its
+                         share of the column's sum over every row of the table */
+    TP_CHART_STACK,   /* a bar per row, its segments the value columns laid end to end (one
+                         glyph each, a legend above), the `total` column after it */
+    TP_CHART_SERIES,  /* per run of rows with the same label (a device): one vertical bar per
+                         row for values[0], a percentage, along x0..x1 (time columns) */
+};
+
+struct tp_chart {
+    enum tp_chart_kind kind;
+    const char *label;          /* key of the row label column */
+    const char *label2;         /* SHARE: a second label column shown after the first, or NULL */
+    const char *const *values;  /* SHARE: the columns it may draw: the first key of --sort when it
+                                   is one of them, else the first with a non-zero sum;
+                                   STACK: the segments (at most 16); SERIES: the percentage */
+    size_t nvalues;
+    const char *total;          /* STACK: the whole (printed after the bar); SERIES: the summed
+                                   column of the caption (busy time) */
+    const char *x0, *x1;        /* SERIES: each row's start and end (TP_COL_US) */
+};
+
+/* Attach a chart (it must outlive the table; NULL detaches). */
+void tp_table_set_chart(tp_table *t, const struct tp_chart *c);
+const struct tp_chart *tp_table_chart(const tp_table *t);
+
 /* The default columns for this table's input (tp_table_default_columns);
  * copied.  -1 on out of memory (the table is then marked, tp_table_nomem). */
 int tp_table_set_default_columns(tp_table *t, const char *list);
@@ -164,6 +195,7 @@ int tp_write_columns(const struct tp_wctx *w);
 int tp_write_jsonl(const struct tp_wctx *w);
 int tp_write_markdown(const struct tp_wctx *w);
 int tp_write_tsv(const struct tp_wctx *w);
+int tp_write_chart(const struct tp_wctx *w);   /* the table's chart (tp_table_set_chart) */
 
 /* The rows tp_table_write would print, in order: --sort, then --name, then
  * --top.  *order is NULL for "all rows as they are" (free it otherwise). */

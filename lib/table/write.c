@@ -481,7 +481,7 @@ int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out,
     case TP_FMT_CSV: rc = tp_write_csv(&w); break;
     case TP_FMT_COLUMNS:
         /* prof.py: columnated iff w > 0, so -w 0 is the space format */
-        rc = o->width > 0 ? tp_write_columns(&w) : tp_write_space(&w);
+        rc = o->width > 0 ? (tp_table_chart(t) ? tp_write_chart(&w) : tp_write_columns(&w)) : tp_write_space(&w);
         break;
     case TP_FMT_JSONL: rc = tp_write_jsonl(&w); break;
     case TP_FMT_MARKDOWN: rc = tp_write_markdown(&w); break;

@@ -48,6 +48,15 @@ static void write_all_formats(const tp_table *t, const tp_view *shown, const str
         tp_error e = {0};
         tp_table_write(t, &o, devnull(), &e);
     }
+    if (vo->plot) {   /* the chart a --plot view attached, coloured, narrow */
+        struct tp_output_opts o;
+        tp_output_opts_init(&o);
+        o.format = TP_FMT_COLUMNS;
+        o.width = vo->width ? vo->width : 30;
+        o.color = 1;
+        tp_error e = {0};
+        tp_table_write(t, &o, devnull(), &e);
+    }
     if (!many)
         return;
     /* Every column, sorted by the first, the first rows only, narrow. */
@@ -98,7 +107,7 @@ static struct tp_view_opts variant(unsigned pick)
     case 0:
         return (struct tp_view_opts){.events = 1, .all_steps = 1, .comm = 1, .hta_quirks = 1, .max_queue = 1};
     case 1:
-        return (struct tp_view_opts){.curve = 1, .plot = 1, .width = 30, .columnated = 1, .device = "0",
+        return (struct tp_view_opts){.curve = 1, .plot = 1, .width = 30, .columnated = 1, .device = "0", .series = "7",
                                      .runtime_cutoff_us = 1e-3, .launch_delay_cutoff_us = 1e9};
     case 2:
         return (struct tp_view_opts){.curve = 1, .device = "cuda:0", .merge = 1};

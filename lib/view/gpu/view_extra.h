@@ -1,6 +1,6 @@
 /* view_extra.h — tables that existing views build for some options, each in
  * its own file: `kernels --short US` (kernels_short.c) and `ops --group
- * category` (ops_category.c).  Internal to libtprof. */
+ * category` (ops_category.c), `gpu --series` (gpu_series.c).  Internal to libtprof. */
 #ifndef TPROF_VIEW_EXTRA_H
 #define TPROF_VIEW_EXTRA_H
 
@@ -39,5 +39,12 @@ size_t tp_ops_stack_frames(const char *call_stack, long n, struct tp_sbuf *b);
  * NULL on out of memory. */
 struct tp_store;
 uint32_t *tp_ops_stacks(const struct tp_store *st);
+/* `gpu --series [INTERVAL]` (gpu_series.c): per GPU and interval of the
+ * utilization span, rows of device, start, end (ns after the trace's first
+ * event), busy time (the union of the GPU's kernels within the interval)
+ * and utilization (%), into the given columns of t.  TP_ERR_USAGE for an
+ * INTERVAL that is not one. */
+int tp_gpu_series(const tp_store *st, const struct tp_view_opts *vo, tp_table *t, size_t c_dev, size_t c_start,
+                  size_t c_end, size_t c_busy, size_t c_util, tp_error *err);
 
 #endif

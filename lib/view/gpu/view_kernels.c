@@ -119,7 +119,7 @@ static void add(struct kagg *A, const tp_store *st, int64_t r)
     }
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+static int build_table(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     if (vo && vo->short_us > 0)
         return tp_kernels_short(st, vo, out, err);
@@ -246,6 +246,20 @@ done:
     return rc;
 }
 
+/* --plot: each row's share of the kernel time (the calls of a --short
+ * histogram bin) */
+static const char *const share_cols[] = {"total"}, *const bin_cols[] = {"calls"};
+static const struct tp_chart kernels_chart = {TP_CHART_SHARE, "name", NULL, share_cols, 1, NULL, NULL, NULL};
+static const struct tp_chart bins_chart = {TP_CHART_SHARE, "bin_start", NULL, bin_cols, 1, NULL, NULL, NULL};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    int rc = build_table(st, vo, out, err);
+    if (rc == TP_OK && vo && vo->plot)
+        tp_table_set_chart(*out, vo->short_us > 0 && vo->group ? &bins_chart : &kernels_chart);
+    return rc;
+}
+
 static const char *columns_for(const struct tp_view_opts *vo)
 {
     if (vo && vo->short_us > 0)
@@ -261,6 +275,7 @@ static const struct tp_view_option kernels_options[] = {
                    "props or all: every task with its PMU columns); with --short: histogram"),
     TP_VOPT_MICROSECONDS("short", "US", short_us, "the kernels under US µs (TraceLens' threshold: 10) per operator, "
                          "input dims and name (kineto, nsys inputs)"),
+    TP_VOPT_FLAG("plot", plot, "a bar per kernel: its share of the kernel time (-w or terminal wide)"),
 };
 
 const tp_view tp_view_kernels = {

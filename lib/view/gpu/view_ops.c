@@ -212,7 +212,7 @@ static int cmp_agg(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+static int build_table(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     if (vo && vo->group && strcmp(vo->group, "category") == 0)
         return tp_ops_by_category(st, out, err);
@@ -372,6 +372,21 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return rc;
 }
 
+/* --plot: each row's share of the device self time (host self time in a
+ * trace without GPU work, or the time column --sort names): self times
+ * add up to the whole, so the shares do too. */
+static const char *const share_cols[] = {"dev_self", "host_self", "dev_total", "host_total"};
+static const struct tp_chart ops_chart = {TP_CHART_SHARE, "name", "shape", share_cols, 4, NULL, NULL, NULL};
+static const struct tp_chart category_chart = {TP_CHART_SHARE, "category", NULL, share_cols, 1, NULL, NULL, NULL};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    int rc = build_table(st, vo, out, err);
+    if (rc == TP_OK && vo && vo->plot)
+        tp_table_set_chart(*out, vo->group && strcmp(vo->group, "category") == 0 ? &category_chart : &ops_chart);
+    return rc;
+}
+
 static const char *columns_for(const struct tp_view_opts *vo)
 {
     if (!vo || !vo->group)
@@ -390,6 +405,7 @@ static const struct tp_view_option ops_options[] = {
     TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, stack[=N]: per name and the "
                    "first N (5) frames of its call stack (key_averages' group_by_stack_n), or category: "
                    "TraceLens' op categories (Ascend: name, shape, stack)"),
+    TP_VOPT_FLAG("plot", plot, "a bar per operator: its share of the device self time (-w or terminal wide)"),
 };
 
 const tp_view tp_view_ops = {

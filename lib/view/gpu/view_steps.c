@@ -57,9 +57,12 @@ static void set_pcts(tp_table *t, const int64_t *cost)
 }
 
 
+/* --plot: a stacked bar per step, a segment per role, the step's total after it */
+static const char *const role_cols[] = {"kernel", "memcpy", "memset", "comm", "runtime", "dataloader", "cpu", "other"};
+static const struct tp_chart steps_chart = {TP_CHART_STACK, "step", NULL, role_cols, 8, "total", NULL, NULL};
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
-    (void)vo;
     const struct tp_tb_breakdown *bp = tp_store_breakdown(st);   /* the store's, built once */
     if (!bp)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -86,12 +89,16 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     }
     if (!b.nsteps)
         tp_error_set(err, TP_OK, "%s: no ProfilerStep and no CPU op: no step to break down", st->path);
+    if (vo && vo->plot)
+        tp_table_set_chart(t, &steps_chart);
     *out = t;
     return TP_OK;
 }
 
 static const struct tp_view_option steps_filter_options[] = {
     TP_VOPT_FILTERS,
+    TP_VOPT_FLAG("plot", plot, "a stacked bar per step: kernel, memcpy, memset, comm, runtime, DataLoader, "
+                 "CPU, other (-w or terminal wide)"),
 };
 
 const tp_view tp_view_steps = {

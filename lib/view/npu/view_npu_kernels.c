@@ -242,6 +242,10 @@ static int by_total(const void *x, const void *y)
     return a->first < b->first ? -1 : a->first > b->first;
 }
 
+/* --plot: each row's share of the device task time (write_chart.c) */
+static const char *const share_cols[] = {"total"};
+static const struct tp_chart npu_kernels_chart = {TP_CHART_SHARE, "name", NULL, share_cols, 1, NULL, NULL, NULL};
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
@@ -366,6 +370,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         for (int c = 0; c < 6; c++)
             tp_table_set_int(t, (size_t)(NK_AIC + c), g->per[c]);
     }
+    if (vo && vo->plot)
+        tp_table_set_chart(t, &npu_kernels_chart);
     *out = t;
     t = NULL;
 done:
