@@ -113,7 +113,7 @@ mpi: lib/libtprof.a cli/tprof
 	@$(MAKE) --no-print-directory cli/tprof-mpi
 
 cli/tprof-mpi: cli/mpi/tprof_mpi.c lib/libtprof.a lib/tprof.h
-	$(MPICC) -Ilib $(ALL_CFLAGS) $(LDFLAGS) -o $@ cli/mpi/tprof_mpi.c lib/libtprof.a $(LDLIBS)
+	$(MPICC) -D_GNU_SOURCE -Ilib $(ALL_CFLAGS) $(LDFLAGS) -o $@ cli/mpi/tprof_mpi.c lib/libtprof.a $(LDLIBS)
 
 mpi-build-if-mpicc:
 	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory cli/tprof-mpi; fi
