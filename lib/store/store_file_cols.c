@@ -48,6 +48,7 @@ const struct tp_sf_table tp_sf_tables[TP_SF_NTABLES] = {
                            offsetof(struct tp_npu_data, capsteps), 0},
     [TP_SF_NPU_COMMS]   = {"npu.comm", TP_SF_ROOT_NPU, offsetof(struct tp_npu_data, ncomms),
                            offsetof(struct tp_npu_data, capcomms), 0},
+    [TP_SF_COLLS]   = {"coll", TP_SF_ROOT_STORE, offsetof(tp_store, ncolls),   offsetof(tp_store, capcolls), 0},
 };
 
 const struct tp_sf_col tp_sf_cols[] = {
@@ -93,6 +94,16 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"op.python_parent_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, python_parent_id), 0},
     {"op.module_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, module_id), 0},
     {"op.fwd_thread", TP_SF_OPS, SIDE(ops, struct tp_op_info, fwd_thread), 0},
+    {"coll.row", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, row), TP_SF_ROW},
+    {"coll.name", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, name), TP_SF_STR},
+    {"coll.dtype", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, dtype), TP_SF_STR},
+    {"coll.pg_name", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, pg_name), TP_SF_STR},
+    {"coll.pg_desc", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, pg_desc), TP_SF_STR},
+    {"coll.pg_ranks", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, pg_ranks), TP_SF_STR},
+    {"coll.in_nelems", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, in_nelems), 0},
+    {"coll.out_nelems", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, out_nelems), 0},
+    {"coll.group_size", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, group_size), 0},
+    {"coll.seq", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, seq), 0},
     /* memory records */
     {"mem.addr", TP_SF_MEMS, SIDE(mems, struct tp_mem_info, addr), 0},
     {"mem.bytes", TP_SF_MEMS, SIDE(mems, struct tp_mem_info, bytes), 0},
