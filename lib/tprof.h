@@ -310,6 +310,7 @@ struct tp_view_opts {
     const char *annotation;  /* critical-path: --annotation NAME (HTA's substring match) */
     int64_t instance;        /* critical-path: --instance K, 0-based (0: the first) */
     double short_us;         /* kernels: --short US, the kernels shorter than US µs (0: off) */
+    int per_step;            /* stragglers: --per-step, one row per step instead of per rank */
     const char *filter_steps;  /* --step N|A-B: the view reads those steps alone (tp_store_filter) */
     const char *filter_window; /* --window T0..T1: the view reads that window alone */
 };

@@ -1,0 +1,58 @@
+/* coll_run.c — a run's collectives, extracted rank by rank and matched
+ * (shared by view_collectives.c and view_stragglers.c). */
+#include <stdlib.h>
+#include <string.h>
+#include "coll_run.h"
+
+void tp_coll_run_free(struct coll_run *cr)
+{
+    for (size_t i = 0; cr->lists && i < cr->n; i++)
+        tp_coll_list_free(&cr->lists[i]);
+    free(cr->lists);
+    tp_coll_match_free(&cr->m);
+    memset(cr, 0, sizeof *cr);
+}
+
+int tp_coll_run_build(const tp_store *const *stores, size_t n, const char *view, struct coll_run *cr,
+                      tp_error *err)
+{
+    memset(cr, 0, sizeof *cr);
+    if (n < 2)
+        return tp_error_set(err, TP_ERR_USAGE,
+                            "%s: %s compares the ranks of a run: give it a run directory of two ranks or more "
+                            "(this is one trace)", n ? stores[0]->path : "(no input)", view);
+    cr->lists = calloc(n, sizeof *cr->lists);
+    if (!cr->lists)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    cr->n = n;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (tp_coll_extract(stores[i], &cr->lists[i]) < 0) {
+            tp_coll_run_free(cr);
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        }
+        total += cr->lists[i].n;
+    }
+    if (!total) {
+        tp_coll_run_free(cr);
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: no NCCL/RCCL kernel in any of the %zu ranks: no collective to compare",
+                            view, n);
+    }
+    if (tp_coll_match(cr->lists, n, &cr->m) < 0) {
+        tp_coll_run_free(cr);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < cr->m.ninst; i++) {
+        const struct tp_coll_inst *in = &cr->m.inst[i];
+        cr->single += in->nranks < 2;
+        cr->partial += in->nranks >= 2 && (int64_t)in->nranks < in->group_size;
+        cr->mixed += in->mixed != 0;
+    }
+    if (cr->single || cr->partial || cr->mixed)
+        tp_error_set(err, TP_OK,
+                     "%s: of %zu collectives, %zu were found on one rank alone (left out), %zu on fewer ranks than "
+                     "their group has (timed over the ranks found), %zu matched records of different ops "
+                     "(the ranks' traces do not cover the same collectives)",
+                     view, cr->m.ninst, cr->single, cr->partial, cr->mixed);
+    return TP_OK;
+}
