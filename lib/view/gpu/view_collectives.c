@@ -28,7 +28,7 @@ static const struct tp_coldef ccols[] = {
     {"wait", "Wait(us)", TP_COL_US, -1, 0, "a rank's wait: from its start to the last rank's arrival, mean over ranks and calls"},
     {"transfer", "Transfer(us)", TP_COL_US, -1, 0, "from the last arrival to the end of its kernel, mean"},
     {"wait_pct", "Wait%", TP_COL_FIXED, -1, 1, "wait / (wait + transfer)"},
-    {"total", "Total(us)", TP_COL_US, -1, 0, "GPU time of the row on all ranks: waits plus transfers"},
+    {"total", "Total(us)", TP_COL_US, -1, 0, "the row's time on all ranks: each rank's wait plus the transfer, summed"},
     {"algbw", "AlgBW(GB/s)", TP_COL_FIXED, -1, 2, "algorithm bandwidth: sum of S / sum of transfer times"},
     {"busbw", "BusBW(GB/s)", TP_COL_FIXED, -1, 2, "bus bandwidth: algbw x 2(n-1)/n all_reduce, (n-1)/n all_gather, reduce_scatter, all_to_all, 1 broadcast, reduce, send/recv"},
     {"mixed", "Mixed", TP_COL_INT, -1, 0, "matched collectives whose ranks disagree on the op (matching is off)"},
@@ -41,7 +41,7 @@ struct agg {
     uint64_t group_id;
     int64_t n;
     const struct tp_coll_rec *rec;   /* for the group's name */
-    int64_t ranks, calls, partial, mixed, nbytes, bytes, skew, skew_max, wait, wait_n, transfer;
+    int64_t ranks, calls, partial, mixed, nbytes, bytes, skew, skew_max, wait, wait_n, transfer, total;
     int64_t bw_bytes, bw_ns;         /* calls with a known size and a transfer time */
 };
 
@@ -76,6 +76,7 @@ static void add(struct agg *g, const struct tp_coll_inst *in)
     g->wait += in->wait;
     g->wait_n += (int64_t)in->nranks;
     g->transfer += in->transfer;
+    g->total += in->wait + in->transfer * (int64_t)in->nranks;
     if (in->bytes >= 0) {
         g->bytes += in->bytes;
         g->nbytes++;
@@ -108,7 +109,7 @@ static void put(tp_table *t, const struct agg *g)
     tp_table_set_int(t, C_TRANSFER, xfer);
     if (wait + xfer > 0)
         tp_table_set_float(t, C_WAIT_PCT, 100.0 * (double)wait / (double)(wait + xfer));
-    tp_table_set_int(t, C_TOTAL, g->wait + g->transfer * (g->wait_n / g->calls));
+    tp_table_set_int(t, C_TOTAL, g->total);
     if (g->bw_ns > 0) {
         double algbw = (double)g->bw_bytes / (double)g->bw_ns;   /* bytes per ns = GB/s */
         tp_table_set_float(t, C_ALGBW, algbw);
