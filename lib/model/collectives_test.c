@@ -1,0 +1,104 @@
+/* collectives_test.c — op names, NCCL's bus bandwidth factors, dtype sizes,
+ * and the records and matching of the three-rank fixture
+ * (testdata/collectives/meta: rank 2's kernels carry no metadata, its
+ * record_param_comms operators do). */
+#include <math.h>
+#include "collectives.h"
+#include "testing.h"
+
+static const char *op(const char *name)
+{
+    return tp_coll_op_name(tp_coll_op_of(name));
+}
+
+static tp_store *load(const char *path)
+{
+    tp_store *st = tp_store_new();
+    tp_error err = {0};
+    if (!st || tp_store_load(st, path, &err) != TP_OK || tp_store_link(st, &err) != TP_OK) {
+        printf("  %s: %s\n", path, err.msg);
+        tp_store_free(st);
+        return NULL;
+    }
+    return st;
+}
+
+int main(void)
+{
+    CHECK_STR("op_allreduce", op("allreduce"), "all_reduce");
+    CHECK_STR("op_allgather_base", op("_allgather_base"), "all_gather");
+    CHECK_STR("op_allgather_coalesced", op("allgather_into_tensor_coalesced"), "all_gather");
+    CHECK_STR("op_reduce_scatter_tensor", op("reduce_scatter_tensor"), "reduce_scatter");
+    CHECK_STR("op_reduce", op("reduce"), "reduce");
+    CHECK_STR("op_c10d_alltoall", op("c10d::alltoall_base_"), "all_to_all");
+    CHECK_STR("op_nccl_all_to_all", op("nccl:all_to_all"), "all_to_all");
+    CHECK_STR("op_kernel_allreduce", op("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"),
+              "all_reduce");
+    CHECK_STR("op_devkernel_rs", op("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL"), "reduce_scatter");
+    CHECK_STR("op_sendrecv", op("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"), "send_recv");
+    CHECK_STR("op_send", op("send"), "send");
+    CHECK_STR("op_generic", op("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"), "other");
+    CHECK_STR("op_null", op(NULL), "other");
+
+    CHECK("busbw_allreduce_8", fabs(tp_coll_busbw_factor(TP_COLL_ALL_REDUCE, 8) - 1.75) < 1e-12);
+    CHECK("busbw_allgather_8", fabs(tp_coll_busbw_factor(TP_COLL_ALL_GATHER, 8) - 0.875) < 1e-12);
+    CHECK("busbw_rs_2", fabs(tp_coll_busbw_factor(TP_COLL_REDUCE_SCATTER, 2) - 0.5) < 1e-12);
+    CHECK("busbw_a2a_4", fabs(tp_coll_busbw_factor(TP_COLL_ALL_TO_ALL, 4) - 0.75) < 1e-12);
+    CHECK("busbw_bcast", tp_coll_busbw_factor(TP_COLL_BROADCAST, 16) == 1.0);
+    CHECK("busbw_barrier", tp_coll_busbw_factor(TP_COLL_BARRIER, 16) == 0);
+    CHECK("busbw_n0", tp_coll_busbw_factor(TP_COLL_ALL_REDUCE, 0) == 0);
+
+    CHECK_INT("dtype_float", tp_coll_dtype_size("Float"), 4);
+    CHECK_INT("dtype_bf16", tp_coll_dtype_size("BFloat16"), 2);
+    CHECK_INT("dtype_long_int", tp_coll_dtype_size("long int"), 8);
+    CHECK_INT("dtype_fp8", tp_coll_dtype_size("Float8_e4m3fn"), 1);
+    CHECK_INT("dtype_unknown", tp_coll_dtype_size("TensorList"), 0);
+
+    tp_store *st[3] = {0};
+    struct tp_coll_list l[3] = {{0}};
+    int loaded = 1;
+    for (int r = 0; r < 3; r++) {
+        char path[64];
+        snprintf(path, sizeof path, "testdata/collectives/meta/rank%d.pt.trace.json", r);
+        st[r] = load(path);
+        loaded &= st[r] && tp_coll_extract(st[r], &l[r]) == 0;
+    }
+    CHECK("fixture_loads", loaded);
+    if (loaded) {
+        CHECK_INT("rank0_records", l[0].n, 4);
+        CHECK_INT("rank2_records", l[2].n, 4);
+        CHECK_INT("rank1_records", l[1].n, 3);
+        /* rank 2: everything from record_param_comms */
+        const struct tp_coll_rec *a = &l[2].v[1];
+        CHECK_INT("rank2_gather_seq", a->seq, 2);
+        CHECK_INT("rank2_gather_op", a->op, TP_COLL_ALL_GATHER);
+        CHECK_INT("rank2_gather_bytes", a->bytes, 750 * 2);
+        CHECK_INT("rank2_gather_n", a->group_size, 3);
+        CHECK_STR("rank2_gather_group", a->group, "0");
+        CHECK_INT("rank2_gather_step", a->step, 1);
+        const struct tp_coll_rec *rs = &l[0].v[3];
+        CHECK_STR("rank0_rs_group", rs->group, "1");
+        CHECK_INT("rank0_rs_n", rs->group_size, 2);
+        CHECK_INT("rank0_rs_bytes", rs->bytes, 2000 * 4);
+        CHECK("groups_differ", rs->group_id != a->group_id && rs->group_id != 0);
+        struct tp_coll_match m;
+        CHECK("match", tp_coll_match(l, 3, &m) == 0);
+        CHECK_INT("instances", m.ninst, 4);
+        CHECK_INT("parts", m.nparts, 11);
+        const struct tp_coll_inst *in = &m.inst[0];   /* the first all_reduce */
+        CHECK_INT("first_nranks", in->nranks, 3);
+        CHECK_INT("first_skew", in->last_start - in->first_start, 60000);
+        CHECK_INT("first_wait", in->wait, 90000);
+        CHECK_INT("first_transfer", in->transfer, 40000);
+        CHECK_INT("first_last", l[in->last].rank, 2);
+        CHECK_INT("rs_nranks", m.inst[3].nranks, 2);
+        CHECK_INT("rs_last", l[m.inst[3].last].rank, 2);
+        CHECK("no_mixed", !m.inst[0].mixed && !m.inst[1].mixed && !m.inst[2].mixed && !m.inst[3].mixed);
+        tp_coll_match_free(&m);
+    }
+    for (int r = 0; r < 3; r++) {
+        tp_coll_list_free(&l[r]);
+        tp_store_free(st[r]);
+    }
+    TEST_EXIT();
+}
