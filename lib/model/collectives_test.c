@@ -3,6 +3,8 @@
  * (testdata/collectives/meta: rank 2's kernels carry no metadata, its
  * record_param_comms operators do). */
 #include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include "collectives.h"
 #include "testing.h"
 
@@ -95,6 +97,21 @@ int main(void)
         CHECK_INT("rs_last", l[m.inst[3].last].rank, 2);
         CHECK("no_mixed", !m.inst[0].mixed && !m.inst[1].mixed && !m.inst[2].mixed && !m.inst[3].mixed);
         tp_coll_match_free(&m);
+        /* the records survive a .tprof round trip (opt.coll sections) */
+        char tmpl[] = "/tmp/tprof-coll-XXXXXX";
+        int fd = mkstemp(tmpl);
+        tp_error err = {0};
+        int saved = fd >= 0 && tp_store_save(st[2], NULL, tmpl, &err) == TP_OK;
+        tp_store *back = saved ? load(tmpl) : NULL;
+        struct tp_coll_list lb = {0};
+        CHECK("tprof_round_trip", back && tp_coll_extract(back, &lb) == 0 && lb.n == l[2].n &&
+                                      memcmp(lb.v, l[2].v, lb.n * sizeof *lb.v) == 0);
+        tp_coll_list_free(&lb);
+        tp_store_free(back);
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmpl);
+        }
     }
     for (int r = 0; r < 3; r++) {
         tp_coll_list_free(&l[r]);
