@@ -356,6 +356,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     size_t n = tp_run_size(r), nuse = 0;
     const tp_store **stores = calloc(n ? n : 1, sizeof *stores);
     const struct tp_run_rank **ranks = calloc(n ? n : 1, sizeof *ranks);
+    tp_store **slices = NULL;   /* --step / --window of a view that spans ranks */
     if (!stores || !ranks) {
         fprintf(stderr, "tprof: out of memory\n");
         free(stores);
@@ -389,6 +390,24 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     }
     const tp_view *v = o->view;
     tp_table *t = NULL;
+    if (v->build_run && !npu && (o->vo.filter_steps || o->vo.filter_window)) {
+        /* --step / --window: every rank's slice, as a view of one trace reads it */
+        slices = calloc(nuse, sizeof *slices);
+        for (size_t i = 0; slices && i < nuse; i++) {
+            err = (tp_error){0};
+            if (tp_store_filter(stores[i], o->vo.filter_steps, o->vo.filter_window, &slices[i], &err) != TP_OK) {
+                fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
+                status = 2;
+                goto done;
+            }
+            stores[i] = slices[i];
+        }
+        if (!slices) {
+            fprintf(stderr, "tprof: out of memory\n");
+            status = 2;
+            goto done;
+        }
+    }
     if (v->build_run && !npu) {
         /* a view that spans ranks: one table from every rank */
         err = (tp_error){0};
@@ -463,6 +482,9 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         status = 2;
 done:
     fflush(stdout);
+    for (size_t i = 0; slices && i < nuse; i++)
+        tp_store_free(slices[i]);
+    free(slices);
     free(stores);
     free(ranks);
     tp_run_free(r);

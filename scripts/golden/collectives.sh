@@ -13,6 +13,7 @@
 #   - calls x ranks equal the NCCL kernel counts of `tprof kernels --merge`;
 #   - HTA's sampled rank-0/1 pair (2 of 128 ranks): a note says the
 #     collectives were timed over the ranks found and how many disagree;
+#   - --step and --window slice every rank;
 #   - one trace, a run of one rank and a run without NCCL kernels are
 #     refused with a message; every output format; -c, --sort; bad -c.
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
@@ -239,6 +240,15 @@ try:
     rows = [list(r.values()) for r in got]
     want = [['1', '2', '90000', '100.0', '90000', '2', '1'], ['2', '0', '200000', '80.0', '250000', '2', '1']]
     ok('meta.per_step', rc == 0 and rows == want, 'exit %d: %s' % (rc, rows))
+
+    # ---- --step / --window: each rank's slice ----
+    rc, got, err = table('stragglers', meta, '--per-step', '--step', '2')
+    ok('step_filter', rc == 0 and [list(r.values()) for r in got] == [want[1]], 'exit %d: %s %s' % (rc, got, err))
+    rc, got, err = table('collectives', meta, '-c', 'op,calls', '--window', '0..500')
+    ok('window_filter', rc == 0 and [list(r.values()) for r in got] == [['all_reduce', '1'], ['all_gather', '1']],
+       'exit %d: %s %s' % (rc, got, err))
+    rc, out, err = run('collectives', '--step', '9', meta)
+    ok('step_missing', rc == 2 and 'no such ProfilerStep' in err and not out, 'exit %d: %s' % (rc, err))
 
     # ---- against Python on the raw JSON ----
     compare('meta', meta, traces(meta))

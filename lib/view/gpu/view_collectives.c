@@ -13,6 +13,7 @@
 #include "coll_run.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef ccols[] = {
     {"op", "Op", TP_COL_STR, -1, 0, "collective: all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send, recv..."},
@@ -157,6 +158,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return build_run(one, 1, vo, out, err);
 }
 
+static const struct tp_view_option collective_options[] = {
+    TP_VOPT_FILTERS,
+};
+
 const tp_view tp_view_collectives = {
     .name = "collectives",
     .summary = "a run's collectives matched across ranks: arrival skew, wait vs transfer, algbw/busbw per op and group",
@@ -165,4 +170,5 @@ const tp_view tp_view_collectives = {
     .default_columns = "op,group,n,calls,bytes,skew,skew_max,wait,transfer,wait_pct,algbw,busbw",
     .build = build,
     .build_run = build_run,
+    TP_VIEW_OPTIONS(collective_options),
 };

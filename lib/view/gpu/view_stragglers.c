@@ -201,6 +201,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 }
 
 static const struct tp_view_option straggler_options[] = {
+    TP_VOPT_FILTERS,
     TP_VOPT_FLAG("per-step", per_step, "one row per step: its straggler and the wait it caused"),
 };
 
