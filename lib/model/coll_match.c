@@ -46,7 +46,13 @@ static int cmp_inst(const void *x, const void *y)
     return a->part < b->part ? -1 : a->part > b->part;
 }
 
-/* One matched collective from the keys k[0..n-1] (one per rank). */
+static int is_p2p(int32_t op)
+{
+    return op == TP_COLL_SEND || op == TP_COLL_RECV || op == TP_COLL_SEND_RECV;
+}
+
+/* One matched collective from the keys k[0..n-1] (one per rank).  A send
+ * matched with its recv is one send_recv, not a disagreement. */
 static void fill(const struct tp_coll_list *lists, const struct mkey *k, size_t n, int use_base,
                  struct tp_coll_inst *in, struct tp_coll_part *parts)
 {
@@ -63,7 +69,10 @@ static void fill(const struct tp_coll_list *lists, const struct mkey *k, size_t 
         const struct tp_coll_rec *r = &l->v[k[i].rec];
         int64_t off = use_base ? l->base_time_ns : 0;
         parts[i] = (struct tp_coll_part){k[i].list, r->start + off, r->end + off};
-        in->mixed |= r->op != in->op;
+        if (r->op != in->op && is_p2p(r->op) && is_p2p(in->op))
+            in->op = TP_COLL_SEND_RECV;
+        else if (r->op != in->op)
+            in->mixed = 1;
         if (r->bytes > in->bytes)
             in->bytes = r->bytes;
         if (r->group_size > in->group_size)

@@ -56,6 +56,24 @@ int main(void)
     CHECK_INT("dtype_fp8", tp_coll_dtype_size("Float8_e4m3fn"), 1);
     CHECK_INT("dtype_unknown", tp_coll_dtype_size("TensorList"), 0);
 
+    /* records made by hand: a send meets its recv; an all_reduce meets a send */
+    struct tp_coll_rec a0[2] = {{.start = 0, .end = 10, .seq = 1, .op = TP_COLL_SEND, .group_id = 5},
+                                {.start = 20, .end = 30, .seq = 2, .op = TP_COLL_ALL_REDUCE, .group_id = 5}};
+    struct tp_coll_rec a1[2] = {{.start = 4, .end = 10, .seq = 1, .op = TP_COLL_RECV, .group_id = 5},
+                                {.start = 25, .end = 30, .seq = 2, .op = TP_COLL_SEND, .group_id = 5}};
+    struct tp_coll_list hand[2] = {{0, TP_NONE, a0, 2}, {1, TP_NONE, a1, 2}};
+    struct tp_coll_match hm;
+    CHECK("hand_match", tp_coll_match(hand, 2, &hm) == 0 && hm.ninst == 2);
+    if (hm.ninst == 2) {
+        CHECK_STR("p2p_pair_is_send_recv", tp_coll_op_name(hm.inst[0].op), "send_recv");
+        CHECK_INT("p2p_pair_not_mixed", hm.inst[0].mixed, 0);
+        CHECK_INT("p2p_pair_wait", hm.inst[0].wait, 4);
+        CHECK_INT("p2p_pair_transfer", hm.inst[0].transfer, 6);
+        CHECK_INT("allreduce_vs_send_mixed", hm.inst[1].mixed, 1);
+        CHECK_INT("no_group_size_is_ranks", hm.inst[1].group_size, 2);
+    }
+    tp_coll_match_free(&hm);
+
     tp_store *st[3] = {0};
     struct tp_coll_list l[3] = {{0}};
     int loaded = 1;
