@@ -241,7 +241,8 @@ static int is_comm_op_name(const char *nm)
     return strncmp(nm, "c10d::", 6) == 0 || strncmp(nm, "nccl:", 5) == 0 || strcmp(nm, "record_param_comms") == 0;
 }
 
-static int64_t by_ext(const struct extop *x, size_t n, int64_t ext)
+/* The first of the operators with External id ext (x[*at..] share it). */
+static int64_t by_ext(const struct extop *x, size_t n, int64_t ext, size_t *at)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -251,7 +252,20 @@ static int64_t by_ext(const struct extop *x, size_t n, int64_t ext)
         else
             hi = mid;
     }
+    *at = lo;
     return lo < n && x[lo].ext == ext ? x[lo].row : -1;
+}
+
+/* record_param_comms with the kernel's External id (PyTorch gives the
+ * kernel the id of the record_param_comms it was launched in): for a launch
+ * whose enclosing operators do not nest it (a range cut at a step's edge). */
+static const struct tp_coll_info *param_by_ext(const tp_store *st, const struct extop *x, size_t n, int64_t ext)
+{
+    size_t i;
+    for (by_ext(x, n, ext, &i); i < n && x[i].ext == ext; i++)
+        if (strcmp(tp_store_str(st, st->name[x[i].row]), "record_param_comms") == 0)
+            return tp_store_coll(st, (size_t)x[i].row);
+    return NULL;
 }
 
 static void look_around(const tp_store *st, size_t r, const struct extop *x, size_t nx, struct around *a)
@@ -261,8 +275,9 @@ static void look_around(const tp_store *st, size_t r, const struct extop *x, siz
      * and legacy nccl:* ranges are user annotations */
     int64_t l = st->launcher ? st->launcher[r] : -1;
     int64_t o = l >= 0 && (size_t)l < st->n && st->parent ? st->parent[l] : st->launch_op ? st->launch_op[r] : -1;
+    size_t at;
     if (o < 0 && st->external_id[r] != TP_NONE)
-        o = by_ext(x, nx, st->external_id[r]);
+        o = by_ext(x, nx, st->external_id[r], &at);
     for (int depth = 0; o >= 0 && (size_t)o < st->n && depth < 16; depth++, o = st->parent ? st->parent[o] : -1) {
         const char *nm = tp_store_str(st, st->name[o]);
         if (!a->param && strcmp(nm, "record_param_comms") == 0)
@@ -275,6 +290,8 @@ static void look_around(const tp_store *st, size_t r, const struct extop *x, siz
             a->nccl_bytes = op_bytes(st, (size_t)o);
         }
     }
+    if (!a->param && st->external_id[r] != TP_NONE)
+        a->param = param_by_ext(st, x, nx, st->external_id[r]);
 }
 
 static void copy_text(char *dst, size_t cap, const tp_store *st, uint32_t id)

@@ -74,6 +74,39 @@ int main(void)
     }
     tp_coll_match_free(&hm);
 
+    /* record_param_comms that does not enclose the launch (cut at a step's
+     * edge) is still found by the External id it shares with the kernel */
+    {
+        static const char trace[] =
+            "{\"traceEvents\": ["
+            "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},"
+            "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": 1, \"tid\": 1, \"ts\": 95, "
+            "\"dur\": 10, \"args\": {\"External id\": 7, \"Collective name\": \"allreduce\", \"Seq\": 42, "
+            "\"dtype\": \"Float\", \"In msg nelems\": 10, \"Out msg nelems\": 10}},"
+            "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 101, "
+            "\"dur\": 2, \"args\": {\"correlation\": 3, \"External id\": 7}},"
+            "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_Generic\", \"pid\": 0, \"tid\": 7, \"ts\": 110, "
+            "\"dur\": 5, \"args\": {\"correlation\": 3, \"External id\": 7}}]}";
+        char tmpl[] = "/tmp/tprof-coll-ext-XXXXXX";
+        int fd = mkstemp(tmpl);
+        int wrote = fd >= 0 && write(fd, trace, sizeof trace - 1) == (ssize_t)(sizeof trace - 1);
+        tp_store *one = wrote ? load(tmpl) : NULL;
+        struct tp_coll_list el = {0};
+        CHECK("ext_fallback_loads", one && tp_coll_extract(one, &el) == 0 && el.n == 1);
+        if (el.n == 1) {
+            CHECK_INT("ext_fallback_seq", el.v[0].seq, 42);
+            CHECK_INT("ext_fallback_op", el.v[0].op, TP_COLL_ALL_REDUCE);
+            CHECK_INT("ext_fallback_bytes", el.v[0].bytes, 40);
+            CHECK_INT("ext_fallback_step", el.v[0].step, 1);
+        }
+        tp_coll_list_free(&el);
+        tp_store_free(one);
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmpl);
+        }
+    }
+
     tp_store *st[3] = {0};
     struct tp_coll_list l[3] = {{0}};
     int loaded = 1;
