@@ -205,6 +205,8 @@ struct rank_out {
     size_t nskips;
     int malformed;
     char *coverage;           /* the attribution line (tp_store_coverage), NULL none */
+    void *sum;                /* a view with rank_summary: the rank's summary instead of t */
+    void (*sum_free)(void *);
 };
 
 static void drop_rank(void *p)
@@ -213,6 +215,8 @@ static void drop_rank(void *p)
     if (!ro)
         return;
     tp_table_free(ro->t);
+    if (ro->sum && ro->sum_free)
+        ro->sum_free(ro->sum);
     free(ro->skips);
     free(ro->coverage);
     free(ro);
@@ -240,13 +244,68 @@ static void *reduce_rank(const struct tp_run_rank *k, void *ctx)
     if (slice)
         st = slice;
     ro->sv = tp_view_for_store(o->view, st);
-    if (tp_view_build(o->view, st, &o->vo, &ro->t, &ro->err) != TP_OK)
+    if (o->view->rank_summary) {   /* a view of the whole run: the rank's summary alone */
+        ro->sum = o->view->rank_summary(st, &o->vo, &ro->err);
+        ro->sum_free = o->view->summary_free;
+    } else if (tp_view_build(o->view, st, &o->vo, &ro->t, &ro->err) != TP_OK) {
         ro->t = NULL;
+    }
     char line[2048];
     if (tp_view_attributes(o->view, &o->vo) && tp_store_coverage(st, line, sizeof line))
         ro->coverage = strdup(line);
     tp_store_free(slice);
     return ro;
+}
+
+/* A view of the whole run from its ranks' summaries (rank_summary): one
+ * table, written as run_dir writes a build_run table. */
+static int run_summaries(const struct cli_options *o, tp_run *r, int *first, int status)
+{
+    size_t n = tp_run_size(r), nsum = 0;
+    void **sums = calloc(n ? n : 1, sizeof *sums);
+    int64_t *ranks = calloc(n ? n : 1, sizeof *ranks);
+    if (!sums || !ranks) {
+        free(sums);
+        free(ranks);
+        fprintf(stderr, "tprof: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_run_rank *k = tp_run_rank(r, i);
+        const struct rank_out *ro = k->usable ? k->result : NULL;
+        if (ro && !ro->sum) {
+            fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
+            status = 2;
+        } else if (ro) {
+            sums[nsum] = ro->sum;
+            ranks[nsum++] = k->rank;
+        }
+    }
+    tp_table *t = NULL;
+    tp_error err = {0};
+    if (o->view->build_summaries(sums, ranks, nsum, &o->vo, &t, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        status = 2;
+    } else {
+        if (err.msg[0] && !o->quiet)
+            fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
+        struct tp_output_opts out = o->out;
+        if (!*first)
+            out.header = 0;
+        if (table_status(o->view, t) > status)
+            status = table_status(o->view, t);
+        tp_error werr = {0};
+        char left_out[512];
+        collect_note(&out, left_out, sizeof left_out);
+        if (written(tp_run_write_table(o->view, t, &out, &o->vo, stdout, &werr), &werr, &out))
+            status = 2;
+        *first = 0;
+        tp_table_free(t);
+    }
+    fflush(stdout);
+    free(sums);
+    free(ranks);
+    return status;
 }
 
 /* A view that is built rank by rank, without --merge: each rank is loaded,
@@ -303,6 +362,8 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         return 2;
     }
+    if (o->view->rank_summary)
+        return run_summaries(o, r, first, status);
     tp_rank_table *b = NULL;
     for (size_t i = 0; i < n; i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
@@ -339,7 +400,9 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         tp_run_free(r);
         return 2;
     }
-    if (!o->view->build_run && !o->vo.merge) {
+    /* per-rank views, and views of the run made of per-rank summaries,
+     * read the run in bounded memory */
+    if ((!o->view->build_run && !o->vo.merge) || o->view->rank_summary) {
         int rc = run_dir_stream(o, r, path, first);
         tp_run_free(r);
         return rc;

@@ -148,6 +148,34 @@ int main(void)
         CHECK_INT("rs_last", l[m.inst[3].last].rank, 2);
         CHECK("no_mixed", !m.inst[0].mixed && !m.inst[1].mixed && !m.inst[2].mixed && !m.inst[3].mixed);
         tp_coll_match_free(&m);
+        /* both views: built from the stores (build_run) and from the ranks'
+         * summaries (build_summaries, the CLI's bounded-memory path), one table */
+        const char *names[] = {"collectives", "stragglers"};
+        for (int vi = 0; vi < 2; vi++) {
+            const tp_view *v = tp_view_find(names[vi]);
+            const tp_store *cst[3] = {st[0], st[1], st[2]};
+            void *sums[3];
+            int64_t ranks[3] = {0, 1, 2};
+            tp_error e1 = {0}, e2 = {0};
+            tp_table *t1 = NULL, *t2 = NULL;
+            for (int r = 0; r < 3; r++)
+                sums[r] = v->rank_summary(st[r], NULL, &e2);
+            int built = v->build_run(cst, 3, NULL, &t1, &e1) == TP_OK &&
+                        v->build_summaries(sums, ranks, 3, NULL, &t2, &e2) == TP_OK;
+            int same = built && tp_table_rows(t1) == tp_table_rows(t2) && tp_table_rows(t1) == 3 &&
+                       tp_table_cols(t1) == tp_table_cols(t2);
+            for (size_t row = 0; same && row < tp_table_rows(t1); row++)
+                for (size_t c = 0; c < tp_table_cols(t1); c++)
+                    same &= tp_table_cell_kind(t1, row, c) == tp_table_cell_kind(t2, row, c) &&
+                            tp_table_cell_float(t1, row, c) == tp_table_cell_float(t2, row, c);
+            char label[64];
+            snprintf(label, sizeof label, "%s_run_equals_summaries", names[vi]);
+            CHECK(label, same);
+            for (int r = 0; r < 3; r++)
+                v->summary_free(sums[r]);
+            tp_table_free(t1);
+            tp_table_free(t2);
+        }
         /* the records survive a .tprof round trip (opt.coll sections) */
         char tmpl[] = "/tmp/tprof-coll-XXXXXX";
         int fd = mkstemp(tmpl);

@@ -1,5 +1,7 @@
 /* coll_run.h — what `tprof collectives` and `tprof stragglers` share: every
- * rank's collective records (tp_coll_extract) matched across the run. */
+ * rank's collective records (tp_coll_extract), from its store or from its
+ * summary (the view's rank_summary: the records alone, so that a run is read
+ * in bounded memory), matched across the run. */
 #ifndef TPROF_COLL_RUN_H
 #define TPROF_COLL_RUN_H
 
@@ -9,6 +11,7 @@
 struct coll_run {
     struct tp_coll_list *lists;    /* one per rank, in the run's rank order */
     size_t n;
+    int owns;                      /* the lists' records were extracted here (free them) */
     struct tp_coll_match m;
     size_t single;                 /* collectives found on one rank alone */
     size_t partial;                /* matched on fewer ranks than their group has */
@@ -21,6 +24,14 @@ struct coll_run {
  * matched on every rank of their group. */
 int tp_coll_run_build(const tp_store *const *stores, size_t n, const char *view, struct coll_run *cr,
                       tp_error *err);
+/* The same from the ranks' summaries (struct tp_coll_list, borrowed) and
+ * their settled rank numbers. */
+int tp_coll_run_from_summaries(void *const *sums, const int64_t *ranks, size_t n, const char *view,
+                               struct coll_run *cr, tp_error *err);
 void tp_coll_run_free(struct coll_run *cr);
+
+/* rank_summary and summary_free of both views: the rank's record list. */
+void *tp_coll_rank_summary(const tp_store *st, const struct tp_view_opts *vo, tp_error *err);
+void tp_coll_summary_free(void *summary);
 
 #endif

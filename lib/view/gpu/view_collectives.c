@@ -120,6 +120,32 @@ static void put(tp_table *t, const struct agg *g)
     }
 }
 
+/* The table of a matched run (cr is freed). */
+static int table_of(struct coll_run *cr, tp_table **out, tp_error *err)
+{
+    struct agg *a = calloc(cr->m.ninst ? cr->m.ninst : 1, sizeof *a);
+    tp_table *t = tp_table_new(ccols, NCOLS);
+    if (!a || !t) {
+        free(a);
+        tp_table_free(t);
+        tp_coll_run_free(cr);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    size_t na = 0;
+    for (size_t i = 0; i < cr->m.ninst; i++)
+        add(find(a, &na, &cr->m.inst[i]), &cr->m.inst[i]);
+    for (size_t i = 0; i < na; i++)
+        put(t, &a[i]);
+    free(a);
+    tp_coll_run_free(cr);
+    if (tp_table_nomem(t)) {
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    *out = t;
+    return TP_OK;
+}
+
 static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out,
                      tp_error *err)
 {
@@ -127,29 +153,17 @@ static int build_run(const tp_store *const *stores, size_t n, const struct tp_vi
     *out = NULL;
     struct coll_run cr;
     int rc = tp_coll_run_build(stores, n, "collectives", &cr, err);
-    if (rc != TP_OK)
-        return rc;
-    struct agg *a = calloc(cr.m.ninst ? cr.m.ninst : 1, sizeof *a);
-    tp_table *t = tp_table_new(ccols, NCOLS);
-    if (!a || !t) {
-        free(a);
-        tp_table_free(t);
-        tp_coll_run_free(&cr);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    size_t na = 0;
-    for (size_t i = 0; i < cr.m.ninst; i++)
-        add(find(a, &na, &cr.m.inst[i]), &cr.m.inst[i]);
-    for (size_t i = 0; i < na; i++)
-        put(t, &a[i]);
-    free(a);
-    tp_coll_run_free(&cr);
-    if (tp_table_nomem(t)) {
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    *out = t;
-    return TP_OK;
+    return rc != TP_OK ? rc : table_of(&cr, out, err);
+}
+
+static int build_summaries(void *const *sums, const int64_t *ranks, size_t n, const struct tp_view_opts *vo,
+                           tp_table **out, tp_error *err)
+{
+    (void)vo;
+    *out = NULL;
+    struct coll_run cr;
+    int rc = tp_coll_run_from_summaries(sums, ranks, n, "collectives", &cr, err);
+    return rc != TP_OK ? rc : table_of(&cr, out, err);
 }
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -171,4 +185,7 @@ const tp_view tp_view_collectives = {
     .build = build,
     .build_run = build_run,
     TP_VIEW_OPTIONS(collective_options),
+    .rank_summary = tp_coll_rank_summary,
+    .summary_free = tp_coll_summary_free,
+    .build_summaries = build_summaries,
 };

@@ -165,28 +165,41 @@ static int rank_rows(const struct coll_run *cr, const struct per_rank *pr, int64
     return 0;
 }
 
-static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out,
-                     tp_error *err)
+/* The table of a matched run (cr is freed). */
+static int table_of(struct coll_run *cr, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
-    *out = NULL;
-    struct coll_run cr;
-    int rc = tp_coll_run_build(stores, n, "stragglers", &cr, err);
-    if (rc != TP_OK)
-        return rc;
     int per_step = vo && vo->per_step;
-    struct per_rank *pr = calloc(cr.n, sizeof *pr);
+    struct per_rank *pr = calloc(cr->n, sizeof *pr);
     tp_table *t = tp_table_new(scols, NCOLS);
     int64_t total = 0, nsteps = 0;
-    int bad = !pr || !t || walk(&cr, per_step, pr, &total, t, &nsteps) < 0 ||
-              (!per_step && rank_rows(&cr, pr, total, nsteps, t) < 0) || tp_table_nomem(t);
+    int bad = !pr || !t || walk(cr, per_step, pr, &total, t, &nsteps) < 0 ||
+              (!per_step && rank_rows(cr, pr, total, nsteps, t) < 0) || tp_table_nomem(t);
     free(pr);
-    tp_coll_run_free(&cr);
+    tp_coll_run_free(cr);
     if (bad) {
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
     *out = t;
     return TP_OK;
+}
+
+static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out,
+                     tp_error *err)
+{
+    *out = NULL;
+    struct coll_run cr;
+    int rc = tp_coll_run_build(stores, n, "stragglers", &cr, err);
+    return rc != TP_OK ? rc : table_of(&cr, vo, out, err);
+}
+
+static int build_summaries(void *const *sums, const int64_t *ranks, size_t n, const struct tp_view_opts *vo,
+                           tp_table **out, tp_error *err)
+{
+    *out = NULL;
+    struct coll_run cr;
+    int rc = tp_coll_run_from_summaries(sums, ranks, n, "stragglers", &cr, err);
+    return rc != TP_OK ? rc : table_of(&cr, vo, out, err);
 }
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -215,4 +228,7 @@ const tp_view tp_view_stragglers = {
     .columns_for = columns_for,
     .build_run = build_run,
     TP_VIEW_OPTIONS(straggler_options),
+    .rank_summary = tp_coll_rank_summary,
+    .summary_free = tp_coll_summary_free,
+    .build_summaries = build_summaries,
 };
