@@ -17,6 +17,7 @@
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_NAME, OPT_TIMEUNIT, OPT_SORT,
        OPT_TOP, OPT_NO_HEADER, OPT_VERSION, OPT_MERGE, OPT_SPAN, OPT_QUIET, OPT_CAPTURE, OPT_RANK,
+       OPT_HUMAN, OPT_WITH_FILE,
        OPT_VIEW = 512 /* + the index of a view option in view_opt_names */ };
 
 static const struct option global_opts[] = {
@@ -38,6 +39,8 @@ static const struct option global_opts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"capture", required_argument, NULL, OPT_CAPTURE},
     {"rank", required_argument, NULL, OPT_RANK},
+    {"human", no_argument, NULL, OPT_HUMAN},
+    {"with-file", no_argument, NULL, OPT_WITH_FILE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
 };
@@ -132,6 +135,8 @@ void cli_usage(FILE *out)
             "      --tsv           tab-separated values\n"
             "      --name REGEX    only rows whose name (kernel, op) matches REGEX (POSIX extended)\n"
             "      --timeunit U    time columns in ns, us, ms or s (exact; headers and keys say the unit)\n"
+            "      --human         times and bytes with units as torch's key_averages prints them\n"
+            "                      (1.234ms, 12.50 MB); columns, space and Markdown output only\n"
             "      --header names|keys|none   header of column names (default), of column keys\n"
             "                      with NULL cells empty (typed CSV/TSV for pandas, DuckDB), or none\n"
             "      --sort KEYS     sort rows by columns: KEY[,KEY...], numbers descending and text\n"
@@ -142,6 +147,7 @@ void cli_usage(FILE *out)
             "                      (the ranks laid end to end: calls and times summed over ranks)\n"
             "      --span S        a run directory: only span S (the plugin's worker.span files)\n"
             "      --rank LIST     a run directory: only the ranks of LIST (0,2,5-7)\n"
+            "      --with-file     one table for every input, a file column (the input's path) first\n"
             "      --capture PATH  graph replays charged to the operators of a capture trace\n"
             "                      (a file, or a folder such as TraceLens' capture_traces/)\n"
             "      --quiet         no notes on stderr (the coverage line, what a view left out); errors stay\n"
@@ -318,6 +324,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_CAPTURE: o->capture = optarg; break;
         case OPT_RANK: o->ranks = optarg; break;
+        case OPT_HUMAN: o->out.human = 1; break;
+        case OPT_WITH_FILE: o->with_file = 1; break;
         case 'h': o->help = 1; break;
         case OPT_VERSION: o->version = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -326,6 +334,10 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
     }
     if (csv && width_given)
         return usage_error("%s", "--csv and -w cannot be used together");
+    /* --human is for reading: a typed format's cells must stay numbers */
+    if (o->out.human && (o->out.format == TP_FMT_CSV || o->out.format == TP_FMT_TSV || o->out.format == TP_FMT_JSONL))
+        return usage_error("--human prints units for a reader; %s keeps plain numbers (use --timeunit for a unit)",
+                           o->out.format == TP_FMT_CSV ? "--csv" : o->out.format == TP_FMT_TSV ? "--tsv" : "--jsonl");
     o->vo.columnated = o->out.format == TP_FMT_COLUMNS;
     o->inputs = argv + optind;
     o->ninputs = argc - optind;
@@ -346,6 +358,10 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
                 return rc;
         }
     }
+    /* prof.py has no such mode: its columns are prof.py's, byte for byte */
+    if (o->out.human && strcmp(o->view->name, "prof") == 0 && !o->help)
+        return usage_error("--human: the %s view prints prof.py's columns as prof.py does (Sil in ns); "
+                           "it has no --human", o->view->name);
     /* Now that the view is known: the options it declares, and a clear
      * error for one it does not (it used to be ignored in silence).  With
      * --help the help is all that is asked for. */

@@ -8,6 +8,10 @@
  * (build_run, e.g. dist) get every rank at once, and --merge lays the ranks
  * end to end in one store and prints one table.
  *
+ * --with-file gathers the rows of every input (trace, rank, whole-run
+ * table) into one block under a file column, written once at the end: one
+ * header, whatever the format.
+ *
  * The CLI lives on the public header alone: options, input and output, the
  * command table; every table is built by the library. */
 #include <errno.h>
@@ -63,10 +67,31 @@ static int table_status(const tp_view *v, const tp_table *t)
     return v->severity && t ? (int)v->severity(t) : 0;
 }
 
-/* One input; *first says whether the header is still to print, and is
- * cleared once a table was written (an input that fails prints nothing, and
- * the next one then carries the header). */
-static int run_one(const struct cli_options *o, const char *path, int *first)
+/* Where the tables go.  first says whether the header is still to print,
+ * and is cleared once a table was written (an input that fails prints
+ * nothing, and the next one then carries the header); b is the block of
+ * rows being gathered (a run's ranks; with --with-file, every input's). */
+struct sink {
+    int first;
+    tp_rank_table *b;
+};
+
+static int block_add(struct sink *sk, const tp_view *sv, const struct tp_run_rank *k, const char *path,
+                     const tp_table *t, const struct cli_options *o);
+
+/* A view's closing lines (key_averages' totals) on stderr, each after
+ * `prefix` ("" or "PATH: "). */
+static void print_footer(const tp_table *t, const char *prefix)
+{
+    for (const char *f = tp_table_footer(t), *nl; *f; f = nl + 1) {
+        nl = strchr(f, '\n');
+        fprintf(stderr, "tprof: %s%.*s\n", prefix, (int)(nl - f), f);
+    }
+}
+
+/* One input (a trace): its table printed, or with --with-file added to the
+ * block. */
+static int run_one(const struct cli_options *o, const char *path, struct sink *sk)
 {
     int status = 0;
     tp_error err = {0};
@@ -110,17 +135,29 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
     if (!linked || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", lerr.msg);
         status = 2;
+    } else if ((tp_store_event_count(st) > 0 || status == 0) && o->with_file) {
+        if (table_status(o->view, t) > status)
+            status = table_status(o->view, t);
+        if (block_add(sk, tp_view_for_store(o->view, st), NULL, path, t, o))
+            status = 2;
+        if (!o->quiet) {   /* the block prints no footer: each input's, named */
+            char prefix[1100];
+            snprintf(prefix, sizeof prefix, "%s: ", path);
+            print_footer(t, prefix);
+        }
     } else if (tp_store_event_count(st) > 0 || status == 0) {
         struct tp_output_opts out = o->out;
+        if (!out.columns)
+            out.columns = tp_table_default_columns(t);
         if (!out.columns) {
             const tp_view *v = tp_view_for_store(o->view, st);
             out.columns = tp_view_default_columns(v, &o->vo);
         }
-        if (!*first)
+        if (!sk->first)
             out.header = 0;
         if (table_status(o->view, t) > status)
             status = table_status(o->view, t);
-        *first = 0;
+        sk->first = 0;
         if (write_table(t, &out)) {
             tp_table_free(t);
             tp_store_free(st);
@@ -130,10 +167,7 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
          * the -w format, which printed them; on stderr for the others, so
          * that CSV, JSON and awk input stay one table */
         if (!o->quiet && !(out.format == TP_FMT_COLUMNS && out.width > 0))
-            for (const char *f = tp_table_footer(t), *nl; *f; f = nl + 1) {
-                nl = strchr(f, '\n');
-                fprintf(stderr, "tprof: %.*s\n", (int)(nl - f), f);
-            }
+            print_footer(t, "");
     }
     fflush(stdout);
     /* the load's own error first (a view's failure was said above): a note
@@ -156,38 +190,57 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
 
 /* ---- run directories ---- */
 
-/* Write a run's block of per-rank rows and free it; 0 or 2. */
-static int block_flush(tp_rank_table **b, const struct cli_options *o, int *first)
+/* Write the block of rows and free it; 0 or 2. */
+static int block_flush(struct sink *sk, const struct cli_options *o)
 {
-    if (!*b)
+    if (!sk->b)
         return 0;
     struct tp_output_opts out = o->out;
-    if (!*first)
+    if (!sk->first)
         out.header = 0;
     tp_error werr = {0};
     char left_out[512];
     collect_note(&out, left_out, sizeof left_out);
-    int rc = written(tp_rank_table_write(*b, &out, &o->vo, stdout, &werr), &werr, &out);
-    *first = 0;
-    tp_rank_table_free(*b);
-    *b = NULL;
+    int rc = written(tp_rank_table_write(sk->b, &out, &o->vo, stdout, &werr), &werr, &out);
+    sk->first = 0;
+    tp_rank_table_free(sk->b);
+    sk->b = NULL;
     return rc;
 }
 
-/* Add rank k's table t (built by view sv) to the block, writing the block
- * first when it holds another view's rows; 0, or 2 after a message. */
-static int block_add(tp_rank_table **b, const tp_view *sv, const struct tp_run_rank *k, const tp_table *t,
-                     const struct cli_options *o, int *first)
+/* The block for the tables of view sv, writing the block first when it
+ * holds another view's rows; 0, or 2 after a message. */
+static int block_for(struct sink *sk, const tp_view *sv, const struct cli_options *o)
 {
     int status = 0;
     tp_error err = {0};
-    if (*b && tp_rank_table_view(*b) != sv && block_flush(b, o, first))
-        status = 2;
-    if (!*b && tp_rank_table_new(sv, b, &err) != TP_OK) {
+    if (sk->b && tp_rank_table_view(sk->b) != sv) {
+        if (block_flush(sk, o))
+            status = 2;
+        if (o->with_file)   /* other columns: they need their own header */
+            sk->first = 1;
+    }
+    int rc = sk->b ? TP_OK : o->with_file ? tp_rank_table_new_files(sv, &sk->b, &err)
+                                          : tp_rank_table_new(sv, &sk->b, &err);
+    if (rc != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         return 2;
     }
-    if (tp_rank_table_add(*b, k, t, &o->out, &err) != TP_OK) {
+    return status;
+}
+
+/* Add the table t (built by view sv) of rank k, or with --with-file of
+ * input `path` (k NULL: a trace, or a whole run), to the block; 0, or 2
+ * after a message. */
+static int block_add(struct sink *sk, const tp_view *sv, const struct tp_run_rank *k, const char *path,
+                     const tp_table *t, const struct cli_options *o)
+{
+    int status = block_for(sk, sv, o);
+    tp_error err = {0};
+    if (!sk->b)
+        return 2;
+    int rc = k ? tp_rank_table_add(sk->b, k, t, &o->out, &err) : tp_rank_table_add_file(sk->b, path, t, &o->out, &err);
+    if (rc != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         status = 2;
     }
@@ -257,9 +310,36 @@ static void *reduce_rank(const struct tp_run_rank *k, void *ctx)
     return ro;
 }
 
+/* The one table of a whole run (build_run, --merge, build_summaries): added
+ * to the --with-file block under the run's path, or written.  Frees t;
+ * returns status, raised by the table's severity or a write error. */
+static int put_run_table(const struct cli_options *o, const tp_view *v, const char *path, tp_table *t,
+                         struct sink *sk, int status)
+{
+    if (table_status(v, t) > status)
+        status = table_status(v, t);
+    if (o->with_file) {
+        if (block_add(sk, v, NULL, path, t, o))
+            status = 2;
+        tp_table_free(t);
+        return status;
+    }
+    struct tp_output_opts out = o->out;
+    if (!sk->first)
+        out.header = 0;
+    tp_error werr = {0};
+    char left_out[512];
+    collect_note(&out, left_out, sizeof left_out);
+    if (written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr, &out))
+        status = 2;
+    sk->first = 0;
+    tp_table_free(t);
+    return status;
+}
+
 /* A view of the whole run from its ranks' summaries (rank_summary): one
  * table, written as run_dir writes a build_run table. */
-static int run_summaries(const struct cli_options *o, tp_run *r, int *first, int status)
+static int run_summaries(const struct cli_options *o, tp_run *r, const char *path, struct sink *sk, int status)
 {
     size_t n = tp_run_size(r), nsum = 0;
     void **sums = calloc(n ? n : 1, sizeof *sums);
@@ -289,18 +369,7 @@ static int run_summaries(const struct cli_options *o, tp_run *r, int *first, int
     } else {
         if (err.msg[0] && !o->quiet)
             fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
-        struct tp_output_opts out = o->out;
-        if (!*first)
-            out.header = 0;
-        if (table_status(o->view, t) > status)
-            status = table_status(o->view, t);
-        tp_error werr = {0};
-        char left_out[512];
-        collect_note(&out, left_out, sizeof left_out);
-        if (written(tp_run_write_table(o->view, t, &out, &o->vo, stdout, &werr), &werr, &out))
-            status = 2;
-        *first = 0;
-        tp_table_free(t);
+        status = put_run_table(o, o->view, path, t, sk, status);
     }
     fflush(stdout);
     free(sums);
@@ -312,7 +381,7 @@ static int run_summaries(const struct cli_options *o, tp_run *r, int *first, int
  * its table built and its store freed, `threads` at a time, so a run of
  * any number of ranks needs the memory of the ranks in flight plus their
  * tables.  Prints what run_dir prints, in the same order. */
-static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *path, int *first)
+static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *path, struct sink *sk)
 {
     tp_error err = {0};
 #ifdef M_MMAP_THRESHOLD
@@ -363,8 +432,7 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
         return 2;
     }
     if (o->view->rank_summary)
-        return run_summaries(o, r, first, status);
-    tp_rank_table *b = NULL;
+        return run_summaries(o, r, path, sk, status);
     for (size_t i = 0; i < n; i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
         const struct rank_out *ro = k->usable ? k->result : NULL;
@@ -379,16 +447,16 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
             status = table_status(o->view, ro->t);
         if (ro->err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
-        if (block_add(&b, ro->sv, k, ro->t, o, first))
+        if (block_add(sk, ro->sv, k, NULL, ro->t, o))
             status = 2;
     }
-    if (block_flush(&b, o, first))
+    if (!o->with_file && block_flush(sk, o))   /* --with-file: main writes the block once */
         status = 2;
     fflush(stdout);
     return status;
 }
 
-static int run_dir(const struct cli_options *o, const char *path, int *first)
+static int run_dir(const struct cli_options *o, const char *path, struct sink *sk)
 {
     tp_error err = {0};
     tp_run *r = NULL;
@@ -403,7 +471,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     /* per-rank views, and views of the run made of per-rank summaries,
      * read the run in bounded memory */
     if ((!o->view->build_run && !o->vo.merge) || o->view->rank_summary) {
-        int rc = run_dir_stream(o, r, path, first);
+        int rc = run_dir_stream(o, r, path, sk);
         tp_run_free(r);
         return rc;
     }
@@ -506,23 +574,10 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         }
     }
     if (t) {
-        struct tp_output_opts out = o->out;
-        if (!*first)
-            out.header = 0;
-        if (table_status(v, t) > status)
-            status = table_status(v, t);
-        tp_error werr = {0};
-        char left_out[512];
-        collect_note(&out, left_out, sizeof left_out);
-        int wr = written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr, &out);
-        *first = 0;
-        tp_table_free(t);
-        if (wr)
-            status = 2;
+        status = put_run_table(o, v, path, t, sk, status);
         goto done;
     }
     /* one block of rows per rank */
-    tp_rank_table *b = NULL;
     for (size_t i = 0; i < nuse; i++) {
         const tp_store *st = stores[i];
         const tp_view *sv = tp_view_for_store(v, st);
@@ -537,11 +592,11 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             status = table_status(v, rt);
         if (err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
-        if (block_add(&b, sv, ranks[i], rt, o, first))
+        if (block_add(sk, sv, ranks[i], NULL, rt, o))
             status = 2;
         tp_table_free(rt);
     }
-    if (block_flush(&b, o, first))
+    if (!o->with_file && block_flush(sk, o))
         status = 2;
 done:
     fflush(stdout);
@@ -600,26 +655,32 @@ int main(int argc, char **argv)
     }
     tp_error err = {0};
     if (o.out.columns) {
-        int bad = (runs ? tp_run_check_columns(o.view, o.out.columns, &err)
+        int bad = (runs || o.with_file ? tp_run_check_columns(o.view, o.out.columns, &err)
                         : tp_view_check_columns(o.view, o.out.columns, &err)) != TP_OK;
         if (bad) {
-            fprintf(stderr, "tprof: argument -c: %s\n", err.msg);
+            /* file is a column of every table once --with-file is given */
+            int file = !o.with_file && !runs && tp_run_check_columns(o.view, o.out.columns, NULL) == TP_OK;
+            fprintf(stderr, "tprof: argument -c: %s%s\n", err.msg, file ? " (file: with --with-file)" : "");
             return 2;
         }
     }
     /* One header per output; a run's rows have a rank column a single
      * trace's lack, so a switch between the two starts a new header. */
-    int status = 0, first = 1, prev_run = -1;
+    int status = 0, prev_run = -1;
+    struct sink sk = {.first = 1};
     int adds_rank = !o.view->build_run && !o.vo.merge && !tp_view_has_column(o.view, "rank");
     for (int i = 0; i < o.ninputs; i++) {
         int is_run = adds_rank && tp_path_is_run(o.inputs[i]);
-        if (prev_run >= 0 && is_run != prev_run)
-            first = 1;
+        if (prev_run >= 0 && is_run != prev_run && !o.with_file)
+            sk.first = 1;
         prev_run = is_run;
-        int r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &first)
-                                             : run_one(&o, o.inputs[i], &first);
+        int r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &sk)
+                                             : run_one(&o, o.inputs[i], &sk);
         if (r > status)
             status = r;
     }
+    if (block_flush(&sk, &o))   /* --with-file: every input's rows, one table */
+        status = 2;
+    fflush(stdout);
     return status;
 }

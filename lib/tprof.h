@@ -99,6 +99,8 @@ int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, t
 /* How many events the store holds (0 for NULL): a load that failed midway
  * still has the rows of the events read before the failure. */
 size_t tp_store_event_count(const tp_store *st);
+/* The trace's distributedInfo rank, or -1 when it has none (or st is NULL). */
+int64_t tp_store_rank(const tp_store *st);
 
 /* 1 when the store was read from an Ascend profiler folder (its views are
  * the NPU twins, tp_view_for_store), 0 otherwise or for NULL. */
@@ -142,6 +144,11 @@ struct tp_output_opts {
     int keys;               /* the header names columns by key (`total_us`, not `Total(us)`) and
                                NULL cells are empty, not "-": CSV/TSV that load as typed
                                columns in pandas, DuckDB and spreadsheets */
+    int human;              /* --human: in the text formats (columns, space, Markdown), times and
+                               bytes with units as torch's key_averages().table() prints them
+                               ("1.234ms", "12.50 MB"), headers without "(us)"; the typed formats
+                               (CSV, TSV, JSON lines) ignore it.  With timeunit: every time in
+                               that unit ("1234.567ms"), as key_averages' time_unit= */
     char *note;             /* where tp_table_write says what it left out to keep the -w width
                                (comma-separated column keys; "" when nothing); NULL: not told */
     size_t note_cap;
@@ -156,6 +163,12 @@ size_t tp_table_rows(const tp_table *t);
  * total: ..."), each ending in a newline; "" when none.  The -w format
  * prints them itself; callers of the other formats decide where they go. */
 const char *tp_table_footer(const tp_table *t);
+/* The default columns of this table when they depend on the input (an
+ * Ascend kernels --group all table shows the PMU columns its
+ * kernel_details.csv carries, in the file's order), else NULL: then
+ * tp_view_default_columns gives them.  Callers printing a view's table
+ * without -c ask this first. */
+const char *tp_table_default_columns(const tp_table *t);
 
 /* Reading a table's cells (a table belongs to the caller once built).
  * Every reader takes out-of-range rows and columns and a NULL table, and
@@ -554,6 +567,11 @@ int tp_run_reduce(tp_run *r, int threads, void *(*reduce)(const struct tp_run_ra
                   void (*drop)(void *result), void *ctx, tp_error *err);
 
 size_t tp_run_size(const tp_run *r);
+/* The rank a rank's file name gives (rank-N, rank_N, rankN, workerN, ...;
+ * the first one in the name), -1 when it gives none: what tp_run_load
+ * takes when the trace has no distributedInfo (tprof-mpi numbers the files
+ * each process reads this way). */
+int64_t tp_run_name_rank(const struct tp_run_rank *k);
 /* Keep only the ranks of `list` ("0,2,5-7"): --rank.  Ranks are known once
  * their traces are read (distributedInfo), so tp_run_load / tp_run_reduce
  * drop the others after reading and fail with TP_ERR_USAGE on a rank the
@@ -580,9 +598,10 @@ void tp_run_free(tp_run *r);
 
 /* ---- a run's tables (lib/run/run_table.c) ---------------------------------- */
 
-/* The rank and worker columns are columns of every view shown over a run
- * (unless the view has its own rank column): check a -c list against view v
- * (or its NPU twin) with those two allowed.  TP_OK, or TP_ERR_USAGE. */
+/* The file, rank and worker columns are columns of every view shown over a
+ * run or with --with-file (rank and worker unless the view has its own rank
+ * column): check a -c list against view v (or its NPU twin) with those
+ * allowed.  TP_OK, or TP_ERR_USAGE. */
 int tp_run_check_columns(const tp_view *v, const char *columns, tp_error *err);
 
 /* Write the one table view v built of a whole run (build_run, or a --merge
@@ -605,16 +624,30 @@ int tp_rank_table_new(const tp_view *v, tp_rank_table **out, tp_error *err);
 /* The view whose tables the block holds (NULL for NULL). */
 const tp_view *tp_rank_table_view(const tp_rank_table *b);
 
+/* --with-file: a block whose rows are those of several inputs (traces,
+ * ranks of run directories, whole-run tables), each under its file: a
+ * `file` column first (the input's path as given; a rank's trace path in
+ * its run directory), then the rank (NULL for a trace's rows) when rows
+ * came from ranks.  Every column key of the rank blocks, file included, is
+ * also a column of a block made by tp_rank_table_new. */
+int tp_rank_table_new_files(const tp_view *v, tp_rank_table **out, tp_error *err);
+
 /* Append rank k's table t: its rows in the order o gives them one table
  * (the --sort keys that are columns of the view, then --name, then --top),
- * under k's rank and worker. */
+ * under k's rank, worker and trace path (file). */
 int tp_rank_table_add(tp_rank_table *b, const struct tp_run_rank *k, const tp_table *t,
                       const struct tp_output_opts *o, tp_error *err);
+/* The same for the table of one input that is not a rank (a trace, or the
+ * one table of a whole run), under file `path`; its rank and worker NULL. */
+int tp_rank_table_add_file(tp_rank_table *b, const char *path, const tp_table *t, const struct tp_output_opts *o,
+                           tp_error *err);
 
 /* Write the block: o's columns (else the view's default for vo), with rank
  * in front when the list names neither rank nor worker (worker left out
- * when the view has its own rank column but no worker); --sort, --name and
- * --top were applied per rank by tp_rank_table_add. */
+ * when the view has its own rank column but no worker), and for a
+ * --with-file block the file before all (the rank only when rows came from
+ * ranks), neither when the list names the file; --sort, --name and --top were applied
+ * per rank (per input) by tp_rank_table_add. */
 int tp_rank_table_write(const tp_rank_table *b, const struct tp_output_opts *o,
                         const struct tp_view_opts *vo, FILE *out, tp_error *err);
 

@@ -50,6 +50,10 @@ void tp_table_set_null(tp_table *t, size_t col);               /* printed as "-"
  * -1 on out of memory (the table is then marked, tp_table_nomem). */
 int tp_table_add_footer(tp_table *t, const char *line);
 
+/* The default columns for this table's input (tp_table_default_columns);
+ * copied.  -1 on out of memory (the table is then marked, tp_table_nomem). */
+int tp_table_set_default_columns(tp_table *t, const char *list);
+
 /* Parse a -c list against the coldefs: fills idx[] (capacity cap) and *n.
  * Unknown key: TP_ERR_USAGE with "KEY is not a valid column name. Valid
  * column names are a,b,c." */
@@ -85,6 +89,14 @@ size_t tp_fmt_pyfloat(double v, char *buf, size_t cap);   /* Python repr(float):
 size_t tp_fmt_us(int64_t ns, char *buf, size_t cap);      /* exact microseconds: 1234.5 */
 size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap);   /* exact, in enum tp_timeunit */
 size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap);
+
+/* --human (human.c): torch's key_averages formats.  A time in microseconds
+ * as _format_time prints it ("123.456us", "1.234ms", "2.500s"), or in the
+ * --timeunit `unit` as its time_unit= does (TP_UNIT_DEFAULT: by size); bytes
+ * as _format_memory ("512 B", "1.50 KB", "3.21 GB"; a float below 1 KB as
+ * Python's str: "512.5 B").  Both return snprintf's length. */
+size_t tp_fmt_human_time(double us, int unit, char *buf, size_t cap);
+size_t tp_fmt_human_bytes(double bytes, int integral, char *buf, size_t cap);
 
 /* ---- writer internals (lib/write*.c) ------------------------------------ */
 
@@ -168,7 +180,20 @@ const char *tp_wctx_header(const struct tp_wctx *w, size_t j, char *buf, size_t 
 /* Its key (JSON lines), with "_ms" etc. on a time column under --timeunit. */
 const char *tp_wctx_key(const struct tp_wctx *w, size_t j, char *buf, size_t cap);
 /* A cell's text for the writers: tp_cell_text, but "" for a NULL cell with
- * o->keys, and a time column in the --timeunit unit. */
+ * o->keys, a time column in the --timeunit unit, and with --human a time or
+ * byte column with its unit (tp_wctx_human). */
 const char *tp_wctx_cell(const struct tp_wctx *w, size_t row, size_t j, char *buf, size_t cap, size_t *len);
+
+/* What --human does to selected column j: nothing (a typed format, or a
+ * column without a unit), or print it as a time (TP_COL_US and headers
+ * ending "(ns)": nanoseconds; "(us)": microseconds) or bytes ("(B)"). */
+enum tp_human { TP_HUMAN_NONE, TP_HUMAN_NS, TP_HUMAN_US, TP_HUMAN_BYTES };
+enum tp_human tp_wctx_human(const struct tp_wctx *w, size_t j);
+/* A header without its unit ("Total(us)" -> "Total"), into buf; h itself
+ * when it names none. */
+const char *tp_human_header(const char *h, char *buf, size_t cap);
+/* The cell (row, col), a number, printed as `kind` says; returns its length. */
+size_t tp_human_cell(const tp_table *t, size_t row, size_t col, enum tp_human kind, int unit, char *buf,
+                     size_t cap);
 
 #endif

@@ -44,7 +44,7 @@ static void write_all_formats(const tp_table *t, const tp_view *shown, const str
         tp_output_opts_init(&o);
         o.format = fmts[f];
         o.width = f == 2 ? 60 : 0;
-        o.columns = tp_view_default_columns(shown, vo);
+        o.columns = tp_table_default_columns(t) ? tp_table_default_columns(t) : tp_view_default_columns(shown, vo);
         tp_error e = {0};
         tp_table_write(t, &o, devnull(), &e);
     }
@@ -92,7 +92,7 @@ static void build_and_write(const tp_view *v, const tp_store *st, const struct t
 static struct tp_view_opts variant(unsigned pick)
 {
     static const char *const groups[] = {"name", "shape", "props", "stack", "core", "component",
-                                         "kernel", "type", "op", "input", "module", "bogus"};
+                                         "kernel", "type", "op", "input", "module", "all", "bogus"};
     const size_t ngroups = sizeof groups / sizeof groups[0];
     switch (pick % (ngroups + 3)) {
     case 0:

@@ -21,4 +21,23 @@ extern const char tp_kernels_short_columns[], tp_kernels_histogram_columns[];
 int tp_ops_by_category(const tp_store *st, tp_table **out, tp_error *err);
 extern const char tp_ops_category_columns[];
 
+/* `ops --group stack[=N]` (ops_stack.c): N from the --group text: "stack"
+ * is TP_OPS_STACK_DEFAULT frames (key_averages' tutorial uses 5), "stack=N"
+ * N > 0; 0 when the group is not a stack one, -1 when N is not a number. */
+#define TP_OPS_STACK_DEFAULT 5
+#define TP_OPS_STACK_SEP " <- "
+long tp_ops_stack_depth(const char *group);
+/* The first n frames of a "Call stack" text that torch keeps (its
+ * _filter_stack_entry), innermost first, joined by TP_OPS_STACK_SEP, appended
+ * to b; returns how many. */
+struct tp_sbuf;
+size_t tp_ops_stack_frames(const char *call_stack, long n, struct tp_sbuf *b);
+/* The "Call stack" (strtab id, 0 none) key_averages sees for each host
+ * operator row of st: its own, or under a backward function the stack of
+ * the first forward event of that function's sequence number (torch's
+ * _set_backward_stacktraces; see ops_stack.c on the thread).  Length st->n (0 for other rows);
+ * NULL on out of memory. */
+struct tp_store;
+uint32_t *tp_ops_stacks(const struct tp_store *st);
+
 #endif

@@ -17,13 +17,11 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
+#include "tbtree.h"
 #include "views.h"
 #include "view_extra.h"
 #include "view_options.h"
 
-/* view_ops.c: the plugin's operator tree */
-int tp_tb_kernel_tc(const char *name);
-int tp_tb_kernel_ops(const tp_store *st, int64_t **rows, const char ***ops, int **elig, size_t *n);
 
 static const struct tp_coldef kcols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "kernel name"},
@@ -259,8 +257,8 @@ static const char *columns_for(const struct tp_view_opts *vo)
 
 static const struct tp_view_option kernels_options[] = {
     TP_VOPT_FILTERS,
-    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core or props); "
-                   "with --short: histogram"),
+    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core, "
+                   "props or all: every task with its PMU columns); with --short: histogram"),
     TP_VOPT_MICROSECONDS("short", "US", short_us, "the kernels under US µs (TraceLens' threshold: 10) per operator, "
                          "input dims and name (kineto, nsys inputs)"),
 };

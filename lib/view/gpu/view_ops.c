@@ -1,5 +1,6 @@
 /* view_ops.c — `tprof ops`: the TensorBoard plugin's Operator view, one row
- * per operator (or operator and input shape) of the plugin's operator tree
+ * per operator (or operator and input shape, or operator and the first
+ * frames of its call stack: ops_stack.c) of the plugin's operator tree
  * (model/tbtree.c, built once per store). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,9 +43,12 @@ static const struct tp_coldef ops_cols[] = {
     {"category", "Category", TP_COL_STR, -1, 0, "operator category after TraceLens (--group category)"},
     {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of the table's device time (%, --group category)"},
     {"cum_pct", "CumPct", TP_COL_FIXED, -1, 2, "running total of Pct (--group category)"},
+    {"stack", "Source Location", TP_COL_STR, -1, 0, "--group stack[=N]: the first N frames of the Call stack, "
+                                                    "innermost first, joined by \" <- \" (- none recorded)"},
 };
 enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOT, C_HSELF, C_HTOT, C_TC, C_TCS, C_TCT,
-       C_SCPUP, C_CPUP, C_CPUAVG, C_SCUDAP, C_CUDAP, C_CUDAAVG, C_CPUMEM, C_SCPUMEM, C_DEVMEM, C_SDEVMEM };
+       C_SCPUP, C_CPUP, C_CPUAVG, C_SCUDAP, C_CUDAP, C_CUDAAVG, C_CPUMEM, C_SCPUMEM, C_DEVMEM, C_SDEVMEM,
+       C_CATEGORY, C_PCT, C_CUMPCT, C_STACK };
 
 /* key_averages' "Self CUDA time total": the self device time of every event
  * it lists sums to all GPU activity (kernels, copies, sets), whether or not an
@@ -58,18 +62,6 @@ static int64_t self_cuda_total(const tp_store *st)
             total += st->dur[i];
     }
     return total;
-}
-
-/* torch's _format_time: "1.234s", "12.345ms", "123.456us" */
-static void key_avg_time(int64_t ns, char *buf, size_t cap)
-{
-    double us = (double)ns / 1000.0;
-    if (us >= 1e6)
-        snprintf(buf, cap, "%.3fs", us / 1e6);
-    else if (us >= 1e3)
-        snprintf(buf, cap, "%.3fms", us / 1e3);
-    else
-        snprintf(buf, cap, "%.3fus", us);
 }
 
 /* Python repr of a JSON value: ", " and ": " separators, 'single' quotes. */
@@ -100,7 +92,7 @@ static void pyrepr(const char *j, char *out, size_t cap)
 
 struct agg {
     const char *name;
-    char *shape;
+    char *detail;    /* --group shape: the input shapes; stack: the frames ("" none) */
     int64_t calls, dself, dtot, hself, htot, tcs, tct;
     int elig;
     int64_t cpu_mem, self_cpu_mem, dev_mem, self_dev_mem;   /* bytes, with [memory] events */
@@ -225,8 +217,14 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (vo && vo->group && strcmp(vo->group, "category") == 0)
         return tp_ops_by_category(st, out, err);
     int by_shape = vo && vo->group && (strcmp(vo->group, "shape") == 0 || strcmp(vo->group, "input") == 0);
-    if (vo && vo->group && !by_shape && strcmp(vo->group, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape or category, not %s", vo->group);
+    long by_stack = tp_ops_stack_depth(vo ? vo->group : NULL);
+    if (by_stack < 0)
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group stack=N: '%s' is not a positive number of frames",
+                            vo->group + 6);
+    if (vo && vo->group && !by_shape && !by_stack && strcmp(vo->group, "name") != 0)
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape, stack[=N] or category, not %s",
+                            vo->group);
+    int by_detail = by_shape || by_stack, any_stack = 0;
     const struct tb_model *mc = tp_store_tb(st);   /* built once per store */
     if (!mc)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -236,9 +234,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     size_t na = 0;
     struct tp_i64map idx = {0};
     char sbuf[8192];
-    if (!aggs || !node_agg || tp_i64map_init(&idx, m.nops) < 0) {
+    struct tp_sbuf frames = {0};
+    uint32_t *stacks = by_stack ? tp_ops_stacks(st) : NULL;   /* backward ops: their forward's */
+    if (!aggs || !node_agg || tp_i64map_init(&idx, m.nops) < 0 || (by_stack && !stacks)) {
         free(aggs);
         free(node_agg);
+        free(stacks);
+        tp_i64map_free(&idx);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
     int rc = TP_OK;
@@ -248,20 +250,31 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         uint64_t h = 1469598103934665603ULL;
         for (const char *p = N->name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
         sbuf[0] = 0;
+        const char *detail = sbuf;
+        if (by_stack) {
+            frames.len = 0;
+            uint32_t cs = stacks[N->row];
+            any_stack |= tp_ops_stack_frames(cs ? tp_store_str(st, cs) : NULL, by_stack, &frames) > 0;
+            tp_sbuf_putc(&frames, 0);
+            if (frames.oom) { rc = TP_ERR_NOMEM; break; }
+            detail = frames.p;
+        }
         if (by_shape) {
             const char *dims = NULL;
             if (st->aux[N->row] != TP_NO_AUX && st->ops[st->aux[N->row]].input_dims)
                 dims = tp_store_str(st, st->ops[st->aux[N->row]].input_dims);
             pyrepr(dims, sbuf, sizeof sbuf);
+        }
+        if (by_detail) {
             h = (h ^ 0xff) * 1099511628211ULL;
-            for (const char *p = sbuf; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+            for (const char *p = detail; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
         }
         int64_t key = (int64_t)(h & 0x3fffffffffffffffULL);
         /* probe chain of aggs with this hash key: linear scan on collision */
         int64_t *slot = tp_i64map_slot(&idx, key);
         int64_t a = slot ? *slot : -1;
         while (slot && a >= 0 &&
-               (strcmp(aggs[a].name, N->name) != 0 || (by_shape && strcmp(aggs[a].shape, sbuf) != 0))) {
+               (strcmp(aggs[a].name, N->name) != 0 || (by_detail && strcmp(aggs[a].detail, detail) != 0))) {
             key = (key * 31 + 7) & 0x3fffffffffffffffLL;
             slot = tp_i64map_slot(&idx, key);
             a = slot ? *slot : -1;
@@ -271,9 +284,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             a = (int64_t)na++;
             *slot = a;
             aggs[a].name = N->name;
-            aggs[a].shape = by_shape ? strdup(sbuf) : NULL;
+            aggs[a].detail = by_detail ? strdup(detail) : NULL;
             aggs[a].elig = N->tc_elig;
-            if (by_shape && !aggs[a].shape) { rc = TP_ERR_NOMEM; break; }
+            if (by_detail && !aggs[a].detail) { rc = TP_ERR_NOMEM; break; }
         }
         struct agg *A = &aggs[a];
         node_agg[m.ops[i]] = a;
@@ -300,7 +313,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             struct agg *A = &aggs[perm[k]];
             tp_table_add_row(t);
             tp_table_set_str(t, C_NAME, A->name);
-            if (by_shape) tp_table_set_str(t, C_SHAPE, A->shape);
+            if (by_shape) tp_table_set_str(t, C_SHAPE, A->detail);
+            if (by_stack && A->detail[0]) tp_table_set_str(t, C_STACK, A->detail);
             tp_table_set_int(t, C_CALLS, A->calls);
             tp_table_set_int(t, C_DSELF, A->dself);
             tp_table_set_int(t, C_DTOT, A->dtot);
@@ -330,20 +344,27 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
          * without CPU events has none to speak of) */
         char line[96], v[32];
         if (cpu_total > 0) {
-            key_avg_time(cpu_total, v, sizeof v);
+            tp_fmt_human_time((double)cpu_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);   /* _format_time */
             snprintf(line, sizeof line, "Self CPU time total: %s", v);
             tp_table_add_footer(t, line);
             if (m.has_kernel || m.has_memcpy_or_memset) {
-                key_avg_time(cuda_total, v, sizeof v);
+                tp_fmt_human_time((double)cuda_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);
                 snprintf(line, sizeof line, "Self CUDA time total: %s", v);
                 tp_table_add_footer(t, line);
             }
         }
         *out = t;
         t = NULL;
+        /* key_averages(group_by_stack_n=N) of such a trace is its plain
+         * table: so is this one, with a word on why */
+        if (by_stack && !any_stack && na)
+            tp_error_set(err, TP_OK, "%s: no operator has a call stack (record with with_stack=True): "
+                         "one row per name, as key_averages(group_by_stack_n=%ld) gives", st->path, by_stack);
     }
     if (t) tp_table_free(t);
-    for (size_t i = 0; i < na; i++) free(aggs[i].shape);
+    for (size_t i = 0; i < na; i++) free(aggs[i].detail);
+    tp_sbuf_free(&frames);
+    free(stacks);
     free(aggs);
     free(node_agg);
     free(perm);
@@ -359,13 +380,16 @@ static const char *columns_for(const struct tp_view_opts *vo)
         return "name,shape,calls,dev_self,dev_total,host_self,host_total,tc";
     if (strcmp(vo->group, "category") == 0)
         return tp_ops_category_columns;
+    if (tp_ops_stack_depth(vo->group) > 0)   /* key_averages prints the stack last */
+        return "name,calls,dev_self,dev_total,host_self,host_total,tc,stack";
     return NULL;
 }
 
 static const struct tp_view_option ops_options[] = {
     TP_VOPT_FILTERS,
-    TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, or category: TraceLens' "
-                   "op categories (Ascend: name, shape, stack)"),
+    TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, stack[=N]: per name and the "
+                   "first N (5) frames of its call stack (key_averages' group_by_stack_n), or category: "
+                   "TraceLens' op categories (Ascend: name, shape, stack)"),
 };
 
 const tp_view tp_view_ops = {
