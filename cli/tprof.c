@@ -258,6 +258,8 @@ struct rank_out {
     size_t nskips;
     int malformed;
     char *coverage;           /* the attribution line (tp_store_coverage), NULL none */
+    void *sum;                /* a view with rank_summary: the rank's summary instead of t */
+    void (*sum_free)(void *);
 };
 
 static void drop_rank(void *p)
@@ -266,6 +268,8 @@ static void drop_rank(void *p)
     if (!ro)
         return;
     tp_table_free(ro->t);
+    if (ro->sum && ro->sum_free)
+        ro->sum_free(ro->sum);
     free(ro->skips);
     free(ro->coverage);
     free(ro);
@@ -293,13 +297,84 @@ static void *reduce_rank(const struct tp_run_rank *k, void *ctx)
     if (slice)
         st = slice;
     ro->sv = tp_view_for_store(o->view, st);
-    if (tp_view_build(o->view, st, &o->vo, &ro->t, &ro->err) != TP_OK)
+    if (o->view->rank_summary) {   /* a view of the whole run: the rank's summary alone */
+        ro->sum = o->view->rank_summary(st, &o->vo, &ro->err);
+        ro->sum_free = o->view->summary_free;
+    } else if (tp_view_build(o->view, st, &o->vo, &ro->t, &ro->err) != TP_OK) {
         ro->t = NULL;
+    }
     char line[2048];
     if (tp_view_attributes(o->view, &o->vo) && tp_store_coverage(st, line, sizeof line))
         ro->coverage = strdup(line);
     tp_store_free(slice);
     return ro;
+}
+
+/* The one table of a whole run (build_run, --merge, build_summaries): added
+ * to the --with-file block under the run's path, or written.  Frees t;
+ * returns status, raised by the table's severity or a write error. */
+static int put_run_table(const struct cli_options *o, const tp_view *v, const char *path, tp_table *t,
+                         struct sink *sk, int status)
+{
+    if (table_status(v, t) > status)
+        status = table_status(v, t);
+    if (o->with_file) {
+        if (block_add(sk, v, NULL, path, t, o))
+            status = 2;
+        tp_table_free(t);
+        return status;
+    }
+    struct tp_output_opts out = o->out;
+    if (!sk->first)
+        out.header = 0;
+    tp_error werr = {0};
+    char left_out[512];
+    collect_note(&out, left_out, sizeof left_out);
+    if (written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr, &out))
+        status = 2;
+    sk->first = 0;
+    tp_table_free(t);
+    return status;
+}
+
+/* A view of the whole run from its ranks' summaries (rank_summary): one
+ * table, written as run_dir writes a build_run table. */
+static int run_summaries(const struct cli_options *o, tp_run *r, const char *path, struct sink *sk, int status)
+{
+    size_t n = tp_run_size(r), nsum = 0;
+    void **sums = calloc(n ? n : 1, sizeof *sums);
+    int64_t *ranks = calloc(n ? n : 1, sizeof *ranks);
+    if (!sums || !ranks) {
+        free(sums);
+        free(ranks);
+        fprintf(stderr, "tprof: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_run_rank *k = tp_run_rank(r, i);
+        const struct rank_out *ro = k->usable ? k->result : NULL;
+        if (ro && !ro->sum) {
+            fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
+            status = 2;
+        } else if (ro) {
+            sums[nsum] = ro->sum;
+            ranks[nsum++] = k->rank;
+        }
+    }
+    tp_table *t = NULL;
+    tp_error err = {0};
+    if (o->view->build_summaries(sums, ranks, nsum, &o->vo, &t, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        status = 2;
+    } else {
+        if (err.msg[0] && !o->quiet)
+            fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
+        status = put_run_table(o, o->view, path, t, sk, status);
+    }
+    fflush(stdout);
+    free(sums);
+    free(ranks);
+    return status;
 }
 
 /* A view that is built rank by rank, without --merge: each rank is loaded,
@@ -356,6 +431,8 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         return 2;
     }
+    if (o->view->rank_summary)
+        return run_summaries(o, r, path, sk, status);
     for (size_t i = 0; i < n; i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
         const struct rank_out *ro = k->usable ? k->result : NULL;
@@ -391,7 +468,9 @@ static int run_dir(const struct cli_options *o, const char *path, struct sink *s
         tp_run_free(r);
         return 2;
     }
-    if (!o->view->build_run && !o->vo.merge) {
+    /* per-rank views, and views of the run made of per-rank summaries,
+     * read the run in bounded memory */
+    if ((!o->view->build_run && !o->vo.merge) || o->view->rank_summary) {
         int rc = run_dir_stream(o, r, path, sk);
         tp_run_free(r);
         return rc;
@@ -408,6 +487,7 @@ static int run_dir(const struct cli_options *o, const char *path, struct sink *s
     size_t n = tp_run_size(r), nuse = 0;
     const tp_store **stores = calloc(n ? n : 1, sizeof *stores);
     const struct tp_run_rank **ranks = calloc(n ? n : 1, sizeof *ranks);
+    tp_store **slices = NULL;   /* --step / --window of a view that spans ranks */
     if (!stores || !ranks) {
         fprintf(stderr, "tprof: out of memory\n");
         free(stores);
@@ -441,6 +521,24 @@ static int run_dir(const struct cli_options *o, const char *path, struct sink *s
     }
     const tp_view *v = o->view;
     tp_table *t = NULL;
+    if (v->build_run && !npu && (o->vo.filter_steps || o->vo.filter_window)) {
+        /* --step / --window: every rank's slice, as a view of one trace reads it */
+        slices = calloc(nuse, sizeof *slices);
+        for (size_t i = 0; slices && i < nuse; i++) {
+            err = (tp_error){0};
+            if (tp_store_filter(stores[i], o->vo.filter_steps, o->vo.filter_window, &slices[i], &err) != TP_OK) {
+                fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
+                status = 2;
+                goto done;
+            }
+            stores[i] = slices[i];
+        }
+        if (!slices) {
+            fprintf(stderr, "tprof: out of memory\n");
+            status = 2;
+            goto done;
+        }
+    }
     if (v->build_run && !npu) {
         /* a view that spans ranks: one table from every rank */
         err = (tp_error){0};
@@ -475,28 +573,8 @@ static int run_dir(const struct cli_options *o, const char *path, struct sink *s
             goto done;
         }
     }
-    if (t && o->with_file) {
-        if (table_status(v, t) > status)
-            status = table_status(v, t);
-        if (block_add(sk, v, NULL, path, t, o))
-            status = 2;
-        tp_table_free(t);
-        goto done;
-    }
     if (t) {
-        struct tp_output_opts out = o->out;
-        if (!sk->first)
-            out.header = 0;
-        if (table_status(v, t) > status)
-            status = table_status(v, t);
-        tp_error werr = {0};
-        char left_out[512];
-        collect_note(&out, left_out, sizeof left_out);
-        int wr = written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr, &out);
-        sk->first = 0;
-        tp_table_free(t);
-        if (wr)
-            status = 2;
+        status = put_run_table(o, v, path, t, sk, status);
         goto done;
     }
     /* one block of rows per rank */
@@ -522,6 +600,9 @@ static int run_dir(const struct cli_options *o, const char *path, struct sink *s
         status = 2;
 done:
     fflush(stdout);
+    for (size_t i = 0; slices && i < nuse; i++)
+        tp_store_free(slices[i]);
+    free(slices);
     free(stores);
     free(ranks);
     tp_run_free(r);

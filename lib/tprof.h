@@ -298,6 +298,16 @@ typedef struct tp_view {
     /* 1: build reads only kernels and st->annots (with the kernel side
      * table), so the store may be loaded with tp_store_set_kernel_scope. */
     int kernel_scope;
+    /* Optional, with build_run: the view needs only a small summary of
+     * each rank, so a run is read in bounded memory (tp_run_reduce): each
+     * rank's summary is made in a loading thread (rank_summary: NULL and a
+     * message in err on failure) and its store freed; build_summaries then
+     * builds the table from the summaries of every usable rank, in rank
+     * order, with their settled ranks; summary_free frees one. */
+    void *(*rank_summary)(const tp_store *st, const struct tp_view_opts *vo, tp_error *err);
+    void (*summary_free)(void *summary);
+    int (*build_summaries)(void *const *summaries, const int64_t *ranks, size_t n,
+                           const struct tp_view_opts *vo, tp_table **out, tp_error *err);
 } tp_view;
 enum { TP_ATTRIBUTES_NONE, TP_ATTRIBUTES_ALWAYS, TP_ATTRIBUTES_GROUPED };
 
@@ -329,6 +339,7 @@ struct tp_view_opts {
     const char *annotation;  /* critical-path: --annotation NAME (HTA's substring match) */
     int64_t instance;        /* critical-path: --instance K, 0-based (0: the first) */
     double short_us;         /* kernels: --short US, the kernels shorter than US µs (0: off) */
+    int per_step;            /* stragglers: --per-step, one row per step instead of per rank */
     const char *filter_steps;  /* --step N|A-B: the view reads those steps alone (tp_store_filter) */
     const char *filter_window; /* --window T0..T1: the view reads that window alone */
     const char *series;      /* gpu: --series [INTERVAL], utilization per interval: "" (100

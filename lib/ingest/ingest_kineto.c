@@ -25,7 +25,9 @@ struct event {
     struct jv ext_id, ext_id_lc, correlation, seq, device, stream, grid, block, regs, smem, bps, occ,
         bytes, input_dims, input_type, input_strides, concrete_inputs, call_stack, py_id, py_parent, py_module, fwd_tid,
         dev_type, dev_id, addr, mem_bytes, total_alloc, total_reserved, meta_name, meta_labels, wait_corr, wait_stream;
-    int has_args;
+    /* a collective's metadata (record_param_comms and NCCL kernels) */
+    struct jv coll_name, dtype, in_nelems, out_nelems, group_size, pg_name, pg_id, pg_desc, pg_ranks, coll_seq;
+    int has_args, has_coll;
 };
 
 struct importer {
@@ -129,8 +131,14 @@ static int read_args(tp_json *j, struct event *ev)
             else if (KEY("est. achieved occupancy %")) dst = &ev->occ;
             break;
         case 'c': if (KEY("correlation")) dst = &ev->correlation; break;
-        case 'S': if (KEY("Sequence number")) dst = &ev->seq; break;
-        case 'd': if (KEY("device")) dst = &ev->device; break;
+        case 'S':
+            if (KEY("Sequence number")) dst = &ev->seq;
+            else if (KEY("Seq")) dst = &ev->coll_seq;
+            break;
+        case 'd':
+            if (KEY("device")) dst = &ev->device;
+            else if (KEY("dtype")) dst = &ev->dtype;
+            break;
         case 's':
             if (KEY("stream")) dst = &ev->stream;
             else if (KEY("shared memory")) dst = &ev->smem;
@@ -147,15 +155,23 @@ static int read_args(tp_json *j, struct event *ev)
             if (KEY("Input Dims") || KEY("Input dims")) dst = &ev->input_dims;
             else if (KEY("Input type")) dst = &ev->input_type;
             else if (KEY("Input Strides")) dst = &ev->input_strides;
+            else if (KEY("In msg nelems")) dst = &ev->in_nelems;
             break;
+        case 'O': if (KEY("Out msg nelems")) dst = &ev->out_nelems; break;
+        case 'G': if (KEY("Group size")) dst = &ev->group_size; break;
         case 'C':
             if (KEY("Call stack")) dst = &ev->call_stack;
             else if (KEY("Concrete Inputs")) dst = &ev->concrete_inputs;
+            else if (KEY("Collective name")) dst = &ev->coll_name;
             break;
         case 'P':
             if (KEY("Python id")) dst = &ev->py_id;
             else if (KEY("Python parent id")) dst = &ev->py_parent;
             else if (KEY("Python module id")) dst = &ev->py_module;
+            else if (KEY("Process Group Name")) dst = &ev->pg_name;
+            else if (KEY("Process Group ID")) dst = &ev->pg_id;
+            else if (KEY("Process Group Description")) dst = &ev->pg_desc;
+            else if (KEY("Process Group Ranks")) dst = &ev->pg_ranks;
             break;
         case 'F': if (KEY("Fwd thread id")) dst = &ev->fwd_tid; break;
         case 'D':
@@ -178,6 +194,7 @@ static int read_args(tp_json *j, struct event *ev)
         if (dst) {
             if (read_value(j, dst) < 0)
                 return -1;
+            ev->has_coll |= dst == &ev->coll_name || dst == &ev->in_nelems || dst == &ev->coll_seq;
         } else if (tp_json_skip(j, NULL) < 0) {
             return -1;
         }
@@ -333,7 +350,34 @@ static int64_t pick_i64(struct importer *im, const struct jv *v, const char *wha
 static int drop_row_oom(tp_store *st, int64_t row, tp_json *j)
 {
     st->n = (size_t)row;
+    while (st->ncolls && st->colls[st->ncolls - 1].row >= row)
+        st->ncolls--;
     return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+}
+
+/* A text field of a collective: a string, or a number kept as written
+ * ("Process Group ID": 0); anything else absent. */
+static uint32_t coll_str(struct importer *im, const struct jv *v)
+{
+    return v->type == TP_J_STRING || v->type == TP_J_NUMBER ? get_str(im, v) : 0;
+}
+
+/* The collective record of a kernel or operator that carries one. */
+static int add_coll(struct importer *im, struct event *ev, size_t row, uint64_t off, int *bad)
+{
+    struct tp_coll_info *c = tp_store_add_coll_info(im->st, row);
+    if (!c)
+        return -1;
+    c->name = coll_str(im, &ev->coll_name);
+    c->dtype = coll_str(im, &ev->dtype);
+    c->pg_name = coll_str(im, ev->pg_name.type != TP_J_NONE ? &ev->pg_name : &ev->pg_id);
+    c->pg_desc = coll_str(im, &ev->pg_desc);
+    c->pg_ranks = coll_str(im, &ev->pg_ranks);
+    c->in_nelems = pick_i64(im, &ev->in_nelems, "\"In msg nelems\"", off, bad);
+    c->out_nelems = pick_i64(im, &ev->out_nelems, "\"Out msg nelems\"", off, bad);
+    c->group_size = pick_i64(im, &ev->group_size, "\"Group size\"", off, bad);
+    c->seq = pick_i64(im, &ev->coll_seq, "\"Seq\"", off, bad);
+    return 0;
 }
 
 /* The fields every event needs: "ph", "ts" (but for metadata), "dur" and
@@ -542,6 +586,12 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
         break;
     default:
         break;
+    }
+    if (rc == 0 && !bad && ev->has_coll && (kind == TP_K_KERNEL || kind == TP_K_CPU_OP)) {
+        if (add_coll(im, ev, (size_t)row, off, &bad) < 0)
+            return drop_row_oom(st, row, j);
+        if (bad)
+            st->ncolls--;   /* the row goes, and its record with it */
     }
     if (rc < 0 || im->oom)
         return drop_row_oom(st, row, j);

@@ -253,6 +253,33 @@ static void run(const char *path, FILE *devnull)
         stage("link", before, rc, &e);
     }
     if (rc == TP_OK) {
+        /* the views of a whole run, on a run of this store twice (two ranks
+         * that agree on every collective): from the stores, and from the
+         * ranks' summaries as the CLI builds them */
+        const tp_view *const *rv = tp_views();
+        for (size_t i = 0; rv[i]; i++) {
+            if (!rv[i]->build_run || !rv[i]->rank_summary)
+                continue;
+            const tp_store *two[2] = {st, st};
+            tp_table *t = NULL;
+            e = (tp_error){0};
+            before = injected;
+            int vrc = rv[i]->build_run(two, 2, NULL, &t, &e);
+            stage(rv[i]->name, before, vrc == TP_ERR_FORMAT ? TP_OK : vrc, &e);
+            tp_table_free(t);
+            void *sums[2] = {NULL, NULL};
+            int64_t ranks[2] = {0, 1};
+            e = (tp_error){0};
+            before = injected;
+            sums[0] = rv[i]->rank_summary(st, NULL, &e);
+            sums[1] = sums[0] ? rv[i]->rank_summary(st, NULL, &e) : NULL;
+            t = NULL;
+            vrc = sums[1] ? rv[i]->build_summaries(sums, ranks, 2, NULL, &t, &e) : TP_ERR_NOMEM;
+            stage(rv[i]->name, before, vrc == TP_ERR_FORMAT ? TP_OK : vrc, &e);
+            tp_table_free(t);
+            rv[i]->summary_free(sums[0]);
+            rv[i]->summary_free(sums[1]);
+        }
         const tp_view *const *views = tp_views();
         size_t nviews = 0;
         while (views[nviews])
@@ -417,6 +444,7 @@ int main(void)
     /* Inputs in the tree; SQLite ones are copied (never opened in place). */
     static const struct { const char *name, *src, *copy; } inputs[] = {
         {"kineto", "testdata/sample.pt.trace.json", NULL},
+        {"kineto_collectives", "testdata/collectives/meta/rank0.pt.trace.json", NULL},
         {"kineto_gzip", "tests/fuzz/corpus/kineto/sample.json.gz", NULL},
         {"pydict", "tests/fuzz/corpus/pydict/qa_data.dict", NULL},
         {"nvprof", "tests/fuzz/corpus/sqlite/nvprof-small.sql", "nvprof.sql"},
