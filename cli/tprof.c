@@ -499,8 +499,11 @@ int main(int argc, char **argv)
     if (!o.format_chosen && isatty(STDOUT_FILENO)) {
         o.out.format = TP_FMT_COLUMNS;
         o.out.width = cli_terminal_width();
+        o.vo.width = o.out.width;   /* what views that draw (--tree, --plot) fill */
         o.vo.columnated = 1;
     }
+    if (!cli_locale_utf8())
+        o.vo.ascii = 1;   /* no box-drawing or block characters a terminal cannot show */
     /* Check the column list before reading anything (rank and worker are
      * columns of every view of a run). */
     int runs = 0;

@@ -312,6 +312,9 @@ struct tp_view_opts {
     double short_us;         /* kernels: --short US, the kernels shorter than US µs (0: off) */
     const char *filter_steps;  /* --step N|A-B: the view reads those steps alone (tp_store_filter) */
     const char *filter_window; /* --window T0..T1: the view reads that window alone */
+    int tree;                /* modules, lightning: --tree, the hierarchy drawn with time bars */
+    int ascii;               /* --ascii (the CLI also sets it when the locale is not UTF-8):
+                                drawings in ASCII, no box-drawing or block characters */
 };
 
 /* The registry of views, NULL-terminated. */

@@ -1,0 +1,165 @@
+/* modtree_table.c — the module views' table: a row per module of the
+ * hierarchy, depth first, with its statistics; and the columns of `--tree`,
+ * the hierarchy drawn for a terminal.
+ *
+ * --tree draws what the plugin's flame graph shows: each module under its
+ * parent (├─ └─ │), its host and device total, and a bar of its share of its
+ * top-level module's device total (host total where that module launched no
+ * device work).  The columns are sized here for the width the table will be
+ * printed in (vo->width, 80 when not given): the bar gets what the longest
+ * line leaves, 10 to 40 cells, and names that still do not fit are cut in
+ * the middle, never their branch lines, so no line is wider than the width.
+ * The numbers are the table's own: --tree only chooses other columns. */
+#include <stdlib.h>
+#include <string.h>
+#include "modtree.h"
+#include "tprof.h"
+
+const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS] = {
+    {"module", "Module", TP_COL_STR, -1, 0, "module name, indented two spaces per level of the tree"},
+    {"id", "Id", TP_COL_INT, -1, 0, "Python module id (0 for Lightning modules)"},
+    {"depth", "Depth", TP_COL_INT, -1, 0, "level in the tree (0: top)"},
+    {"occurrences", "Occurrences", TP_COL_INT, -1, 0, "calls of the module"},
+    {"operators", "Operators", TP_COL_INT, -1, 0, "operators called directly by the module"},
+    {"host_total", "HostTotal(us)", TP_COL_US, -1, 0, "host time of the calls"},
+    {"host_self", "HostSelf(us)", TP_COL_US, -1, 0, "host time minus child modules/operators and own runtime calls"},
+    {"dev_total", "DeviceTotal(us)", TP_COL_US, -1, 0, "device time of everything the calls launched"},
+    {"dev_self", "DeviceSelf(us)", TP_COL_US, -1, 0, "device time of direct operators and own runtime calls"},
+    {"tree", "Module", TP_COL_STR, -1, 0, "module name under its parent, drawn with ├─ └─ │ (ASCII: |- `- |)"},
+    {"share", "Share(%)", TP_COL_FIXED, -1, 1,
+     "device total in % of its top-level module's (host total where that has no device time)"},
+    {"bar", "Bar", TP_COL_STR, -1, 0, "share as a bar: its top-level module fills the bar's width"},
+};
+enum { C_MOD, C_ID, C_DEPTH, C_OCC, C_OPS, C_HTOT, C_HSELF, C_DTOT, C_DSELF, C_TREE, C_SHARE, C_BAR };
+
+#define MAX_DEPTH 10000
+
+struct emit {
+    const struct tp_modtree *T;
+    tp_table *t;
+    int pass;                     /* 0: measure, 1: add the rows */
+    int ascii;
+    unsigned char more[MAX_DEPTH + 1];
+    size_t tree_w, num_w[2];      /* pass 0: widest tree text, host and device total */
+    size_t name_room, bar_w;      /* pass 1: the tree column's width, the bar's */
+    int use_dev;                  /* the current top-level module measures device time */
+    int64_t root_val;
+    struct tp_sbuf b;
+};
+
+static const struct tp_modstat *stat_of(const struct emit *E, int64_t ni)
+{
+    static const struct tp_modstat none;
+    const struct tp_modstat *M = tp_modtree_stat(E->T, E->T->n[ni].name, E->T->n[ni].id);
+    return M ? M : &none;
+}
+
+static size_t us_width(int64_t ns)
+{
+    char buf[64];
+    return tp_fmt_us(ns, buf, sizeof buf);
+}
+
+static void row(struct emit *E, int64_t ni, size_t depth)
+{
+    char name[1024];
+    tp_modtree_display_name(E->T->n[ni].name, name, sizeof name);
+    const struct tp_modstat *M = stat_of(E, ni);
+    size_t cells = 3 * depth + tp_disp_width(name, strlen(name));
+    if (E->pass == 0) {
+        if (cells > E->tree_w) E->tree_w = cells;
+        if (us_width(M->htot) > E->num_w[0]) E->num_w[0] = us_width(M->htot);
+        if (us_width(M->dtot) > E->num_w[1]) E->num_w[1] = us_width(M->dtot);
+        return;
+    }
+    if (depth == 0) {
+        E->use_dev = M->dtot > 0;
+        E->root_val = E->use_dev ? M->dtot : M->htot;
+    }
+    tp_table *t = E->t;
+    tp_table_add_row(t);
+    char ind[2048];
+    int pad = depth * 2 < 1000 ? (int)depth * 2 : 1000;
+    memset(ind, ' ', (size_t)pad);
+    snprintf(ind + pad, sizeof ind - (size_t)pad, "%s", name);
+    tp_table_set_str(t, C_MOD, ind);
+    tp_table_set_int(t, C_ID, E->T->n[ni].id);
+    tp_table_set_int(t, C_DEPTH, (int64_t)depth);
+    tp_table_set_int(t, C_OCC, M->occ);
+    tp_table_set_int(t, C_OPS, M->ops);
+    tp_table_set_int(t, C_HTOT, M->htot);
+    tp_table_set_int(t, C_HSELF, M->hself);
+    tp_table_set_int(t, C_DTOT, M->dtot);
+    tp_table_set_int(t, C_DSELF, M->dself);
+    /* the branch lines, then the name in what they leave */
+    E->b.len = 0;
+    tp_tree_prefix(&E->b, E->more, depth, E->ascii);
+    size_t room = E->name_room > 3 * depth ? E->name_room - 3 * depth : 0;
+    tp_disp_put_middle(&E->b, name, strlen(name), room, E->ascii);
+    tp_table_set_strn(t, C_TREE, E->b.p ? E->b.p : "", E->b.len);
+    double share = E->root_val > 0 ? (double)(E->use_dev ? M->dtot : M->htot) / (double)E->root_val : 0;
+    tp_table_set_float(t, C_SHARE, share * 100);
+    E->b.len = 0;
+    tp_tree_bar(&E->b, share, E->bar_w, E->ascii);
+    tp_table_set_strn(t, C_BAR, E->b.p ? E->b.p : "", E->b.len);
+}
+
+static void walk(struct emit *E, int64_t ni, size_t depth)
+{
+    if (depth > MAX_DEPTH)
+        return;
+    row(E, ni, depth);
+    for (int64_t c = E->T->n[ni].first; c >= 0; c = E->T->n[c].next) {
+        if (depth < MAX_DEPTH)
+            E->more[depth] = E->T->n[c].next >= 0;
+        walk(E, c, depth + 1);
+    }
+}
+
+/* The tree column's and the bar's widths for a line of W cells holding
+ * tree, host total, device total, share and bar, each with the space the
+ * writer puts after a column. */
+static void layout(struct emit *E, int W)
+{
+    size_t hw = E->num_w[0] > 13 ? E->num_w[0] : 13;   /* "HostTotal(us)" */
+    size_t dw = E->num_w[1] > 15 ? E->num_w[1] : 15;   /* "DeviceTotal(us)" */
+    long rest = (long)W - (long)(hw + 1) - (long)(dw + 1) - 9;   /* "Share(%) " */
+    long tree = (long)E->tree_w, bar = rest - tree - 2;
+    if (bar > 40) bar = 40;
+    if (bar < 10) bar = 10;
+    tree = rest - bar - 2;
+    if (tree < 12) {   /* a narrow width: names keep 12 cells, the bar what is left */
+        tree = 12;
+        bar = rest - tree - 2 < 3 ? 3 : rest - tree - 2;
+    }
+    E->name_room = (size_t)(tree < (long)E->tree_w ? tree : (long)E->tree_w);
+    E->bar_w = (size_t)bar;
+}
+
+tp_table *tp_modtree_table(const struct tp_modtree *T, const struct tp_view_opts *vo)
+{
+    tp_table *t = tp_table_new(tp_modtree_cols, TP_MODTREE_NCOLS);
+    struct emit *E = calloc(1, sizeof *E);
+    if (!t || !E) {
+        free(E);
+        if (t) tp_table_free(t);
+        return NULL;
+    }
+    E->T = T;
+    E->t = t;
+    E->ascii = vo && vo->ascii;
+    for (E->pass = 0; E->pass < 2; E->pass++) {
+        if (E->pass == 1)
+            layout(E, vo && vo->width > 0 ? vo->width : 80);
+        for (size_t r = 0; r < T->nroots; r++)
+            walk(E, T->roots[r], 0);
+    }
+    int oom = E->b.oom;
+    tp_sbuf_free(&E->b);
+    free(E);
+    if (oom || tp_table_nomem(t)) {
+        tp_table_free(t);
+        return NULL;
+    }
+    return t;
+}
