@@ -91,6 +91,16 @@ def no_type(d):
         if e["name"] == "[pl][module]torch.nn.modules.linear.Linear: layer2":
             e["name"] = "[pl][module]layer2"
 
+def deep_name(d):
+    for e in d["traceEvents"]:
+        if e["name"].endswith(": layer1.1"):
+            e["name"] = e["name"].replace("layer1.1", "layer1.x.relu")
+
+# layer1.x.relu: its parent would be "layer1.x", which no event names, so it
+# is a top-level module (sorted between layer1 and layer2), not layer1's child
+DEEP = [LIGHTNING[0], LIGHTNING[1], ["layer1.x.relu", "0", "0"] + LIGHTNING[2][3:], LIGHTNING[3]]
+# (the op trees do not change: layer1's numbers stay, as the hierarchy is by name)
+
 def no_hooks(d):
     d["traceEvents"] = [e for e in d["traceEvents"] if not e["name"].startswith("[pl][profile]")]
 
@@ -114,6 +124,7 @@ tests = [
     ("user_annotation", lambda: same(run("lightning", variant("ua", recat("user_annotation")))[0], LIGHTNING)),
     ("no_framework_key", lambda: same(run("lightning", variant("nofw", no_framework))[0], LIGHTNING)),
     ("name_without_type", lambda: same(run("lightning", variant("notype", no_type))[0], LIGHTNING)),
+    ("dotted_parent_absent", lambda: same(run("lightning", variant("deep", deep_name))[0], DEEP)),
     ("ops", lambda: same(run("ops", L, OPCOLS)[0], OPS)),
     ("ops_hooks_out", hooks_change_nothing),
     ("stack.lightning", lambda: same(run("lightning", LS)[0], LIGHTNING)),
