@@ -78,6 +78,11 @@ extern const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS];
 #define TP_MODTREE_TREE_COLUMNS "tree,host_total,dev_total,share,bar"
 tp_table *tp_modtree_table(const struct tp_modtree *T, const struct tp_view_opts *vo);
 
+/* The view's end: *out = the table, T freed; TP_ERR_NOMEM on out of memory. */
+int tp_modtree_finish(struct tp_modtree *T, const struct tp_view_opts *vo, tp_table **out, tp_error *err);
+/* The views' columns_for: the drawn tree's columns with --tree. */
+const char *tp_modtree_columns_for(const struct tp_view_opts *vo);
+
 void tp_modtree_free(struct tp_modtree *T);
 
 #endif

@@ -163,3 +163,18 @@ tp_table *tp_modtree_table(const struct tp_modtree *T, const struct tp_view_opts
     }
     return t;
 }
+
+int tp_modtree_finish(struct tp_modtree *T, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    tp_table *t = tp_modtree_table(T, vo);
+    tp_modtree_free(T);
+    if (!t)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    *out = t;
+    return TP_OK;
+}
+
+const char *tp_modtree_columns_for(const struct tp_view_opts *vo)
+{
+    return vo && vo->tree ? TP_MODTREE_TREE_COLUMNS : NULL;
+}

@@ -21,7 +21,6 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 {
     struct tp_modtree T = {0};
     const struct tb_model *m = NULL;
-    tp_table *t = NULL;
     if (tp_modtree_from_lightning(&T, st) < 0)
         goto oom;
     if (T.nn == 0)
@@ -29,19 +28,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                      "PyTorchProfiler, record_module_names=True)", st->path);
     else if (!(m = tp_store_tb(st)) || tp_modtree_stats(&T, st, m, CL_PLMOD) < 0)
         goto oom;
-    if (!(t = tp_modtree_table(&T, vo)))
-        goto oom;
-    tp_modtree_free(&T);
-    *out = t;
-    return TP_OK;
+    return tp_modtree_finish(&T, vo, out, err);
 oom:
     tp_modtree_free(&T);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-}
-
-static const char *columns_for(const struct tp_view_opts *vo)
-{
-    return vo && vo->tree ? TP_MODTREE_TREE_COLUMNS : NULL;
 }
 
 static const struct tp_view_option lightning_options[] = {
@@ -56,7 +46,7 @@ const tp_view tp_view_lightning = {
     .cols = tp_modtree_cols,
     .ncols = TP_MODTREE_NCOLS,
     .default_columns = TP_MODTREE_COLUMNS,
-    .columns_for = columns_for,
+    .columns_for = tp_modtree_columns_for,
     .build = build,
     .attributes = TP_ATTRIBUTES_ALWAYS,
 };
