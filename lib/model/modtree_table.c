@@ -41,6 +41,7 @@ struct emit {
     int ascii;
     unsigned char more[MAX_DEPTH + 1];
     size_t tree_w, num_w[2];      /* pass 0: widest tree text, host and device total */
+    size_t deepest;               /* pass 0: the deepest level */
     size_t name_room, bar_w;      /* pass 1: the tree column's width, the bar's */
     int use_dev;                  /* the current top-level module measures device time */
     int64_t root_val;
@@ -68,6 +69,7 @@ static void row(struct emit *E, int64_t ni, size_t depth)
     size_t cells = 3 * depth + tp_disp_width(name, strlen(name));
     if (E->pass == 0) {
         if (cells > E->tree_w) E->tree_w = cells;
+        if (depth > E->deepest) E->deepest = depth;
         if (us_width(M->htot) > E->num_w[0]) E->num_w[0] = us_width(M->htot);
         if (us_width(M->dtot) > E->num_w[1]) E->num_w[1] = us_width(M->dtot);
         return;
@@ -118,21 +120,28 @@ static void walk(struct emit *E, int64_t ni, size_t depth)
 
 /* The tree column's and the bar's widths for a line of W cells holding
  * tree, host total, device total, share and bar, each with the space the
- * writer puts after a column. */
+ * writer puts after a column.  Names come before the bar: at a narrow
+ * width the tree keeps its deepest branches and 6 cells of name (12 in
+ * all at least), the bar what is left, 3 cells at least; a line that still
+ * does not fit loses its rightmost columns in the writer (bar first, with a
+ * note), never its width. */
 static void layout(struct emit *E, int W)
 {
     size_t hw = E->num_w[0] > 13 ? E->num_w[0] : 13;   /* "HostTotal(us)" */
     size_t dw = E->num_w[1] > 15 ? E->num_w[1] : 15;   /* "DeviceTotal(us)" */
     long rest = (long)W - (long)(hw + 1) - (long)(dw + 1) - 9;   /* "Share(%) " */
-    long tree = (long)E->tree_w, bar = rest - tree - 2;
+    long natural = (long)E->tree_w, least = 3 * (long)E->deepest + 6;
+    if (least < 12) least = 12;
+    if (least > natural) least = natural;
+    long bar = rest - natural - 2;
     if (bar > 40) bar = 40;
     if (bar < 10) bar = 10;
-    tree = rest - bar - 2;
-    if (tree < 12) {   /* a narrow width: names keep 12 cells, the bar what is left */
-        tree = 12;
+    long tree = rest - bar - 2;
+    if (tree < least) {
+        tree = least;
         bar = rest - tree - 2 < 3 ? 3 : rest - tree - 2;
     }
-    E->name_room = (size_t)(tree < (long)E->tree_w ? tree : (long)E->tree_w);
+    E->name_room = (size_t)(tree < natural ? tree : natural);
     E->bar_w = (size_t)bar;
 }
 
