@@ -313,6 +313,7 @@ struct tp_view_opts {
     const char *filter_steps;  /* --step N|A-B: the view reads those steps alone (tp_store_filter) */
     const char *filter_window; /* --window T0..T1: the view reads that window alone */
     int tree;                /* modules, lightning: --tree, the hierarchy drawn with time bars */
+    int hooks;               /* lightning: --hooks, the call tree of Lightning's hooks */
     int ascii;               /* --ascii (the CLI also sets it when the locale is not UTF-8):
                                 drawings in ASCII, no box-drawing or block characters */
 };

@@ -72,15 +72,34 @@ const struct tp_modstat *tp_modtree_stat(const struct tp_modtree *T, const char 
 /* The view's table (columns tp_modtree_cols): a row per module, depth
  * first; the tree, share and bar columns drawn for vo->width (0: 80) with
  * box-drawing characters, or ASCII when vo->ascii. */
-#define TP_MODTREE_NCOLS 12
-extern const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS];
+#define TP_MODTREE_NCOLS 12       /* the modules view's */
+#define TP_MODTREE_NCOLS_PL 16    /* the lightning view's: its hooks' columns too */
+extern const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL];
 #define TP_MODTREE_COLUMNS "module,occurrences,operators,host_total,host_self,dev_total,dev_self"
 #define TP_MODTREE_TREE_COLUMNS "tree,host_total,dev_total,share,bar"
-tp_table *tp_modtree_table(const struct tp_modtree *T, const struct tp_view_opts *vo);
+#define TP_MODTREE_HOOK_COLUMNS "hook,tid,start,duration"
+#define TP_MODTREE_HOOK_TREE_COLUMNS "hook,start,duration,share,bar"
+/* ncols: TP_MODTREE_NCOLS or TP_MODTREE_NCOLS_PL, the view's columns. */
+tp_table *tp_modtree_table(const struct tp_modtree *T, const struct tp_view_opts *vo, size_t ncols);
 
-/* The view's end: *out = the table, T freed; TP_ERR_NOMEM on out of memory. */
-int tp_modtree_finish(struct tp_modtree *T, const struct tp_view_opts *vo, tp_table **out, tp_error *err);
-/* The views' columns_for: the drawn tree's columns with --tree. */
+/* Lightning's hooks ("[pl][profile]HOOK" record_functions, cpu_op or
+ * user_annotation), the plugin's pl_tid2tree: per thread (in order of
+ * first appearance), calls nested by time as the op trees nest operators
+ * (one that partially overlaps the call around it is left out and counted
+ * in *dropped).  Each node: name = HOOK, id = its event's row; the top
+ * level in order of time.  -1 on out of memory. */
+int tp_modtree_from_hooks(struct tp_modtree *T, const tp_store *st, int64_t *dropped);
+/* Their table (TP_MODTREE_NCOLS_PL columns): a row per call, depth first:
+ * hook (indented, or drawn with vo->tree), depth, tid, start (since the
+ * trace's first event), duration, share of its top-level call and bar. */
+tp_table *tp_modtree_hooks_table(const struct tp_modtree *T, const tp_store *st, const struct tp_view_opts *vo);
+
+/* The view's end: *out = the table (of ncols columns), T freed;
+ * TP_ERR_NOMEM on out of memory. */
+int tp_modtree_finish(struct tp_modtree *T, const struct tp_view_opts *vo, size_t ncols, tp_table **out,
+                      tp_error *err);
+/* The views' columns_for: the drawn tree's columns with --tree, the hooks'
+ * with --hooks. */
 const char *tp_modtree_columns_for(const struct tp_view_opts *vo);
 
 void tp_modtree_free(struct tp_modtree *T);

@@ -98,3 +98,89 @@ out:
     tp_i64map_free(&idx);
     return rc;
 }
+
+/* ---- the hooks ---- */
+
+static _Thread_local const tp_store *g_hst;
+static int cmp_span(const void *a, const void *b)   /* (start, -end), then row */
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    const tp_store *st = g_hst;
+    if (st->ts[x] != st->ts[y]) return st->ts[x] < st->ts[y] ? -1 : 1;
+    int64_t ex = st->ts[x] + st->dur[x], ey = st->ts[y] + st->dur[y];
+    if (ex != ey) return ex > ey ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* One thread's calls (rows[0..n), sorted by cmp_span): nested with a stack
+ * as the op trees nest (tbtree.c's build_thread_tree). */
+static int nest(struct tp_modtree *T, const tp_store *st, const int64_t *rows, size_t n, int64_t *stack,
+                int64_t *dropped)
+{
+    static const char pre[] = "[pl][profile]";
+    size_t sp = 0;
+    for (size_t k = 0; k < n; k++) {
+        int64_t r = rows[k], end = st->ts[r] + st->dur[r];
+        while (sp && st->ts[r] >= st->ts[T->n[stack[sp - 1]].id] + st->dur[T->n[stack[sp - 1]].id])
+            sp--;
+        if (sp && end > st->ts[T->n[stack[sp - 1]].id] + st->dur[T->n[stack[sp - 1]].id]) {
+            (*dropped)++;   /* partly inside its caller: the plugin leaves it out too */
+            continue;
+        }
+        int64_t ni = tp_modtree_add(T, tp_store_str(st, st->name[r]) + sizeof pre - 1, r);
+        if (ni < 0)
+            return -1;
+        if (sp)
+            tp_modtree_link(T, stack[sp - 1], ni);
+        else if (tp_modtree_add_root(T, ni) < 0)
+            return -1;
+        stack[sp++] = ni;
+    }
+    return 0;
+}
+
+int tp_modtree_from_hooks(struct tp_modtree *T, const tp_store *st, int64_t *dropped)
+{
+    size_t n = 0, nt = 0;
+    int64_t *rows = malloc((st->n ? st->n : 1) * sizeof *rows), *by = NULL, *stack = NULL, *tix = NULL;
+    size_t *start = NULL;
+    struct tp_i64map tids = {0};
+    int rc = -1;
+    *dropped = 0;
+    if (!rows) goto out;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->ph[i] == 'X' && (st->kind[i] == TP_K_CPU_OP || st->kind[i] == TP_K_USER_ANNOTATION) &&
+            tp_tb_is_pl_profile(tp_store_str(st, st->name[i])))
+            rows[n++] = (int64_t)i;
+    g_st = g_hst = st;
+    if (n)
+        qsort(rows, n, sizeof *rows, cmp_ts);
+    by = malloc((n ? n : 1) * sizeof *by);
+    stack = malloc((n ? n : 1) * sizeof *stack);
+    tix = malloc((n ? n : 1) * sizeof *tix);
+    start = calloc(n + 2, sizeof *start);
+    if (!by || !stack || !tix || !start) goto out;
+    for (size_t k = 0; k < n; k++) {   /* threads in order of their first call */
+        int64_t *t = tp_i64map_slot(&tids, st->tid[rows[k]] == TP_I64MAP_EMPTY ? INT64_MIN + 3 : st->tid[rows[k]]);
+        if (!t) goto out;
+        if (*t < 0)
+            *t = (int64_t)nt++;
+        tix[k] = *t;
+        start[*t + 1]++;
+    }
+    for (size_t t = 0; t < nt; t++)   /* the calls grouped by thread, in order of time */
+        start[t + 1] += start[t];
+    for (size_t k = 0; k < n; k++)
+        by[start[tix[k]]++] = rows[k];
+    for (size_t t = 0, lo = 0; t < nt; t++) {
+        size_t hi = start[t];
+        qsort(by + lo, hi - lo, sizeof *by, cmp_span);
+        if (nest(T, st, by + lo, hi - lo, stack, dropped) < 0) goto out;
+        lo = hi;
+    }
+    rc = 0;
+out:
+    free(rows); free(by); free(stack); free(tix); free(start);
+    tp_i64map_free(&tids);
+    return rc;
+}

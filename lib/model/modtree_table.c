@@ -5,17 +5,18 @@
  * --tree draws what the plugin's flame graph shows: each module under its
  * parent (├─ └─ │), its host and device total, and a bar of its share of its
  * top-level module's device total (host total where that module launched no
- * device work).  The columns are sized here for the width the table will be
- * printed in (vo->width, 80 when not given): the bar gets what the longest
- * line leaves, 10 to 40 cells, and names that still do not fit are cut in
- * the middle, never their branch lines, so no line is wider than the width.
+ * device work).  For columnated output the columns are sized here for the
+ * width the table will be printed in (vo->width, 80 when not given): the bar
+ * gets what the longest line leaves, 10 to 40 cells, and names that still do
+ * not fit are cut in the middle, never their branch lines, so no line is
+ * wider than the width.  Other formats get whole names and 20-cell bars.
  * The numbers are the table's own: --tree only chooses other columns. */
 #include <stdlib.h>
 #include <string.h>
 #include "modtree.h"
 #include "tprof.h"
 
-const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS] = {
+const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL] = {
     {"module", "Module", TP_COL_STR, -1, 0, "module name, indented two spaces per level of the tree"},
     {"id", "Id", TP_COL_INT, -1, 0, "Python module id (0 for Lightning modules)"},
     {"depth", "Depth", TP_COL_INT, -1, 0, "level in the tree (0: top)"},
@@ -27,18 +28,28 @@ const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS] = {
     {"dev_self", "DeviceSelf(us)", TP_COL_US, -1, 0, "device time of direct operators and own runtime calls"},
     {"tree", "Module", TP_COL_STR, -1, 0, "module name under its parent, drawn with ├─ └─ │ (ASCII: |- `- |)"},
     {"share", "Share(%)", TP_COL_FIXED, -1, 1,
-     "device total in % of its top-level module's (host total where that has no device time)"},
-    {"bar", "Bar", TP_COL_STR, -1, 0, "share as a bar: its top-level module fills the bar's width"},
+     "device total in % of its top-level module's (host total where that has no device time; "
+     "--hooks: duration in % of its top-level call's)"},
+    {"bar", "Bar", TP_COL_STR, -1, 0, "share as a bar: its top-level module (call) fills the bar's width"},
+    /* lightning --hooks */
+    {"hook", "Hook", TP_COL_STR, -1, 0,
+     "--hooks: Lightning hook, indented two spaces per level of calls (drawn with --tree)"},
+    {"tid", "Tid", TP_COL_INT, -1, 0, "--hooks: thread"},
+    {"start", "Start(us)", TP_COL_US, -1, 0, "--hooks: start, since the trace's first event"},
+    {"duration", "Duration(us)", TP_COL_US, -1, 0, "--hooks: host time of the call"},
 };
-enum { C_MOD, C_ID, C_DEPTH, C_OCC, C_OPS, C_HTOT, C_HSELF, C_DTOT, C_DSELF, C_TREE, C_SHARE, C_BAR };
+enum { C_MOD, C_ID, C_DEPTH, C_OCC, C_OPS, C_HTOT, C_HSELF, C_DTOT, C_DSELF, C_TREE, C_SHARE, C_BAR,
+       C_HOOK, C_TID, C_START, C_DUR };
 
 #define MAX_DEPTH 10000
 
 struct emit {
     const struct tp_modtree *T;
+    const tp_store *st;           /* --hooks: the calls' events */
+    int64_t t0;                   /* --hooks: the trace's first event */
     tp_table *t;
     int pass;                     /* 0: measure, 1: add the rows */
-    int ascii;
+    int ascii, tree;
     unsigned char more[MAX_DEPTH + 1];
     size_t tree_w, num_w[2];      /* pass 0: widest tree text, host and device total */
     size_t deepest;               /* pass 0: the deepest level */
@@ -59,6 +70,24 @@ static size_t us_width(int64_t ns)
 {
     char buf[64];
     return tp_fmt_us(ns, buf, sizeof buf);
+}
+
+/* The text of a tree cell: the branch lines, then the name in what they
+ * leave of the column. */
+static void branch_text(struct emit *E, const char *name, size_t depth)
+{
+    E->b.len = 0;
+    tp_tree_prefix(&E->b, E->more, depth, E->ascii);
+    size_t room = E->name_room > 3 * depth ? E->name_room - 3 * depth : 0;
+    tp_disp_put_middle(&E->b, name, strlen(name), room, E->ascii);
+}
+
+static void share_bar(struct emit *E, double share)
+{
+    tp_table_set_float(E->t, C_SHARE, share * 100);
+    E->b.len = 0;
+    tp_tree_bar(&E->b, share, E->bar_w, E->ascii);
+    tp_table_set_strn(E->t, C_BAR, E->b.p ? E->b.p : "", E->b.len);
 }
 
 static void row(struct emit *E, int64_t ni, size_t depth)
@@ -93,24 +122,54 @@ static void row(struct emit *E, int64_t ni, size_t depth)
     tp_table_set_int(t, C_HSELF, M->hself);
     tp_table_set_int(t, C_DTOT, M->dtot);
     tp_table_set_int(t, C_DSELF, M->dself);
-    /* the branch lines, then the name in what they leave */
-    E->b.len = 0;
-    tp_tree_prefix(&E->b, E->more, depth, E->ascii);
-    size_t room = E->name_room > 3 * depth ? E->name_room - 3 * depth : 0;
-    tp_disp_put_middle(&E->b, name, strlen(name), room, E->ascii);
+    branch_text(E, name, depth);
     tp_table_set_strn(t, C_TREE, E->b.p ? E->b.p : "", E->b.len);
-    double share = E->root_val > 0 ? (double)(E->use_dev ? M->dtot : M->htot) / (double)E->root_val : 0;
-    tp_table_set_float(t, C_SHARE, share * 100);
-    E->b.len = 0;
-    tp_tree_bar(&E->b, share, E->bar_w, E->ascii);
-    tp_table_set_strn(t, C_BAR, E->b.p ? E->b.p : "", E->b.len);
+    share_bar(E, E->root_val > 0 ? (double)(E->use_dev ? M->dtot : M->htot) / (double)E->root_val : 0);
+}
+
+/* A Lightning hook call (--hooks): its event's row is the node's id. */
+static void hook_row(struct emit *E, int64_t ni, size_t depth)
+{
+    const tp_store *st = E->st;
+    int64_t r = E->T->n[ni].id;
+    const char *name = E->T->n[ni].name;
+    if (E->pass == 0) {
+        size_t cells = 3 * depth + tp_disp_width(name, strlen(name));
+        if (cells > E->tree_w) E->tree_w = cells;
+        if (depth > E->deepest) E->deepest = depth;
+        if (us_width(st->ts[r] - E->t0) > E->num_w[0]) E->num_w[0] = us_width(st->ts[r] - E->t0);
+        if (us_width(st->dur[r]) > E->num_w[1]) E->num_w[1] = us_width(st->dur[r]);
+        return;
+    }
+    if (depth == 0)
+        E->root_val = st->dur[r];
+    tp_table *t = E->t;
+    tp_table_add_row(t);
+    if (E->tree) {
+        branch_text(E, name, depth);
+        tp_table_set_strn(t, C_HOOK, E->b.p ? E->b.p : "", E->b.len);
+    } else {
+        char ind[2048];
+        int pad = depth * 2 < 1000 ? (int)depth * 2 : 1000;
+        memset(ind, ' ', (size_t)pad);
+        snprintf(ind + pad, sizeof ind - (size_t)pad, "%s", name);
+        tp_table_set_str(t, C_HOOK, ind);
+    }
+    tp_table_set_int(t, C_DEPTH, (int64_t)depth);
+    tp_table_set_int(t, C_TID, st->tid[r]);
+    tp_table_set_int(t, C_START, st->ts[r] - E->t0);
+    tp_table_set_int(t, C_DUR, st->dur[r]);
+    share_bar(E, E->root_val > 0 ? (double)st->dur[r] / (double)E->root_val : 0);
 }
 
 static void walk(struct emit *E, int64_t ni, size_t depth)
 {
     if (depth > MAX_DEPTH)
         return;
-    row(E, ni, depth);
+    if (E->st)
+        hook_row(E, ni, depth);
+    else
+        row(E, ni, depth);
     for (int64_t c = E->T->n[ni].first; c >= 0; c = E->T->n[c].next) {
         if (depth < MAX_DEPTH)
             E->more[depth] = E->T->n[c].next >= 0;
@@ -119,16 +178,22 @@ static void walk(struct emit *E, int64_t ni, size_t depth)
 }
 
 /* The tree column's and the bar's widths for a line of W cells holding
- * tree, host total, device total, share and bar, each with the space the
- * writer puts after a column.  Names come before the bar: at a narrow
+ * tree, two numbers (host and device total; start and duration), share and
+ * bar, each with the space the writer puts after a column.  Names come before the bar: at a narrow
  * width the tree keeps its deepest branches and 6 cells of name (12 in
  * all at least), the bar what is left, 3 cells at least; a line that still
  * does not fit loses its rightmost columns in the writer (bar first, with a
  * note), never its width. */
 static void layout(struct emit *E, int W)
 {
-    size_t hw = E->num_w[0] > 13 ? E->num_w[0] : 13;   /* "HostTotal(us)" */
-    size_t dw = E->num_w[1] > 15 ? E->num_w[1] : 15;   /* "DeviceTotal(us)" */
+    if (W <= 0) {   /* not columnated (CSV, a pipe): whole names, 20-cell bars */
+        E->name_room = E->tree_w;
+        E->bar_w = 20;
+        return;
+    }
+    size_t h0 = E->st ? 9 : 13, h1 = E->st ? 12 : 15;   /* "Start(us)" "Duration(us)"; "HostTotal(us)" ... */
+    size_t hw = E->num_w[0] > h0 ? E->num_w[0] : h0;
+    size_t dw = E->num_w[1] > h1 ? E->num_w[1] : h1;
     long rest = (long)W - (long)(hw + 1) - (long)(dw + 1) - 9;   /* "Share(%) " */
     long natural = (long)E->tree_w, least = 3 * (long)E->deepest + 6;
     if (least < 12) least = 12;
@@ -145,9 +210,10 @@ static void layout(struct emit *E, int W)
     E->bar_w = (size_t)bar;
 }
 
-tp_table *tp_modtree_table(const struct tp_modtree *T, const struct tp_view_opts *vo)
+static tp_table *emit_table(const struct tp_modtree *T, const tp_store *st, const struct tp_view_opts *vo,
+                            size_t ncols)
 {
-    tp_table *t = tp_table_new(tp_modtree_cols, TP_MODTREE_NCOLS);
+    tp_table *t = tp_table_new(tp_modtree_cols, ncols);
     struct emit *E = calloc(1, sizeof *E);
     if (!t || !E) {
         free(E);
@@ -156,10 +222,15 @@ tp_table *tp_modtree_table(const struct tp_modtree *T, const struct tp_view_opts
     }
     E->T = T;
     E->t = t;
+    E->st = st;
     E->ascii = vo && vo->ascii;
+    E->tree = vo && vo->tree;
+    for (size_t i = 0, seen = 0; st && i < st->n; i++)
+        if (st->ph[i] == 'X' && (!seen++ || st->ts[i] < E->t0))
+            E->t0 = st->ts[i];
     for (E->pass = 0; E->pass < 2; E->pass++) {
         if (E->pass == 1)
-            layout(E, vo && vo->width > 0 ? vo->width : 80);
+            layout(E, vo && vo->columnated ? (vo->width > 0 ? vo->width : 80) : 0);
         for (size_t r = 0; r < T->nroots; r++)
             walk(E, T->roots[r], 0);
     }
@@ -173,9 +244,20 @@ tp_table *tp_modtree_table(const struct tp_modtree *T, const struct tp_view_opts
     return t;
 }
 
-int tp_modtree_finish(struct tp_modtree *T, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+tp_table *tp_modtree_table(const struct tp_modtree *T, const struct tp_view_opts *vo, size_t ncols)
 {
-    tp_table *t = tp_modtree_table(T, vo);
+    return emit_table(T, NULL, vo, ncols);
+}
+
+tp_table *tp_modtree_hooks_table(const struct tp_modtree *T, const tp_store *st, const struct tp_view_opts *vo)
+{
+    return emit_table(T, st, vo, TP_MODTREE_NCOLS_PL);
+}
+
+int tp_modtree_finish(struct tp_modtree *T, const struct tp_view_opts *vo, size_t ncols, tp_table **out,
+                      tp_error *err)
+{
+    tp_table *t = tp_modtree_table(T, vo, ncols);
     tp_modtree_free(T);
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -185,5 +267,7 @@ int tp_modtree_finish(struct tp_modtree *T, const struct tp_view_opts *vo, tp_ta
 
 const char *tp_modtree_columns_for(const struct tp_view_opts *vo)
 {
+    if (vo && vo->hooks)
+        return vo->tree ? TP_MODTREE_HOOK_TREE_COLUMNS : TP_MODTREE_HOOK_COLUMNS;
     return vo && vo->tree ? TP_MODTREE_TREE_COLUMNS : NULL;
 }

@@ -34,7 +34,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                      T.orph_name, T.orph_n == 1 ? "it" : "them", (double)T.orph_host / 1e3,
                      (double)T.orph_dev / 1e3);
     }
-    return tp_modtree_finish(&T, vo, out, err);
+    return tp_modtree_finish(&T, vo, TP_MODTREE_NCOLS, out, err);
 oom:
     tp_modtree_free(&T);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
