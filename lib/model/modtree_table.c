@@ -72,6 +72,16 @@ static size_t us_width(int64_t ns)
     return tp_fmt_us(ns, buf, sizeof buf);
 }
 
+/* A name indented two spaces per level (the plugin's table, as text). */
+static void set_indented(tp_table *t, size_t col, const char *name, size_t depth)
+{
+    char ind[2048];
+    int pad = depth * 2 < 1000 ? (int)depth * 2 : 1000;
+    memset(ind, ' ', (size_t)pad);
+    snprintf(ind + pad, sizeof ind - (size_t)pad, "%s", name);
+    tp_table_set_str(t, col, ind);
+}
+
 /* The text of a tree cell: the branch lines, then the name in what they
  * leave of the column. */
 static void branch_text(struct emit *E, const char *name, size_t depth)
@@ -109,11 +119,7 @@ static void row(struct emit *E, int64_t ni, size_t depth)
     }
     tp_table *t = E->t;
     tp_table_add_row(t);
-    char ind[2048];
-    int pad = depth * 2 < 1000 ? (int)depth * 2 : 1000;
-    memset(ind, ' ', (size_t)pad);
-    snprintf(ind + pad, sizeof ind - (size_t)pad, "%s", name);
-    tp_table_set_str(t, C_MOD, ind);
+    set_indented(t, C_MOD, name, depth);
     tp_table_set_int(t, C_ID, E->T->n[ni].id);
     tp_table_set_int(t, C_DEPTH, (int64_t)depth);
     tp_table_set_int(t, C_OCC, M->occ);
@@ -149,11 +155,7 @@ static void hook_row(struct emit *E, int64_t ni, size_t depth)
         branch_text(E, name, depth);
         tp_table_set_strn(t, C_HOOK, E->b.p ? E->b.p : "", E->b.len);
     } else {
-        char ind[2048];
-        int pad = depth * 2 < 1000 ? (int)depth * 2 : 1000;
-        memset(ind, ' ', (size_t)pad);
-        snprintf(ind + pad, sizeof ind - (size_t)pad, "%s", name);
-        tp_table_set_str(t, C_HOOK, ind);
+        set_indented(t, C_HOOK, name, depth);
     }
     tp_table_set_int(t, C_DEPTH, (int64_t)depth);
     tp_table_set_int(t, C_TID, st->tid[r]);
