@@ -1,6 +1,7 @@
 /* report.c — messages about inputs, and facts about the terminal. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "report.h"
@@ -45,6 +46,24 @@ int cli_terminal_width(void)
         return ws.ws_col;
     const char *c = getenv("COLUMNS");
     return c && atoi(c) > 0 ? atoi(c) : 80;
+}
+
+/* The locale's character set, as setlocale(LC_CTYPE, "") would pick it:
+ * the first of LC_ALL, LC_CTYPE and LANG that is set and not empty; UTF-8
+ * when it names UTF-8 ("en_US.UTF-8", "C.utf8").  Unset: the C locale. */
+int cli_locale_utf8(void)
+{
+    static const char *const vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (!v || !*v)
+            continue;
+        for (const char *p = v; *p; p++)
+            if (strncasecmp(p, "utf-8", 5) == 0 || strncasecmp(p, "utf8", 4) == 0)
+                return 1;
+        return 0;
+    }
+    return 0;
 }
 
 int cli_threads(void)

@@ -21,6 +21,8 @@ void cli_report_coverage(const tp_store *st);
 
 /* The width of the terminal on stdout, else $COLUMNS, else 80. */
 int cli_terminal_width(void);
+/* 1 when the locale (LC_ALL, LC_CTYPE, LANG) is UTF-8. */
+int cli_locale_utf8(void);
 
 /* How many ranks of a run load at once: $TPROF_THREADS, else 0 (one per core). */
 int cli_threads(void);

@@ -638,7 +638,7 @@ int main(int argc, char **argv)
     }
     if (!o.format_chosen && isatty(STDOUT_FILENO)) {
         o.out.format = TP_FMT_COLUMNS;
-        o.out.width = o.vo.width = cli_terminal_width();
+        o.out.width = o.vo.width = cli_terminal_width();   /* what views that draw (--tree, --plot) fill */
         o.vo.columnated = 1;
     } else if (!o.format_chosen && o.vo.plot) {
         o.out.format = TP_FMT_COLUMNS;   /* --plot into a pipe: drawn 80 wide, without colour */
@@ -648,6 +648,8 @@ int main(int argc, char **argv)
     /* https://no-color.org: NO_COLOR set and not empty turns colour off */
     const char *no_color = getenv("NO_COLOR");
     o.out.color = o.vo.plot && isatty(STDOUT_FILENO) && !(no_color && *no_color);
+    if (!cli_locale_utf8())
+        o.vo.ascii = 1;   /* no box-drawing or block characters a terminal cannot show */
     /* Check the column list before reading anything (rank and worker are
      * columns of every view of a run). */
     int runs = 0;

@@ -344,6 +344,10 @@ struct tp_view_opts {
     const char *filter_window; /* --window T0..T1: the view reads that window alone */
     const char *series;      /* gpu: --series [INTERVAL], utilization per interval: "" (100
                                 intervals), a count ("50") or a length with a unit ("10ms") */
+    int tree;                /* modules, lightning: --tree, the hierarchy drawn with time bars */
+    int hooks;               /* lightning: --hooks, the call tree of Lightning's hooks */
+    int ascii;               /* --ascii (the CLI also sets it when the locale is not UTF-8):
+                                drawings in ASCII, no box-drawing or block characters */
 };
 
 /* The registry of views, NULL-terminated. */

@@ -453,8 +453,20 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char
         ev = EV_MODULE;
     if (ev == EV_NONE) return 0;
     int64_t ext = st->external_id[r];
+    /* Lightning's record_functions (the plugin's Lightning mode, SPEC
+     * §10.2): module calls become module nodes, hooks stay out of the
+     * operator tree.  The plugin reads them only as cpu_op events of a trace
+     * whose "Framework" is "pytorch-lightning"; PyTorch >= 1.10 writes them as
+     * user_annotation, which it drops, so tprof reads both. */
+    const char *plname = NULL;
+    if (kind == TP_K_CPU_OP || kind == TP_K_USER_ANNOTATION) {
+        if (tp_tb_is_pl_profile(name)) return 0;
+        plname = tp_tb_pl_module_name(name);
+    }
     if ((ev == EV_OPERATOR || ev == EV_USER_ANNOT) && starts(name, "ProfilerStep#")) {
         ev = EV_STEP; cl = CL_STEP;
+    } else if (plname) {
+        ev = EV_PLMODULE; cl = CL_PLMOD; name = plname;
     } else if (ev == EV_MODULE) {
         cl = CL_MOD; ext = TP_NONE;
     } else if (tp_tb_is_dataloader(name)) {
@@ -707,4 +719,20 @@ int tp_tb_kernel_ops(const tp_store *st, int64_t **rows, const char ***ops, int 
 int tp_tb_is_op(const struct tb_node *n)
 {
     return is_op_node(n);
+}
+
+const char *tp_tb_pl_module_name(const char *s)
+{
+    static const char pre[] = "[pl][module]";
+    if (!starts(s, pre)) return NULL;
+    s += sizeof pre - 1;
+    /* TYPE: NAME.  Without ": " the plugin's find() of -1 drops NAME's first
+     * character; tprof keeps the whole name. */
+    const char *sep = strstr(s, ": ");
+    return sep ? sep + 2 : s;
+}
+
+int tp_tb_is_pl_profile(const char *s)
+{
+    return starts(s, "[pl][profile]");
 }

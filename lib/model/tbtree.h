@@ -19,8 +19,10 @@
 #include "store.h"
 
 /* What event a node came from, and what class of node the plugin makes of it. */
-enum { EV_NONE, EV_OPERATOR, EV_USER_ANNOT, EV_PYTHON, EV_STEP, EV_MODULE, EV_ROOT };
-enum { CL_OP, CL_DL, CL_OPT, CL_STEP, CL_MOD, CL_ROOT };
+enum { EV_NONE, EV_OPERATOR, EV_USER_ANNOT, EV_PYTHON, EV_STEP, EV_MODULE, EV_PLMODULE, EV_ROOT };
+/* CL_PLMOD: PyTorch Lightning's "[pl][module]TYPE: NAME" record_function
+ * (the plugin's PLModuleNode); its name is NAME. */
+enum { CL_OP, CL_DL, CL_OPT, CL_STEP, CL_MOD, CL_PLMOD, CL_ROOT };
 
 struct tb_rt {
     int64_t row;              /* -1: the dummy runtime of staled kernels */
@@ -65,5 +67,10 @@ int tp_tb_kernel_tc(const char *name);
  * Tensor Core eligibility (kernels --group props): copies the caller frees;
  * 0, or -1 when out of memory. */
 int tp_tb_kernel_ops(const tp_store *st, int64_t **rows, const char ***ops, int **elig, size_t *n);
+/* Lightning's record_function names: "[pl][module]TYPE: NAME" is a module
+ * call (NAME, the dotted name of named_modules(), after it; NULL when s is
+ * not one), "[pl][profile]HOOK" a hook (1, else 0). */
+const char *tp_tb_pl_module_name(const char *s);
+int tp_tb_is_pl_profile(const char *s);
 
 #endif

@@ -159,6 +159,18 @@ size_t tp_text_put_trunc(struct tp_sbuf *b, const char *s, size_t len, size_t w,
  * w when pad is set.  Returns the cells written before padding. */
 size_t tp_disp_width(const char *s, size_t len);
 size_t tp_disp_put_fit(struct tp_sbuf *b, const char *s, size_t len, size_t w, int pad);
+/* s in at most w cells, cut in the middle only ("…", or "..." when ascii):
+ * for names whose start and end both matter (a tree's module paths). */
+size_t tp_disp_put_middle(struct tp_sbuf *b, const char *s, size_t len, size_t w, int ascii);
+/* Text drawings for a terminal (tree_text.c).  A tree line's prefix: for
+ * each level above the node, "│  " where that ancestor has a later sibling,
+ * else "   ", then "├─ " (the node has a later sibling) or "└─ "; ASCII
+ * "|  ", "|- ", "`- ".  more[k] says whether the ancestor at depth k+1 (k =
+ * depth-1: the node itself) has a later sibling; depth 0 has no prefix. */
+void tp_tree_prefix(struct tp_sbuf *b, const unsigned char *more, size_t depth, int ascii);
+/* A bar of frac (0..1, clamped) of w cells: full blocks and an eighth block
+ * ("█", "▏".."▉"), or '#' rounded to whole cells in ASCII. */
+void tp_tree_bar(struct tp_sbuf *b, double frac, size_t w, int ascii);
 /* Start of the display unit at s[0]: its byte length; *esc set when it is
  * printed as \xNN escapes (one per byte). */
 size_t tp_text_unit(const unsigned char *s, size_t len, int *esc);

@@ -164,15 +164,15 @@ static size_t head_fit(const unsigned char *s, size_t len, size_t room, size_t *
     return i;
 }
 
-static size_t put_middle(struct tp_sbuf *b, const char *str, size_t len, size_t w)
+static size_t put_middle(struct tp_sbuf *b, const char *str, size_t len, size_t w, int ascii)
 {
     const unsigned char *s = (const unsigned char *)str;
-    size_t head;
-    if (w < 2) {   /* no room for "…" and anything else */
+    size_t head, ell = ascii ? 3 : 1;   /* "..." or "…" */
+    if (w < ell + 1) {   /* no room for the ellipsis and anything else */
         tp_text_put(b, str, head_fit(s, len, w, &head));
         return head;
     }
-    size_t room = w - 1, head_end = head_fit(s, len, room - room * 3 / 5, &head), tail_room;
+    size_t room = w - ell, head_end = head_fit(s, len, room - room * 3 / 5, &head), tail_room;
     /* the tail: the shortest suffix (on unit boundaries) that fits */
     size_t *starts = malloc((len - head_end + 1) * sizeof *starts), *cells = NULL, n = 0;
     if (starts)
@@ -192,12 +192,21 @@ static size_t put_middle(struct tp_sbuf *b, const char *str, size_t len, size_t 
     while (k > 0 && tail + cells[k - 1] <= tail_room)
         tail += cells[--k];
     tp_text_put(b, str, head_end);
-    tp_sbuf_put(b, ELLIPSIS, 3);
+    tp_sbuf_put(b, ascii ? "..." : ELLIPSIS, 3);
     if (k < n)
         tp_text_put(b, str + starts[k], len - starts[k]);
     free(starts);
     free(cells);
-    return head + 1 + tail;
+    return head + ell + tail;
+}
+
+size_t tp_disp_put_middle(struct tp_sbuf *b, const char *s, size_t len, size_t w, int ascii)
+{
+    if (tp_disp_width(s, len) <= w) {
+        tp_text_put(b, s, len);
+        return tp_disp_width(s, len);
+    }
+    return put_middle(b, s, len, w, ascii);
 }
 
 size_t tp_disp_put_fit(struct tp_sbuf *b, const char *s, size_t len, size_t w, int pad)
@@ -241,7 +250,7 @@ size_t tp_disp_put_fit(struct tp_sbuf *b, const char *s, size_t len, size_t w, i
         if (used <= w)
             tp_text_put(b, folded, fn);
         else
-            used = put_middle(b, folded, fn, w);
+            used = put_middle(b, folded, fn, w, 0);
         free(folded);
     }
     if (pad && used < w)

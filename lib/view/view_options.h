@@ -36,6 +36,10 @@
 #define TP_VOPT_FILTERS \
     TP_VOPT_STRING("step", "N|A-B", filter_steps, "only ProfilerStep#N (or #A to #B): its host events and the GPU work they launched"), \
     TP_VOPT_STRING("window", "T0..T1", filter_window, "only what overlaps T0..T1 after the trace's first event (1.2s..1.8s, 1200ms.., us without a unit)")
+/* modules and lightning: the module tree drawn (modtree_table.c) */
+#define TP_VOPT_MODTREE \
+    TP_VOPT_FLAG("tree", tree, "the module tree drawn: ├─ branches, host/device total, a bar of the share of its top-level module"), \
+    TP_VOPT_FLAG("ascii", ascii, "draw with ASCII characters only (the default where LC_ALL/LC_CTYPE/LANG is not UTF-8)")
 #define TP_VOPT_HTA_QUIRKS \
     TP_VOPT_FLAG("hta-quirks", hta_quirks, "HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)")
 #define TP_VOPT_ALL_STEPS \

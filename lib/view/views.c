@@ -13,6 +13,7 @@ static const tp_view *const registry[] = {
     &tp_view_steps,
     &tp_view_memory,
     &tp_view_modules,
+    &tp_view_lightning,
     &tp_view_dist,
     &tp_view_collectives,
     &tp_view_stragglers,

@@ -12,6 +12,7 @@ extern const tp_view tp_view_ops;       /* TensorBoard plugin Operator view */
 extern const tp_view tp_view_steps;     /* TensorBoard plugin Overview step breakdown */
 extern const tp_view tp_view_memory;    /* TensorBoard plugin Memory view */
 extern const tp_view tp_view_modules;   /* TensorBoard plugin Module view */
+extern const tp_view tp_view_lightning; /* TensorBoard plugin Lightning view */
 extern const tp_view tp_view_dist;      /* TensorBoard plugin Distributed view (runs) */
 extern const tp_view tp_view_gpu;       /* TensorBoard plugin GPU Summary */
 extern const tp_view tp_view_advice;    /* TensorBoard plugin recommendations */
