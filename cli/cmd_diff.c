@@ -13,7 +13,7 @@
 #include "tprof.h"
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT_NO_HEADER, OPT_SUMMARY,
-       OPT_FAIL_ABOVE, OPT_JUNIT, OPT_CONFIDENCE, OPT_WATERFALL, OPT_NAMES, OPT_STEP, OPT_RANK, OPT_TIMELINE, OPT_DEPTH, OPT_TSV };
+       OPT_FAIL_ABOVE, OPT_JUNIT, OPT_CONFIDENCE, OPT_WATERFALL, OPT_NAMES, OPT_STEP, OPT_RANK, OPT_TIMELINE, OPT_DEPTH, OPT_TSV, OPT_PLOT };
 
 static const struct option diff_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -35,6 +35,7 @@ static const struct option diff_opts[] = {
     {"step", required_argument, NULL, OPT_STEP},
     {"rank", required_argument, NULL, OPT_RANK},
     {"timeline", no_argument, NULL, OPT_TIMELINE},
+    {"plot", no_argument, NULL, OPT_PLOT},
     {"depth", required_argument, NULL, OPT_DEPTH},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -79,6 +80,9 @@ static void diff_usage(FILE *out)
             "                        (data loading, modules, optimizer steps, the operators\n"
             "                        between) compared node by node, with the accumulated delta\n"
             "      --depth N         with --timeline: rows down to depth N (default 1)\n"
+            "      --plot            a waterfall instead of the table: the biggest changes (20\n"
+            "                        unless --top), or with --confidence the step-time change\n"
+            "                        by part and name (-w or terminal wide; colour on a terminal)\n"
             "\n"
             "Exit status: 0 ok, 1 regression past --fail-above, 2 bad usage or unreadable input.\n"
             "\ncolumns (-c):\n");
@@ -222,7 +226,7 @@ static void print_headline(const struct tp_diff_summary *s)
  * Returns the exit status: 1 when a quantity regressed. */
 static int print_gate(const tp_store *a, const tp_store *b, const struct tp_diff_gate *gate,
                       const struct tp_gate_opts *go, struct tp_output_opts *out, int waterfall,
-                      const char *junit, const char *a_name, const char *b_name, int columns_given)
+                      const char *junit, const char *a_name, const char *b_name, int columns_given, int plot)
 {
     tp_error err = {0};
     tp_gate *gt = NULL;
@@ -230,11 +234,13 @@ static int print_gate(const tp_store *a, const tp_store *b, const struct tp_diff
         fprintf(stderr, "tprof: %s\n", err.msg);
         return 2;
     }
-    int status = 0, both = !waterfall && !columns_given &&
+    int status = 0, both = !waterfall && !columns_given && !plot &&
                            (out->format == TP_FMT_COLUMNS || out->format == TP_FMT_SPACE ||
                             out->format == TP_FMT_MARKDOWN);
     tp_table *t = NULL;
     int rc = waterfall ? tp_gate_waterfall(gt, &t, &err) : tp_gate_table(gt, &t, &err);
+    if (rc == TP_OK && plot)
+        rc = tp_diff_attach_plot(t, &err);
     if (rc == TP_OK)
         rc = tp_table_write(t, out, stdout, &err);
     tp_table_free(t);
@@ -283,7 +289,7 @@ int cmd_diff(int argc, char **argv)
     const char *junit = NULL, *steps = NULL, *ranks = NULL;
     struct tp_diff_gate gate;
     struct tp_gate_opts go = {0};
-    int waterfall = 0, timeline = 0, depth = -1;
+    int waterfall = 0, timeline = 0, depth = -1, plot = 0;
     tp_error err = {0};
     optind = 1;
     opterr = 0;
@@ -329,6 +335,7 @@ int cmd_diff(int argc, char **argv)
         }
         case OPT_STEP: steps = optarg; break;
         case OPT_TIMELINE: timeline = 1; break;
+        case OPT_PLOT: plot = 1; break;
         case OPT_DEPTH: {
             size_t n;
             if (strcmp(optarg, "0") == 0)
@@ -352,6 +359,22 @@ int cmd_diff(int argc, char **argv)
         return usage_error("%s", "--confidence tests the gate: give --fail-above too");
     if ((waterfall || go.top) && go.confidence == 0)
         return usage_error("%s", "--waterfall and --names show the statistical gate: give --confidence too");
+    if (plot && (summary || timeline))
+        return usage_error("%s", "--plot draws the per-name diff or the gate's waterfall: not with --summary or --timeline");
+    if (plot && format_chosen && out.format != TP_FMT_COLUMNS)
+        return usage_error("%s", "--plot is a picture in the -w format: not with --csv, --tsv, --space, --jsonl or --markdown");
+    if (plot) {
+        if (!width_given)
+            out.width = isatty(STDOUT_FILENO) ? cli_terminal_width() : 80;
+        out.format = TP_FMT_COLUMNS;
+        format_chosen = 1;
+        const char *no_color = getenv("NO_COLOR");   /* https://no-color.org */
+        out.color = isatty(STDOUT_FILENO) && !(no_color && *no_color);
+        if (!out.top && go.confidence == 0)
+            out.top = 20;
+        if (go.confidence > 0)
+            waterfall = 1;
+    }
     if (depth >= 0 && !timeline)
         return usage_error("%s", "--depth is the depth of --timeline: give --timeline too");
     if (timeline && (summary || go.confidence > 0 || gate_on))
@@ -391,7 +414,7 @@ int cmd_diff(int argc, char **argv)
     }
     if (go.confidence > 0) {
         int st = print_gate(a, b, &gate, &go, &out, waterfall, junit, argv[optind], argv[optind + 1],
-                            columns_given);
+                            columns_given, plot);
         tp_store_free(a);
         tp_store_free(b);
         return bad ? 2 : st;
@@ -404,6 +427,8 @@ int cmd_diff(int argc, char **argv)
     int rc = timeline ? tp_diff_timeline(a, b, depth < 0 ? 1 : depth, &t, &err)
              : summary ? tp_diff_summary_table(&s, &t, &err) : tp_diff_build(a, b, &t, &err);
     int status = bad ? 2 : 0;
+    if (rc == TP_OK && plot)
+        rc = tp_diff_attach_plot(t, &err);
     if (rc != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         status = 2;

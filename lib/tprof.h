@@ -426,6 +426,12 @@ struct tp_diff_summary {
                                         ops are not ops here; nested ops are not counted twice) */
 };
 
+/* --plot: draw t (a tp_diff_build table: its rows as a waterfall of the
+ * biggest changes; or a tp_gate_waterfall table: parts, names under them,
+ * the step time from zero) instead of printing it in the -w format.
+ * TP_ERR_USAGE for any other table. */
+int tp_diff_attach_plot(tp_table *t, tp_error *err);
+
 /* The per-name comparison of two linked stores. */
 int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error *err);
 

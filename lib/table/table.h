@@ -62,6 +62,10 @@ enum tp_chart_kind {
                          glyph each, a legend above), the `total` column after it */
     TP_CHART_SERIES,  /* per run of rows with the same label (a device): one vertical bar per
                          row for values[0], a percentage, along x0..x1 (time columns) */
+    TP_CHART_WATERFALL, /* values[0] is a change: each row whose label2 is NULL (or that has
+                         no label2) starts where the previous such row ended; rows with a
+                         label2 stack from the start of the row above them (its parts);
+                         the row whose label is `total` is drawn from 0 */
 };
 
 struct tp_chart {

@@ -444,6 +444,113 @@ static int series(const struct tp_wctx *w, const struct tp_chart *ch, size_t roo
     return rc;
 }
 
+/* ---- a waterfall of changes ---- */
+
+#define UP_SGR "31"     /* red: time added */
+#define DOWN_SGR "32"   /* green: time saved */
+
+/* Where row r's bar starts and ends (see TP_CHART_WATERFALL). */
+struct wf_span {
+    double a, b;
+};
+
+static int wf_is_total(const struct tp_wctx *w, const struct tp_chart *ch, size_t r, long c1)
+{
+    char tmp[TP_CELLBUF];
+    size_t len;
+    if (!ch->total || c1 < 0)
+        return 0;
+    const char *s = tp_cell_text(w->t, r, (size_t)c1, tmp, sizeof tmp, &len);
+    return len == strlen(ch->total) && memcmp(s, ch->total, len) == 0;
+}
+
+/* cell of value v on [lo, hi] drawn over bw cells */
+static size_t wf_cell(double v, double lo, double hi, size_t bw)
+{
+    double x = hi > lo ? (v - lo) / (hi - lo) * (double)bw : 0;
+    size_t c = x <= 0 ? 0 : (size_t)(x + 0.5);
+    return c > bw ? bw : c;
+}
+
+static int waterfall(const struct tp_wctx *w, const struct tp_chart *ch, size_t room)
+{
+    long c1 = col_of(w, ch->label), c2 = col_of(w, ch->label2), vc = ch->nvalues ? col_of(w, ch->values[0]) : -1;
+    if (vc < 0)
+        return tp_error_set(w->err, TP_ERR_USAGE, "--plot: the table has no column to draw");
+    struct wf_span *sp = malloc((w->nrows ? w->nrows : 1) * sizeof *sp);
+    if (!sp)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
+    double run = 0, sub = 0, lo = 0, hi = 0;
+    size_t widest = 0, vw = 0;
+    struct tp_sbuf lab = {0}, line = {0};
+    char v[TP_CELLBUF];
+    for (size_t i = 0; i < w->nrows; i++) {
+        size_t r = tp_wctx_row(w, i);
+        double d = tp_table_cell_kind(w->t, r, (size_t)vc) == TP_CELL_NULL ? 0 : cell_num(w->t, r, (size_t)vc);
+        if (wf_is_total(w, ch, r, c1)) {
+            sp[i] = (struct wf_span){0, d};
+        } else if (c2 >= 0 && tp_table_cell_kind(w->t, r, (size_t)c2) != TP_CELL_NULL) {
+            sp[i] = (struct wf_span){sub, sub + d};   /* a part of the step above */
+            sub += d;
+        } else {
+            sp[i] = (struct wf_span){run, run + d};
+            sub = run;
+            run += d;
+        }
+        lo = fmin(lo, fmin(sp[i].a, sp[i].b));
+        hi = fmax(hi, fmax(sp[i].a, sp[i].b));
+        widen_label(w, r, c1, c2, &lab, &widest);
+        value_text(w, r, (size_t)vc, v, sizeof v);
+        vw = strlen(v) > vw ? strlen(v) : vw;
+    }
+    size_t fixed = 2 + 1 + vw;   /* " │", bar, " value" */
+    size_t lw, bw;
+    int rc = layout(w, widest, room, fixed, &lw, &bw);
+    if (rc == TP_OK && w->o->header) {
+        char head[128], text[512];
+        snprintf(text, sizeof text, "%s as a waterfall: \xe2\x96\x88 adds time, \xe2\x96\x91 saves it, "
+                 "\xe2\x94\x86 is zero",
+                 header_of(w, (size_t)vc, head, sizeof head));
+        rc = caption(w, &line, text, room);
+    }
+    size_t zero = wf_cell(0, lo, hi, bw);
+    if (zero >= bw && bw > 0)
+        zero = bw - 1;
+    for (size_t i = 0; i < w->nrows && rc == TP_OK; i++) {
+        size_t r = tp_wctx_row(w, i);
+        size_t ca = wf_cell(sp[i].a, lo, hi, bw), cb = wf_cell(sp[i].b, lo, hi, bw);
+        size_t from = ca < cb ? ca : cb, to = ca < cb ? cb : ca;
+        int up = sp[i].b > sp[i].a;
+        if (to == from && sp[i].b != sp[i].a) {   /* a change too small for a cell still shows */
+            if (to < bw)
+                to++;
+            else if (from > 0)
+                from--;
+        }
+        row_start(w, r, c1, c2, lw, &lab, &line);
+        for (size_t k = 0; k < bw; k++) {
+            if (k >= from && k < to) {
+                if (w->o->color && k == from)
+                    tp_sbuf_put(&line, up ? "\x1b[" UP_SGR "m" : "\x1b[" DOWN_SGR "m", 5);
+                tp_sbuf_put(&line, up ? "\xe2\x96\x88" : "\xe2\x96\x91", 3);   /* █ ░ */
+                if (w->o->color && k + 1 == to)
+                    tp_sbuf_put(&line, "\x1b[0m", 4);
+            } else if (k == zero) {
+                tp_sbuf_put(&line, "\xe2\x94\x86", 3);   /* ┆ */
+            } else {
+                tp_sbuf_putc(&line, ' ');
+            }
+        }
+        value_text(w, r, (size_t)vc, v, sizeof v);
+        put_right(&line, v, 1 + vw);
+        rc = put_line(w, &line);
+    }
+    free(sp);
+    tp_sbuf_free(&lab);
+    tp_sbuf_free(&line);
+    return rc;
+}
+
 int tp_write_chart(const struct tp_wctx *w)
 {
     const struct tp_chart *ch = tp_table_chart(w->t);
@@ -456,6 +563,7 @@ int tp_write_chart(const struct tp_wctx *w)
     case TP_CHART_SHARE: rc = share(w, ch, room); break;
     case TP_CHART_STACK: rc = stack(w, ch, room); break;
     case TP_CHART_SERIES: rc = series(w, ch, room); break;
+    case TP_CHART_WATERFALL: rc = waterfall(w, ch, room); break;
     default: rc = tp_error_set(w->err, TP_ERR_USAGE, "--plot: unknown chart kind %d", (int)ch->kind); break;
     }
 footer:

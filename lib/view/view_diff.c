@@ -48,6 +48,26 @@ const tp_view *tp_diff_view(int summary)
     return &diff_views[summary ? 1 : 0];
 }
 
+/* --plot: the per-name table as a waterfall of its biggest changes (in its
+ * order: by |delta|), the gate's waterfall with each name under its part. */
+static const char *const delta_col[] = {"delta"};
+static const struct tp_chart name_chart = {.kind = TP_CHART_WATERFALL, .label = "name", .values = delta_col,
+                                           .nvalues = 1};
+static const struct tp_chart part_chart = {.kind = TP_CHART_WATERFALL, .label = "part", .label2 = "name",
+                                           .values = delta_col, .nvalues = 1, .total = "step_time"};
+
+int tp_diff_attach_plot(tp_table *t, tp_error *err)
+{
+    const struct tp_coldef *c = t ? tp_table_coldefs(t) : NULL;
+    if (c && c == tp_diff_cols)
+        tp_table_set_chart(t, &name_chart);
+    else if (c && c == tp_gate_view(1)->cols)
+        tp_table_set_chart(t, &part_chart);
+    else
+        return tp_error_set(err, TP_ERR_USAGE, "--plot draws the per-name diff and the gate's waterfall only");
+    return TP_OK;
+}
+
 /* ---- aggregation by (kind, name) ---- */
 
 enum { DK_KERNEL, DK_OP };   /* alphabetical: the tie order of rows */

@@ -160,3 +160,37 @@ if [ -d "$dlrm" ]; then
 else
     echo "skip golden.diff.gate.run: $dlrm not found"
 fi
+
+# --plot: the waterfall drawn within -w, one line per row of the table it
+# draws (after a caption), each ending in that row's delta; the bars of
+# the parts run on from each other; no escapes into a pipe; not with --csv.
+for w in 60 100 160; do
+    "$tp" diff --fail-above 5% --confidence 0.95 --plot -w $w "$span1" "$span2" >"$tmp/p.txt" 2>/dev/null
+    "$tp" diff --fail-above 5% --confidence 0.95 --waterfall --csv "$span1" "$span2" >"$tmp/p.csv" 2>/dev/null
+    python3 - "$tmp/p.txt" "$tmp/p.csv" $w <<'PY' && echo "ok golden.diff.gate.plot -w $w" || echo "FAIL golden.diff.gate.plot -w $w"
+import csv, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")[:-1]
+rows = list(csv.DictReader(open(sys.argv[2])))
+w = int(sys.argv[3])
+ok = len(lines) == len(rows) + 1 and all(len(l) <= w - 1 for l in lines) and "\x1b" not in "".join(lines)
+for l, r in zip(lines[1:], rows):
+    ok = ok and abs(float(l.split()[-1]) - float(r["Delta(us)"])) < 1e-3
+# the part rows' bars: each starts at a cell where the previous ended (to a cell)
+bars = []
+for l, r in zip(lines[1:], rows):
+    if r["Name"] != "-" or r["Part"] == "step_time":
+        continue
+    cells = l.split("\u2502", 1)[1]
+    filled = [i for i, ch in enumerate(cells) if ch in "\u2588\u2591"]
+    if filled:
+        bars.append((filled[0], filled[-1] + 1, float(r["Delta(us)"])))
+for (a0, a1, ad), (b0, b1, bd) in zip(bars, bars[1:]):
+    end = a1 if ad > 0 else a0
+    ok = ok and (abs(b0 - end) <= 1 or abs(b1 - end) <= 1)
+sys.exit(0 if ok else 1)
+PY
+done
+"$tp" diff --plot --top 8 -w 100 "$span1" "$span2" >"$tmp/pn.txt" 2>/dev/null
+[ "$(wc -l <"$tmp/pn.txt")" -eq 9 ] && echo "ok golden.diff.gate.plot_names" || echo "FAIL golden.diff.gate.plot_names: $(wc -l <"$tmp/pn.txt") lines"
+out=$("$tp" diff --plot --csv "$span1" "$span2" 2>/dev/null)
+[ $? -eq 2 ] && [ -z "$out" ] && echo "ok golden.diff.gate.plot_csv" || echo "FAIL golden.diff.gate.plot_csv"
