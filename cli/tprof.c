@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "capture.h"
 #include "commands.h"
@@ -327,6 +328,178 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
     return status;
 }
 
+/* ---- --merge through exact summaries ---- */
+
+/* What --merge keeps of one rank once its store is freed. */
+struct rank_sum {
+    tp_summary *s;            /* NULL when the view failed (err says why) */
+    tp_error err;
+    char *skips;              /* the malformed-input lines of the rank's load */
+    size_t nskips;
+    int malformed;
+};
+
+static void drop_sum(void *p)
+{
+    struct rank_sum *rs = p;
+    if (!rs)
+        return;
+    tp_summary_free(rs->s);
+    free(rs->skips);
+    free(rs);
+}
+
+/* In a loading thread: the summary of one rank (of its --step/--window slice). */
+static void *reduce_sum(const struct tp_run_rank *k, void *ctx)
+{
+    const struct cli_options *o = ctx;
+    struct rank_sum *rs = calloc(1, sizeof *rs);
+    if (!rs)
+        return NULL;
+    FILE *f = open_memstream(&rs->skips, &rs->nskips);
+    if (f) {
+        rs->malformed = cli_report_skips_to(k->store, f);
+        fclose(f);
+    }
+    const tp_store *st = k->store;
+    tp_store *slice = NULL;
+    if ((o->vo.filter_steps || o->vo.filter_window) &&
+        tp_store_filter(st, o->vo.filter_steps, o->vo.filter_window, &slice, &rs->err) != TP_OK)
+        return rs;
+    if (tp_summary_build(slice ? slice : st, o->view, &o->vo, &rs->s, &rs->err) != TP_OK)
+        rs->s = NULL;
+    tp_store_free(slice);
+    return rs;
+}
+
+/* Print the table of a merged summary (the view's note, the coverage lines
+ * of its ranks first); `label` names the run in the notes.  0 or 2. */
+static int write_merged(const struct cli_options *o, tp_summary *m, const char *label, int *first)
+{
+    tp_error err = {0};
+    tp_table *t = NULL;
+    if (!o->quiet && tp_view_attributes(o->view, &o->vo))
+        cli_report_notes(tp_summary_meta(m)->coverage);
+    if (tp_summary_table(m, o->view, &o->vo, label, &t, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    if (err.msg[0] && !o->quiet)
+        fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
+    struct tp_output_opts out = o->out;
+    if (!*first)
+        out.header = 0;
+    int status = table_status(o->view, t);
+    tp_error werr = {0};
+    char left_out[512];
+    collect_note(&out, left_out, sizeof left_out);
+    if (written(tp_run_write_table(o->view, t, &out, &o->vo, stdout, &werr), &werr, &out))
+        status = 2;
+    *first = 0;
+    tp_table_free(t);
+    fflush(stdout);
+    return status;
+}
+
+/* 1 when a rank of the run is a folder (Ascend: its NPU views read the
+ * folder's own tables, per rank). */
+static int has_folders(const tp_run *r)
+{
+    for (size_t i = 0; i < tp_run_size(r); i++) {
+        struct stat sb;
+        if (stat(tp_run_rank(r, i)->path, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return 1;
+    }
+    return 0;
+}
+
+/* --merge of a run by summaries: each rank is loaded, summarized and freed,
+ * `threads` at a time, and the summaries merged in rank order: memory is
+ * that of the ranks in flight plus the summaries.  Prints what the
+ * concatenated store (run_dir below, TPROF_MERGE_CONCAT=1) prints. */
+static int run_dir_summ(const struct cli_options *o, tp_run *r, const char *path, int *first)
+{
+    tp_error err = {0};
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);   /* see run_dir_stream */
+#endif
+    cli_progress_begin(path, cli_input_size(path, r), r, o->quiet);
+    int lrc = tp_run_reduce(r, cli_threads(), reduce_sum, drop_sum, (void *)o, &err);
+    cli_progress_end();
+    if (lrc == TP_ERR_USAGE) {   /* --rank named a rank the run does not have */
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    int status = lrc != TP_OK ? 2 : 0;
+    size_t n = tp_run_size(r);
+    tp_summary *m = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_run_rank *k = tp_run_rank(r, i);
+        if (k->status != TP_OK)
+            fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
+        struct rank_sum *rs = k->usable ? k->result : NULL;
+        if (!k->usable)
+            continue;
+        if (!rs || !rs->s) {
+            fprintf(stderr, "tprof: %s (rank %lld)\n", rs ? rs->err.msg : "out of memory", (long long)k->rank);
+            status = 2;
+            continue;
+        }
+        if (rs->nskips)
+            fwrite(rs->skips, 1, rs->nskips, stderr);
+        if (rs->malformed)
+            status = 2;
+        tp_summary *s = rs->s;
+        rs->s = NULL;
+        if (!m)
+            m = s;
+        else if (tp_summary_merge(m, s, &err) != TP_OK) {
+            fprintf(stderr, "tprof: %s\n", err.msg);
+            tp_summary_free(m);
+            return 2;
+        }
+    }
+    if (!o->quiet)
+        cli_report_notes(tp_run_notes(r));
+    if (!m) {
+        fprintf(stderr, "tprof: %s: no rank could be read\n", path);
+        return 2;
+    }
+    char label[1024];
+    snprintf(label, sizeof label, "%s", path);   /* the run as tp_run_merge names it */
+    for (size_t l = strlen(label); l > 1 && label[l - 1] == '/';)
+        label[--l] = 0;
+    int rc = write_merged(o, m, label, first);
+    tp_summary_free(m);
+    return rc > status ? rc : status;
+}
+
+/* --merge of summary files (tprof summarize): a directory of them, or the
+ * files given; merged in rank order, printed as the run's --merge. */
+static int run_summaries(const struct cli_options *o, char **paths, size_t n, int *first)
+{
+    tp_error err = {0};
+    tp_summary *m = NULL;
+    if (!tp_view_mergeable(o->view, &o->vo)) {
+        fprintf(stderr, "tprof: %s: summary files hold the kernels, ops and steps tables (kernels --short and "
+                "ops --group category read traces): read the traces\n", paths[0]);
+        return 2;
+    }
+    if (o->vo.filter_steps || o->vo.filter_window) {
+        fprintf(stderr, "tprof: %s: --step and --window slice traces; a summary file holds its whole trace\n",
+                paths[0]);
+        return 2;
+    }
+    if (tp_summary_load_set((const char *const *)paths, n, &m, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    const char *run = tp_summary_meta(m)->run;
+    int rc = write_merged(o, m, run[0] ? run : NULL, first);
+    tp_summary_free(m);
+    return rc;
+}
+
 static int run_dir(const struct cli_options *o, const char *path, int *first)
 {
     tp_error err = {0};
@@ -341,6 +514,16 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     }
     if (!o->view->build_run && !o->vo.merge) {
         int rc = run_dir_stream(o, r, path, first);
+        tp_run_free(r);
+        return rc;
+    }
+    /* --merge of a view that summarizes: merged summaries, in bounded memory
+     * (TPROF_MERGE_CONCAT=1: the concatenated store, which the golden tests
+     * compare them with; Ascend folders: their NPU views, per rank) */
+    const char *concat = getenv("TPROF_MERGE_CONCAT");
+    if (o->vo.merge && !o->view->build_run && tp_view_mergeable(o->view, &o->vo) && !(concat && *concat == '1') &&
+        !has_folders(r)) {
+        int rc = run_dir_summ(o, r, path, first);
         tp_run_free(r);
         return rc;
     }
@@ -531,8 +714,21 @@ int main(int argc, char **argv)
         if (prev_run >= 0 && is_run != prev_run)
             first = 1;
         prev_run = is_run;
-        int r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &first)
-                                             : run_one(&o, o.inputs[i], &first);
+        int sum = tp_path_is_summary(o.inputs[i]), r;
+        if (sum == 1 && o.vo.merge) {   /* summary files given one by one: merged together */
+            int j = i;
+            while (j + 1 < o.ninputs && tp_path_is_summary(o.inputs[j + 1]) == 1)
+                j++;
+            r = run_summaries(&o, o.inputs + i, (size_t)(j - i + 1), &first);
+            i = j;
+        } else if (sum) {
+            r = o.vo.merge ? run_summaries(&o, o.inputs + i, 1, &first) : 2;
+            if (!o.vo.merge)
+                fprintf(stderr, "tprof: %s: summary files are read with --merge (they hold no per-rank "
+                        "events)\n", o.inputs[i]);
+        } else {
+            r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &first) : run_one(&o, o.inputs[i], &first);
+        }
         if (r > status)
             status = r;
     }

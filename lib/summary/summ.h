@@ -1,0 +1,131 @@
+/* summ.h — exact mergeable summaries (internal to libtprof; the public
+ * face is tp_summary in tprof.h).
+ *
+ * A section is what one view (and variant: kernels by name, kernels by
+ * props, ops by name...) keeps of a trace: groups by key, each with a
+ * count, an int64 sum, min, max, a 128-bit sum of squares, view-specific
+ * int64 sums (x[]), the exact multiset of its durations (value, count)
+ * sorted by value, sums of value * duration (weighted means) in 128-bit
+ * fixed point, and where the group was first seen.  Merging two sections is exact integer arithmetic and a
+ * merge of sorted lists, so it is associative: summaries of ranks merged in
+ * any grouping give the same bytes.
+ *
+ * "First seen" keeps the row order a view shows ties in: a concatenated
+ * store meets its groups rank after rank, but a tree traversal meets them
+ * thread by thread (the plugin's trees have one root per tid over every
+ * rank), so each group records, per stream (a tid; 0 for row order) and per
+ * rank (seq), the first position it had there; the merged order is by
+ * (position of the stream in first-seen order, seq, position). */
+#ifndef TPROF_SUMM_H
+#define TPROF_SUMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tprof.h"
+
+#define TP_SUMM_KEYS 6
+#define TP_SUMM_X 12
+#define TP_SUMM_W 2
+#define TP_SUMM_SCAL 4
+#define TP_SUMM_WBITS 56
+
+typedef __int128 tp_i128;
+
+struct tp_rl { int64_t v, n; };            /* a duration and how many times it occurs */
+struct tp_first { int64_t stream, seq, pos; };
+
+struct tp_sgroup {
+    char *key[TP_SUMM_KEYS];   /* NULL past the section's nkeys */
+    int64_t n, sum, min, max;
+    tp_i128 sumsq;
+    int64_t x[TP_SUMM_X];
+    int flag;                  /* a property of the key (Tensor Core eligible): the first seen wins */
+    struct tp_rl *d; size_t nd, capd;
+    tp_i128 w[TP_SUMM_W];      /* sum of v * ns, each product in units of 2^-TP_SUMM_WBITS */
+    struct tp_first *f; size_t nf, capf;
+    int64_t order;             /* tp_summ_order: the rank of its first sighting */
+};
+
+/* What a section's columns mean: its SQL view names them (summ_file.c). */
+struct tp_summ_desc {
+    const char *view, *variant;
+    int nkeys, nx, nw, nscal;
+    int concat;                /* groups are rows (steps): merged by appending, never by key */
+    const char *keys[TP_SUMM_KEYS], *xs[TP_SUMM_X], *ws[TP_SUMM_W], *scals[TP_SUMM_SCAL];
+};
+
+struct tp_section {
+    char view[24], variant[24];
+    int nkeys, nx, nw, nscal, concat;
+    int64_t scal[TP_SUMM_SCAL];   /* section-wide sums (key_averages' totals) */
+    int flags;                    /* section-wide booleans, OR-ed (the trace has kernels...) */
+    struct tp_sgroup *g; size_t ng, capg;
+    size_t *hash; size_t hcap;    /* open addressing: group index + 1, 0 empty */
+    int64_t *streams; size_t nstreams, capstreams;   /* first-seen order */
+    int64_t nseq;                 /* ranks merged into it (1 for one trace) */
+};
+
+struct tp_summary {
+    struct tp_section **s; size_t n, cap;
+    char path[4096];              /* what the tables' notes name (the trace) */
+    int64_t nranks;               /* ranks merged into it */
+    struct tp_summary_meta meta;  /* of its first rank (a summary file's) */
+};
+
+struct tp_section *tp_summ_section(struct tp_summary *s, const struct tp_summ_desc *d);
+const struct tp_section *tp_summ_find(const tp_summary *s, const char *view, const char *variant);
+void tp_summ_section_free(struct tp_section *sec);
+
+/* The group of these keys (NULL-terminated list of nkeys strings), made
+ * when new; NULL on out of memory.  Not for concat sections: tp_summ_row. */
+struct tp_sgroup *tp_summ_group(struct tp_section *sec, const char *const *keys);
+struct tp_sgroup *tp_summ_row(struct tp_section *sec, const char *const *keys);
+
+/* One duration into g (count, sum, min, max, squares, multiset); 0 or -1. */
+int tp_summ_add(struct tp_sgroup *g, int64_t d);
+/* ns weighed by value v (weighted means): the double product v * ns, as
+ * a running sum of doubles takes it, added exactly in fixed point (bits
+ * under 2^-56 cut, the same way in every grouping); 0. */
+int tp_summ_weigh(struct tp_sgroup *g, int which, double v, int64_t ns);
+/* Where g was seen (stream, position), in the trace's order; 0 or -1. */
+int tp_summ_seen(struct tp_section *sec, struct tp_sgroup *g, int64_t stream, int64_t pos);
+
+/* Sort and run-length the multisets once every sample is in. */
+int tp_summ_finish(struct tp_section *sec);
+
+/* Merge `from` (later ranks) into `into`: exact; from is emptied. */
+int tp_summ_merge_section(struct tp_section *into, struct tp_section *from);
+
+/* Set each group's `order` (0..ng-1) to the rank of its first sighting. */
+int tp_summ_order(struct tp_section *sec);
+
+/* Statistics of a group: the exact median (the mean of the middle two for
+ * an even count), the sample standard deviation (NAN under two samples),
+ * the mean of weight list `which` weighed by ns (sum(v * ns) / total). */
+double tp_summ_median(const struct tp_sgroup *g);
+double tp_summ_std(const struct tp_sgroup *g);
+double tp_summ_wmean(const struct tp_sgroup *g, int which, int64_t total);
+
+/* The view descriptors that summarize (view_kernels.c, view_ops.c,
+ * view_steps.c): NULL-terminated. */
+struct tp_summ_view {
+    const struct tp_summ_desc *desc;
+    const char *view;
+    /* 1 when the view with these options reads this section */
+    int (*reads)(const struct tp_view_opts *vo, const char *variant);
+    int (*summarize)(const tp_store *st, struct tp_section *sec, tp_error *err);
+    int (*table)(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                 tp_error *err);
+};
+extern const struct tp_summ_view tp_summ_kernels_name, tp_summ_kernels_props, tp_summ_ops_name,
+    tp_summ_ops_shape, tp_summ_steps;
+const struct tp_summ_view *const *tp_summ_views(void);
+
+/* Build view sv's table of one store through its summary (the views'
+ * build(): one trace is a run of one rank). */
+int tp_summ_view_build(const struct tp_summ_view *sv, const tp_store *st, const struct tp_view_opts *vo,
+                       tp_table **out, tp_error *err);
+/* Summarize one store into a new section of s; TP_OK or an error. */
+int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, struct tp_summary *s, tp_error *err);
+
+#endif
