@@ -655,8 +655,9 @@ int tp_summary_merge(tp_summary *into, tp_summary *from, tp_error *err);
 int tp_summary_table(tp_summary *s, const tp_view *v, const struct tp_view_opts *vo, const char *path,
                      tp_table **out, tp_error *err);
 
-/* The summary's metadata (its first rank's). */
-const struct tp_summary_meta *tp_summary_meta(const tp_summary *s);
+/* The summary's metadata (its first rank's): rank, world_size, host and
+ * run may be set before tp_summary_save (a run's settled rank numbers). */
+struct tp_summary_meta *tp_summary_meta(tp_summary *s);
 
 /* Write s as a summary file (SQLite; layout in tprof(1), SUMMARY FILES):
  * `source` is the trace it came from (its size and CRC-32 are taken now),

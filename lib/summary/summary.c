@@ -158,7 +158,7 @@ void tp_summary_free(tp_summary *s)
     free(s);
 }
 
-const struct tp_summary_meta *tp_summary_meta(const tp_summary *s)
+struct tp_summary_meta *tp_summary_meta(tp_summary *s)
 {
     return s ? &s->meta : NULL;
 }
