@@ -363,6 +363,8 @@ int tp_view_set_option(const tp_view *v, struct tp_view_opts *vo, const char *na
  * has none). */
 void tp_view_print_options(const tp_view *v, FILE *out);
 
+typedef struct tp_summary tp_summary;   /* exact mergeable summaries (below) */
+
 /* ---- diff: two linked stores compared (tprof diff) ------------------------ */
 
 /* The per-name table aggregates CPU ops (kind "op") and GPU kernels (kind
@@ -395,6 +397,14 @@ int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error
 
 /* The totals of two linked stores: TP_OK, or TP_ERR_USAGE on NULL (*s zeroed). */
 int tp_diff_summarize(const tp_store *a, const tp_store *b, struct tp_diff_summary *s);
+
+/* The same two from summaries (tp_summary_load_set: summary files of two
+ * runs), so a CI gate needs no trace: the per-name table and the totals
+ * are those of the runs' traces (each run as --merge sees it: the sums over
+ * its ranks, the average over every step of every rank).  TP_ERR_FORMAT /
+ * TP_ERR_USAGE when a summary lacks its diff section. */
+int tp_diff_build_summaries(const tp_summary *a, const tp_summary *b, tp_table **out, tp_error *err);
+int tp_diff_summarize_summaries(const tp_summary *a, const tp_summary *b, struct tp_diff_summary *s);
 
 /* The summary as a table: avg_step_time (NULL cells when a store has no
  * steps), total_kernel_time, total_op_time. */
@@ -618,8 +628,6 @@ void tp_rank_table_free(tp_rank_table *b);
  * associative and exact, so a run's table is the same bytes whichever way
  * its ranks are grouped (one process, a Slurm array, MPI).  Summarized:
  * kernels (--group name, props), ops (--group name, shape), steps. */
-typedef struct tp_summary tp_summary;
-
 /* Where a summary (file) came from. */
 struct tp_summary_meta {
     int64_t rank, world_size;      /* distributedInfo; INT64_MIN when absent */

@@ -118,7 +118,7 @@ struct tp_summ_view {
                  tp_error *err);
 };
 extern const struct tp_summ_view tp_summ_kernels_name, tp_summ_kernels_props, tp_summ_ops_name,
-    tp_summ_ops_shape, tp_summ_steps;
+    tp_summ_ops_shape, tp_summ_steps, tp_summ_diff;
 const struct tp_summ_view *const *tp_summ_views(void);
 
 /* Build view sv's table of one store through its summary (the views'

@@ -7,7 +7,7 @@
 #include "store.h"
 
 static const struct tp_summ_view *const summ_views[] = {
-    &tp_summ_kernels_name, &tp_summ_kernels_props, &tp_summ_ops_name, &tp_summ_ops_shape, &tp_summ_steps, NULL,
+    &tp_summ_kernels_name, &tp_summ_kernels_props, &tp_summ_ops_name, &tp_summ_ops_shape, &tp_summ_steps, &tp_summ_diff, NULL,
 };
 
 const struct tp_summ_view *const *tp_summ_views(void)
