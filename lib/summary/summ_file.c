@@ -255,6 +255,8 @@ int tp_summary_save(tp_summary *s, const char *source, const char *run, const ch
         snprintf(s->meta.source, sizeof s->meta.source, "%s", source);
         source_facts(source, &s->meta);
     }
+    s->meta.format_version = TP_SUMMARY_FORMAT;
+    snprintf(s->meta.tprof_version, sizeof s->meta.tprof_version, "%s", tp_version());
     if (run)
         snprintf(s->meta.run, sizeof s->meta.run, "%s", run);
     if (gethostname(s->meta.host, sizeof s->meta.host - 1) != 0)
