@@ -481,8 +481,8 @@ static int run_summaries(const struct cli_options *o, char **paths, size_t n, in
     tp_error err = {0};
     tp_summary *m = NULL;
     if (!tp_view_mergeable(o->view, &o->vo)) {
-        fprintf(stderr, "tprof: %s: summary files hold the kernels, ops and steps tables (kernels --short and "
-                "ops --group category read traces): read the traces\n", paths[0]);
+        fprintf(stderr, "tprof: %s: summary files hold the kernels, ops, steps, api, labels, memops and nvtx "
+                "tables (kernels --short and ops --group category read traces): read the traces\n", paths[0]);
         return 2;
     }
     if (o->vo.filter_steps || o->vo.filter_window) {

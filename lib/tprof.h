@@ -363,7 +363,7 @@ int tp_view_set_option(const tp_view *v, struct tp_view_opts *vo, const char *na
  * has none). */
 void tp_view_print_options(const tp_view *v, FILE *out);
 
-typedef struct tp_summary tp_summary;   /* exact mergeable summaries (below) */
+typedef struct tp_summ tp_summary;   /* exact mergeable summaries (below) */
 
 /* ---- diff: two linked stores compared (tprof diff) ------------------------ */
 
@@ -627,7 +627,8 @@ void tp_rank_table_free(tp_rank_table *b);
  * run-length multiset of the durations (the exact median).  Merging is
  * associative and exact, so a run's table is the same bytes whichever way
  * its ranks are grouped (one process, a Slurm array, MPI).  Summarized:
- * kernels (--group name, props), ops (--group name, shape), steps. */
+ * kernels (--group name, props), ops (--group name, shape), steps, api,
+ * labels, memops, nvtx, and diff's per-name totals. */
 /* Where a summary (file) came from. */
 struct tp_summary_meta {
     int64_t rank, world_size;      /* distributedInfo; INT64_MIN when absent */

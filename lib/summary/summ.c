@@ -334,7 +334,7 @@ double tp_summ_wmean(const struct tp_sgroup *g, int which, int64_t total)
     return total ? ldexp((double)g->w[which], -TP_SUMM_WBITS) / (double)total : 0.0;
 }
 
-struct tp_section *tp_summ_section(struct tp_summary *s, const struct tp_summ_desc *d)
+struct tp_section *tp_summ_section(tp_summary *s, const struct tp_summ_desc *d)
 {
     if (grow((void **)&s->s, &s->cap, s->n + 1, sizeof *s->s) < 0)
         return NULL;

@@ -65,14 +65,14 @@ struct tp_section {
     int64_t nseq;                 /* ranks merged into it (1 for one trace) */
 };
 
-struct tp_summary {
+struct tp_summ {
     struct tp_section **s; size_t n, cap;
     char path[4096];              /* what the tables' notes name (the trace) */
     int64_t nranks;               /* ranks merged into it */
     struct tp_summary_meta meta;  /* of its first rank (a summary file's) */
 };
 
-struct tp_section *tp_summ_section(struct tp_summary *s, const struct tp_summ_desc *d);
+struct tp_section *tp_summ_section(tp_summary *s, const struct tp_summ_desc *d);
 const struct tp_section *tp_summ_find(const tp_summary *s, const char *view, const char *variant);
 void tp_summ_section_free(struct tp_section *sec);
 
@@ -106,6 +106,18 @@ double tp_summ_median(const struct tp_sgroup *g);
 double tp_summ_std(const struct tp_sgroup *g);
 double tp_summ_wmean(const struct tp_sgroup *g, int which, int64_t total);
 
+/* The nsys-style statistics (model/summary.h) through a section: samples
+ * of set `which` in (keys: set, key, tag; x[0], x[1] the payload sums), and
+ * back as tp_summarize gives them, in (key, tag) order (keys point into the
+ * section).  0 / the number of groups, or -1 on out of memory. */
+struct tp_sample;
+struct tp_summary;
+int tp_summ_samples(struct tp_section *sec, int which, const struct tp_sample *s, size_t n);
+/* One sample; its tag is `tagname` when not NULL (nvtx: the style's text,
+ * as string ids differ between ranks), else the number s->tag. */
+int tp_summ_sample(struct tp_section *sec, int which, const struct tp_sample *s, const char *tagname);
+long tp_summ_stats(const struct tp_section *sec, int which, struct tp_summary **out);
+
 /* The view descriptors that summarize (view_kernels.c, view_ops.c,
  * view_steps.c): NULL-terminated. */
 struct tp_summ_view {
@@ -118,7 +130,7 @@ struct tp_summ_view {
                  tp_error *err);
 };
 extern const struct tp_summ_view tp_summ_kernels_name, tp_summ_kernels_props, tp_summ_ops_name,
-    tp_summ_ops_shape, tp_summ_steps, tp_summ_diff;
+    tp_summ_ops_shape, tp_summ_steps, tp_summ_diff, tp_summ_api, tp_summ_labels, tp_summ_memops, tp_summ_nvtx;
 const struct tp_summ_view *const *tp_summ_views(void);
 
 /* Build view sv's table of one store through its summary (the views'
@@ -126,6 +138,6 @@ const struct tp_summ_view *const *tp_summ_views(void);
 int tp_summ_view_build(const struct tp_summ_view *sv, const tp_store *st, const struct tp_view_opts *vo,
                        tp_table **out, tp_error *err);
 /* Summarize one store into a new section of s; TP_OK or an error. */
-int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, struct tp_summary *s, tp_error *err);
+int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, tp_summary *s, tp_error *err);
 
 #endif

@@ -233,13 +233,13 @@ static int write_view(sqlite3 *db, const struct tp_section *sec, int id, const c
     char sql[4096];
     int o = snprintf(sql, sizeof sql, "CREATE VIEW %s_%s AS SELECT ", d->view, d->variant);
     for (int k = 0; k < d->nkeys; k++)
-        o += snprintf(sql + o, sizeof sql - (size_t)o, "key%d AS %s, ", k, d->keys[k]);
+        o += snprintf(sql + o, sizeof sql - (size_t)o, "key%d AS \"%s\", ", k, d->keys[k]);
     o += snprintf(sql + o, sizeof sql - (size_t)o,
                   "n AS count, sum AS sum_ns, min AS min_ns, max AS max_ns, sumsq AS sumsq_ns2");
     for (int k = 0; k < d->nx; k++)
-        o += snprintf(sql + o, sizeof sql - (size_t)o, ", x%d AS %s", k, d->xs[k]);
+        o += snprintf(sql + o, sizeof sql - (size_t)o, ", x%d AS \"%s\"", k, d->xs[k]);
     for (int k = 0; k < d->nw; k++)
-        o += snprintf(sql + o, sizeof sql - (size_t)o, ", w%d AS %s_x_ns_2p56", k, d->ws[k]);
+        o += snprintf(sql + o, sizeof sql - (size_t)o, ", w%d AS \"%s_x_ns_2p56\"", k, d->ws[k]);
     snprintf(sql + o, sizeof sql - (size_t)o, ", flag FROM groups WHERE section = %d ORDER BY gid", id);
     return exec(db, sql, path, err);
 }

@@ -7,7 +7,8 @@
 #include "store.h"
 
 static const struct tp_summ_view *const summ_views[] = {
-    &tp_summ_kernels_name, &tp_summ_kernels_props, &tp_summ_ops_name, &tp_summ_ops_shape, &tp_summ_steps, &tp_summ_diff, NULL,
+    &tp_summ_kernels_name, &tp_summ_kernels_props, &tp_summ_ops_name, &tp_summ_ops_shape, &tp_summ_steps, &tp_summ_diff,
+    &tp_summ_api, &tp_summ_labels, &tp_summ_memops, &tp_summ_nvtx, NULL,
 };
 
 const struct tp_summ_view *const *tp_summ_views(void)
@@ -30,7 +31,7 @@ int tp_view_mergeable(const tp_view *v, const struct tp_view_opts *vo)
     return summ_for(v, vo) != NULL;
 }
 
-int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, struct tp_summary *s, tp_error *err)
+int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, tp_summary *s, tp_error *err)
 {
     struct tp_section *sec = tp_summ_section(s, sv->desc);
     if (!sec)
@@ -44,7 +45,7 @@ int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, struct t
 int tp_summ_view_build(const struct tp_summ_view *sv, const tp_store *st, const struct tp_view_opts *vo,
                        tp_table **out, tp_error *err)
 {
-    struct tp_summary s = {0};
+    tp_summary s = {0};
     int rc = tp_summ_view_add(sv, st, &s, err);
     if (rc == TP_OK)
         rc = sv->table(s.s[0], st->path, vo, out, err);

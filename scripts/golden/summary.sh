@@ -5,8 +5,8 @@
 #     ResNet-50 spans, kineto's docs traces, TraceLens' mi300 folder, the
 #     kineto distributed unit tests as runs, and a run of 40 unrelated
 #     reference traces) it prints the bytes the concatenated store prints
-#     (TPROF_MERGE_CONCAT=1) for kernels, kernels --group props, ops and
-#     ops --group shape; on DLRM the props rows are the same set, and the same
+#     (TPROF_MERGE_CONCAT=1) for kernels, kernels --group props, ops,
+#     ops --group shape, api, labels and memops; on DLRM the props rows are the same set, and the same
 #     bytes on its ranks that all launched their kernels inside the profiler
 #     (rank 1 and 3's 64 earlier kernels join another rank's thread in the
 #     concatenated store, which reorders rows of equal total);
@@ -46,7 +46,8 @@ def run(*args, env=None):
     return p.returncode, p.stdout, p.stderr
 
 CONCAT = {'TPROF_MERGE_CONCAT': '1'}
-VARIANTS = [('kernels',), ('kernels', '--group', 'props'), ('ops',), ('ops', '--group', 'shape')]
+VARIANTS = [('kernels',), ('kernels', '--group', 'props'), ('ops',), ('ops', '--group', 'shape'), ('api',), ('labels',),
+            ('memops',)]
 
 tmp = tempfile.mkdtemp(prefix='tprof_summary_golden.')
 try:
