@@ -206,6 +206,7 @@ struct rank_out {
     size_t nskips;
     int malformed;
     char *coverage;           /* the attribution line (tp_store_coverage), NULL none */
+    tp_summary *s;            /* --merge: the rank's summary instead of its table (NULL: failed, err says why) */
 };
 
 static void drop_rank(void *p)
@@ -216,6 +217,7 @@ static void drop_rank(void *p)
     tp_table_free(ro->t);
     free(ro->skips);
     free(ro->coverage);
+    tp_summary_free(ro->s);
     free(ro);
 }
 
@@ -240,6 +242,12 @@ static void *reduce_rank(const struct tp_run_rank *k, void *ctx)
         return ro;   /* ro->t NULL: the rank's message is ro->err */
     if (slice)
         st = slice;
+    if (o->vo.merge) {   /* run_dir_summ: the summary, merged once every rank is read */
+        if (tp_summary_build(st, o->view, &o->vo, &ro->s, &ro->err) != TP_OK)
+            ro->s = NULL;
+        tp_store_free(slice);
+        return ro;
+    }
     ro->sv = tp_view_for_store(o->view, st);
     if (tp_view_build(o->view, st, &o->vo, &ro->t, &ro->err) != TP_OK)
         ro->t = NULL;
@@ -247,6 +255,28 @@ static void *reduce_rank(const struct tp_run_rank *k, void *ctx)
     if (tp_view_attributes(o->view, &o->vo) && tp_store_coverage(st, line, sizeof line))
         ro->coverage = strdup(line);
     tp_store_free(slice);
+    return ro;
+}
+
+/* What a reduced rank k left (NULL when it is not usable or ran out of
+ * memory), after its messages: its load's failure, its malformed input;
+ * *status is raised to 2 for those. */
+static const struct rank_out *rank_result(const struct tp_run_rank *k, int *status)
+{
+    if (k->status != TP_OK)
+        fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
+    if (!k->usable)
+        return NULL;
+    const struct rank_out *ro = k->result;
+    if (!ro) {
+        fprintf(stderr, "tprof: %s: out of memory (rank %lld)\n", k->path, (long long)k->rank);
+        *status = 2;
+        return NULL;
+    }
+    if (ro->nskips)
+        fwrite(ro->skips, 1, ro->nskips, stderr);
+    if (ro->malformed)
+        *status = 2;
     return ro;
 }
 
@@ -273,24 +303,9 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
     }
     int status = lrc != TP_OK ? 2 : 0;
     size_t n = tp_run_size(r), nuse = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct tp_run_rank *k = tp_run_rank(r, i);
-        if (k->status != TP_OK)
-            fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
-        if (!k->usable)
-            continue;
-        const struct rank_out *ro = k->result;
-        if (!ro) {
-            fprintf(stderr, "tprof: %s: out of memory (rank %lld)\n", k->path, (long long)k->rank);
-            status = 2;
-            continue;
-        }
-        if (ro->nskips)
-            fwrite(ro->skips, 1, ro->nskips, stderr);
-        if (ro->malformed)
-            status = 2;
-        nuse++;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (rank_result(tp_run_rank(r, i), &status))
+            nuse++;
     if (!o->quiet) {
         cli_report_notes(tp_run_notes(r));
         for (size_t i = 0; i < n; i++) {
@@ -329,48 +344,6 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
 }
 
 /* ---- --merge through exact summaries ---- */
-
-/* What --merge keeps of one rank once its store is freed. */
-struct rank_sum {
-    tp_summary *s;            /* NULL when the view failed (err says why) */
-    tp_error err;
-    char *skips;              /* the malformed-input lines of the rank's load */
-    size_t nskips;
-    int malformed;
-};
-
-static void drop_sum(void *p)
-{
-    struct rank_sum *rs = p;
-    if (!rs)
-        return;
-    tp_summary_free(rs->s);
-    free(rs->skips);
-    free(rs);
-}
-
-/* In a loading thread: the summary of one rank (of its --step/--window slice). */
-static void *reduce_sum(const struct tp_run_rank *k, void *ctx)
-{
-    const struct cli_options *o = ctx;
-    struct rank_sum *rs = calloc(1, sizeof *rs);
-    if (!rs)
-        return NULL;
-    FILE *f = open_memstream(&rs->skips, &rs->nskips);
-    if (f) {
-        rs->malformed = cli_report_skips_to(k->store, f);
-        fclose(f);
-    }
-    const tp_store *st = k->store;
-    tp_store *slice = NULL;
-    if ((o->vo.filter_steps || o->vo.filter_window) &&
-        tp_store_filter(st, o->vo.filter_steps, o->vo.filter_window, &slice, &rs->err) != TP_OK)
-        return rs;
-    if (tp_summary_build(slice ? slice : st, o->view, &o->vo, &rs->s, &rs->err) != TP_OK)
-        rs->s = NULL;
-    tp_store_free(slice);
-    return rs;
-}
 
 /* Print the table of a merged summary (the view's note, the coverage lines
  * of its ranks first); `label` names the run in the notes.  0 or 2. */
@@ -424,7 +397,7 @@ static int run_dir_summ(const struct cli_options *o, tp_run *r, const char *path
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);   /* see run_dir_stream */
 #endif
     cli_progress_begin(path, cli_input_size(path, r), r, o->quiet);
-    int lrc = tp_run_reduce(r, cli_threads(), reduce_sum, drop_sum, (void *)o, &err);
+    int lrc = tp_run_reduce(r, cli_threads(), reduce_rank, drop_rank, (void *)o, &err);
     cli_progress_end();
     if (lrc == TP_ERR_USAGE) {   /* --rank named a rank the run does not have */
         fprintf(stderr, "tprof: %s\n", err.msg);
@@ -435,22 +408,15 @@ static int run_dir_summ(const struct cli_options *o, tp_run *r, const char *path
     tp_summary *m = NULL;
     for (size_t i = 0; i < n; i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
-        if (k->status != TP_OK)
-            fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
-        struct rank_sum *rs = k->usable ? k->result : NULL;
-        if (!k->usable)
-            continue;
-        if (!rs || !rs->s) {
-            fprintf(stderr, "tprof: %s (rank %lld)\n", rs ? rs->err.msg : "out of memory", (long long)k->rank);
+        struct rank_out *ro = (struct rank_out *)rank_result(k, &status);
+        if (ro && !ro->s) {
+            fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
             status = 2;
-            continue;
         }
-        if (rs->nskips)
-            fwrite(rs->skips, 1, rs->nskips, stderr);
-        if (rs->malformed)
-            status = 2;
-        tp_summary *s = rs->s;
-        rs->s = NULL;
+        if (!ro || !ro->s)
+            continue;
+        tp_summary *s = ro->s;   /* merged into m: the rank's result no longer holds it */
+        ro->s = NULL;
         if (!m)
             m = s;
         else if (tp_summary_merge(m, s, &err) != TP_OK) {

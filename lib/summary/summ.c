@@ -96,9 +96,8 @@ struct tp_sgroup *tp_summ_group(struct tp_section *sec, const char *const *keys)
 
 int tp_summ_add(struct tp_sgroup *g, int64_t d)
 {
-    if (grow((void **)&g->d, &g->capd, g->nd + 1, sizeof *g->d) < 0)
+    if (tp_summ_put_rl(g, d, 1) < 0)
         return -1;
-    g->d[g->nd++] = (struct tp_rl){d, 1};
     if (g->n == 0 || d > g->max) g->max = d;
     if (g->n == 0 || d < g->min) g->min = d;
     g->n++;
@@ -113,7 +112,23 @@ int tp_summ_weigh(struct tp_sgroup *g, int which, double v, int64_t ns)
     return 0;
 }
 
-static int add_stream(struct tp_section *sec, int64_t stream)
+int tp_summ_put_rl(struct tp_sgroup *g, int64_t v, int64_t n)
+{
+    if (grow((void **)&g->d, &g->capd, g->nd + 1, sizeof *g->d) < 0)
+        return -1;
+    g->d[g->nd++] = (struct tp_rl){v, n};
+    return 0;
+}
+
+int tp_summ_put_first(struct tp_sgroup *g, struct tp_first f)
+{
+    if (grow((void **)&g->f, &g->capf, g->nf + 1, sizeof *g->f) < 0)
+        return -1;
+    g->f[g->nf++] = f;
+    return 0;
+}
+
+int tp_summ_put_stream(struct tp_section *sec, int64_t stream)
 {
     for (size_t i = sec->nstreams; i-- > 0;)
         if (sec->streams[i] == stream)
@@ -129,10 +144,9 @@ int tp_summ_seen(struct tp_section *sec, struct tp_sgroup *g, int64_t stream, in
     for (size_t i = 0; i < g->nf; i++)
         if (g->f[i].stream == stream && g->f[i].seq == 0)
             return 0;   /* seen there before: the first position stays */
-    if (add_stream(sec, stream) < 0 || grow((void **)&g->f, &g->capf, g->nf + 1, sizeof *g->f) < 0)
+    if (tp_summ_put_stream(sec, stream) < 0)
         return -1;
-    g->f[g->nf++] = (struct tp_first){stream, 0, pos};
-    return 0;
+    return tp_summ_put_first(g, (struct tp_first){stream, 0, pos});
 }
 
 static int cmp_rl(const void *a, const void *b)
@@ -153,6 +167,12 @@ static void compress_rl(struct tp_rl *d, size_t *n)
             d[o++] = d[i];
     }
     *n = o;
+}
+
+int tp_summ_reads_always(const struct tp_view_opts *vo, const char *variant)
+{
+    (void)vo, (void)variant;
+    return 1;
 }
 
 int tp_summ_finish(struct tp_section *sec)
@@ -237,7 +257,7 @@ int tp_summ_merge_section(struct tp_section *into, struct tp_section *from)
             return -1;
     }
     for (size_t i = 0; i < from->nstreams; i++)
-        if (add_stream(into, from->streams[i]) < 0)
+        if (tp_summ_put_stream(into, from->streams[i]) < 0)
             return -1;
     for (int k = 0; k < TP_SUMM_SCAL; k++)
         into->scal[k] += from->scal[k];

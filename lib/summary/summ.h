@@ -90,6 +90,12 @@ int tp_summ_weigh(struct tp_sgroup *g, int which, double v, int64_t ns);
 /* Where g was seen (stream, position), in the trace's order; 0 or -1. */
 int tp_summ_seen(struct tp_section *sec, struct tp_sgroup *g, int64_t stream, int64_t pos);
 
+/* Raw appends (a summary file read back): a (value, count) pair in value
+ * order, a first sighting, a stream (kept once, in first-seen order); 0 or -1. */
+int tp_summ_put_rl(struct tp_sgroup *g, int64_t v, int64_t n);
+int tp_summ_put_first(struct tp_sgroup *g, struct tp_first f);
+int tp_summ_put_stream(struct tp_section *sec, int64_t stream);
+
 /* Sort and run-length the multisets once every sample is in. */
 int tp_summ_finish(struct tp_section *sec);
 
@@ -129,6 +135,8 @@ struct tp_summ_view {
     int (*table)(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err);
 };
+/* A reads() for the views with one summary whatever their options. */
+int tp_summ_reads_always(const struct tp_view_opts *vo, const char *variant);
 extern const struct tp_summ_view tp_summ_kernels_name, tp_summ_kernels_props, tp_summ_ops_name,
     tp_summ_ops_shape, tp_summ_steps, tp_summ_diff, tp_summ_api, tp_summ_labels, tp_summ_memops, tp_summ_nvtx;
 const struct tp_summ_view *const *tp_summ_views(void);

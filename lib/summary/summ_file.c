@@ -330,6 +330,36 @@ static int read_meta(sqlite3 *db, tp_summary *s)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* A durations row (gid, value, count) or a firsts row (gid, stream, seq,
+ * pos) into its group; 0, or -1 (out of memory). */
+static int put_duration(struct tp_sgroup *g, sqlite3_stmt *st)
+{
+    return tp_summ_put_rl(g, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+}
+
+static int put_first(struct tp_sgroup *g, sqlite3_stmt *st)
+{
+    return tp_summ_put_first(g, (struct tp_first){sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+                                                  sqlite3_column_int64(st, 3)});
+}
+
+/* Every row of `sql` (its first column a group's gid) through put; 0, or -1
+ * on an SQLite error, a gid out of range or out of memory. */
+static int read_rows(sqlite3 *db, const char *sql, struct tp_section *sec,
+                     int (*put)(struct tp_sgroup *g, sqlite3_stmt *st))
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK ? 0 : -1, step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t gid = sqlite3_column_int64(st, 0);
+        rc = gid < 0 || (size_t)gid >= sec->ng ? -1 : put(&sec->g[gid], st);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Read section `id` into a new section of s. */
 static int read_section(sqlite3 *db, tp_summary *s, sqlite3_stmt *cs)
 {
@@ -355,17 +385,9 @@ static int read_section(sqlite3 *db, tp_summary *s, sqlite3_stmt *cs)
     snprintf(sql, sizeof sql, "SELECT stream FROM streams WHERE section = %d ORDER BY pos", id);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (sec->nstreams == sec->capstreams) {
-            size_t cap = sec->capstreams ? sec->capstreams * 2 : 8;
-            int64_t *p = realloc(sec->streams, cap * sizeof *p);
-            if (!p)
-                goto done;
-            sec->streams = p;
-            sec->capstreams = cap;
-        }
-        sec->streams[sec->nstreams++] = sqlite3_column_int64(st, 0);
-    }
+    while (sqlite3_step(st) == SQLITE_ROW)
+        if (tp_summ_put_stream(sec, sqlite3_column_int64(st, 0)) < 0)
+            goto done;
     sqlite3_finalize(st);
     snprintf(sql, sizeof sql, "SELECT * FROM groups WHERE section = %d ORDER BY gid", id);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -390,45 +412,14 @@ static int read_section(sqlite3 *db, tp_summary *s, sqlite3_stmt *cs)
         g->flag = sqlite3_column_int(st, c);
     }
     sqlite3_finalize(st);
+    st = NULL;
     /* multisets and first sightings, in group order (gid is the index) */
     snprintf(sql, sizeof sql, "SELECT gid, value, count FROM durations WHERE section = %d ORDER BY gid, value", id);
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t gid = sqlite3_column_int64(st, 0);
-        if (gid < 0 || (size_t)gid >= sec->ng)
-            goto done;
-        struct tp_sgroup *g = &sec->g[gid];
-        if (g->nd == g->capd) {
-            size_t cap = g->capd ? g->capd * 2 : 4;
-            struct tp_rl *p = realloc(g->d, cap * sizeof *p);
-            if (!p)
-                goto done;
-            g->d = p;
-            g->capd = cap;
-        }
-        g->d[g->nd++] = (struct tp_rl){sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
-    }
-    sqlite3_finalize(st);
+    if (read_rows(db, sql, sec, put_duration) < 0)
+        goto done;
     snprintf(sql, sizeof sql, "SELECT gid, stream, seq, pos FROM firsts WHERE section = %d ORDER BY rowid", id);
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t gid = sqlite3_column_int64(st, 0);
-        if (gid < 0 || (size_t)gid >= sec->ng)
-            goto done;
-        struct tp_sgroup *g = &sec->g[gid];
-        if (g->nf == g->capf) {
-            size_t cap = g->capf ? g->capf * 2 : 4;
-            struct tp_first *p = realloc(g->f, cap * sizeof *p);
-            if (!p)
-                goto done;
-            g->f = p;
-            g->capf = cap;
-        }
-        g->f[g->nf++] = (struct tp_first){sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
-                                          sqlite3_column_int64(st, 3)};
-    }
+    if (read_rows(db, sql, sec, put_first) < 0)
+        goto done;
     rc = 0;
 done:
     sqlite3_finalize(st);

@@ -124,18 +124,12 @@ static int steps_table(struct tp_section *sec, const char *path, const struct tp
     return TP_OK;
 }
 
-static int reads(const struct tp_view_opts *vo, const char *variant)
-{
-    (void)vo, (void)variant;
-    return 1;
-}
-
 static const struct tp_summ_desc desc = {
     .view = "steps", .variant = "all", .nkeys = 1, .nx = R_TOTAL + 1, .concat = 1,
     .keys = {"step"}, .xs = {"kernel_ns", "memcpy_ns", "memset_ns", "comm_ns", "runtime_ns", "dataloader_ns",
                              "cpu_ns", "other_ns", "total_ns"},
 };
-const struct tp_summ_view tp_summ_steps = {&desc, "steps", reads, summarize, steps_table};
+const struct tp_summ_view tp_summ_steps = {&desc, "steps", tp_summ_reads_always, summarize, steps_table};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {

@@ -87,16 +87,10 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
     return TP_OK;
 }
 
-static int reads(const struct tp_view_opts *vo, const char *variant)
-{
-    (void)vo, (void)variant;
-    return 1;
-}
-
 static const struct tp_summ_desc desc = {
     .view = "api", .variant = "all", .nkeys = 3, .keys = {"sample_set", "name", "tag"},
 };
-const struct tp_summ_view tp_summ_api = {&desc, "api", reads, summarize, table};
+const struct tp_summ_view tp_summ_api = {&desc, "api", tp_summ_reads_always, summarize, table};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {

@@ -118,16 +118,10 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
     return TP_OK;
 }
 
-static int reads(const struct tp_view_opts *vo, const char *variant)
-{
-    (void)vo, (void)variant;
-    return 1;
-}
-
 static const struct tp_summ_desc desc = {
     .view = "memops", .variant = "all", .nkeys = 3, .keys = {"sample_set", "operation", "tag"},
 };
-const struct tp_summ_view tp_summ_memops = {&desc, "memops", reads, summarize, table};
+const struct tp_summ_view tp_summ_memops = {&desc, "memops", tp_summ_reads_always, summarize, table};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
