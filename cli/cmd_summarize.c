@@ -61,18 +61,6 @@ static void *reduce(const struct tp_run_rank *k, void *ctx)
     return x;
 }
 
-/* OUTDIR/BASE.tpsum for the trace `path`. */
-static void out_name(char *out, size_t cap, const char *outdir, const char *path)
-{
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    const char *base = path + n;
-    while (base > path && base[-1] != '/')
-        base--;
-    snprintf(out, cap, "%s/%.*s.tpsum", outdir, (int)(path + n - base), base);
-}
-
 static int summarize(tp_run *r, const char *run, const char *outdir)
 {
     tp_error err = {0};
@@ -96,7 +84,7 @@ static int summarize(tp_run *r, const char *run, const char *outdir)
         if (x->malformed)
             status = 2;
         char out[4200];
-        out_name(out, sizeof out, outdir, k->path);
+        cli_out_name(out, sizeof out, outdir, k->path, "tpsum");
         tp_summary_meta(x->s)->rank = k->rank;   /* settled: distributedInfo, the name, or the order */
         if (tp_summary_save(x->s, k->path, run, out, &err) != TP_OK) {
             fprintf(stderr, "tprof: %s\n", err.msg);
@@ -129,7 +117,7 @@ static int summarize_one(const char *in, const char *outdir)
     if (cli_report_skips(st))
         status = 2;
     char out[4200];
-    out_name(out, sizeof out, outdir, in);
+    cli_out_name(out, sizeof out, outdir, in, "tpsum");
     if (tp_store_link(st, &err) != TP_OK || tp_summary_build(st, NULL, NULL, &s, &err) != TP_OK ||
         tp_summary_save(s, in, NULL, out, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);

@@ -280,11 +280,11 @@ static const struct rank_out *rank_result(const struct tp_run_rank *k, int *stat
     return ro;
 }
 
-/* A view that is built rank by rank, without --merge: each rank is loaded,
- * its table built and its store freed, `threads` at a time, so a run of
- * any number of ranks needs the memory of the ranks in flight plus their
- * tables.  Prints what run_dir prints, in the same order. */
-static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *path, int *first)
+/* Read and reduce every rank (reduce_rank: its table, or with --merge its
+ * summary), `threads` at a time, each store freed once reduced.  The
+ * status so far (0 or 2), or -1 after the message when --rank named a rank
+ * the run does not have. */
+static int reduce_run(const struct cli_options *o, tp_run *r, const char *path)
 {
     tp_error err = {0};
 #ifdef M_MMAP_THRESHOLD
@@ -297,11 +297,22 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
     cli_progress_begin(path, cli_input_size(path, r), r, o->quiet);
     int lrc = tp_run_reduce(r, cli_threads(), reduce_rank, drop_rank, (void *)o, &err);
     cli_progress_end();
-    if (lrc == TP_ERR_USAGE) {   /* --rank named a rank the run does not have */
+    if (lrc == TP_ERR_USAGE) {
         fprintf(stderr, "tprof: %s\n", err.msg);
-        return 2;
+        return -1;
     }
-    int status = lrc != TP_OK ? 2 : 0;
+    return lrc != TP_OK ? 2 : 0;
+}
+
+/* A view that is built rank by rank, without --merge: each rank is loaded,
+ * its table built and its store freed, `threads` at a time, so a run of
+ * any number of ranks needs the memory of the ranks in flight plus their
+ * tables.  Prints what run_dir prints, in the same order. */
+static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *path, int *first)
+{
+    int status = reduce_run(o, r, path);
+    if (status < 0)
+        return 2;
     size_t n = tp_run_size(r), nuse = 0;
     for (size_t i = 0; i < n; i++)
         if (rank_result(tp_run_rank(r, i), &status))
@@ -393,17 +404,9 @@ static int has_folders(const tp_run *r)
 static int run_dir_summ(const struct cli_options *o, tp_run *r, const char *path, int *first)
 {
     tp_error err = {0};
-#ifdef M_MMAP_THRESHOLD
-    mallopt(M_MMAP_THRESHOLD, 256 * 1024);   /* see run_dir_stream */
-#endif
-    cli_progress_begin(path, cli_input_size(path, r), r, o->quiet);
-    int lrc = tp_run_reduce(r, cli_threads(), reduce_rank, drop_rank, (void *)o, &err);
-    cli_progress_end();
-    if (lrc == TP_ERR_USAGE) {   /* --rank named a rank the run does not have */
-        fprintf(stderr, "tprof: %s\n", err.msg);
+    int status = reduce_run(o, r, path);
+    if (status < 0)
         return 2;
-    }
-    int status = lrc != TP_OK ? 2 : 0;
     size_t n = tp_run_size(r);
     tp_summary *m = NULL;
     for (size_t i = 0; i < n; i++) {

@@ -312,6 +312,32 @@ int tp_summ_order(struct tp_section *sec)
     return 0;
 }
 
+/* qsort_r's comparison: the caller's, on pointers to group pointers */
+struct sorter { int (*cmp)(const struct tp_sgroup *const *, const struct tp_sgroup *const *); };
+static int by_sorter(const void *a, const void *b, void *arg)
+{
+    return ((const struct sorter *)arg)->cmp(a, b);
+}
+
+const struct tp_sgroup **tp_summ_sorted(struct tp_section *sec,
+                                        int (*cmp)(const struct tp_sgroup *const *, const struct tp_sgroup *const *))
+{
+    const struct tp_sgroup **v = malloc((sec->ng + 1) * sizeof *v);
+    if (!v || tp_summ_order(sec) < 0) {
+        free(v);
+        return NULL;
+    }
+    for (size_t i = 0; i < sec->ng; i++)
+        v[i] = &sec->g[i];
+    qsort_r(v, sec->ng, sizeof *v, by_sorter, &(struct sorter){cmp});
+    return v;
+}
+
+int tp_summ_cmp_order(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    return (*a)->order < (*b)->order ? -1 : (*a)->order > (*b)->order;
+}
+
 /* The value at 0-based position q of the multiset. */
 static int64_t nth(const struct tp_sgroup *g, int64_t q)
 {

@@ -105,6 +105,13 @@ int tp_summ_merge_section(struct tp_section *into, struct tp_section *from);
 /* Set each group's `order` (0..ng-1) to the rank of its first sighting. */
 int tp_summ_order(struct tp_section *sec);
 
+/* The groups in the order cmp gives them (after tp_summ_order, so cmp may
+ * break ties by `order`: tp_summ_cmp_order), malloc'd; NULL on out of
+ * memory.  The comparison takes pointers to group pointers: no context. */
+const struct tp_sgroup **tp_summ_sorted(struct tp_section *sec,
+                                        int (*cmp)(const struct tp_sgroup *const *, const struct tp_sgroup *const *));
+int tp_summ_cmp_order(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b);
+
 /* Statistics of a group: the exact median (the mean of the middle two for
  * an even count), the sample standard deviation (NAN under two samples),
  * the mean of weight list `which` weighed by ns (sum(v * ns) / total). */
@@ -123,6 +130,9 @@ int tp_summ_samples(struct tp_section *sec, int which, const struct tp_sample *s
  * as string ids differ between ranks), else the number s->tag. */
 int tp_summ_sample(struct tp_section *sec, int which, const struct tp_sample *s, const char *tagname);
 long tp_summ_stats(const struct tp_section *sec, int which, struct tp_summary **out);
+/* The same, ordered as nsys orders its rows (tp_summary_sort_total); *all
+ * the sum of their totals. */
+long tp_summ_stats_total(const struct tp_section *sec, int which, struct tp_summary **out, int64_t *all);
 
 /* The view descriptors that summarize (view_kernels.c, view_ops.c,
  * view_steps.c): NULL-terminated. */

@@ -60,3 +60,10 @@ long tp_summ_stats(const struct tp_section *sec, int which, struct tp_summary **
     qsort(*out, (size_t)n, sizeof **out, cmp_stat);   /* tp_summarize's (key, tag) order */
     return n;
 }
+
+long tp_summ_stats_total(const struct tp_section *sec, int which, struct tp_summary **out, int64_t *all)
+{
+    long n = tp_summ_stats(sec, which, out);
+    *all = n < 0 ? 0 : tp_summary_sort_total(*out, (size_t)n);
+    return n;
+}

@@ -117,43 +117,35 @@ static int summarize_props(const tp_store *st, struct tp_section *sec, tp_error 
     return TP_OK;
 }
 
-static _Thread_local const struct tp_section *g_sec;
-static int cmp_byname(const void *a, const void *b)
+static int cmp_byname(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
 {
-    const struct tp_sgroup *x = &g_sec->g[*(const size_t *)a], *y = &g_sec->g[*(const size_t *)b];
-    if (x->sum != y->sum) return x->sum > y->sum ? -1 : 1;
+    if ((*a)->sum != (*b)->sum) return (*a)->sum > (*b)->sum ? -1 : 1;
     /* ties: reverse name order (pandas' descending sort) */
-    int c = strcmp(x->key[0], y->key[0]);
-    if (c) return -c;
-    return x->order < y->order ? -1 : x->order > y->order;
+    int c = strcmp((*a)->key[0], (*b)->key[0]);
+    return c ? -c : tp_summ_cmp_order(a, b);
 }
-static int cmp_stable(const void *a, const void *b)
+static int cmp_stable(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
 {
-    const struct tp_sgroup *x = &g_sec->g[*(const size_t *)a], *y = &g_sec->g[*(const size_t *)b];
-    if (x->sum != y->sum) return x->sum > y->sum ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    if ((*a)->sum != (*b)->sum) return (*a)->sum > (*b)->sum ? -1 : 1;
+    return tp_summ_cmp_order(a, b);
 }
 
 /* The table of a (merged) section; `path` names the input in the note of
  * an empty table. */
 static int kernels_table(struct tp_section *sec, const char *path, int props, tp_table **out, tp_error *err)
 {
-    size_t *perm = malloc((sec->ng + 1) * sizeof *perm);
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, props ? cmp_stable : cmp_byname);
     tp_table *t = tp_table_new(kcols, K_N);
-    if (!perm || !t || tp_summ_order(sec) < 0) {
+    if (!perm || !t) {
         free(perm);
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
     int64_t alltotal = 0;
-    for (size_t i = 0; i < sec->ng; i++) {
-        perm[i] = i;
+    for (size_t i = 0; i < sec->ng; i++)
         alltotal += sec->g[i].sum;
-    }
-    g_sec = sec;
-    qsort(perm, sec->ng, sizeof *perm, props ? cmp_stable : cmp_byname);
     for (size_t k = 0; k < sec->ng; k++) {
-        const struct tp_sgroup *A = &sec->g[perm[k]];
+        const struct tp_sgroup *A = perm[k];
         tp_table_add_row(t);
         tp_table_set_str(t, K_NAME, A->key[0]);
         if (props) {

@@ -270,33 +270,36 @@ static int summarize_shape(const tp_store *st, struct tp_section *sec, tp_error 
     return summarize(st, sec, 1, err);
 }
 
-static _Thread_local const struct tp_section *g_sec;
-static int cmp_agg(const void *a, const void *b)
+/* By self device time (a trace with GPU activity), else by self host time;
+ * ties in first-seen order. */
+static int cmp_by(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b, int x)
 {
-    const struct tp_sgroup *x = &g_sec->g[*(const size_t *)a], *y = &g_sec->g[*(const size_t *)b];
-    int by_dev = g_sec->flags & F_BY_DEV;
-    int64_t vx = by_dev ? x->x[X_DSELF] : x->x[X_HSELF];
-    int64_t vy = by_dev ? y->x[X_DSELF] : y->x[X_HSELF];
+    int64_t vx = (*a)->x[x], vy = (*b)->x[x];
     if (vx != vy) return vx > vy ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    return tp_summ_cmp_order(a, b);
+}
+static int cmp_dev(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    return cmp_by(a, b, X_DSELF);
+}
+static int cmp_host(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    return cmp_by(a, b, X_HSELF);
 }
 
 /* The table of a (merged) section. */
 static int ops_table(struct tp_section *sec, int by_shape, tp_table **out, tp_error *err)
 {
     int64_t cpu_total = sec->scal[S_CPU_TOTAL], cuda_total = sec->scal[S_CUDA_TOTAL];
-    size_t *perm = malloc((sec->ng + 1) * sizeof *perm);
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, sec->flags & F_BY_DEV ? cmp_dev : cmp_host);
     tp_table *t = tp_table_new(ops_cols, sizeof ops_cols / sizeof *ops_cols);
-    if (!perm || !t || tp_summ_order(sec) < 0) {
+    if (!perm || !t) {
         free(perm);
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; i < sec->ng; i++) perm[i] = i;
-    g_sec = sec;
-    qsort(perm, sec->ng, sizeof *perm, cmp_agg);
     for (size_t k = 0; k < sec->ng; k++) {
-        const struct tp_sgroup *A = &sec->g[perm[k]];
+        const struct tp_sgroup *A = perm[k];
         const int64_t *x = A->x;
         tp_table_add_row(t);
         tp_table_set_str(t, C_NAME, A->key[0]);

@@ -78,30 +78,20 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     return TP_OK;
 }
 
-static _Thread_local const struct tp_section *g_sec;
-static int cmp_order(const void *a, const void *b)
-{
-    int64_t x = g_sec->g[*(const size_t *)a].order, y = g_sec->g[*(const size_t *)b].order;
-    return x < y ? -1 : x > y;
-}
-
 static int steps_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                        tp_error *err)
 {
     (void)vo;
-    size_t *perm = malloc((sec->ng + 1) * sizeof *perm);
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, tp_summ_cmp_order);   /* rank after rank */
     tp_table *t = tp_table_new(scols, sizeof scols / sizeof *scols);
-    if (!perm || !t || tp_summ_order(sec) < 0) {
+    if (!perm || !t) {
         free(perm);
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; i < sec->ng; i++) perm[i] = i;
-    g_sec = sec;
-    qsort(perm, sec->ng, sizeof *perm, cmp_order);
     int64_t sum[R_TOTAL + 1] = {0};
     for (size_t i = 0; i < sec->ng; i++) {
-        const struct tp_sgroup *g = &sec->g[perm[i]];
+        const struct tp_sgroup *g = perm[i];
         tp_table_add_row(t);
         tp_table_set_str(t, 0, g->key[0]);
         for (int k = 0; k <= R_TOTAL; k++) {

@@ -69,13 +69,13 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
 {
     (void)vo;
     struct tp_summary *g = NULL;
+    int64_t all;
     tp_table *t = tp_table_new(acols, A_N);
-    long ng = t ? tp_summ_stats(sec, 0, &g) : -1;
+    long ng = t ? tp_summ_stats_total(sec, 0, &g, &all) : -1;
     if (ng < 0) {
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    int64_t all = tp_summary_sort_total(g, (size_t)ng);
     for (long i = 0; i < ng; i++) {
         tp_summary_row(t, A_PCT, &g[i], all);
         tp_table_set_str(t, A_NAME, g[i].key);
