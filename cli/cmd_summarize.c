@@ -48,6 +48,17 @@ static void drop(void *p)
     free(x);
 }
 
+/* An Ascend folder's views are its NPU twins, built from the folder's own
+ * tables: no summary holds them.  1 (err set) for such a store. */
+static int refuse_ascend(const tp_store *st, const char *path, tp_error *err)
+{
+    if (!tp_store_is_ascend(st))
+        return 0;
+    tp_error_set(err, TP_ERR_USAGE, "%s: an Ascend profiler folder is not summarized (its NPU views read the "
+                 "folder's own tables): give the views the folder itself", path);
+    return 1;
+}
+
 /* In a loading thread: the summary of every summarized view of one rank. */
 static void *reduce(const struct tp_run_rank *k, void *ctx)
 {
@@ -56,7 +67,7 @@ static void *reduce(const struct tp_run_rank *k, void *ctx)
     if (!x)
         return NULL;
     x->malformed = cli_report_skips(k->store);
-    if (tp_summary_build(k->store, NULL, NULL, &x->s, &x->err) != TP_OK)
+    if (refuse_ascend(k->store, k->path, &x->err) || tp_summary_build(k->store, NULL, NULL, &x->s, &x->err) != TP_OK)
         x->s = NULL;
     return x;
 }
@@ -118,7 +129,8 @@ static int summarize_one(const char *in, const char *outdir)
         status = 2;
     char out[4200];
     cli_out_name(out, sizeof out, outdir, in, "tpsum");
-    if (tp_store_link(st, &err) != TP_OK || tp_summary_build(st, NULL, NULL, &s, &err) != TP_OK ||
+    if (tp_store_link(st, &err) != TP_OK || refuse_ascend(st, in, &err) ||
+        tp_summary_build(st, NULL, NULL, &s, &err) != TP_OK ||
         tp_summary_save(s, in, NULL, out, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         status = 2;

@@ -4,7 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include "summ.h"
+#include "checked.h"
 #include "i64map.h"
+
+/* 128-bit sums saturate as the int64 ones do (checked.h): a forged trace's
+ * squares may pass 2^127; the std then comes from the multiset instead. */
+#define I128_MAX ((tp_i128)(~(unsigned __int128)0 >> 1))
+#define I128_MIN (-I128_MAX - 1)
+static void sat_add128(tp_i128 *acc, tp_i128 v)
+{
+    if (__builtin_add_overflow(*acc, v, acc))
+        *acc = v < 0 ? I128_MIN : I128_MAX;
+}
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -101,14 +112,17 @@ int tp_summ_add(struct tp_sgroup *g, int64_t d)
     if (g->n == 0 || d > g->max) g->max = d;
     if (g->n == 0 || d < g->min) g->min = d;
     g->n++;
-    g->sum += d;
-    g->sumsq += (tp_i128)d * d;
+    tp_sat_add(&g->sum, d);
+    sat_add128(&g->sumsq, (tp_i128)d * d);
     return 0;
 }
 
 int tp_summ_weigh(struct tp_sgroup *g, int which, double v, int64_t ns)
 {
-    g->w[which] += (tp_i128)ldexp(v * (double)ns, TP_SUMM_WBITS);
+    double p = ldexp(v * (double)ns, TP_SUMM_WBITS);
+    if (!(p > -0x1p126 && p < 0x1p126))   /* a forged value (NaN, huge): saturated */
+        p = p < 0 ? -0x1p126 : 0x1p126;
+    sat_add128(&g->w[which], (tp_i128)p);
     return 0;
 }
 
@@ -225,14 +239,14 @@ static int merge_group(struct tp_sgroup *a, struct tp_sgroup *b, int64_t seq)
         if (a->n == 0 || b->min < a->min) a->min = b->min;
     }
     a->n += b->n;
-    a->sum += b->sum;
-    a->sumsq += b->sumsq;
+    tp_sat_add(&a->sum, b->sum);
+    sat_add128(&a->sumsq, b->sumsq);
     for (int k = 0; k < TP_SUMM_X; k++)
-        a->x[k] += b->x[k];
+        tp_sat_add(&a->x[k], b->x[k]);
     if (merge_rl(&a->d, &a->nd, &a->capd, b->d, b->nd) < 0)
         return -1;
     for (int k = 0; k < TP_SUMM_W; k++)
-        a->w[k] += b->w[k];
+        sat_add128(&a->w[k], b->w[k]);
     if (grow((void **)&a->f, &a->capf, a->nf + b->nf, sizeof *a->f) < 0)
         return -1;
     for (size_t i = 0; i < b->nf; i++) {
@@ -260,7 +274,7 @@ int tp_summ_merge_section(struct tp_section *into, struct tp_section *from)
         if (tp_summ_put_stream(into, from->streams[i]) < 0)
             return -1;
     for (int k = 0; k < TP_SUMM_SCAL; k++)
-        into->scal[k] += from->scal[k];
+        tp_sat_add(&into->scal[k], from->scal[k]);
     into->flags |= from->flags;
     into->nseq += from->nseq;
     return 0;
@@ -366,8 +380,22 @@ double tp_summ_std(const struct tp_sgroup *g)
     if (g->n < 2)
         return NAN;
     int64_t q = g->sum / g->n, r = g->sum % g->n;
-    tp_i128 s = g->sumsq - 2 * (tp_i128)q * g->sum + (tp_i128)q * q * g->n;
-    long double m2 = (long double)s - (long double)r * (long double)r / (long double)g->n;
+    tp_i128 a, b, s;
+    long double m2;
+    if (g->sumsq == I128_MAX || g->sum == INT64_MAX || g->sum == INT64_MIN ||
+        __builtin_mul_overflow((tp_i128)q, (tp_i128)g->sum, &a) || __builtin_mul_overflow(a, (tp_i128)2, &a) ||
+        __builtin_mul_overflow((tp_i128)q * q, (tp_i128)g->n, &b) || __builtin_sub_overflow(g->sumsq, a, &s) ||
+        __builtin_add_overflow(s, b, &s)) {
+        /* saturated sums (a forged trace): from the multiset, in long double */
+        long double mean = 0, dev = 0;
+        for (size_t i = 0; i < g->nd; i++)
+            mean += (long double)g->d[i].v * (long double)g->d[i].n / (long double)g->n;
+        for (size_t i = 0; i < g->nd; i++)
+            dev += ((long double)g->d[i].v - mean) * ((long double)g->d[i].v - mean) * (long double)g->d[i].n;
+        m2 = dev;
+    } else {
+        m2 = (long double)s - (long double)r * (long double)r / (long double)g->n;
+    }
     if (m2 < 0)
         m2 = 0;
     return (double)sqrtl(m2 / (long double)(g->n - 1));

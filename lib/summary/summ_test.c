@@ -106,6 +106,16 @@ int main(void)
     }
     CHECK("summ_wmean_one_value", fabs(tp_summ_wmean(wg, 0, wg->sum) - 0.025) < 1e-15);
 
+    /* a forged trace: sums saturate, the std comes from the multiset */
+    struct tp_sgroup *big = tp_summ_group(ws, (const char *[]){"big"});
+    for (int i = 0; i < 40; i++)
+        tp_summ_add(big, INT64_MAX / 4 + i);
+    tp_summ_weigh(big, 0, NAN, 5);
+    tp_summ_weigh(big, 1, 1e300, INT64_MAX);
+    CHECK("summ_saturated_sum", big->sum == INT64_MAX);
+    double bsd = tp_summ_std(big);
+    CHECK("summ_saturated_std_from_multiset", fabs(bsd - sqrt(40.0 * 41 / 12)) < 0.01);   /* 0..39, shifted */
+
     /* first sightings: a group first seen on a later stream of rank 0 comes
      * after one seen on rank 1's first stream only when the streams say so */
     tp_summary *p = calloc(1, sizeof *p), *q = calloc(1, sizeof *q);

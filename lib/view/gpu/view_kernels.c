@@ -21,6 +21,7 @@
 #include "view_extra.h"
 #include "view_options.h"
 #include "summ.h"
+#include "checked.h"
 #include "tbtree.h"
 
 /* view_ops.c: the plugin's Tensor Core kernel names */
@@ -143,7 +144,7 @@ static int kernels_table(struct tp_section *sec, const char *path, int props, tp
     }
     int64_t alltotal = 0;
     for (size_t i = 0; i < sec->ng; i++)
-        alltotal += sec->g[i].sum;
+        tp_sat_add(&alltotal, sec->g[i].sum);
     for (size_t k = 0; k < sec->ng; k++) {
         const struct tp_sgroup *A = perm[k];
         tp_table_add_row(t);

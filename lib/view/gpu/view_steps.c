@@ -23,6 +23,7 @@
 #include "tb_classify.h"
 #include "view_options.h"
 #include "summ.h"
+#include "checked.h"
 
 static const struct tp_coldef scols[] = {
     {"step", "Step", TP_COL_STR, -1, 0, "ProfilerStep number (0: the whole trace), avg: the mean"},
@@ -96,7 +97,7 @@ static int steps_table(struct tp_section *sec, const char *path, const struct tp
         tp_table_set_str(t, 0, g->key[0]);
         for (int k = 0; k <= R_TOTAL; k++) {
             tp_table_set_int(t, (size_t)k + 1, g->x[k]);
-            sum[k] += g->x[k];
+            tp_sat_add(&sum[k], g->x[k]);   /* many ranks' steps */
         }
         set_pcts(t, g->x);
     }
