@@ -386,12 +386,16 @@ double tp_summ_std(const struct tp_sgroup *g)
         __builtin_mul_overflow((tp_i128)q, (tp_i128)g->sum, &a) || __builtin_mul_overflow(a, (tp_i128)2, &a) ||
         __builtin_mul_overflow((tp_i128)q * q, (tp_i128)g->n, &b) || __builtin_sub_overflow(g->sumsq, a, &s) ||
         __builtin_add_overflow(s, b, &s)) {
-        /* saturated sums (a forged trace): from the multiset, in long double */
+        /* saturated sums (a forged trace): from the multiset, each value
+         * taken from the smallest exactly (128 bits), then in long double */
         long double mean = 0, dev = 0;
+        int64_t v0 = g->nd ? g->d[0].v : 0;
         for (size_t i = 0; i < g->nd; i++)
-            mean += (long double)g->d[i].v * (long double)g->d[i].n / (long double)g->n;
-        for (size_t i = 0; i < g->nd; i++)
-            dev += ((long double)g->d[i].v - mean) * ((long double)g->d[i].v - mean) * (long double)g->d[i].n;
+            mean += (long double)((tp_i128)g->d[i].v - v0) * (long double)g->d[i].n / (long double)g->n;
+        for (size_t i = 0; i < g->nd; i++) {
+            long double e = (long double)((tp_i128)g->d[i].v - v0) - mean;
+            dev += e * e * (long double)g->d[i].n;
+        }
         m2 = dev;
     } else {
         m2 = (long double)s - (long double)r * (long double)r / (long double)g->n;
