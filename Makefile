@@ -104,12 +104,26 @@ cli/%_test: cli/%_test.c lib/libtprof.a lib/util/testing.h
 
 tests: all $(TEST_BIN)
 
+# tprof-mpi: the ranks of a run spread over MPI processes (cli/mpi/).  `make
+# mpi` installs Open MPI's -dev package first (only this target does); `make
+# check` builds it where mpicc is already installed and skips it otherwise.
+MPICC ?= mpicc
+mpi: lib/libtprof.a cli/tprof
+	@sh scripts/setup-deps mpi
+	@$(MAKE) --no-print-directory cli/tprof-mpi
+
+cli/tprof-mpi: cli/mpi/tprof_mpi.c lib/libtprof.a lib/tprof.h
+	$(MPICC) -D_GNU_SOURCE -Ilib $(ALL_CFLAGS) $(LDFLAGS) -o $@ cli/mpi/tprof_mpi.c lib/libtprof.a $(LDLIBS)
+
+mpi-build-if-mpicc:
+	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory cli/tprof-mpi; fi
+
 # `deps` runs first and alone, then the build: a parallel make never compiles
 # before the headers it needs are installed, and the sub-make's pkg-config
 # sees the packages deps just installed.  The fuzz targets are built where
 # clang's libFuzzer is installed, for their regression replay.
 check: deps
-	@$(MAKE) --no-print-directory tests fuzz-build-if-clang
+	@$(MAKE) --no-print-directory tests fuzz-build-if-clang mpi-build-if-mpicc
 	@sh scripts/run-tests $(TEST_BIN)
 
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer (with
@@ -154,7 +168,7 @@ uninstall:
 	      $(DESTDIR)$(BASHCOMPDIR)/tprof $(DESTDIR)$(ZSHCOMPDIR)/_tprof
 
 clean:
-	rm -rf $(LIB_OBJ) $(LIB_OBJ:.o=.d) cli/*.o cli/*.d lib/libtprof.a lib/libtprof.so* cli/tprof \
+	rm -rf $(LIB_OBJ) $(LIB_OBJ:.o=.d) cli/*.o cli/*.d lib/libtprof.a lib/libtprof.so* cli/tprof cli/tprof-mpi \
 	       $(TEST_BIN) $(TEST_BIN:=.d) build/pic
 
 -include $(wildcard $(LIB_OBJ:.o=.d) $(TEST_BIN:=.d) cli/*.d $(PIC_OBJ:.o=.d))
@@ -206,4 +220,4 @@ fuzz: fuzz-build
 fuzz-clean:
 	rm -rf $(FUZZ_DIR)/lib $(FUZZ_DIR)/libtprof.a $(FUZZ_BIN)
 
-.PHONY: all deps tests check check-asan demo bench install uninstall clean fuzz fuzz-build fuzz-build-if-clang fuzz-clean
+.PHONY: all deps tests check check-asan demo bench install uninstall clean fuzz fuzz-build fuzz-build-if-clang fuzz-clean mpi mpi-build-if-mpicc

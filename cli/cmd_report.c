@@ -73,7 +73,9 @@ static int report_view(const struct report *R, const tp_view *v, const tp_store 
         return 2;
     }
     struct tp_output_opts o = R->out;
-    o.columns = tp_view_default_columns(tp_view_for_store(v, st), &vo);
+    o.columns = tp_table_default_columns(t);
+    if (!o.columns)
+        o.columns = tp_view_default_columns(tp_view_for_store(v, st), &vo);
     tp_error werr = {0};
     int rc = tp_table_write(t, &o, f, &werr);
     if (fclose(f) != 0 && rc == TP_OK)

@@ -17,6 +17,7 @@
 
 enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, OPT_NAME, OPT_TIMEUNIT, OPT_SORT,
        OPT_TOP, OPT_NO_HEADER, OPT_VERSION, OPT_MERGE, OPT_SPAN, OPT_QUIET, OPT_CAPTURE, OPT_RANK,
+       OPT_HUMAN, OPT_WITH_FILE,
        OPT_VIEW = 512 /* + the index of a view option in view_opt_names */ };
 
 static const struct option global_opts[] = {
@@ -38,6 +39,8 @@ static const struct option global_opts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"capture", required_argument, NULL, OPT_CAPTURE},
     {"rank", required_argument, NULL, OPT_RANK},
+    {"human", no_argument, NULL, OPT_HUMAN},
+    {"with-file", no_argument, NULL, OPT_WITH_FILE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
 };
@@ -75,7 +78,10 @@ static void collect_view_options(void)
     }
     memcpy(long_opts, global_opts, sizeof global_opts);
     for (size_t k = 0; k < nview_opts; k++)
-        long_opts[NGLOBAL + k] = (struct option){view_opts[k]->name, view_opts[k]->arg ? required_argument : no_argument,
+        long_opts[NGLOBAL + k] = (struct option){view_opts[k]->name,
+                                                 view_opts[k]->kind == TP_OPT_OPTIONAL ? optional_argument
+                                                 : view_opts[k]->arg                 ? required_argument
+                                                                                     : no_argument,
                                                  NULL, OPT_VIEW + (int)k};
     long_opts[NGLOBAL + nview_opts] = (struct option){NULL, 0, NULL, 0};
 }
@@ -132,6 +138,8 @@ void cli_usage(FILE *out)
             "      --tsv           tab-separated values\n"
             "      --name REGEX    only rows whose name (kernel, op) matches REGEX (POSIX extended)\n"
             "      --timeunit U    time columns in ns, us, ms or s (exact; headers and keys say the unit)\n"
+            "      --human         times and bytes with units as torch's key_averages prints them\n"
+            "                      (1.234ms, 12.50 MB); columns, space and Markdown output only\n"
             "      --header names|keys|none   header of column names (default), of column keys\n"
             "                      with NULL cells empty (typed CSV/TSV for pandas, DuckDB), or none\n"
             "      --sort KEYS     sort rows by columns: KEY[,KEY...], numbers descending and text\n"
@@ -142,6 +150,7 @@ void cli_usage(FILE *out)
             "                      (the ranks laid end to end: calls and times summed over ranks)\n"
             "      --span S        a run directory: only span S (the plugin's worker.span files)\n"
             "      --rank LIST     a run directory: only the ranks of LIST (0,2,5-7)\n"
+            "      --with-file     one table for every input, a file column (the input's path) first\n"
             "      --capture PATH  graph replays charged to the operators of a capture trace\n"
             "                      (a file, or a folder such as TraceLens' capture_traces/)\n"
             "      --quiet         no notes on stderr (the coverage line, what a view left out); errors stay\n"
@@ -238,6 +247,18 @@ static int unknown_option(const char *arg)
     return usage_error("unknown option '%s'", arg);
 }
 
+/* An option whose argument may be left out (--series [INTERVAL]): getopt
+ * takes it only as --series=10ms, so the next word is its argument too
+ * when it starts with a digit and is not a file (`--series 10ms F`). */
+static const char *optional_word(const struct tp_view_option *vo, int argc, char **argv)
+{
+    struct stat sb;
+    if (vo->kind != TP_OPT_OPTIONAL || optind >= argc || !argv[optind] || argv[optind][0] < '0' ||
+        argv[optind][0] > '9' || stat(argv[optind], &sb) == 0)
+        return NULL;
+    return argv[optind++];
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -265,7 +286,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
             if (ngiven == sizeof given / sizeof *given)
                 return usage_error("%s", "too many view options");
             given[ngiven].name = view_opts[c - OPT_VIEW]->name;
-            given[ngiven++].arg = optarg;
+            given[ngiven++].arg = optarg ? optarg : optional_word(view_opts[c - OPT_VIEW], argc, argv);
             continue;
         }
         switch (c) {
@@ -318,6 +339,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_CAPTURE: o->capture = optarg; break;
         case OPT_RANK: o->ranks = optarg; break;
+        case OPT_HUMAN: o->out.human = 1; break;
+        case OPT_WITH_FILE: o->with_file = 1; break;
         case 'h': o->help = 1; break;
         case OPT_VERSION: o->version = 1; break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -326,6 +349,10 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
     }
     if (csv && width_given)
         return usage_error("%s", "--csv and -w cannot be used together");
+    /* --human is for reading: a typed format's cells must stay numbers */
+    if (o->out.human && (o->out.format == TP_FMT_CSV || o->out.format == TP_FMT_TSV || o->out.format == TP_FMT_JSONL))
+        return usage_error("--human prints units for a reader; %s keeps plain numbers (use --timeunit for a unit)",
+                           o->out.format == TP_FMT_CSV ? "--csv" : o->out.format == TP_FMT_TSV ? "--tsv" : "--jsonl");
     o->vo.columnated = o->out.format == TP_FMT_COLUMNS;
     o->inputs = argv + optind;
     o->ninputs = argc - optind;
@@ -346,6 +373,10 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
                 return rc;
         }
     }
+    /* prof.py has no such mode: its columns are prof.py's, byte for byte */
+    if (o->out.human && strcmp(o->view->name, "prof") == 0 && !o->help)
+        return usage_error("--human: the %s view prints prof.py's columns as prof.py does (Sil in ns); "
+                           "it has no --human", o->view->name);
     /* Now that the view is known: the options it declares, and a clear
      * error for one it does not (it used to be ignored in silence).  With
      * --help the help is all that is asked for. */
@@ -355,6 +386,17 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
             fprintf(stderr, "tprof: %s\nTry 'tprof help %s'.\n", err.msg, o->view->name);
             return 2;
         }
+    }
+    /* A chart is drawn text: it has no CSV, JSON or awk form.  Refused
+     * rather than ignored, so a script never gets a picture it cannot read
+     * nor a table it did not ask for. */
+    if (o->vo.plot && o->format_chosen && o->out.format != TP_FMT_COLUMNS && !o->help) {
+        static const char *const names[] = {[TP_FMT_SPACE] = "space-separated text (--space, -w 0)",
+                                            [TP_FMT_CSV] = "--csv", [TP_FMT_JSONL] = "--jsonl",
+                                            [TP_FMT_MARKDOWN] = "--markdown", [TP_FMT_TSV] = "--tsv"};
+        fprintf(stderr, "tprof: --plot draws the table and cannot be written as %s; leave out --plot for the "
+                "table\nTry 'tprof help %s'.\n", names[o->out.format], o->view->name);
+        return 2;
     }
     return 0;
 }

@@ -13,6 +13,7 @@ struct cli_options {
     int help, version;
     const char *capture;      /* --capture: capture trace(s) of the graph replays */
     const char *ranks;        /* --rank LIST: the ranks of a run to read */
+    int with_file;            /* --with-file: every input's rows in one table under a file column */
     int quiet;                /* --quiet: no notes on stderr (coverage, what a view could not show) */
     char **inputs;
     int ninputs;

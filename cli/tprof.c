@@ -8,6 +8,10 @@
  * (build_run, e.g. dist) get every rank at once, and --merge lays the ranks
  * end to end in one store and prints one table.
  *
+ * --with-file gathers the rows of every input (trace, rank, whole-run
+ * table) into one block under a file column, written once at the end: one
+ * header, whatever the format.
+ *
  * The CLI lives on the public header alone: options, input and output, the
  * command table; every table is built by the library. */
 #include <errno.h>
@@ -64,10 +68,31 @@ static int table_status(const tp_view *v, const tp_table *t)
     return v->severity && t ? (int)v->severity(t) : 0;
 }
 
-/* One input; *first says whether the header is still to print, and is
- * cleared once a table was written (an input that fails prints nothing, and
- * the next one then carries the header). */
-static int run_one(const struct cli_options *o, const char *path, int *first)
+/* Where the tables go.  first says whether the header is still to print,
+ * and is cleared once a table was written (an input that fails prints
+ * nothing, and the next one then carries the header); b is the block of
+ * rows being gathered (a run's ranks; with --with-file, every input's). */
+struct sink {
+    int first;
+    tp_rank_table *b;
+};
+
+static int block_add(struct sink *sk, const tp_view *sv, const struct tp_run_rank *k, const char *path,
+                     const tp_table *t, const struct cli_options *o);
+
+/* A view's closing lines (key_averages' totals) on stderr, each after
+ * `prefix` ("" or "PATH: "). */
+static void print_footer(const tp_table *t, const char *prefix)
+{
+    for (const char *f = tp_table_footer(t), *nl; *f; f = nl + 1) {
+        nl = strchr(f, '\n');
+        fprintf(stderr, "tprof: %s%.*s\n", prefix, (int)(nl - f), f);
+    }
+}
+
+/* One input (a trace): its table printed, or with --with-file added to the
+ * block. */
+static int run_one(const struct cli_options *o, const char *path, struct sink *sk)
 {
     int status = 0;
     tp_error err = {0};
@@ -111,17 +136,29 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
     if (!linked || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", lerr.msg);
         status = 2;
+    } else if ((tp_store_event_count(st) > 0 || status == 0) && o->with_file) {
+        if (table_status(o->view, t) > status)
+            status = table_status(o->view, t);
+        if (block_add(sk, tp_view_for_store(o->view, st), NULL, path, t, o))
+            status = 2;
+        if (!o->quiet) {   /* the block prints no footer: each input's, named */
+            char prefix[1100];
+            snprintf(prefix, sizeof prefix, "%s: ", path);
+            print_footer(t, prefix);
+        }
     } else if (tp_store_event_count(st) > 0 || status == 0) {
         struct tp_output_opts out = o->out;
+        if (!out.columns)
+            out.columns = tp_table_default_columns(t);
         if (!out.columns) {
             const tp_view *v = tp_view_for_store(o->view, st);
             out.columns = tp_view_default_columns(v, &o->vo);
         }
-        if (!*first)
+        if (!sk->first)
             out.header = 0;
         if (table_status(o->view, t) > status)
             status = table_status(o->view, t);
-        *first = 0;
+        sk->first = 0;
         if (write_table(t, &out)) {
             tp_table_free(t);
             tp_store_free(st);
@@ -131,10 +168,7 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
          * the -w format, which printed them; on stderr for the others, so
          * that CSV, JSON and awk input stay one table */
         if (!o->quiet && !(out.format == TP_FMT_COLUMNS && out.width > 0))
-            for (const char *f = tp_table_footer(t), *nl; *f; f = nl + 1) {
-                nl = strchr(f, '\n');
-                fprintf(stderr, "tprof: %.*s\n", (int)(nl - f), f);
-            }
+            print_footer(t, "");
     }
     fflush(stdout);
     /* the load's own error first (a view's failure was said above): a note
@@ -157,38 +191,57 @@ static int run_one(const struct cli_options *o, const char *path, int *first)
 
 /* ---- run directories ---- */
 
-/* Write a run's block of per-rank rows and free it; 0 or 2. */
-static int block_flush(tp_rank_table **b, const struct cli_options *o, int *first)
+/* Write the block of rows and free it; 0 or 2. */
+static int block_flush(struct sink *sk, const struct cli_options *o)
 {
-    if (!*b)
+    if (!sk->b)
         return 0;
     struct tp_output_opts out = o->out;
-    if (!*first)
+    if (!sk->first)
         out.header = 0;
     tp_error werr = {0};
     char left_out[512];
     collect_note(&out, left_out, sizeof left_out);
-    int rc = written(tp_rank_table_write(*b, &out, &o->vo, stdout, &werr), &werr, &out);
-    *first = 0;
-    tp_rank_table_free(*b);
-    *b = NULL;
+    int rc = written(tp_rank_table_write(sk->b, &out, &o->vo, stdout, &werr), &werr, &out);
+    sk->first = 0;
+    tp_rank_table_free(sk->b);
+    sk->b = NULL;
     return rc;
 }
 
-/* Add rank k's table t (built by view sv) to the block, writing the block
- * first when it holds another view's rows; 0, or 2 after a message. */
-static int block_add(tp_rank_table **b, const tp_view *sv, const struct tp_run_rank *k, const tp_table *t,
-                     const struct cli_options *o, int *first)
+/* The block for the tables of view sv, writing the block first when it
+ * holds another view's rows; 0, or 2 after a message. */
+static int block_for(struct sink *sk, const tp_view *sv, const struct cli_options *o)
 {
     int status = 0;
     tp_error err = {0};
-    if (*b && tp_rank_table_view(*b) != sv && block_flush(b, o, first))
-        status = 2;
-    if (!*b && tp_rank_table_new(sv, b, &err) != TP_OK) {
+    if (sk->b && tp_rank_table_view(sk->b) != sv) {
+        if (block_flush(sk, o))
+            status = 2;
+        if (o->with_file)   /* other columns: they need their own header */
+            sk->first = 1;
+    }
+    int rc = sk->b ? TP_OK : o->with_file ? tp_rank_table_new_files(sv, &sk->b, &err)
+                                          : tp_rank_table_new(sv, &sk->b, &err);
+    if (rc != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         return 2;
     }
-    if (tp_rank_table_add(*b, k, t, &o->out, &err) != TP_OK) {
+    return status;
+}
+
+/* Add the table t (built by view sv) of rank k, or with --with-file of
+ * input `path` (k NULL: a trace, or a whole run), to the block; 0, or 2
+ * after a message. */
+static int block_add(struct sink *sk, const tp_view *sv, const struct tp_run_rank *k, const char *path,
+                     const tp_table *t, const struct cli_options *o)
+{
+    int status = block_for(sk, sv, o);
+    tp_error err = {0};
+    if (!sk->b)
+        return 2;
+    int rc = k ? tp_rank_table_add(sk->b, k, t, &o->out, &err) : tp_rank_table_add_file(sk->b, path, t, &o->out, &err);
+    if (rc != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         status = 2;
     }
@@ -206,7 +259,9 @@ struct rank_out {
     size_t nskips;
     int malformed;
     char *coverage;           /* the attribution line (tp_store_coverage), NULL none */
-    tp_summary *s;            /* --merge: the rank's summary instead of its table (NULL: failed, err says why) */
+    void *sum;                /* a view with rank_summary: the rank's summary instead of t */
+    void (*sum_free)(void *);
+    tp_summary *s;            /* --merge of a summarized view: the rank's exact summary (NULL: failed) */
 };
 
 static void drop_rank(void *p)
@@ -215,10 +270,22 @@ static void drop_rank(void *p)
     if (!ro)
         return;
     tp_table_free(ro->t);
+    if (ro->sum && ro->sum_free)
+        ro->sum_free(ro->sum);
     free(ro->skips);
     free(ro->coverage);
     tp_summary_free(ro->s);
     free(ro);
+}
+
+/* 1 when --merge of this view merges the ranks' exact summaries (tp_summary)
+ * rather than laying them end to end (TPROF_MERGE_CONCAT=1, which the
+ * golden tests compare them with) or reading them all (build_run). */
+static int merges_summaries(const struct cli_options *o)
+{
+    const char *concat = getenv("TPROF_MERGE_CONCAT");
+    return o->vo.merge && !o->view->build_run && !o->view->rank_summary && tp_view_mergeable(o->view, &o->vo) &&
+           !(concat && *concat == '1');
 }
 
 /* In a loading thread: the view's table of one rank (views only read the
@@ -242,20 +309,91 @@ static void *reduce_rank(const struct tp_run_rank *k, void *ctx)
         return ro;   /* ro->t NULL: the rank's message is ro->err */
     if (slice)
         st = slice;
-    if (o->vo.merge) {   /* run_dir_summ: the summary, merged once every rank is read */
+    if (merges_summaries(o)) {   /* run_dir_summ: the summary, merged once every rank is read */
         if (tp_summary_build(st, o->view, &o->vo, &ro->s, &ro->err) != TP_OK)
             ro->s = NULL;
         tp_store_free(slice);
         return ro;
     }
     ro->sv = tp_view_for_store(o->view, st);
-    if (tp_view_build(o->view, st, &o->vo, &ro->t, &ro->err) != TP_OK)
+    if (o->view->rank_summary) {   /* a view of the whole run: the rank's summary alone */
+        ro->sum = o->view->rank_summary(st, &o->vo, &ro->err);
+        ro->sum_free = o->view->summary_free;
+    } else if (tp_view_build(o->view, st, &o->vo, &ro->t, &ro->err) != TP_OK) {
         ro->t = NULL;
+    }
     char line[2048];
     if (tp_view_attributes(o->view, &o->vo) && tp_store_coverage(st, line, sizeof line))
         ro->coverage = strdup(line);
     tp_store_free(slice);
     return ro;
+}
+
+/* The one table of a whole run (build_run, --merge, build_summaries): added
+ * to the --with-file block under the run's path, or written.  Frees t;
+ * returns status, raised by the table's severity or a write error. */
+static int put_run_table(const struct cli_options *o, const tp_view *v, const char *path, tp_table *t,
+                         struct sink *sk, int status)
+{
+    if (table_status(v, t) > status)
+        status = table_status(v, t);
+    if (o->with_file) {
+        if (block_add(sk, v, NULL, path, t, o))
+            status = 2;
+        tp_table_free(t);
+        return status;
+    }
+    struct tp_output_opts out = o->out;
+    if (!sk->first)
+        out.header = 0;
+    tp_error werr = {0};
+    char left_out[512];
+    collect_note(&out, left_out, sizeof left_out);
+    if (written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr, &out))
+        status = 2;
+    sk->first = 0;
+    tp_table_free(t);
+    return status;
+}
+
+/* A view of the whole run from its ranks' summaries (rank_summary): one
+ * table, written as run_dir writes a build_run table. */
+static int run_summaries(const struct cli_options *o, tp_run *r, const char *path, struct sink *sk, int status)
+{
+    size_t n = tp_run_size(r), nsum = 0;
+    void **sums = calloc(n ? n : 1, sizeof *sums);
+    int64_t *ranks = calloc(n ? n : 1, sizeof *ranks);
+    if (!sums || !ranks) {
+        free(sums);
+        free(ranks);
+        fprintf(stderr, "tprof: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_run_rank *k = tp_run_rank(r, i);
+        const struct rank_out *ro = k->usable ? k->result : NULL;
+        if (ro && !ro->sum) {
+            fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
+            status = 2;
+        } else if (ro) {
+            sums[nsum] = ro->sum;
+            ranks[nsum++] = k->rank;
+        }
+    }
+    tp_table *t = NULL;
+    tp_error err = {0};
+    if (o->view->build_summaries(sums, ranks, nsum, &o->vo, &t, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        status = 2;
+    } else {
+        if (err.msg[0] && !o->quiet)
+            fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
+        status = put_run_table(o, o->view, path, t, sk, status);
+    }
+    fflush(stdout);
+    free(sums);
+    free(ranks);
+    return status;
 }
 
 /* What a reduced rank k left (NULL when it is not usable or ran out of
@@ -280,10 +418,10 @@ static const struct rank_out *rank_result(const struct tp_run_rank *k, int *stat
     return ro;
 }
 
-/* Read and reduce every rank (reduce_rank: its table, or with --merge its
- * summary), `threads` at a time, each store freed once reduced.  The
- * status so far (0 or 2), or -1 after the message when --rank named a rank
- * the run does not have. */
+/* Read and reduce every rank (reduce_rank: its table, its rank_summary, or
+ * with --merge its exact summary), `threads` at a time, each store freed
+ * once reduced.  The status so far (0 or 2), or -1 after the message when
+ * --rank named a rank the run does not have. */
 static int reduce_run(const struct cli_options *o, tp_run *r, const char *path)
 {
     tp_error err = {0};
@@ -308,7 +446,7 @@ static int reduce_run(const struct cli_options *o, tp_run *r, const char *path)
  * its table built and its store freed, `threads` at a time, so a run of
  * any number of ranks needs the memory of the ranks in flight plus their
  * tables.  Prints what run_dir prints, in the same order. */
-static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *path, int *first)
+static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *path, struct sink *sk)
 {
     int status = reduce_run(o, r, path);
     if (status < 0)
@@ -330,7 +468,8 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
         fprintf(stderr, "tprof: %s: no rank could be read\n", path);
         return 2;
     }
-    tp_rank_table *b = NULL;
+    if (o->view->rank_summary)
+        return run_summaries(o, r, path, sk, status);
     for (size_t i = 0; i < n; i++) {
         const struct tp_run_rank *k = tp_run_rank(r, i);
         const struct rank_out *ro = k->usable ? k->result : NULL;
@@ -345,10 +484,10 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
             status = table_status(o->view, ro->t);
         if (ro->err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
-        if (block_add(&b, ro->sv, k, ro->t, o, first))
+        if (block_add(sk, ro->sv, k, NULL, ro->t, o))
             status = 2;
     }
-    if (block_flush(&b, o, first))
+    if (!o->with_file && block_flush(sk, o))   /* --with-file: main writes the block once */
         status = 2;
     fflush(stdout);
     return status;
@@ -356,9 +495,10 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
 
 /* ---- --merge through exact summaries ---- */
 
-/* Print the table of a merged summary (the view's note, the coverage lines
- * of its ranks first); `label` names the run in the notes.  0 or 2. */
-static int write_merged(const struct cli_options *o, tp_summary *m, const char *label, int *first)
+/* Print the table of a merged summary (the coverage lines of its ranks
+ * first, then the view's note); `label` (NULL: the first rank's trace)
+ * names the run in the notes and in --with-file's file column.  0 or 2. */
+static int write_merged(const struct cli_options *o, tp_summary *m, const char *label, struct sink *sk)
 {
     tp_error err = {0};
     tp_table *t = NULL;
@@ -370,17 +510,7 @@ static int write_merged(const struct cli_options *o, tp_summary *m, const char *
     }
     if (err.msg[0] && !o->quiet)
         fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
-    struct tp_output_opts out = o->out;
-    if (!*first)
-        out.header = 0;
-    int status = table_status(o->view, t);
-    tp_error werr = {0};
-    char left_out[512];
-    collect_note(&out, left_out, sizeof left_out);
-    if (written(tp_run_write_table(o->view, t, &out, &o->vo, stdout, &werr), &werr, &out))
-        status = 2;
-    *first = 0;
-    tp_table_free(t);
+    int status = put_run_table(o, o->view, label ? label : tp_summary_meta(m)->source, t, sk, 0);
     fflush(stdout);
     return status;
 }
@@ -401,7 +531,7 @@ static int has_folders(const tp_run *r)
  * `threads` at a time, and the summaries merged in rank order: memory is
  * that of the ranks in flight plus the summaries.  Prints what the
  * concatenated store (run_dir below, TPROF_MERGE_CONCAT=1) prints. */
-static int run_dir_summ(const struct cli_options *o, tp_run *r, const char *path, int *first)
+static int run_dir_summ(const struct cli_options *o, tp_run *r, const char *path, struct sink *sk)
 {
     tp_error err = {0};
     int status = reduce_run(o, r, path);
@@ -438,14 +568,14 @@ static int run_dir_summ(const struct cli_options *o, tp_run *r, const char *path
     snprintf(label, sizeof label, "%s", path);   /* the run as tp_run_merge names it */
     for (size_t l = strlen(label); l > 1 && label[l - 1] == '/';)
         label[--l] = 0;
-    int rc = write_merged(o, m, label, first);
+    int rc = write_merged(o, m, label, sk);
     tp_summary_free(m);
     return rc > status ? rc : status;
 }
 
 /* --merge of summary files (tprof summarize): a directory of them, or the
  * files given; merged in rank order, printed as the run's --merge. */
-static int run_summaries(const struct cli_options *o, char **paths, size_t n, int *first)
+static int run_summary_files(const struct cli_options *o, char **paths, size_t n, struct sink *sk)
 {
     tp_error err = {0};
     tp_summary *m = NULL;
@@ -464,12 +594,12 @@ static int run_summaries(const struct cli_options *o, char **paths, size_t n, in
         return 2;
     }
     const char *run = tp_summary_meta(m)->run;
-    int rc = write_merged(o, m, run[0] ? run : NULL, first);
+    int rc = write_merged(o, m, run[0] ? run : NULL, sk);
     tp_summary_free(m);
     return rc;
 }
 
-static int run_dir(const struct cli_options *o, const char *path, int *first)
+static int run_dir(const struct cli_options *o, const char *path, struct sink *sk)
 {
     tp_error err = {0};
     tp_run *r = NULL;
@@ -481,18 +611,17 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         tp_run_free(r);
         return 2;
     }
-    if (!o->view->build_run && !o->vo.merge) {
-        int rc = run_dir_stream(o, r, path, first);
+    /* per-rank views, and views of the run made of per-rank summaries,
+     * read the run in bounded memory */
+    if ((!o->view->build_run && !o->vo.merge) || o->view->rank_summary) {
+        int rc = run_dir_stream(o, r, path, sk);
         tp_run_free(r);
         return rc;
     }
     /* --merge of a view that summarizes: merged summaries, in bounded memory
-     * (TPROF_MERGE_CONCAT=1: the concatenated store, which the golden tests
-     * compare them with; Ascend folders: their NPU views, per rank) */
-    const char *concat = getenv("TPROF_MERGE_CONCAT");
-    if (o->vo.merge && !o->view->build_run && tp_view_mergeable(o->view, &o->vo) && !(concat && *concat == '1') &&
-        !has_folders(r)) {
-        int rc = run_dir_summ(o, r, path, first);
+     * (Ascend folders: their NPU views, per rank) */
+    if (merges_summaries(o) && !has_folders(r)) {
+        int rc = run_dir_summ(o, r, path, sk);
         tp_run_free(r);
         return rc;
     }
@@ -508,6 +637,7 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     size_t n = tp_run_size(r), nuse = 0;
     const tp_store **stores = calloc(n ? n : 1, sizeof *stores);
     const struct tp_run_rank **ranks = calloc(n ? n : 1, sizeof *ranks);
+    tp_store **slices = NULL;   /* --step / --window of a view that spans ranks */
     if (!stores || !ranks) {
         fprintf(stderr, "tprof: out of memory\n");
         free(stores);
@@ -541,6 +671,24 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
     }
     const tp_view *v = o->view;
     tp_table *t = NULL;
+    if (v->build_run && !npu && (o->vo.filter_steps || o->vo.filter_window)) {
+        /* --step / --window: every rank's slice, as a view of one trace reads it */
+        slices = calloc(nuse, sizeof *slices);
+        for (size_t i = 0; slices && i < nuse; i++) {
+            err = (tp_error){0};
+            if (tp_store_filter(stores[i], o->vo.filter_steps, o->vo.filter_window, &slices[i], &err) != TP_OK) {
+                fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
+                status = 2;
+                goto done;
+            }
+            stores[i] = slices[i];
+        }
+        if (!slices) {
+            fprintf(stderr, "tprof: out of memory\n");
+            status = 2;
+            goto done;
+        }
+    }
     if (v->build_run && !npu) {
         /* a view that spans ranks: one table from every rank */
         err = (tp_error){0};
@@ -576,23 +724,10 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
         }
     }
     if (t) {
-        struct tp_output_opts out = o->out;
-        if (!*first)
-            out.header = 0;
-        if (table_status(v, t) > status)
-            status = table_status(v, t);
-        tp_error werr = {0};
-        char left_out[512];
-        collect_note(&out, left_out, sizeof left_out);
-        int wr = written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr, &out);
-        *first = 0;
-        tp_table_free(t);
-        if (wr)
-            status = 2;
+        status = put_run_table(o, v, path, t, sk, status);
         goto done;
     }
     /* one block of rows per rank */
-    tp_rank_table *b = NULL;
     for (size_t i = 0; i < nuse; i++) {
         const tp_store *st = stores[i];
         const tp_view *sv = tp_view_for_store(v, st);
@@ -607,14 +742,17 @@ static int run_dir(const struct cli_options *o, const char *path, int *first)
             status = table_status(v, rt);
         if (err.msg[0] && !o->quiet)   /* a view's note: the rank's table is still printed */
             fprintf(stderr, "tprof: %s (rank %lld)\n", err.msg, (long long)ranks[i]->rank);
-        if (block_add(&b, sv, ranks[i], rt, o, first))
+        if (block_add(sk, sv, ranks[i], NULL, rt, o))
             status = 2;
         tp_table_free(rt);
     }
-    if (block_flush(&b, o, first))
+    if (!o->with_file && block_flush(sk, o))
         status = 2;
 done:
     fflush(stdout);
+    for (size_t i = 0; slices && i < nuse; i++)
+        tp_store_free(slices[i]);
+    free(slices);
     free(stores);
     free(ranks);
     tp_run_free(r);
@@ -650,9 +788,16 @@ int main(int argc, char **argv)
     }
     if (!o.format_chosen && isatty(STDOUT_FILENO)) {
         o.out.format = TP_FMT_COLUMNS;
-        o.out.width = cli_terminal_width();
+        o.out.width = o.vo.width = cli_terminal_width();
+        o.vo.columnated = 1;
+    } else if (!o.format_chosen && o.vo.plot) {
+        o.out.format = TP_FMT_COLUMNS;   /* --plot into a pipe: drawn 80 wide, without colour */
+        o.out.width = o.vo.width = 80;
         o.vo.columnated = 1;
     }
+    /* https://no-color.org: NO_COLOR set and not empty turns colour off */
+    const char *no_color = getenv("NO_COLOR");
+    o.out.color = o.vo.plot && isatty(STDOUT_FILENO) && !(no_color && *no_color);
     /* Check the column list before reading anything (rank and worker are
      * columns of every view of a run). */
     int runs = 0;
@@ -667,39 +812,45 @@ int main(int argc, char **argv)
     }
     tp_error err = {0};
     if (o.out.columns) {
-        int bad = (runs ? tp_run_check_columns(o.view, o.out.columns, &err)
+        int bad = (runs || o.with_file ? tp_run_check_columns(o.view, o.out.columns, &err)
                         : tp_view_check_columns(o.view, o.out.columns, &err)) != TP_OK;
         if (bad) {
-            fprintf(stderr, "tprof: argument -c: %s\n", err.msg);
+            /* file is a column of every table once --with-file is given */
+            int file = !o.with_file && !runs && tp_run_check_columns(o.view, o.out.columns, NULL) == TP_OK;
+            fprintf(stderr, "tprof: argument -c: %s%s\n", err.msg, file ? " (file: with --with-file)" : "");
             return 2;
         }
     }
     /* One header per output; a run's rows have a rank column a single
      * trace's lack, so a switch between the two starts a new header. */
-    int status = 0, first = 1, prev_run = -1;
+    int status = 0, prev_run = -1;
+    struct sink sk = {.first = 1};
     int adds_rank = !o.view->build_run && !o.vo.merge && !tp_view_has_column(o.view, "rank");
     for (int i = 0; i < o.ninputs; i++) {
         int is_run = adds_rank && tp_path_is_run(o.inputs[i]);
-        if (prev_run >= 0 && is_run != prev_run)
-            first = 1;
+        if (prev_run >= 0 && is_run != prev_run && !o.with_file)
+            sk.first = 1;
         prev_run = is_run;
         int sum = tp_path_is_summary(o.inputs[i]), r;
         if (sum == 1 && o.vo.merge) {   /* summary files given one by one: merged together */
             int j = i;
             while (j + 1 < o.ninputs && tp_path_is_summary(o.inputs[j + 1]) == 1)
                 j++;
-            r = run_summaries(&o, o.inputs + i, (size_t)(j - i + 1), &first);
+            r = run_summary_files(&o, o.inputs + i, (size_t)(j - i + 1), &sk);
             i = j;
         } else if (sum) {
-            r = o.vo.merge ? run_summaries(&o, o.inputs + i, 1, &first) : 2;
+            r = o.vo.merge ? run_summary_files(&o, o.inputs + i, 1, &sk) : 2;
             if (!o.vo.merge)
                 fprintf(stderr, "tprof: %s: summary files are read with --merge (they hold no per-rank "
                         "events)\n", o.inputs[i]);
         } else {
-            r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &first) : run_one(&o, o.inputs[i], &first);
+            r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &sk) : run_one(&o, o.inputs[i], &sk);
         }
         if (r > status)
             status = r;
     }
+    if (block_flush(&sk, &o))   /* --with-file: every input's rows, one table */
+        status = 2;
+    fflush(stdout);
     return status;
 }

@@ -99,6 +99,8 @@ int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, t
 /* How many events the store holds (0 for NULL): a load that failed midway
  * still has the rows of the events read before the failure. */
 size_t tp_store_event_count(const tp_store *st);
+/* The trace's distributedInfo rank, or -1 when it has none (or st is NULL). */
+int64_t tp_store_rank(const tp_store *st);
 
 /* 1 when the store was read from an Ascend profiler folder (its views are
  * the NPU twins, tp_view_for_store), 0 otherwise or for NULL. */
@@ -142,9 +144,16 @@ struct tp_output_opts {
     int keys;               /* the header names columns by key (`total_us`, not `Total(us)`) and
                                NULL cells are empty, not "-": CSV/TSV that load as typed
                                columns in pandas, DuckDB and spreadsheets */
+    int human;              /* --human: in the text formats (columns, space, Markdown), times and
+                               bytes with units as torch's key_averages().table() prints them
+                               ("1.234ms", "12.50 MB"), headers without "(us)"; the typed formats
+                               (CSV, TSV, JSON lines) ignore it.  With timeunit: every time in
+                               that unit ("1234.567ms"), as key_averages' time_unit= */
     char *note;             /* where tp_table_write says what it left out to keep the -w width
                                (comma-separated column keys; "" when nothing); NULL: not told */
     size_t note_cap;
+    int color;              /* a chart (--plot) may colour its bars with ANSI SGR sequences; the
+                               caller decides (tprof: stdout a terminal and NO_COLOR unset) */
 };
 
 void tp_output_opts_init(struct tp_output_opts *o);
@@ -156,6 +165,12 @@ size_t tp_table_rows(const tp_table *t);
  * total: ..."), each ending in a newline; "" when none.  The -w format
  * prints them itself; callers of the other formats decide where they go. */
 const char *tp_table_footer(const tp_table *t);
+/* The default columns of this table when they depend on the input (an
+ * Ascend kernels --group all table shows the PMU columns its
+ * kernel_details.csv carries, in the file's order), else NULL: then
+ * tp_view_default_columns gives them.  Callers printing a view's table
+ * without -c ask this first. */
+const char *tp_table_default_columns(const tp_table *t);
 
 /* Reading a table's cells (a table belongs to the caller once built).
  * Every reader takes out-of-range rows and columns and a NULL table, and
@@ -236,6 +251,8 @@ enum tp_optkind {
     TP_OPT_COUNT,         /* an integer >= 0 into an int64_t field */
     TP_OPT_POSITIVE,      /* an integer > 0 into an int64_t field */
     TP_OPT_MICROSECONDS,  /* a number > 0 (microseconds) into a double field */
+    TP_OPT_OPTIONAL,      /* a const char * field pointing at the argument, which may be left
+                             out (--series, --series=10ms): the field is then "" */
 };
 
 struct tp_view_option {
@@ -281,6 +298,16 @@ typedef struct tp_view {
     /* 1: build reads only kernels and st->annots (with the kernel side
      * table), so the store may be loaded with tp_store_set_kernel_scope. */
     int kernel_scope;
+    /* Optional, with build_run: the view needs only a small summary of
+     * each rank, so a run is read in bounded memory (tp_run_reduce): each
+     * rank's summary is made in a loading thread (rank_summary: NULL and a
+     * message in err on failure) and its store freed; build_summaries then
+     * builds the table from the summaries of every usable rank, in rank
+     * order, with their settled ranks; summary_free frees one. */
+    void *(*rank_summary)(const tp_store *st, const struct tp_view_opts *vo, tp_error *err);
+    void (*summary_free)(void *summary);
+    int (*build_summaries)(void *const *summaries, const int64_t *ranks, size_t n,
+                           const struct tp_view_opts *vo, tp_table **out, tp_error *err);
 } tp_view;
 enum { TP_ATTRIBUTES_NONE, TP_ATTRIBUTES_ALWAYS, TP_ATTRIBUTES_GROUPED };
 
@@ -295,8 +322,10 @@ struct tp_view_opts {
     int curve;               /* --curve */
     int all_steps;           /* --all-steps */
     int columnated;          /* output is the -w mode (prof.py prints the trace basename then) */
-    int plot;                /* --plot: draw (memory --curve) in the terminal */
-    int width;               /* -w W (W > 0), for views that draw (--plot); 0: 80 columns */
+    int plot;                /* --plot: draw the table as a chart (steps, kernels, ops, gpu --series;
+                                the table carries it and the -w format draws it) or the curve
+                                (memory --curve) */
+    int width;               /* -w W or the terminal's width, for views that draw (--plot); 0: 80 */
     int comm;                /* --comm: the communication ops table (dist) */
     int merge;               /* --merge: one table for all ranks of a run */
     const char *span;        /* --span: which span of a run */
@@ -310,8 +339,11 @@ struct tp_view_opts {
     const char *annotation;  /* critical-path: --annotation NAME (HTA's substring match) */
     int64_t instance;        /* critical-path: --instance K, 0-based (0: the first) */
     double short_us;         /* kernels: --short US, the kernels shorter than US µs (0: off) */
+    int per_step;            /* stragglers: --per-step, one row per step instead of per rank */
     const char *filter_steps;  /* --step N|A-B: the view reads those steps alone (tp_store_filter) */
     const char *filter_window; /* --window T0..T1: the view reads that window alone */
+    const char *series;      /* gpu: --series [INTERVAL], utilization per interval: "" (100
+                                intervals), a count ("50") or a length with a unit ("10ms") */
 };
 
 /* The registry of views, NULL-terminated. */
@@ -553,6 +585,11 @@ int tp_run_reduce(tp_run *r, int threads, void *(*reduce)(const struct tp_run_ra
                   void (*drop)(void *result), void *ctx, tp_error *err);
 
 size_t tp_run_size(const tp_run *r);
+/* The rank a rank's file name gives (rank-N, rank_N, rankN, workerN, ...;
+ * the first one in the name), -1 when it gives none: what tp_run_load
+ * takes when the trace has no distributedInfo (tprof-mpi numbers the files
+ * each process reads this way). */
+int64_t tp_run_name_rank(const struct tp_run_rank *k);
 /* Keep only the ranks of `list` ("0,2,5-7"): --rank.  Ranks are known once
  * their traces are read (distributedInfo), so tp_run_load / tp_run_reduce
  * drop the others after reading and fail with TP_ERR_USAGE on a rank the
@@ -579,9 +616,10 @@ void tp_run_free(tp_run *r);
 
 /* ---- a run's tables (lib/run/run_table.c) ---------------------------------- */
 
-/* The rank and worker columns are columns of every view shown over a run
- * (unless the view has its own rank column): check a -c list against view v
- * (or its NPU twin) with those two allowed.  TP_OK, or TP_ERR_USAGE. */
+/* The file, rank and worker columns are columns of every view shown over a
+ * run or with --with-file (rank and worker unless the view has its own rank
+ * column): check a -c list against view v (or its NPU twin) with those
+ * allowed.  TP_OK, or TP_ERR_USAGE. */
 int tp_run_check_columns(const tp_view *v, const char *columns, tp_error *err);
 
 /* Write the one table view v built of a whole run (build_run, or a --merge
@@ -604,16 +642,30 @@ int tp_rank_table_new(const tp_view *v, tp_rank_table **out, tp_error *err);
 /* The view whose tables the block holds (NULL for NULL). */
 const tp_view *tp_rank_table_view(const tp_rank_table *b);
 
+/* --with-file: a block whose rows are those of several inputs (traces,
+ * ranks of run directories, whole-run tables), each under its file: a
+ * `file` column first (the input's path as given; a rank's trace path in
+ * its run directory), then the rank (NULL for a trace's rows) when rows
+ * came from ranks.  Every column key of the rank blocks, file included, is
+ * also a column of a block made by tp_rank_table_new. */
+int tp_rank_table_new_files(const tp_view *v, tp_rank_table **out, tp_error *err);
+
 /* Append rank k's table t: its rows in the order o gives them one table
  * (the --sort keys that are columns of the view, then --name, then --top),
- * under k's rank and worker. */
+ * under k's rank, worker and trace path (file). */
 int tp_rank_table_add(tp_rank_table *b, const struct tp_run_rank *k, const tp_table *t,
                       const struct tp_output_opts *o, tp_error *err);
+/* The same for the table of one input that is not a rank (a trace, or the
+ * one table of a whole run), under file `path`; its rank and worker NULL. */
+int tp_rank_table_add_file(tp_rank_table *b, const char *path, const tp_table *t, const struct tp_output_opts *o,
+                           tp_error *err);
 
 /* Write the block: o's columns (else the view's default for vo), with rank
  * in front when the list names neither rank nor worker (worker left out
- * when the view has its own rank column but no worker); --sort, --name and
- * --top were applied per rank by tp_rank_table_add. */
+ * when the view has its own rank column but no worker), and for a
+ * --with-file block the file before all (the rank only when rows came from
+ * ranks), neither when the list names the file; --sort, --name and --top were applied
+ * per rank (per input) by tp_rank_table_add. */
 int tp_rank_table_write(const tp_rank_table *b, const struct tp_output_opts *o,
                         const struct tp_view_opts *vo, FILE *out, tp_error *err);
 

@@ -137,13 +137,17 @@ int tp_ascend_probe(const char *dir)
     return outdir(dir, o, sizeof o);
 }
 
-static char *slurp(const char *path, size_t *len)
+/* The whole file; NULL when it cannot be read, or, with *nomem set, when
+ * memory ran out (an error of its own: not a file to skip). */
+static char *slurp(const char *path, size_t *len, int *nomem)
 {
+    *nomem = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
     size_t cap = 1 << 16, n = 0;
     char *b = malloc(cap);
+    *nomem = !b;
     while (b) {
         size_t r = fread(b + n, 1, cap - n, f);
         n += r;
@@ -158,6 +162,7 @@ static char *slurp(const char *path, size_t *len)
         if (!nb) {
             free(b);
             b = NULL;
+            *nomem = 1;
             break;
         }
         b = nb;
@@ -168,12 +173,13 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
-/* profiler_info[_N].json beside ASCEND_PROFILER_OUTPUT: rank_id and level. */
-static void read_info(tp_store *st, struct tp_npu_data *d, const char *dir)
+/* profiler_info[_N].json beside ASCEND_PROFILER_OUTPUT: rank_id and level;
+ * -1 when out of memory. */
+static int read_info(tp_store *st, struct tp_npu_data *d, const char *dir)
 {
     DIR *dd = opendir(dir);
     if (!dd)
-        return;
+        return 0;
     struct dirent *e;
     while ((e = readdir(dd))) {
         size_t l = strlen(e->d_name);
@@ -182,13 +188,17 @@ static void read_info(tp_store *st, struct tp_npu_data *d, const char *dir)
         char p[2048];
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         size_t n;
-        char *b = slurp(p, &n);
+        int oom;
+        char *b = slurp(p, &n, &oom);
+        if (!b && oom)
+            break;
         if (!b)
             continue;
         char *s = realloc(b, n + 1);
         if (!s) {
             free(b);
-            continue;
+            oom = 1;
+            break;
         }
         s[n] = 0;
         const char *r = strstr(s, "\"rank_id\"");
@@ -210,6 +220,7 @@ static void read_info(tp_store *st, struct tp_npu_data *d, const char *dir)
         free(s);
     }
     closedir(dd);
+    return e ? -1 : 0;    /* left the loop early: out of memory */
 }
 
 /* "PATH: byte N: what" from the JSON reader -> reason "FILE: what" at N. */
@@ -286,9 +297,9 @@ int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
     d->files = d->on_disk = scan(d->dir, db, sizeof db, opsum, sizeof opsum);
 
     /* profiler_info*.json sits in the *_ascend_pt folder, one level up. */
-    read_info(st, d, dir);
-    if (st->rank == TP_NONE && strcmp(d->dir, dir) != 0)
-        read_info(st, d, d->dir);
+    if (read_info(st, d, dir) < 0 ||
+        (st->rank == TP_NONE && strcmp(d->dir, dir) != 0 && read_info(st, d, d->dir) < 0))
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading profiler_info", dir);
 
     char p[2048];
     struct stat sb;
@@ -310,7 +321,10 @@ int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
             continue;
         }
         size_t len;
-        char *b = slurp(p, &len);
+        int oom;
+        char *b = slurp(p, &len, &oom);
+        if (!b && oom)
+            return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", p);
         if (!b) {
             char reason[96];
             snprintf(reason, sizeof reason, "%s: cannot be read", known[i].name);
@@ -326,7 +340,10 @@ int tp_ingest_ascend(tp_store *st, const char *dir, tp_error *err)
 
     if (!(d->files & TP_NPU_KERNEL_DETAILS) && (d->files & TP_NPU_OP_SUMMARY)) {
         size_t len;
-        char *b = slurp(opsum, &len);
+        int oom;
+        char *b = slurp(opsum, &len, &oom);
+        if (!b && oom)
+            return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", opsum);
         const char *base = strrchr(opsum, '/') ? strrchr(opsum, '/') + 1 : opsum;
         if (b) {
             st->input_bytes += len;
@@ -404,6 +421,8 @@ void tp_npu_free(struct tp_npu_data *d)
     free(d->modules);
     free(d->steps);
     free(d->comms);
+    free(d->xcols);
+    free(d->xcells);
     free(d);
 }
 
@@ -496,6 +515,14 @@ int tp_npu_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char 
         snprintf(val, vcap, "tasks %zu, operators %zu, allocations %zu, memory records %zu, module records %zu, steps %zu, "
                  "communication ops %zu", d->ntasks, d->nops, d->nallocs, d->nrecords, d->nmodules, d->nsteps, d->ncomms);
         return 1;
+    case 5: {
+        /* HF32 Eligible, Context ID, the PMU columns: kernels --group all */
+        snprintf(key, kcap, "ascend.kernel_extra_columns");
+        size_t n = (size_t)snprintf(val, vcap, "%zu", d->nxcols);
+        for (size_t c = 0; c < d->nxcols && n < vcap; c++)
+            n += (size_t)snprintf(val + n, vcap - n, "%s%s", c ? "," : ": ", tp_store_str(st, d->xcols[c].name));
+        return 1;
+    }
     default:
         return 0;
     }

@@ -25,7 +25,9 @@ struct event {
     struct jv ext_id, ext_id_lc, correlation, seq, device, stream, grid, block, regs, smem, bps, occ,
         bytes, input_dims, input_type, input_strides, concrete_inputs, call_stack, py_id, py_parent, py_module, fwd_tid,
         dev_type, dev_id, addr, mem_bytes, total_alloc, total_reserved, meta_name, meta_labels, wait_corr, wait_stream;
-    int has_args;
+    /* a collective's metadata (record_param_comms and NCCL kernels) */
+    struct jv coll_name, dtype, in_nelems, out_nelems, group_size, pg_name, pg_id, pg_desc, pg_ranks, coll_seq;
+    int has_args, has_coll;
 };
 
 struct importer {
@@ -129,8 +131,14 @@ static int read_args(tp_json *j, struct event *ev)
             else if (KEY("est. achieved occupancy %")) dst = &ev->occ;
             break;
         case 'c': if (KEY("correlation")) dst = &ev->correlation; break;
-        case 'S': if (KEY("Sequence number")) dst = &ev->seq; break;
-        case 'd': if (KEY("device")) dst = &ev->device; break;
+        case 'S':
+            if (KEY("Sequence number")) dst = &ev->seq;
+            else if (KEY("Seq")) dst = &ev->coll_seq;
+            break;
+        case 'd':
+            if (KEY("device")) dst = &ev->device;
+            else if (KEY("dtype")) dst = &ev->dtype;
+            break;
         case 's':
             if (KEY("stream")) dst = &ev->stream;
             else if (KEY("shared memory")) dst = &ev->smem;
@@ -147,15 +155,23 @@ static int read_args(tp_json *j, struct event *ev)
             if (KEY("Input Dims") || KEY("Input dims")) dst = &ev->input_dims;
             else if (KEY("Input type")) dst = &ev->input_type;
             else if (KEY("Input Strides")) dst = &ev->input_strides;
+            else if (KEY("In msg nelems")) dst = &ev->in_nelems;
             break;
+        case 'O': if (KEY("Out msg nelems")) dst = &ev->out_nelems; break;
+        case 'G': if (KEY("Group size")) dst = &ev->group_size; break;
         case 'C':
             if (KEY("Call stack")) dst = &ev->call_stack;
             else if (KEY("Concrete Inputs")) dst = &ev->concrete_inputs;
+            else if (KEY("Collective name")) dst = &ev->coll_name;
             break;
         case 'P':
             if (KEY("Python id")) dst = &ev->py_id;
             else if (KEY("Python parent id")) dst = &ev->py_parent;
             else if (KEY("Python module id")) dst = &ev->py_module;
+            else if (KEY("Process Group Name")) dst = &ev->pg_name;
+            else if (KEY("Process Group ID")) dst = &ev->pg_id;
+            else if (KEY("Process Group Description")) dst = &ev->pg_desc;
+            else if (KEY("Process Group Ranks")) dst = &ev->pg_ranks;
             break;
         case 'F': if (KEY("Fwd thread id")) dst = &ev->fwd_tid; break;
         case 'D':
@@ -178,6 +194,7 @@ static int read_args(tp_json *j, struct event *ev)
         if (dst) {
             if (read_value(j, dst) < 0)
                 return -1;
+            ev->has_coll |= dst == &ev->coll_name || dst == &ev->in_nelems || dst == &ev->coll_seq;
         } else if (tp_json_skip(j, NULL) < 0) {
             return -1;
         }
@@ -333,44 +350,205 @@ static int64_t pick_i64(struct importer *im, const struct jv *v, const char *wha
 static int drop_row_oom(tp_store *st, int64_t row, tp_json *j)
 {
     st->n = (size_t)row;
+    while (st->ncolls && st->colls[st->ncolls - 1].row >= row)
+        st->ncolls--;
     return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
 }
 
-static int add_event(struct importer *im, struct event *ev, uint64_t off)
+/* A text field of a collective: a string, or a number kept as written
+ * ("Process Group ID": 0); anything else absent. */
+static uint32_t coll_str(struct importer *im, const struct jv *v)
 {
-    tp_store *st = im->st;
-    tp_json *j = im->j;
+    return v->type == TP_J_STRING || v->type == TP_J_NUMBER ? get_str(im, v) : 0;
+}
+
+/* The collective record of a kernel or operator that carries one. */
+static int add_coll(struct importer *im, struct event *ev, size_t row, uint64_t off, int *bad)
+{
+    struct tp_coll_info *c = tp_store_add_coll_info(im->st, row);
+    if (!c)
+        return -1;
+    c->name = coll_str(im, &ev->coll_name);
+    c->dtype = coll_str(im, &ev->dtype);
+    c->pg_name = coll_str(im, ev->pg_name.type != TP_J_NONE ? &ev->pg_name : &ev->pg_id);
+    c->pg_desc = coll_str(im, &ev->pg_desc);
+    c->pg_ranks = coll_str(im, &ev->pg_ranks);
+    c->in_nelems = pick_i64(im, &ev->in_nelems, "\"In msg nelems\"", off, bad);
+    c->out_nelems = pick_i64(im, &ev->out_nelems, "\"Out msg nelems\"", off, bad);
+    c->group_size = pick_i64(im, &ev->group_size, "\"Group size\"", off, bad);
+    c->seq = pick_i64(im, &ev->coll_seq, "\"Seq\"", off, bad);
+    return 0;
+}
+
+/* The fields every event needs: "ph", "ts" (but for metadata), "dur" and
+ * the types of "name" and "cat".  1 when usable (*ph, *ts, *dur set), 0
+ * when the event is counted as malformed and skipped. */
+static int check_event(tp_store *st, tp_json *j, const struct event *ev, uint64_t off, char *ph, int64_t *ts,
+                       int64_t *dur)
+{
     if (ev->ph.type != TP_J_STRING || ev->ph.s.len < 1) {
         tp_store_bad(st, ev->ph.type == TP_J_NONE ? "event without \"ph\"" : "\"ph\" is not a string", off);
         return 0;
     }
-    char ph = tp_json_ptr(j, ev->ph.s)[0];
-    int64_t ts = 0, dur = 0;
-    int r = get_ns(j, &ev->ts, &ts);
-    if (r < 0) {
-        tp_store_bad(st, "\"ts\" is not a number in range", off);
-        return 0;
+    *ph = tp_json_ptr(j, ev->ph.s)[0];
+    *ts = *dur = 0;
+    int r = get_ns(j, &ev->ts, ts);
+    const char *why = r < 0                                        ? "\"ts\" is not a number in range"
+                      : r == 0 && *ph != 'M'                       ? "event without \"ts\""
+                      : get_ns(j, &ev->dur, dur) < 0               ? "\"dur\" is not a number in range"
+                      : ev->name.type != TP_J_NONE && ev->name.type != TP_J_STRING ? "\"name\" is not a string"
+                      : ev->cat.type != TP_J_NONE && ev->cat.type != TP_J_STRING   ? "\"cat\" is not a string"
+                      : *dur < 0                                   ? "negative \"dur\""
+                      : *ts > INT64_MAX / 2 || *ts < INT64_MIN / 2 || *dur > INT64_MAX / 4
+                          ? "timestamp out of range"
+                          : NULL;
+    if (why)
+        tp_store_bad(st, why, off);
+    return why == NULL;
+}
+
+/* The kind of row `row` by its phase and category; a flow's id goes to
+ * `correlation`. */
+static enum tp_kind event_kind(struct importer *im, const struct event *ev, int64_t row, char ph, uint64_t off,
+                               int *bad)
+{
+    tp_store *st = im->st;
+    switch (ph) {
+    case 'X':
+        return cat_kind(im, st->cat[row]);
+    case 'i': case 'I':
+        return st->name[row] == im->memory_name ? TP_K_MEMORY : TP_K_INSTANT;
+    case 's': case 'f': case 't':
+        if (ev->id.type == TP_J_STRING && get_i64(im->j, &ev->id, &st->correlation[row]) != 1) {
+            /* Ascend's HostToDevice flows carry string ids past int64
+             * ("40004068119343529983"): flows only pair s with f, so a
+             * 62-bit hash of the text stands in (bit 62 set: never equal to
+             * a numeric id below 2^62). */
+            const unsigned char *p = (const unsigned char *)tp_json_ptr(im->j, ev->id.s);
+            uint64_t h = 0xcbf29ce484222325ULL;
+            for (uint32_t q = 0; q < ev->id.s.len; q++)
+                h = (h ^ p[q]) * 0x100000001b3ULL;
+            st->correlation[row] = (int64_t)((h & ((UINT64_C(1) << 62) - 1)) | (UINT64_C(1) << 62));
+        } else {
+            st->correlation[row] = pick_i64(im, &ev->id, "flow \"id\"", off, bad);
+        }
+        return TP_K_FLOW;
+    case 'C': return TP_K_COUNTER;
+    case 'M': return TP_K_META;
+    default: return TP_K_OTHER;
     }
-    if (r == 0 && ph != 'M') {
-        tp_store_bad(st, "event without \"ts\"", off);
+}
+
+/* The args every kind may carry: ids, device and stream. */
+static void read_common_args(struct importer *im, const struct event *ev, int64_t row, enum tp_kind kind,
+                             uint64_t off, int *bad)
+{
+    tp_store *st = im->st;
+    const struct jv *ext = ev->ext_id.type != TP_J_NONE ? &ev->ext_id : &ev->ext_id_lc;
+    st->external_id[row] = pick_i64(im, ext, "\"External id\"", off, bad);
+    if (kind != TP_K_FLOW)
+        st->correlation[row] = pick_i64(im, &ev->correlation, "\"correlation\"", off, bad);
+    st->seq[row] = pick_i64(im, &ev->seq, "\"Sequence number\"", off, bad);
+    int64_t x = pick_i64(im, &ev->device, "\"device\"", off, bad);
+    if (x != TP_NONE)
+        st->device[row] = (int32_t)x;
+    x = pick_i64(im, &ev->stream, "\"stream\"", off, bad);
+    if (x != TP_NONE)
+        st->stream[row] = (int32_t)x;
+}
+
+static int read_kernel_args(struct importer *im, const struct event *ev, int64_t row, uint64_t off, int *bad)
+{
+    struct tp_kernel_info *k = tp_store_add_kernel_info(im->st, (size_t)row);
+    if (!k)
+        return -1;
+    get_dim3(im->j, &ev->grid, k->grid);
+    get_dim3(im->j, &ev->block, k->block);
+    int64_t x = pick_i64(im, &ev->regs, "\"registers per thread\"", off, bad);
+    if (x != TP_NONE)
+        k->regs = (int32_t)x;
+    x = pick_i64(im, &ev->smem, "\"shared memory\"", off, bad);
+    if (x != TP_NONE)
+        k->smem = x;
+    x = pick_i64(im, &ev->bytes, "\"bytes\"", off, bad);
+    if (x != TP_NONE)
+        k->bytes = x;
+    double d;
+    if (get_double(im->j, &ev->bps, &d) == 1)
+        k->blocks_per_sm = d;
+    if (get_double(im->j, &ev->occ, &d) == 1)
+        k->occupancy = d;
+    return 0;
+}
+
+/* "Event Sync" and "Stream Wait Event" name the cudaEventRecord they wait
+ * for and the stream it recorded on: the critical path joins them to the
+ * kernel the event recorded (critical_path_sync.c). */
+static int read_sync_args(struct importer *im, const struct event *ev, int64_t row, uint64_t off, int *bad)
+{
+    int64_t corr = pick_i64(im, &ev->wait_corr, "\"wait_on_cuda_event_record_corr_id\"", off, bad);
+    int64_t ws = pick_i64(im, &ev->wait_stream, "\"wait_on_stream\"", off, bad);
+    if (corr == TP_NONE && ws == TP_NONE)
         return 0;
-    }
-    if (get_ns(j, &ev->dur, &dur) < 0) {
-        tp_store_bad(st, "\"dur\" is not a number in range", off);
+    struct tp_kernel_info *k = tp_store_add_kernel_info(im->st, (size_t)row);
+    if (!k)
+        return -1;
+    k->sync_record_corr = corr;
+    if (ws != TP_NONE && ws >= INT32_MIN && ws <= INT32_MAX)
+        k->sync_wait_stream = (int32_t)ws;
+    return 0;
+}
+
+static int read_op_args(struct importer *im, const struct event *ev, int64_t row, uint64_t off, int *bad)
+{
+    struct tp_op_info *o = tp_store_add_op_info(im->st, (size_t)row);
+    if (!o)
+        return -1;
+    if (ev->input_dims.type == TP_J_ARRAY)
+        o->input_dims = get_str(im, &ev->input_dims);
+    if (ev->input_type.type == TP_J_ARRAY)
+        o->input_types = get_str(im, &ev->input_type);
+    if (ev->input_strides.type == TP_J_ARRAY)
+        o->input_strides = get_str(im, &ev->input_strides);
+    if (ev->concrete_inputs.type == TP_J_ARRAY)
+        o->concrete_inputs = get_str(im, &ev->concrete_inputs);
+    if (ev->call_stack.type == TP_J_STRING)
+        o->call_stack = get_str(im, &ev->call_stack);
+    o->python_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
+    o->python_parent_id = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
+    o->module_id = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
+    o->fwd_thread = pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, bad);
+    return 0;
+}
+
+static int read_mem_args(struct importer *im, const struct event *ev, int64_t row, uint64_t off, int *bad)
+{
+    struct tp_mem_info *m = tp_store_add_mem_info(im->st, (size_t)row);
+    if (!m)
+        return -1;
+    int64_t x = pick_i64(im, &ev->dev_type, "\"Device Type\"", off, bad);
+    if (x != TP_NONE)
+        m->device_type = (int32_t)x;
+    x = pick_i64(im, &ev->dev_id, "\"Device Id\"", off, bad);
+    if (x != TP_NONE)
+        m->device_id = (int32_t)x;
+    m->addr = pick_i64(im, &ev->addr, "\"Addr\"", off, bad);
+    m->bytes = pick_i64(im, &ev->mem_bytes, "\"Bytes\"", off, bad);
+    m->total_allocated = pick_i64(im, &ev->total_alloc, "\"Total Allocated\"", off, bad);
+    m->total_reserved = pick_i64(im, &ev->total_reserved, "\"Total Reserved\"", off, bad);
+    return 0;
+}
+
+/* One event into a row: the fields every event has, its kind, then the
+ * side table of its kind.  A malformed event is counted and dropped. */
+static int add_event(struct importer *im, struct event *ev, uint64_t off)
+{
+    tp_store *st = im->st;
+    tp_json *j = im->j;
+    char ph;
+    int64_t ts, dur;
+    if (!check_event(st, j, ev, off, &ph, &ts, &dur))
         return 0;
-    }
-    if (ev->name.type != TP_J_NONE && ev->name.type != TP_J_STRING) {
-        tp_store_bad(st, "\"name\" is not a string", off);
-        return 0;
-    }
-    if (ev->cat.type != TP_J_NONE && ev->cat.type != TP_J_STRING) {
-        tp_store_bad(st, "\"cat\" is not a string", off);
-        return 0;
-    }
-    if (ts > INT64_MAX / 2 || ts < INT64_MIN / 2 || dur > INT64_MAX / 4 || dur < 0) {
-        tp_store_bad(st, dur < 0 ? "negative \"dur\"" : "timestamp out of range", off);
-        return 0;
-    }
     int bad = 0;
     int64_t row = tp_store_add(st);
     if (row < 0)
@@ -382,125 +560,24 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     st->cat[row] = get_str(im, &ev->cat);
     st->pid[row] = get_id(im, &ev->pid);
     st->tid[row] = get_id(im, &ev->tid);
-
-    enum tp_kind kind;
-    switch (ph) {
-    case 'X':
-        kind = cat_kind(im, st->cat[row]);
-        break;
-    case 'i': case 'I':
-        kind = st->name[row] == im->memory_name ? TP_K_MEMORY : TP_K_INSTANT;
-        break;
-    case 's': case 'f': case 't':
-        kind = TP_K_FLOW;
-        if (ev->id.type == TP_J_STRING && get_i64(j, &ev->id, &st->correlation[row]) != 1) {
-            /* Ascend's HostToDevice flows carry string ids past int64
-             * ("40004068119343529983"): flows only pair s with f, so a
-             * 62-bit hash of the text stands in (bit 62 set: never equal to
-             * a numeric id below 2^62). */
-            const unsigned char *p = (const unsigned char *)tp_json_ptr(j, ev->id.s);
-            uint64_t h = 0xcbf29ce484222325ULL;
-            for (uint32_t q = 0; q < ev->id.s.len; q++)
-                h = (h ^ p[q]) * 0x100000001b3ULL;
-            st->correlation[row] = (int64_t)((h & ((UINT64_C(1) << 62) - 1)) | (UINT64_C(1) << 62));
-        } else {
-            st->correlation[row] = pick_i64(im, &ev->id, "flow \"id\"", off, &bad);
-        }
-        break;
-    case 'C': kind = TP_K_COUNTER; break;
-    case 'M': kind = TP_K_META; break;
-    default: kind = TP_K_OTHER; break;
-    }
+    enum tp_kind kind = event_kind(im, ev, row, ph, off, &bad);
     st->kind[row] = (uint8_t)kind;
-
-    if (ev->has_args) {
-        const struct jv *ext = ev->ext_id.type != TP_J_NONE ? &ev->ext_id : &ev->ext_id_lc;
-        st->external_id[row] = pick_i64(im, ext, "\"External id\"", off, &bad);
-        if (kind != TP_K_FLOW)
-            st->correlation[row] = pick_i64(im, &ev->correlation, "\"correlation\"", off, &bad);
-        st->seq[row] = pick_i64(im, &ev->seq, "\"Sequence number\"", off, &bad);
-        int64_t x = pick_i64(im, &ev->device, "\"device\"", off, &bad);
-        if (x != TP_NONE)
-            st->device[row] = (int32_t)x;
-        x = pick_i64(im, &ev->stream, "\"stream\"", off, &bad);
-        if (x != TP_NONE)
-            st->stream[row] = (int32_t)x;
-    }
+    if (ev->has_args)
+        read_common_args(im, ev, row, kind, off, &bad);
+    int rc = 0;
     switch (kind) {
-    case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET: {
-        struct tp_kernel_info *k = tp_store_add_kernel_info(st, (size_t)row);
-        if (!k)
-            return drop_row_oom(st, row, j);
-        get_dim3(j, &ev->grid, k->grid);
-        get_dim3(j, &ev->block, k->block);
-        int64_t x = pick_i64(im, &ev->regs, "\"registers per thread\"", off, &bad);
-        if (x != TP_NONE)
-            k->regs = (int32_t)x;
-        x = pick_i64(im, &ev->smem, "\"shared memory\"", off, &bad);
-        if (x != TP_NONE)
-            k->smem = x;
-        x = pick_i64(im, &ev->bytes, "\"bytes\"", off, &bad);
-        if (x != TP_NONE)
-            k->bytes = x;
-        double d;
-        if (get_double(j, &ev->bps, &d) == 1)
-            k->blocks_per_sm = d;
-        if (get_double(j, &ev->occ, &d) == 1)
-            k->occupancy = d;
+    case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET:
+        rc = read_kernel_args(im, ev, row, off, &bad);
         break;
-    }
-    case TP_K_SYNC: {
-        /* "Event Sync" and "Stream Wait Event" name the cudaEventRecord
-         * they wait for and the stream it recorded on: the critical path
-         * joins them to the kernel the event recorded (critical_path_sync.c) */
-        int64_t corr = pick_i64(im, &ev->wait_corr, "\"wait_on_cuda_event_record_corr_id\"", off, &bad);
-        int64_t ws = pick_i64(im, &ev->wait_stream, "\"wait_on_stream\"", off, &bad);
-        if (corr == TP_NONE && ws == TP_NONE)
-            break;
-        struct tp_kernel_info *k = tp_store_add_kernel_info(st, (size_t)row);
-        if (!k)
-            return drop_row_oom(st, row, j);
-        k->sync_record_corr = corr;
-        if (ws != TP_NONE && ws >= INT32_MIN && ws <= INT32_MAX)
-            k->sync_wait_stream = (int32_t)ws;
+    case TP_K_SYNC:
+        rc = read_sync_args(im, ev, row, off, &bad);
         break;
-    }
-    case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION: case TP_K_PYTHON_FUNCTION: {
-        struct tp_op_info *o = tp_store_add_op_info(st, (size_t)row);
-        if (!o)
-            return drop_row_oom(st, row, j);
-        if (ev->input_dims.type == TP_J_ARRAY)
-            o->input_dims = get_str(im, &ev->input_dims);
-        if (ev->input_type.type == TP_J_ARRAY)
-            o->input_types = get_str(im, &ev->input_type);
-        if (ev->input_strides.type == TP_J_ARRAY)
-            o->input_strides = get_str(im, &ev->input_strides);
-        if (ev->concrete_inputs.type == TP_J_ARRAY)
-            o->concrete_inputs = get_str(im, &ev->concrete_inputs);
-        if (ev->call_stack.type == TP_J_STRING)
-            o->call_stack = get_str(im, &ev->call_stack);
-        o->python_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, &bad);
-        o->python_parent_id = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, &bad);
-        o->module_id = pick_i64(im, &ev->py_module, "\"Python module id\"", off, &bad);
-        o->fwd_thread = pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, &bad);
+    case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION: case TP_K_PYTHON_FUNCTION:
+        rc = read_op_args(im, ev, row, off, &bad);
         break;
-    }
-    case TP_K_MEMORY: {
-        struct tp_mem_info *m = tp_store_add_mem_info(st, (size_t)row);
-        if (!m)
-            return drop_row_oom(st, row, j);
-        int64_t x = pick_i64(im, &ev->dev_type, "\"Device Type\"", off, &bad);
-        if (x != TP_NONE)
-            m->device_type = (int32_t)x;
-        x = pick_i64(im, &ev->dev_id, "\"Device Id\"", off, &bad);
-        if (x != TP_NONE)
-            m->device_id = (int32_t)x;
-        m->addr = pick_i64(im, &ev->addr, "\"Addr\"", off, &bad);
-        m->bytes = pick_i64(im, &ev->mem_bytes, "\"Bytes\"", off, &bad);
-        m->total_allocated = pick_i64(im, &ev->total_alloc, "\"Total Allocated\"", off, &bad);
-        m->total_reserved = pick_i64(im, &ev->total_reserved, "\"Total Reserved\"", off, &bad);
+    case TP_K_MEMORY:
+        rc = read_mem_args(im, ev, row, off, &bad);
         break;
-    }
     case TP_K_META:
         if (ev->meta_name.type == TP_J_STRING)
             st->aux[row] = get_str(im, &ev->meta_name);
@@ -510,7 +587,13 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     default:
         break;
     }
-    if (im->oom)
+    if (rc == 0 && !bad && ev->has_coll && (kind == TP_K_KERNEL || kind == TP_K_CPU_OP)) {
+        if (add_coll(im, ev, (size_t)row, off, &bad) < 0)
+            return drop_row_oom(st, row, j);
+        if (bad)
+            st->ncolls--;   /* the row goes, and its record with it */
+    }
+    if (rc < 0 || im->oom)
         return drop_row_oom(st, row, j);
     if (bad)
         st->n--;   /* drop the row; the reason is counted */

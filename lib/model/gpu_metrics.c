@@ -16,7 +16,6 @@
 #include "tbtree.h"
 #include "checked.h"
 
-int tp_tb_kernel_tc(const char *name);   /* view_ops.c: the plugin's TC kernel list */
 
 static _Thread_local const tp_store *g_st;
 

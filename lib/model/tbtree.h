@@ -61,5 +61,11 @@ struct tb_model {
 const struct tb_model *tp_store_tb(const tp_store *st);
 /* The plugin's is_operator_node: rows of the operator and memory tables. */
 int  tp_tb_is_op(const struct tb_node *n);
+/* The plugin's TC_Allowlist: 1 when a kernel of this name uses Tensor Cores. */
+int tp_tb_kernel_tc(const char *name);
+/* The kernels the trees reach, with their launching operator's name and
+ * Tensor Core eligibility (kernels --group props): copies the caller frees;
+ * 0, or -1 when out of memory. */
+int tp_tb_kernel_ops(const tp_store *st, int64_t **rows, const char ***ops, int **elig, size_t *n);
 
 #endif

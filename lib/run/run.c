@@ -986,3 +986,8 @@ oom:
     tp_store_free(st);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 }
+
+int64_t tp_run_name_rank(const struct tp_run_rank *k)
+{
+    return k && k->worker ? rank_from_name(k->worker) : -1;
+}

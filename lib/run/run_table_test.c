@@ -1,6 +1,7 @@
 /* run_table_test.c — a run's tables (run_table.c): the rank and worker
  * columns in front of a per-rank view, each rank's rows in its own --sort,
- * --name and --top order, and the column lists of a run. */
+ * --name and --top order, the column lists of a run, and the --with-file
+ * block (a file column first, traces and ranks in one table). */
 #include <stdlib.h>
 #include <string.h>
 #include "testing.h"
@@ -94,6 +95,32 @@ int main(void)
     /* a view with its own rank column: no run columns, worker left out */
     CHECK_INT("block of a view with a rank column", tp_rank_table_new(temporal, &b, &err), TP_OK);
     CHECK_INT("a table of another view is refused", tp_rank_table_add(b, &r3, t, &o, &err), TP_ERR_USAGE);
+    tp_rank_table_free(b);
+
+    /* --with-file: a trace's rows and a rank's under their files, the file
+     * first, the rank (NULL for the trace) once a rank's rows are in */
+    CHECK_INT("-c with file", tp_run_check_columns(kernels, "file,name", &err), TP_OK);
+    CHECK_INT("files block", tp_rank_table_new_files(kernels, &b, &err), TP_OK);
+    o.columns = "name,calls";
+    o.top = 1;
+    o.sort = "file,+name";   /* file is the block's order */
+    CHECK_INT("add a trace", tp_rank_table_add_file(b, "a.json", t, &o, &err), TP_OK);
+    CHECK("files: file in front, no rank for traces alone",
+          starts(write_block, b, &o, "\"File\",\"Name\",\"Calls\"\n\"a.json\",\"nvjet_tst"));
+    r3.path = "run/w3.pt.trace.json";
+    CHECK_INT("add a rank", tp_rank_table_add(b, &r3, t, &o, &err), TP_OK);
+    s = written(write_block, b, &o);
+    CHECK("files: the rank after the file once ranks are in",
+          s && strncmp(s, "\"File\",\"Rank\",\"Name\",\"Calls\"\n\"a.json\",\"-\",\"nvjet_tst", 50) == 0 &&
+              strstr(s, "\n\"run/w3.pt.trace.json\",\"3\",\"nvjet_tst") != NULL);
+    free(s);
+    o.columns = "name,file";
+    CHECK("files: -c places the file", starts(write_block, b, &o, "\"Name\",\"File\"\n\"nvjet_tst"));
+    CHECK_INT("add_file NULL path", tp_rank_table_add_file(b, NULL, t, &o, &err), TP_ERR_USAGE);
+    tp_rank_table_free(b);
+    CHECK_INT("files block of a view with a rank column", tp_rank_table_new_files(temporal, &b, &err), TP_OK);
+    o.columns = "worker";
+    CHECK("files, own rank column: worker left out", starts(write_block, b, &o, "\"File\",\"Rank\"\n"));
     tp_rank_table_free(b);
 
     /* one table of a whole run: the run's keys left out of -c */

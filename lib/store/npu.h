@@ -45,6 +45,45 @@ struct tp_npu_task {          /* kernel_details.csv: one device task */
     int64_t op_row;               /* its store row, -1 unknown */
 };
 
+/* kernel_details.csv's columns beyond those of tp_npu_task: HF32 Eligible,
+ * Context ID and the PMU columns of whichever aic_metrics the run recorded
+ * (aicore_time(us), aic_mac_ratio, aiv_vec_time(us), cube_utilization(%),
+ * aic_l0a_read_bw(GB/s) ...; their set depends on the metrics and the chip).
+ * The plugin's "All" table passes them through as the strings it read, so a
+ * cell keeps its text exactly (decimals as written: "0.0", "50.522").
+ *
+ * A cell is one int64 (tp_npu_xcell), column-major: the cell of extra column
+ * c for task t is xcells[c * ntasks + t].  A plain decimal ("0.519", "0.0",
+ * "2910056", "-3.5": at most 15 digits, no leading zero, no exponent) is a
+ * number: its digits as a signed integer times 256, plus how many of them
+ * follow the point (0..15), so it prints back to the same text, takes no
+ * string table space, and is exact as a double.  Any other text (N/A, YES,
+ * "abc", "", "1e-3", "007") is a string id times 256, plus TP_NPU_XTEXT. */
+struct tp_npu_xcol {
+    uint32_t name;                /* the header name, as written (strtab) */
+};
+typedef int64_t tp_npu_xcell;
+#define TP_NPU_XTEXT 255
+#define TP_NPU_XDIGITS 15
+
+/* The cell for text s[0..n) into *out (a string is interned when it is not
+ * a number); 0, or -1 when out of memory. */
+int tp_npu_xcell_encode(tp_store *st, const char *s, size_t n, tp_npu_xcell *out);
+/* Its text as written: the string, or the number formatted into buf (cap >=
+ * 24). */
+const char *tp_npu_xcell_str(const tp_store *st, tp_npu_xcell x, char *buf, size_t cap);
+/* Its number (NaN when it is text: N/A, empty, not a number). */
+double tp_npu_xcell_value(const tp_store *st, tp_npu_xcell x);
+/* 1 when a cell read from a store is well formed (decimals in range, a
+ * string id below nstrings). */
+static inline int tp_npu_xcell_valid(tp_npu_xcell x, uint64_t nstrings)
+{
+    unsigned k = (unsigned)((uint64_t)x & 0xff);
+    if (k == TP_NPU_XTEXT)
+        return x >= 0 && (uint64_t)(x >> 8) < nstrings;
+    return k <= TP_NPU_XDIGITS;
+}
+
 struct tp_npu_op {            /* operator_details.csv: one framework op instance */
     uint32_t name, shapes, stack;   /* strtab; shapes/stack "" when empty */
     int64_t host_self, host_total, dev_self, dev_total, dev_self_aic, dev_total_aic;   /* ns */
@@ -107,7 +146,15 @@ struct tp_npu_data {
     struct tp_npu_module *modules;  size_t nmodules, capmodules;
     struct tp_npu_steptime *steps;  size_t nsteps, capsteps;
     struct tp_npu_comm *comms;      size_t ncomms, capcomms;
+    struct tp_npu_xcol *xcols;      size_t nxcols, capxcols;     /* kernel_details' extra columns */
+    tp_npu_xcell *xcells;           size_t nxcells, capxcells;   /* nxcols * ntasks, column-major */
 };
+
+/* The extra cell of task t in extra column c (t < ntasks, c < nxcols). */
+static inline tp_npu_xcell tp_npu_xcell_at(const struct tp_npu_data *d, size_t c, size_t t)
+{
+    return d->xcells[c * d->ntasks + t];
+}
 
 /* Called by tp_store_free. */
 void tp_npu_free(struct tp_npu_data *d);

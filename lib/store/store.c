@@ -101,6 +101,7 @@ void tp_store_free(tp_store *st)
     free(st->ops);
     free(st->mems);
     free(st->devices);
+    free(st->colls);
     tp_npu_free(st->npu);
     free_links(st);
     tp_strtab_free(&st->strings);
@@ -226,6 +227,38 @@ struct tp_mem_info *tp_store_add_mem_info(tp_store *st, size_t row)
         m->device_id = -1;
     }
     return m;
+}
+
+struct tp_coll_info *tp_store_add_coll_info(tp_store *st, size_t row)
+{
+    if (st->ncolls && (size_t)st->colls[st->ncolls - 1].row >= row)
+        return NULL;   /* out of order: the binary search of tp_store_coll needs rows ascending */
+    if (st->ncolls == st->capcolls) {
+        size_t c = st->capcolls ? st->capcolls * 2 : 64;
+        void *p = realloc(st->colls, c * sizeof *st->colls);
+        if (!p)
+            return NULL;
+        st->colls = p;
+        st->capcolls = c;
+    }
+    struct tp_coll_info *c = &st->colls[st->ncolls++];
+    memset(c, 0, sizeof *c);
+    c->row = (int64_t)row;
+    c->in_nelems = c->out_nelems = c->group_size = c->seq = TP_NONE;
+    return c;
+}
+
+const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row)
+{
+    size_t lo = 0, hi = st->ncolls;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((size_t)st->colls[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < st->ncolls && (size_t)st->colls[lo].row == row ? &st->colls[lo] : NULL;
 }
 
 static struct tp_skip *skip_slot(tp_store *st, const char *reason, uint64_t offset);

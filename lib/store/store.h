@@ -77,6 +77,23 @@ struct tp_mem_info {         /* [memory] instants */
     int32_t device_id;
 };
 
+/* A collective's metadata as PyTorch writes it on an NCCL kernel and on its
+ * record_param_comms operator ("Collective name", "In msg nelems", "Out msg
+ * nelems", "Group size", "dtype", "Process Group Name"/"Description"/
+ * "Ranks", "Seq"): one record per event that carries any of them, in row
+ * order (so a row's record is found by binary search, tp_store_coll). */
+struct tp_coll_info {
+    int64_t row;                   /* the event it was read from */
+    uint32_t name;                 /* strtab: "Collective name" ("allreduce", "_allgather_base"), 0 absent */
+    uint32_t dtype;                /* strtab: "dtype" ("Float", "BFloat16"), 0 absent */
+    uint32_t pg_name;              /* strtab: "Process Group Name" (else "Process Group ID"), 0 absent */
+    uint32_t pg_desc;              /* strtab: "Process Group Description", 0 absent */
+    uint32_t pg_ranks;             /* strtab: "Process Group Ranks" as written ("[0, 1]"), 0 absent */
+    int64_t in_nelems, out_nelems; /* TP_NONE when absent */
+    int64_t group_size;            /* "Group size", TP_NONE absent */
+    int64_t seq;                   /* "Seq": the collective's sequence number in its group, TP_NONE absent */
+};
+
 struct tp_device {
     int32_t id;
     uint32_t name;                 /* strtab */
@@ -197,6 +214,7 @@ struct tp_store {
     struct tp_op_info     *ops;     size_t nops, capops;
     struct tp_mem_info    *mems;    size_t nmems, capmems;
     struct tp_device      *devices; size_t ndevices;
+    struct tp_coll_info   *colls;   size_t ncolls, capcolls;   /* sorted by row */
 
     /* ---- about the input ---- */
     char path[1024];
@@ -254,6 +272,11 @@ int64_t tp_store_add(tp_store *st);
 struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row);
 struct tp_op_info     *tp_store_add_op_info(tp_store *st, size_t row);
 struct tp_mem_info    *tp_store_add_mem_info(tp_store *st, size_t row);
+/* Append the collective record of row `row` (rows must come in increasing
+ * order; the record is not attached through aux: tp_store_coll finds it). */
+struct tp_coll_info   *tp_store_add_coll_info(tp_store *st, size_t row);
+/* The collective record of row `row`, or NULL. */
+const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row);
 
 /* Count a skipped event under `reason` (first byte offset kept). */
 void tp_store_skip(tp_store *st, const char *reason, uint64_t offset);

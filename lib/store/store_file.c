@@ -507,6 +507,14 @@ static int check_refs(struct reader *r)
     }
     if (st->linked ? r->count[TP_SF_LINKS] != st->n : r->count[TP_SF_LINKS] != (size_t)-1)
         return bad(r, "the link columns do not match the events");
+    /* the views index the extra cells by column and task, and their text by
+     * string id */
+    size_t ncell;
+    if (st->npu && (__builtin_mul_overflow(st->npu->nxcols, st->npu->ntasks, &ncell) || st->npu->nxcells != ncell))
+        return bad(r, "the extra kernel_details cells do not match their columns and tasks");
+    for (size_t i = 0; st->npu && i < st->npu->nxcells; i++)
+        if (!tp_npu_xcell_valid(st->npu->xcells[i], nstr))
+            return bad(r, "an extra kernel_details cell is neither a number nor a string");
     return TP_OK;
 }
 

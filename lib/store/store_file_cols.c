@@ -48,6 +48,11 @@ const struct tp_sf_table tp_sf_tables[TP_SF_NTABLES] = {
                            offsetof(struct tp_npu_data, capsteps), 0},
     [TP_SF_NPU_COMMS]   = {"npu.comm", TP_SF_ROOT_NPU, offsetof(struct tp_npu_data, ncomms),
                            offsetof(struct tp_npu_data, capcomms), 0},
+    [TP_SF_NPU_XCOLS]   = {"npu.xcol", TP_SF_ROOT_NPU, offsetof(struct tp_npu_data, nxcols),
+                           offsetof(struct tp_npu_data, capxcols), 0},
+    [TP_SF_NPU_XCELLS]  = {"npu.xcell", TP_SF_ROOT_NPU, offsetof(struct tp_npu_data, nxcells),
+                           offsetof(struct tp_npu_data, capxcells), 0},
+    [TP_SF_COLLS]   = {"coll", TP_SF_ROOT_STORE, offsetof(tp_store, ncolls),   offsetof(tp_store, capcolls), 0},
 };
 
 const struct tp_sf_col tp_sf_cols[] = {
@@ -93,6 +98,16 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"op.python_parent_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, python_parent_id), 0},
     {"op.module_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, module_id), 0},
     {"op.fwd_thread", TP_SF_OPS, SIDE(ops, struct tp_op_info, fwd_thread), 0},
+    {"opt.coll.row", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, row), TP_SF_ROW},
+    {"opt.coll.name", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, name), TP_SF_STR},
+    {"opt.coll.dtype", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, dtype), TP_SF_STR},
+    {"opt.coll.pg_name", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, pg_name), TP_SF_STR},
+    {"opt.coll.pg_desc", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, pg_desc), TP_SF_STR},
+    {"opt.coll.pg_ranks", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, pg_ranks), TP_SF_STR},
+    {"opt.coll.in_nelems", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, in_nelems), 0},
+    {"opt.coll.out_nelems", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, out_nelems), 0},
+    {"opt.coll.group_size", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, group_size), 0},
+    {"opt.coll.seq", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, seq), 0},
     /* memory records */
     {"mem.addr", TP_SF_MEMS, SIDE(mems, struct tp_mem_info, addr), 0},
     {"mem.bytes", TP_SF_MEMS, SIDE(mems, struct tp_mem_info, bytes), 0},
@@ -227,6 +242,14 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"npu.comm.sync_ratio", TP_SF_NPU_COMMS, NPU(comms, struct tp_npu_comm, sync_ratio), 0},
     {"npu.comm.transit_size_mb", TP_SF_NPU_COMMS, NPU(comms, struct tp_npu_comm, transit_size_mb), 0},
     {"npu.comm.bw_gbps", TP_SF_NPU_COMMS, NPU(comms, struct tp_npu_comm, bw_gbps), 0},
+    /* kernel_details' extra columns (PMU ...): "opt." so that a tprof that
+     * predates them reads the rest of the store (it shows no PMU columns
+     * anyway); a store without them (older) reads as a folder without them.
+     * check_refs holds the cell count to columns x tasks and each cell's
+     * string id to the string table. */
+    {"opt.npu.xcol.name", TP_SF_NPU_XCOLS, NPU(xcols, struct tp_npu_xcol, name), TP_SF_STR},
+    {"opt.npu.xcell.cell", TP_SF_NPU_XCELLS, offsetof(struct tp_npu_data, xcells), sizeof(tp_npu_xcell), 0,
+     sizeof(tp_npu_xcell), 0},
 };
 const size_t tp_sf_ncols = sizeof tp_sf_cols / sizeof tp_sf_cols[0];
 

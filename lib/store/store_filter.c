@@ -56,6 +56,19 @@ static int copy_row(tp_store *dst, const tp_store *src, size_t i, struct remap *
     dst->correlation[o] = src->correlation[i];
     dst->external_id[o] = src->external_id[i];
     dst->seq[o] = src->seq[i];
+    const struct tp_coll_info *ci = tp_store_coll(src, i);
+    if (ci) {
+        struct tp_coll_info *c = tp_store_add_coll_info(dst, o);
+        if (!c)
+            return -1;
+        *c = *ci;
+        c->row = (int64_t)o;
+        c->name = rs(m, c->name);
+        c->dtype = rs(m, c->dtype);
+        c->pg_name = rs(m, c->pg_name);
+        c->pg_desc = rs(m, c->pg_desc);
+        c->pg_ranks = rs(m, c->pg_ranks);
+    }
     uint32_t a = src->aux[i];
     if (a == TP_NO_AUX)
         return 0;

@@ -3,6 +3,11 @@
 #include <stdio.h>
 #include "store.h"
 
+int64_t tp_store_rank(const tp_store *st)
+{
+    return st && st->rank != TP_NONE && st->rank >= 0 ? st->rank : -1;
+}
+
 size_t tp_store_event_count(const tp_store *st)
 {
     return st ? st->n : 0;

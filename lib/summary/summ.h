@@ -144,18 +144,25 @@ struct tp_summ_view {
     int (*summarize)(const tp_store *st, struct tp_section *sec, tp_error *err);
     int (*table)(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err);
+    /* Optional: the option the summary depends on (ops --group stack=N: N),
+     * kept in the section's flags above TP_SUMM_PARAM_SHIFT (a summary file
+     * holds it; ranks merged have the same). */
+    long (*param)(const struct tp_view_opts *vo);
 };
+#define TP_SUMM_PARAM_SHIFT 8
 /* A reads() for the views with one summary whatever their options. */
 int tp_summ_reads_always(const struct tp_view_opts *vo, const char *variant);
 extern const struct tp_summ_view tp_summ_kernels_name, tp_summ_kernels_props, tp_summ_ops_name,
-    tp_summ_ops_shape, tp_summ_steps, tp_summ_diff, tp_summ_api, tp_summ_labels, tp_summ_memops, tp_summ_nvtx;
+    tp_summ_ops_shape, tp_summ_ops_stack, tp_summ_steps, tp_summ_diff, tp_summ_api, tp_summ_labels, tp_summ_memops, tp_summ_nvtx;
 const struct tp_summ_view *const *tp_summ_views(void);
 
 /* Build view sv's table of one store through its summary (the views'
  * build(): one trace is a run of one rank). */
 int tp_summ_view_build(const struct tp_summ_view *sv, const tp_store *st, const struct tp_view_opts *vo,
                        tp_table **out, tp_error *err);
-/* Summarize one store into a new section of s; TP_OK or an error. */
-int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, tp_summary *s, tp_error *err);
+/* Summarize one store (with options vo: NULL for a summary file) into a
+ * new section of s; TP_OK or an error. */
+int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, const struct tp_view_opts *vo,
+                     tp_summary *s, tp_error *err);
 
 #endif

@@ -7,7 +7,7 @@
 #include "store.h"
 
 static const struct tp_summ_view *const summ_views[] = {
-    &tp_summ_kernels_name, &tp_summ_kernels_props, &tp_summ_ops_name, &tp_summ_ops_shape, &tp_summ_steps, &tp_summ_diff,
+    &tp_summ_kernels_name, &tp_summ_kernels_props, &tp_summ_ops_name, &tp_summ_ops_shape, &tp_summ_ops_stack, &tp_summ_steps, &tp_summ_diff,
     &tp_summ_api, &tp_summ_labels, &tp_summ_memops, &tp_summ_nvtx, NULL,
 };
 
@@ -31,11 +31,14 @@ int tp_view_mergeable(const tp_view *v, const struct tp_view_opts *vo)
     return summ_for(v, vo) != NULL;
 }
 
-int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, tp_summary *s, tp_error *err)
+int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, const struct tp_view_opts *vo,
+                     tp_summary *s, tp_error *err)
 {
     struct tp_section *sec = tp_summ_section(s, sv->desc);
     if (!sec)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (sv->param)
+        sec->flags = (int)(sv->param(vo) << TP_SUMM_PARAM_SHIFT);
     int rc = sv->summarize(st, sec, err);
     if (rc == TP_OK && tp_summ_finish(sec) < 0)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -46,7 +49,7 @@ int tp_summ_view_build(const struct tp_summ_view *sv, const tp_store *st, const 
                        tp_table **out, tp_error *err)
 {
     tp_summary s = {0};
-    int rc = tp_summ_view_add(sv, st, &s, err);
+    int rc = tp_summ_view_add(sv, st, vo, &s, err);
     if (rc == TP_OK)
         rc = sv->table(s.s[0], st->path, vo, out, err);
     for (size_t i = 0; i < s.n; i++)
@@ -81,7 +84,7 @@ int tp_summary_build(const tp_store *st, const tp_view *v, const struct tp_view_
     for (size_t i = 0; summ_views[i]; i++) {
         if (only && summ_views[i] != only)
             continue;
-        int rc = tp_summ_view_add(summ_views[i], st, s, err);
+        int rc = tp_summ_view_add(summ_views[i], st, vo, s, err);
         if (rc != TP_OK) {
             tp_summary_free(s);
             return rc;

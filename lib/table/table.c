@@ -37,6 +37,8 @@ struct tp_table {
     tp_strtab strs;
     int oom;
     char *footer;            /* lines printed after the table (key_averages' totals), "" none */
+    const struct tp_chart *chart;   /* --plot: how to draw it (write_chart.c), NULL none */
+    char *defcols;           /* default columns chosen by the view for this input, NULL none */
 };
 
 /* ---- construction ------------------------------------------------------- */
@@ -65,6 +67,7 @@ void tp_table_free(tp_table *t)
     free(t->chunks);
     tp_strtab_free(&t->strs);
     free(t->footer);
+    free(t->defcols);
     free(t);
 }
 
@@ -83,9 +86,37 @@ int tp_table_add_footer(tp_table *t, const char *line)
     return 0;
 }
 
+void tp_table_set_chart(tp_table *t, const struct tp_chart *c)
+{
+    if (t)
+        t->chart = c;
+}
+
+const struct tp_chart *tp_table_chart(const tp_table *t)
+{
+    return t ? t->chart : NULL;
+}
+
 const char *tp_table_footer(const tp_table *t)
 {
     return t && t->footer ? t->footer : "";
+}
+
+int tp_table_set_default_columns(tp_table *t, const char *list)
+{
+    char *p = strdup(list);
+    if (!p) {
+        t->oom = 1;   /* tp_table_write reports it */
+        return -1;
+    }
+    free(t->defcols);
+    t->defcols = p;
+    return 0;
+}
+
+const char *tp_table_default_columns(const tp_table *t)
+{
+    return t ? t->defcols : NULL;
 }
 
 size_t tp_table_rows(const tp_table *t)

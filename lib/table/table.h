@@ -50,6 +50,41 @@ void tp_table_set_null(tp_table *t, size_t col);               /* printed as "-"
  * -1 on out of memory (the table is then marked, tp_table_nomem). */
 int tp_table_add_footer(tp_table *t, const char *line);
 
+/* --plot: how a table is drawn instead of printed in the -w format
+ * (write_chart.c, with the glyphs of bars.c).  A view attaches one to the
+ * table it builds; the numbers drawn are the table's own cells, read after
+ * --sort, --name and --top as the table would print them (-c has no
+ * effect on a chart). */
+enum tp_chart_kind {
+    TP_CHART_SHARE,   /* a bar per row for a value column, to scale of the largest, and its
+                         share of the column's sum over every row of the table */
+    TP_CHART_STACK,   /* a bar per row, its segments the value columns laid end to end (one
+                         glyph each, a legend above), the `total` column after it */
+    TP_CHART_SERIES,  /* per run of rows with the same label (a device): one vertical bar per
+                         row for values[0], a percentage, along x0..x1 (time columns) */
+};
+
+struct tp_chart {
+    enum tp_chart_kind kind;
+    const char *label;          /* key of the row label column */
+    const char *label2;         /* SHARE: a second label column shown after the first, or NULL */
+    const char *const *values;  /* SHARE: the columns it may draw: the first key of --sort when it
+                                   is one of them, else the first with a non-zero sum;
+                                   STACK: the segments (at most 16); SERIES: the percentage */
+    size_t nvalues;
+    const char *total;          /* STACK: the whole (printed after the bar); SERIES: the summed
+                                   column of the caption (busy time) */
+    const char *x0, *x1;        /* SERIES: each row's start and end (TP_COL_US) */
+};
+
+/* Attach a chart (it must outlive the table; NULL detaches). */
+void tp_table_set_chart(tp_table *t, const struct tp_chart *c);
+const struct tp_chart *tp_table_chart(const tp_table *t);
+
+/* The default columns for this table's input (tp_table_default_columns);
+ * copied.  -1 on out of memory (the table is then marked, tp_table_nomem). */
+int tp_table_set_default_columns(tp_table *t, const char *list);
+
 /* Parse a -c list against the coldefs: fills idx[] (capacity cap) and *n.
  * Unknown key: TP_ERR_USAGE with "KEY is not a valid column name. Valid
  * column names are a,b,c." */
@@ -85,6 +120,14 @@ size_t tp_fmt_pyfloat(double v, char *buf, size_t cap);   /* Python repr(float):
 size_t tp_fmt_us(int64_t ns, char *buf, size_t cap);      /* exact microseconds: 1234.5 */
 size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap);   /* exact, in enum tp_timeunit */
 size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap);
+
+/* --human (human.c): torch's key_averages formats.  A time in microseconds
+ * as _format_time prints it ("123.456us", "1.234ms", "2.500s"), or in the
+ * --timeunit `unit` as its time_unit= does (TP_UNIT_DEFAULT: by size); bytes
+ * as _format_memory ("512 B", "1.50 KB", "3.21 GB"; a float below 1 KB as
+ * Python's str: "512.5 B").  Both return snprintf's length. */
+size_t tp_fmt_human_time(double us, int unit, char *buf, size_t cap);
+size_t tp_fmt_human_bytes(double bytes, int integral, char *buf, size_t cap);
 
 /* ---- writer internals (lib/write*.c) ------------------------------------ */
 
@@ -152,6 +195,7 @@ int tp_write_columns(const struct tp_wctx *w);
 int tp_write_jsonl(const struct tp_wctx *w);
 int tp_write_markdown(const struct tp_wctx *w);
 int tp_write_tsv(const struct tp_wctx *w);
+int tp_write_chart(const struct tp_wctx *w);   /* the table's chart (tp_table_set_chart) */
 
 /* The rows tp_table_write would print, in order: --sort, then --name, then
  * --top.  *order is NULL for "all rows as they are" (free it otherwise). */
@@ -168,7 +212,20 @@ const char *tp_wctx_header(const struct tp_wctx *w, size_t j, char *buf, size_t 
 /* Its key (JSON lines), with "_ms" etc. on a time column under --timeunit. */
 const char *tp_wctx_key(const struct tp_wctx *w, size_t j, char *buf, size_t cap);
 /* A cell's text for the writers: tp_cell_text, but "" for a NULL cell with
- * o->keys, and a time column in the --timeunit unit. */
+ * o->keys, a time column in the --timeunit unit, and with --human a time or
+ * byte column with its unit (tp_wctx_human). */
 const char *tp_wctx_cell(const struct tp_wctx *w, size_t row, size_t j, char *buf, size_t cap, size_t *len);
+
+/* What --human does to selected column j: nothing (a typed format, or a
+ * column without a unit), or print it as a time (TP_COL_US and headers
+ * ending "(ns)": nanoseconds; "(us)": microseconds) or bytes ("(B)"). */
+enum tp_human { TP_HUMAN_NONE, TP_HUMAN_NS, TP_HUMAN_US, TP_HUMAN_BYTES };
+enum tp_human tp_wctx_human(const struct tp_wctx *w, size_t j);
+/* A header without its unit ("Total(us)" -> "Total"), into buf; h itself
+ * when it names none. */
+const char *tp_human_header(const char *h, char *buf, size_t cap);
+/* The cell (row, col), a number, printed as `kind` says; returns its length. */
+size_t tp_human_cell(const tp_table *t, size_t row, size_t col, enum tp_human kind, int unit, char *buf,
+                     size_t cap);
 
 #endif

@@ -97,7 +97,7 @@ const char *tp_wctx_key(const struct tp_wctx *w, size_t j, char *buf, size_t cap
     const char *k = w->cols[w->sel[j]].key;
     if (!k)
         return "";
-    if (!time_col(w, j))
+    if (!time_col(w, j) || tp_wctx_human(w, j))   /* --human: each cell says its unit */
         return k;
     snprintf(buf, cap, "%s_%s", k, unit_names[w->o->timeunit]);
     return buf;
@@ -109,6 +109,8 @@ const char *tp_wctx_header(const struct tp_wctx *w, size_t j, char *buf, size_t 
     if (w->o->keys)
         return tp_wctx_key(w, j, buf, cap);
     const char *h = c->header ? c->header : "";
+    if (tp_wctx_human(w, j))
+        return tp_human_header(h, buf, cap);
     if (!time_col(w, j))
         return h;
     /* "Total(us)" -> "Total(ms)"; a header that names no unit gets one */
@@ -128,6 +130,12 @@ const char *tp_wctx_cell(const struct tp_wctx *w, size_t row, size_t j, char *bu
     if (w->o->keys && k == TP_CELL_NULL && (w->o->format == TP_FMT_CSV || w->o->format == TP_FMT_TSV)) {
         *len = 0;
         return "";
+    }
+    enum tp_human hk = tp_wctx_human(w, j);
+    if (hk && (k == TP_CELL_INT || k == TP_CELL_FLOAT)) {
+        size_t n = tp_human_cell(w->t, row, w->sel[j], hk, w->o->timeunit, buf, cap);
+        *len = n < cap ? n : cap - 1;
+        return buf;
     }
     int tc = time_col(w, j);
     if (tc && (k == TP_CELL_INT || k == TP_CELL_FLOAT)) {
@@ -473,7 +481,7 @@ int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out,
     case TP_FMT_CSV: rc = tp_write_csv(&w); break;
     case TP_FMT_COLUMNS:
         /* prof.py: columnated iff w > 0, so -w 0 is the space format */
-        rc = o->width > 0 ? tp_write_columns(&w) : tp_write_space(&w);
+        rc = o->width > 0 ? (tp_table_chart(t) ? tp_write_chart(&w) : tp_write_columns(&w)) : tp_write_space(&w);
         break;
     case TP_FMT_JSONL: rc = tp_write_jsonl(&w); break;
     case TP_FMT_MARKDOWN: rc = tp_write_markdown(&w); break;

@@ -45,7 +45,7 @@ static const char *col_text(const struct tp_wctx *w, size_t row, size_t j, char 
     size_t col = w->sel[j];
     if (w->cols[col].type == TP_COL_STR)
         return tp_cell_text(w->t, row, col, buf, cap, len);
-    if (w->o->timeunit)   /* a time column in its unit; any other cell as below */
+    if (w->o->timeunit || tp_wctx_human(w, j))   /* a time column in its unit; any other cell as below */
         return tp_wctx_cell(w, row, j, buf, cap, len);
     return num_text(w, row, col, buf, cap, len);
 }

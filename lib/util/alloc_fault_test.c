@@ -253,29 +253,68 @@ static void run(const char *path, FILE *devnull)
         stage("link", before, rc, &e);
     }
     if (rc == TP_OK) {
-        const tp_view *const *views = tp_views();
-        for (size_t i = 0; views[i]; i++) {
-            struct tp_view_opts vo = {0};
+        /* the views of a whole run, on a run of this store twice (two ranks
+         * that agree on every collective): from the stores, and from the
+         * ranks' summaries as the CLI builds them */
+        const tp_view *const *rv = tp_views();
+        for (size_t i = 0; rv[i]; i++) {
+            if (!rv[i]->build_run || !rv[i]->rank_summary)
+                continue;
+            const tp_store *two[2] = {st, st};
             tp_table *t = NULL;
             e = (tp_error){0};
             before = injected;
-            int vrc = tp_view_build(views[i], st, &vo, &t, &e);
+            int vrc = rv[i]->build_run(two, 2, NULL, &t, &e);
+            stage(rv[i]->name, before, vrc == TP_ERR_FORMAT ? TP_OK : vrc, &e);
+            tp_table_free(t);
+            void *sums[2] = {NULL, NULL};
+            int64_t ranks[2] = {0, 1};
+            e = (tp_error){0};
+            before = injected;
+            sums[0] = rv[i]->rank_summary(st, NULL, &e);
+            sums[1] = sums[0] ? rv[i]->rank_summary(st, NULL, &e) : NULL;
+            t = NULL;
+            vrc = sums[1] ? rv[i]->build_summaries(sums, ranks, 2, NULL, &t, &e) : TP_ERR_NOMEM;
+            stage(rv[i]->name, before, vrc == TP_ERR_FORMAT ? TP_OK : vrc, &e);
+            tp_table_free(t);
+            rv[i]->summary_free(sums[0]);
+            rv[i]->summary_free(sums[1]);
+        }
+        const tp_view *const *views = tp_views();
+        size_t nviews = 0;
+        while (views[nviews])
+            nviews++;
+        /* every view with its defaults; then, on an Ascend folder, kernels
+         * --group all (the kernel details table with its PMU columns) */
+        for (size_t i = 0; i <= nviews; i++) {
+            struct tp_view_opts vo = {0};
+            const tp_view *v = i < nviews ? views[i] : tp_view_find("kernels");
+            if (i == nviews) {
+                if (!tp_store_is_ascend(st) || !v)
+                    break;
+                vo.group = "all";
+            }
+            tp_table *t = NULL;
+            e = (tp_error){0};
+            before = injected;
+            int vrc = tp_view_build(v, st, &vo, &t, &e);
             /* A table whose row append failed says so when written. */
             int deferred = vrc == TP_OK && !before && injected && t && tp_table_nomem(t);
             if (!deferred)
-                stage(views[i]->name, before, vrc, &e);
+                stage(v->name, before, vrc, &e);
             if (vrc != TP_OK) {
                 tp_table_free(t);
                 continue;
             }
-            const tp_view *shown = tp_view_npu_twin(views[i]) ? tp_view_npu_twin(views[i]) : views[i];
+            const tp_view *shown = tp_view_npu_twin(v) ? tp_view_npu_twin(v) : v;
             for (size_t f = 0; f < 4; f++) {
                 struct tp_output_opts o;
                 tp_output_opts_init(&o);
                 o.format = fmts[f];
                 o.width = 100;
-                o.columns = tp_view_default_columns(views[i], &vo);
-                if (tp_view_check_columns(views[i], o.columns, NULL) != TP_OK)
+                o.columns = tp_table_default_columns(t) ? tp_table_default_columns(t)
+                                                        : tp_view_default_columns(v, &vo);
+                if (tp_view_check_columns(v, o.columns, NULL) != TP_OK)
                     o.columns = tp_view_default_columns(shown, &vo);
                 e = (tp_error){0};
                 before = injected;
@@ -284,7 +323,7 @@ static void run(const char *path, FILE *devnull)
                 fflush(devnull);
                 if (deferred && (wrc != TP_ERR_NOMEM || !e.msg[0]))
                     note("%s: a table that lost rows to a failed allocation was written (%.400s)",
-                         views[i]->name, wrc == TP_OK ? "TP_OK" : e.msg);
+                         v->name, wrc == TP_OK ? "TP_OK" : e.msg);
                 else if (!deferred)
                     stage("write", before, wrc, &e);
                 if (i < MAXVIEWS && recording) {
@@ -293,7 +332,7 @@ static void run(const char *path, FILE *devnull)
                 } else if (i < MAXVIEWS && wrc == TP_OK && absorber[0] &&
                            (!clean_ok[i][f] || clean_hash[i][f] != out_hash)) {
                     char what[96];
-                    snprintf(what, sizeof what, "%s (then %s, format %zu)", absorber, views[i]->name, f);
+                    snprintf(what, sizeof what, "%s (then %s, format %zu)", absorber, v->name, f);
                     note("%s: went on after a failed allocation and printed another table than the clean run%s",
                          what, "");
                 }
@@ -405,10 +444,12 @@ int main(void)
     /* Inputs in the tree; SQLite ones are copied (never opened in place). */
     static const struct { const char *name, *src, *copy; } inputs[] = {
         {"kineto", "testdata/sample.pt.trace.json", NULL},
+        {"kineto_collectives", "testdata/collectives/meta/rank0.pt.trace.json", NULL},
         {"kineto_gzip", "tests/fuzz/corpus/kineto/sample.json.gz", NULL},
         {"pydict", "tests/fuzz/corpus/pydict/qa_data.dict", NULL},
         {"nvprof", "tests/fuzz/corpus/sqlite/nvprof-small.sql", "nvprof.sql"},
         {"nsys", "tests/fuzz/corpus/sqlite/nsys-small.sqlite", "nsys.sqlite"},
+        {"ascend_pmu", "testdata/ascend_pmu_ascend_pt", NULL},   /* a folder: kernel_details.csv with PMU columns */
     };
     for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
         char path[512];

@@ -106,6 +106,8 @@ int main(void)
     CHECK("rank table new NULL view: reset", rt == NULL);
     CHECK_INT("rank table new NULL out", tp_rank_table_new(v, NULL, &err), TP_ERR_USAGE);
     CHECK_INT("rank table add NULL", tp_rank_table_add(NULL, NULL, NULL, NULL, &err), TP_ERR_USAGE);
+    CHECK_INT("files table new NULL view", tp_rank_table_new_files(NULL, &rt, &err), TP_ERR_USAGE);
+    CHECK_INT("rank table add file NULL", tp_rank_table_add_file(NULL, "a", NULL, NULL, &err), TP_ERR_USAGE);
     CHECK_INT("rank table write NULL", tp_rank_table_write(NULL, NULL, NULL, stdout, &err), TP_ERR_USAGE);
     CHECK("rank table view NULL", tp_rank_table_view(NULL) == NULL);
     tp_rank_table_free(NULL);

@@ -468,7 +468,7 @@ static const struct tp_summ_desc diff_desc = {
     .view = "diff", .variant = "names", .nkeys = 2, .nscal = 4,
     .keys = {"kind", "name"}, .scals = {"steps", "step_ns", "kernel_ns", "top_op_ns"},
 };
-const struct tp_summ_view tp_summ_diff = {&diff_desc, "diff", diff_reads, diff_summarize, NULL};
+const struct tp_summ_view tp_summ_diff = {&diff_desc, "diff", diff_reads, diff_summarize, NULL, NULL};
 
 static int side_of(const tp_summary *s, struct side *out, tp_error *err)
 {

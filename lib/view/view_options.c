@@ -61,12 +61,15 @@ int tp_view_set_option(const tp_view *v, struct tp_view_opts *vo, const char *na
     if (!o)
         return not_declared(v, name, err);
     char *f = (char *)vo + o->field;
+    if (o->kind == TP_OPT_OPTIONAL && !arg)
+        arg = "";
     if (o->kind != TP_OPT_FLAG && !arg)
         return tp_error_set(err, TP_ERR_USAGE, "option '--%s' needs a value", name);
     int64_t i;
     switch (o->kind) {
     case TP_OPT_FLAG: *(int *)f = 1; break;
-    case TP_OPT_STRING: *(const char **)f = arg; break;
+    case TP_OPT_STRING:
+    case TP_OPT_OPTIONAL: *(const char **)f = arg; break;
     case TP_OPT_COUNT:
         if (parse_int(arg, 0, &i) < 0)
             return tp_error_set(err, TP_ERR_USAGE, "--%s: '%s' is not a number >= 0", name, arg);

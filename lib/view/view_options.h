@@ -19,6 +19,9 @@
 #define TP_VOPT_FLAG(name, field, help) {name, NULL, help, TP_OPT_FLAG, TP_VOPT_FIELD(field, int), -1}
 #define TP_VOPT_STRING(name, arg, field, help) \
     {name, arg, help, TP_OPT_STRING, TP_VOPT_FIELD(field, const char *), -1}
+/* arg as usage shows it: "[INTERVAL]" */
+#define TP_VOPT_OPTIONAL(name, arg, field, help) \
+    {name, arg, help, TP_OPT_OPTIONAL, TP_VOPT_FIELD(field, const char *), -1}
 /* kind: TP_OPT_COUNT (>= 0) or TP_OPT_POSITIVE (> 0) */
 #define TP_VOPT_INT(name, arg, kind, field, help) {name, arg, help, kind, TP_VOPT_FIELD(field, int64_t), -1}
 #define TP_VOPT_MICROSECONDS(name, arg, field, help) \

@@ -83,10 +83,17 @@ int main(void)
 
     CHECK_INT("undeclared", tp_view_set_option(kernels, &vo, "comm", NULL, &err), TP_ERR_USAGE);
     CHECK_STR("undeclared: message names the view's options", err.msg,
-              "--comm: not an option of the kernels view (its options: --step, --window, --group, --short)");
+              "--comm: not an option of the kernels view (its options: --step, --window, --group, --short, --plot)");
     CHECK_INT("undeclared, prof", tp_view_set_option(prof, &vo, "group", "x", &err), TP_ERR_USAGE);
     CHECK_STR("undeclared, prof: message", err.msg,
               "--group: not an option of the prof view (its options: --step, --window)");
+    const tp_view *gpu = tp_view_find("gpu");
+    CHECK("optional: gpu --series declared so", gpu && tp_view_option_find(gpu, "series") &&
+                                                   tp_view_option_find(gpu, "series")->kind == TP_OPT_OPTIONAL);
+    CHECK_INT("optional: left out", tp_view_set_option(gpu, &vo, "series", NULL, &err), TP_OK);
+    CHECK_STR("optional: left out is \"\"", vo.series, "");
+    CHECK_INT("optional: given", tp_view_set_option(gpu, &vo, "series", "10ms", &err), TP_OK);
+    CHECK_STR("optional: given is the argument", vo.series, "10ms");
     CHECK_INT("the filter", tp_view_set_option(kernels, &vo, "step", "5-7", &err), TP_OK);
     CHECK_STR("the filter: set", vo.filter_steps, "5-7");
 

@@ -201,170 +201,207 @@ static const struct fentry *fmemo_get(struct fmemo *m, const struct fkey *k, con
     return e;
 }
 
+/* What one build keeps between rows: short names and Tensor Core verdicts
+ * per kernel name, the marker parses and the FLOPs memo. */
+struct prof_ctx {
+    const tp_store *st;
+    char **shortnames;          /* per string id, made on first use */
+    unsigned char *tcfull;      /* per kernel name: 0 not yet known, 1 no, 2 yes */
+    struct tp_opcall *call;     /* scratch */
+    struct mcache mc;
+    struct fmemo fm;
+};
+
+static void prof_ctx_free(struct prof_ctx *c)
+{
+    for (size_t i = 0; c->shortnames && i <= c->st->strings.count; i++)
+        free(c->shortnames[i]);
+    free(c->shortnames);
+    free(c->call);
+    free(c->mc.ids);
+    free(c->mc.rc);
+    free(c->mc.calls);
+    free(c->tcfull);
+    free(c->fm.slots);
+    free(c->fm.e);
+}
+
+static int prof_ctx_init(struct prof_ctx *c, const tp_store *st)
+{
+    memset(c, 0, sizeof *c);
+    c->st = st;
+    c->shortnames = calloc(st->strings.count + 1, sizeof *c->shortnames);
+    c->tcfull = calloc(st->strings.count + 1, 1);
+    c->call = malloc(sizeof *c->call);
+    c->mc = (struct mcache){calloc(MCACHE, sizeof *c->mc.ids), calloc(MCACHE, sizeof *c->mc.rc),
+                            malloc(MCACHE * sizeof *c->mc.calls)};
+    if (!st->annots_from_pyprof)
+        c->fm.slots = calloc(FMEMO_SLOTS, sizeof *c->fm.slots);
+    if (!c->shortnames || !c->tcfull || !c->call || !c->mc.ids || !c->mc.rc || !c->mc.calls ||
+        (!st->annots_from_pyprof && !c->fm.slots)) {
+        prof_ctx_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* PyProf's short name of kernel name nid; NULL when out of memory. */
+static const char *short_name(struct prof_ctx *c, uint32_t nid)
+{
+    if (!c->shortnames[nid]) {
+        const char *name = tp_store_str(c->st, nid);
+        size_t cap = strlen(name) + 1;
+        char *s = malloc(cap);
+        if (!s || tp_pyprof_short_name(name, s, cap, 1) == SIZE_MAX) {
+            free(s);
+            return NULL;
+        }
+        c->shortnames[nid] = s;
+    }
+    return c->shortnames[nid];
+}
+
+/* The op class of annotation a: FLOPs, bytes, params, Tensor Cores.  *ran
+ * is 1 when a class ran (fr filled).  0, or -1 when out of memory. */
+static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const char *kname,
+                    const struct tp_kernel_info *ki, struct tp_flops_result *fr, int *ran)
+{
+    const tp_store *st = c->st;
+    *ran = 0;
+    if (st->annots_from_pyprof) {
+        if (!a->marker)
+            return 0;
+        int prc;
+        const struct tp_opcall *mcall = parse_marker(&c->mc, st, a->marker, &prc, c->call);
+        if (prc == TP_OPCALL_NOMEM)
+            return -1;
+        if (prc == 0) {
+            tp_flops_eval_grid(mcall, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_APEX, fr);
+            *ran = 1;
+        } else if (prc == -2) {
+            memset(fr, 0, sizeof *fr);
+            snprintf(fr->op, sizeof fr->op, "%s", mcall->op);
+            snprintf(fr->params, sizeof fr->params, "na=na,");
+            snprintf(fr->tc, sizeof fr->tc, "na");
+            snprintf(fr->warning, sizeof fr->warning, "marker has more than %d arguments", TP_MAX_ARGS);
+            *ran = 1;
+        }
+        return 0;
+    }
+    if (!(a->input_dims || a->input_types) || a->op_event < 0)
+        return 0;
+    struct fkey k = {st->name[a->op_event], a->input_dims, a->input_types, a->concrete_inputs,
+                     st->name[a->event], {INT32_MIN, 0, 0}, a->bprop, a->sub};
+    if (ki)
+        memcpy(k.grid, ki->grid, sizeof k.grid);
+    const struct fentry *e = fmemo_get(&c->fm, &k, st, kname, c->call);
+    if (c->fm.oom)
+        return -1;
+    if (e) {
+        if ((*ran = e->ran))
+            *fr = e->fr;
+        return 0;
+    }
+    const char *opname = tp_store_str(st, st->name[a->op_event]);
+    int orc = tp_opcall_from_kineto(opname, a->input_dims ? tp_store_str(st, a->input_dims) : NULL,
+                                    a->input_types ? tp_store_str(st, a->input_types) : NULL, c->call);
+    if (orc == 0)
+        orc = tp_opcall_add_concrete(c->call, a->concrete_inputs ? tp_store_str(st, a->concrete_inputs) : NULL);
+    if (orc == TP_OPCALL_NOMEM)
+        return -1;
+    if (orc == 0) {
+        tp_flops_eval_grid(c->call, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_3X, fr);
+        *ran = 1;
+    }
+    return 0;
+}
+
+/* Tensor Cores on kineto traces: decided on the full kernel name, where
+ * "void cutlass::Kernel2<cutlass_80_tensorop_...>" says what the short
+ * name "cutlass::Kernel2" hides.  nvprof/nsys rows keep PyProf's rule. */
+static int tc_from_name(struct prof_ctx *c, uint32_t nid)
+{
+    if (c->st->annots_from_pyprof)
+        return 0;
+    if (!c->tcfull[nid])
+        c->tcfull[nid] = tp_kernel_uses_tc(tp_store_str(c->st, nid)) ? 2 : 1;
+    return c->tcfull[nid] == 2;
+}
+
+/* The cells of row i (annotation a) of the table. */
+static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_kernel_annot *a, const char *kname,
+                     const struct tp_kernel_info *ki, const struct tp_flops_result *fr, int ran, int tc_full,
+                     int columnated)
+{
+    size_t r = a->event;
+    int pyprof_row = st->annots_from_pyprof;
+    tp_table_set_int(t, C_IDX, (int64_t)i + 1);
+    set_dash(t, C_SEQ, st, a->seq);
+    set_dash(t, C_ALTSEQ, st, a->altseq);
+    if (a->tid == TP_NONE)
+        tp_table_set_null(t, C_TID);
+    else
+        tp_table_set_int(t, C_TID, a->tid);
+    set_dash(t, C_LAYER, st, a->layer);
+    set_dash(t, C_TRACE, st, columnated ? a->trace_last : a->trace);
+    tp_table_set_str(t, C_DIR, a->bprop ? "bprop" : "fprop");
+    tp_table_set_int(t, C_SUB, a->sub);
+    tp_table_set_str(t, C_MOD, tp_store_str(st, a->mod));
+    tp_table_set_str(t, C_OP, ran ? fr->op : tp_store_str(st, a->op));
+    tp_table_set_str(t, C_KERNEL, kname);
+    tp_table_set_str(t, C_PARAMS, ran ? fr->params : "na=na,");
+    tp_table_set_int(t, C_SIL, st->dur[r]);
+    tp_table_set_str(t, C_TC, tc_full ? "1" : ran ? fr->tc : "na");
+    tp_table_set_int(t, C_DEVICE, st->device[r]);
+    tp_table_set_int(t, C_STREAM, st->stream[r]);
+    if (ki && ki->grid[0] >= 0)
+        set_dims(t, C_GRID, ki->grid);
+    else
+        tp_table_set_null(t, C_GRID);
+    if (ki && ki->block[0] >= 0)
+        set_dims(t, C_BLOCK, ki->block);
+    else
+        tp_table_set_null(t, C_BLOCK);
+    if (ran && (fr->known || pyprof_row)) {
+        set_num(t, C_FLOPS, &fr->flops);
+        set_num(t, C_BYTES, &fr->bytes);
+    } else if (pyprof_row) {
+        tp_table_set_int(t, C_FLOPS, 0);
+        tp_table_set_int(t, C_BYTES, 0);
+    } else {
+        /* inputs unknown: say so, never guess */
+        tp_table_set_str(t, C_FLOPS, "na");
+        tp_table_set_str(t, C_BYTES, "na");
+    }
+    tp_table_set_str(t, C_NAME, tp_store_str(st, st->name[r]));
+    tp_table_set_str(t, C_OPNAME, a->op_event >= 0 ? tp_store_str(st, st->name[a->op_event]) : "N/A");
+}
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
+    struct prof_ctx c;
     tp_table *t = tp_table_new(cols, C_N);
-    char **shortnames = calloc(st->strings.count + 1, sizeof *shortnames);
-    struct tp_opcall *call = malloc(sizeof *call);
-    struct mcache mc = { calloc(MCACHE, sizeof *mc.ids), calloc(MCACHE, sizeof *mc.rc),
-                         malloc(MCACHE * sizeof *mc.calls) };
-    unsigned char *tcfull = calloc(st->strings.count + 1, 1);
-    struct fmemo fm = { st->annots_from_pyprof ? NULL : calloc(FMEMO_SLOTS, sizeof *fm.slots), NULL, 0, 0, 0 };
-    if (!t || !shortnames || !call || !mc.ids || !mc.rc || !mc.calls || !tcfull ||
-        (!st->annots_from_pyprof && !fm.slots)) {
+    if (!t || prof_ctx_init(&c, st) < 0) {
         tp_table_free(t);
-        free(tcfull);
-        free(fm.slots);
-        free(shortnames);
-        free(call);
-        free(mc.ids);
-        free(mc.rc);
-        free(mc.calls);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
     }
-    int rc = TP_OK;
-    int columnated = vo && vo->columnated;
-    enum tp_pyprof_dialect dialect = st->annots_from_pyprof ? TP_PYPROF_APEX : TP_PYPROF_3X;
-    for (size_t i = 0; i < st->nannots; i++) {
+    int nomem = 0, columnated = vo && vo->columnated;
+    for (size_t i = 0; i < st->nannots && !nomem; i++) {
         const struct tp_kernel_annot *a = &st->annots[i];
-        size_t r = a->event;
-        if (tp_table_add_row(t) < 0) {
-            rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+        const char *kname = short_name(&c, st->name[a->event]);
+        const struct tp_kernel_info *ki = tp_store_kernel(st, a->event);
+        struct tp_flops_result fr;
+        int ran = 0;
+        if (tp_table_add_row(t) < 0 || !kname || classify(&c, a, kname, ki, &fr, &ran) < 0) {
+            nomem = 1;
             break;
         }
-        uint32_t nid = st->name[r];
-        if (!shortnames[nid]) {
-            const char *name = tp_store_str(st, nid);
-            size_t cap = strlen(name) + 1;
-            shortnames[nid] = malloc(cap);
-            if (!shortnames[nid]) {
-                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-                break;
-            }
-            if (tp_pyprof_short_name(name, shortnames[nid], cap, 1) == SIZE_MAX) {
-                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-                break;
-            }
-        }
-        const char *kname = shortnames[nid];
-        const struct tp_kernel_info *ki = tp_store_kernel(st, r);
-
-        /* the op classes */
-        struct tp_flops_result fr;
-        int ran = 0, pyprof_row = st->annots_from_pyprof;
-        if (pyprof_row && a->marker) {
-            int prc;
-            const struct tp_opcall *mcall = parse_marker(&mc, st, a->marker, &prc, call);
-            if (prc == TP_OPCALL_NOMEM) {
-                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-                break;
-            }
-            if (prc == 0) {
-                tp_flops_eval_grid(mcall, kname, a->bprop, a->sub, ki ? ki->grid : NULL, dialect, &fr);
-                ran = 1;
-            } else if (prc == -2) {
-                memset(&fr, 0, sizeof fr);
-                snprintf(fr.op, sizeof fr.op, "%s", mcall->op);
-                snprintf(fr.params, sizeof fr.params, "na=na,");
-                snprintf(fr.tc, sizeof fr.tc, "na");
-                snprintf(fr.warning, sizeof fr.warning, "marker has more than %d arguments", TP_MAX_ARGS);
-                ran = 1;
-            }
-        } else if (!pyprof_row && (a->input_dims || a->input_types) && a->op_event >= 0) {
-            struct fkey k = { st->name[a->op_event], a->input_dims, a->input_types, a->concrete_inputs, nid,
-                              { INT32_MIN, 0, 0 }, a->bprop, a->sub };
-            if (ki)
-                memcpy(k.grid, ki->grid, sizeof k.grid);
-            const struct fentry *e = fmemo_get(&fm, &k, st, kname, call);
-            if (fm.oom) {
-                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-                break;
-            }
-            if (e) {
-                ran = e->ran;
-                if (ran)
-                    fr = e->fr;
-            } else {
-                const char *opname = tp_store_str(st, st->name[a->op_event]);
-                int orc = tp_opcall_from_kineto(opname, a->input_dims ? tp_store_str(st, a->input_dims) : NULL,
-                                                a->input_types ? tp_store_str(st, a->input_types) : NULL, call);
-                if (orc == 0)
-                    orc = tp_opcall_add_concrete(call,
-                                                 a->concrete_inputs ? tp_store_str(st, a->concrete_inputs) : NULL);
-                if (orc == TP_OPCALL_NOMEM) {
-                    rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-                    break;
-                }
-                if (orc == 0) {
-                    tp_flops_eval_grid(call, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_3X, &fr);
-                    ran = 1;
-                }
-            }
-        }
-        /* Tensor Cores on kineto traces: decided on the full kernel name, where
-         * "void cutlass::Kernel2<cutlass_80_tensorop_...>" says what the short
-         * name "cutlass::Kernel2" hides.  nvprof/nsys rows keep PyProf's rule. */
-        int tc_full = 0;
-        if (!pyprof_row) {   /* once per kernel name: 0 not yet known, 1 no, 2 yes */
-            if (!tcfull[nid])
-                tcfull[nid] = tp_kernel_uses_tc(tp_store_str(st, nid)) ? 2 : 1;
-            tc_full = tcfull[nid] == 2;
-        }
-
-        tp_table_set_int(t, C_IDX, (int64_t)i + 1);
-        set_dash(t, C_SEQ, st, a->seq);
-        set_dash(t, C_ALTSEQ, st, a->altseq);
-        if (a->tid == TP_NONE)
-            tp_table_set_null(t, C_TID);
-        else
-            tp_table_set_int(t, C_TID, a->tid);
-        set_dash(t, C_LAYER, st, a->layer);
-        set_dash(t, C_TRACE, st, columnated ? a->trace_last : a->trace);
-        tp_table_set_str(t, C_DIR, a->bprop ? "bprop" : "fprop");
-        tp_table_set_int(t, C_SUB, a->sub);
-        tp_table_set_str(t, C_MOD, tp_store_str(st, a->mod));
-        tp_table_set_str(t, C_OP, ran ? fr.op : tp_store_str(st, a->op));
-        tp_table_set_str(t, C_KERNEL, kname);
-        tp_table_set_str(t, C_PARAMS, ran ? fr.params : "na=na,");
-        tp_table_set_int(t, C_SIL, st->dur[r]);
-        tp_table_set_str(t, C_TC, tc_full ? "1" : ran ? fr.tc : "na");
-        tp_table_set_int(t, C_DEVICE, st->device[r]);
-        tp_table_set_int(t, C_STREAM, st->stream[r]);
-        if (ki && ki->grid[0] >= 0)
-            set_dims(t, C_GRID, ki->grid);
-        else
-            tp_table_set_null(t, C_GRID);
-        if (ki && ki->block[0] >= 0)
-            set_dims(t, C_BLOCK, ki->block);
-        else
-            tp_table_set_null(t, C_BLOCK);
-        if (ran && (fr.known || pyprof_row)) {
-            set_num(t, C_FLOPS, &fr.flops);
-            set_num(t, C_BYTES, &fr.bytes);
-        } else if (pyprof_row) {
-            tp_table_set_int(t, C_FLOPS, 0);
-            tp_table_set_int(t, C_BYTES, 0);
-        } else {
-            /* inputs unknown: say so, never guess */
-            tp_table_set_str(t, C_FLOPS, "na");
-            tp_table_set_str(t, C_BYTES, "na");
-        }
-        tp_table_set_str(t, C_NAME, tp_store_str(st, nid));
-        tp_table_set_str(t, C_OPNAME, a->op_event >= 0 ? tp_store_str(st, st->name[a->op_event]) : "N/A");
+        fill_row(t, st, i, a, kname, ki, &fr, ran, tc_from_name(&c, st->name[a->event]), columnated);
     }
-    for (size_t i = 0; i <= st->strings.count; i++)
-        free(shortnames[i]);
-    free(shortnames);
-    free(call);
-    free(mc.ids);
-    free(mc.rc);
-    free(mc.calls);
-    free(tcfull);
-    free(fm.slots);
-    free(fm.e);
-    if (rc != TP_OK) {
+    prof_ctx_free(&c);
+    if (nomem) {
         tp_table_free(t);
-        return rc;
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
     }
     *out = t;
     return TP_OK;

@@ -14,6 +14,8 @@ static const tp_view *const registry[] = {
     &tp_view_memory,
     &tp_view_modules,
     &tp_view_dist,
+    &tp_view_collectives,
+    &tp_view_stragglers,
     &tp_view_gpu,
     &tp_view_advice,
     &tp_view_temporal,

@@ -27,6 +27,8 @@ extern const tp_view tp_view_memops;        /* nsys cuda_gpu_mem_time_sum + cuda
 extern const tp_view tp_view_nvtx;          /* nsys nvtx_sum + kernel time inside each range */
 extern const tp_view tp_view_labels;        /* record_function labels (key_averages rows) */
 extern const tp_view tp_view_critical_path; /* HTA critical path analysis */
+extern const tp_view tp_view_collectives;    /* a run's collectives matched across ranks */
+extern const tp_view tp_view_stragglers;     /* the rank the others waited for */
 extern const tp_view tp_view_roofline;      /* rates against peaks per operator and shape (perf/) */
 
 /* Ascend NPU twins (views_npu.c lists them): built instead of the view of

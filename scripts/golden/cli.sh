@@ -188,7 +188,7 @@ done
 # and a view option may come before the view.
 "$T" kernels --comm "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc = 2 ] && [ ! -s "$tmp/out" ] &&
-    [ "$(head -1 "$tmp/err")" = "tprof: --comm: not an option of the kernels view (its options: --step, --window, --group, --short)" ]
+    [ "$(head -1 "$tmp/err")" = "tprof: --comm: not an option of the kernels view (its options: --step, --window, --group, --short, --plot)" ]
 check view-option-undeclared $? "exit $rc: $(head -1 "$tmp/err")"
 "$T" --hta-quirks "$S" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "not an option of the prof view (its options: --step, --window)" "$tmp/err"

@@ -381,7 +381,7 @@ if [ -f "$one" ]; then
         echo "FAIL roofline_short_bad_group: exit $rc, $(head -c 200 "$tmp/err")"
     fi
     "$tprof" ops --group kind "$one" >/dev/null 2>"$tmp/err"; rc=$?
-    if [ "$rc" = 2 ] && grep -q "name, shape or category" "$tmp/err"; then
+    if [ "$rc" = 2 ] && grep -q "name, shape, stack\[=N\] or category" "$tmp/err"; then
         echo "ok roofline_ops_bad_group"
     else
         echo "FAIL roofline_ops_bad_group: exit $rc, $(head -c 200 "$tmp/err")"

@@ -3,7 +3,8 @@
 #   - round trip: for real inputs of every kind (the bundled sample, the
 #     plugin's V100 ResNet-50 trace, TraceLens' B200 and MI300X traces, an
 #     nvprof dump, an Nsight Systems export, a PyProf dict, Ascend folders in
-#     text and database form, and a trace cut in half), every view prints the
+#     text (Level0, and Level1 with PMU columns) and database form, and a
+#     trace cut in half), every view prints the
 #     same stdout, the same stderr (the path aside) and the same exit status
 #     from the .tprof as from the input itself; `info` differs only in its
 #     file row;
@@ -21,7 +22,7 @@ T=$top/cli/tprof
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 views="prof info kernels ops steps dist gpu advice memory modules temporal kernel-types overlap idle launches queue"
-variants="kernels:--group=props ops:--group=shape dist:--comm memory:--curve memory:--events"
+variants="kernels:--group=props kernels:--group=all ops:--group=shape dist:--comm memory:--curve memory:--events"
 
 # run VIEW-SPEC INPUT OUTPREFIX: stdout, stderr (paths made neutral) and status
 run() {
@@ -90,6 +91,13 @@ else
         roundtrip ascend-text "$tmp/ascend_text"
     else
         echo "skip store.roundtrip.ascend-text: no msinsight text folder"
+    fi
+    # Level1: kernel_details.csv with HF32 Eligible, Context ID and PMU columns
+    if [ -d "$MS/text/level1/rank0_ascend_pt" ]; then
+        cp -r "$MS/text/level1/rank0_ascend_pt" "$tmp/ascend_pmu"
+        roundtrip ascend-pmu "$tmp/ascend_pmu"
+    else
+        echo "skip store.roundtrip.ascend-pmu: no msinsight level1 folder"
     fi
     if [ -d "$MS/db/level0/rank0_ascend_pt" ]; then
         cp -r "$MS/db/level0/rank0_ascend_pt" "$tmp/ascend_db"

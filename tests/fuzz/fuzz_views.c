@@ -44,7 +44,16 @@ static void write_all_formats(const tp_table *t, const tp_view *shown, const str
         tp_output_opts_init(&o);
         o.format = fmts[f];
         o.width = f == 2 ? 60 : 0;
-        o.columns = tp_view_default_columns(shown, vo);
+        o.columns = tp_table_default_columns(t) ? tp_table_default_columns(t) : tp_view_default_columns(shown, vo);
+        tp_error e = {0};
+        tp_table_write(t, &o, devnull(), &e);
+    }
+    if (vo->plot) {   /* the chart a --plot view attached, coloured, narrow */
+        struct tp_output_opts o;
+        tp_output_opts_init(&o);
+        o.format = TP_FMT_COLUMNS;
+        o.width = vo->width ? vo->width : 30;
+        o.color = 1;
         tp_error e = {0};
         tp_table_write(t, &o, devnull(), &e);
     }
@@ -92,13 +101,13 @@ static void build_and_write(const tp_view *v, const tp_store *st, const struct t
 static struct tp_view_opts variant(unsigned pick)
 {
     static const char *const groups[] = {"name", "shape", "props", "stack", "core", "component",
-                                         "kernel", "type", "op", "input", "module", "bogus"};
+                                         "kernel", "type", "op", "input", "module", "all", "bogus"};
     const size_t ngroups = sizeof groups / sizeof groups[0];
     switch (pick % (ngroups + 3)) {
     case 0:
         return (struct tp_view_opts){.events = 1, .all_steps = 1, .comm = 1, .hta_quirks = 1, .max_queue = 1};
     case 1:
-        return (struct tp_view_opts){.curve = 1, .plot = 1, .width = 30, .columnated = 1, .device = "0",
+        return (struct tp_view_opts){.curve = 1, .plot = 1, .width = 30, .columnated = 1, .device = "0", .series = "7",
                                      .runtime_cutoff_us = 1e-3, .launch_delay_cutoff_us = 1e9};
     case 2:
         return (struct tp_view_opts){.curve = 1, .device = "cuda:0", .merge = 1};

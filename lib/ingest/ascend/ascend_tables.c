@@ -79,7 +79,105 @@ struct kctx {
     int ready, bad;
     int step, dev, name, type, state, core, start, dur, wait, bd, mbd, model, task, stream;
     int ish, ity, ifm, osh, oty, ofm;
+    int *xidx; size_t nx;         /* header indexes of the extra columns (tp_npu_xcol) */
 };
+
+/* The header columns the task record does not hold (HF32 Eligible, Context
+ * ID, the PMU columns) become extra columns, in header order; only for the
+ * first task table read, so that cell rows line up with d->tasks. */
+static int extra_cols(struct tp_npu_csv *c, struct kctx *k)
+{
+    struct tp_npu_data *d = k->d;
+    if (d->ntasks || d->nxcols)
+        return 0;
+    const int known[] = {k->step, k->dev, k->name, k->type, k->state, k->core, k->start, k->dur, k->wait,
+                         k->bd, k->mbd, k->model, k->task, k->stream, k->ish, k->ity, k->ifm, k->osh,
+                         k->oty, k->ofm};
+    k->xidx = malloc((c->nhdr ? c->nhdr : 1) * sizeof *k->xidx);
+    if (!k->xidx)
+        return -1;
+    for (size_t i = 0; i < c->nhdr; i++) {
+        size_t j = 0;
+        while (j < sizeof known / sizeof known[0] && known[j] != (int)i)
+            j++;
+        if (j < sizeof known / sizeof known[0])
+            continue;
+        GROW(d->xcols, d->nxcols, d->capxcols);
+        uint32_t name = tp_store_intern(c->st, c->hdr[i], strlen(c->hdr[i]));
+        if (name == UINT32_MAX)
+            return -1;
+        d->xcols[d->nxcols++].name = name;
+        k->xidx[k->nx++] = (int)i;
+    }
+    return 0;
+}
+
+/* One task's extra cells, row-major while reading (extra_done transposes),
+ * each as written (tp_npu_xcell: a number or a string; a cell that is not
+ * a number is kept as text, as the plugin keeps it). */
+static int extra_cells(struct tp_npu_csv *c, struct kctx *k)
+{
+    struct tp_npu_data *d = k->d;
+    for (size_t i = 0; i < k->nx; i++) {
+        size_t col = (size_t)k->xidx[i];
+        GROW(d->xcells, d->nxcells, d->capxcells);
+        if (tp_npu_xcell_encode(c->st, col < c->nf ? c->f[col] : "", col < c->nf ? c->flen[col] : 0,
+                                &d->xcells[d->nxcells]) < 0)
+            return -1;
+        d->nxcells++;
+    }
+    return 0;
+}
+
+/* Row-major cells to column-major, in place (following the permutation's
+ * cycles, with one bit per cell to mark those moved): a PMU table is the
+ * biggest thing a folder holds (27 columns x every task), and a second copy
+ * of it would double the import's peak.  A table cut short (out of memory
+ * between a task and its cells) keeps no extra columns rather than cells of
+ * the wrong task. */
+static int extra_done(struct tp_npu_data *d)
+{
+    size_t nx = d->nxcols, nt = d->ntasks, n = d->nxcells;
+    if (!nx)
+        return 0;
+    if (n != nx * nt) {
+        d->nxcols = d->nxcells = 0;
+        return 0;
+    }
+    if (n > 2 && nx > 1 && nt > 1) {
+        unsigned char *moved = calloc(n / 8 + 1, 1);
+        if (!moved) {
+            d->nxcols = d->nxcells = 0;
+            return -1;
+        }
+        /* the cell at i = t*nx + c goes to c*nt + t = i*nt mod (n-1); the
+         * first and the last stay */
+        for (size_t start = 1; start < n - 1; start++) {
+            if (moved[start / 8] & (1u << (start % 8)))
+                continue;
+            size_t i = start;
+            tp_npu_xcell carry = d->xcells[i];
+            do {
+                size_t j = n <= UINT32_MAX ? (size_t)((uint64_t)i * nt % (n - 1))   /* no overflow */
+                                           : (size_t)((unsigned __int128)i * nt % (n - 1));
+                tp_npu_xcell next = d->xcells[j];
+                d->xcells[j] = carry;
+                carry = next;
+                moved[j / 8] |= (unsigned char)(1u << (j % 8));
+                i = j;
+            } while (i != start);
+        }
+        free(moved);
+    }
+    /* give back what doubling reserved (up to as much again); an allocator
+     * that cannot even shrink a block is out of memory, and says so */
+    tp_npu_xcell *fit = realloc(d->xcells, (n ? n : 1) * sizeof *fit);
+    if (!fit)
+        return -1;
+    d->xcells = fit;
+    d->capxcells = n;
+    return 0;
+}
 
 static int kernel_row(struct tp_npu_csv *c, void *vctx)
 {
@@ -124,8 +222,16 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
                 tp_sbuf_putc(&b, ',');
             tp_sbuf_put(&b, c->hdr[i], strlen(c->hdr[i]));
         }
-        d->kernel_header = b.oom ? 0 : tp_store_intern(st, b.p ? b.p : "", b.len);
+        /* the header gives kernels --group all its default columns: out of
+         * memory here is the import's error, not a header quietly lost */
+        d->kernel_header = b.oom ? UINT32_MAX : tp_store_intern(st, b.p ? b.p : "", b.len);
         tp_sbuf_free(&b);
+        if (d->kernel_header == UINT32_MAX) {
+            d->kernel_header = 0;
+            return -1;
+        }
+        if (!k->bad && extra_cols(c, k) < 0)
+            return -1;
     }
     if (k->bad || !full_row(c, (int[]){k->name, k->dur, k->start}, 3))
         return 0;
@@ -206,6 +312,8 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
     st->tid[row] = t.stream_id;
     t.row = row;
     note_first(d, t.start);
+    if (extra_cells(c, k) < 0)
+        return -1;
     GROW(d->tasks, d->ntasks, d->captasks);
     d->tasks[d->ntasks++] = t;
     return 0;
@@ -513,6 +621,12 @@ int tp_ascend_read_csv(tp_store *st, struct tp_npu_data *d, enum tp_npu_file whi
         tp_npu_csv_bad(&c, -2, "empty file (no header)");
     }
     tp_npu_csv_free(&c);
+    if (which == TP_NPU_KERNEL_DETAILS) {
+        /* only the read that set up the extra columns lays out their cells */
+        if (u.k.xidx && extra_done(d) < 0)
+            rc = -1;
+        free(u.k.xidx);
+    }
     size_t after = which == TP_NPU_KERNEL_DETAILS ? d->ntasks : which == TP_NPU_OPERATOR_DETAILS ? d->nops
                  : which == TP_NPU_OPERATOR_MEMORY ? d->nallocs : which == TP_NPU_MEMORY_RECORD ? d->nrecords
                  : which == TP_NPU_MODULE_MEM ? d->nmodules : d->nsteps;

@@ -1,14 +1,17 @@
 /* ascend_test.c — the Ascend folder importer: torch_npu's CSV dialect
  * (quotes, embedded newlines, CRLF, BOM, trailing TABs, N/A, exponents),
  * every header variant of SPEC §A.4, bad cells reported with file, row and
- * column, the probe, and the plugin's shape text. */
+ * column, the probe, the plugin's shape text, and the extra (PMU) columns
+ * of kernel_details.csv kept as written. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <math.h>
 #include "ascend.h"
 #include "ingest.h"
 #include "testing.h"
+#include "view_npu_kernels.h"
 
 void tp_npu_trans_shape(const char *s, struct tp_sbuf *b);
 
@@ -331,6 +334,106 @@ static void probe(void)
     tp_store_free(st);
 }
 
+/* kernel_details.csv's extra columns: kept in header order, each cell as
+ * written with its number beside it (NaN for N/A, text, empty), column-major
+ * and in step with the tasks (a row left out has no cells); the kernels
+ * --group all table shows them by key, and the file's header is its
+ * default column list. */
+static void extras(void)
+{
+    char k[64];
+    tp_npu_kernel_key("aic_l0a_read_bw(GB/s)", k, sizeof k);
+    CHECK_STR("ascend.xkey.unit_dropped", k, "aic_l0a_read_bw");
+    tp_npu_kernel_key("HF32 Eligible", k, sizeof k);
+    CHECK_STR("ascend.xkey.spaces", k, "hf32_eligible");
+    tp_npu_kernel_key("cube_utilization(%)", k, sizeof k);
+    CHECK_STR("ascend.xkey.percent", k, "cube_utilization");
+    clean();
+    put("kernel_details.csv", "Step Id,Name,Duration(us),HF32 Eligible,Context ID,aicore_time(us),aic_mac_ratio,my_metric\r\n"
+                              "1,MatMul,5,YES,N/A,4.50,0.519,7\r\n"
+                              "1,bad,abc,NO,N/A,1,1,1\r\n"
+                              "1,Cast,2,NO,3,0.0,abc,\r\n"
+                              "1,hcom,9,NO,N/A,N/A\r\n");
+    tp_store *st = load();
+    struct tp_npu_data *d = st->npu;
+    CHECK_INT("ascend.xcol.tasks", d ? (long long)d->ntasks : -1, 3);
+    CHECK_INT("ascend.xcol.count", d ? (long long)d->nxcols : -1, 5);
+    if (!d || d->ntasks != 3 || d->nxcols != 5) {
+        tp_store_free(st);
+        return;
+    }
+    CHECK_STR("ascend.xcol.first", tp_store_str(st, d->xcols[0].name), "HF32 Eligible");
+    CHECK_STR("ascend.xcol.last", tp_store_str(st, d->xcols[4].name), "my_metric");
+    CHECK_INT("ascend.xcell.count", (long long)d->nxcells, 15);
+    char b[32];
+#define XS(c, t) tp_npu_xcell_str(st, tp_npu_xcell_at(d, c, t), b, sizeof b)
+#define XV(c, t) tp_npu_xcell_value(st, tp_npu_xcell_at(d, c, t))
+    CHECK_STR("ascend.xcell.as_written", XS(2, 0), "4.50");
+    CHECK("ascend.xcell.value", XV(2, 0) == 4.5);
+    CHECK_STR("ascend.xcell.next_task", XS(2, 1), "0.0");
+    CHECK_STR("ascend.xcell.text_kept", XS(3, 1), "abc");
+    CHECK("ascend.xcell.text_nan", isnan(XV(3, 1)));
+    CHECK("ascend.xcell.na_nan", isnan(XV(1, 0)));
+    CHECK_STR("ascend.xcell.short_row", XS(3, 2), "");
+    CHECK_STR("ascend.xcell.short_row_kept", XS(2, 2), "N/A");
+    CHECK("ascend.xcell.number_not_interned", tp_strtab_find(&st->strings, "0.519", 5) == UINT32_MAX);
+#undef XS
+#undef XV
+    tp_error e = {0};
+    tp_table *t = NULL;
+    const tp_view *kv = tp_view_find("kernels");
+    int rc = kv ? tp_view_build(kv, st, &(struct tp_view_opts){.group = "all"}, &t, &e) : TP_ERR_USAGE;
+    CHECK("ascend.xview.built", rc == TP_OK && t);
+    if (t) {
+        CHECK_STR("ascend.xview.default_columns", tp_table_default_columns(t) ? tp_table_default_columns(t) : "",
+                  "step,name,duration,hf32_eligible,context_id,aicore_time,aic_mac_ratio,extra");
+        size_t n = 0;
+        const char *s = tp_table_cell_strn(t, 0, NK_XCOL0 + 2, &n);
+        CHECK_STR("ascend.xview.text_cell", s ? s : "", "4.50");
+        CHECK_INT("ascend.xview.number_cell", tp_table_cell_kind(t, 1, NK_XCOL0 + 2), TP_CELL_FLOAT);
+        s = tp_table_cell_strn(t, 0, NK_EXTRA, &n);
+        CHECK_STR("ascend.xview.extra", s ? s : "", "my_metric=7");
+        CHECK_INT("ascend.xview.hf32", tp_table_cell_kind(t, 0, NK_XCOL0), TP_CELL_STR);
+    }
+    tp_table_free(t);
+    tp_store_free(st);
+}
+
+/* The cell encoding: every plain decimal prints back to its own text and
+ * reads as strtod reads it; anything else is a string. */
+static void xcell_codes(void)
+{
+    tp_store *st = tp_store_new();
+    static const char *const nums[] = {"0", "0.0", "0.519", "2910056", "-3.5", "50.522", "0.000",
+                                       "123456789012345", "0.00000000000001", "99.90"};
+    static const char *const texts[] = {"", "N/A", "abc", "-0", "-0.0", "007", "1e-3", "5.", ".5", "+1",
+                                        "1234567890123456", "1.5\t", "1,5"};
+    char b[32];
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        tp_npu_xcell x = 0;
+        CHECK("ascend.xcode.encode", tp_npu_xcell_encode(st, nums[i], strlen(nums[i]), &x) == 0);
+        char name[64];
+        snprintf(name, sizeof name, "ascend.xcode.number.%s", nums[i]);
+        CHECK(name, ((uint64_t)x & 0xff) != TP_NPU_XTEXT && tp_npu_xcell_valid(x, st->strings.count));
+        CHECK_STR(name, tp_npu_xcell_str(st, x, b, sizeof b), nums[i]);
+        CHECK(name, tp_npu_xcell_value(st, x) == strtod(nums[i], NULL));
+    }
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        tp_npu_xcell x = 0;
+        CHECK("ascend.xcode.encode", tp_npu_xcell_encode(st, texts[i], strlen(texts[i]), &x) == 0);
+        char name[64];
+        snprintf(name, sizeof name, "ascend.xcode.text.%zu", i);
+        CHECK(name, ((uint64_t)x & 0xff) == TP_NPU_XTEXT && tp_npu_xcell_valid(x, st->strings.count));
+        CHECK_STR(name, tp_npu_xcell_str(st, x, b, sizeof b), texts[i]);
+    }
+    tp_npu_xcell x = 0;
+    CHECK("ascend.xcode.text_number", tp_npu_xcell_encode(st, "1e-3", 4, &x) == 0 && tp_npu_xcell_value(st, x) == 1e-3);
+    CHECK("ascend.xcode.text_tab", tp_npu_xcell_encode(st, "1.5\t", 4, &x) == 0 && tp_npu_xcell_value(st, x) == 1.5);
+    CHECK("ascend.xcode.bad_id", !tp_npu_xcell_valid((int64_t)st->strings.count * 256 + TP_NPU_XTEXT, st->strings.count));
+    CHECK("ascend.xcode.bad_decimals", !tp_npu_xcell_valid(16, st->strings.count));
+    tp_store_free(st);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/tprof_ascend_test_XXXXXX");
@@ -345,6 +448,8 @@ int main(void)
     shapes();
     variants();
     bad_input();
+    extras();
+    xcell_codes();
     rounding();
     probe();
     clean();

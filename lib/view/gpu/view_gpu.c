@@ -11,6 +11,7 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
+#include "view_extra.h"
 #include "view_options.h"
 
 static const struct tp_coldef gcols[] = {
@@ -29,9 +30,15 @@ static const struct tp_coldef gcols[] = {
     {"busy", "Busy(us)", TP_COL_US, -1, 0, "time with at least one kernel running, within the steps"},
     {"span", "Span(us)", TP_COL_US, -1, 0, "first step start to last step end (the utilization denominator)"},
     {"steps", "Steps", TP_COL_INT, -1, 0, "number of steps in the span"},
+    {"start", "Start(us)", TP_COL_US, -1, 0, "--series: the interval's start, after the trace's first event"},
+    {"end", "End(us)", TP_COL_US, -1, 0, "--series: the interval's end (busy and util are of the interval)"},
 };
 enum { G_DEV, G_NAME, G_MEM, G_MEMGB, G_CAP, G_SMS, G_UTIL, G_SMEFF, G_OCC, G_TC, G_KERNELS, G_KTIME, G_BUSY,
-       G_SPAN, G_STEPS, G_N };
+       G_SPAN, G_STEPS, G_START, G_END, G_N };
+
+/* --series --plot: per GPU, a vertical bar per interval for its utilization */
+static const char *const util_col[] = {"util"};
+static const struct tp_chart series_chart = {TP_CHART_SERIES, "device", NULL, util_col, 1, "busy", "start", "end"};
 
 static void set_pct(tp_table *t, size_t col, double v, double scale)
 {
@@ -41,7 +48,22 @@ static void set_pct(tp_table *t, size_t col, double v, double scale)
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
-    (void)vo;
+    if (vo && vo->series) {
+        tp_table *t = tp_table_new(gcols, G_N);
+        if (!t)
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        int rc = tp_gpu_series(st, vo, t, G_DEV, G_START, G_END, G_BUSY, G_UTIL, err);
+        if (rc != TP_OK) {
+            tp_table_free(t);
+            return rc;
+        }
+        if (vo->plot)
+            tp_table_set_chart(t, &series_chart);
+        *out = t;
+        return TP_OK;
+    }
+    if (vo && vo->plot)
+        return tp_error_set(err, TP_ERR_USAGE, "gpu: --plot draws the utilization series: give --series too");
     struct tp_gpu_summary s;
     if (tp_gpu_summary(st, &s) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -86,18 +108,27 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
-static const struct tp_view_option gpu_filter_options[] = {
+static const char *columns_for(const struct tp_view_opts *vo)
+{
+    return vo && vo->series ? "device,start,end,busy,util" : NULL;
+}
+
+static const struct tp_view_option gpu_options[] = {
     TP_VOPT_FILTERS,
+    TP_VOPT_OPTIONAL("series", "[INTERVAL]", series, "utilization per interval and GPU: 100 intervals of the span, "
+                     "N of them, or of a length (10ms, 500us)"),
+    TP_VOPT_FLAG("plot", plot, "with --series: a vertical bar per interval (-w or terminal wide)"),
 };
 
 const tp_view tp_view_gpu = {
     .name = "gpu",
-    TP_VIEW_OPTIONS(gpu_filter_options),
+    TP_VIEW_OPTIONS(gpu_options),
     .summary = "TensorBoard plugin GPU Summary: utilization, est. SM efficiency, occupancy, Tensor Core time per GPU",
     .cols = gcols,
     .ncols = G_N,
     .default_columns = "device,name,memory_gb,capability,util,sm_eff,occupancy,tc",
     .build = build,
+    .columns_for = columns_for,
     .timeline = 1,
     .attributes = TP_ATTRIBUTES_ALWAYS,
 };

@@ -17,15 +17,13 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
+#include "tbtree.h"
 #include "views.h"
 #include "view_extra.h"
 #include "view_options.h"
 #include "summ.h"
 #include "checked.h"
-#include "tbtree.h"
 
-/* view_ops.c: the plugin's Tensor Core kernel names */
-int tp_tb_kernel_tc(const char *name);
 
 static const struct tp_coldef kcols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "kernel name"},
@@ -131,6 +129,12 @@ static int cmp_stable(const struct tp_sgroup *const *a, const struct tp_sgroup *
     return tp_summ_cmp_order(a, b);
 }
 
+/* --plot: each row's share of the kernel time (the calls of a --short
+ * histogram bin) */
+static const char *const share_cols[] = {"total"}, *const bin_cols[] = {"calls"};
+static const struct tp_chart kernels_chart = {TP_CHART_SHARE, "name", NULL, share_cols, 1, NULL, NULL, NULL};
+static const struct tp_chart bins_chart = {TP_CHART_SHARE, "bin_start", NULL, bin_cols, 1, NULL, NULL, NULL};
+
 /* The table of a (merged) section; `path` names the input in the note of
  * an empty table. */
 static int kernels_table(struct tp_section *sec, const char *path, int props, tp_table **out, tp_error *err)
@@ -186,15 +190,19 @@ static int is_props(const struct tp_view_opts *vo)
 static int table_name(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                       tp_error *err)
 {
-    (void)vo;
-    return kernels_table(sec, path, 0, out, err);
+    int rc = kernels_table(sec, path, 0, out, err);
+    if (rc == TP_OK && vo && vo->plot)   /* a merged run's table too */
+        tp_table_set_chart(*out, &kernels_chart);
+    return rc;
 }
 
 static int table_props(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                        tp_error *err)
 {
-    (void)vo;
-    return kernels_table(sec, path, 1, out, err);
+    int rc = kernels_table(sec, path, 1, out, err);
+    if (rc == TP_OK && vo && vo->plot)
+        tp_table_set_chart(*out, &kernels_chart);
+    return rc;
 }
 
 static int reads(const struct tp_view_opts *vo, const char *variant)
@@ -214,10 +222,11 @@ static const struct tp_summ_desc desc_props = {
     .view = "kernels", .variant = "props", .nkeys = 6, .nw = 2,
     .keys = {"name", "op", "grid", "block", "regs", "smem"}, .ws = {"blocks_per_sm", "occupancy"},
 };
-const struct tp_summ_view tp_summ_kernels_name = {&desc_name, "kernels", reads, summarize_name, table_name};
-const struct tp_summ_view tp_summ_kernels_props = {&desc_props, "kernels", reads, summarize_props, table_props};
+const struct tp_summ_view tp_summ_kernels_name = {&desc_name, "kernels", reads, summarize_name, table_name, NULL};
+const struct tp_summ_view tp_summ_kernels_props = {&desc_props, "kernels", reads, summarize_props, table_props,
+                                                   NULL};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+static int build_table(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     if (vo && vo->short_us > 0)
         return tp_kernels_short(st, vo, out, err);
@@ -227,6 +236,14 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     /* one trace is a run of one rank: the table comes from its summary,
      * so a merged run and a single trace are one code path */
     return tp_summ_view_build(props ? &tp_summ_kernels_props : &tp_summ_kernels_name, st, vo, out, err);
+}
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    int rc = build_table(st, vo, out, err);
+    if (rc == TP_OK && vo && vo->plot)
+        tp_table_set_chart(*out, vo->short_us > 0 && vo->group ? &bins_chart : &kernels_chart);
+    return rc;
 }
 
 static const char *columns_for(const struct tp_view_opts *vo)
@@ -240,10 +257,11 @@ static const char *columns_for(const struct tp_view_opts *vo)
 
 static const struct tp_view_option kernels_options[] = {
     TP_VOPT_FILTERS,
-    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core or props); "
-                   "with --short: histogram"),
+    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core, "
+                   "props or all: every task with its PMU columns); with --short: histogram"),
     TP_VOPT_MICROSECONDS("short", "US", short_us, "the kernels under US µs (TraceLens' threshold: 10) per operator, "
                          "input dims and name (kineto, nsys inputs)"),
+    TP_VOPT_FLAG("plot", plot, "a bar per kernel: its share of the kernel time (-w or terminal wide)"),
 };
 
 const tp_view tp_view_kernels = {

@@ -1,5 +1,6 @@
 /* view_ops.c — `tprof ops`: the TensorBoard plugin's Operator view, one row
- * per operator (or operator and input shape) of the plugin's operator tree
+ * per operator (or operator and input shape, or operator and the first
+ * frames of its call stack: ops_stack.c) of the plugin's operator tree
  * (model/tbtree.c, built once per store). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,9 +43,12 @@ static const struct tp_coldef ops_cols[] = {
     {"category", "Category", TP_COL_STR, -1, 0, "operator category after TraceLens (--group category)"},
     {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of the table's device time (%, --group category)"},
     {"cum_pct", "CumPct", TP_COL_FIXED, -1, 2, "running total of Pct (--group category)"},
+    {"stack", "Source Location", TP_COL_STR, -1, 0, "--group stack[=N]: the first N frames of the Call stack, "
+                                                    "innermost first, joined by \" <- \" (- none recorded)"},
 };
 enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOT, C_HSELF, C_HTOT, C_TC, C_TCS, C_TCT,
-       C_SCPUP, C_CPUP, C_CPUAVG, C_SCUDAP, C_CUDAP, C_CUDAAVG, C_CPUMEM, C_SCPUMEM, C_DEVMEM, C_SDEVMEM };
+       C_SCPUP, C_CPUP, C_CPUAVG, C_SCUDAP, C_CUDAP, C_CUDAAVG, C_CPUMEM, C_SCPUMEM, C_DEVMEM, C_SDEVMEM,
+       C_CATEGORY, C_PCT, C_CUMPCT, C_STACK };
 
 /* key_averages' "Self CUDA time total": the self device time of every event
  * it lists sums to all GPU activity (kernels, copies, sets), whether or not an
@@ -58,18 +62,6 @@ static int64_t self_cuda_total(const tp_store *st)
             total += st->dur[i];
     }
     return total;
-}
-
-/* torch's _format_time: "1.234s", "12.345ms", "123.456us" */
-static void key_avg_time(int64_t ns, char *buf, size_t cap)
-{
-    double us = (double)ns / 1000.0;
-    if (us >= 1e6)
-        snprintf(buf, cap, "%.3fs", us / 1e6);
-    else if (us >= 1e3)
-        snprintf(buf, cap, "%.3fms", us / 1e3);
-    else
-        snprintf(buf, cap, "%.3fus", us);
 }
 
 /* Python repr of a JSON value: ", " and ": " separators, 'single' quotes. */
@@ -104,7 +96,7 @@ enum { X_DSELF, X_DTOT, X_HSELF, X_TCS, X_TCT, X_CPUMEM, X_SCPUMEM, X_DEVMEM, X_
 /* section-wide: key_averages' totals; flags: the trace has GPU activity
  * (sort by device time), it has [memory] events */
 enum { S_CPU_TOTAL, S_CUDA_TOTAL };
-enum { F_BY_DEV = 1, F_MEM = 2 };
+enum { F_BY_DEV = 1, F_MEM = 2, F_ANY_STACK = 4 };   /* below TP_SUMM_PARAM_SHIFT: the stack depth */
 
 /* key_averages' "Self CPU time total": the self time of every host event
  * torch lists (CPU ops, annotations, runtime and driver calls) sums to the
@@ -210,9 +202,9 @@ static int ops_memory(const tp_store *st, const struct tb_model *m, const int64_
 }
 
 /* The operators of a store as a summary section: one group per name (or
- * name and input shape), first seen in the trees' post-order, thread by
- * thread. */
-static int summarize(const tp_store *st, struct tp_section *sec, int by_shape, tp_error *err)
+ * name and input shape, or name and the first by_stack frames of its call
+ * stack), first seen in the trees' post-order, thread by thread. */
+static int summarize(const tp_store *st, struct tp_section *sec, int by_shape, long by_stack, tp_error *err)
 {
     const struct tb_model *mc = tp_store_tb(st);   /* built once per store */
     if (!mc)
@@ -220,20 +212,32 @@ static int summarize(const tp_store *st, struct tp_section *sec, int by_shape, t
     const struct tb_model m = *mc;
     int64_t *node_agg = malloc((m.nnodes + 1) * sizeof *node_agg);   /* node -> group, for the memory columns */
     char *sbuf = malloc(8192);
+    struct tp_sbuf frames = {0};
+    uint32_t *stacks = by_stack ? tp_ops_stacks(st) : NULL;   /* backward ops: their forward's */
     int rc = TP_OK;
-    if (!node_agg || !sbuf)
+    if (!node_agg || !sbuf || (by_stack && !stacks))
         rc = TP_ERR_NOMEM;
     for (size_t i = 0; rc == TP_OK && i < m.nnodes; i++) node_agg[i] = -1;
     for (size_t i = 0; rc == TP_OK && i < m.nops; i++) {
         struct tb_node *N = &m.nodes[m.ops[i]];
         sbuf[0] = 0;
+        const char *detail = sbuf;
+        if (by_stack) {
+            frames.len = 0;
+            uint32_t cs = stacks[N->row];
+            if (tp_ops_stack_frames(cs ? tp_store_str(st, cs) : NULL, by_stack, &frames) > 0)
+                sec->flags |= F_ANY_STACK;
+            tp_sbuf_putc(&frames, 0);
+            if (frames.oom) { rc = TP_ERR_NOMEM; break; }
+            detail = frames.p;
+        }
         if (by_shape) {
             const char *dims = NULL;
             if (st->aux[N->row] != TP_NO_AUX && st->ops[st->aux[N->row]].input_dims)
                 dims = tp_store_str(st, st->ops[st->aux[N->row]].input_dims);
             pyrepr(dims, sbuf, 8192);
         }
-        const char *key[] = {N->name, sbuf};
+        const char *key[] = {N->name, detail};
         struct tp_sgroup *A = tp_summ_group(sec, key);
         if (!A || tp_summ_add(A, N->end - N->start) < 0 || tp_summ_seen(sec, A, N->tid, (int64_t)i) < 0) {
             rc = TP_ERR_NOMEM;
@@ -254,20 +258,27 @@ static int summarize(const tp_store *st, struct tp_section *sec, int by_shape, t
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     sec->scal[S_CPU_TOTAL] = cpu_total;
     sec->scal[S_CUDA_TOTAL] = self_cuda_total(st);
-    sec->flags = (m.has_kernel || m.has_memcpy_or_memset ? F_BY_DEV : 0) | (have_mem > 0 ? F_MEM : 0);
+    sec->flags |= (m.has_kernel || m.has_memcpy_or_memset ? F_BY_DEV : 0) | (have_mem > 0 ? F_MEM : 0);
     free(node_agg);
     free(sbuf);
+    tp_sbuf_free(&frames);
+    free(stacks);
     return rc;
 }
 
 static int summarize_name(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
-    return summarize(st, sec, 0, err);
+    return summarize(st, sec, 0, 0, err);
 }
 
 static int summarize_shape(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
-    return summarize(st, sec, 1, err);
+    return summarize(st, sec, 1, 0, err);
+}
+
+static int summarize_stack(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    return summarize(st, sec, 0, sec->flags >> TP_SUMM_PARAM_SHIFT, err);
 }
 
 /* By self device time (a trace with GPU activity), else by self host time;
@@ -287,8 +298,16 @@ static int cmp_host(const struct tp_sgroup *const *a, const struct tp_sgroup *co
     return cmp_by(a, b, X_HSELF);
 }
 
-/* The table of a (merged) section. */
-static int ops_table(struct tp_section *sec, int by_shape, tp_table **out, tp_error *err)
+/* --plot: each row's share of the device self time (host self time in a
+ * trace without GPU work, or the time column --sort names): self times
+ * add up to the whole, so the shares do too. */
+static const char *const share_cols[] = {"dev_self", "host_self", "dev_total", "host_total"};
+static const struct tp_chart ops_chart = {TP_CHART_SHARE, "name", "shape", share_cols, 4, NULL, NULL, NULL};
+static const struct tp_chart category_chart = {TP_CHART_SHARE, "category", NULL, share_cols, 1, NULL, NULL, NULL};
+
+/* The table of a (merged) section: by_stack its stack depth, 0 none. */
+static int ops_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, int by_shape,
+                     long by_stack, tp_table **out, tp_error *err)
 {
     int64_t cpu_total = sec->scal[S_CPU_TOTAL], cuda_total = sec->scal[S_CUDA_TOTAL];
     const struct tp_sgroup **perm = tp_summ_sorted(sec, sec->flags & F_BY_DEV ? cmp_dev : cmp_host);
@@ -304,6 +323,7 @@ static int ops_table(struct tp_section *sec, int by_shape, tp_table **out, tp_er
         tp_table_add_row(t);
         tp_table_set_str(t, C_NAME, A->key[0]);
         if (by_shape) tp_table_set_str(t, C_SHAPE, A->key[1]);
+        if (by_stack && A->key[1][0]) tp_table_set_str(t, C_STACK, A->key[1]);
         tp_table_set_int(t, C_CALLS, A->n);
         tp_table_set_int(t, C_DSELF, x[X_DSELF]);
         tp_table_set_int(t, C_DTOT, x[X_DTOT]);
@@ -333,15 +353,22 @@ static int ops_table(struct tp_section *sec, int by_shape, tp_table **out, tp_er
      * without CPU events has none to speak of) */
     char line[96], v[32];
     if (cpu_total > 0) {
-        key_avg_time(cpu_total, v, sizeof v);
+        tp_fmt_human_time((double)cpu_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);   /* _format_time */
         snprintf(line, sizeof line, "Self CPU time total: %s", v);
         tp_table_add_footer(t, line);
         if (sec->flags & F_BY_DEV) {
-            key_avg_time(cuda_total, v, sizeof v);
+            tp_fmt_human_time((double)cuda_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);
             snprintf(line, sizeof line, "Self CUDA time total: %s", v);
             tp_table_add_footer(t, line);
         }
     }
+    /* key_averages(group_by_stack_n=N) of such a trace is its plain
+     * table: so is this one, with a word on why */
+    if (by_stack && !(sec->flags & F_ANY_STACK) && sec->ng)
+        tp_error_set(err, TP_OK, "%s: no operator has a call stack (record with with_stack=True): "
+                     "one row per name, as key_averages(group_by_stack_n=%ld) gives", path, by_stack);
+    if (vo && vo->plot)
+        tp_table_set_chart(t, &ops_chart);
     free(perm);
     *out = t;
     return TP_OK;
@@ -350,15 +377,23 @@ static int ops_table(struct tp_section *sec, int by_shape, tp_table **out, tp_er
 static int table_name(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                       tp_error *err)
 {
-    (void)path, (void)vo;
-    return ops_table(sec, 0, out, err);
+    return ops_table(sec, path, vo, 0, 0, out, err);
 }
 
 static int table_shape(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                        tp_error *err)
 {
-    (void)path, (void)vo;
-    return ops_table(sec, 1, out, err);
+    return ops_table(sec, path, vo, 1, 0, out, err);
+}
+
+static int table_stack(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                       tp_error *err)
+{
+    long want = tp_ops_stack_depth(vo ? vo->group : NULL), have = sec->flags >> TP_SUMM_PARAM_SHIFT;
+    if (want != have)   /* a summary file keeps the default depth */
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds ops --group stack=%ld, not stack=%ld", path,
+                            have, want);
+    return ops_table(sec, path, vo, 0, have, out, err);
 }
 
 static int is_shape(const struct tp_view_opts *vo)
@@ -370,6 +405,8 @@ static int reads(const struct tp_view_opts *vo, const char *variant)
 {
     if (is_shape(vo))
         return strcmp(variant, "shape") == 0;
+    if (tp_ops_stack_depth(vo ? vo->group : NULL) > 0)
+        return strcmp(variant, "stack") == 0;
     return (!vo || !vo->group || strcmp(vo->group, "name") == 0) && strcmp(variant, "name") == 0;
 }
 
@@ -383,18 +420,42 @@ static const struct tp_summ_desc desc_shape = {
     .view = "ops", .variant = "shape", .nkeys = 2, .nx = X_N, .nscal = 2,
     .keys = {"name", "shape"}, .xs = OPS_X, .scals = {"self_cpu_total_ns", "self_cuda_total_ns"},
 };
-const struct tp_summ_view tp_summ_ops_name = {&desc_name, "ops", reads, summarize_name, table_name};
-const struct tp_summ_view tp_summ_ops_shape = {&desc_shape, "ops", reads, summarize_shape, table_shape};
+static const struct tp_summ_desc desc_stack = {
+    .view = "ops", .variant = "stack", .nkeys = 2, .nx = X_N, .nscal = 2,
+    .keys = {"name", "stack"}, .xs = OPS_X, .scals = {"self_cpu_total_ns", "self_cuda_total_ns"},
+};
+
+/* The stack depth of a --group (a summary file: the default one). */
+static long stack_depth(const struct tp_view_opts *vo)
+{
+    long n = tp_ops_stack_depth(vo ? vo->group : NULL);
+    return n > 0 ? n : TP_OPS_STACK_DEFAULT;
+}
+
+const struct tp_summ_view tp_summ_ops_name = {&desc_name, "ops", reads, summarize_name, table_name, NULL};
+const struct tp_summ_view tp_summ_ops_shape = {&desc_shape, "ops", reads, summarize_shape, table_shape, NULL};
+const struct tp_summ_view tp_summ_ops_stack = {&desc_stack, "ops", reads, summarize_stack, table_stack,
+                                              stack_depth};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
-    if (vo && vo->group && strcmp(vo->group, "category") == 0)
-        return tp_ops_by_category(st, out, err);
+    if (vo && vo->group && strcmp(vo->group, "category") == 0) {
+        int rc = tp_ops_by_category(st, out, err);
+        if (rc == TP_OK && vo->plot)
+            tp_table_set_chart(*out, &category_chart);
+        return rc;
+    }
     int by_shape = is_shape(vo);
-    if (vo && vo->group && !by_shape && strcmp(vo->group, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape or category, not %s", vo->group);
+    long by_stack = tp_ops_stack_depth(vo ? vo->group : NULL);
+    if (by_stack < 0)
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group stack=N: '%s' is not a positive number of frames",
+                            vo->group + 6);
+    if (vo && vo->group && !by_shape && !by_stack && strcmp(vo->group, "name") != 0)
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape, stack[=N] or category, not %s",
+                            vo->group);
     /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(by_shape ? &tp_summ_ops_shape : &tp_summ_ops_name, st, vo, out, err);
+    return tp_summ_view_build(by_shape ? &tp_summ_ops_shape : by_stack ? &tp_summ_ops_stack : &tp_summ_ops_name, st,
+                              vo, out, err);
 }
 
 static const char *columns_for(const struct tp_view_opts *vo)
@@ -405,13 +466,17 @@ static const char *columns_for(const struct tp_view_opts *vo)
         return "name,shape,calls,dev_self,dev_total,host_self,host_total,tc";
     if (strcmp(vo->group, "category") == 0)
         return tp_ops_category_columns;
+    if (tp_ops_stack_depth(vo->group) > 0)   /* key_averages prints the stack last */
+        return "name,calls,dev_self,dev_total,host_self,host_total,tc,stack";
     return NULL;
 }
 
 static const struct tp_view_option ops_options[] = {
     TP_VOPT_FILTERS,
-    TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, or category: TraceLens' "
-                   "op categories (Ascend: name, shape, stack)"),
+    TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, stack[=N]: per name and the "
+                   "first N (5) frames of its call stack (key_averages' group_by_stack_n), or category: "
+                   "TraceLens' op categories (Ascend: name, shape, stack)"),
+    TP_VOPT_FLAG("plot", plot, "a bar per operator: its share of the device self time (-w or terminal wide)"),
 };
 
 const tp_view tp_view_ops = {

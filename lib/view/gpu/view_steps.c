@@ -59,6 +59,10 @@ static void set_pcts(tp_table *t, const int64_t *cost)
 }
 
 
+/* --plot: a stacked bar per step, a segment per role, the step's total after it */
+static const char *const role_cols[] = {"kernel", "memcpy", "memset", "comm", "runtime", "dataloader", "cpu", "other"};
+static const struct tp_chart steps_chart = {TP_CHART_STACK, "step", NULL, role_cols, 8, "total", NULL, NULL};
+
 /* The steps of a store as a summary section: one row per step (merged by
  * appending: rank after rank), its duration and the cost of each role. */
 static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
@@ -82,7 +86,6 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 static int steps_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                        tp_error *err)
 {
-    (void)vo;
     const struct tp_sgroup **perm = tp_summ_sorted(sec, tp_summ_cmp_order);   /* rank after rank */
     tp_table *t = tp_table_new(scols, sizeof scols / sizeof *scols);
     if (!perm || !t) {
@@ -110,6 +113,8 @@ static int steps_table(struct tp_section *sec, const char *path, const struct tp
     }
     if (!sec->ng)
         tp_error_set(err, TP_OK, "%s: no ProfilerStep and no CPU op: no step to break down", path);
+    if (vo && vo->plot)
+        tp_table_set_chart(t, &steps_chart);
     free(perm);
     *out = t;
     return TP_OK;
@@ -120,7 +125,7 @@ static const struct tp_summ_desc desc = {
     .keys = {"step"}, .xs = {"kernel_ns", "memcpy_ns", "memset_ns", "comm_ns", "runtime_ns", "dataloader_ns",
                              "cpu_ns", "other_ns", "total_ns"},
 };
-const struct tp_summ_view tp_summ_steps = {&desc, "steps", tp_summ_reads_always, summarize, steps_table};
+const struct tp_summ_view tp_summ_steps = {&desc, "steps", tp_summ_reads_always, summarize, steps_table, NULL};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
@@ -130,6 +135,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 
 static const struct tp_view_option steps_filter_options[] = {
     TP_VOPT_FILTERS,
+    TP_VOPT_FLAG("plot", plot, "a stacked bar per step: kernel, memcpy, memset, comm, runtime, DataLoader, "
+                 "CPU, other (-w or terminal wide)"),
 };
 
 const tp_view tp_view_steps = {

@@ -97,6 +97,11 @@ static int by_dself(const void *x, const void *y)
     return a->first < b->first ? -1 : a->first > b->first;
 }
 
+/* --plot: each row's share of the device self time, or of the time
+ * column --sort names (write_chart.c), as the ops view */
+static const char *const share_cols[] = {"dev_self", "host_self", "dev_total", "host_total"};
+static const struct tp_chart npu_ops_chart = {TP_CHART_SHARE, "name", "shape", share_cols, 4, NULL, NULL, NULL};
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
@@ -205,6 +210,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     }
     if (sb.oom)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (vo && vo->plot)
+        tp_table_set_chart(t, &npu_ops_chart);
     *out = t;
     t = NULL;
 done:

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ascend.h"
+#include "table.h"
 #include "views.h"
 
 /* µs or ms to ns; TP_NONE for an empty cell (NaN), and *bad set for a
@@ -70,9 +71,13 @@ static const struct tp_coldef scols[] = {
 };
 enum { S_STEP, S_DEV, S_COMP, S_CNO, S_OVL, S_COMM, S_FREE, S_STAGE, S_BUBBLE, S_EXCL, S_PREP, S_N };
 
+/* --plot: a stacked bar per step of the three parts of its time (computing,
+ * communication not overlapped, free), their sum after it (write_chart.c) */
+static const char *const part_cols[] = {"computing", "comm_not_overlapped", "free"};
+static const struct tp_chart npu_steps_chart = {TP_CHART_STACK, "step", NULL, part_cols, 3, NULL, NULL, NULL};
+
 static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
-    (void)vo;
     const struct tp_npu_data *d = st->npu;
     if (!d || !(d->files & TP_NPU_STEP_TRACE))
         return tp_npu_missing(st, TP_NPU_STEP_TRACE, "steps", scols, S_N, out, err);
@@ -94,6 +99,8 @@ static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_tab
         tp_table_free(t);
         return tp_npu_overflow(st, "step times", err);
     }
+    if (vo && vo->plot)
+        tp_table_set_chart(t, &npu_steps_chart);
     *out = t;
     return TP_OK;
 }

@@ -90,7 +90,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
 static const struct tp_summ_desc desc = {
     .view = "api", .variant = "all", .nkeys = 3, .keys = {"sample_set", "name", "tag"},
 };
-const struct tp_summ_view tp_summ_api = {&desc, "api", tp_summ_reads_always, summarize, table};
+const struct tp_summ_view tp_summ_api = {&desc, "api", tp_summ_reads_always, summarize, table, NULL};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {

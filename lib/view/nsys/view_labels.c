@@ -133,7 +133,7 @@ static const struct tp_summ_desc desc = {
     .view = "labels", .variant = "all", .nkeys = 3, .nx = 2,
     .keys = {"sample_set", "name", "tag"}, .xs = {"device_ops", "device_ns"},
 };
-const struct tp_summ_view tp_summ_labels = {&desc, "labels", tp_summ_reads_always, summarize, table};
+const struct tp_summ_view tp_summ_labels = {&desc, "labels", tp_summ_reads_always, summarize, table, NULL};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {

@@ -1,0 +1,37 @@
+/* coll_run.h — what `tprof collectives` and `tprof stragglers` share: every
+ * rank's collective records (tp_coll_extract), from its store or from its
+ * summary (the view's rank_summary: the records alone, so that a run is read
+ * in bounded memory), matched across the run. */
+#ifndef TPROF_COLL_RUN_H
+#define TPROF_COLL_RUN_H
+
+#include "collectives.h"
+#include "tprof.h"
+
+struct coll_run {
+    struct tp_coll_list *lists;    /* one per rank, in the run's rank order */
+    size_t n;
+    int owns;                      /* the lists' records were extracted here (free them) */
+    struct tp_coll_match m;
+    size_t single;                 /* collectives found on one rank alone */
+    size_t partial;                /* matched on fewer ranks than their group has */
+    size_t mixed;                  /* matched records that disagree on the op */
+};
+
+/* Extract and match.  TP_ERR_USAGE for fewer than two ranks (`view` names
+ * the view in the message), TP_ERR_FORMAT when no rank has a collective,
+ * TP_ERR_NOMEM; TP_OK with a note in err when some collectives could not be
+ * matched on every rank of their group. */
+int tp_coll_run_build(const tp_store *const *stores, size_t n, const char *view, struct coll_run *cr,
+                      tp_error *err);
+/* The same from the ranks' summaries (struct tp_coll_list, borrowed) and
+ * their settled rank numbers. */
+int tp_coll_run_from_summaries(void *const *sums, const int64_t *ranks, size_t n, const char *view,
+                               struct coll_run *cr, tp_error *err);
+void tp_coll_run_free(struct coll_run *cr);
+
+/* rank_summary and summary_free of both views: the rank's record list. */
+void *tp_coll_rank_summary(const tp_store *st, const struct tp_view_opts *vo, tp_error *err);
+void tp_coll_summary_free(void *summary);
+
+#endif
