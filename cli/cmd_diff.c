@@ -281,6 +281,71 @@ static int print_gate(const tp_store *a, const tp_store *b, const struct tp_diff
     return status;
 }
 
+/* Write the table (rc: how building it went), then the gate and its JUnit
+ * report; the exit status.  Frees t. */
+static int finish(int rc, const tp_error *berr, tp_table *t, const struct tp_diff_summary *s,
+                  const struct tp_output_opts *out, const struct tp_diff_gate *gate, const char *junit,
+                  const char *a_name, const char *b_name, int bad)
+{
+    tp_error err = {0};
+    int status = bad ? 2 : 0;
+    if (rc != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", berr->msg);
+        status = 2;
+    } else if (tp_table_write(t, out, stdout, &err) != TP_OK) {
+        if (err.sys_errno != EPIPE) {   /* a reader that went away is not an error */
+            fprintf(stderr, "tprof: %s\n", err.msg);
+            status = 2;
+        }
+    }
+    fflush(stdout);
+    tp_table_free(t);
+    if (status == 0 && gate) {
+        char msg[256];
+        if (tp_diff_check(s, gate, msg, sizeof msg)) {
+            fprintf(stderr, "tprof: regression: %s\n", msg);
+            status = 1;
+        }
+        if (junit) {
+            FILE *f = fopen(junit, "w");
+            int bad_write = !f;
+            if (f) {
+                bad_write = tp_diff_junit(s, gate, a_name, b_name, f) < 0;
+                bad_write |= fclose(f) != 0;
+            }
+            if (bad_write) {
+                fprintf(stderr, "tprof: %s: %s\n", junit, strerror(errno));
+                status = 2;
+            }
+        }
+    }
+    return status;
+}
+
+/* Two summary sets (tprof summarize): the table and the gate from them. */
+static int diff_summaries(const char *pa, const char *pb, int summary, const struct tp_output_opts *out,
+                          const struct tp_diff_gate *gate, const char *junit)
+{
+    tp_error err = {0};
+    tp_summary *a = NULL, *b = NULL;
+    if (tp_summary_load_set(&pa, 1, &a, &err) != TP_OK || tp_summary_load_set(&pb, 1, &b, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        tp_summary_free(a);
+        return 2;
+    }
+    struct tp_diff_summary s;
+    int rc = tp_diff_summarize_summaries(a, b, &s) == TP_OK ? TP_OK
+             : tp_error_set(&err, TP_ERR_FORMAT, "%s: a summary without its diff table", pa);
+    if (!summary && rc == TP_OK && isatty(STDOUT_FILENO))
+        print_headline(&s);
+    tp_table *t = NULL;
+    if (rc == TP_OK)
+        rc = summary ? tp_diff_summary_table(&s, &t, &err) : tp_diff_build_summaries(a, b, &t, &err);
+    tp_summary_free(a);
+    tp_summary_free(b);
+    return finish(rc, &err, t, &s, out, gate, junit, pa, pb, 0);
+}
+
 int cmd_diff(int argc, char **argv)
 {
     struct tp_output_opts out;
@@ -403,6 +468,15 @@ int cmd_diff(int argc, char **argv)
         out.width = cli_terminal_width();
     }
 
+    int sums = (tp_path_is_summary(argv[optind]) != 0) + (tp_path_is_summary(argv[optind + 1]) != 0);
+    if (sums == 1)
+        return usage_error("%s", "compare two summary sets (tprof summarize), or two traces or runs");
+    if (sums == 2) {
+        if (timeline || go.confidence > 0 || steps || ranks)
+            return usage_error("%s", "summary files keep totals per name: --timeline, --confidence, --step "
+                               "and --rank read traces");
+        return diff_summaries(argv[optind], argv[optind + 1], summary, &out, gate_on ? &gate : NULL, junit);
+    }
     int bad = 0;
     tp_store *a = load(argv[optind], ranks, steps, &bad);
     if (!a)
@@ -426,40 +500,9 @@ int cmd_diff(int argc, char **argv)
     tp_table *t = NULL;
     int rc = timeline ? tp_diff_timeline(a, b, depth < 0 ? 1 : depth, &t, &err)
              : summary ? tp_diff_summary_table(&s, &t, &err) : tp_diff_build(a, b, &t, &err);
-    int status = bad ? 2 : 0;
     if (rc == TP_OK && plot)
         rc = tp_diff_attach_plot(t, &err);
-    if (rc != TP_OK) {
-        fprintf(stderr, "tprof: %s\n", err.msg);
-        status = 2;
-    } else if (tp_table_write(t, &out, stdout, &err) != TP_OK) {
-        if (err.sys_errno != EPIPE) {   /* a reader that went away is not an error */
-            fprintf(stderr, "tprof: %s\n", err.msg);
-            status = 2;
-        }
-    }
-    fflush(stdout);
-    tp_table_free(t);
     tp_store_free(a);
     tp_store_free(b);
-    if (status == 0 && gate_on) {
-        char msg[256];
-        if (tp_diff_check(&s, &gate, msg, sizeof msg)) {
-            fprintf(stderr, "tprof: regression: %s\n", msg);
-            status = 1;
-        }
-        if (junit) {
-            FILE *f = fopen(junit, "w");
-            int bad_write = !f;
-            if (f) {
-                bad_write = tp_diff_junit(&s, &gate, argv[optind], argv[optind + 1], f) < 0;
-                bad_write |= fclose(f) != 0;
-            }
-            if (bad_write) {
-                fprintf(stderr, "tprof: %s: %s\n", junit, strerror(errno));
-                status = 2;
-            }
-        }
-    }
-    return status;
+    return finish(rc, &err, t, &s, &out, gate_on ? &gate : NULL, junit, argv[optind], argv[optind + 1], bad);
 }

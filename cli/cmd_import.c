@@ -77,14 +77,8 @@ static int import_run(const char *dir, const char *outdir)
     int status = 0;
     for (size_t i = 0; i < tp_run_size(r); i++) {
         const char *path = tp_run_rank(r, i)->path;
-        size_t n = strlen(path);
-        while (n > 1 && path[n - 1] == '/')
-            n--;
-        const char *base = path + n;
-        while (base > path && base[-1] != '/')
-            base--;
         char out[4096];
-        snprintf(out, sizeof out, "%s/%.*s.tprof", outdir, (int)(path + n - base), base);
+        cli_out_name(out, sizeof out, outdir, path, "tprof");
         int s = import_one(path, out);
         if (s > status)
             status = s;

@@ -7,6 +7,8 @@
 static const struct cli_command subcommands[] = {
     {"diff", "compare two traces: tprof diff A B [--summary] [--fail-above 5%]", NULL, cmd_diff},
     {"import", "keep a loaded trace as a .tprof store: tprof import FILE|RUNDIR -o OUT", NULL, cmd_import},
+    {"summarize", "exact mergeable summaries, one SQLite file per rank: tprof summarize FILE|RUNDIR -o OUTDIR", NULL,
+     cmd_summarize},
     {"report", "every view from one load, one file each: tprof report FILE -o OUTDIR", NULL, cmd_report},
     {"cut", "a slice of a trace for Perfetto: tprof cut FILE --step N | --window T0..T1 -o OUT", NULL, cmd_cut},
     {"help", "tprof help VIEW: a view's options and columns", NULL, cmd_help},

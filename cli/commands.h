@@ -29,6 +29,9 @@ int cmd_diff(int argc, char **argv);
 /* `tprof import FILE -o OUT.tprof`: the persistent store of one input. */
 int cmd_import(int argc, char **argv);
 
+/* `tprof summarize FILE|RUNDIR -o OUTDIR`: a summary file per rank. */
+int cmd_summarize(int argc, char **argv);
+
 /* `tprof report FILE -o OUTDIR`: load once, write every view that applies. */
 int cmd_report(int argc, char **argv);
 

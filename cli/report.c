@@ -71,3 +71,14 @@ int cli_threads(void)
     const char *env = getenv("TPROF_THREADS");
     return env && atoi(env) > 0 ? atoi(env) : 0;
 }
+
+void cli_out_name(char *out, size_t cap, const char *outdir, const char *path, const char *ext)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    const char *base = path + n;
+    while (base > path && base[-1] != '/')
+        base--;
+    snprintf(out, cap, "%s/%.*s.%s", outdir, (int)(path + n - base), base, ext);
+}

@@ -27,4 +27,8 @@ int cli_locale_utf8(void);
 /* How many ranks of a run load at once: $TPROF_THREADS, else 0 (one per core). */
 int cli_threads(void);
 
+/* OUTDIR/NAME.EXT for the input `path` (a trace or folder NAME): where
+ * import and summarize write a run's ranks. */
+void cli_out_name(char *out, size_t cap, const char *outdir, const char *path, const char *ext);
+
 #endif

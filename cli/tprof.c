@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "capture.h"
 #include "commands.h"
@@ -260,6 +261,7 @@ struct rank_out {
     char *coverage;           /* the attribution line (tp_store_coverage), NULL none */
     void *sum;                /* a view with rank_summary: the rank's summary instead of t */
     void (*sum_free)(void *);
+    tp_summary *s;            /* --merge of a summarized view: the rank's exact summary (NULL: failed) */
 };
 
 static void drop_rank(void *p)
@@ -272,7 +274,18 @@ static void drop_rank(void *p)
         ro->sum_free(ro->sum);
     free(ro->skips);
     free(ro->coverage);
+    tp_summary_free(ro->s);
     free(ro);
+}
+
+/* 1 when --merge of this view merges the ranks' exact summaries (tp_summary)
+ * rather than laying them end to end (TPROF_MERGE_CONCAT=1, which the
+ * golden tests compare them with) or reading them all (build_run). */
+static int merges_summaries(const struct cli_options *o)
+{
+    const char *concat = getenv("TPROF_MERGE_CONCAT");
+    return o->vo.merge && !o->view->build_run && !o->view->rank_summary && tp_view_mergeable(o->view, &o->vo) &&
+           !(concat && *concat == '1');
 }
 
 /* In a loading thread: the view's table of one rank (views only read the
@@ -296,6 +309,12 @@ static void *reduce_rank(const struct tp_run_rank *k, void *ctx)
         return ro;   /* ro->t NULL: the rank's message is ro->err */
     if (slice)
         st = slice;
+    if (merges_summaries(o)) {   /* run_dir_summ: the summary, merged once every rank is read */
+        if (tp_summary_build(st, o->view, &o->vo, &ro->s, &ro->err) != TP_OK)
+            ro->s = NULL;
+        tp_store_free(slice);
+        return ro;
+    }
     ro->sv = tp_view_for_store(o->view, st);
     if (o->view->rank_summary) {   /* a view of the whole run: the rank's summary alone */
         ro->sum = o->view->rank_summary(st, &o->vo, &ro->err);
@@ -377,11 +396,33 @@ static int run_summaries(const struct cli_options *o, tp_run *r, const char *pat
     return status;
 }
 
-/* A view that is built rank by rank, without --merge: each rank is loaded,
- * its table built and its store freed, `threads` at a time, so a run of
- * any number of ranks needs the memory of the ranks in flight plus their
- * tables.  Prints what run_dir prints, in the same order. */
-static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *path, struct sink *sk)
+/* What a reduced rank k left (NULL when it is not usable or ran out of
+ * memory), after its messages: its load's failure, its malformed input;
+ * *status is raised to 2 for those. */
+static const struct rank_out *rank_result(const struct tp_run_rank *k, int *status)
+{
+    if (k->status != TP_OK)
+        fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
+    if (!k->usable)
+        return NULL;
+    const struct rank_out *ro = k->result;
+    if (!ro) {
+        fprintf(stderr, "tprof: %s: out of memory (rank %lld)\n", k->path, (long long)k->rank);
+        *status = 2;
+        return NULL;
+    }
+    if (ro->nskips)
+        fwrite(ro->skips, 1, ro->nskips, stderr);
+    if (ro->malformed)
+        *status = 2;
+    return ro;
+}
+
+/* Read and reduce every rank (reduce_rank: its table, its rank_summary, or
+ * with --merge its exact summary), `threads` at a time, each store freed
+ * once reduced.  The status so far (0 or 2), or -1 after the message when
+ * --rank named a rank the run does not have. */
+static int reduce_run(const struct cli_options *o, tp_run *r, const char *path)
 {
     tp_error err = {0};
 #ifdef M_MMAP_THRESHOLD
@@ -394,30 +435,26 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
     cli_progress_begin(path, cli_input_size(path, r), r, o->quiet);
     int lrc = tp_run_reduce(r, cli_threads(), reduce_rank, drop_rank, (void *)o, &err);
     cli_progress_end();
-    if (lrc == TP_ERR_USAGE) {   /* --rank named a rank the run does not have */
+    if (lrc == TP_ERR_USAGE) {
         fprintf(stderr, "tprof: %s\n", err.msg);
+        return -1;
+    }
+    return lrc != TP_OK ? 2 : 0;
+}
+
+/* A view that is built rank by rank, without --merge: each rank is loaded,
+ * its table built and its store freed, `threads` at a time, so a run of
+ * any number of ranks needs the memory of the ranks in flight plus their
+ * tables.  Prints what run_dir prints, in the same order. */
+static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *path, struct sink *sk)
+{
+    int status = reduce_run(o, r, path);
+    if (status < 0)
         return 2;
-    }
-    int status = lrc != TP_OK ? 2 : 0;
     size_t n = tp_run_size(r), nuse = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct tp_run_rank *k = tp_run_rank(r, i);
-        if (k->status != TP_OK)
-            fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
-        if (!k->usable)
-            continue;
-        const struct rank_out *ro = k->result;
-        if (!ro) {
-            fprintf(stderr, "tprof: %s: out of memory (rank %lld)\n", k->path, (long long)k->rank);
-            status = 2;
-            continue;
-        }
-        if (ro->nskips)
-            fwrite(ro->skips, 1, ro->nskips, stderr);
-        if (ro->malformed)
-            status = 2;
-        nuse++;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (rank_result(tp_run_rank(r, i), &status))
+            nuse++;
     if (!o->quiet) {
         cli_report_notes(tp_run_notes(r));
         for (size_t i = 0; i < n; i++) {
@@ -456,6 +493,112 @@ static int run_dir_stream(const struct cli_options *o, tp_run *r, const char *pa
     return status;
 }
 
+/* ---- --merge through exact summaries ---- */
+
+/* Print the table of a merged summary (the coverage lines of its ranks
+ * first, then the view's note); `label` (NULL: the first rank's trace)
+ * names the run in the notes and in --with-file's file column.  0 or 2. */
+static int write_merged(const struct cli_options *o, tp_summary *m, const char *label, struct sink *sk)
+{
+    tp_error err = {0};
+    tp_table *t = NULL;
+    if (!o->quiet && tp_view_attributes(o->view, &o->vo))
+        cli_report_notes(tp_summary_meta(m)->coverage);
+    if (tp_summary_table(m, o->view, &o->vo, label, &t, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    if (err.msg[0] && !o->quiet)
+        fprintf(stderr, "tprof: %s\n", err.msg);   /* a view's note */
+    int status = put_run_table(o, o->view, label ? label : tp_summary_meta(m)->source, t, sk, 0);
+    fflush(stdout);
+    return status;
+}
+
+/* 1 when a rank of the run is a folder (Ascend: its NPU views read the
+ * folder's own tables, per rank). */
+static int has_folders(const tp_run *r)
+{
+    for (size_t i = 0; i < tp_run_size(r); i++) {
+        struct stat sb;
+        if (stat(tp_run_rank(r, i)->path, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return 1;
+    }
+    return 0;
+}
+
+/* --merge of a run by summaries: each rank is loaded, summarized and freed,
+ * `threads` at a time, and the summaries merged in rank order: memory is
+ * that of the ranks in flight plus the summaries.  Prints what the
+ * concatenated store (run_dir below, TPROF_MERGE_CONCAT=1) prints. */
+static int run_dir_summ(const struct cli_options *o, tp_run *r, const char *path, struct sink *sk)
+{
+    tp_error err = {0};
+    int status = reduce_run(o, r, path);
+    if (status < 0)
+        return 2;
+    size_t n = tp_run_size(r);
+    tp_summary *m = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_run_rank *k = tp_run_rank(r, i);
+        struct rank_out *ro = (struct rank_out *)rank_result(k, &status);
+        if (ro && !ro->s) {
+            fprintf(stderr, "tprof: %s (rank %lld)\n", ro->err.msg, (long long)k->rank);
+            status = 2;
+        }
+        if (!ro || !ro->s)
+            continue;
+        tp_summary *s = ro->s;   /* merged into m: the rank's result no longer holds it */
+        ro->s = NULL;
+        if (!m)
+            m = s;
+        else if (tp_summary_merge(m, s, &err) != TP_OK) {
+            fprintf(stderr, "tprof: %s\n", err.msg);
+            tp_summary_free(m);
+            return 2;
+        }
+    }
+    if (!o->quiet)
+        cli_report_notes(tp_run_notes(r));
+    if (!m) {
+        fprintf(stderr, "tprof: %s: no rank could be read\n", path);
+        return 2;
+    }
+    char label[1024];
+    snprintf(label, sizeof label, "%s", path);   /* the run as tp_run_merge names it */
+    for (size_t l = strlen(label); l > 1 && label[l - 1] == '/';)
+        label[--l] = 0;
+    int rc = write_merged(o, m, label, sk);
+    tp_summary_free(m);
+    return rc > status ? rc : status;
+}
+
+/* --merge of summary files (tprof summarize): a directory of them, or the
+ * files given; merged in rank order, printed as the run's --merge. */
+static int run_summary_files(const struct cli_options *o, char **paths, size_t n, struct sink *sk)
+{
+    tp_error err = {0};
+    tp_summary *m = NULL;
+    if (!tp_view_mergeable(o->view, &o->vo)) {
+        fprintf(stderr, "tprof: %s: summary files hold the kernels, ops, steps, api, labels, memops and nvtx "
+                "tables (kernels --short and ops --group category read traces): read the traces\n", paths[0]);
+        return 2;
+    }
+    if (o->vo.filter_steps || o->vo.filter_window) {
+        fprintf(stderr, "tprof: %s: --step and --window slice traces; a summary file holds its whole trace\n",
+                paths[0]);
+        return 2;
+    }
+    if (tp_summary_load_set((const char *const *)paths, n, &m, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    const char *run = tp_summary_meta(m)->run;
+    int rc = write_merged(o, m, run[0] ? run : NULL, sk);
+    tp_summary_free(m);
+    return rc;
+}
+
 static int run_dir(const struct cli_options *o, const char *path, struct sink *sk)
 {
     tp_error err = {0};
@@ -472,6 +615,13 @@ static int run_dir(const struct cli_options *o, const char *path, struct sink *s
      * read the run in bounded memory */
     if ((!o->view->build_run && !o->vo.merge) || o->view->rank_summary) {
         int rc = run_dir_stream(o, r, path, sk);
+        tp_run_free(r);
+        return rc;
+    }
+    /* --merge of a view that summarizes: merged summaries, in bounded memory
+     * (Ascend folders: their NPU views, per rank) */
+    if (merges_summaries(o) && !has_folders(r)) {
+        int rc = run_dir_summ(o, r, path, sk);
         tp_run_free(r);
         return rc;
     }
@@ -683,8 +833,21 @@ int main(int argc, char **argv)
         if (prev_run >= 0 && is_run != prev_run && !o.with_file)
             sk.first = 1;
         prev_run = is_run;
-        int r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &sk)
-                                             : run_one(&o, o.inputs[i], &sk);
+        int sum = tp_path_is_summary(o.inputs[i]), r;
+        if (sum == 1 && o.vo.merge) {   /* summary files given one by one: merged together */
+            int j = i;
+            while (j + 1 < o.ninputs && tp_path_is_summary(o.inputs[j + 1]) == 1)
+                j++;
+            r = run_summary_files(&o, o.inputs + i, (size_t)(j - i + 1), &sk);
+            i = j;
+        } else if (sum) {
+            r = o.vo.merge ? run_summary_files(&o, o.inputs + i, 1, &sk) : 2;
+            if (!o.vo.merge)
+                fprintf(stderr, "tprof: %s: summary files are read with --merge (they hold no per-rank "
+                        "events)\n", o.inputs[i]);
+        } else {
+            r = tp_path_is_run(o.inputs[i]) ? run_dir(&o, o.inputs[i], &sk) : run_one(&o, o.inputs[i], &sk);
+        }
         if (r > status)
             status = r;
     }

@@ -399,6 +399,8 @@ int tp_view_set_option(const tp_view *v, struct tp_view_opts *vo, const char *na
  * has none). */
 void tp_view_print_options(const tp_view *v, FILE *out);
 
+typedef struct tp_summ tp_summary;   /* exact mergeable summaries (below) */
+
 /* ---- diff: two linked stores compared (tprof diff) ------------------------ */
 
 /* The per-name table aggregates CPU ops (kind "op") and GPU kernels (kind
@@ -437,6 +439,14 @@ int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error
 
 /* The totals of two linked stores: TP_OK, or TP_ERR_USAGE on NULL (*s zeroed). */
 int tp_diff_summarize(const tp_store *a, const tp_store *b, struct tp_diff_summary *s);
+
+/* The same two from summaries (tp_summary_load_set: summary files of two
+ * runs), so a CI gate needs no trace: the per-name table and the totals
+ * are those of the runs' traces (each run as --merge sees it: the sums over
+ * its ranks, the average over every step of every rank).  TP_ERR_FORMAT /
+ * TP_ERR_USAGE when a summary lacks its diff section. */
+int tp_diff_build_summaries(const tp_summary *a, const tp_summary *b, tp_table **out, tp_error *err);
+int tp_diff_summarize_summaries(const tp_summary *a, const tp_summary *b, struct tp_diff_summary *s);
 
 /* The summary as a table: avg_step_time (NULL cells when a store has no
  * steps), total_kernel_time, total_op_time. */
@@ -670,6 +680,78 @@ int tp_rank_table_write(const tp_rank_table *b, const struct tp_output_opts *o,
                         const struct tp_view_opts *vo, FILE *out, tp_error *err);
 
 void tp_rank_table_free(tp_rank_table *b);
+
+/* ---- exact mergeable summaries (lib/summary/) ------------------------------ */
+
+/* What a view keeps of one trace, to be merged with other ranks' and read
+ * back as the view's table: groups by key with integer counts and ns sums,
+ * min, max, 128-bit sums of squares (the std merges exactly) and the sorted
+ * run-length multiset of the durations (the exact median).  Merging is
+ * associative and exact, so a run's table is the same bytes whichever way
+ * its ranks are grouped (one process, a Slurm array, MPI).  Summarized:
+ * kernels (--group name, props), ops (--group name, shape), steps, api,
+ * labels, memops, nvtx, and diff's per-name totals. */
+/* Where a summary (file) came from. */
+struct tp_summary_meta {
+    int64_t rank, world_size;      /* distributedInfo; INT64_MIN when absent */
+    char host[256];                /* the machine that wrote the summary file */
+    char source[4096];             /* the trace (file or folder) as it was named */
+    int64_t source_size;           /* its bytes on disk (-1: a folder) */
+    uint32_t source_crc32;         /* CRC-32 (zlib) of those bytes (0: a folder) */
+    char tprof_version[32];        /* tprof that wrote it */
+    int format_version;            /* of the summary file (TP_SUMMARY_FORMAT) */
+    char run[1024];                /* the run directory the rank was read from ("" alone) */
+    char *coverage;                /* the coverage lines (tp_store_coverage) of its ranks, one a
+                                      line in rank order, NULL none */
+};
+#define TP_SUMMARY_FORMAT 1
+
+/* 1 when view v with options vo is built from a mergeable summary (a
+ * --merge of a run then merges the ranks' summaries), 0 otherwise. */
+int tp_view_mergeable(const tp_view *v, const struct tp_view_opts *vo);
+
+/* Summarize a linked store: every summarized view and variant when v is
+ * NULL (a summary file), else what v with vo reads (TP_ERR_USAGE when it
+ * has no summary). */
+int tp_summary_build(const tp_store *st, const tp_view *v, const struct tp_view_opts *vo, tp_summary **out,
+                     tp_error *err);
+
+/* Merge `from` (the later ranks) into `into`; `from` is freed, whatever
+ * the outcome.  Exact and associative: (a+b)+c and a+(b+c) are the same. */
+int tp_summary_merge(tp_summary *into, tp_summary *from, tp_error *err);
+
+/* View v's table (with options vo) of a summary; `path` (NULL: the first
+ * rank's) names the input in the view's notes.  TP_ERR_FORMAT when the
+ * summary lacks that view's section. */
+int tp_summary_table(tp_summary *s, const tp_view *v, const struct tp_view_opts *vo, const char *path,
+                     tp_table **out, tp_error *err);
+
+/* The summary's metadata (its first rank's): rank, world_size, host and
+ * run may be set before tp_summary_save (a run's settled rank numbers). */
+struct tp_summary_meta *tp_summary_meta(tp_summary *s);
+
+/* Write s as a summary file (SQLite; layout in tprof(1), SUMMARY FILES):
+ * `source` is the trace it came from (its size and CRC-32 are taken now),
+ * `run` the run directory it belongs to (NULL: none; the merged tables'
+ * notes name it).  Written under a temporary name and renamed: a failure
+ * leaves nothing. */
+int tp_summary_save(tp_summary *s, const char *source, const char *run, const char *path, tp_error *err);
+
+/* Read a summary file (opened read-only, immutable: nothing is written
+ * beside it).  TP_ERR_FORMAT when it is not one or its version is newer. */
+int tp_summary_load(const char *path, tp_summary **out, tp_error *err);
+
+/* 1 when path is a summary file (an SQLite file named *.tpsum); 2 when it
+ * is a directory whose files are all summary files (at least one); 0
+ * otherwise. */
+int tp_path_is_summary(const char *path);
+
+/* Load summary files (a path may be a directory of them) and merge them in
+ * rank order (files without a rank after, in the order given): the run
+ * they summarize, as one summary. */
+int tp_summary_load_set(const char *const *paths, size_t n, tp_summary **out, tp_error *err);
+
+void tp_summary_free(tp_summary *s);
 
 const char *tp_version(void);
 /* "zstd 1.5.4, zlib 1.2.13, SQLite 3.40.1, libcsv 3.0.3": the libraries in use. */

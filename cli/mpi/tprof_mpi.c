@@ -125,7 +125,7 @@ static void summarize_rank(const tp_run *r, size_t i, const char *run, const cha
         goto out;
     }
     tp_summary_meta(s)->rank = rank;
-    char path[PATH_MAX];
+    char path[PATH_MAX + 64];   /* tmpdir (PATH_MAX) and the file name */
     snprintf(path, sizeof path, "%s/p%d-%zu.tpsum", tmpdir, me, i);
     if (tp_summary_save(s, k->path, run, path, &err) != TP_OK) {
         fprintf(stderr, "tprof-mpi: %s\n", err.msg);
@@ -293,15 +293,20 @@ int main(int argc, char **argv)
     /* process 0: tprof VIEW OPTIONS... SCRATCH, the run's argument replaced */
     char tprof[PATH_MAX];
     tprof_path(argv[0], tprof, sizeof tprof);
-    char **args = calloc((size_t)argc + 1, sizeof *args);
+    char **args = calloc((size_t)argc + 2, sizeof *args);
     if (!args) {
         remove_dir(scratch);
         return 2;
     }
+    /* mpirun gives its processes a pseudo-terminal for stdout whatever the
+     * user's stdout is, so tprof would columnate: the pipe's default format
+     * (--space) goes first, and a format the user gives after it wins */
     args[0] = tprof;
-    for (int i = 1; i < argc - 1; i++)
-        args[i] = argv[i];
-    args[argc - 1] = scratch;
+    args[1] = argv[1];
+    args[2] = "--space";
+    for (int i = 2; i < argc - 1; i++)
+        args[i + 1] = argv[i];
+    args[argc] = scratch;
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {

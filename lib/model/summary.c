@@ -58,7 +58,8 @@ static int cmp_total(const void *a, const void *b)
     if (x->total != y->total) return x->total > y->total ? -1 : 1;
     int c = strcmp(x->key, y->key);
     if (c) return c;
-    return x->tag < y->tag ? -1 : x->tag > y->tag;
+    if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+    return x->tagname && y->tagname ? strcmp(x->tagname, y->tagname) : 0;
 }
 
 int64_t tp_summary_sort_total(struct tp_summary *g, size_t n)

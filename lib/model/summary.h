@@ -23,6 +23,7 @@ struct tp_sample {
 struct tp_summary {
     const char *key;
     int tag;
+    const char *tagname;     /* the tag as text (nvtx: the range style) when it has one, else NULL */
     size_t n;
     int64_t total, min, max, xsum, ysum;
     double avg, med, std;

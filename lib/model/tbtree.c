@@ -134,7 +134,7 @@ static void tb_free(struct tb_model *m)
     for (size_t i = 0; i < m->nnodes; i++) free(m->nodes[i].rts);
     for (size_t i = 0; i < m->nrts; i++) free(m->rts[i].dev);
     free(m->nodes); free(m->rts); free(m->roots); free(m->tids);
-    free(m->kern); free(m->kern_op); free(m->kern_elig); free(m->ops);
+    free(m->kern); free(m->kern_op); free(m->kern_elig); free(m->kern_tid); free(m->ops);
     memset(m, 0, sizeof *m);
 }
 
@@ -195,11 +195,14 @@ static int collect(struct tb_model *m, int64_t ni)
             if (m->capkern != cap) {
                 const char **a = realloc(m->kern_op, m->capkern * sizeof *a);
                 int *b = realloc(m->kern_elig, m->capkern * sizeof *b);
+                int64_t *t = realloc(m->kern_tid, m->capkern * sizeof *t);
                 if (a) m->kern_op = a;
                 if (b) m->kern_elig = b;
-                if (!a || !b) return -1;
+                if (t) m->kern_tid = t;
+                if (!a || !b || !t) return -1;
             }
             m->kern_op[m->nkern - 1] = n->name;
+            m->kern_tid[m->nkern - 1] = n->tid;
             m->kern_elig[m->nkern - 1] = n->tc_allow;
         }
     }
@@ -667,10 +670,6 @@ done:
     return rc;
 }
 
-/* For the kernel view's --group props: kernels reachable from the plugin's op
- * trees, in traversal order, with the name of the node whose runtime
- * launched each and that node's Tensor-Core allowlist eligibility.  Arrays
- * are malloc'd; the names point into the store (or static text). */
 static void *tb_new(const tp_store *st)
 {
     struct tb_model *m = malloc(sizeof *m);
@@ -690,30 +689,6 @@ static void tb_delete(void *p)
 const struct tb_model *tp_store_tb(const tp_store *st)
 {
     return tp_store_model(st, TP_MODEL_TB_TREE, tb_new, tb_delete);
-}
-
-/* Copies, for `kernels --group props` (the caller frees them). */
-int tp_tb_kernel_ops(const tp_store *st, int64_t **rows, const char ***ops, int **elig, size_t *n)
-{
-    const struct tb_model *m = tp_store_tb(st);
-    if (!m)
-        return -1;
-    size_t k = m->nkern ? m->nkern : 1;
-    *rows = malloc(k * sizeof **rows);
-    *ops = malloc(k * sizeof **ops);
-    *elig = malloc(k * sizeof **elig);
-    if (!*rows || !*ops || !*elig) {
-        free(*rows); free(*ops); free(*elig);
-        *rows = NULL; *ops = NULL; *elig = NULL;
-        return -1;
-    }
-    if (m->nkern) {
-        memcpy(*rows, m->kern, m->nkern * sizeof **rows);
-        memcpy(*ops, m->kern_op, m->nkern * sizeof **ops);
-        memcpy(*elig, m->kern_elig, m->nkern * sizeof **elig);
-    }
-    *n = m->nkern;
-    return 0;
 }
 
 int tp_tb_is_op(const struct tb_node *n)

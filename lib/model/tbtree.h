@@ -51,8 +51,10 @@ struct tb_model {
     int64_t *roots; size_t nroots;      /* root node per thread, in thread order */
     int64_t *tids; size_t ntids, captids;
     int has_kernel, has_memcpy_or_memset;
-    /* kernel traversal (SPEC §3.3) */
-    int64_t *kern; const char **kern_op; int *kern_elig; size_t nkern, capkern;
+    /* kernel traversal (SPEC §3.3): the kernels reachable from the trees, in
+     * traversal order, with the name of the node whose runtime launched each,
+     * that node's Tensor-Core allowlist eligibility and its thread */
+    int64_t *kern; const char **kern_op; int *kern_elig; int64_t *kern_tid; size_t nkern, capkern;   /* kern_tid: the launching node's thread */
     int64_t *ops; size_t nops, capops;  /* operator nodes, post-order */
 };
 

@@ -8,6 +8,7 @@
 #include "diff.h"
 #include "store.h"
 #include "table.h"
+#include "summ.h"
 
 const struct tp_coldef tp_diff_cols[TP_DIFF_NCOLS] = {
     {"kind", "Kind", TP_COL_STR, -1, 0, "op (CPU operator) or kernel (GPU kernel)"},
@@ -170,21 +171,9 @@ static void set_pct(tp_table *t, size_t col, double a, double b)
         tp_table_set_float(t, col, (b - a) / a * 100.0);
 }
 
-int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error *err)
+/* The table of two sides (sorted by kind, name); frees both sides. */
+static int diff_table(struct side sa, struct side sb, tp_table **out, tp_error *err)
 {
-    if (out)
-        *out = NULL;
-    if (!a || !b || !out)
-        return tp_error_set(err, TP_ERR_USAGE, "tp_diff_build: %s", !out ? "nowhere to put the table" : "no store");
-    if (!a->linked || !b->linked)
-        return tp_error_set(err, TP_ERR_USAGE, "%s: tp_diff_build before tp_store_link", (!a->linked ? a : b)->path);
-    struct side sa, sb;
-    if (aggregate(a, &sa) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (aggregate(b, &sb) < 0) {
-        free(sa.v);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
     struct drow *rows = calloc(sa.n + sb.n + 1, sizeof *rows);
     tp_table *t = tp_table_new(tp_diff_cols, TP_DIFF_NCOLS);
     if (!rows || !t) {
@@ -231,6 +220,24 @@ int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error
     }
     *out = t;
     return TP_OK;
+}
+
+int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!a || !b || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_diff_build: %s", !out ? "nowhere to put the table" : "no store");
+    if (!a->linked || !b->linked)
+        return tp_error_set(err, TP_ERR_USAGE, "%s: tp_diff_build before tp_store_link", (!a->linked ? a : b)->path);
+    struct side sa, sb;
+    if (aggregate(a, &sa) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (aggregate(b, &sb) < 0) {
+        free(sa.v);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    return diff_table(sa, sb, out, err);
 }
 
 /* ---- summary ---- */
@@ -437,4 +444,110 @@ int tp_diff_junit(const struct tp_diff_summary *s, const struct tp_diff_gate *g,
     }
     fputs("</testsuite>\n</testsuites>\n", out);
     return ferror(out) ? -1 : 0;
+}
+
+/* ---- from summaries (summ.h): the comparison of two summary sets, so a
+ * CI gate needs no trace.  The section keeps what the store's table and
+ * totals read: calls and summed duration per (kind, name), and the step
+ * count, step time, kernel time and top-level op time, all sums. ---- */
+
+enum { DS_NSTEPS, DS_STEP_NS, DS_KERNEL_NS, DS_OP_NS };
+
+static int diff_summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    struct side sd;
+    if (aggregate(st, &sd) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < sd.n; i++) {
+        const char *key[] = {dk_name[sd.v[i].kind], sd.v[i].name};
+        struct tp_sgroup *g = tp_summ_group(sec, key);
+        if (!g) {
+            free(sd.v);
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        }
+        g->n = sd.v[i].calls;
+        g->sum = sd.v[i].ns;
+    }
+    free(sd.v);
+    int has_steps;
+    double step_ns;
+    totals(st, &has_steps, &step_ns, &sec->scal[DS_KERNEL_NS], &sec->scal[DS_OP_NS]);
+    sec->scal[DS_NSTEPS] = (int64_t)st->nsteps;
+    for (size_t k = 0; k < st->nsteps; k++)
+        sec->scal[DS_STEP_NS] += st->steps[k].end - st->steps[k].ts;
+    return TP_OK;
+}
+
+static int diff_reads(const struct tp_view_opts *vo, const char *variant)
+{
+    (void)vo, (void)variant;
+    return 0;   /* read by tp_diff_*_summaries, not by a view */
+}
+
+static const struct tp_summ_desc diff_desc = {
+    .view = "diff", .variant = "names", .nkeys = 2, .nscal = 4,
+    .keys = {"kind", "name"}, .scals = {"steps", "step_ns", "kernel_ns", "top_op_ns"},
+};
+const struct tp_summ_view tp_summ_diff = {&diff_desc, "diff", diff_reads, diff_summarize, NULL, NULL};
+
+static int side_of(const tp_summary *s, struct side *out, tp_error *err)
+{
+    const struct tp_section *sec = tp_summ_find(s, "diff", "names");
+    out->v = NULL;
+    out->n = 0;
+    if (!sec)
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds no diff table", s->path);
+    out->v = calloc(sec->ng + 1, sizeof *out->v);
+    if (!out->v)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < sec->ng; i++) {
+        const struct tp_sgroup *g = &sec->g[i];
+        struct agg *a = &out->v[out->n++];
+        a->kind = strcmp(g->key[0], "op") == 0 ? DK_OP : DK_KERNEL;
+        a->name = g->key[1];
+        a->len = strlen(g->key[1]);
+        a->calls = g->n;
+        a->ns = g->sum;
+    }
+    qsort(out->v, out->n, sizeof *out->v, cmp_agg);
+    return TP_OK;
+}
+
+int tp_diff_build_summaries(const tp_summary *a, const tp_summary *b, tp_table **out, tp_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!a || !b || !out)
+        return tp_error_set(err, TP_ERR_USAGE, "tp_diff_build_summaries: %s", !out ? "nowhere to put the table" : "no summary");
+    struct side sa, sb;
+    int rc = side_of(a, &sa, err);
+    if (rc != TP_OK)
+        return rc;
+    if ((rc = side_of(b, &sb, err)) != TP_OK) {
+        free(sa.v);
+        return rc;
+    }
+    return diff_table(sa, sb, out, err);
+}
+
+static void sum_totals(const tp_summary *x, int *has_steps, double *step_ns, int64_t *kernel_ns, int64_t *op_ns)
+{
+    const struct tp_section *sec = tp_summ_find(x, "diff", "names");
+    const int64_t *v = sec ? sec->scal : (const int64_t[TP_SUMM_SCAL]){0};
+    *has_steps = v[DS_NSTEPS] > 0;
+    *step_ns = v[DS_NSTEPS] ? (double)v[DS_STEP_NS] / (double)v[DS_NSTEPS] : 0;
+    *kernel_ns = v[DS_KERNEL_NS];
+    *op_ns = v[DS_OP_NS];
+}
+
+int tp_diff_summarize_summaries(const tp_summary *a, const tp_summary *b, struct tp_diff_summary *s)
+{
+    if (!s)
+        return TP_ERR_USAGE;
+    memset(s, 0, sizeof *s);
+    if (!a || !b || !tp_summ_find(a, "diff", "names") || !tp_summ_find(b, "diff", "names"))
+        return TP_ERR_USAGE;
+    sum_totals(a, &s->a_has_steps, &s->a_step_ns, &s->a_kernel_ns, &s->a_op_ns);
+    sum_totals(b, &s->b_has_steps, &s->b_step_ns, &s->b_kernel_ns, &s->b_op_ns);
+    return TP_OK;
 }

@@ -21,6 +21,8 @@
 #include "views.h"
 #include "view_extra.h"
 #include "view_options.h"
+#include "summ.h"
+#include "checked.h"
 
 
 static const struct tp_coldef kcols[] = {
@@ -50,200 +52,81 @@ static const struct tp_coldef kcols[] = {
 enum { K_NAME, K_OP, K_GRID, K_BLOCK, K_REGS, K_SMEM, K_TC, K_OPTC, K_CALLS, K_TOTAL, K_MEAN, K_MAX, K_MIN,
        K_MEDIAN, K_STD, K_BPS, K_OCC, K_PCT, K_DIMS, K_BIN_START, K_BIN_END, K_N };
 
-struct kagg {
-    uint32_t name;
-    const char *op;
-    char key[160];            /* grid/block/regs/smem text, \x1f-separated */
-    int op_elig;
-    int64_t calls, total, max, min;
-    double bps_w, occ_w;      /* sum of value * dur (ns) */
-    size_t off;               /* its durations in the grouped array */
-};
-
-static _Thread_local const tp_store *g_st;
-static _Thread_local struct kagg *g_a;
-static int cmp_byname(const void *a, const void *b)
-{
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    if (g_a[x].total != g_a[y].total) return g_a[x].total > g_a[y].total ? -1 : 1;
-    /* ties: reverse name order (pandas' descending sort) */
-    int c = strcmp(tp_store_str(g_st, g_a[x].name), tp_store_str(g_st, g_a[y].name));
-    if (c) return -c;
-    return x < y ? -1 : x > y;
-}
-static int cmp_stable(const void *a, const void *b)
-{
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    if (g_a[x].total != g_a[y].total) return g_a[x].total > g_a[y].total ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median and sample standard deviation (ns) of one group's durations d[0..n),
- * sorted in place; the deviations are taken from the mean as pandas does. */
-static void median_std(int64_t *d, size_t n, double *median, double *std)
-{
-    qsort(d, n, sizeof *d, cmp_i64);
-    *median = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2.0;
-    *std = NAN;
-    if (n < 2) return;
-    double sum = 0.0, ss = 0.0;
-    for (size_t i = 0; i < n; i++) sum += (double)d[i];
-    double mean = sum / (double)n;
-    for (size_t i = 0; i < n; i++) ss += ((double)d[i] - mean) * ((double)d[i] - mean);
-    *std = sqrt(ss / (double)(n - 1));
-}
-
+/* The kernels of a store as a summary section (summ.h): one group per name
+ * (props: per name, launching operator, grid, block, registers, shared
+ * memory), its durations, blocks per SM and occupancy weighed by duration,
+ * first seen in row order (props: in the operator trees' traversal, thread
+ * by thread). */
 static void dim3(char *b, size_t cap, const int32_t d[3])
 {
     if (d[0] < 0 && d[1] < 0 && d[2] < 0) snprintf(b, cap, "None");
     else snprintf(b, cap, "[%d, %d, %d]", d[0], d[1], d[2]);
 }
 
-static void add(struct kagg *A, const tp_store *st, int64_t r)
+static int add(struct tp_section *sec, struct tp_sgroup *g, const tp_store *st, int64_t r, int64_t stream,
+               int64_t pos)
 {
     const struct tp_kernel_info *k = tp_store_kernel(st, (size_t)r);
     int64_t d = st->dur[r];
-    if (A->calls == 0 || d > A->max) A->max = d;
-    if (A->calls == 0 || d < A->min) A->min = d;
-    A->calls++;
-    A->total += d;
-    if (k) {
-        if (!isnan(k->blocks_per_sm)) A->bps_w += k->blocks_per_sm * (double)d;
-        if (!isnan(k->occupancy)) A->occ_w += k->occupancy * (double)d;
-    }
+    if (tp_summ_add(g, d) < 0 || tp_summ_seen(sec, g, stream, pos) < 0)
+        return -1;
+    if (k && !isnan(k->blocks_per_sm) && tp_summ_weigh(g, 0, k->blocks_per_sm, d) < 0)
+        return -1;
+    if (k && !isnan(k->occupancy) && tp_summ_weigh(g, 1, k->occupancy, d) < 0)
+        return -1;
+    return 0;
 }
 
-static int build_table(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+static int summarize_name(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
-    if (vo && vo->short_us > 0)
-        return tp_kernels_short(st, vo, out, err);
-    int props = vo && vo->group && (strcmp(vo->group, "props") == 0 || strcmp(vo->group, "op") == 0);
-    if (vo && vo->group && !props && strcmp(vo->group, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "kernels: --group must be name or props, not %s", vo->group);
-    int64_t *rows = NULL;
-    const char **ops = NULL;
-    int *elig = NULL;
-    size_t nr = 0;
-    if (props) {
-        if (tp_tb_kernel_ops(st, &rows, &ops, &elig, &nr) < 0)
+    for (size_t i = 0; i < st->n; i++) {
+        if (st->kind[i] != TP_K_KERNEL || st->ph[i] != 'X')
+            continue;
+        const char *key[] = {tp_store_str(st, st->name[i])};
+        struct tp_sgroup *g = tp_summ_group(sec, key);
+        if (!g || add(sec, g, st, (int64_t)i, 0, (int64_t)i) < 0)
             return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    } else {
-        rows = malloc((st->n ? st->n : 1) * sizeof *rows);
-        if (!rows) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        for (size_t i = 0; i < st->n; i++)
-            if (st->kind[i] == TP_K_KERNEL && st->ph[i] == 'X') rows[nr++] = (int64_t)i;
     }
-    struct kagg *a = calloc(nr + 1, sizeof *a);
-    size_t na = 0;
-    /* group: name id -> list of aggs via a simple per-name chain */
-    size_t ns = st->strings.count;
-    int64_t *head = malloc((ns + 1) * sizeof *head);
-    int64_t *next = malloc((nr + 1) * sizeof *next);
-    size_t *perm = malloc((nr + 1) * sizeof *perm);
-    int64_t *grp = malloc((nr + 1) * sizeof *grp);     /* each row's group */
-    int64_t *durs = malloc((nr + 1) * sizeof *durs);   /* durations, grouped */
-    int rc = TP_OK;
-    tp_table *t = NULL;
-    if (!a || !head || !next || !perm || !grp || !durs) { rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory"); goto done; }
-    for (size_t i = 0; i <= ns; i++) head[i] = -1;
-    int64_t alltotal = 0;
-    for (size_t i = 0; i < nr; i++) {
-        int64_t r = rows[i];
-        uint32_t nm = st->name[r];
-        char key[160] = "";
-        const char *op = NULL;
-        if (props) {
-            const struct tp_kernel_info *k = tp_store_kernel(st, (size_t)r);
-            static const int32_t none[3] = {-1, -1, -1};
-            char g[48], b[48];
-            dim3(g, sizeof g, k ? k->grid : none);
-            dim3(b, sizeof b, k ? k->block : none);
-            long regs = k && k->regs > 0 ? k->regs : 0;
-            long long smem = k && k->smem > 0 ? (long long)k->smem : 0;
-            snprintf(key, sizeof key, "%s\x1f%s\x1f%ld\x1f%lld", g, b, regs, smem);
-            op = ops[i] ? ops[i] : "N/A";
-        }
-        int64_t j = head[nm];
-        while (j >= 0 && (props && (strcmp(a[j].op, op) != 0 || strcmp(a[j].key, key) != 0)))
-            j = next[j];
-        if (j < 0) {
-            j = (int64_t)na++;
-            a[j].name = nm;
-            a[j].op = op;
-            a[j].op_elig = props ? elig[i] : 0;
-            memcpy(a[j].key, key, sizeof key);
-            next[j] = head[nm];
-            head[nm] = j;
-        }
-        add(&a[j], st, r);
-        grp[i] = j;
-        alltotal += st->dur[r];
+    return TP_OK;
+}
+
+static int summarize_props(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    const struct tb_model *m = tp_store_tb(st);   /* built once per store */
+    if (!m)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < m->nkern; i++) {
+        int64_t r = m->kern[i];
+        const struct tp_kernel_info *k = tp_store_kernel(st, (size_t)r);
+        static const int32_t none[3] = {-1, -1, -1};
+        char g[48], b[48], regs[24], smem[24];
+        dim3(g, sizeof g, k ? k->grid : none);
+        dim3(b, sizeof b, k ? k->block : none);
+        snprintf(regs, sizeof regs, "%ld", k && k->regs > 0 ? (long)k->regs : 0L);
+        snprintf(smem, sizeof smem, "%lld", k && k->smem > 0 ? (long long)k->smem : 0LL);
+        const char *key[] = {tp_store_str(st, st->name[r]), m->kern_op[i] ? m->kern_op[i] : "N/A", g, b, regs, smem};
+        struct tp_sgroup *G = tp_summ_group(sec, key);
+        if (!G)
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        if (G->n == 0)
+            G->flag = m->kern_elig[i];
+        if (add(sec, G, st, r, m->kern_tid[i], (int64_t)i) < 0)
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    /* durations grouped (counting sort by group) for median and std */
-    for (size_t g = 0, off = 0; g < na; g++) {
-        a[g].off = off;
-        off += (size_t)a[g].calls;
-    }
-    for (size_t i = 0; i < nr; i++) durs[a[grp[i]].off++] = st->dur[rows[i]];
-    for (size_t g = 0; g < na; g++) a[g].off -= (size_t)a[g].calls;
-    for (size_t i = 0; i < na; i++) perm[i] = i;
-    g_st = st;
-    g_a = a;
-    qsort(perm, na, sizeof *perm, props ? cmp_stable : cmp_byname);
-    t = tp_table_new(kcols, K_N);
-    if (!t) { rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory"); goto done; }
-    for (size_t k = 0; k < na; k++) {
-        struct kagg *A = &a[perm[k]];
-        const char *name = tp_store_str(st, A->name);
-        tp_table_add_row(t);
-        tp_table_set_str(t, K_NAME, name);
-        if (props) {
-            char f[4][48];
-            const char *p = A->key;
-            for (int q = 0; q < 4; q++) {
-                const char *e = strchr(p, '\x1f');
-                size_t l = e ? (size_t)(e - p) : strlen(p);
-                if (l > 47) l = 47;
-                memcpy(f[q], p, l);
-                f[q][l] = 0;
-                p = e ? e + 1 : p + l;
-            }
-            tp_table_set_str(t, K_OP, A->op);
-            tp_table_set_str(t, K_GRID, f[0]);
-            tp_table_set_str(t, K_BLOCK, f[1]);
-            tp_table_set_str(t, K_REGS, f[2]);
-            tp_table_set_str(t, K_SMEM, f[3]);
-            tp_table_set_str(t, K_OPTC, A->op_elig ? "Yes" : "No");
-        }
-        tp_table_set_str(t, K_TC, tp_tb_kernel_tc(name) ? "Yes" : "No");
-        tp_table_set_int(t, K_CALLS, A->calls);
-        tp_table_set_int(t, K_TOTAL, A->total);
-        tp_table_set_float(t, K_MEAN, (double)A->total / (double)A->calls / 1000.0);
-        tp_table_set_int(t, K_MAX, A->max);
-        tp_table_set_int(t, K_MIN, A->min);
-        double med, sd;
-        median_std(durs + A->off, (size_t)A->calls, &med, &sd);
-        tp_table_set_float(t, K_MEDIAN, med);
-        if (isnan(sd)) tp_table_set_null(t, K_STD);
-        else tp_table_set_float(t, K_STD, sd);
-        tp_table_set_float(t, K_BPS, A->total ? A->bps_w / (double)A->total : 0.0);
-        tp_table_set_float(t, K_OCC, A->total ? A->occ_w / (double)A->total : 0.0);
-        tp_table_set_float(t, K_PCT, alltotal ? 100.0 * (double)A->total / (double)alltotal : 0.0);
-    }
-    if (nr == 0)
-        tp_error_set(err, TP_OK, "%s: no GPU kernel%s", st->path, props ? " launched by an operator tree" : "");
-    *out = t;
-    t = NULL;
-done:
-    if (t) tp_table_free(t);
-    free(rows); free(ops); free(elig); free(a); free(head); free(next); free(perm); free(grp); free(durs);
-    return rc;
+    return TP_OK;
+}
+
+static int cmp_byname(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    if ((*a)->sum != (*b)->sum) return (*a)->sum > (*b)->sum ? -1 : 1;
+    /* ties: reverse name order (pandas' descending sort) */
+    int c = strcmp((*a)->key[0], (*b)->key[0]);
+    return c ? -c : tp_summ_cmp_order(a, b);
+}
+static int cmp_stable(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    if ((*a)->sum != (*b)->sum) return (*a)->sum > (*b)->sum ? -1 : 1;
+    return tp_summ_cmp_order(a, b);
 }
 
 /* --plot: each row's share of the kernel time (the calls of a --short
@@ -251,6 +134,109 @@ done:
 static const char *const share_cols[] = {"total"}, *const bin_cols[] = {"calls"};
 static const struct tp_chart kernels_chart = {TP_CHART_SHARE, "name", NULL, share_cols, 1, NULL, NULL, NULL};
 static const struct tp_chart bins_chart = {TP_CHART_SHARE, "bin_start", NULL, bin_cols, 1, NULL, NULL, NULL};
+
+/* The table of a (merged) section; `path` names the input in the note of
+ * an empty table. */
+static int kernels_table(struct tp_section *sec, const char *path, int props, tp_table **out, tp_error *err)
+{
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, props ? cmp_stable : cmp_byname);
+    tp_table *t = tp_table_new(kcols, K_N);
+    if (!perm || !t) {
+        free(perm);
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    int64_t alltotal = 0;
+    for (size_t i = 0; i < sec->ng; i++)
+        tp_sat_add(&alltotal, sec->g[i].sum);
+    for (size_t k = 0; k < sec->ng; k++) {
+        const struct tp_sgroup *A = perm[k];
+        tp_table_add_row(t);
+        tp_table_set_str(t, K_NAME, A->key[0]);
+        if (props) {
+            tp_table_set_str(t, K_OP, A->key[1]);
+            tp_table_set_str(t, K_GRID, A->key[2]);
+            tp_table_set_str(t, K_BLOCK, A->key[3]);
+            tp_table_set_str(t, K_REGS, A->key[4]);
+            tp_table_set_str(t, K_SMEM, A->key[5]);
+            tp_table_set_str(t, K_OPTC, A->flag ? "Yes" : "No");
+        }
+        tp_table_set_str(t, K_TC, tp_tb_kernel_tc(A->key[0]) ? "Yes" : "No");
+        tp_table_set_int(t, K_CALLS, A->n);
+        tp_table_set_int(t, K_TOTAL, A->sum);
+        tp_table_set_float(t, K_MEAN, (double)A->sum / (double)A->n / 1000.0);
+        tp_table_set_int(t, K_MAX, A->max);
+        tp_table_set_int(t, K_MIN, A->min);
+        tp_table_set_float(t, K_MEDIAN, tp_summ_median(A));
+        double sd = tp_summ_std(A);
+        if (isnan(sd)) tp_table_set_null(t, K_STD);
+        else tp_table_set_float(t, K_STD, sd);
+        tp_table_set_float(t, K_BPS, tp_summ_wmean(A, 0, A->sum));
+        tp_table_set_float(t, K_OCC, tp_summ_wmean(A, 1, A->sum));
+        tp_table_set_float(t, K_PCT, alltotal ? 100.0 * (double)A->sum / (double)alltotal : 0.0);
+    }
+    if (sec->ng == 0)
+        tp_error_set(err, TP_OK, "%s: no GPU kernel%s", path, props ? " launched by an operator tree" : "");
+    free(perm);
+    *out = t;
+    return TP_OK;
+}
+
+static int is_props(const struct tp_view_opts *vo)
+{
+    return vo && vo->group && (strcmp(vo->group, "props") == 0 || strcmp(vo->group, "op") == 0);
+}
+
+static int table_name(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                      tp_error *err)
+{
+    int rc = kernels_table(sec, path, 0, out, err);
+    if (rc == TP_OK && vo && vo->plot)   /* a merged run's table too */
+        tp_table_set_chart(*out, &kernels_chart);
+    return rc;
+}
+
+static int table_props(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                       tp_error *err)
+{
+    int rc = kernels_table(sec, path, 1, out, err);
+    if (rc == TP_OK && vo && vo->plot)
+        tp_table_set_chart(*out, &kernels_chart);
+    return rc;
+}
+
+static int reads(const struct tp_view_opts *vo, const char *variant)
+{
+    if (vo && vo->short_us > 0)
+        return 0;   /* --short keeps each kernel's launching op and dims: not summarized */
+    if (is_props(vo))
+        return strcmp(variant, "props") == 0;
+    return (!vo || !vo->group || strcmp(vo->group, "name") == 0) && strcmp(variant, "name") == 0;
+}
+
+static const struct tp_summ_desc desc_name = {
+    .view = "kernels", .variant = "name", .nkeys = 1, .nw = 2,
+    .keys = {"name"}, .ws = {"blocks_per_sm", "occupancy"},
+};
+static const struct tp_summ_desc desc_props = {
+    .view = "kernels", .variant = "props", .nkeys = 6, .nw = 2,
+    .keys = {"name", "op", "grid", "block", "regs", "smem"}, .ws = {"blocks_per_sm", "occupancy"},
+};
+const struct tp_summ_view tp_summ_kernels_name = {&desc_name, "kernels", reads, summarize_name, table_name, NULL};
+const struct tp_summ_view tp_summ_kernels_props = {&desc_props, "kernels", reads, summarize_props, table_props,
+                                                   NULL};
+
+static int build_table(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    if (vo && vo->short_us > 0)
+        return tp_kernels_short(st, vo, out, err);
+    int props = is_props(vo);
+    if (vo && vo->group && !props && strcmp(vo->group, "name") != 0)
+        return tp_error_set(err, TP_ERR_USAGE, "kernels: --group must be name or props, not %s", vo->group);
+    /* one trace is a run of one rank: the table comes from its summary,
+     * so a merged run and a single trace are one code path */
+    return tp_summ_view_build(props ? &tp_summ_kernels_props : &tp_summ_kernels_name, st, vo, out, err);
+}
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {

@@ -10,10 +10,10 @@
 #include "memory_attr.h"
 #include "tbtree.h"
 #include "views.h"
-#include "i64map.h"
 #include "tb_classify.h"
 #include "view_extra.h"
 #include "view_options.h"
+#include "summ.h"
 
 /* ---- the view ---- */
 
@@ -90,13 +90,13 @@ static void pyrepr(const char *j, char *out, size_t cap)
     out[o] = 0;
 }
 
-struct agg {
-    const char *name;
-    char *detail;    /* --group shape: the input shapes; stack: the frames ("" none) */
-    int64_t calls, dself, dtot, hself, htot, tcs, tct;
-    int elig;
-    int64_t cpu_mem, self_cpu_mem, dev_mem, self_dev_mem;   /* bytes, with [memory] events */
-};
+/* The summary of an operator group (summ.h): calls and host total time are
+ * its count and sum (its durations the host times), and these sums: */
+enum { X_DSELF, X_DTOT, X_HSELF, X_TCS, X_TCT, X_CPUMEM, X_SCPUMEM, X_DEVMEM, X_SDEVMEM, X_N };
+/* section-wide: key_averages' totals; flags: the trace has GPU activity
+ * (sort by device time), it has [memory] events */
+enum { S_CPU_TOTAL, S_CUDA_TOTAL };
+enum { F_BY_DEV = 1, F_MEM = 2, F_ANY_STACK = 4 };   /* below TP_SUMM_PARAM_SHIFT: the stack depth */
 
 /* key_averages' "Self CPU time total": the self time of every host event
  * torch lists (CPU ops, annotations, runtime and driver calls) sums to the
@@ -143,7 +143,7 @@ static int64_t self_cpu_total(const tp_store *st)
  * self = the node's own records, total = its subtree's.  Returns the
  * subtree totals of node ni through *cpu / *dev and adds into the aggregates. */
 static void mem_subtree(const struct tb_model *m, int64_t ni, const int64_t *self_c, const int64_t *self_d,
-                        const int64_t *node_agg, struct agg *aggs, int64_t *cpu, int64_t *dev)
+                        const int64_t *node_agg, struct tp_sgroup *aggs, int64_t *cpu, int64_t *dev)
 {
     int64_t c = self_c[ni], d = self_d[ni];
     for (int64_t ch = m->nodes[ni].first_child; ch >= 0; ch = m->nodes[ch].next_sib) {
@@ -153,11 +153,11 @@ static void mem_subtree(const struct tb_model *m, int64_t ni, const int64_t *sel
         d += dd;
     }
     if (node_agg[ni] >= 0) {
-        struct agg *A = &aggs[node_agg[ni]];
-        A->cpu_mem += c;
-        A->dev_mem += d;
-        A->self_cpu_mem += self_c[ni];
-        A->self_dev_mem += self_d[ni];
+        struct tp_sgroup *A = &aggs[node_agg[ni]];
+        A->x[X_CPUMEM] += c;
+        A->x[X_DEVMEM] += d;
+        A->x[X_SCPUMEM] += self_c[ni];
+        A->x[X_SDEVMEM] += self_d[ni];
     }
     *cpu = c;
     *dev = d;
@@ -165,7 +165,7 @@ static void mem_subtree(const struct tb_model *m, int64_t ni, const int64_t *sel
 
 /* Fill the memory columns of aggs (node_agg: node -> agg index, -1 none);
  * 1 when the store has [memory] events, 0 when not, -1 out of memory. */
-static int ops_memory(const tp_store *st, const struct tb_model *m, const int64_t *node_agg, struct agg *aggs)
+static int ops_memory(const tp_store *st, const struct tb_model *m, const int64_t *node_agg, struct tp_sgroup *aggs)
 {
     struct tp_mem mem;
     if (tp_mem_collect(st, m, &mem) < 0)
@@ -201,60 +201,32 @@ static int ops_memory(const tp_store *st, const struct tb_model *m, const int64_
     return 1;
 }
 
-static _Thread_local struct agg *g_aggs;
-static _Thread_local int g_by_dev;
-static int cmp_agg(const void *a, const void *b)
+/* The operators of a store as a summary section: one group per name (or
+ * name and input shape, or name and the first by_stack frames of its call
+ * stack), first seen in the trees' post-order, thread by thread. */
+static int summarize(const tp_store *st, struct tp_section *sec, int by_shape, long by_stack, tp_error *err)
 {
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int64_t vx = g_by_dev ? g_aggs[x].dself : g_aggs[x].hself;
-    int64_t vy = g_by_dev ? g_aggs[y].dself : g_aggs[y].hself;
-    if (vx != vy) return vx > vy ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
-
-static int build_table(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    if (vo && vo->group && strcmp(vo->group, "category") == 0)
-        return tp_ops_by_category(st, out, err);
-    int by_shape = vo && vo->group && (strcmp(vo->group, "shape") == 0 || strcmp(vo->group, "input") == 0);
-    long by_stack = tp_ops_stack_depth(vo ? vo->group : NULL);
-    if (by_stack < 0)
-        return tp_error_set(err, TP_ERR_USAGE, "ops: --group stack=N: '%s' is not a positive number of frames",
-                            vo->group + 6);
-    if (vo && vo->group && !by_shape && !by_stack && strcmp(vo->group, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape, stack[=N] or category, not %s",
-                            vo->group);
-    int by_detail = by_shape || by_stack, any_stack = 0;
     const struct tb_model *mc = tp_store_tb(st);   /* built once per store */
     if (!mc)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     const struct tb_model m = *mc;
-    struct agg *aggs = calloc(m.nops + 1, sizeof *aggs);
-    int64_t *node_agg = malloc((m.nnodes + 1) * sizeof *node_agg);   /* node -> agg, for the memory columns */
-    size_t na = 0;
-    struct tp_i64map idx = {0};
-    char sbuf[8192];
+    int64_t *node_agg = malloc((m.nnodes + 1) * sizeof *node_agg);   /* node -> group, for the memory columns */
+    char *sbuf = malloc(8192);
     struct tp_sbuf frames = {0};
     uint32_t *stacks = by_stack ? tp_ops_stacks(st) : NULL;   /* backward ops: their forward's */
-    if (!aggs || !node_agg || tp_i64map_init(&idx, m.nops) < 0 || (by_stack && !stacks)) {
-        free(aggs);
-        free(node_agg);
-        free(stacks);
-        tp_i64map_free(&idx);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
     int rc = TP_OK;
-    for (size_t i = 0; i < m.nnodes; i++) node_agg[i] = -1;
-    for (size_t i = 0; i < m.nops; i++) {
+    if (!node_agg || !sbuf || (by_stack && !stacks))
+        rc = TP_ERR_NOMEM;
+    for (size_t i = 0; rc == TP_OK && i < m.nnodes; i++) node_agg[i] = -1;
+    for (size_t i = 0; rc == TP_OK && i < m.nops; i++) {
         struct tb_node *N = &m.nodes[m.ops[i]];
-        uint64_t h = 1469598103934665603ULL;
-        for (const char *p = N->name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
         sbuf[0] = 0;
         const char *detail = sbuf;
         if (by_stack) {
             frames.len = 0;
             uint32_t cs = stacks[N->row];
-            any_stack |= tp_ops_stack_frames(cs ? tp_store_str(st, cs) : NULL, by_stack, &frames) > 0;
+            if (tp_ops_stack_frames(cs ? tp_store_str(st, cs) : NULL, by_stack, &frames) > 0)
+                sec->flags |= F_ANY_STACK;
             tp_sbuf_putc(&frames, 0);
             if (frames.oom) { rc = TP_ERR_NOMEM; break; }
             detail = frames.p;
@@ -263,113 +235,67 @@ static int build_table(const tp_store *st, const struct tp_view_opts *vo, tp_tab
             const char *dims = NULL;
             if (st->aux[N->row] != TP_NO_AUX && st->ops[st->aux[N->row]].input_dims)
                 dims = tp_store_str(st, st->ops[st->aux[N->row]].input_dims);
-            pyrepr(dims, sbuf, sizeof sbuf);
+            pyrepr(dims, sbuf, 8192);
         }
-        if (by_detail) {
-            h = (h ^ 0xff) * 1099511628211ULL;
-            for (const char *p = detail; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        const char *key[] = {N->name, detail};
+        struct tp_sgroup *A = tp_summ_group(sec, key);
+        if (!A || tp_summ_add(A, N->end - N->start) < 0 || tp_summ_seen(sec, A, N->tid, (int64_t)i) < 0) {
+            rc = TP_ERR_NOMEM;
+            break;
         }
-        int64_t key = (int64_t)(h & 0x3fffffffffffffffULL);
-        /* probe chain of aggs with this hash key: linear scan on collision */
-        int64_t *slot = tp_i64map_slot(&idx, key);
-        int64_t a = slot ? *slot : -1;
-        while (slot && a >= 0 &&
-               (strcmp(aggs[a].name, N->name) != 0 || (by_detail && strcmp(aggs[a].detail, detail) != 0))) {
-            key = (key * 31 + 7) & 0x3fffffffffffffffLL;
-            slot = tp_i64map_slot(&idx, key);
-            a = slot ? *slot : -1;
-        }
-        if (!slot) { rc = TP_ERR_NOMEM; break; }
-        if (a < 0) {
-            a = (int64_t)na++;
-            *slot = a;
-            aggs[a].name = N->name;
-            aggs[a].detail = by_detail ? strdup(detail) : NULL;
-            aggs[a].elig = N->tc_elig;
-            if (by_detail && !aggs[a].detail) { rc = TP_ERR_NOMEM; break; }
-        }
-        struct agg *A = &aggs[a];
-        node_agg[m.ops[i]] = a;
-        A->calls++;
-        A->htot += N->end - N->start;
-        A->hself += N->self_host;
-        A->dtot += N->dev;
-        A->dself += N->self_dev;
-        A->tcs += N->tc_self;
-        A->tct += N->tc_total;
+        if (A->n == 1)
+            A->flag = N->tc_elig;
+        node_agg[m.ops[i]] = A - sec->g;
+        A->x[X_HSELF] += N->self_host;
+        A->x[X_DTOT] += N->dev;
+        A->x[X_DSELF] += N->self_dev;
+        A->x[X_TCS] += N->tc_self;
+        A->x[X_TCT] += N->tc_total;
     }
-    int have_mem = rc == TP_OK ? ops_memory(st, &m, node_agg, aggs) : 0;
-    int64_t cpu_total = self_cpu_total(st), cuda_total = self_cuda_total(st);
-    size_t *perm = malloc((na + 1) * sizeof *perm);
-    tp_table *t = tp_table_new(ops_cols, sizeof ops_cols / sizeof *ops_cols);
-    if (rc != TP_OK || have_mem < 0 || cpu_total < 0 || !perm || !t) {
+    int have_mem = rc == TP_OK ? ops_memory(st, &m, node_agg, sec->g) : 0;
+    int64_t cpu_total = self_cpu_total(st);
+    if (rc != TP_OK || have_mem < 0 || cpu_total < 0)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    } else {
-        for (size_t i = 0; i < na; i++) perm[i] = i;
-        g_aggs = aggs;
-        g_by_dev = m.has_kernel || m.has_memcpy_or_memset;
-        qsort(perm, na, sizeof *perm, cmp_agg);
-        for (size_t k = 0; k < na; k++) {
-            struct agg *A = &aggs[perm[k]];
-            tp_table_add_row(t);
-            tp_table_set_str(t, C_NAME, A->name);
-            if (by_shape) tp_table_set_str(t, C_SHAPE, A->detail);
-            if (by_stack && A->detail[0]) tp_table_set_str(t, C_STACK, A->detail);
-            tp_table_set_int(t, C_CALLS, A->calls);
-            tp_table_set_int(t, C_DSELF, A->dself);
-            tp_table_set_int(t, C_DTOT, A->dtot);
-            tp_table_set_int(t, C_HSELF, A->hself);
-            tp_table_set_int(t, C_HTOT, A->htot);
-            tp_table_set_str(t, C_TC, A->elig ? "Yes" : "No");
-            tp_table_set_float(t, C_TCS, A->dself ? 100.0 * (double)A->tcs / (double)A->dself : 0.0);
-            tp_table_set_float(t, C_TCT, A->dtot ? 100.0 * (double)A->tct / (double)A->dtot : 0.0);
-            if (cpu_total > 0) {
-                tp_table_set_float(t, C_SCPUP, 100.0 * (double)A->hself / (double)cpu_total);
-                tp_table_set_float(t, C_CPUP, 100.0 * (double)A->htot / (double)cpu_total);
-            }
-            tp_table_set_int(t, C_CPUAVG, (A->htot + A->calls / 2) / A->calls);   /* nearest ns */
-            if (cuda_total > 0) {
-                tp_table_set_float(t, C_SCUDAP, 100.0 * (double)A->dself / (double)cuda_total);
-                tp_table_set_float(t, C_CUDAP, 100.0 * (double)A->dtot / (double)cuda_total);
-            }
-            tp_table_set_int(t, C_CUDAAVG, (A->dtot + A->calls / 2) / A->calls);
-            if (have_mem) {
-                tp_table_set_int(t, C_CPUMEM, A->cpu_mem);
-                tp_table_set_int(t, C_SCPUMEM, A->self_cpu_mem);
-                tp_table_set_int(t, C_DEVMEM, A->dev_mem);
-                tp_table_set_int(t, C_SDEVMEM, A->self_dev_mem);
-            }
-        }
-        /* key_averages' footer (when there is host time to total: a trace
-         * without CPU events has none to speak of) */
-        char line[96], v[32];
-        if (cpu_total > 0) {
-            tp_fmt_human_time((double)cpu_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);   /* _format_time */
-            snprintf(line, sizeof line, "Self CPU time total: %s", v);
-            tp_table_add_footer(t, line);
-            if (m.has_kernel || m.has_memcpy_or_memset) {
-                tp_fmt_human_time((double)cuda_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);
-                snprintf(line, sizeof line, "Self CUDA time total: %s", v);
-                tp_table_add_footer(t, line);
-            }
-        }
-        *out = t;
-        t = NULL;
-        /* key_averages(group_by_stack_n=N) of such a trace is its plain
-         * table: so is this one, with a word on why */
-        if (by_stack && !any_stack && na)
-            tp_error_set(err, TP_OK, "%s: no operator has a call stack (record with with_stack=True): "
-                         "one row per name, as key_averages(group_by_stack_n=%ld) gives", st->path, by_stack);
-    }
-    if (t) tp_table_free(t);
-    for (size_t i = 0; i < na; i++) free(aggs[i].detail);
+    sec->scal[S_CPU_TOTAL] = cpu_total;
+    sec->scal[S_CUDA_TOTAL] = self_cuda_total(st);
+    sec->flags |= (m.has_kernel || m.has_memcpy_or_memset ? F_BY_DEV : 0) | (have_mem > 0 ? F_MEM : 0);
+    free(node_agg);
+    free(sbuf);
     tp_sbuf_free(&frames);
     free(stacks);
-    free(aggs);
-    free(node_agg);
-    free(perm);
-    tp_i64map_free(&idx);
     return rc;
+}
+
+static int summarize_name(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    return summarize(st, sec, 0, 0, err);
+}
+
+static int summarize_shape(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    return summarize(st, sec, 1, 0, err);
+}
+
+static int summarize_stack(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    return summarize(st, sec, 0, sec->flags >> TP_SUMM_PARAM_SHIFT, err);
+}
+
+/* By self device time (a trace with GPU activity), else by self host time;
+ * ties in first-seen order. */
+static int cmp_by(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b, int x)
+{
+    int64_t vx = (*a)->x[x], vy = (*b)->x[x];
+    if (vx != vy) return vx > vy ? -1 : 1;
+    return tp_summ_cmp_order(a, b);
+}
+static int cmp_dev(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    return cmp_by(a, b, X_DSELF);
+}
+static int cmp_host(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    return cmp_by(a, b, X_HSELF);
 }
 
 /* --plot: each row's share of the device self time (host self time in a
@@ -379,12 +305,157 @@ static const char *const share_cols[] = {"dev_self", "host_self", "dev_total", "
 static const struct tp_chart ops_chart = {TP_CHART_SHARE, "name", "shape", share_cols, 4, NULL, NULL, NULL};
 static const struct tp_chart category_chart = {TP_CHART_SHARE, "category", NULL, share_cols, 1, NULL, NULL, NULL};
 
+/* The table of a (merged) section: by_stack its stack depth, 0 none. */
+static int ops_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, int by_shape,
+                     long by_stack, tp_table **out, tp_error *err)
+{
+    int64_t cpu_total = sec->scal[S_CPU_TOTAL], cuda_total = sec->scal[S_CUDA_TOTAL];
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, sec->flags & F_BY_DEV ? cmp_dev : cmp_host);
+    tp_table *t = tp_table_new(ops_cols, sizeof ops_cols / sizeof *ops_cols);
+    if (!perm || !t) {
+        free(perm);
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < sec->ng; k++) {
+        const struct tp_sgroup *A = perm[k];
+        const int64_t *x = A->x;
+        tp_table_add_row(t);
+        tp_table_set_str(t, C_NAME, A->key[0]);
+        if (by_shape) tp_table_set_str(t, C_SHAPE, A->key[1]);
+        if (by_stack && A->key[1][0]) tp_table_set_str(t, C_STACK, A->key[1]);
+        tp_table_set_int(t, C_CALLS, A->n);
+        tp_table_set_int(t, C_DSELF, x[X_DSELF]);
+        tp_table_set_int(t, C_DTOT, x[X_DTOT]);
+        tp_table_set_int(t, C_HSELF, x[X_HSELF]);
+        tp_table_set_int(t, C_HTOT, A->sum);
+        tp_table_set_str(t, C_TC, A->flag ? "Yes" : "No");
+        tp_table_set_float(t, C_TCS, x[X_DSELF] ? 100.0 * (double)x[X_TCS] / (double)x[X_DSELF] : 0.0);
+        tp_table_set_float(t, C_TCT, x[X_DTOT] ? 100.0 * (double)x[X_TCT] / (double)x[X_DTOT] : 0.0);
+        if (cpu_total > 0) {
+            tp_table_set_float(t, C_SCPUP, 100.0 * (double)x[X_HSELF] / (double)cpu_total);
+            tp_table_set_float(t, C_CPUP, 100.0 * (double)A->sum / (double)cpu_total);
+        }
+        tp_table_set_int(t, C_CPUAVG, (A->sum + A->n / 2) / A->n);   /* nearest ns */
+        if (cuda_total > 0) {
+            tp_table_set_float(t, C_SCUDAP, 100.0 * (double)x[X_DSELF] / (double)cuda_total);
+            tp_table_set_float(t, C_CUDAP, 100.0 * (double)x[X_DTOT] / (double)cuda_total);
+        }
+        tp_table_set_int(t, C_CUDAAVG, (x[X_DTOT] + A->n / 2) / A->n);
+        if (sec->flags & F_MEM) {
+            tp_table_set_int(t, C_CPUMEM, x[X_CPUMEM]);
+            tp_table_set_int(t, C_SCPUMEM, x[X_SCPUMEM]);
+            tp_table_set_int(t, C_DEVMEM, x[X_DEVMEM]);
+            tp_table_set_int(t, C_SDEVMEM, x[X_SDEVMEM]);
+        }
+    }
+    /* key_averages' footer (when there is host time to total: a trace
+     * without CPU events has none to speak of) */
+    char line[96], v[32];
+    if (cpu_total > 0) {
+        tp_fmt_human_time((double)cpu_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);   /* _format_time */
+        snprintf(line, sizeof line, "Self CPU time total: %s", v);
+        tp_table_add_footer(t, line);
+        if (sec->flags & F_BY_DEV) {
+            tp_fmt_human_time((double)cuda_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);
+            snprintf(line, sizeof line, "Self CUDA time total: %s", v);
+            tp_table_add_footer(t, line);
+        }
+    }
+    /* key_averages(group_by_stack_n=N) of such a trace is its plain
+     * table: so is this one, with a word on why */
+    if (by_stack && !(sec->flags & F_ANY_STACK) && sec->ng)
+        tp_error_set(err, TP_OK, "%s: no operator has a call stack (record with with_stack=True): "
+                     "one row per name, as key_averages(group_by_stack_n=%ld) gives", path, by_stack);
+    if (vo && vo->plot)
+        tp_table_set_chart(t, &ops_chart);
+    free(perm);
+    *out = t;
+    return TP_OK;
+}
+
+static int table_name(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                      tp_error *err)
+{
+    return ops_table(sec, path, vo, 0, 0, out, err);
+}
+
+static int table_shape(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                       tp_error *err)
+{
+    return ops_table(sec, path, vo, 1, 0, out, err);
+}
+
+static int table_stack(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                       tp_error *err)
+{
+    long want = tp_ops_stack_depth(vo ? vo->group : NULL), have = sec->flags >> TP_SUMM_PARAM_SHIFT;
+    if (want != have)   /* a summary file keeps the default depth */
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds ops --group stack=%ld, not stack=%ld", path,
+                            have, want);
+    return ops_table(sec, path, vo, 0, have, out, err);
+}
+
+static int is_shape(const struct tp_view_opts *vo)
+{
+    return vo && vo->group && (strcmp(vo->group, "shape") == 0 || strcmp(vo->group, "input") == 0);
+}
+
+static int reads(const struct tp_view_opts *vo, const char *variant)
+{
+    if (is_shape(vo))
+        return strcmp(variant, "shape") == 0;
+    if (tp_ops_stack_depth(vo ? vo->group : NULL) > 0)
+        return strcmp(variant, "stack") == 0;
+    return (!vo || !vo->group || strcmp(vo->group, "name") == 0) && strcmp(variant, "name") == 0;
+}
+
+#define OPS_X {"dev_self_ns", "dev_total_ns", "host_self_ns", "tc_self_ns", "tc_total_ns", "cpu_mem_bytes", \
+               "self_cpu_mem_bytes", "dev_mem_bytes", "self_dev_mem_bytes"}
+static const struct tp_summ_desc desc_name = {
+    .view = "ops", .variant = "name", .nkeys = 1, .nx = X_N, .nscal = 2,
+    .keys = {"name"}, .xs = OPS_X, .scals = {"self_cpu_total_ns", "self_cuda_total_ns"},
+};
+static const struct tp_summ_desc desc_shape = {
+    .view = "ops", .variant = "shape", .nkeys = 2, .nx = X_N, .nscal = 2,
+    .keys = {"name", "shape"}, .xs = OPS_X, .scals = {"self_cpu_total_ns", "self_cuda_total_ns"},
+};
+static const struct tp_summ_desc desc_stack = {
+    .view = "ops", .variant = "stack", .nkeys = 2, .nx = X_N, .nscal = 2,
+    .keys = {"name", "stack"}, .xs = OPS_X, .scals = {"self_cpu_total_ns", "self_cuda_total_ns"},
+};
+
+/* The stack depth of a --group (a summary file: the default one). */
+static long stack_depth(const struct tp_view_opts *vo)
+{
+    long n = tp_ops_stack_depth(vo ? vo->group : NULL);
+    return n > 0 ? n : TP_OPS_STACK_DEFAULT;
+}
+
+const struct tp_summ_view tp_summ_ops_name = {&desc_name, "ops", reads, summarize_name, table_name, NULL};
+const struct tp_summ_view tp_summ_ops_shape = {&desc_shape, "ops", reads, summarize_shape, table_shape, NULL};
+const struct tp_summ_view tp_summ_ops_stack = {&desc_stack, "ops", reads, summarize_stack, table_stack,
+                                              stack_depth};
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
-    int rc = build_table(st, vo, out, err);
-    if (rc == TP_OK && vo && vo->plot)
-        tp_table_set_chart(*out, vo->group && strcmp(vo->group, "category") == 0 ? &category_chart : &ops_chart);
-    return rc;
+    if (vo && vo->group && strcmp(vo->group, "category") == 0) {
+        int rc = tp_ops_by_category(st, out, err);
+        if (rc == TP_OK && vo->plot)
+            tp_table_set_chart(*out, &category_chart);
+        return rc;
+    }
+    int by_shape = is_shape(vo);
+    long by_stack = tp_ops_stack_depth(vo ? vo->group : NULL);
+    if (by_stack < 0)
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group stack=N: '%s' is not a positive number of frames",
+                            vo->group + 6);
+    if (vo && vo->group && !by_shape && !by_stack && strcmp(vo->group, "name") != 0)
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape, stack[=N] or category, not %s",
+                            vo->group);
+    /* one trace is a run of one rank: its table comes from its summary */
+    return tp_summ_view_build(by_shape ? &tp_summ_ops_shape : by_stack ? &tp_summ_ops_stack : &tp_summ_ops_name, st,
+                              vo, out, err);
 }
 
 static const char *columns_for(const struct tp_view_opts *vo)

@@ -22,6 +22,8 @@
 #include "breakdown.h"
 #include "tb_classify.h"
 #include "view_options.h"
+#include "summ.h"
+#include "checked.h"
 
 static const struct tp_coldef scols[] = {
     {"step", "Step", TP_COL_STR, -1, 0, "ProfilerStep number (0: the whole trace), avg: the mean"},
@@ -61,38 +63,74 @@ static void set_pcts(tp_table *t, const int64_t *cost)
 static const char *const role_cols[] = {"kernel", "memcpy", "memset", "comm", "runtime", "dataloader", "cpu", "other"};
 static const struct tp_chart steps_chart = {TP_CHART_STACK, "step", NULL, role_cols, 8, "total", NULL, NULL};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+/* The steps of a store as a summary section: one row per step (merged by
+ * appending: rank after rank), its duration and the cost of each role. */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     const struct tp_tb_breakdown *bp = tp_store_breakdown(st);   /* the store's, built once */
     if (!bp)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    const struct tp_tb_breakdown b = *bp;
+    for (size_t i = 0; i < bp->nsteps; i++) {
+        char nb[32];
+        snprintf(nb, sizeof nb, "%" PRId64, bp->steps[i].num);
+        const char *key[] = {nb};
+        struct tp_sgroup *g = tp_summ_row(sec, key);
+        if (!g || tp_summ_add(g, bp->steps[i].cost[R_TOTAL]) < 0 || tp_summ_seen(sec, g, 0, (int64_t)i) < 0)
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        for (int k = 0; k <= R_TOTAL; k++)
+            g->x[k] = bp->steps[i].cost[k];
+    }
+    return TP_OK;
+}
+
+static int steps_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                       tp_error *err)
+{
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, tp_summ_cmp_order);   /* rank after rank */
     tp_table *t = tp_table_new(scols, sizeof scols / sizeof *scols);
-    if (!t) {
+    if (!perm || !t) {
+        free(perm);
+        tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; i < b.nsteps; i++) {
-        char nb[32];
-        snprintf(nb, sizeof nb, "%" PRId64, b.steps[i].num);
+    int64_t sum[R_TOTAL + 1] = {0};
+    for (size_t i = 0; i < sec->ng; i++) {
+        const struct tp_sgroup *g = perm[i];
         tp_table_add_row(t);
-        tp_table_set_str(t, 0, nb);
-        for (int k = 0; k <= R_TOTAL; k++)
-            tp_table_set_int(t, (size_t)k + 1, b.steps[i].cost[k]);
-        set_pcts(t, b.steps[i].cost);
+        tp_table_set_str(t, 0, g->key[0]);
+        for (int k = 0; k <= R_TOTAL; k++) {
+            tp_table_set_int(t, (size_t)k + 1, g->x[k]);
+            tp_sat_add(&sum[k], g->x[k]);   /* many ranks' steps */
+        }
+        set_pcts(t, g->x);
     }
-    if (b.nsteps) {
+    if (sec->ng) {
         tp_table_add_row(t);
         tp_table_set_str(t, 0, "avg");
         for (int k = 0; k <= R_TOTAL; k++)
-            tp_table_set_int(t, (size_t)k + 1, (int64_t)llround((double)b.sum[k] / (double)b.nsteps));
-        set_pcts(t, b.sum);   /* avg part / avg total: the sums' ratio */
+            tp_table_set_int(t, (size_t)k + 1, (int64_t)llround((double)sum[k] / (double)sec->ng));
+        set_pcts(t, sum);   /* avg part / avg total: the sums' ratio */
     }
-    if (!b.nsteps)
-        tp_error_set(err, TP_OK, "%s: no ProfilerStep and no CPU op: no step to break down", st->path);
+    if (!sec->ng)
+        tp_error_set(err, TP_OK, "%s: no ProfilerStep and no CPU op: no step to break down", path);
     if (vo && vo->plot)
         tp_table_set_chart(t, &steps_chart);
+    free(perm);
     *out = t;
     return TP_OK;
+}
+
+static const struct tp_summ_desc desc = {
+    .view = "steps", .variant = "all", .nkeys = 1, .nx = R_TOTAL + 1, .concat = 1,
+    .keys = {"step"}, .xs = {"kernel_ns", "memcpy_ns", "memset_ns", "comm_ns", "runtime_ns", "dataloader_ns",
+                             "cpu_ns", "other_ns", "total_ns"},
+};
+const struct tp_summ_view tp_summ_steps = {&desc, "steps", tp_summ_reads_always, summarize, steps_table, NULL};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    /* one trace is a run of one rank: its table comes from its summary */
+    return tp_summ_view_build(&tp_summ_steps, st, vo, out, err);
 }
 
 static const struct tp_view_option steps_filter_options[] = {

@@ -14,6 +14,7 @@
 #include "summary.h"
 #include "views.h"
 #include "view_options.h"
+#include "summ.h"
 
 static const struct tp_coldef acols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every API call (%)"},
@@ -29,18 +30,16 @@ static size_t api_name_len(const char *s)
     return n >= 6 && s[n - 6] == '_' && s[n - 5] == 'v' ? n - 6 : n;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+/* The API calls of a store as a summary section (its samples, summ_stats.c). */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
-    (void)vo;
     size_t ns = st->strings.count;
     char **folded = calloc(ns ? ns : 1, sizeof *folded);     /* name id -> folded name, made once */
     struct tp_sample *s = malloc((st->n ? st->n : 1) * sizeof *s);
-    struct tp_summary *g = NULL;
-    tp_table *t = tp_table_new(acols, A_N);
     int rc = TP_OK;
-    if (!folded || !s || !t)
-        goto nomem;
     size_t n = 0;
+    if (!folded || !s)
+        goto nomem;
     for (size_t r = 0; r < st->n; r++) {
         if ((st->kind[r] != TP_K_RUNTIME && st->kind[r] != TP_K_DRIVER) || st->ph[r] != 'X')
             continue;
@@ -52,18 +51,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         }
         s[n++] = (struct tp_sample){.key = folded[id], .v = st->dur[r]};
     }
-    long ng = tp_summarize(s, n, &g);
-    if (ng < 0)
+    if (tp_summ_samples(sec, 0, s, n) < 0)
         goto nomem;
-    int64_t all = tp_summary_sort_total(g, (size_t)ng);
-    for (long i = 0; i < ng; i++) {
-        tp_summary_row(t, A_PCT, &g[i], all);
-        tp_table_set_str(t, A_NAME, g[i].key);
-    }
-    if (n == 0)
-        tp_error_set(err, TP_OK, "%s: no CUDA runtime or driver API call: no API summary", st->path);
-    *out = t;
-    t = NULL;
     goto done;
 nomem:
     rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -72,9 +61,41 @@ done:
         free(folded[i]);
     free(folded);
     free(s);
-    free(g);
-    tp_table_free(t);
     return rc;
+}
+
+static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                 tp_error *err)
+{
+    (void)vo;
+    struct tp_summary *g = NULL;
+    int64_t all;
+    tp_table *t = tp_table_new(acols, A_N);
+    long ng = t ? tp_summ_stats_total(sec, 0, &g, &all) : -1;
+    if (ng < 0) {
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    for (long i = 0; i < ng; i++) {
+        tp_summary_row(t, A_PCT, &g[i], all);
+        tp_table_set_str(t, A_NAME, g[i].key);
+    }
+    if (ng == 0)
+        tp_error_set(err, TP_OK, "%s: no CUDA runtime or driver API call: no API summary", path);
+    free(g);
+    *out = t;
+    return TP_OK;
+}
+
+static const struct tp_summ_desc desc = {
+    .view = "api", .variant = "all", .nkeys = 3, .keys = {"sample_set", "name", "tag"},
+};
+const struct tp_summ_view tp_summ_api = {&desc, "api", tp_summ_reads_always, summarize, table, NULL};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    /* one trace is a run of one rank: its table comes from its summary */
+    return tp_summ_view_build(&tp_summ_api, st, vo, out, err);
 }
 
 static const struct tp_view_option api_filter_options[] = {

@@ -13,6 +13,7 @@
 #include "summary.h"
 #include "views.h"
 #include "view_options.h"
+#include "summ.h"
 
 static const struct tp_coldef lcols[] = {
     {"pct", "Host(%)", TP_COL_FIXED, -1, 1, "share of the host time of every label (%)"},
@@ -50,17 +51,16 @@ static const struct tp_summary *find(const struct tp_summary *gg, long n, const 
     return NULL;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+/* The labels of a store as a summary section: set 0 the labels (payloads:
+ * device ops and time launched inside), set 1 their GPU-side copies. */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
-    (void)vo;
     int64_t *dev_ns = calloc(st->n ? st->n : 1, sizeof *dev_ns);
     int64_t *dev_n = calloc(st->n ? st->n : 1, sizeof *dev_n);
     struct tp_sample *s = malloc((st->n ? st->n : 1) * sizeof *s);
     struct tp_sample *gs = malloc((st->n ? st->n : 1) * sizeof *gs);
-    struct tp_summary *g = NULL, *gg = NULL;
-    tp_table *t = tp_table_new(lcols, L_N);
     int rc = TP_OK;
-    if (!dev_ns || !dev_n || !s || !gs || !t)
+    if (!dev_ns || !dev_n || !s || !gs)
         goto nomem;
     /* every device op adds to each label above its launching call */
     for (size_t r = 0; r < st->n; r++) {
@@ -80,10 +80,32 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         else if (st->kind[r] == TP_K_GPU_USER_ANNOTATION && st->ph[r] == 'X')
             gs[ngs++] = (struct tp_sample){.key = tp_store_str(st, st->name[r]), .v = st->dur[r]};
     }
-    long ng = tp_summarize(s, n, &g);
-    long ngg = ng < 0 ? -1 : tp_summarize(gs, ngs, &gg);
-    if (ng < 0 || ngg < 0)
+    if (tp_summ_samples(sec, 0, s, n) < 0 || tp_summ_samples(sec, 1, gs, ngs) < 0)
         goto nomem;
+    goto done;
+nomem:
+    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+done:
+    free(dev_ns);
+    free(dev_n);
+    free(s);
+    free(gs);
+    return rc;
+}
+
+static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                 tp_error *err)
+{
+    (void)vo;
+    struct tp_summary *g = NULL, *gg = NULL;
+    tp_table *t = tp_table_new(lcols, L_N);
+    long ng = t ? tp_summ_stats(sec, 0, &g) : -1;
+    long ngg = ng < 0 ? -1 : tp_summ_stats(sec, 1, &gg);
+    if (ng < 0 || ngg < 0) {
+        free(g);
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
     int64_t all = tp_summary_sort_total(g, (size_t)ng);
     for (long i = 0; i < ng; i++) {
         const struct tp_summary *gpu = find(gg, ngg, g[i].key);
@@ -99,23 +121,24 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         }
         tp_table_set_str(t, L_NAME, g[i].key);
     }
-    if (n == 0)
-        tp_error_set(err, TP_OK, "%s: no record_function label (user_annotation other than ProfilerStep#N)",
-                     st->path);
-    *out = t;
-    t = NULL;
-    goto done;
-nomem:
-    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-done:
-    free(dev_ns);
-    free(dev_n);
-    free(s);
-    free(gs);
+    if (ng == 0)
+        tp_error_set(err, TP_OK, "%s: no record_function label (user_annotation other than ProfilerStep#N)", path);
     free(g);
     free(gg);
-    tp_table_free(t);
-    return rc;
+    *out = t;
+    return TP_OK;
+}
+
+static const struct tp_summ_desc desc = {
+    .view = "labels", .variant = "all", .nkeys = 3, .nx = 2,
+    .keys = {"sample_set", "name", "tag"}, .xs = {"device_ops", "device_ns"},
+};
+const struct tp_summ_view tp_summ_labels = {&desc, "labels", tp_summ_reads_always, summarize, table, NULL};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    /* one trace is a run of one rank: its table comes from its summary */
+    return tp_summ_view_build(&tp_summ_labels, st, vo, out, err);
 }
 
 static const struct tp_view_option labels_filter_options[] = {

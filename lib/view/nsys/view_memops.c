@@ -14,6 +14,7 @@
 #include "summary.h"
 #include "views.h"
 #include "view_options.h"
+#include "summ.h"
 
 static const struct tp_coldef mcols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every memory operation (%)"},
@@ -50,20 +51,16 @@ static const char *memcpy_op(const char *name)
     return "[CUDA memcpy Unknown]";
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+/* The copies and sets of a store as a summary section: set 0 their
+ * durations, set 1 their bytes, under the same keys. */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
-    (void)vo;
     size_t ns = st->strings.count;
     const char **op = calloc(ns ? ns : 1, sizeof *op);      /* memcpy name id -> operation */
-    struct tp_sample *ts = malloc((st->n ? st->n : 1) * sizeof *ts);
-    struct tp_sample *bs = malloc((st->n ? st->n : 1) * sizeof *bs);
-    struct tp_summary *gt = NULL, *gb = NULL;
-    tp_table *t = tp_table_new(mcols, M_N);
     int rc = TP_OK;
-    if (!op || !ts || !bs || !t)
-        goto nomem;
-    size_t n = 0;
-    for (size_t r = 0; r < st->n; r++) {
+    if (!op)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    for (size_t r = 0; r < st->n && rc == TP_OK; r++) {
         uint8_t k = st->kind[r];
         if ((k != TP_K_MEMCPY && k != TP_K_MEMSET) || st->ph[r] != 'X')
             continue;
@@ -75,16 +72,30 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         }
         const struct tp_kernel_info *ki = tp_store_kernel(st, r);
         int64_t bytes = ki && ki->bytes > 0 ? ki->bytes : 0;
-        /* both sample arrays have the same keys, so the two summaries
-         * list the same groups in the same order */
-        ts[n] = (struct tp_sample){.key = key, .v = st->dur[r]};
-        bs[n++] = (struct tp_sample){.key = key, .v = bytes};
+        struct tp_sample ts = {.key = key, .v = st->dur[r]}, bs = {.key = key, .v = bytes};
+        if (tp_summ_sample(sec, 0, &ts, NULL) < 0 || tp_summ_sample(sec, 1, &bs, NULL) < 0)
+            rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    long ng = tp_summarize(ts, n, &gt);
-    long nb = ng < 0 ? -1 : tp_summarize(bs, n, &gb);
-    if (ng < 0 || nb != ng)
-        goto nomem;
-    /* order by time; carry each group's byte statistics by its index */
+    free(op);
+    return rc;
+}
+
+static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                 tp_error *err)
+{
+    (void)vo;
+    struct tp_summary *gt = NULL, *gb = NULL;
+    tp_table *t = tp_table_new(mcols, M_N);
+    long ng = t ? tp_summ_stats(sec, 0, &gt) : -1;
+    long nb = ng < 0 ? -1 : tp_summ_stats(sec, 1, &gb);
+    if (ng < 0 || nb != ng) {
+        free(gt);
+        free(gb);
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    /* both sets have the same keys, in the same order: order by time and
+     * carry each group's byte statistics by its index */
     for (long i = 0; i < ng; i++)
         gt[i].xsum = i;
     int64_t all = tp_summary_sort_total(gt, (size_t)ng);
@@ -99,21 +110,23 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_set_float(t, M_BSTD, b->std);
         tp_table_set_str(t, M_OP, gt[i].key);
     }
-    if (n == 0)
-        tp_error_set(err, TP_OK, "%s: no GPU memcpy or memset: no memory operation summary", st->path);
-    *out = t;
-    t = NULL;
-    goto done;
-nomem:
-    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-done:
-    free(op);
-    free(ts);
-    free(bs);
+    if (ng == 0)
+        tp_error_set(err, TP_OK, "%s: no GPU memcpy or memset: no memory operation summary", path);
     free(gt);
     free(gb);
-    tp_table_free(t);
-    return rc;
+    *out = t;
+    return TP_OK;
+}
+
+static const struct tp_summ_desc desc = {
+    .view = "memops", .variant = "all", .nkeys = 3, .keys = {"sample_set", "operation", "tag"},
+};
+const struct tp_summ_view tp_summ_memops = {&desc, "memops", tp_summ_reads_always, summarize, table, NULL};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    /* one trace is a run of one rank: its table comes from its summary */
+    return tp_summ_view_build(&tp_summ_memops, st, vo, out, err);
 }
 
 static const struct tp_view_option memops_filter_options[] = {

@@ -14,6 +14,7 @@
 #include "summary.h"
 #include "views.h"
 #include "view_options.h"
+#include "summ.h"
 
 static const struct tp_coldef ncols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every range (%)"},
@@ -47,21 +48,16 @@ static size_t lower_bound(const struct launch *l, size_t n, struct launch key)
     return lo;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+/* The NVTX ranges of a store as a summary section: per name and style
+ * (its text: string ids differ between ranks), the kernels launched inside. */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
-    (void)vo;
-    size_t nl = 0, nr = 0;
-    for (size_t r = 0; r < st->n; r++) {
+    size_t nl = 0;
+    for (size_t r = 0; r < st->n; r++)
         if (st->kind[r] == TP_K_KERNEL && st->launcher[r] >= 0) nl++;
-        else if (st->kind[r] == TP_K_NVTX && st->ph[r] == 'X') nr++;
-    }
     struct launch *l = malloc((nl ? nl : 1) * sizeof *l);
-    struct tp_sample *s = malloc((nr ? nr : 1) * sizeof *s);
-    struct tp_summary *g = NULL;
-    tp_table *t = tp_table_new(ncols, N_N);
-    int rc = TP_OK;
-    if (!l || !s || !t)
-        goto nomem;
+    if (!l)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     nl = 0;
     for (size_t r = 0; r < st->n; r++) {
         int64_t c = st->kind[r] == TP_K_KERNEL ? st->launcher[r] : -1;
@@ -69,9 +65,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             l[nl++] = (struct launch){st->pid[c], st->tid[c], st->ts[c], st->dur[r]};
     }
     qsort(l, nl, sizeof *l, cmp_launch);
-    /* style ids: the tag keeps PushPop and StartEnd ranges of one name apart */
-    nr = 0;
-    for (size_t r = 0; r < st->n; r++) {
+    int rc = TP_OK;
+    for (size_t r = 0; r < st->n && rc == TP_OK; r++) {
         if (st->kind[r] != TP_K_NVTX || st->ph[r] != 'X')
             continue;
         struct launch key = {st->pid[r], st->tid[r], st->ts[r], 0};
@@ -81,37 +76,54 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             gn++;
             gt += l[i].dur;
         }
-        s[nr++] = (struct tp_sample){.key = tp_store_str(st, st->name[r]), .tag = (int)st->cat[r],
-                                     .v = st->dur[r], .x = gn, .y = gt};
+        const char *style = st->cat[r] ? tp_store_str(st, st->cat[r]) : "";
+        struct tp_sample s = {.key = tp_store_str(st, st->name[r]), .v = st->dur[r], .x = gn, .y = gt};
+        if (tp_summ_sample(sec, 0, &s, style ? style : "") < 0)
+            rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    long ng = tp_summarize(s, nr, &g);
-    if (ng < 0)
-        goto nomem;
-    int64_t all = tp_summary_sort_total(g, (size_t)ng);
+    free(l);
+    return rc;
+}
+
+static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                 tp_error *err)
+{
+    (void)vo;
+    struct tp_summary *g = NULL;
+    int64_t all;
+    tp_table *t = tp_table_new(ncols, N_N);
+    long ng = t ? tp_summ_stats_total(sec, 0, &g, &all) : -1;
+    if (ng < 0) {
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
     for (long i = 0; i < ng; i++) {
         tp_summary_row(t, N_PCT, &g[i], all);
-        const char *style = tp_store_str(st, (uint32_t)g[i].tag);
-        if (g[i].tag && style && *style)
-            tp_table_set_str(t, N_STYLE, style);
+        if (g[i].tagname && *g[i].tagname)
+            tp_table_set_str(t, N_STYLE, g[i].tagname);
         else
             tp_table_set_null(t, N_STYLE);
         tp_table_set_int(t, N_GPUN, g[i].xsum);
         tp_table_set_int(t, N_GPUT, g[i].ysum);
         tp_table_set_str(t, N_RANGE, g[i].key);
     }
-    if (nr == 0)
-        tp_error_set(err, TP_OK, "%s: no NVTX range (nsys or nvprof export with NVTX): no NVTX summary", st->path);
-    *out = t;
-    t = NULL;
-    goto done;
-nomem:
-    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-done:
-    free(l);
-    free(s);
+    if (ng == 0)
+        tp_error_set(err, TP_OK, "%s: no NVTX range (nsys or nvprof export with NVTX): no NVTX summary", path);
     free(g);
-    tp_table_free(t);
-    return rc;
+    *out = t;
+    return TP_OK;
+}
+
+static const struct tp_summ_desc desc = {
+    .view = "nvtx", .variant = "all", .nkeys = 3, .nx = 2,
+    .keys = {"sample_set", "range", "style"}, .xs = {"gpu_kernels", "gpu_ns"},
+};
+const struct tp_summ_view tp_summ_nvtx = {&desc, "nvtx", tp_summ_reads_always, summarize, table, NULL};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    /* one trace is a run of one rank: its table comes from its summary */
+    return tp_summ_view_build(&tp_summ_nvtx, st, vo, out, err);
 }
 
 static const struct tp_view_option nvtx_filter_options[] = {

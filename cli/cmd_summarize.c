@@ -1,0 +1,199 @@
+/* cmd_summarize.c — `tprof summarize FILE|RUNDIR -o OUTDIR`: one summary
+ * file per rank (lib/summary/), which `VIEW --merge OUTDIR` and `tprof diff`
+ * read in place of the traces: a Slurm job array summarizes its ranks where
+ * they were written, and one process merges the small files. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "commands.h"
+#include "report.h"
+#include "tprof.h"
+
+static void summarize_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tprof summarize FILE|RUNDIR -o OUTDIR [--rank LIST] [--span S]\n"
+            "\n"
+            "Write one summary file per rank into OUTDIR (NAME.tpsum for each trace NAME):\n"
+            "an SQLite database with the rank, world size, host, source file, its size and\n"
+            "CRC-32, the tprof and format versions, and the exact mergeable summaries of\n"
+            "the kernels (--group name, props), ops (--group name, shape), steps, api,\n"
+            "labels, memops and nvtx views, and of diff's per-name totals.\n"
+            "`tprof VIEW --merge OUTDIR` (or the .tpsum files given one by one) prints\n"
+            "what `tprof VIEW --merge RUNDIR` prints; `tprof diff` compares two such sets.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output OUTDIR  the directory to write into (made when absent)\n"
+            "      --rank LIST      only the ranks of LIST (0,2,5-7)\n"
+            "      --span S         only span S of the run (the plugin's worker.span files)\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Exit status: 0 ok, 2 bad usage, an unreadable or malformed input or a write error.\n");
+}
+
+struct summarized {
+    tp_summary *s;
+    tp_error err;
+    int malformed;
+};
+
+static void drop(void *p)
+{
+    struct summarized *x = p;
+    if (x)
+        tp_summary_free(x->s);
+    free(x);
+}
+
+/* An Ascend folder's views are its NPU twins, built from the folder's own
+ * tables: no summary holds them.  1 (err set) for such a store. */
+static int refuse_ascend(const tp_store *st, const char *path, tp_error *err)
+{
+    if (!tp_store_is_ascend(st))
+        return 0;
+    tp_error_set(err, TP_ERR_USAGE, "%s: an Ascend profiler folder is not summarized (its NPU views read the "
+                 "folder's own tables): give the views the folder itself", path);
+    return 1;
+}
+
+/* In a loading thread: the summary of every summarized view of one rank. */
+static void *reduce(const struct tp_run_rank *k, void *ctx)
+{
+    (void)ctx;
+    struct summarized *x = calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    x->malformed = cli_report_skips(k->store);
+    if (refuse_ascend(k->store, k->path, &x->err) || tp_summary_build(k->store, NULL, NULL, &x->s, &x->err) != TP_OK)
+        x->s = NULL;
+    return x;
+}
+
+static int summarize(tp_run *r, const char *run, const char *outdir)
+{
+    tp_error err = {0};
+    int status = tp_run_reduce(r, cli_threads(), reduce, drop, NULL, &err) == TP_OK ? 0 : 2;
+    if (err.status == TP_ERR_USAGE) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        return 2;
+    }
+    for (size_t i = 0; i < tp_run_size(r); i++) {
+        const struct tp_run_rank *k = tp_run_rank(r, i);
+        if (k->status != TP_OK)
+            fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
+        struct summarized *x = k->usable ? k->result : NULL;
+        if (!k->usable)
+            continue;
+        if (!x || !x->s) {
+            fprintf(stderr, "tprof: %s (rank %lld)\n", x ? x->err.msg : "out of memory", (long long)k->rank);
+            status = 2;
+            continue;
+        }
+        if (x->malformed)
+            status = 2;
+        char out[4200];
+        cli_out_name(out, sizeof out, outdir, k->path, "tpsum");
+        tp_summary_meta(x->s)->rank = k->rank;   /* settled: distributedInfo, the name, or the order */
+        if (tp_summary_save(x->s, k->path, run, out, &err) != TP_OK) {
+            fprintf(stderr, "tprof: %s\n", err.msg);
+            status = 2;
+        }
+    }
+    cli_report_notes(tp_run_notes(r));
+    return status;
+}
+
+/* One trace (a file, or an Ascend folder): loaded, linked, summarized. */
+static int summarize_one(const char *in, const char *outdir)
+{
+    tp_store *st = tp_store_new();
+    tp_error lerr = {0}, err = {0};
+    if (!st) {
+        fprintf(stderr, "tprof: out of memory\n");
+        return 2;
+    }
+    int rc = tp_store_load(st, in, &lerr), status = 0;
+    if (rc != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", lerr.msg);
+        status = 2;
+        if (rc != TP_ERR_TRUNCATED && rc != TP_ERR_FORMAT && tp_store_event_count(st) == 0) {
+            tp_store_free(st);
+            return 2;   /* nothing read: nothing to summarize */
+        }
+    }
+    tp_summary *s = NULL;
+    if (cli_report_skips(st))
+        status = 2;
+    char out[4200];
+    cli_out_name(out, sizeof out, outdir, in, "tpsum");
+    if (tp_store_link(st, &err) != TP_OK || refuse_ascend(st, in, &err) ||
+        tp_summary_build(st, NULL, NULL, &s, &err) != TP_OK ||
+        tp_summary_save(s, in, NULL, out, &err) != TP_OK) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        status = 2;
+    }
+    tp_summary_free(s);
+    tp_store_free(st);
+    return status;
+}
+
+int cmd_summarize(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"rank", required_argument, NULL, 'r'},
+        {"span", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL, *ranks = NULL, *span = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'r': ranks = optarg; break;
+        case 's': span = optarg; break;
+        case 'h': summarize_usage(stdout); return 0;
+        default: fprintf(stderr, "Try 'tprof summarize --help'.\n"); return 2;
+        }
+    }
+    if (optind != argc - 1 || !out) {
+        fprintf(stderr, "tprof: summarize: %s\nTry 'tprof summarize --help'.\n",
+                optind >= argc ? "no input" : optind < argc - 1 ? "one input at a time" : "no -o OUTDIR");
+        return 2;
+    }
+    const char *in = argv[optind];
+    int is_run = tp_path_is_run(in);
+    if (span && !is_run) {
+        fprintf(stderr, "tprof: --span %s: --span selects a span of a run directory\n", span);
+        return 2;
+    }
+    if (ranks && !is_run) {
+        fprintf(stderr, "tprof: --rank %s: --rank selects ranks of a run directory\n", ranks);
+        return 2;
+    }
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "tprof: %s: %s\n", out, strerror(errno));
+        return 2;
+    }
+    if (!is_run)
+        return summarize_one(in, out);
+    tp_run *r = NULL;
+    tp_error err = {0};
+    if (tp_run_open(&r, in, span, &err) != TP_OK || (ranks && tp_run_keep_ranks(r, ranks, &err) != TP_OK)) {
+        fprintf(stderr, "tprof: %s\n", err.msg);
+        tp_run_free(r);
+        return 2;
+    }
+    char run[1024];   /* the run as tp_run_merge names it: no trailing slash */
+    snprintf(run, sizeof run, "%s", in);
+    for (size_t l = strlen(run); l > 1 && run[l - 1] == '/';)
+        run[--l] = 0;
+    int status = summarize(r, run, out);
+    tp_run_free(r);
+    return status;
+}
