@@ -328,7 +328,7 @@ static int diff_summaries(const char *pa, const char *pb, int summary, const str
 {
     tp_error err = {0};
     tp_summary *a = NULL, *b = NULL;
-    if (tp_summary_load_set(&pa, 1, &a, &err) != TP_OK || tp_summary_load_set(&pb, 1, &b, &err) != TP_OK) {
+    if (tp_summary_load_set_view(&pa, 1, "diff", &a, &err) != TP_OK || tp_summary_load_set_view(&pb, 1, "diff", &b, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         tp_summary_free(a);
         return 2;

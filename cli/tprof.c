@@ -589,7 +589,7 @@ static int run_summary_files(const struct cli_options *o, char **paths, size_t n
                 paths[0]);
         return 2;
     }
-    if (tp_summary_load_set((const char *const *)paths, n, &m, &err) != TP_OK) {
+    if (tp_summary_load_set_view((const char *const *)paths, n, o->view->name, &m, &err) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         return 2;
     }

@@ -750,6 +750,11 @@ int tp_path_is_summary(const char *path);
  * rank order (files without a rank after, in the order given): the run
  * they summarize, as one summary. */
 int tp_summary_load_set(const char *const *paths, size_t n, tp_summary **out, tp_error *err);
+/* The same with the sections of one view alone ("kernels", "ops", "steps",
+ * "diff", ...; NULL: all): what a --merge of that view needs, read in
+ * memory bounded by one file and the merge. */
+int tp_summary_load_set_view(const char *const *paths, size_t n, const char *view, tp_summary **out,
+                             tp_error *err);
 
 void tp_summary_free(tp_summary *s);
 

@@ -58,7 +58,7 @@ static int rehash(struct tp_section *sec)
     if (!h)
         return -1;
     for (size_t i = 0; i < sec->ng; i++) {
-        size_t j = key_hash((const char *const *)sec->g[i].key, sec->nkeys) & (cap - 1);
+        size_t j = sec->g[i].hash & (cap - 1);
         while (h[j])
             j = (j + 1) & (cap - 1);
         h[j] = i + 1;
@@ -70,7 +70,7 @@ static int rehash(struct tp_section *sec)
 }
 
 /* A new group at the end, its keys copied; NULL on out of memory. */
-static struct tp_sgroup *push_group(struct tp_section *sec, const char *const *keys)
+static struct tp_sgroup *push_group_h(struct tp_section *sec, const char *const *keys, uint64_t hash)
 {
     if (grow((void **)&sec->g, &sec->capg, sec->ng + 1, sizeof *sec->g) < 0)
         return NULL;
@@ -82,8 +82,14 @@ static struct tp_sgroup *push_group(struct tp_section *sec, const char *const *k
                 free(g->key[j]);
             return NULL;
         }
+    g->hash = hash;
     sec->ng++;
     return g;
+}
+
+static struct tp_sgroup *push_group(struct tp_section *sec, const char *const *keys)
+{
+    return push_group_h(sec, keys, key_hash(keys, sec->nkeys));
 }
 
 struct tp_sgroup *tp_summ_row(struct tp_section *sec, const char *const *keys)
@@ -91,18 +97,24 @@ struct tp_sgroup *tp_summ_row(struct tp_section *sec, const char *const *keys)
     return push_group(sec, keys);
 }
 
-struct tp_sgroup *tp_summ_group(struct tp_section *sec, const char *const *keys)
+/* The group of keys whose hash is h (key_hash). */
+static struct tp_sgroup *group_h(struct tp_section *sec, const char *const *keys, uint64_t h)
 {
     if ((sec->ng + 1) * 2 > sec->hcap && rehash(sec) < 0)
         return NULL;
-    size_t j = key_hash(keys, sec->nkeys) & (sec->hcap - 1);
+    size_t j = h & (sec->hcap - 1);
     for (; sec->hash[j]; j = (j + 1) & (sec->hcap - 1))
-        if (same_keys(&sec->g[sec->hash[j] - 1], keys, sec->nkeys))
+        if (sec->g[sec->hash[j] - 1].hash == h && same_keys(&sec->g[sec->hash[j] - 1], keys, sec->nkeys))
             return &sec->g[sec->hash[j] - 1];
-    struct tp_sgroup *g = push_group(sec, keys);
+    struct tp_sgroup *g = push_group_h(sec, keys, h);
     if (g)
         sec->hash[j] = sec->ng;
     return g;
+}
+
+struct tp_sgroup *tp_summ_group(struct tp_section *sec, const char *const *keys)
+{
+    return group_h(sec, keys, key_hash(keys, sec->nkeys));
 }
 
 int tp_summ_add(struct tp_sgroup *g, int64_t d)
@@ -262,7 +274,7 @@ int tp_summ_merge_section(struct tp_section *into, struct tp_section *from)
     for (size_t i = 0; i < from->ng; i++) {
         struct tp_sgroup *b = &from->g[i];
         struct tp_sgroup *a = into->concat ? tp_summ_row(into, (const char *const *)b->key)
-                                           : tp_summ_group(into, (const char *const *)b->key);
+                                           : group_h(into, (const char *const *)b->key, b->hash);
         if (!a)
             return -1;
         if (a->n == 0 && a->nf == 0)

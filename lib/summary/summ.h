@@ -44,6 +44,8 @@ struct tp_sgroup {
     tp_i128 w[TP_SUMM_W];      /* sum of v * ns, each product in units of 2^-TP_SUMM_WBITS */
     struct tp_first *f; size_t nf, capf;
     int64_t order;             /* tp_summ_order: the rank of its first sighting */
+    uint64_t hash;             /* of its keys, kept: a merge of a thousand files looks each group
+                                  up once per file, and hashing long kernel names dominated it */
 };
 
 /* What a section's columns mean: its SQL view names them (summ_file.c). */
@@ -164,5 +166,9 @@ int tp_summ_view_build(const struct tp_summ_view *sv, const tp_store *st, const 
  * new section of s; TP_OK or an error. */
 int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, const struct tp_view_opts *vo,
                      tp_summary *s, tp_error *err);
+
+/* Load a summary file: only the sections of `view` (NULL: all), or its
+ * metadata alone (meta_only).  tp_summary_load is (NULL, 0). */
+int tp_summ_load(const char *path, const char *view, int meta_only, tp_summary **out, tp_error *err);
 
 #endif

@@ -92,12 +92,13 @@ int tp_path_is_summary(const char *path)
     return n > 0 && !others ? 2 : 0;
 }
 
-struct loaded { tp_summary *s; size_t i; };
+/* A file of the set: its path, its rank (from its metadata), its order. */
+struct member { char *path; int64_t rank; char *source; size_t i; };
 
 static int cmp_rank(const void *a, const void *b)
 {
-    const struct loaded *x = a, *y = b;
-    int64_t rx = x->s->meta.rank, ry = y->s->meta.rank;
+    const struct member *x = a, *y = b;
+    int64_t rx = x->rank, ry = y->rank;
     int ax = rx == INT64_MIN, ay = ry == INT64_MIN;   /* no rank: after the ranked ones */
     if (ax != ay) return ax - ay;
     if (rx != ry) return rx < ry ? -1 : 1;
@@ -106,8 +107,18 @@ static int cmp_rank(const void *a, const void *b)
 
 int tp_summary_load_set(const char *const *paths, size_t n, tp_summary **out, tp_error *err)
 {
+    return tp_summary_load_set_view(paths, n, NULL, out, err);
+}
+
+/* Two passes, so that memory is one summary and the merge, whatever the
+ * number of files: the metadata of every file first (their rank order and
+ * the duplicate check), then each file's sections merged in that order and
+ * freed. */
+int tp_summary_load_set_view(const char *const *paths, size_t n, const char *view, tp_summary **out,
+                             tp_error *err)
+{
     *out = NULL;
-    struct loaded *v = NULL;
+    struct member *v = NULL;
     size_t nv = 0, cap = 0;
     int rc = TP_OK;
     char dirlabel[1024] = "";
@@ -130,18 +141,27 @@ int tp_summary_load_set(const char *const *paths, size_t n, tp_summary **out, tp
         for (long f = 0; f < nf && rc == TP_OK; f++) {
             if (nv == cap) {
                 cap = cap ? cap * 2 : 16;
-                struct loaded *q = realloc(v, cap * sizeof *q);
+                struct member *q = realloc(v, cap * sizeof *q);
                 if (!q) {
                     rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
                     break;
                 }
                 v = q;
             }
-            rc = tp_summary_load(files ? files[f] : paths[p], &v[nv].s, err);
-            if (rc == TP_OK) {
-                v[nv].i = nv;
-                nv++;
+            tp_summary *meta = NULL;
+            const char *path = files ? files[f] : paths[p];
+            rc = tp_summ_load(path, NULL, 1, &meta, err);
+            if (rc != TP_OK)
+                break;
+            v[nv] = (struct member){strdup(path), meta->meta.rank, strdup(meta->meta.source), nv};
+            tp_summary_free(meta);
+            if (!v[nv].path || !v[nv].source) {
+                free(v[nv].path);
+                free(v[nv].source);
+                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+                break;
             }
+            nv++;
         }
         for (long f = 0; files && f < nf; f++)
             free(files[f]);
@@ -151,22 +171,23 @@ int tp_summary_load_set(const char *const *paths, size_t n, tp_summary **out, tp
         rc = tp_error_set(err, TP_ERR_USAGE, "no summary file given");
     if (rc == TP_OK) {
         qsort(v, nv, sizeof *v, cmp_rank);
-        for (size_t i = 1; i < nv; i++)
-            if (v[i].s->meta.rank != INT64_MIN && v[i].s->meta.rank == v[i - 1].s->meta.rank) {
-                rc = tp_error_set(err, TP_ERR_FORMAT, "%s and %s: both summarize rank %lld", v[i - 1].s->meta.source,
-                                  v[i].s->meta.source, (long long)v[i].s->meta.rank);
-                break;
-            }
+        for (size_t i = 1; i < nv && rc == TP_OK; i++)
+            if (v[i].rank != INT64_MIN && v[i].rank == v[i - 1].rank)
+                rc = tp_error_set(err, TP_ERR_FORMAT, "%s and %s: both summarize rank %lld", v[i - 1].source,
+                                  v[i].source, (long long)v[i].rank);
     }
     tp_summary *m = NULL;
+    for (size_t i = 0; i < nv && rc == TP_OK; i++) {
+        tp_summary *s = NULL;
+        rc = tp_summ_load(v[i].path, view, 0, &s, err);
+        if (rc == TP_OK && !m)
+            m = s;
+        else if (rc == TP_OK)
+            rc = tp_summary_merge(m, s, err);   /* frees s */
+    }
     for (size_t i = 0; i < nv; i++) {
-        if (rc != TP_OK) {
-            tp_summary_free(v[i].s);
-        } else if (!m) {
-            m = v[i].s;
-        } else {
-            rc = tp_summary_merge(m, v[i].s, err);   /* frees v[i].s */
-        }
+        free(v[i].path);
+        free(v[i].source);
     }
     free(v);
     if (rc != TP_OK) {
