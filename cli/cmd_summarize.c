@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "commands.h"
 #include "report.h"
 #include "tprof.h"
@@ -34,17 +35,28 @@ static void summarize_usage(FILE *out)
             "Exit status: 0 ok, 2 bad usage, an unreadable or malformed input or a write error.\n");
 }
 
+/* What a rank left once its summary file was written: whether it was, the
+ * rank written into it, and why not. */
 struct summarized {
-    tp_summary *s;
+    char out[4200];            /* the file written */
+    int kept;                  /* the run kept the rank: its file stays */
+    int saved;
+    int64_t rank;              /* written in the file: the trace's or its name's; INT64_MIN none */
     tp_error err;
     int malformed;
 };
 
+struct summarize_ctx {
+    const char *run, *outdir;
+};
+
+/* A rank the run leaves out (claimed twice, or not in --rank) keeps no
+ * file; tp_run_free drops the kept ones too. */
 static void drop(void *p)
 {
     struct summarized *x = p;
-    if (x)
-        tp_summary_free(x->s);
+    if (x && x->saved && !x->kept)
+        unlink(x->out);
     free(x);
 }
 
@@ -59,23 +71,36 @@ static int refuse_ascend(const tp_store *st, const char *path, tp_error *err)
     return 1;
 }
 
-/* In a loading thread: the summary of every summarized view of one rank. */
+/* In a loading thread: the summary of every summarized view of one rank,
+ * written at once and freed, so memory is that of the ranks in flight
+ * whatever the number of ranks.  The rank written is the trace's or its
+ * name's; summarize() corrects it where the run settles on another. */
 static void *reduce(const struct tp_run_rank *k, void *ctx)
 {
-    (void)ctx;
+    const struct summarize_ctx *c = ctx;
     struct summarized *x = calloc(1, sizeof *x);
+    tp_summary *s = NULL;
     if (!x)
         return NULL;
     x->malformed = cli_report_skips(k->store);
-    if (refuse_ascend(k->store, k->path, &x->err) || tp_summary_build(k->store, NULL, NULL, &x->s, &x->err) != TP_OK)
-        x->s = NULL;
+    if (refuse_ascend(k->store, k->path, &x->err) || tp_summary_build(k->store, NULL, NULL, &s, &x->err) != TP_OK)
+        return x;
+    int64_t rank = tp_store_rank(k->store);
+    if (rank < 0)
+        rank = tp_run_name_rank(k);
+    x->rank = rank >= 0 ? rank : INT64_MIN;
+    tp_summary_meta(s)->rank = x->rank;
+    cli_out_name(x->out, sizeof x->out, c->outdir, k->path, "tpsum");
+    x->saved = tp_summary_save(s, k->path, c->run, x->out, &x->err) == TP_OK;
+    tp_summary_free(s);
     return x;
 }
 
 static int summarize(tp_run *r, const char *run, const char *outdir)
 {
     tp_error err = {0};
-    int status = tp_run_reduce(r, cli_threads(), reduce, drop, NULL, &err) == TP_OK ? 0 : 2;
+    struct summarize_ctx ctx = {run, outdir};
+    int status = tp_run_reduce(r, cli_threads(), reduce, drop, &ctx, &err) == TP_OK ? 0 : 2;
     if (err.status == TP_ERR_USAGE) {
         fprintf(stderr, "tprof: %s\n", err.msg);
         return 2;
@@ -84,20 +109,20 @@ static int summarize(tp_run *r, const char *run, const char *outdir)
         const struct tp_run_rank *k = tp_run_rank(r, i);
         if (k->status != TP_OK)
             fprintf(stderr, "tprof: %s (rank %lld)\n", k->err.msg, (long long)k->rank);
-        struct summarized *x = k->usable ? k->result : NULL;
+        struct summarized *x = k->result;
+        if (x)
+            x->kept = k->usable;
         if (!k->usable)
-            continue;
-        if (!x || !x->s) {
+            continue;   /* its file goes with it (drop) */
+        if (!x || !x->saved) {
             fprintf(stderr, "tprof: %s (rank %lld)\n", x ? x->err.msg : "out of memory", (long long)k->rank);
             status = 2;
             continue;
         }
         if (x->malformed)
             status = 2;
-        char out[4200];
-        cli_out_name(out, sizeof out, outdir, k->path, "tpsum");
-        tp_summary_meta(x->s)->rank = k->rank;   /* settled: distributedInfo, the name, or the order */
-        if (tp_summary_save(x->s, k->path, run, out, &err) != TP_OK) {
+        /* settled: distributedInfo, the name, or the order */
+        if (k->rank != x->rank && tp_summary_file_set_rank(x->out, k->rank, &err) != TP_OK) {
             fprintf(stderr, "tprof: %s\n", err.msg);
             status = 2;
         }

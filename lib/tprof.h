@@ -737,6 +737,11 @@ struct tp_summary_meta *tp_summary_meta(tp_summary *s);
  * leaves nothing. */
 int tp_summary_save(tp_summary *s, const char *source, const char *run, const char *path, tp_error *err);
 
+/* Set the rank a summary file says it holds (tprof summarize of a run
+ * writes each file as its rank is read, with the rank its trace or name
+ * gives, and corrects it once the run's ranks are settled). */
+int tp_summary_file_set_rank(const char *path, int64_t rank, tp_error *err);
+
 /* Read a summary file (opened read-only, immutable: nothing is written
  * beside it).  TP_ERR_FORMAT when it is not one or its version is newer. */
 int tp_summary_load(const char *path, tp_summary **out, tp_error *err);

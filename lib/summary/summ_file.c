@@ -479,3 +479,25 @@ int tp_summ_load(const char *path, const char *view, int meta_only, tp_summary *
     *out = s;
     return TP_OK;
 }
+
+int tp_summary_file_set_rank(const char *path, int64_t rank, tp_error *err)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = TP_OK;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "UPDATE meta SET value = ? WHERE key = 'rank'", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 1, rank) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
+        rc = tp_error_set(err, TP_ERR_IO, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+    else if (sqlite3_changes(db) == 0)   /* written without a rank: add it */
+        rc = exec(db, "INSERT INTO meta VALUES('rank', NULL)", path, err) == TP_OK &&
+                     (sqlite3_finalize(st), st = NULL,
+                      sqlite3_prepare_v2(db, "UPDATE meta SET value = ? WHERE key = 'rank'", -1, &st, NULL) == SQLITE_OK &&
+                      sqlite3_bind_int64(st, 1, rank) == SQLITE_OK && sqlite3_step(st) == SQLITE_DONE)
+                 ? TP_OK
+                 : tp_error_set(err, TP_ERR_IO, "%s: %s", path, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    if (sqlite3_close(db) != SQLITE_OK && rc == TP_OK)
+        rc = tp_error_set(err, TP_ERR_IO, "%s: cannot close", path);
+    return rc;
+}
