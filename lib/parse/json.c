@@ -363,7 +363,10 @@ int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
 {
     /* The usual member, `, "key": ` (or the first one, without the comma),
      * read in one go inside the window; anything else, the general path
-     * from the same place. */
+     * from the same place.  Tried and dropped: the whole header from the
+     * blank and quote masks of 32 bytes (bit scans instead of these
+     * branches) read 1 GB of kineto 5% slower in importer order — the
+     * branches here predict well, the masks cost two loads every time. */
     const char *p = j->p, *end = j->end;
     if (*n > 0) {
         p = skip_blanks(j->simd, p, end);

@@ -90,12 +90,18 @@ static inline void tp_json_set_mark(tp_json *j)
 }
 
 /* The next non-blank character without consuming it; -1 at the end of input.
- * Inline fast path: most of the time the next byte is not blank. */
+ * Inline fast path: most of the time the next byte is not blank, or is the
+ * one space after a ':' (every value of a pretty-printed trace). */
 int tp_json_peek_slow(tp_json *j);
 static inline int tp_json_peek(tp_json *j)
 {
-    if (j->p < j->end && (unsigned char)*j->p > ' ')
-        return (unsigned char)*j->p;
+    const char *p = j->p;
+    if (p < j->end && (unsigned char)*p > ' ')
+        return (unsigned char)*p;
+    if (p + 1 < j->end && *p == ' ' && (unsigned char)p[1] > ' ') {
+        j->p = p + 1;
+        return (unsigned char)p[1];
+    }
     return tp_json_peek_slow(j);
 }
 
