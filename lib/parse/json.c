@@ -702,6 +702,10 @@ static int valid_number(const char *s, size_t n)
 /* The common number, -?(0|[1-9][0-9]*)(.[0-9]+)? followed by a blank, ',',
  * '}' or ']' inside the window, checked in one pass; NULL for anything else
  * (exponents, NaN, errors, the window's end), which the general path takes. */
+/* Digits a byte at a time: eight at a time (SWAR, c ^ '0' + 0x76 per byte)
+ * read kineto 1 GB in importer order 8% slower — most numbers are one to
+ * four digits (durations, ids, dims), where the byte loop is a compare or
+ * two and the word version a load, three operations and a ctz. */
 static inline const char *plain_number_end(const char *p, const char *end)
 {
     const char *q = p + (p < end && *p == '-');
