@@ -250,7 +250,11 @@ static __attribute__((noinline)) const char *scan_plain_sse2(const char *p, cons
 
 #if defined(TP_JSON_AVX2)
 /* 32 bytes a step: the "Call stack" and kernel-name strings of a kineto
- * trace run to hundreds of bytes.  The tail under 32 goes to the SSE2 loop. */
+ * trace run to hundreds of bytes.  The tail under 32 goes to the SSE2 loop.
+ * Measured on 1 GB of grown ResNet-50 kineto read in importer order, AVX2
+ * over SSE2 is about 1% (and SSE2 over scalar 15%): long strings are a
+ * small share of the tokens.  Kept: it costs one predictable branch where
+ * a run passes 16 bytes. */
 __attribute__((target("avx2"), noinline)) static const char *skip_blanks_avx2(const char *p, const char *end)
 {
     const __m256i sp = _mm256_set1_epi8(' '), nl = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r'),
@@ -799,7 +803,10 @@ int tp_json_literal(tp_json *j, enum tp_jtype *out)
     }
 }
 
-/* The fast lane of tp_json_skip: containers of plain strings, plain numbers,
+/* The fast lane of tp_json_skip (measured: skipping each event of 1 GB of
+ * kineto went from 1.7 to 2.0 GB/s of CPU time on the scalar scans, 2.35 on
+ * SSE2/AVX2, with it taking objects and coming back after each token it
+ * hands over; before, it took arrays only and never came back): containers of plain strings, plain numbers,
  * literals and nested containers, with plain keys, in one byte loop inside
  * the window — no call, refill check or span per token.  It checks the same
  * grammar as the general loop, but anything it does not take in one go (an
