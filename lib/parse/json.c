@@ -6,12 +6,57 @@
  * absolute offset, so nothing dangles. */
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
-#include <emmintrin.h>   /* baseline on x86-64; other targets (and json_scalar_test) take the word-at-a-time paths */
-#endif
 #include "json.h"
 
+/* Which vector paths this build has.  SSE2 is the x86-64 baseline, so it is
+ * compiled in unconditionally there; AVX2 is compiled into functions of
+ * their own (target attribute) and called only when the CPU says it has
+ * it, so one binary runs on every x86-64.  Other targets (aarch64) and
+ * json_scalar_test (TP_JSON_NO_SIMD) take the word-at-a-time paths only. */
+#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
+#define TP_JSON_SSE2 1
+#include <emmintrin.h>
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define TP_JSON_AVX2 1
+#include <immintrin.h>
+#endif
+#endif
+
 size_t tp_json_window_bytes = 4u << 20;
+int tp_json_simd = -1;
+
+int tp_json_simd_max(void)
+{
+#if defined(TP_JSON_AVX2)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        return TP_SIMD_AVX2;
+#endif
+#if defined(TP_JSON_SSE2)
+    return TP_SIMD_SSE2;
+#else
+    return TP_SIMD_SCALAR;
+#endif
+}
+
+const char *tp_json_simd_name(int level)
+{
+    return level >= TP_SIMD_AVX2 ? "avx2" : level == TP_SIMD_SSE2 ? "sse2" : "scalar";
+}
+
+/* The path of a new reader.  Worked out again for each reader rather than
+ * cached in a global: readers start on several threads at once (one per
+ * rank), and a getenv and a cpuid per file cost nothing. */
+static int pick_simd(void)
+{
+    int max = tp_json_simd_max(), want = tp_json_simd;
+    if (want < 0) {
+        const char *e = getenv("TPROF_SIMD");
+        want = !e ? max : !strcmp(e, "scalar") ? TP_SIMD_SCALAR : !strcmp(e, "sse2") ? TP_SIMD_SSE2
+                        : !strcmp(e, "avx2") ? TP_SIMD_AVX2 : max;
+    }
+    return want < max ? want : max;
+}
 
 int tp_json_fail(tp_json *j, enum tp_status st, const char *what)
 {
@@ -30,6 +75,7 @@ int tp_json_init_mem(tp_json *j, const char *data, size_t len, const char *path,
     j->eof = 1;
     j->path = path;
     j->err = err;
+    j->simd = pick_simd();
     return TP_OK;
 }
 
@@ -39,6 +85,7 @@ int tp_json_init_source(tp_json *j, tp_source *src, tp_error *err)
     j->src = src;
     j->path = tp_source_path(src);
     j->err = err;
+    j->simd = pick_simd();
     j->cap = tp_json_window_bytes;
     j->own = malloc(j->cap);
     if (!j->own)
@@ -104,28 +151,23 @@ static inline int is_blank(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/* The first byte at or after p that is not a JSON blank, or end. */
-static inline const char *skip_blanks(const char *p, const char *end)
+/* ---- the scans: blanks and the plain run of a string ----
+ *
+ * Both are written by hand with intrinsics rather than taken from a library
+ * (simdjson's stage 1, or a structural-index pass) because the reader pulls
+ * one value at a time from a window that refills: a whole-buffer index would
+ * need its own pass and memory over a 1 GB input, while these scans only
+ * find where the current run ends.  Each path has the same contract and the
+ * same answers; json_test runs all of them.
+ *
+ * Word-at-a-time C: the path of targets without SSE2 and of TPROF_SIMD=scalar. */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
+
+/* Indentation comes in runs of spaces: skip them 8 at a time. */
+static inline const char *skip_blanks_words(const char *p, const char *end)
 {
-    /* Most runs are empty or the one space after ':' or ','. */
-    if (p < end && (unsigned char)*p > ' ')
-        return p;
-    if (p + 1 < end && *p == ' ' && (unsigned char)p[1] > ' ')
-        return p + 1;
-#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
-    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
-                  tab = _mm_set1_epi8('\t');
-    while (p + 16 <= end) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i blank = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
-                                     _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
-        unsigned m = ~(unsigned)_mm_movemask_epi8(blank) & 0xffffu;
-        if (m)
-            return p + __builtin_ctz(m);
-        p += 16;
-    }
-#endif
-    /* Indentation comes in runs of spaces: skip them 8 at a time. */
     while (p < end) {
         if (p + 8 <= end) {
             uint64_t w;
@@ -142,28 +184,10 @@ static inline const char *skip_blanks(const char *p, const char *end)
     return p;
 }
 
-/* Word-at-a-time search for '"', '\\' or a byte >= 0x80 or < 0x20: the plain
- * run of a string is copied to nowhere — we only need where it ends. */
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
-
-static inline const char *scan_plain(const char *p, const char *end)
+/* The first '"', '\\' or byte >= 0x80 or < 0x20: the plain run of a string
+ * is copied to nowhere, we only need where it ends. */
+static inline const char *scan_plain_words(const char *p, const char *end)
 {
-#if defined(__SSE2__) && !defined(TP_JSON_NO_SIMD)
-    /* 16 bytes at a time: one signed compare catches both the control
-     * characters (< 0x20) and the bytes >= 0x80 (negative as int8). */
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
-    while (p + 16 <= end) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                       _mm_cmplt_epi8(v, space));
-        unsigned m = (unsigned)_mm_movemask_epi8(special);
-        if (m)
-            return p + __builtin_ctz(m);
-        p += 16;
-    }
-#endif
     while (p + 8 <= end) {
         uint64_t w;
         memcpy(&w, p, 8);
@@ -182,10 +206,137 @@ static inline const char *scan_plain(const char *p, const char *end)
     return p;
 }
 
+#if defined(TP_JSON_SSE2)
+/* Bit i set where byte i of v is not a blank. */
+static inline unsigned nonblank16(__m128i v)
+{
+    __m128i blank = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+    return ~(unsigned)_mm_movemask_epi8(blank) & 0xffffu;
+}
+
+/* Bit i set where byte i ends a plain run: one signed compare catches both
+ * the control characters (< 0x20) and the bytes >= 0x80 (negative as int8). */
+static inline unsigned special16(__m128i v)
+{
+    __m128i sp = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                              _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    return (unsigned)_mm_movemask_epi8(sp);
+}
+
+/* The loops past the first 16 bytes are out of line: they run for long
+ * strings and long indentation only, where a call costs nothing, and keep
+ * the many inlined call sites small. */
+static __attribute__((noinline)) const char *skip_blanks_sse2(const char *p, const char *end)
+{
+    for (; p + 16 <= end; p += 16) {
+        unsigned m = nonblank16(_mm_loadu_si128((const __m128i *)(const void *)p));
+        if (m)
+            return p + __builtin_ctz(m);
+    }
+    return skip_blanks_words(p, end);
+}
+
+static __attribute__((noinline)) const char *scan_plain_sse2(const char *p, const char *end)
+{
+    for (; p + 16 <= end; p += 16) {
+        unsigned m = special16(_mm_loadu_si128((const __m128i *)(const void *)p));
+        if (m)
+            return p + __builtin_ctz(m);
+    }
+    return scan_plain_words(p, end);
+}
+#endif
+
+#if defined(TP_JSON_AVX2)
+/* 32 bytes a step: the "Call stack" and kernel-name strings of a kineto
+ * trace run to hundreds of bytes.  The tail under 32 goes to the SSE2 loop.
+ * Measured on 1 GB of grown ResNet-50 kineto read in importer order, AVX2
+ * over SSE2 is about 1% (and SSE2 over scalar 15%): long strings are a
+ * small share of the tokens.  Kept: it costs one predictable branch where
+ * a run passes 16 bytes. */
+__attribute__((target("avx2"), noinline)) static const char *skip_blanks_avx2(const char *p, const char *end)
+{
+    const __m256i sp = _mm256_set1_epi8(' '), nl = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r'),
+                  tab = _mm256_set1_epi8('\t');
+    for (; p + 32 <= end; p += 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        __m256i blank = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, sp), _mm256_cmpeq_epi8(v, nl)),
+                                        _mm256_or_si256(_mm256_cmpeq_epi8(v, cr), _mm256_cmpeq_epi8(v, tab)));
+        uint32_t m = ~(uint32_t)_mm256_movemask_epi8(blank);
+        if (m)
+            return p + __builtin_ctz(m);
+    }
+    return skip_blanks_sse2(p, end);
+}
+
+__attribute__((target("avx2"), noinline)) static const char *scan_plain_avx2(const char *p, const char *end)
+{
+    const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\'), space = _mm256_set1_epi8(0x20);
+    for (; p + 32 <= end; p += 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        __m256i sp = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, bslash)),
+                                     _mm256_cmpgt_epi8(space, v));
+        uint32_t m = (uint32_t)_mm256_movemask_epi8(sp);
+        if (m)
+            return p + __builtin_ctz(m);
+    }
+    return scan_plain_sse2(p, end);
+}
+#endif
+
+/* The first byte at or after p that is not a JSON blank, or end. */
+static inline const char *skip_blanks(int simd, const char *p, const char *end)
+{
+    /* Most runs are empty or the one space after ':' or ','. */
+    if (p < end && (unsigned char)*p > ' ')
+        return p;
+    if (p + 1 < end && *p == ' ' && (unsigned char)p[1] > ' ')
+        return p + 1;
+#if defined(TP_JSON_SSE2)
+    /* The next most are a newline and an indent, under 16 bytes: one
+     * inline step, then the loop of the chosen path. */
+    if (simd >= TP_SIMD_SSE2 && p + 16 <= end) {
+        unsigned m = nonblank16(_mm_loadu_si128((const __m128i *)(const void *)p));
+        if (m)
+            return p + __builtin_ctz(m);
+#if defined(TP_JSON_AVX2)
+        if (simd >= TP_SIMD_AVX2)
+            return skip_blanks_avx2(p + 16, end);
+#endif
+        return skip_blanks_sse2(p + 16, end);
+    }
+#endif
+    (void)simd;
+    return skip_blanks_words(p, end);
+}
+
+/* The end of the plain run from p: its closing quote, or the escape,
+ * control character or UTF-8 byte the caller must look at, or end. */
+static inline const char *scan_plain(int simd, const char *p, const char *end)
+{
+#if defined(TP_JSON_SSE2)
+    /* Keys, phases, categories and most names end within 16 bytes: one
+     * inline step before the loop of the chosen path. */
+    if (simd >= TP_SIMD_SSE2 && p + 16 <= end) {
+        unsigned m = special16(_mm_loadu_si128((const __m128i *)(const void *)p));
+        if (m)
+            return p + __builtin_ctz(m);
+#if defined(TP_JSON_AVX2)
+        if (simd >= TP_SIMD_AVX2)
+            return scan_plain_avx2(p + 16, end);
+#endif
+        return scan_plain_sse2(p + 16, end);
+    }
+#endif
+    (void)simd;
+    return scan_plain_words(p, end);
+}
+
 int tp_json_peek_slow(tp_json *j)
 {
     for (;;) {
-        j->p = skip_blanks(j->p, j->end);
+        j->p = skip_blanks(j->simd, j->p, j->end);
         if (j->p < j->end)
             return (unsigned char)*j->p;
         if (refill(j) <= 0)
@@ -216,18 +367,21 @@ int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
 {
     /* The usual member, `, "key": ` (or the first one, without the comma),
      * read in one go inside the window; anything else, the general path
-     * from the same place. */
+     * from the same place.  Tried and dropped: the whole header from the
+     * blank and quote masks of 32 bytes (bit scans instead of these
+     * branches) read 1 GB of kineto 5% slower in importer order — the
+     * branches here predict well, the masks cost two loads every time. */
     const char *p = j->p, *end = j->end;
     if (*n > 0) {
-        p = skip_blanks(p, end);
+        p = skip_blanks(j->simd, p, end);
         p = p < end && *p == ',' ? p + 1 : NULL;
     }
     if (p) {
-        p = skip_blanks(p, end);
+        p = skip_blanks(j->simd, p, end);
         if (p < end && *p == '"') {
-            const char *q = scan_plain(p + 1, end);
+            const char *q = scan_plain(j->simd, p + 1, end);
             if (q < end && *q == '"') {
-                const char *c = skip_blanks(q + 1, end);
+                const char *c = skip_blanks(j->simd, q + 1, end);
                 if (c < end && *c == ':') {
                     key->off = j->base + (uint64_t)(p + 1 - j->buf);
                     key->len = (uint32_t)(q - p - 1);
@@ -381,7 +535,7 @@ int tp_json_string(tp_json *j, tp_jspan *out)
 {
     /* Most strings are plain and end inside the window: one scan. */
     if (j->p < j->end && *j->p == '"') {
-        const char *q = scan_plain(j->p + 1, j->end);
+        const char *q = scan_plain(j->simd, j->p + 1, j->end);
         if (q < j->end && *q == '"') {
             out->off = tp_json_offset(j) + 1;
             out->len = (uint32_t)(q - j->p - 1);
@@ -396,7 +550,7 @@ int tp_json_string(tp_json *j, tp_jspan *out)
     uint64_t scratch_start = 0;
     uint64_t run = start;     /* start of the not yet copied plain run (escaped mode) */
     for (;;) {
-        const char *q = scan_plain(j->p, j->end);
+        const char *q = scan_plain(j->simd, j->p, j->end);
         j->p = q;
         if (q == j->end) {
             int r = refill(j);
@@ -552,6 +706,10 @@ static int valid_number(const char *s, size_t n)
 /* The common number, -?(0|[1-9][0-9]*)(.[0-9]+)? followed by a blank, ',',
  * '}' or ']' inside the window, checked in one pass; NULL for anything else
  * (exponents, NaN, errors, the window's end), which the general path takes. */
+/* Digits a byte at a time: eight at a time (SWAR, c ^ '0' + 0x76 per byte)
+ * read kineto 1 GB in importer order 8% slower — most numbers are one to
+ * four digits (durations, ids, dims), where the byte loop is a compare or
+ * two and the word version a load, three operations and a ctz. */
 static inline const char *plain_number_end(const char *p, const char *end)
 {
     const char *q = p + (p < end && *p == '-');
@@ -645,6 +803,100 @@ int tp_json_literal(tp_json *j, enum tp_jtype *out)
     }
 }
 
+/* The fast lane of tp_json_skip (measured: skipping each event of 1 GB of
+ * kineto went from 1.7 to 2.0 GB/s of CPU time on the scalar scans, 2.35 on
+ * SSE2/AVX2, with it taking objects and coming back after each token it
+ * hands over; before, it took arrays only and never came back): containers of plain strings, plain numbers,
+ * literals and nested containers, with plain keys, in one byte loop inside
+ * the window — no call, refill check or span per token.  It checks the same
+ * grammar as the general loop, but anything it does not take in one go (an
+ * escape, a UTF-8 byte, an exponent, an error, the window's end) stops it at
+ * a point the general loop can go on from: before a member (its ',' or
+ * closing bracket), or where a value is due.  So every error, and its byte
+ * offset, is the general loop's.  It starts after a value or an opening
+ * bracket, `*depthp` containers deep.
+ *
+ * Chosen over a structural scan that skips without looking inside (quote and
+ * bracket masks, as simdjson's stage 1): that would accept malformed values
+ * the general loop rejects, and the messages must not change.  Returns 0
+ * when the value ended (depth 0), 1 to go on before a member, 2 where a
+ * value is due (its container's count already set). */
+static int skip_lane(tp_json *j, char *stack, int *counts, int *depthp, int maxdepth)
+{
+    const char *p = j->p, *end = j->end;
+    int depth = *depthp, r = 1;
+    for (;;) {
+        /* after an opening bracket or a value */
+        p = skip_blanks(j->simd, p, end);
+        if (p == end)
+            break;
+        char open = stack[depth - 1];
+        if (*p == (open == '[' ? ']' : '}')) {
+            p++;
+            if (--depth == 0) {
+                r = 0;
+                break;
+            }
+            continue;
+        }
+        const char *v = p;
+        if (counts[depth - 1] > 0) {
+            if (*p != ',')
+                break;
+            v = skip_blanks(j->simd, p + 1, end);
+        }
+        if (open == '{') {
+            /* the whole `"key" :` or nothing: the general loop rereads it */
+            if (v == end || *v != '"')
+                break;
+            const char *q = scan_plain(j->simd, v + 1, end);
+            if (q == end || *q != '"')
+                break;
+            q = skip_blanks(j->simd, q + 1, end);
+            if (q == end || *q != ':')
+                break;
+            v = skip_blanks(j->simd, q + 1, end);
+        }
+        /* a value is due at v */
+        counts[depth - 1] = 1;
+        p = v;
+        r = 2;
+        if (v == end)
+            break;
+        const char *q = NULL;
+        switch (*v) {
+        case '[': case '{':
+            if (depth < maxdepth) {
+                stack[depth] = *v;
+                counts[depth] = 0;
+                depth++;
+                q = v + 1;
+            }
+            break;
+        case '"':
+            q = scan_plain(j->simd, v + 1, end);
+            q = q < end && *q == '"' ? q + 1 : NULL;
+            break;
+        case 't': case 'n':
+            q = end - v >= 4 && (!memcmp(v, "true", 4) || !memcmp(v, "null", 4)) ? v + 4 : NULL;
+            break;
+        case 'f':
+            q = end - v >= 5 && !memcmp(v, "false", 5) ? v + 5 : NULL;
+            break;
+        default:
+            if ((*v >= '0' && *v <= '9') || *v == '-')
+                q = plain_number_end(v, end);
+        }
+        if (!q)
+            break;
+        p = q;
+        r = 1;
+    }
+    j->p = p;
+    *depthp = depth;
+    return r;
+}
+
 /* Skip one value of any type, iteratively (no recursion: a hostile
  * [[[[... cannot blow the stack). */
 int tp_json_skip(tp_json *j, tp_jspan *raw)
@@ -668,80 +920,7 @@ int tp_json_skip(tp_json *j, tp_jspan *raw)
         return 0;
     }
     int counts[MAXDEPTH];
-    int resume_at_next = 0;   /* the fast lane left off after a value or a '[' */
-    if (first_byte == '[') {
-        /* Fast lane for arrays of arrays, plain strings and plain numbers
-         * ("Input Dims": [[1, 3], []], "Input type": ["float", ""]), one
-         * byte loop inside the window.  Anything else (objects, literals,
-         * escapes, errors, the window's end) hands its state to the general
-         * loop below, which goes on from the same byte. */
-        const char *p = j->p + 1, *end = j->end;
-        stack[0] = '[';
-        counts[0] = 0;
-        depth = 1;
-        for (;;) {
-            p = skip_blanks(p, end);
-            if (p == end)
-                break;
-            if (counts[depth - 1] > 0 || *p == ']') {
-                if (*p == ']') {
-                    p++;
-                    if (--depth == 0)
-                        break;
-                    continue;
-                }
-                if (*p != ',')
-                    break;
-                p = skip_blanks(p + 1, end);
-                if (p == end) {
-                    j->p = p;
-                    resume_at_next = 2;   /* after the ',': a value is due */
-                    break;
-                }
-            }
-            /* a value is due at p */
-            const char *q = NULL;
-            if (*p == '[' && depth < MAXDEPTH) {
-                counts[depth - 1] = 1;
-                stack[depth] = '[';
-                counts[depth] = 0;
-                depth++;
-                p++;
-                continue;
-            }
-            if (*p == '"') {
-                q = scan_plain(p + 1, end);
-                q = q < end && *q == '"' ? q + 1 : NULL;
-            } else if ((*p >= '0' && *p <= '9') || *p == '-') {
-                q = plain_number_end(p, end);
-            }
-            if (!q) {
-                resume_at_next = 2;
-                break;
-            }
-            counts[depth - 1] = 1;
-            p = q;
-        }
-        if (resume_at_next == 2) {
-            counts[depth - 1] = 1;   /* the general loop reads the value that is due */
-            resume_at_next = 0;
-        } else {
-            resume_at_next = 1;
-        }
-        j->p = p;
-        if (depth == 0) {
-            if (raw) {
-                raw->off = start;
-                raw->len = (uint32_t)(tp_json_offset(j) - start);
-            }
-            return 0;
-        }
-    }
     for (;;) {
-        if (resume_at_next) {
-            resume_at_next = 0;
-            goto next_member;
-        }
         /* read one value */
         int ch = tp_json_peek(j);
         tp_jspan tmp;
@@ -767,8 +946,16 @@ int tp_json_skip(tp_json *j, tp_jspan *raw)
         } else {
             return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
         }
+        /* the fast lane as far as it goes: back after each token it left
+         * to this loop (an escape, a refill), not for the rest of the value */
+        if (depth > 0) {
+            int r = skip_lane(j, stack, counts, &depth, MAXDEPTH);
+            if (r == 0)
+                break;
+            if (r == 2)
+                continue;     /* a value is due */
+        }
         /* then close containers / move to the next member */
-    next_member:
         while (depth > 0) {
             int r;
             if (stack[depth - 1] == '{') {

@@ -45,7 +45,22 @@ typedef struct tp_json {
     int failed;               /* an error has been recorded */
     uint64_t control_chars;   /* raw control characters seen inside strings (accepted) */
     uint64_t first_control_off;
+    int simd;                 /* the scan path this reader uses (enum tp_json_simd), fixed at init */
 } tp_json;
+
+/* The scans that find a string's end and skip blanks come in three paths:
+ * word-at-a-time C (every target), SSE2 16 bytes at a time (the x86-64
+ * baseline) and AVX2 32 at a time where the CPU has it.  The best one the
+ * CPU supports is chosen at run time; TPROF_SIMD=scalar|sse2|avx2 forces
+ * one (clamped to what the CPU and the build support), so that the tests
+ * run every path on any machine.  Every path gives the same results. */
+enum tp_json_simd { TP_SIMD_SCALAR, TP_SIMD_SSE2, TP_SIMD_AVX2 };
+/* The path new readers take: -1 (the default) picks it from TPROF_SIMD and
+ * the CPU on the first init; tests set it directly. */
+extern int tp_json_simd;
+/* The best path this build and CPU support, and a path's name. */
+int tp_json_simd_max(void);
+const char *tp_json_simd_name(int level);
 
 /* Initial window size when streaming (tests shrink it to force refills). */
 extern size_t tp_json_window_bytes;
@@ -75,12 +90,18 @@ static inline void tp_json_set_mark(tp_json *j)
 }
 
 /* The next non-blank character without consuming it; -1 at the end of input.
- * Inline fast path: most of the time the next byte is not blank. */
+ * Inline fast path: most of the time the next byte is not blank, or is the
+ * one space after a ':' (every value of a pretty-printed trace). */
 int tp_json_peek_slow(tp_json *j);
 static inline int tp_json_peek(tp_json *j)
 {
-    if (j->p < j->end && (unsigned char)*j->p > ' ')
-        return (unsigned char)*j->p;
+    const char *p = j->p;
+    if (p < j->end && (unsigned char)*p > ' ')
+        return (unsigned char)*p;
+    if (p + 1 < j->end && *p == ' ' && (unsigned char)p[1] > ' ') {
+        j->p = p + 1;
+        return (unsigned char)p[1];
+    }
     return tp_json_peek_slow(j);
 }
 

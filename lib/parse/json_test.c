@@ -92,15 +92,15 @@ static void test_strings(void)
  * ends right after the value, so that the scalar tails run too. */
 static void test_scan_offsets(void)
 {
-    static const char *specials[] = {"\"", "\\n", "\x01", "\xc3\xa9"};
-    static const char *decoded[] = {"", "\n", "\x01", "\xc3\xa9"};
-    for (size_t k = 0; k < 4; k++) {
-        for (int pos = 0; pos < 40; pos++) {
+    static const char *specials[] = {"\"", "\\n", "\x01", "\xc3\xa9", "\\u20ac", "\x1f", "\xf0\x9f\x98\x80",
+                                     "\\\"", "\\\\"};
+    static const char *decoded[] = {"", "\n", "\x01", "\xc3\xa9", "\xe2\x82\xac", "\x1f", "\xf0\x9f\x98\x80", "\"", "\\"};
+    static const char fill[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+        for (int pos = 0; pos < 72; pos++) {   /* across the inline 16-byte step and two 32-byte ones */
             char doc[128], want[128];
-            int n = snprintf(doc, sizeof doc, "\"%.*s%s%s\"", pos, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH",
-                             specials[k], k ? "tail" : "");
-            snprintf(want, sizeof want, "%.*s%s%s", pos, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH",
-                     decoded[k], k ? "tail" : "");
+            int n = snprintf(doc, sizeof doc, "\"%.*s%s%s\"", pos, fill, specials[k], k ? "tail" : "");
+            snprintf(want, sizeof want, "%.*s%s%s", pos, fill, decoded[k], k ? "tail" : "");
             tp_error err = {0};
             tp_json j;
             tp_json_init_mem(&j, doc, (size_t)n, "mem", &err);
@@ -115,7 +115,7 @@ static void test_scan_offsets(void)
             tp_json_free(&j);
         }
     }
-    for (int pos = 0; pos < 40; pos++) {
+    for (int pos = 0; pos < 72; pos++) {
         const char *blanks[] = {" ", "\n", "\r", "\t"};
         char doc[128] = "";
         for (int i = 0; i < pos; i++)
@@ -201,9 +201,10 @@ static void skip_result(const char *doc, size_t window, char *out, size_t cap)
     tp_json_window_bytes = saved;
 }
 
-/* The array fast lane of tp_json_skip hands over to the general loop at
- * objects, literals, escapes, errors and the window's end: every doc gives
- * the same answer from memory and through windows that end at each byte. */
+/* The fast lane of tp_json_skip hands over to the general loop at escapes,
+ * UTF-8, exponents, errors and the window's end, and takes over again
+ * after: every doc gives the same answer from memory and through windows
+ * that end at each byte. */
 static void test_skip(void)
 {
     struct { const char *doc; const char *want; } cases[] = {
@@ -219,6 +220,12 @@ static void test_skip(void)
         {"[[1], x]", "unexpected character"},
         {"[1, tru]", "invalid literal"},
         {"[\"a\\q\"]", "bad escape in a string"},
+        {"{\"a\": \"]}[{\", \"b\": [\"\\\"]\", \"x\\\\\"], \"c\": {\"d\": [1, {\"e\": \"}\"}]}, \"f\": false}", "ok 75"},
+        {"{\"a\": {\"b\": null}, \"c\": tru}", "invalid literal"},
+        {"{\"a\" 1}", "expected ':' after key"},
+        {"{\"a\": 1,}", "expected a string key in object"},
+        {"{\"a\": [1, 2} ", "expected ',' or ']' in array"},
+        {"{\"k\\u0061\": [\"\xc3\xa9\", 1e5, -0]}", "ok 28"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char mem[256], name[64];
@@ -250,6 +257,95 @@ static void test_skip(void)
         snprintf(name, sizeof name, "json.skip.truncated.%zu", i);
         CHECK(name, tp_json_skip(&j, NULL) < 0 && err.status == TP_ERR_TRUNCATED);
         tp_json_free(&j);
+    }
+}
+
+/* doc[0..len) read as one value from a buffer of exactly len bytes (so
+ * that ASan sees any read past it): a string decoded, anything else
+ * skipped; the result as text — the value's bytes, the control characters
+ * counted and where the first was, or the error message with its offset. */
+static void mem_result(const char *doc, size_t len, char *out, size_t cap)
+{
+    char *buf = malloc(len ? len : 1);
+    memcpy(buf, doc, len);
+    tp_error err = {0};
+    tp_json j;
+    tp_json_init_mem(&j, buf, len, "mem", &err);
+    tp_jspan s = {0, 0};
+    int r = len && doc[0] == '"' ? tp_json_string(&j, &s) : tp_json_skip(&j, &s);
+    if (r == 0) {
+        size_t o = (size_t)snprintf(out, cap, "ok %u ctl %llu@%llu end %llu: ", s.len, (unsigned long long)j.control_chars,
+                                    (unsigned long long)j.first_control_off, (unsigned long long)tp_json_offset(&j));
+        const unsigned char *v = (const unsigned char *)tp_json_ptr(&j, s);
+        for (uint32_t i = 0; i < s.len && o + 5 < cap; i++)
+            o += (size_t)snprintf(out + o, cap - o, v[i] >= 0x20 && v[i] < 0x7f ? "%c" : "\\x%02x", v[i]);
+    } else {
+        snprintf(out, cap, "%s", err.msg);
+    }
+    tp_json_free(&j);
+    free(buf);
+}
+
+/* Every scan path gives the scalar path's answer for doc and for each of
+ * its prefixes (truncated input at every position). */
+static int paths_agree(const char *doc, size_t len)
+{
+    int saved = tp_json_simd, ok = 1;
+    char want[1024], got[1024];
+    for (size_t cut = 0; cut <= len && ok; cut++) {
+        tp_json_simd = TP_SIMD_SCALAR;
+        mem_result(doc, cut, want, sizeof want);
+        for (int level = TP_SIMD_SSE2; level <= tp_json_simd_max() && ok; level++) {
+            tp_json_simd = level;
+            mem_result(doc, cut, got, sizeof got);
+            if (strcmp(got, want) != 0) {
+                fprintf(stderr, "  %s at %zu of %zu bytes: %s; scalar: %s\n", tp_json_simd_name(level), cut, len, got, want);
+                ok = 0;
+            }
+        }
+    }
+    tp_json_simd = saved;
+    return ok;
+}
+
+/* Strings with an escape, a control character, UTF-8 (good and bad) at
+ * every offset modulo 32 and past, and values to skip whose strings hold
+ * brackets, quotes and backslashes: each path agrees with the scalar one,
+ * whole and cut at every byte.  Runs once: it switches paths itself. */
+static void test_paths_agree(void)
+{
+    static const char *specials[] = {"\\\"", "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00", "\\ud800", "\x01", "\x1f",
+                                     "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff", "\xc3(",
+                                     "\xed\xa0\x80", "\\q", "\\u12G4", "]}[{,:"};
+    static const char fill[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+        int ok = 1;
+        for (int pos = 0; pos < 70 && ok; pos++) {
+            char doc[160];
+            int n = snprintf(doc, sizeof doc, "\"%.*s%s%.*s\"", pos, fill, specials[k], 40, fill);
+            ok = paths_agree(doc, (size_t)n);
+            /* the same string as a member of an object to skip */
+            n = snprintf(doc, sizeof doc, "{\"k%.*s\": [\"%.*s%s\", {}], \"x\": 1}", pos % 33, fill, pos, fill, specials[k]);
+            ok = ok && paths_agree(doc, (size_t)n);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "json.paths.string.%zu", k);
+        CHECK(name, ok);
+    }
+    static const char *docs[] = {
+        "{\"a\": \"]}[{\", \"b\": [\"\\\"]\", \"x\\\\\\\\\", \"\\u005d\"], \"c\": {\"d\": [1, {\"e\": \"}\"}], \"g\": {}}, "
+        "\"f\": true, \"h\": null, \"i\": false, \"j\": -1.5e3, \"k\": \"caf\xc3\xa9 and a string over thirty-two bytes\"}",
+        "[[[[[[[[[[\"deep\"]]]]]]]]]]",
+        "{\n  \"args\": {\n    \"Input Dims\": [[1, 3, 224, 224], []],\n    \"x\": {\"y\": [true, false, null]}\n  }\n}",
+        "{\"a\": [1, }", "{\"a\" \"b\"}", "{,}", "{\"a\":1,}", "[1,]", "{\"a\": [}]}", "{\"a\": tru}", "{\"a\": nul",
+        "{\"a\": \"x\x01y\", \"b\": \"\x02\"}", "[01]", "[1.]", "[-]", "[NaN, -Infinity, 1e5]", "{\"\\u0061\": 1}",
+        "{\"\xc3\xa9\": [\"\xe2\x82\xac\"]}", "[\"\\ud800\\udc00\", \"\\udc00\"]", "{\"a\": {\"b\": {\"c\": []}}} ",
+        "{\"a\":\t1 ,\r\n\"b\" : 2 }", "[ , 1]", "{\"a\": 1 \"b\": 2}", "{\"a\": [1 2]}", "{} x", "[\"a\" : 1]",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "json.paths.skip.%zu", i);
+        CHECK(name, paths_agree(docs[i], strlen(docs[i])));
     }
 }
 
@@ -524,15 +620,26 @@ int main(void)
     const char *sample = "testdata/sample.pt.trace.json";
     if (access(sample, R_OK) != 0)
         sample = "../testdata/sample.pt.trace.json";
-    test_strings();
-    test_scan_offsets();
-    test_numbers();
-    test_skip();
+    /* the reader and the importer on each scan path this build and CPU
+     * have, the names prefixed with the path but for the best one */
+    char prefix[32];
+    for (int level = TP_SIMD_SCALAR; level <= tp_json_simd_max(); level++) {
+        tp_json_simd = level;
+        snprintf(prefix, sizeof prefix, "%s:", tp_json_simd_name(level));
+        tt_prefix = level == tp_json_simd_max() ? "" : prefix;
+        test_strings();
+        test_scan_offsets();
+        test_numbers();
+        test_skip();
+        test_sample(sample);
+        test_truncation(sample);
+        test_compressed(sample);
+        test_bad_inputs();
+    }
+    tt_prefix = "";
+    tp_json_simd = -1;
+    test_paths_agree();
     test_decimals();
-    test_sample(sample);
-    test_truncation(sample);
-    test_compressed(sample);
-    test_bad_inputs();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir());
     if (system(cmd) != 0)

@@ -10,27 +10,30 @@
 #include <string.h>
 
 static int tt_failed;
+/* Put before every name: a test that runs its checks more than once (each
+ * under another setting) keeps the names apart. */
+static const char *tt_prefix __attribute__((unused)) = "";
 
 #define CHECK(name, expr) do { \
-        if (expr) printf("ok %s\n", (name)); \
-        else { printf("FAIL %s: %s:%d: %s\n", (name), __FILE__, __LINE__, #expr); tt_failed++; } \
+        if (expr) printf("ok %s%s\n", tt_prefix, (name)); \
+        else { printf("FAIL %s%s: %s:%d: %s\n", tt_prefix, (name), __FILE__, __LINE__, #expr); tt_failed++; } \
     } while (0)
 
 #define CHECK_STR(name, got, want) do { \
         const char *g_ = (got), *w_ = (want); \
-        if (g_ && w_ && strcmp(g_, w_) == 0) printf("ok %s\n", (name)); \
-        else { printf("FAIL %s: %s:%d: got \"%s\", want \"%s\"\n", (name), __FILE__, __LINE__, \
+        if (g_ && w_ && strcmp(g_, w_) == 0) printf("ok %s%s\n", tt_prefix, (name)); \
+        else { printf("FAIL %s%s: %s:%d: got \"%s\", want \"%s\"\n", tt_prefix, (name), __FILE__, __LINE__, \
                       g_ ? g_ : "(null)", w_ ? w_ : "(null)"); tt_failed++; } \
     } while (0)
 
 #define CHECK_INT(name, got, want) do { \
         long long g_ = (long long)(got), w_ = (long long)(want); \
-        if (g_ == w_) printf("ok %s\n", (name)); \
-        else { printf("FAIL %s: %s:%d: got %lld, want %lld\n", (name), __FILE__, __LINE__, g_, w_); \
+        if (g_ == w_) printf("ok %s%s\n", tt_prefix, (name)); \
+        else { printf("FAIL %s%s: %s:%d: got %lld, want %lld\n", tt_prefix, (name), __FILE__, __LINE__, g_, w_); \
                tt_failed++; } \
     } while (0)
 
-#define SKIP(name, why) printf("skip %s: %s\n", (name), (why))
+#define SKIP(name, why) printf("skip %s%s: %s\n", tt_prefix, (name), (why))
 
 #define TEST_EXIT() return tt_failed ? 1 : 0
 
