@@ -39,6 +39,7 @@ struct tp_run {
     /* loading */
     pthread_mutex_t lock;
     size_t next;
+    size_t *order;          /* the order ranks are loaded in (load_all) */
     _Atomic size_t ndone;   /* ranks loaded (and reduced), for a progress line */
     char *keep;             /* --rank: the ranks to keep ("0,2,5-7"), NULL all */
     /* tp_run_reduce: what each rank becomes before its store is freed */
@@ -433,11 +434,11 @@ static void *worker_main(void *arg)
     tp_run *r = arg;
     for (;;) {
         pthread_mutex_lock(&r->lock);
-        size_t i = r->next++;
+        size_t q = r->next++;
         pthread_mutex_unlock(&r->lock);
-        if (i >= r->n)
+        if (q >= r->n)
             return NULL;
-        load_one(r, &r->r[i]);
+        load_one(r, &r->r[r->order ? r->order[q] : q]);
         atomic_fetch_add(&r->ndone, 1);
     }
 }
@@ -590,6 +591,29 @@ static void keep_steps(struct tp_run_rank *k)
     k->nsteps = st->nsteps;
 }
 
+/* load order: ranks named by number first, by that number, then the rest
+ * in natural order (trace_2 before trace_10: strverscmp), as files named by
+ * a counter are usually numbered in rank order */
+struct load_key {
+    int64_t rank;
+    size_t i;
+    const char *name;
+};
+
+static int cmp_load_key(const void *a, const void *b)
+{
+    const struct load_key *x = a, *y = b;
+    int nx = x->rank < 0, ny = y->rank < 0;
+    if (nx != ny)
+        return nx - ny;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    int c = strverscmp(x->name, y->name);
+    if (c)
+        return c;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
 static int load_all(tp_run *r, int threads, tp_error *err)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -598,6 +622,25 @@ static int load_all(tp_run *r, int threads, tp_error *err)
         nt = r->n;
     r->next = 0;
     atomic_store(&r->ndone, 0);
+    /* Load in the order the names number the ranks (rank-N, workerN; name
+     * order for the others, after): the ranks are settled once all are
+     * read, so the order changes nothing but when each is done, and a
+     * reduce that merges ranks as they come (tprof --merge) then finds them
+     * nearly in rank order, where name order (trace_1, trace_10,
+     * trace_100 ...) would keep hundreds waiting. */
+    r->order = malloc((r->n ? r->n : 1) * sizeof *r->order);
+    struct load_key *lk = malloc((r->n ? r->n : 1) * sizeof *lk);
+    if (r->order && lk) {
+        for (size_t i = 0; i < r->n; i++)
+            lk[i] = (struct load_key){rank_from_name(r->r[i].worker), i, r->r[i].path};
+        qsort(lk, r->n, sizeof *lk, cmp_load_key);
+        for (size_t i = 0; i < r->n; i++)
+            r->order[i] = lk[i].i;
+    } else {
+        free(r->order);
+        r->order = NULL;   /* out of memory: name order */
+    }
+    free(lk);
     pthread_mutex_init(&r->lock, NULL);
     pthread_t *tids = calloc(nt ? nt : 1, sizeof *tids);
     size_t started = 0;
@@ -609,6 +652,8 @@ static int load_all(tp_run *r, int threads, tp_error *err)
     for (size_t i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
     free(tids);
+    free(r->order);
+    r->order = NULL;
     pthread_mutex_destroy(&r->lock);
     if (!r->reduce)
         for (size_t i = 0; i < r->n; i++)
