@@ -115,7 +115,8 @@ int tp_coll_match(const struct tp_coll_list *lists, size_t n, struct tp_coll_mat
             k[nk++] = (struct mkey){r->group_id, r->seq, r->seq != TP_NONE ? 0 : r->step, r->nth, i, j};
         }
     if (nk > 1)
-        qsort(k, nk, sizeof *k, cmp_mkey);
+        if (nk > 0)
+            qsort(k, nk, sizeof *k, cmp_mkey);
     for (size_t a = 0; a < nk;) {
         size_t b = a + 1;
         while (b < nk && same_key(&k[a], &k[b]))
@@ -128,7 +129,8 @@ int tp_coll_match(const struct tp_coll_list *lists, size_t n, struct tp_coll_mat
     }
     free(k);
     if (m->ninst > 1)
-        qsort(m->inst, m->ninst, sizeof *m->inst, cmp_inst);
+        if (m->ninst > 0)
+            qsort(m->inst, m->ninst, sizeof *m->inst, cmp_inst);
     return 0;
 }
 

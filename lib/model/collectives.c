@@ -364,7 +364,8 @@ static int number(struct tp_coll_rec *v, size_t n)
         return -1;
     for (size_t i = 0; i < n; i++)
         k[i] = (struct numkey){v[i].group_id, v[i].seq, v[i].seq != TP_NONE ? 0 : v[i].step, i};
-    qsort(k, n, sizeof *k, cmp_numkey);
+    if (n > 0)
+        qsort(k, n, sizeof *k, cmp_numkey);
     for (size_t i = 0; i < n; i++) {
         int same = i > 0 && k[i].group == k[i - 1].group && k[i].seq == k[i - 1].seq && k[i].step == k[i - 1].step;
         v[k[i].idx].nth = same ? v[k[i - 1].idx].nth + 1 : 0;
@@ -396,7 +397,8 @@ int tp_coll_extract(const tp_store *st, struct tp_coll_list *out)
         x[nx++] = (struct extop){st->external_id[r], (int64_t)r};
     }
     if (nx > 1)
-        qsort(x, nx, sizeof *x, cmp_extop);
+        if (nx > 0)
+            qsort(x, nx, sizeof *x, cmp_extop);
     for (size_t r = 0; r < st->n; r++) {
         if (st->kind[r] != TP_K_KERNEL || st->ph[r] != 'X' || !is_comm_kernel(st, r))
             continue;
@@ -420,7 +422,8 @@ int tp_coll_extract(const tp_store *st, struct tp_coll_list *out)
     }
     free(x);
     if (out->n > 1)
-        qsort(out->v, out->n, sizeof *out->v, cmp_rec);
+        if (out->n > 0)
+            qsort(out->v, out->n, sizeof *out->v, cmp_rec);
     if (number(out->v, out->n) < 0) {
         tp_coll_list_free(out);
         return -1;

@@ -162,7 +162,8 @@ static int cut_step(struct builder *b, const struct span *sp, size_t n, int64_t 
         b->edges[ne++] = (struct edge){s, 1, k};
         b->edges[ne++] = (struct edge){e, 0, k};
     }
-    qsort(b->edges, ne, sizeof *b->edges, cmp_edge);
+    if (ne > 0)
+        qsort(b->edges, ne, sizeof *b->edges, cmp_edge);
     memset(b->nactive, 0, sizeof b->nactive);
     int64_t t = ws, idle = 0;
     for (size_t i = 0; i <= ne; i++) {
@@ -237,7 +238,8 @@ int tp_step_parts_build(const tp_store *st, struct tp_step_parts *out, tp_error 
         lo = st->ts[i] < lo ? st->ts[i] : lo;
         hi = e > hi ? e : hi;
     }
-    qsort(sp, n, sizeof *sp, cmp_span);
+    if (n > 0)
+        qsort(sp, n, sizeof *sp, cmp_span);
     /* reach[i]: the latest end among spans 0..i, so the first span that can
      * overlap a window is found by bisection even behind long spans */
     for (size_t i = 0; i < n; i++)

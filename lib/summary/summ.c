@@ -184,7 +184,8 @@ static int cmp_rl(const void *a, const void *b)
 /* Sort a list and add up the counts of equal values, in place. */
 static void compress_rl(struct tp_rl *d, size_t *n)
 {
-    qsort(d, *n, sizeof *d, cmp_rl);
+    if (*n > 0)
+        qsort(d, *n, sizeof *d, cmp_rl);
     size_t o = 0;
     for (size_t i = 0; i < *n; i++) {
         if (o && d[o - 1].v == d[i].v)
@@ -330,7 +331,8 @@ int tp_summ_order(struct tp_section *sec)
                 k[i] = c;
         }
     }
-    qsort(k, sec->ng, sizeof *k, cmp_first);
+    if (sec->ng > 0)
+        qsort(k, sec->ng, sizeof *k, cmp_first);
     for (size_t i = 0; i < sec->ng; i++)
         sec->g[k[i].i].order = (int64_t)i;
     free(k);

@@ -63,7 +63,8 @@ static long list_dir(const char *dir, char ***out, int *others)
         n++;
     }
     closedir(d);
-    qsort(v, n, sizeof *v, cmp_str);
+    if (n > 0)
+        qsort(v, n, sizeof *v, cmp_str);
     *out = v;
     return (long)n;
 oom:
@@ -170,7 +171,8 @@ int tp_summary_load_set_view(const char *const *paths, size_t n, const char *vie
     if (rc == TP_OK && nv == 0)
         rc = tp_error_set(err, TP_ERR_USAGE, "no summary file given");
     if (rc == TP_OK) {
-        qsort(v, nv, sizeof *v, cmp_rank);
+        if (nv > 0)
+            qsort(v, nv, sizeof *v, cmp_rank);
         for (size_t i = 1; i < nv && rc == TP_OK; i++)
             if (v[i].rank != INT64_MIN && v[i].rank == v[i - 1].rank)
                 rc = tp_error_set(err, TP_ERR_FORMAT, "%s and %s: both summarize rank %lld", v[i - 1].source,

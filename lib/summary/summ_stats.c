@@ -57,7 +57,8 @@ long tp_summ_stats(const struct tp_section *sec, int which, struct tp_summary **
             .med = tp_summ_median(g), .std = g->n > 1 ? sd : 0.0,
         };
     }
-    qsort(*out, (size_t)n, sizeof **out, cmp_stat);   /* tp_summarize's (key, tag) order */
+    if ((size_t)n > 0)
+        qsort(*out, (size_t)n, sizeof **out, cmp_stat);   /* tp_summarize's (key, tag) order */
     return n;
 }
 

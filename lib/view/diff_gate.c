@@ -161,8 +161,10 @@ static void moments(const struct tp_piece *v, size_t n, int64_t *sum, double *me
 static int build_strata(tp_gate *gt)
 {
     struct tp_step_parts *pa = &gt->pa, *pb = &gt->pb;
-    qsort(pa->v, pa->n, sizeof *pa->v, cmp_piece);
-    qsort(pb->v, pb->n, sizeof *pb->v, cmp_piece);
+    if (pa->n > 0)
+        qsort(pa->v, pa->n, sizeof *pa->v, cmp_piece);
+    if (pb->n > 0)
+        qsort(pb->v, pb->n, sizeof *pb->v, cmp_piece);
     size_t cap = 64;
     gt->st = malloc(cap * sizeof *gt->st);
     if (!gt->st)
