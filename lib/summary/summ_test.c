@@ -131,9 +131,10 @@ int main(void)
                                          p->s[0]->g[1].order == 2);
 
     /* a summary file gives back every number (128-bit ones included) */
-    char path[] = "/tmp/tprof_summ_test.XXXXXX";
+    char path[64] = "/tmp/tprof_summ_test.XXXXXX";   /* room for the suffix below */
     int fd = mkstemp(path);
     close(fd);
+    unlink(path);
     strcat(path, ".tpsum");
     tp_summary *r = make(1, 300), *back = NULL;
     r->meta.rank = 3;
