@@ -19,27 +19,13 @@
  * plugin computes on a tree with only the view's own class. */
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "modtree.h"
 #include "tprof.h"
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 int64_t tp_modtree_add(struct tp_modtree *T, const char *name, int64_t id)
 {
-    if (grow((void **)&T->n, &T->capn, T->nn + 1, sizeof *T->n) < 0)
+    if (tp_grow((void **)&T->n, &T->capn, T->nn + 1, sizeof *T->n) < 0)
         return -1;
     T->n[T->nn] = (struct tp_modnode){name, id, -1, -1, -1};
     return (int64_t)T->nn++;
@@ -57,7 +43,7 @@ void tp_modtree_link(struct tp_modtree *T, int64_t parent, int64_t child)
 
 int tp_modtree_add_root(struct tp_modtree *T, int64_t node)
 {
-    if (grow((void **)&T->roots, &T->caproots, T->nroots + 1, sizeof *T->roots) < 0)
+    if (tp_grow((void **)&T->roots, &T->caproots, T->nroots + 1, sizeof *T->roots) < 0)
         return -1;
     T->roots[T->nroots++] = node;
     return 0;
@@ -107,7 +93,7 @@ static int64_t stat_find(struct tp_modtree *T, const char *name, int64_t id, int
             if (!create)
                 return -1;
             int64_t *sl = tp_i64map_slot(&T->sidx, key);
-            if (!sl || grow((void **)&T->s, &T->caps, T->ns + 1, sizeof *T->s) < 0)
+            if (!sl || tp_grow((void **)&T->s, &T->caps, T->ns + 1, sizeof *T->s) < 0)
                 return -2;
             T->s[T->ns] = (struct tp_modstat){name, id, 0, 0, 0, 0, 0, 0};
             *sl = (int64_t)T->ns;

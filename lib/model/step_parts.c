@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "category.h"
+#include "grow.h"
 #include "step_parts.h"
 
 static const char *const part_names[TP_NPARTS] = {"computation", "communication", "memcpy", "host",
@@ -123,26 +124,12 @@ static int push_piece(struct builder *b, const char *name, uint64_t shape, int p
     return 0;
 }
 
-static int reserve(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q, *cap = c;
-    return 0;
-}
-
 /* Cut the window [ws, we) among spans sp[0..n) (clipped to it) by a sweep
  * over their boundaries.  0, or -1 on out of memory. */
 static int cut_step(struct builder *b, const struct span *sp, size_t n, int64_t ws, int64_t we)
 {
-    if (reserve((void **)&b->edges, &b->edges_cap, 2 * n, sizeof *b->edges) < 0 ||
-        reserve((void **)&b->given, &b->given_cap, n, sizeof *b->given) < 0)
+    if (tp_grow((void **)&b->edges, &b->edges_cap, 2 * n, sizeof *b->edges) < 0 ||
+        tp_grow((void **)&b->given, &b->given_cap, n, sizeof *b->given) < 0)
         return -1;
     if (n > b->active_cap) {
         for (int p = 0; p < TP_NPARTS; p++) {
@@ -264,7 +251,7 @@ int tp_step_parts_build(const tp_store *st, struct tp_step_parts *out, tp_error 
                 continue;
             if (sp[i].s == sp[i].e && sp[i].s == we)
                 continue;
-            if (reserve((void **)&win, &win_cap, k + 1, sizeof *win) < 0)
+            if (tp_grow((void **)&win, &win_cap, k + 1, sizeof *win) < 0)
                 goto nomem;
             win[k++] = sp[i];
         }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "summ.h"
 #include "checked.h"
 #include "i64map.h"
@@ -15,21 +16,6 @@ static void sat_add128(tp_i128 *acc, tp_i128 v)
 {
     if (__builtin_add_overflow(*acc, v, acc))
         *acc = v < 0 ? I128_MIN : I128_MAX;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 4;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
 }
 
 static uint64_t key_hash(const char *const *keys, int nkeys)
@@ -72,7 +58,7 @@ static int rehash(struct tp_section *sec)
 /* A new group at the end, its keys copied; NULL on out of memory. */
 static struct tp_sgroup *push_group_h(struct tp_section *sec, const char *const *keys, uint64_t hash)
 {
-    if (grow((void **)&sec->g, &sec->capg, sec->ng + 1, sizeof *sec->g) < 0)
+    if (tp_grow((void **)&sec->g, &sec->capg, sec->ng + 1, sizeof *sec->g) < 0)
         return NULL;
     struct tp_sgroup *g = &sec->g[sec->ng];
     memset(g, 0, sizeof *g);
@@ -140,7 +126,7 @@ int tp_summ_weigh(struct tp_sgroup *g, int which, double v, int64_t ns)
 
 int tp_summ_put_rl(struct tp_sgroup *g, int64_t v, int64_t n)
 {
-    if (grow((void **)&g->d, &g->capd, g->nd + 1, sizeof *g->d) < 0)
+    if (tp_grow((void **)&g->d, &g->capd, g->nd + 1, sizeof *g->d) < 0)
         return -1;
     g->d[g->nd++] = (struct tp_rl){v, n};
     return 0;
@@ -148,7 +134,7 @@ int tp_summ_put_rl(struct tp_sgroup *g, int64_t v, int64_t n)
 
 int tp_summ_put_first(struct tp_sgroup *g, struct tp_first f)
 {
-    if (grow((void **)&g->f, &g->capf, g->nf + 1, sizeof *g->f) < 0)
+    if (tp_grow((void **)&g->f, &g->capf, g->nf + 1, sizeof *g->f) < 0)
         return -1;
     g->f[g->nf++] = f;
     return 0;
@@ -159,7 +145,7 @@ int tp_summ_put_stream(struct tp_section *sec, int64_t stream)
     for (size_t i = sec->nstreams; i-- > 0;)
         if (sec->streams[i] == stream)
             return 0;
-    if (grow((void **)&sec->streams, &sec->capstreams, sec->nstreams + 1, sizeof *sec->streams) < 0)
+    if (tp_grow((void **)&sec->streams, &sec->capstreams, sec->nstreams + 1, sizeof *sec->streams) < 0)
         return -1;
     sec->streams[sec->nstreams++] = stream;
     return 0;
@@ -260,7 +246,7 @@ static int merge_group(struct tp_sgroup *a, struct tp_sgroup *b, int64_t seq)
         return -1;
     for (int k = 0; k < TP_SUMM_W; k++)
         sat_add128(&a->w[k], b->w[k]);
-    if (grow((void **)&a->f, &a->capf, a->nf + b->nf, sizeof *a->f) < 0)
+    if (tp_grow((void **)&a->f, &a->capf, a->nf + b->nf, sizeof *a->f) < 0)
         return -1;
     for (size_t i = 0; i < b->nf; i++) {
         a->f[a->nf] = b->f[i];
@@ -428,7 +414,7 @@ double tp_summ_wmean(const struct tp_sgroup *g, int which, int64_t total)
 
 struct tp_section *tp_summ_section(tp_summary *s, const struct tp_summ_desc *d)
 {
-    if (grow((void **)&s->s, &s->cap, s->n + 1, sizeof *s->s) < 0)
+    if (tp_grow((void **)&s->s, &s->cap, s->n + 1, sizeof *s->s) < 0)
         return NULL;
     struct tp_section *sec = calloc(1, sizeof *sec);
     if (!sec)
