@@ -796,7 +796,10 @@ static int run_dir(const struct cli_options *o, const char *path, struct sink *s
         /* Ranks laid end to end add up for counting views; a timeline view
          * (busy, idle, overlap) would see each GPU idle while the other
          * ranks run. */
-        if (v->timeline)
+        if (v->timeline && tp_view_mergeable(v, &o->vo))   /* TPROF_MERGE_CONCAT=1 asked for it */
+            fprintf(stderr, "tprof: %s: TPROF_MERGE_CONCAT=1 lays the ranks end to end: %s's times are a "
+                    "timeline measure; without it --merge sums each rank's own\n", path, v->name);
+        else if (v->timeline)
             fprintf(stderr, "tprof: %s: --merge lays the ranks end to end: %s's times are a timeline "
                     "measure; read them per rank (without --merge)\n", path, v->name);
         tp_store *m = NULL;

@@ -156,6 +156,8 @@ struct tp_summ_view {
 int tp_summ_reads_always(const struct tp_view_opts *vo, const char *variant);
 extern const struct tp_summ_view tp_summ_kernels_name, tp_summ_kernels_props, tp_summ_ops_name,
     tp_summ_ops_shape, tp_summ_ops_stack, tp_summ_steps, tp_summ_diff, tp_summ_api, tp_summ_labels, tp_summ_memops, tp_summ_nvtx;
+/* the HTA timeline views (lib/view/hta/hta_summ.h) */
+extern const struct tp_summ_view tp_summ_temporal, tp_summ_kernel_types, tp_summ_overlap, tp_summ_idle;
 const struct tp_summ_view *const *tp_summ_views(void);
 
 /* Build view sv's table of one store through its summary (the views'

@@ -232,6 +232,9 @@ static int write_view(sqlite3 *db, const struct tp_section *sec, int id, const c
         return TP_OK;
     char sql[4096];
     int o = snprintf(sql, sizeof sql, "CREATE VIEW %s_%s AS SELECT ", d->view, d->variant);
+    for (char *p = sql + strlen("CREATE VIEW "); *p != ' '; p++)
+        if (*p == '-')
+            *p = '_';   /* kernel-types: an SQL name without quotes */
     for (int k = 0; k < d->nkeys; k++)
         o += snprintf(sql + o, sizeof sql - (size_t)o, "key%d AS \"%s\", ", k, d->keys[k]);
     o += snprintf(sql + o, sizeof sql - (size_t)o,

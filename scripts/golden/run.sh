@@ -90,9 +90,12 @@ try:
        all(m >= o for m, o in zip(steps, per_rank)), '%r vs %r' % (steps, per_rank))
     ok('merge.steps_avg_over_all', avg and abs(avg[0] - sum(steps) / len(steps)) <= Decimal('0.001'),
        '%r vs %r' % (avg, sum(steps) / len(steps)))
-    # --merge on a timeline view warns; on a counting view it does not
-    rc, _, err = run('temporal', '--merge', '--csv', dlrm)
+    # --merge on a timeline view laid end to end warns; on a counting view,
+    # or one that sums its ranks' summaries (temporal), it does not
+    rc, _, err = run('queue', '--merge', '--csv', dlrm)
     ok('merge.timeline_warns', rc == 0 and 'timeline measure' in err, 'exit %d: %s' % (rc, err.strip()[:200]))
+    rc, _, err = run('temporal', '--merge', '--csv', dlrm)
+    ok('merge.summed_timeline_quiet', rc == 0 and 'timeline' not in err, 'exit %d: %s' % (rc, err.strip()[:200]))
     rc, _, err = run('kernels', '--merge', '--csv', dlrm)
     ok('merge.counting_quiet', rc == 0 and 'timeline' not in err, 'exit %d: %s' % (rc, err.strip()[:200]))
 

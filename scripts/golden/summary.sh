@@ -204,7 +204,7 @@ try:
         print('skip golden.summary.sqlite.cli: sqlite3 not installed')
 
     # ---- refusals ----
-    rc, out, err = run('temporal', '--merge', sd)
+    rc, out, err = run('queue', '--merge', sd)
     ok('refuse.view_without_summary', rc == 2 and 'summary files hold' in err and not out, err)
     rc, out, err = run('kernels', '--merge', '--step', '10', sd)
     ok('refuse.step_on_summaries', rc == 2 and '--step' in err and not out, err)

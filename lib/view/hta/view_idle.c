@@ -12,9 +12,11 @@
  * HTA).  HTA measures each gap from the previous event's end, so overlapping
  * events give negative gaps that it sums; tprof measures from the latest end
  * so far and counts only positive gaps (TPROF_HTA_QUIRKS=1: HTA's way). */
+#include <stdio.h>
 #include <stdlib.h>
 #include "checked.h"
 #include "hta.h"
+#include "hta_summ.h"
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
@@ -41,20 +43,22 @@ static int cmp_kev(const void *a, const void *b)
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+/* x[]: the idle time of each category, then their gap counts */
+enum { X_TIME = 0, X_COUNT = 3, X_N = 6 };
+
+/* One rank's idle time per stream and category as summary groups (keyed by
+ * rank and stream). */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
-    if (tp_hta_init(&h, st, vo) < 0)
+    if (tp_hta_summ_init(&h, sec, st) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     size_t n = 0;
     for (size_t r = 0; r < st->n; r++)
         if (tp_hta_is_kernel(&h, r) && tp_hta_keep(&h, r))
             n++;
     struct kev *k = malloc((n ? n : 1) * sizeof *k);
-    tp_table *t = tp_table_new(icols, sizeof icols / sizeof *icols);
-    if (!k || !t) {
-        free(k);
-        tp_table_free(t);
+    if (!k) {
         tp_hta_free(&h);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
@@ -73,8 +77,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         }
     }
     qsort(k, n, sizeof *k, cmp_kev);
-    static const char *const cat[3] = {"host_wait", "kernel_wait", "other"};
-    int64_t rank = tp_hta_rank(st);
+    int rc = TP_OK;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         int64_t sum[3] = {0, 0, 0}, cnt[3] = {0, 0, 0};
@@ -89,28 +92,93 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             if (h.quirks || k[j].e > prev_end)
                 prev_end = k[j].e;
         }
-        int64_t total = sum[0] + sum[1] + sum[2];
+        char stream[16];
+        snprintf(stream, sizeof stream, "%d", (int)k[i].stream);
+        const char *more[] = {stream};
+        struct tp_sgroup *g = tp_hta_summ_group(sec, st, more);
+        if (!g) {
+            rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+            break;
+        }
         for (int c = 0; c < 3; c++) {
-            if (tp_table_add_row(t) < 0)
-                break;
-            tp_table_set_int(t, C_RANK, rank);
-            tp_table_set_int(t, C_STREAM, k[i].stream);
-            tp_table_set_str(t, C_CAT, cat[c]);
-            tp_table_set_int(t, C_TIME, sum[c]);
-            if (total != 0)
-                tp_table_set_float(t, C_RATIO, (double)sum[c] / (double)total);
-            else
-                tp_table_set_null(t, C_RATIO);
-            tp_table_set_int(t, C_COUNT, cnt[c]);
+            g->x[X_TIME + c] = sum[c];
+            g->x[X_COUNT + c] = cnt[c];
         }
         i = j;
     }
     free(k);
     tp_hta_free(&h);
+    return rc;
+}
+
+static int cmp_stream(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    long long x = strtoll((*a)->key[1], NULL, 10), y = strtoll((*b)->key[1], NULL, 10);
+    return x < y ? -1 : x > y;
+}
+
+/* Three rows per stream (its number ascending): the rank's, or a merge's
+ * sums over the ranks that have that stream, the ratios from the sums. */
+static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                 tp_error *err)
+{
+    int rc = tp_hta_summ_check(sec, path, vo, err);
+    if (rc != TP_OK)
+        return rc;
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_stream);
+    tp_table *t = tp_table_new(icols, sizeof icols / sizeof *icols);
+    if (!perm || !t) {
+        free(perm);
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    static const char *const cat[3] = {"host_wait", "kernel_wait", "other"};
+    for (size_t i = 0; i < sec->ng;) {
+        int64_t x[X_N] = {0};
+        size_t j = i;
+        for (; j < sec->ng && cmp_stream(&perm[i], &perm[j]) == 0; j++)
+            for (int c = 0; c < X_N; c++)
+                tp_sat_add(&x[c], perm[j]->x[c]);
+        int64_t total = 0;
+        for (int c = 0; c < 3; c++)
+            tp_sat_add(&total, x[X_TIME + c]);
+        for (int c = 0; c < 3; c++) {
+            if (tp_table_add_row(t) < 0) {
+                free(perm);
+                tp_table_free(t);
+                return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+            }
+            tp_hta_summ_set_rank(t, C_RANK, sec, perm[i]);
+            tp_table_set_int(t, C_STREAM, strtoll(perm[i]->key[1], NULL, 10));
+            tp_table_set_str(t, C_CAT, cat[c]);
+            tp_table_set_int(t, C_TIME, x[X_TIME + c]);
+            if (total != 0)
+                tp_table_set_float(t, C_RATIO, (double)x[X_TIME + c] / (double)total);
+            else
+                tp_table_set_null(t, C_RATIO);
+            tp_table_set_int(t, C_COUNT, x[X_COUNT + c]);
+        }
+        i = j;
+    }
+    free(perm);
     if (tp_table_rows(t) == 0)
-        tp_hta_note_empty(st, "no idle time breakdown", err);
+        tp_hta_summ_note_empty(sec, path, "no idle time breakdown", err);
     *out = t;
     return TP_OK;
+}
+
+static const struct tp_summ_desc desc = {
+    .view = "idle", .variant = "all", .nkeys = 2, .nx = X_N,
+    .keys = {"rank", "stream"},
+    .xs = {"host_wait_ns", "kernel_wait_ns", "other_ns", "host_wait_gaps", "kernel_wait_gaps", "other_gaps"},
+};
+const struct tp_summ_view tp_summ_idle = {&desc, "idle", tp_summ_reads_always, summarize, table,
+                                          tp_hta_summ_param};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    /* one trace is a run of one rank: its table comes from its summary */
+    return tp_summ_view_build(&tp_summ_idle, st, vo, out, err);
 }
 
 static const struct tp_view_option idle_options[] = {

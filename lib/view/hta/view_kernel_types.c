@@ -21,6 +21,7 @@
 #include <string.h>
 #include "checked.h"
 #include "hta.h"
+#include "hta_summ.h"
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
@@ -259,31 +260,19 @@ done:
     return rc;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+static int by_kernel_group(const struct tp_view_opts *vo)
+{
+    return vo && vo->group && (strcmp(vo->group, "kernel") == 0 || strcmp(vo->group, "name") == 0);
+}
+
+/* One rank's time under each combination of types (mask 1..7: x[mask - 1])
+ * as a summary group (keyed by its rank). */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    int by_kernel = 0;
-    if (vo && vo->group) {
-        if (strcmp(vo->group, "kernel") == 0 || strcmp(vo->group, "name") == 0)
-            by_kernel = 1;
-        else if (strcmp(vo->group, "type") != 0)
-            return tp_error_set(err, TP_ERR_USAGE, "kernel-types: --group must be type or kernel, not %s",
-                                vo->group);
-    }
-    if (tp_hta_init(&h, st, vo) < 0)
+    if (tp_hta_summ_init(&h, sec, st) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (by_kernel) {
-        tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
-        int rc = t ? build_kernels(st, &h, t) : -1;
-        tp_hta_free(&h);
-        if (rc < 0) {
-            tp_table_free(t);
-            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        }
-        *out = t;
-        return TP_OK;
-    }
     if (tp_hta_collect(&h, &s) < 0) {
         tp_hta_free(&h);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -294,7 +283,27 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     int rc = tp_hta_sweep(sets, s.ntype, w, 3, time);
     tp_hta_sets_free(&s);
     tp_hta_free(&h);
-    tp_table *t = rc < 0 ? NULL : tp_table_new(kcols, sizeof kcols / sizeof *kcols);
+    struct tp_sgroup *g = rc < 0 ? NULL : tp_hta_summ_group(sec, st, NULL);
+    if (!g)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    for (int m = 1; m <= 7; m++)
+        g->x[m - 1] = time[m];
+    return TP_OK;
+}
+
+/* The rank's rows, or a merge's: each combination's time summed over the
+ * ranks, its share of their total. */
+static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                 tp_error *err)
+{
+    int rc = tp_hta_summ_check(sec, path, vo, err);
+    if (rc != TP_OK)
+        return rc;
+    int64_t time[8] = {0};
+    for (size_t i = 0; i < sec->ng; i++)
+        for (int m = 1; m <= 7; m++)
+            tp_sat_add(&time[m], sec->g[i].x[m - 1]);
+    tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     int order[7], n = 0;
@@ -313,22 +322,59 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         }
     for (int i = 0; i < n; i++) {
         int m = order[i];
-        if (tp_table_add_row(t) < 0)
-            break;
-        tp_table_set_int(t, C_RANK, tp_hta_rank(st));
+        if (tp_table_add_row(t) < 0) {
+            tp_table_free(t);
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        }
+        tp_hta_summ_set_rank(t, C_RANK, sec, sec->ng ? &sec->g[0] : NULL);
         tp_table_set_str(t, C_TYPE, tp_hta_type_label(m));
         tp_table_set_int(t, C_TIME, time[m]);
         tp_table_set_float(t, C_PCT, 100.0 * ((double)time[m] / (double)total));
     }
     if (tp_table_rows(t) == 0)
-        tp_hta_note_empty(st, "no kernel types", err);
+        tp_hta_summ_note_empty(sec, path, "no kernel types", err);
+    *out = t;
+    return TP_OK;
+}
+
+/* --group kernel keeps per-name statistics of one trace: not summarized */
+static int reads(const struct tp_view_opts *vo, const char *variant)
+{
+    (void)variant;
+    return !vo || !vo->group || strcmp(vo->group, "type") == 0;
+}
+
+static const struct tp_summ_desc desc = {
+    .view = "kernel-types", .variant = "type", .nkeys = 1, .nx = 7,
+    .keys = {"rank"}, .xs = {"comp_ns", "comm_ns", "comp_comm_ns", "mem_ns", "comp_mem_ns", "comm_mem_ns",
+                             "comp_comm_mem_ns"},
+};
+const struct tp_summ_view tp_summ_kernel_types = {&desc, "kernel-types", reads, summarize, table,
+                                                  tp_hta_summ_param};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    if (vo && vo->group && !by_kernel_group(vo) && strcmp(vo->group, "type") != 0)
+        return tp_error_set(err, TP_ERR_USAGE, "kernel-types: --group must be type or kernel, not %s", vo->group);
+    if (!by_kernel_group(vo))   /* one trace is a run of one rank: its table comes from its summary */
+        return tp_summ_view_build(&tp_summ_kernel_types, st, vo, out, err);
+    struct tp_hta h;
+    if (tp_hta_init(&h, st, vo) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
+    int rc = t ? build_kernels(st, &h, t) : -1;
+    tp_hta_free(&h);
+    if (rc < 0) {
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
     *out = t;
     return TP_OK;
 }
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
-    if (vo && vo->group && (strcmp(vo->group, "kernel") == 0 || strcmp(vo->group, "name") == 0))
+    if (by_kernel_group(vo))
         return "rank,kernel_type,name,calls,time,max,min,mean,std";
     return NULL;
 }

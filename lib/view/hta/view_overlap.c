@@ -7,7 +7,9 @@
  * comp_comm_overlap_pctg, rounded to two decimals).  No communication: the
  * percentage is "-" (HTA divides by zero). */
 #include <stdlib.h>
+#include "checked.h"
 #include "hta.h"
+#include "hta_summ.h"
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
@@ -21,11 +23,15 @@ static const struct tp_coldef ocols[] = {
 };
 enum { C_RANK, C_OVERLAP, C_COMM, C_COMP, C_PCT };
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+enum { X_OVERLAP, X_COMM, X_COMP, X_N };
+
+/* One rank's overlap, communication and computation time as a summary
+ * group (keyed by its rank). */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    if (tp_hta_init(&h, st, vo) < 0)
+    if (tp_hta_summ_init(&h, sec, st) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if (tp_hta_collect(&h, &s) < 0) {
         tp_hta_free(&h);
@@ -37,28 +43,62 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     const int w[2] = {1, 2};
     int64_t time[8];
     int rc = tp_hta_sweep(sets, n, w, 2, time);
-    int64_t comm = tp_hta_len(s.type[1], s.ntype[1]), comp = tp_hta_len(s.type[0], s.ntype[0]);
+    struct tp_sgroup *g = rc < 0 ? NULL : tp_hta_summ_group(sec, st, NULL);
+    if (g) {
+        g->x[X_OVERLAP] = time[3];
+        g->x[X_COMM] = tp_hta_len(s.type[1], s.ntype[1]);
+        g->x[X_COMP] = tp_hta_len(s.type[0], s.ntype[0]);
+    }
     tp_hta_sets_free(&s);
     tp_hta_free(&h);
-    tp_table *t = rc < 0 ? NULL : tp_table_new(ocols, sizeof ocols / sizeof *ocols);
+    return g ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+}
+
+/* One row: the rank's times, or a merge's sums over its ranks (the share
+ * from the sums). */
+static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                 tp_error *err)
+{
+    int rc = tp_hta_summ_check(sec, path, vo, err);
+    if (rc != TP_OK)
+        return rc;
+    int64_t x[X_N] = {0};
+    for (size_t i = 0; i < sec->ng; i++)
+        for (int k = 0; k < X_N; k++)
+            tp_sat_add(&x[k], sec->g[i].x[k]);
+    tp_table *t = tp_table_new(ocols, sizeof ocols / sizeof *ocols);
     if (!t || tp_table_add_row(t) < 0) {
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    tp_table_set_int(t, C_RANK, tp_hta_rank(st));
-    tp_table_set_int(t, C_OVERLAP, time[3]);
+    int64_t comm = x[X_COMM], comp = x[X_COMP];
+    tp_hta_summ_set_rank(t, C_RANK, sec, sec->ng ? &sec->g[0] : NULL);
+    tp_table_set_int(t, C_OVERLAP, x[X_OVERLAP]);
     tp_table_set_int(t, C_COMM, comm);
     tp_table_set_int(t, C_COMP, comp);
     if (comm != 0)
-        tp_table_set_float(t, C_PCT, 100.0 * ((double)time[3] / (double)comm));
+        tp_table_set_float(t, C_PCT, 100.0 * ((double)x[X_OVERLAP] / (double)comm));
     else
         tp_table_set_null(t, C_PCT);
     if (comm == 0 && comp == 0)
-        tp_hta_note_empty(st, "no overlap to compute", err);
+        tp_hta_summ_note_empty(sec, path, "no overlap to compute", err);
     else if (comm == 0)
-        tp_error_set(err, TP_OK, "%s: no communication kernel: no communication/computation overlap", st->path);
+        tp_error_set(err, TP_OK, "%s: no communication kernel: no communication/computation overlap", path);
     *out = t;
     return TP_OK;
+}
+
+static const struct tp_summ_desc desc = {
+    .view = "overlap", .variant = "all", .nkeys = 1, .nx = X_N,
+    .keys = {"rank"}, .xs = {"overlap_ns", "comm_ns", "comp_ns"},
+};
+const struct tp_summ_view tp_summ_overlap = {&desc, "overlap", tp_summ_reads_always, summarize, table,
+                                             tp_hta_summ_param};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    /* one trace is a run of one rank: its table comes from its summary */
+    return tp_summ_view_build(&tp_summ_overlap, st, vo, out, err);
 }
 
 static const struct tp_view_option overlap_options[] = {

@@ -9,7 +9,9 @@
  * three parts sum to kernel_time exactly; times are int64 ns (HTA's own
  * µs-rounded numbers with TPROF_HTA_QUIRKS=1). */
 #include <stdlib.h>
+#include "checked.h"
 #include "hta.h"
+#include "hta_summ.h"
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
@@ -27,52 +29,88 @@ static const struct tp_coldef tcols[] = {
 };
 enum { C_RANK, C_IDLE, C_COMP, C_NONCOMP, C_KT, C_IDLE_PCT, C_COMP_PCT, C_NONCOMP_PCT, C_EVENTS };
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+enum { X_IDLE, X_COMP, X_NONCOMP, X_KT, X_EVENTS, X_N };
+
+/* One rank's breakdown as a summary group (keyed by its rank). */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    if (tp_hta_init(&h, st, vo) < 0)
+    if (tp_hta_summ_init(&h, sec, st) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if (tp_hta_collect(&h, &s) < 0) {
         tp_hta_free(&h);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    tp_table *t = tp_table_new(tcols, sizeof tcols / sizeof *tcols);
-    if (!t || tp_table_add_row(t) < 0) {
-        tp_table_free(t);
-        tp_hta_sets_free(&s);
-        tp_hta_free(&h);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    tp_table_set_int(t, C_RANK, tp_hta_rank(st));
-    tp_table_set_int(t, C_EVENTS, (int64_t)s.nevents);
     int64_t kt = 0, idle = 0, comp = 0;
     if (s.nall) {
         kt = s.all[s.nall - 1].e - s.all[0].s;
         idle = kt - tp_hta_len(s.all, s.nall);
         comp = tp_hta_len(s.type[0], s.ntype[0]);
     }
-    int64_t noncomp = kt - comp - idle;
-    tp_table_set_int(t, C_IDLE, idle);
-    tp_table_set_int(t, C_COMP, comp);
-    tp_table_set_int(t, C_NONCOMP, noncomp);
-    tp_table_set_int(t, C_KT, kt);
+    struct tp_sgroup *g = tp_hta_summ_group(sec, st, NULL);
+    if (g) {
+        g->x[X_IDLE] = idle;
+        g->x[X_COMP] = comp;
+        g->x[X_NONCOMP] = kt - comp - idle;
+        g->x[X_KT] = kt;
+        g->x[X_EVENTS] = (int64_t)s.nevents;
+    }
+    tp_hta_sets_free(&s);
+    tp_hta_free(&h);
+    return g ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+}
+
+/* One row: the rank's numbers, or a merge's sums over its ranks (exact
+ * integers; the shares from the sums). */
+static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                 tp_error *err)
+{
+    int rc = tp_hta_summ_check(sec, path, vo, err);
+    if (rc != TP_OK)
+        return rc;
+    int64_t x[X_N] = {0};
+    for (size_t i = 0; i < sec->ng; i++)
+        for (int k = 0; k < X_N; k++)
+            tp_sat_add(&x[k], sec->g[i].x[k]);
+    tp_table *t = tp_table_new(tcols, sizeof tcols / sizeof *tcols);
+    if (!t || tp_table_add_row(t) < 0) {
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    tp_hta_summ_set_rank(t, C_RANK, sec, sec->ng ? &sec->g[0] : NULL);
+    tp_table_set_int(t, C_EVENTS, x[X_EVENTS]);
+    tp_table_set_int(t, C_IDLE, x[X_IDLE]);
+    tp_table_set_int(t, C_COMP, x[X_COMP]);
+    tp_table_set_int(t, C_NONCOMP, x[X_NONCOMP]);
+    tp_table_set_int(t, C_KT, x[X_KT]);
+    int64_t kt = x[X_KT];
     if (kt > 0) {
-        tp_table_set_float(t, C_IDLE_PCT, 100.0 * ((double)idle / (double)kt));
-        tp_table_set_float(t, C_COMP_PCT, 100.0 * ((double)comp / (double)kt));
-        tp_table_set_float(t, C_NONCOMP_PCT, 100.0 * ((double)noncomp / (double)kt));
+        tp_table_set_float(t, C_IDLE_PCT, 100.0 * ((double)x[X_IDLE] / (double)kt));
+        tp_table_set_float(t, C_COMP_PCT, 100.0 * ((double)x[X_COMP] / (double)kt));
+        tp_table_set_float(t, C_NONCOMP_PCT, 100.0 * ((double)x[X_NONCOMP] / (double)kt));
     } else {
         tp_table_set_null(t, C_IDLE_PCT);
         tp_table_set_null(t, C_COMP_PCT);
         tp_table_set_null(t, C_NONCOMP_PCT);
     }
-    size_t nevents = s.nevents;
-    tp_hta_sets_free(&s);
-    tp_hta_free(&h);
-    if (nevents == 0)
-        tp_hta_note_empty(st, "no temporal breakdown", err);
+    if (x[X_EVENTS] == 0)
+        tp_hta_summ_note_empty(sec, path, "no temporal breakdown", err);
     *out = t;
     return TP_OK;
+}
+
+static const struct tp_summ_desc desc = {
+    .view = "temporal", .variant = "all", .nkeys = 1, .nx = X_N,
+    .keys = {"rank"}, .xs = {"idle_ns", "compute_ns", "non_compute_ns", "kernel_time_ns", "events"},
+};
+const struct tp_summ_view tp_summ_temporal = {&desc, "temporal", tp_summ_reads_always, summarize, table,
+                                              tp_hta_summ_param};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    /* one trace is a run of one rank: its table comes from its summary */
+    return tp_summ_view_build(&tp_summ_temporal, st, vo, out, err);
 }
 
 static const struct tp_view_option temporal_options[] = {
