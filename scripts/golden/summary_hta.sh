@@ -1,0 +1,205 @@
+#!/bin/sh
+# Golden tests of the HTA timeline views' exact mergeable summaries
+# (temporal, kernel-types, overlap, idle: lib/view/hta/hta_summ.h), on every
+# multi-rank reference run summary.sh uses (param's 8-rank DLRM, HTA's
+# trace_filter, the plugin's ResNet-50 spans, kineto's docs traces,
+# TraceLens' mi300 folder, the kineto distributed unit tests as runs, a run
+# of 40 unrelated reference traces):
+#   - merge.RUN.VIEW: `VIEW --merge RUN` is what this script computes from
+#     the per-rank table `VIEW RUN` (CSV, times in ns): the ns columns summed
+#     over the ranks, exactly; the percentages and ratios from those sums, as
+#     printed (two decimals; kernel-types one); kernel-types' rows by summed
+#     time descending, idle's per stream ascending; the rank "-" (a merge);
+#     also with --all-steps, --hta-quirks and (DLRM) --step 10;
+#   - files.RUN.VIEW: `tprof summarize RUN -o DIR`, then VIEW --merge DIR
+#     prints the bytes of VIEW --merge RUN (stdout; stderr too, less the
+#     run's own notes: its spans, steps the ranks disagree on, the mixed
+#     run's unreadable ranks that summarize left out), and so do the
+#     files given one by one in reverse and in shuffled order;
+#   - one.TRACE.VIEW: one trace summarized and merged prints what the view
+#     prints for the trace (its rank included);
+#   - refuse: a summary file asked for with --hta-quirks (it holds the
+#     defaults) is refused, exit 2, nothing on stdout.
+# Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+REF=${REF:-$top/../shared/reference}
+dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
+. "$(dirname "$0")/lib.sh"
+golden_need golden.summary_hta "$dlrm" "$top/cli/tprof" python3
+exec python3 - "$top/cli/tprof" "$REF" <<'PY'
+import csv, io, json, os, random, shutil, subprocess, sys, tempfile
+from decimal import Decimal, ROUND_HALF_EVEN
+
+tprof, ref = sys.argv[1:3]
+peers = os.path.join(ref, 'peers')
+dlrm = os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto')
+hta = os.path.join(peers, 'hta_data/tests/data')
+VIEWS = ('temporal', 'kernel-types', 'overlap', 'idle')
+COLS = {'temporal': 'rank,idle,compute,non_compute,kernel_time,idle_pct,compute_pct,non_compute_pct,events',
+        'kernel-types': 'rank,kernel_type,time,pct',
+        'overlap': 'rank,overlap,comm,comp,comm_comp_overlap_pct',
+        'idle': 'rank,stream,category,time,ratio,count'}
+
+def ok(name, cond, why=''):
+    print(('ok golden.summary_hta.%s' % name) if cond else ('FAIL golden.summary_hta.%s: %s' % (name, why)))
+
+def run(*args):
+    e = dict(os.environ)
+    e.pop('TPROF_MERGE_CONCAT', None)
+    e.pop('TPROF_HTA_QUIRKS', None)
+    p = subprocess.run([tprof] + list(args), capture_output=True, text=True, env=e)
+    return p.returncode, p.stdout, p.stderr
+
+def table(*args):
+    rc, out, err = run(*args, '--csv', '--timeunit', 'ns', '--header', 'keys')
+    rows = [{(k[:-3] if k.endswith('_ns') else k): x for k, x in r.items()} for r in csv.DictReader(io.StringIO(out))]
+    return rc, rows, err
+
+def share(num, den, places):
+    """the printed share: the double num / den, as the view computes it,
+    to `places` decimals (printf rounds the exact binary value)"""
+    if den == 0:
+        return ''
+    return '%.*f' % (places, num / den)
+
+def pct(num, den, places):
+    if den == 0:
+        return ''
+    return '%.*f' % (places, 100.0 * (num / den))
+
+def expect(view, rows):
+    """the merged table from the per-rank rows (csv.DictReader, ns)"""
+    I = lambda r, k: int(r[k])
+    if view == 'temporal':
+        s = {k: sum(I(r, k) for r in rows) for k in ('idle', 'compute', 'non_compute', 'kernel_time', 'events')}
+        kt = s['kernel_time']
+        # no share of a kernel time <= 0 (HTA's rounding can make it negative)
+        return [{'rank': '', **{k: str(v) for k, v in s.items()},
+                 'idle_pct': pct(s['idle'], kt if kt > 0 else 0, 2),
+                 'compute_pct': pct(s['compute'], kt if kt > 0 else 0, 2),
+                 'non_compute_pct': pct(s['non_compute'], kt if kt > 0 else 0, 2)}]
+    if view == 'overlap':
+        s = {k: sum(I(r, k) for r in rows) for k in ('overlap', 'comm', 'comp')}
+        return [{'rank': '', **{k: str(v) for k, v in s.items()},
+                 'comm_comp_overlap_pct': pct(s['overlap'], s['comm'], 2)}]
+    if view == 'kernel-types':
+        labels = ['COMPUTATION', 'COMMUNICATION', 'COMPUTATION overlapping COMMUNICATION', 'MEMORY',
+                  'COMPUTATION overlapping MEMORY', 'COMMUNICATION overlapping MEMORY',
+                  'COMPUTATION overlapping COMMUNICATION overlapping MEMORY']
+        t = {}
+        for r in rows:
+            t[r['kernel_type']] = t.get(r['kernel_type'], 0) + I(r, 'time')
+        total = sum(t.values())
+        order = sorted(t, key=lambda k: (-t[k], labels.index(k)))
+        return [{'rank': '', 'kernel_type': k, 'time': str(t[k]), 'pct': pct(t[k], total, 1)} for k in order]
+    if view == 'idle':
+        t, n = {}, {}
+        for r in rows:
+            key = (int(r['stream']), r['category'])
+            t[key] = t.get(key, 0) + I(r, 'time')
+            n[key] = n.get(key, 0) + I(r, 'count')
+        out = []
+        for stream in sorted({k[0] for k in t}):
+            total = sum(t.get((stream, c), 0) for c in ('host_wait', 'kernel_wait', 'other'))
+            for c in ('host_wait', 'kernel_wait', 'other'):
+                out.append({'rank': '', 'stream': str(stream), 'category': c, 'time': str(t.get((stream, c), 0)),
+                            'ratio': share(t.get((stream, c), 0), total, 2), 'count': str(n.get((stream, c), 0))})
+        return out
+
+tmp = tempfile.mkdtemp(prefix='tprof_summary_hta_golden.')
+try:
+    runs = {'dlrm': dlrm, 'trace_filter': os.path.join(hta, 'trace_filter'),
+            'resnet_spans': os.path.join(ref, 'kineto/data/tb_plugin/samples/resnet50_num_workers_0'),
+            'docs_traces': os.path.join(ref, 'kineto/data/kineto_docs_traces/docs/traces'),
+            'mi300': os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests/traces/mi300')}
+    exp = os.path.join(ref, 'kineto/expected/extracted_unit_tests')
+    data = os.path.join(ref, 'kineto/data/extracted_unit_tests')
+    for test in ('nccl', 'gloo_gpu', 'gloo_cpu'):
+        f = os.path.join(exp, 'test_distributed_%s__DISTRIBUTED.expected.json' % test)
+        if not os.path.exists(f):
+            continue
+        d = os.path.join(tmp, test)
+        os.mkdir(d)
+        for inp in json.load(open(f))['inputs']:
+            src, worker = inp.split(' as ')
+            os.symlink(os.path.join(data, src), os.path.join(d, worker + '.pt.trace.json'))
+        runs[test] = d
+    # a run of unrelated traces (summary.sh's): ranks from the order
+    mixed = os.path.join(tmp, 'mixed')
+    os.mkdir(mixed)
+    found = []
+    for base in (os.path.join(ref, 'kineto/data'), hta, os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests')):
+        for root, _, names in os.walk(base):
+            for n in sorted(names):
+                p = os.path.join(root, n)
+                if n.endswith(('.json', '.json.gz')) and 'expected' not in p and 2000 < os.path.getsize(p) < 4000000:
+                    found.append(p)
+    for i, p in enumerate(sorted(found)[:40]):
+        os.symlink(p, os.path.join(mixed, 't%02d.pt.trace.json%s' % (i, '.gz' if p.endswith('.gz') else '')))
+    runs['mixed'] = mixed
+    runs = {k: v for k, v in runs.items() if os.path.isdir(v)}
+
+    # ---- (1) --merge RUN = the per-rank tables summed ----
+    for name, d in sorted(runs.items()):
+        opts = [(), ('--all-steps',), ('--hta-quirks',)] + ([('--step', '10')] if name == 'dlrm' else [])
+        for v in VIEWS:
+            for o in opts:
+                case = 'merge.%s.%s%s' % (name, v, ''.join('.' + x.strip('-') for x in o))
+                rc1, per, _ = table(v, *o, '-c', COLS[v], d)
+                rc, got, err = table(v, *o, '--merge', '-c', COLS[v], d)
+                want = expect(v, per)
+                # the rank: "-" (empty in keyed CSV) for a merge of several
+                # traces; a run of one trace (one span) prints its rank
+                ranks = {r['rank'] for r in per}
+                rank_ok = all(r['rank'] == '' or (len(ranks) == 1 and r['rank'] in ranks) for r in got) and \
+                    (name != 'dlrm' or (len(ranks) == 8 and all(r['rank'] == '' for r in got)))
+                strip = lambda rows: [{k: x for k, x in r.items() if k != 'rank'} for r in rows]
+                ok(case, rc == rc1 and strip(got) == strip(want) and rank_ok and (v != 'temporal' or len(got) == 1)
+                   and 'timeline measure' not in err,
+                   'exit %d/%d; got %r want %r; %s' % (rc, rc1, got[:3], want[:3], err[-200:]))
+
+    # ---- (2) summary files, (3) in any order ----
+    for name, d in sorted(runs.items()):
+        sd = os.path.join(tmp, 'sum_' + name)
+        rc, out, err = run('summarize', d, '-o', sd)
+        files = sorted(os.listdir(sd)) if os.path.isdir(sd) else []
+        if not files:
+            ok('files.%s.summarize' % name, False, 'exit %d: %s' % (rc, err[:300]))
+            continue
+        listed = [os.path.join(sd, f) for f in files]
+        shuffled = listed[:]
+        random.Random(7).shuffle(shuffled)
+        for v in VIEWS:
+            a = run(v, '--merge', '--csv', d)
+            b = run(v, '--merge', '--csv', sd)
+            # stderr: the same notes, less the run's own (spans, steps the
+            # ranks disagree on), which the summary files do not keep; the
+            # mixed run's unreadable ranks were said by summarize
+            same_err = (a[2].endswith(b[2]) and a[0] == b[0] and
+                        (a[2] == b[2] or name not in ('dlrm', 'trace_filter', 'nccl'))) or name == 'mixed'
+            ok('files.%s.%s' % (name, v), a[1] and a[1] == b[1] and same_err,
+               'exit %d/%d, %r vs %r, stderr %r vs %r' % (a[0], b[0], a[1][:120], b[1][:120], a[2][:200], b[2][:200]))
+            r = run(v, '--merge', '--csv', *reversed(listed))
+            s = run(v, '--merge', '--csv', *shuffled)
+            ok('files.%s.%s.any_order' % (name, v), r[1] == b[1] and s[1] == b[1] and r[0] == s[0] == b[0],
+               '%r / %r vs %r' % (r[1][:120], s[1][:120], b[1][:120]))
+        if name == 'dlrm':
+            rc, out, err = run('temporal', '--merge', '--hta-quirks', sd)
+            ok('refuse.options_of_summary', rc == 2 and not out and 'without --hta-quirks' in err, err)
+            rc, out, err = run('kernel-types', '--group', 'kernel', '--merge', sd)
+            ok('refuse.kernel_types_by_kernel', rc == 2 and not out, err)
+
+    # ---- (4) one trace through a summary file = the view of the trace ----
+    traces = sorted(os.path.join(dlrm, f) for f in os.listdir(dlrm))[:2] + \
+        [os.path.join(hta, 'trace_filter', f) for f in sorted(os.listdir(os.path.join(hta, 'trace_filter')))[:1]]
+    for i, f in enumerate(traces):
+        sd = os.path.join(tmp, 'one%d' % i)
+        run('summarize', f, '-o', sd)
+        for v in VIEWS:
+            a = run(v, '--csv', f)
+            b = run(v, '--merge', '--csv', sd)
+            ok('one.%s.%s' % (os.path.basename(f)[:12], v), a[1] and a[1] == b[1] and a[0] == b[0],
+               '%r vs %r' % (a[1][:200], b[1][:200]))
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+PY
