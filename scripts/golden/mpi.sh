@@ -58,6 +58,9 @@ same ops 4 ops --merge "$dlrm"
 same steps 4 steps --merge "$dlrm"
 same kernels_props 4 kernels --group props --merge "$dlrm"
 same ops_shape 4 ops --group shape --merge "$dlrm"
+for v in temporal kernel-types overlap idle; do   # the HTA views' summed timelines
+    same "hta_$v" 3 "$v" --merge "$dlrm"
+done
 same kernels_csv 4 kernels --csv -c name,calls,total,median,std --merge "$dlrm"
 same ops_top 3 ops --top 5 --sort calls --merge "$dlrm"
 
@@ -75,6 +78,7 @@ for copy in 0 1 2 3 4 5 6 7; do
 done
 same run64_kernels 4 kernels --merge "$run64"
 same run64_steps 4 steps --merge "$run64"
+same run64_idle 4 idle --merge "$run64"
 
 # Refusals: exit 2 and nothing on stdout.
 norank=$tmp/norank
