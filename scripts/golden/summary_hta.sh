@@ -18,6 +18,9 @@
 #     files given one by one in reverse and in shuffled order;
 #   - one.TRACE.VIEW: one trace summarized and merged prints what the view
 #     prints for the trace (its rank included);
+#   - concat: on HTA's trace_filter ranks and kineto's docs traces,
+#     kernel-types and overlap --all-steps --merge print the laid-out trace's
+#     numbers (TPROF_MERGE_CONCAT=1): ranks laid end to end do not overlap;
 #   - refuse: a summary file asked for with --hta-quirks (it holds the
 #     defaults) is refused, exit 2, nothing on stdout.
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
@@ -157,6 +160,21 @@ try:
                 ok(case, rc == rc1 and strip(got) == strip(want) and rank_ok and (v != 'temporal' or len(got) == 1)
                    and 'timeline measure' not in err,
                    'exit %d/%d; got %r want %r; %s' % (rc, rc1, got[:3], want[:3], err[-200:]))
+
+    # ---- the laid-out trace: the same sums where only the step window differs ----
+    # (ranks laid end to end do not overlap; --all-steps cuts the laid-out
+    # trace at its last step's end, which leaves these runs whole)
+    for name in ('trace_filter', 'docs_traces'):
+        for v in ('kernel-types', 'overlap'):
+            if name not in runs:
+                continue
+            c = ['-c', 'kernel_type,time,pct' if v == 'kernel-types' else 'overlap,comm,comp,comm_comp_overlap_pct']
+            a = run(v, '--all-steps', '--merge', '--csv', '--timeunit', 'ns', *c, runs[name])
+            e = dict(os.environ, TPROF_MERGE_CONCAT='1')
+            p = subprocess.run([tprof, v, '--all-steps', '--merge', '--csv', '--timeunit', 'ns', *c, runs[name]],
+                               capture_output=True, text=True, env=e)
+            ok('concat.%s.%s.all_steps' % (name, v), a[0] == p.returncode and a[1] and a[1] == p.stdout,
+               '%r vs %r' % (a[1][:200], p.stdout[:200]))
 
     # ---- (2) summary files, (3) in any order ----
     for name, d in sorted(runs.items()):
