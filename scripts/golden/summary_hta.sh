@@ -16,6 +16,8 @@
 #     run's own notes: its spans, steps the ranks disagree on, the mixed
 #     run's unreadable ranks that summarize left out), and so do the
 #     files given one by one in reverse and in shuffled order;
+#   - files.dlrm.sql_views: the SQL views of the files (temporal_all,
+#     kernel_types_type, overlap_all, idle_all) summed give the merge;
 #   - one.TRACE.VIEW: one trace summarized and merged prints what the view
 #     prints for the trace (its rank included);
 #   - concat: on HTA's trace_filter ranks and kineto's docs traces,
@@ -30,8 +32,7 @@ dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_ki
 . "$(dirname "$0")/lib.sh"
 golden_need golden.summary_hta "$dlrm" "$top/cli/tprof" python3
 exec python3 - "$top/cli/tprof" "$REF" <<'PY'
-import csv, io, json, os, random, shutil, subprocess, sys, tempfile
-from decimal import Decimal, ROUND_HALF_EVEN
+import csv, io, json, os, random, shutil, sqlite3, subprocess, sys, tempfile
 
 tprof, ref = sys.argv[1:3]
 peers = os.path.join(ref, 'peers')
@@ -202,6 +203,29 @@ try:
             ok('files.%s.%s.any_order' % (name, v), r[1] == b[1] and s[1] == b[1] and r[0] == s[0] == b[0],
                '%r / %r vs %r' % (r[1][:120], s[1][:120], b[1][:120]))
         if name == 'dlrm':
+            # the SQL views the man page names: their sums are the merge's
+            q = {'temporal_all': 'SELECT sum(idle_ns), sum(kernel_time_ns) FROM temporal_all',
+                 'kernel_types_type': 'SELECT sum(comp_ns), sum(comm_ns) FROM kernel_types_type',
+                 'overlap_all': 'SELECT sum(overlap_ns), sum(comm_ns) FROM overlap_all',
+                 'idle_all': "SELECT sum(host_wait_ns), sum(kernel_wait_gaps) FROM idle_all WHERE stream = '7'"}
+            got = {k: [0, 0] for k in q}
+            for f in listed:
+                db = sqlite3.connect('file:%s?mode=ro' % f, uri=True)
+                for k, sql in q.items():
+                    row = db.execute(sql).fetchone()
+                    got[k] = [got[k][0] + row[0], got[k][1] + row[1]]
+                db.close()
+            _, t, _ = table('temporal', '--merge', '-c', 'idle,kernel_time', d)
+            _, k, _ = table('kernel-types', '--merge', d)
+            kt = {r['kernel_type']: int(r['time']) for r in k}
+            _, o, _ = table('overlap', '--merge', '-c', 'overlap,comm', d)
+            _, i, _ = table('idle', '--merge', '-c', 'stream,category,time,count', d)
+            i7 = {r['category']: r for r in i if r['stream'] == '7'}
+            want = {'temporal_all': [int(t[0]['idle']), int(t[0]['kernel_time'])],
+                    'kernel_types_type': [kt.get('COMPUTATION', 0), kt.get('COMMUNICATION', 0)],
+                    'overlap_all': [int(o[0]['overlap']), int(o[0]['comm'])],
+                    'idle_all': [int(i7['host_wait']['time']), int(i7['kernel_wait']['count'])]}
+            ok('files.dlrm.sql_views', got == want, '%r vs %r' % (got, want))
             rc, out, err = run('temporal', '--merge', '--hta-quirks', sd)
             ok('refuse.options_of_summary', rc == 2 and not out and 'without --hta-quirks' in err, err)
             rc, out, err = run('kernel-types', '--group', 'kernel', '--merge', sd)
