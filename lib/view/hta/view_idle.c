@@ -11,7 +11,9 @@
  * ratio is the category's share of the stream's idle time (two decimals, as
  * HTA).  HTA measures each gap from the previous event's end, so overlapping
  * events give negative gaps that it sums; tprof measures from the latest end
- * so far and counts only positive gaps (TPROF_HTA_QUIRKS=1: HTA's way). */
+ * so far and counts only positive gaps (TPROF_HTA_QUIRKS=1: HTA's way).
+ * --merge sums each stream number's times and gaps over the ranks (their
+ * summaries, hta_summ.h; HTA merges none), the ratios from the sums. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "checked.h"
@@ -22,8 +24,9 @@
 #include "view_options.h"
 
 static const struct tp_coldef icols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
-    {"stream", "Stream", TP_COL_INT, -1, 0, "GPU stream"},
+    {"rank", "Rank", TP_COL_INT, -1, 0,
+     "distributedInfo.rank (0 when the trace has none, as HTA; - for --merge: the run)"},
+    {"stream", "Stream", TP_COL_INT, -1, 0, "GPU stream (--merge: this stream number on every rank)"},
     {"category", "Category", TP_COL_STR, -1, 0, "host_wait, kernel_wait or other"},
     {"time", "Idle(us)", TP_COL_US, -1, 0, "idle time of this category on the stream"},
     {"ratio", "Ratio", TP_COL_FIXED, -1, 2, "share of the stream's idle time"},

@@ -6,7 +6,8 @@
  * unions gives the time under every combination: COMPUTATION alone,
  * COMPUTATION overlapping COMMUNICATION, ... (HTA's labels).  One row per
  * combination that occurs, by time descending; pct is the share of their sum
- * (HTA rounds it to one decimal).  Times are int64 ns.
+ * (HTA rounds it to one decimal).  Times are int64 ns.  --merge sums each
+ * combination's time over the ranks (their summaries, hta_summ.h).
  *
  * `--group kernel`: HTA's per-kernel table (SPEC §1.3 (b)).  Per type
  * (computation, communication, memory), one row per kernel name: calls, sum,
@@ -27,7 +28,8 @@
 #include "view_options.h"
 
 static const struct tp_coldef kcols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
+    {"rank", "Rank", TP_COL_INT, -1, 0,
+     "distributedInfo.rank (0 when the trace has none, as HTA; - for --merge: the run)"},
     {"kernel_type", "KernelType", TP_COL_STR, -1, 0, "kernel type, or types running at once (\"A overlapping B\")"},
     {"time", "Time(us)", TP_COL_US, -1, 0, "time with exactly these types running"},
     {"pct", "Pct", TP_COL_FIXED, -1, 1, "share of the time of all rows (%)"},

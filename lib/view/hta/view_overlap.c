@@ -5,7 +5,8 @@
  * the union of the computation kernels; the overlap is the time both run,
  * and comm_comp_overlap_pct is that over the communication time (HTA's
  * comp_comm_overlap_pctg, rounded to two decimals).  No communication: the
- * percentage is "-" (HTA divides by zero). */
+ * percentage is "-" (HTA divides by zero).  --merge sums the ranks' times
+ * (their summaries, hta_summ.h), the percentage from the sums. */
 #include <stdlib.h>
 #include "checked.h"
 #include "hta.h"
@@ -15,7 +16,8 @@
 #include "view_options.h"
 
 static const struct tp_coldef ocols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
+    {"rank", "Rank", TP_COL_INT, -1, 0,
+     "distributedInfo.rank (0 when the trace has none, as HTA; - for --merge: the run)"},
     {"overlap", "Overlap(us)", TP_COL_US, -1, 0, "time communication and computation kernels both run"},
     {"comm", "Comm(us)", TP_COL_US, -1, 0, "union of the communication kernels"},
     {"comp", "Comp(us)", TP_COL_US, -1, 0, "union of the computation kernels"},

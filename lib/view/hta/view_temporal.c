@@ -7,7 +7,9 @@
  * event, compute is the union of the computation kernels, and non_compute is
  * what is left (only communication, memory or other GPU work running).  The
  * three parts sum to kernel_time exactly; times are int64 ns (HTA's own
- * µs-rounded numbers with TPROF_HTA_QUIRKS=1). */
+ * µs-rounded numbers with TPROF_HTA_QUIRKS=1).  Each rank's four times are
+ * its summary (hta_summ.h); --merge prints one row of their sums over the
+ * ranks, the percentages from the sums. */
 #include <stdlib.h>
 #include "checked.h"
 #include "hta.h"
@@ -17,7 +19,8 @@
 #include "view_options.h"
 
 static const struct tp_coldef tcols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
+    {"rank", "Rank", TP_COL_INT, -1, 0,
+     "distributedInfo.rank (0 when the trace has none, as HTA; - for --merge: the run)"},
     {"idle", "Idle(us)", TP_COL_US, -1, 0, "time in the kernel span with no GPU event running"},
     {"compute", "Compute(us)", TP_COL_US, -1, 0, "union of the computation kernels"},
     {"non_compute", "NonCompute(us)", TP_COL_US, -1, 0, "GPU busy with communication/memory/other only"},
