@@ -23,6 +23,8 @@
 #   - concat: on HTA's trace_filter ranks and kineto's docs traces,
 #     kernel-types and overlap --all-steps --merge print the laid-out trace's
 #     numbers (TPROF_MERGE_CONCAT=1): ranks laid end to end do not overlap;
+#   - files.dlrm.VIEW.quirks: files summarized with TPROF_HTA_QUIRKS=1 print
+#     VIEW --merge --hta-quirks RUN;
 #   - refuse: a summary file asked for with --hta-quirks (it holds the
 #     defaults) is refused, exit 2, nothing on stdout.
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
@@ -230,6 +232,15 @@ try:
             ok('refuse.options_of_summary', rc == 2 and not out and 'without --hta-quirks' in err, err)
             rc, out, err = run('kernel-types', '--group', 'kernel', '--merge', sd)
             ok('refuse.kernel_types_by_kernel', rc == 2 and not out, err)
+            # summarized with TPROF_HTA_QUIRKS=1: the files hold HTA's numbers
+            sdq = os.path.join(tmp, 'sumq_' + name)
+            e = dict(os.environ, TPROF_HTA_QUIRKS='1')
+            subprocess.run([tprof, 'summarize', d, '-o', sdq], capture_output=True, env=e)
+            for v in VIEWS:
+                a = run(v, '--merge', '--hta-quirks', '--csv', d)
+                b = run(v, '--merge', '--hta-quirks', '--csv', sdq)
+                ok('files.dlrm.%s.quirks' % v, a[0] == b[0] == 0 and a[1] and a[1] == b[1], '%r vs %r %s' %
+                   (a[1][:120], b[1][:120], b[2][:200]))
 
     # ---- (4) one trace through a summary file = the view of the trace ----
     traces = sorted(os.path.join(dlrm, f) for f in os.listdir(dlrm))[:2] + \
