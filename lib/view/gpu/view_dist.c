@@ -28,6 +28,8 @@
 #include "ranges.h"
 #include "tb_classify.h"
 #include "view_options.h"
+#include "summ.h"
+#include "grow.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -186,9 +188,16 @@ struct cnode {
     long step;               /* index of the step that contains it, -1 none */
 };
 
+/* A step's parts (computation, overlap, communication, other, total): what
+ * the overview needs of the step besides its communication nodes. */
+struct rstep { int64_t num; int64_t v[5]; };
+
 struct rank {
-    const tp_store *st;
-    struct tp_tb_breakdown bd;
+    const tp_store *st;      /* NULL for a rank read back from a summary */
+    const char *path;        /* the trace (notes) */
+    int64_t rank;            /* st->rank */
+    struct tp_tb_breakdown bd;   /* the steps' ranges (a rank built from its store) */
+    struct rstep *steps; size_t nsteps;
     struct tp_ranges comp, comm;    /* merged role ranges */
     struct tp_ranges ov;            /* comp ∩ comm */
     int has_comm;
@@ -230,6 +239,7 @@ static int64_t key_find(const int64_t *keys, const size_t *val, size_t n, int64_
 
 static void rank_free(struct rank *R)
 {
+    free(R->steps);
     free(R->comp.a);
     free(R->comm.a);
     free(R->ov.a);
@@ -430,6 +440,21 @@ static void order_nodes(struct rank *R)
     }
 }
 
+/* The parts of step k of rank R (its ranges within the step). */
+static void step_parts(const struct rank *R, size_t k, int64_t *v)
+{
+    const struct tp_tb_step *S = &R->bd.steps[k];
+    int64_t overlap = tp_ranges_within(&R->ov, S->start, S->end);
+    int64_t comp = tp_ranges_within(&R->comp, S->start, S->end);
+    int64_t comm = tp_ranges_within(&R->comm, S->start, S->end);
+    int64_t total = S->end - S->start;
+    v[0] = comp - overlap;
+    v[1] = overlap;
+    v[2] = comm - overlap;
+    v[3] = total + overlap - comp - comm;
+    v[4] = total;
+}
+
 static int rank_build(struct rank *R, const tp_store *st)
 {
     memset(R, 0, sizeof *R);
@@ -470,6 +495,16 @@ static int rank_build(struct rank *R, const tp_store *st)
     if (tp_ranges_intersect(&R->comp, &R->comm, &R->ov) < 0)
         goto done;
     order_nodes(R);
+    R->path = st->path;
+    R->rank = st->rank;
+    R->steps = malloc((R->bd.nsteps ? R->bd.nsteps : 1) * sizeof *R->steps);
+    if (!R->steps)
+        goto done;
+    R->nsteps = R->bd.nsteps;
+    for (size_t k = 0; k < R->nsteps; k++) {
+        R->steps[k].num = R->bd.steps[k].num;
+        step_parts(R, k, R->steps[k].v);
+    }
     rc = 0;
 done:
     free(xi);
@@ -491,19 +526,19 @@ static int align(struct rank *R, size_t n, char *why, size_t cap)
             if (n == 1)
                 snprintf(why, cap, "no communication op");
             else
-                snprintf(why, cap, "rank %lld has no communication op", (long long)R[w].st->rank);
+                snprintf(why, cap, "rank %lld has no communication op", (long long)R[w].rank);
             return 0;
         }
         if (R[w].nnodes != R[0].nnodes) {
             snprintf(why, cap, "rank %lld has %zu communication ops, rank %lld has %zu",
-                     (long long)R[0].st->rank, R[0].nnodes, (long long)R[w].st->rank, R[w].nnodes);
+                     (long long)R[0].rank, R[0].nnodes, (long long)R[w].rank, R[w].nnodes);
             return 0;
         }
         for (size_t i = 0; i < R[0].nnodes; i++)
             if (R[w].nodes[i].kr.n != R[0].nodes[i].kr.n) {
                 snprintf(why, cap, "communication op %zu has %zu ranges on rank %lld, %zu on rank %lld",
-                         i + 1, R[0].nodes[i].kr.n, (long long)R[0].st->rank, R[w].nodes[i].kr.n,
-                         (long long)R[w].st->rank);
+                         i + 1, R[0].nodes[i].kr.n, (long long)R[0].rank, R[w].nodes[i].kr.n,
+                         (long long)R[w].rank);
                 return 0;
             }
     }
@@ -550,20 +585,12 @@ static void worker_of(const char *path, char *buf, size_t cap)
 
 struct stepvals { int64_t v[8]; int has_wait; };   /* comp, overlap, comm, other, total, transfer, sync */
 
-/* The overview row of step k of rank R (k == nsteps: none) and its wait row. */
+/* The overview row of step k of rank R and its wait row (transfer, sync:
+ * from the communication nodes the step holds whole). */
 static int step_row(struct rank *R, size_t k, int aligned, struct stepvals *out)
 {
     memset(out, 0, sizeof *out);
-    const struct tp_tb_step *S = &R->bd.steps[k];
-    int64_t overlap = tp_ranges_within(&R->ov, S->start, S->end);
-    int64_t comp = tp_ranges_within(&R->comp, S->start, S->end);
-    int64_t comm = tp_ranges_within(&R->comm, S->start, S->end);
-    int64_t total = S->end - S->start;
-    out->v[0] = comp - overlap;
-    out->v[1] = overlap;
-    out->v[2] = comm - overlap;
-    out->v[3] = total + overlap - comp - comm;
-    out->v[4] = total;
+    memcpy(out->v, R->steps[k].v, sizeof R->steps[k].v);
     if (aligned) {
         struct tp_ranges all = {0}, real = {0};
         int any = 0;
@@ -652,18 +679,19 @@ static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *
     struct acc { char name[32]; int64_t sum[7]; int64_t cnt, wcnt; } *acc = NULL;
     size_t nacc = 0, capacc = 0;
     for (size_t w = 0; w < n; w++) {
-        char worker[256];
-        worker_of(R[w].st->origin[0] ? R[w].st->origin : R[w].st->path, worker, sizeof worker);
+        char worker[256] = "all";
+        if (R[w].st)   /* a rank read back from a summary only ever merges */
+            worker_of(R[w].st->origin[0] ? R[w].st->origin : R[w].st->path, worker, sizeof worker);
         int64_t sum[7] = {0};
         size_t nwait = 0;
-        for (size_t k = 0; k < R[w].bd.nsteps; k++) {
+        for (size_t k = 0; k < R[w].nsteps; k++) {
             struct stepvals sv;
             if (step_row(&R[w], k, aligned, &sv) < 0) {
                 free(acc);
                 return -1;
             }
             char name[32];
-            snprintf(name, sizeof name, "%" PRId64, R[w].bd.steps[k].num);
+            snprintf(name, sizeof name, "%" PRId64, R[w].steps[k].num);
             for (int c = 0; c < 5; c++)
                 sum[c] += sv.v[c];
             if (sv.has_wait) {
@@ -701,7 +729,7 @@ static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *
                 acc[a].wcnt++;
             }
         }
-        size_t ns = R[w].bd.nsteps;
+        size_t ns = R[w].nsteps;
         if (!merge && ns) {
             /* the plugin's 'all': each part's mean over the steps (the plugin
              * truncates to whole µs; here rounded to the ns, see mean_row) */
@@ -871,31 +899,26 @@ static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table 
     return rc;
 }
 
-static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo,
-                     tp_table **out, tp_error *err)
+/* The table of ranks R[0..n) (built from their stores or read back from a
+ * summary): align them, then the overview or --comm; frees the ranks. */
+static int dist_table(struct rank *R, size_t n, const struct tp_view_opts *vo, int merge, tp_table **out,
+                      tp_error *err)
 {
-    *out = NULL;
-    struct rank *R = calloc(n ? n : 1, sizeof *R);
-    if (!R)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     int rc = TP_OK;
-    for (size_t w = 0; w < n; w++)
-        if (rank_build(&R[w], stores[w]) < 0) {
-            for (size_t v = 0; v <= w; v++)
-                rank_free(&R[v]);
-            free(R);
-            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        }
     char why[256] = "";
     int aligned = n ? align(R, n, why, sizeof why) : 0;
     tp_table *t = tp_table_new(dcols, sizeof dcols / sizeof *dcols);
     if (aligned < 0 || !t)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    else if (vo && vo->comm ? ops_table(R, n, aligned, vo->merge, t) < 0
-                            : overview(R, n, aligned, vo && vo->merge, t) < 0)
+    else if (vo && vo->comm ? ops_table(R, n, aligned, merge, t) < 0 : overview(R, n, aligned, merge, t) < 0)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     else if (tp_table_nomem(t))
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    /* a note (TP_OK with a message) when the ranks' communication cannot be
+     * compared: transfer and sync are then left empty, as the plugin leaves
+     * out its whole view */
+    if (rc == TP_OK && n && !aligned)
+        tp_error_set(err, TP_OK, "%s: no transfer/sync times: %s", n == 1 ? R[0].path : "dist", why);
     for (size_t w = 0; w < n; w++)
         rank_free(&R[w]);
     free(R);
@@ -904,13 +927,159 @@ static int build_run(const tp_store *const *stores, size_t n, const struct tp_vi
         return rc;
     }
     *out = t;
-    /* a note (TP_OK with a message) when the ranks' communication cannot be
-     * compared: transfer and sync are then left empty, as the plugin leaves
-     * out its whole view */
-    if (n && !aligned)
-        tp_error_set(err, TP_OK, "%s: no transfer/sync times: %s", n == 1 ? stores[0]->path : "dist", why);
     return TP_OK;
 }
+
+static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo,
+                     tp_table **out, tp_error *err)
+{
+    *out = NULL;
+    struct rank *R = calloc(n ? n : 1, sizeof *R);
+    if (!R)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    for (size_t w = 0; w < n; w++)
+        if (rank_build(&R[w], stores[w]) < 0) {
+            for (size_t v = 0; v <= w; v++)
+                rank_free(&R[v]);
+            free(R);
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        }
+    return dist_table(R, n, vo, vo && vo->merge, out, err);
+}
+
+/* ---- --merge through exact summaries ----
+ *
+ * A rank's summary is what the table needs of it, as rows in trace order
+ * (a concat section: ranks merge by appending): "rank" (its trace; v0 its
+ * rank, v1 1 when it has communication), a "step" per step (its number;
+ * v0..v4 computation, overlap, communication, other, total), an "op" per
+ * communication node in (start, -end) order (its name; v0 bytes, v1 the
+ * index of its step or -1, v2 its ranges), each followed by its "range"s
+ * (v0 start, v1 end).  The transfer times compare every rank's ranges
+ * (the shortest participant), so the ranges stay; the merged table is
+ * the one build_run prints for the ranks read back. */
+enum { V_RANK, V_STEP, V_OP, V_RANGE };
+static const char *const row_kind[] = {"rank", "step", "op", "range"};
+
+static int put_summ_row(struct tp_section *sec, int kind, const char *name, const int64_t *v, int nv, int64_t *pos)
+{
+    const char *key[] = {row_kind[kind], name};
+    struct tp_sgroup *g = tp_summ_row(sec, key);
+    if (!g || tp_summ_seen(sec, g, 0, (*pos)++) < 0)
+        return -1;
+    for (int k = 0; k < nv; k++)
+        g->x[k] = v[k];
+    return 0;
+}
+
+static int summarize_rank(const struct rank *R, struct tp_section *sec)
+{
+    int64_t pos = 0;
+    int64_t head[] = {R->rank, R->has_comm};
+    if (put_summ_row(sec, V_RANK, R->path, head, 2, &pos) < 0)
+        return -1;
+    for (size_t k = 0; k < R->nsteps; k++) {
+        char num[32];
+        snprintf(num, sizeof num, "%" PRId64, R->steps[k].num);
+        if (put_summ_row(sec, V_STEP, num, R->steps[k].v, 5, &pos) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < R->nnodes; i++) {
+        const struct cnode *c = &R->nodes[i];
+        int64_t v[] = {c->bytes, c->step, (int64_t)c->kr.n};
+        if (put_summ_row(sec, V_OP, c->nm, v, 3, &pos) < 0)
+            return -1;
+        for (size_t j = 0; j < c->kr.n; j++) {
+            int64_t r[] = {c->kr.a[j].s, c->kr.a[j].e};
+            if (put_summ_row(sec, V_RANGE, "", r, 2, &pos) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    struct rank R;
+    int rc = rank_build(&R, st) < 0 || summarize_rank(&R, sec) < 0 ? -1 : 0;
+    rank_free(&R);
+    return rc < 0 ? tp_error_set(err, TP_ERR_NOMEM, "out of memory") : TP_OK;
+}
+
+/* Row g of a rank read back into R (names point into the section). */
+static int read_row(struct rank *R, const struct tp_sgroup *g, size_t *capsteps, size_t *capnodes)
+{
+    const char *kind = g->key[0];
+    if (strcmp(kind, "step") == 0) {
+        if (tp_grow((void **)&R->steps, capsteps, R->nsteps + 1, sizeof *R->steps) < 0)
+            return -1;
+        struct rstep *S = &R->steps[R->nsteps++];
+        S->num = strtoll(g->key[1], NULL, 10);
+        memcpy(S->v, g->x, sizeof S->v);
+    } else if (strcmp(kind, "op") == 0) {
+        if (tp_grow((void **)&R->nodes, capnodes, R->nnodes + 1, sizeof *R->nodes) < 0)
+            return -1;
+        struct cnode *c = &R->nodes[R->nnodes++];
+        memset(c, 0, sizeof *c);
+        c->nm = g->key[1];
+        c->bytes = g->x[0];
+        c->step = (long)g->x[1];
+    } else if (strcmp(kind, "range") == 0 && R->nnodes) {
+        if (tp_ranges_push(&R->nodes[R->nnodes - 1].kr, g->x[0], g->x[1]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int summ_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                      tp_error *err)
+{
+    (void)path;   /* the notes name the ranks' traces, as build_run's */
+    *out = NULL;
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, tp_summ_cmp_order);   /* rank after rank */
+    size_t n = 0, capr = 0, caps = 0, capn = 0;
+    struct rank *R = NULL;
+    int rc = perm ? 0 : -1;
+    for (size_t i = 0; i < sec->ng && rc == 0; i++) {
+        const struct tp_sgroup *g = perm[i];
+        if (strcmp(g->key[0], "rank") == 0) {
+            if (tp_grow((void **)&R, &capr, n + 1, sizeof *R) < 0) {
+                rc = -1;
+                break;
+            }
+            memset(&R[n], 0, sizeof *R);
+            R[n].path = g->key[1];
+            R[n].rank = g->x[0];
+            R[n++].has_comm = (int)g->x[1];
+            caps = capn = 0;
+        } else if (n) {
+            rc = read_row(&R[n - 1], g, &caps, &capn);
+        }
+    }
+    free(perm);
+    if (rc < 0) {
+        for (size_t w = 0; w < n; w++)
+            rank_free(&R[w]);
+        free(R);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    return dist_table(R, n, vo, 1, out, err);
+}
+
+static const struct tp_summ_desc summ_desc = {
+    .view = "dist", .variant = "all", .nkeys = 2, .nx = 5,
+    .concat = 1, .keys = {"row", "name"}, .xs = {"v0", "v1", "v2", "v3", "v4"},
+};
+/* A one-rank section's rank row takes the rank the run settled (a trace
+ * without distributedInfo has none of its own when summarized). */
+void tp_summ_dist_settle(struct tp_section *sec, int64_t rank)
+{
+    for (size_t i = 0; i < sec->ng; i++)
+        if (strcmp(sec->g[i].key[0], "rank") == 0)
+            sec->g[i].x[0] = rank;
+}
+
+const struct tp_summ_view tp_summ_dist = {&summ_desc, "dist", tp_summ_reads_always, summarize, summ_table, NULL};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
