@@ -9,7 +9,7 @@
 static const struct tp_summ_view *const summ_views[] = {
     &tp_summ_kernels_name, &tp_summ_kernels_props, &tp_summ_ops_name, &tp_summ_ops_shape, &tp_summ_ops_stack, &tp_summ_steps, &tp_summ_diff,
     &tp_summ_api, &tp_summ_labels, &tp_summ_memops, &tp_summ_nvtx,
-    &tp_summ_memory, &tp_summ_dist, NULL,
+    &tp_summ_memory, &tp_summ_dist, &tp_summ_launches, NULL,
 };
 
 const struct tp_summ_view *const *tp_summ_views(void)
