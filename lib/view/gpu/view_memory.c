@@ -148,8 +148,8 @@ static void traverse(struct stats *S, int64_t ni, size_t depth)
             return;
         S->agg_calls[a]++;
     }
-    if (!S->mem->visited[ni])
-        return;   /* the walk never entered it: the plugin skips its subtree */
+    if (!S->mem->visited || !S->mem->visited[ni])
+        return;   /* the walk never entered it (none without records): the plugin skips its subtree */
     size_t K = S->nd * M_NM;
     if (depth >= S->nframes) {
         size_t c = S->nframes ? S->nframes * 2 : 64;
@@ -269,11 +269,9 @@ static int summarize_stats(const tp_store *st, struct tp_section *sec, tp_error 
     int rc = -1;
     if (!S.head || !S.next || !S.run || !S.slot || !S.slot_key)
         goto out;
+    /* a rank without records still counts its operators' calls (a merged
+     * run's Calls are over every rank) */
     sec->scal[0] = (int64_t)mem.n;
-    if (mem.n == 0) {   /* no statistics (the plugin's operators are not listed without records) */
-        rc = 0;
-        goto out;
-    }
     for (size_t i = 0; i < m->nnodes; i++)
         S.head[i] = -1;
     for (size_t i = 0; i < S.slot_cap; i++)
