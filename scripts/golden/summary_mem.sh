@@ -19,7 +19,8 @@
 #     the files listed in another order print what VIEW --merge RUN prints
 #     (stdout, stderr, exit status); one trace summarized prints what the
 #     view prints for it;
-#   - --events and --curve stay per trace (timelines: --merge lays them out).
+#   - --events and --curve stay per trace (timelines: --merge lays them out);
+#   - tprof-mpi prints what tprof VIEW --merge prints (where make mpi built it).
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
@@ -262,6 +263,28 @@ try:
             n = lambda out: len([r for r in rows(out) if r.get('Mark', '') in ('', '-')])
             ok('timeline.' + '_'.join(x.strip('-') for x in v), a == b and a[1] and n(a[1]) == n(per[1]),
                '%d vs %d rows' % (n(a[1]), n(per[1])))
+
+    # ---- tprof-mpi (make mpi): the same bytes as tprof VIEW --merge ----
+    mpi = os.path.join(os.path.dirname(tprof), 'tprof-mpi')
+    if not shutil.which('mpirun') or not os.access(mpi, os.X_OK):
+        print('skip golden.summary_mem.mpi: no mpirun or cli/tprof-mpi (make mpi)')
+    else:
+        # mi300's model traces have no rank: named rank-N here, as tprof-mpi needs
+        ranked = os.path.join(tmp, 'ranked')
+        os.mkdir(ranked)
+        src = runs.get('mi300')
+        for i, n in enumerate(sorted(f for f in os.listdir(src) if f.endswith('.json.gz') and '__' in f) if src else []):
+            os.symlink(os.path.join(src, n), os.path.join(ranked, 'rank-%d.pt.trace.json.gz' % i))
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1', TMPDIR=tmp)
+        env['ASAN_OPTIONS'] = (env.get('ASAN_OPTIONS', '') + ':detect_leaks=0').lstrip(':')
+        for d, v, p in [(ranked, ('memory',), 3), (ranked, ('memory', '--device', 'GPU0'), 4), (dlrm, ('dist',), 3),
+                        (dlrm, ('dist', '--comm'), 4), (ranked, ('dist',), 2), (dlrm, LAUNCH, 3), (ranked, LAUNCH, 4)]:
+            want = run(*v, '--merge', '--csv', d)
+            got = subprocess.run(['mpirun', '--oversubscribe', '-n', str(p), mpi] + list(v) + ['--merge', '--csv', d],
+                                 capture_output=True, text=True, env=env)
+            ok('mpi.%s.%s.n%d' % (os.path.basename(d)[:6], '_'.join(x.strip('-') for x in v), p),
+               got.returncode == want[0] and got.stdout == want[1] and want[1],
+               'exit %d/%d %r' % (got.returncode, want[0], got.stderr[-200:]))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 PY
