@@ -15,7 +15,8 @@
  * communication ops table (§9.4) instead.  Times are exact int64 ns; the
  * plugin's truncation to whole µs in its averages is not repeated: the avg
  * rows round to the ns, the total as `tprof steps` rounds its avg total, and
- * the parts so that they still sum to it (mean_row). */
+ * the parts so that they still sum to it (mean_row).  --merge reads the
+ * ranks back from their exact summaries (dist_summ.c) into the same tables. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +29,7 @@
 #include "ranges.h"
 #include "tb_classify.h"
 #include "view_options.h"
-#include "summ.h"
-#include "grow.h"
+#include "dist_rank.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -177,38 +177,9 @@ static int64_t comm_bytes(const char *dims, const char *types)
 
 /* ---- one rank ---- */
 
-struct cnode {
-    int64_t s, e;            /* the op's CPU range */
-    uint32_t name;           /* strtab id in the rank's store */
-    const char *nm;
-    int64_t ext;
-    int64_t bytes;
-    struct tp_ranges kr;            /* kernel_ranges: the CPU range, then (NCCL) its kernels */
-    struct tp_ranges real;          /* real_time_ranges */
-    long step;               /* index of the step that contains it, -1 none */
-};
-
-/* A step's parts (computation, overlap, communication, other, total): what
- * the overview needs of the step besides its communication nodes. */
-struct rstep { int64_t num; int64_t v[5]; };
-
-struct rank {
-    const tp_store *st;      /* NULL for a rank read back from a summary */
-    const char *path;        /* the trace (notes) */
-    int64_t rank;            /* st->rank */
-    struct tp_tb_breakdown bd;   /* the steps' ranges (a rank built from its store) */
-    struct rstep *steps; size_t nsteps;
-    struct tp_ranges comp, comm;    /* merged role ranges */
-    struct tp_ranges ov;            /* comp ∩ comm */
-    int has_comm;
-    struct cnode *nodes;
-    size_t nnodes;
-    int lib;                 /* 1 NCCL, 2 Gloo, 3 both (communication data cleared) */
-};
-
 static int cmp_node(const void *a, const void *b)
 {
-    const struct cnode *x = a, *y = b;
+    const struct dist_cnode *x = a, *y = b;
     if (x->s != y->s)
         return x->s < y->s ? -1 : 1;
     if (x->e != y->e)
@@ -237,7 +208,7 @@ static int64_t key_find(const int64_t *keys, const size_t *val, size_t n, int64_
     return lo < n && keys[lo] == k ? (int64_t)val[lo] : -1;
 }
 
-static void rank_free(struct rank *R)
+void tp_dist_rank_free(struct dist_rank *R)
 {
     free(R->steps);
     free(R->comp.a);
@@ -262,7 +233,7 @@ static int cmp_extidx(const void *a, const void *b)
 /* The communication nodes (with their CPU range as the first kernel range
  * and their bytes) and, into cpu, the CPU-side role ranges the plugin uses
  * as computation on a rank without kernels. */
-static int collect_comm_nodes(struct rank *R, struct tp_ranges *cpu)
+static int collect_comm_nodes(struct dist_rank *R, struct tp_ranges *cpu)
 {
     const tp_store *st = R->st;
     size_t capn = 0;
@@ -278,12 +249,12 @@ static int collect_comm_nodes(struct rank *R, struct tp_ranges *cpu)
             R->lib |= lib;
             if (R->nnodes == capn) {
                 capn = capn ? capn * 2 : 16;
-                struct cnode *p = realloc(R->nodes, capn * sizeof *p);
+                struct dist_cnode *p = realloc(R->nodes, capn * sizeof *p);
                 if (!p)
                     return -1;
                 R->nodes = p;
             }
-            struct cnode *c = &R->nodes[R->nnodes++];
+            struct dist_cnode *c = &R->nodes[R->nnodes++];
             memset(c, 0, sizeof *c);
             c->s = s;
             c->e = e;
@@ -312,7 +283,7 @@ static int collect_comm_nodes(struct rank *R, struct tp_ranges *cpu)
  * id replaces the earlier one (Python dict semantics, first position kept);
  * the later node is marked INT64_MIN + 1 for keep_last_none to drop.  xi,
  * keys and vals have room for every node. */
-static void merge_same_ext(struct rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
+static void merge_same_ext(struct dist_rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
 {
     size_t nx = 0;
     for (size_t i = 0; i < R->nnodes; i++)
@@ -342,7 +313,7 @@ static void merge_same_ext(struct rank *R, struct extidx *xi, int64_t *keys, siz
 
 /* nodes without an External id all share the key None: the last one stays,
  * at the first one's place; the nodes merge_same_ext replaced go */
-static void keep_last_none(struct rank *R)
+static void keep_last_none(struct dist_rank *R)
 {
     long last_none = -1;
     for (size_t i = 0; i < R->nnodes; i++)
@@ -351,7 +322,7 @@ static void keep_last_none(struct rank *R)
     size_t o = 0;
     long first_none = -1;
     for (size_t i = 0; i < R->nnodes; i++) {
-        struct cnode *c = &R->nodes[i];
+        struct dist_cnode *c = &R->nodes[i];
         if (c->ext == INT64_MIN + 1)
             continue;
         if (c->ext == TP_NONE) {
@@ -374,7 +345,7 @@ static void keep_last_none(struct rank *R)
 
 /* the External id -> node index (keys sorted, for key_find) after
  * compaction; the number of keys */
-static size_t index_by_ext(const struct rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
+static size_t index_by_ext(const struct dist_rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
 {
     size_t nk = 0;
     for (size_t i = 0; i < R->nnodes; i++)
@@ -392,7 +363,7 @@ static size_t index_by_ext(const struct rank *R, struct extidx *xi, int64_t *key
  * NCCL, one of that node's kernel ranges), else computation into kern.
  * -1 when out of memory (the view fails: a table missing kernels would be
  * wrong). */
-static int split_kernels(struct rank *R, const int64_t *keys, const size_t *vals, size_t nk, struct tp_ranges *kern)
+static int split_kernels(struct dist_rank *R, const int64_t *keys, const size_t *vals, size_t nk, struct tp_ranges *kern)
 {
     const tp_store *st = R->st;
     for (size_t r = 0; r < st->n; r++) {
@@ -414,7 +385,7 @@ static int split_kernels(struct rank *R, const int64_t *keys, const size_t *vals
 
 /* The nodes in (start, -end) order, each one's kernel ranges likewise, and
  * each node to the step that contains it whole. */
-static void order_nodes(struct rank *R)
+static void order_nodes(struct dist_rank *R)
 {
     if (R->lib == 3) {   /* NCCL and Gloo together: the plugin clears communication_data */
         for (size_t i = 0; i < R->nnodes; i++)
@@ -429,7 +400,7 @@ static void order_nodes(struct rank *R)
             qsort(R->nodes[i].kr.a, R->nodes[i].kr.n, sizeof(struct tp_range), cmp_rg_rev_end);
     size_t j = 0;
     for (size_t i = 0; i < R->nnodes; i++) {
-        struct cnode *c = &R->nodes[i];
+        struct dist_cnode *c = &R->nodes[i];
         while (j < R->bd.nsteps && R->bd.steps[j].end <= c->s)
             j++;
         for (size_t k = j; k < R->bd.nsteps && R->bd.steps[k].start <= c->s; k++)
@@ -441,7 +412,7 @@ static void order_nodes(struct rank *R)
 }
 
 /* The parts of step k of rank R (its ranges within the step). */
-static void step_parts(const struct rank *R, size_t k, int64_t *v)
+static void step_parts(const struct dist_rank *R, size_t k, int64_t *v)
 {
     const struct tp_tb_step *S = &R->bd.steps[k];
     int64_t overlap = tp_ranges_within(&R->ov, S->start, S->end);
@@ -455,7 +426,7 @@ static void step_parts(const struct rank *R, size_t k, int64_t *v)
     v[4] = total;
 }
 
-static int rank_build(struct rank *R, const tp_store *st)
+int tp_dist_rank_build(struct dist_rank *R, const tp_store *st)
 {
     memset(R, 0, sizeof *R);
     R->st = st;
@@ -519,7 +490,7 @@ done:
  * same number of kernel ranges per node.  Then each node's ranges get their
  * real (transfer) part.  Returns 1 when aligned, 0 when not, -1 on OOM;
  * why holds the reason when not. */
-static int align(struct rank *R, size_t n, char *why, size_t cap)
+static int align(struct dist_rank *R, size_t n, char *why, size_t cap)
 {
     for (size_t w = 0; w < n; w++) {
         if (!R[w].has_comm || !R[w].nnodes) {
@@ -587,7 +558,7 @@ struct stepvals { int64_t v[8]; int has_wait; };   /* comp, overlap, comm, other
 
 /* The overview row of step k of rank R and its wait row (transfer, sync:
  * from the communication nodes the step holds whole). */
-static int step_row(struct rank *R, size_t k, int aligned, struct stepvals *out)
+static int step_row(struct dist_rank *R, size_t k, int aligned, struct stepvals *out)
 {
     memset(out, 0, sizeof *out);
     memcpy(out->v, R->steps[k].v, sizeof R->steps[k].v);
@@ -595,7 +566,7 @@ static int step_row(struct rank *R, size_t k, int aligned, struct stepvals *out)
         struct tp_ranges all = {0}, real = {0};
         int any = 0;
         for (size_t i = 0; i < R->nnodes; i++) {
-            const struct cnode *c = &R->nodes[i];
+            const struct dist_cnode *c = &R->nodes[i];
             if (c->step != (long)k)
                 continue;
             any = 1;
@@ -673,7 +644,7 @@ static void mean_row(const int64_t *sum, int64_t n, int64_t *v)
 
 /* The overview table: per rank, its steps and their average (or, with
  * --merge, per step the mean over the ranks that have it). */
-static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *t)
+static int overview(struct dist_rank *R, size_t n, int aligned, int merge, tp_table *t)
 {
     /* merge: accumulate by step number */
     struct acc { char name[32]; int64_t sum[7]; int64_t cnt, wcnt; } *acc = NULL;
@@ -811,7 +782,7 @@ static int put_ops(tp_table *t, const tp_store *rank, const char *worker, struct
 /* --comm: per rank and op name, in first-occurrence order; with --merge per
  * op over every rank (the ranges of different ranks are summed, not merged:
  * each rank has its own clock). */
-static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table *t)
+static int ops_table(struct dist_rank *R, size_t n, int aligned, int merge, tp_table *t)
 {
     struct opagg *all = NULL;
     size_t nall = 0;
@@ -823,7 +794,7 @@ static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table 
         if (!ag)
             return -1;
         for (size_t i = 0; i < R[w].nnodes && rc == 0; i++) {
-            const struct cnode *c = &R[w].nodes[i];
+            const struct dist_cnode *c = &R[w].nodes[i];
             size_t a = 0;
             while (a < na && strcmp(ag[a].name, c->nm) != 0)
                 a++;
@@ -901,7 +872,7 @@ static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table 
 
 /* The table of ranks R[0..n) (built from their stores or read back from a
  * summary): align them, then the overview or --comm; frees the ranks. */
-static int dist_table(struct rank *R, size_t n, const struct tp_view_opts *vo, int merge, tp_table **out,
+int tp_dist_table(struct dist_rank *R, size_t n, const struct tp_view_opts *vo, int merge, tp_table **out,
                       tp_error *err)
 {
     int rc = TP_OK;
@@ -920,7 +891,7 @@ static int dist_table(struct rank *R, size_t n, const struct tp_view_opts *vo, i
     if (rc == TP_OK && n && !aligned)
         tp_error_set(err, TP_OK, "%s: no transfer/sync times: %s", n == 1 ? R[0].path : "dist", why);
     for (size_t w = 0; w < n; w++)
-        rank_free(&R[w]);
+        tp_dist_rank_free(&R[w]);
     free(R);
     if (rc != TP_OK) {
         tp_table_free(t);
@@ -934,152 +905,18 @@ static int build_run(const tp_store *const *stores, size_t n, const struct tp_vi
                      tp_table **out, tp_error *err)
 {
     *out = NULL;
-    struct rank *R = calloc(n ? n : 1, sizeof *R);
+    struct dist_rank *R = calloc(n ? n : 1, sizeof *R);
     if (!R)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     for (size_t w = 0; w < n; w++)
-        if (rank_build(&R[w], stores[w]) < 0) {
+        if (tp_dist_rank_build(&R[w], stores[w]) < 0) {
             for (size_t v = 0; v <= w; v++)
-                rank_free(&R[v]);
+                tp_dist_rank_free(&R[v]);
             free(R);
             return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
         }
-    return dist_table(R, n, vo, vo && vo->merge, out, err);
+    return tp_dist_table(R, n, vo, vo && vo->merge, out, err);
 }
-
-/* ---- --merge through exact summaries ----
- *
- * A rank's summary is what the table needs of it, as rows in trace order
- * (a concat section: ranks merge by appending): "rank" (its trace; v0 its
- * rank, v1 1 when it has communication), a "step" per step (its number;
- * v0..v4 computation, overlap, communication, other, total), an "op" per
- * communication node in (start, -end) order (its name; v0 bytes, v1 the
- * index of its step or -1, v2 its ranges), each followed by its "range"s
- * (v0 start, v1 end).  The transfer times compare every rank's ranges
- * (the shortest participant), so the ranges stay; the merged table is
- * the one build_run prints for the ranks read back. */
-enum { V_RANK, V_STEP, V_OP, V_RANGE };
-static const char *const row_kind[] = {"rank", "step", "op", "range"};
-
-static int put_summ_row(struct tp_section *sec, int kind, const char *name, const int64_t *v, int nv, int64_t *pos)
-{
-    const char *key[] = {row_kind[kind], name};
-    struct tp_sgroup *g = tp_summ_row(sec, key);
-    if (!g || tp_summ_seen(sec, g, 0, (*pos)++) < 0)
-        return -1;
-    for (int k = 0; k < nv; k++)
-        g->x[k] = v[k];
-    return 0;
-}
-
-static int summarize_rank(const struct rank *R, struct tp_section *sec)
-{
-    int64_t pos = 0;
-    int64_t head[] = {R->rank, R->has_comm};
-    if (put_summ_row(sec, V_RANK, R->path, head, 2, &pos) < 0)
-        return -1;
-    for (size_t k = 0; k < R->nsteps; k++) {
-        char num[32];
-        snprintf(num, sizeof num, "%" PRId64, R->steps[k].num);
-        if (put_summ_row(sec, V_STEP, num, R->steps[k].v, 5, &pos) < 0)
-            return -1;
-    }
-    for (size_t i = 0; i < R->nnodes; i++) {
-        const struct cnode *c = &R->nodes[i];
-        int64_t v[] = {c->bytes, c->step, (int64_t)c->kr.n};
-        if (put_summ_row(sec, V_OP, c->nm, v, 3, &pos) < 0)
-            return -1;
-        for (size_t j = 0; j < c->kr.n; j++) {
-            int64_t r[] = {c->kr.a[j].s, c->kr.a[j].e};
-            if (put_summ_row(sec, V_RANGE, "", r, 2, &pos) < 0)
-                return -1;
-        }
-    }
-    return 0;
-}
-
-static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    struct rank R;
-    int rc = rank_build(&R, st) < 0 || summarize_rank(&R, sec) < 0 ? -1 : 0;
-    rank_free(&R);
-    return rc < 0 ? tp_error_set(err, TP_ERR_NOMEM, "out of memory") : TP_OK;
-}
-
-/* Row g of a rank read back into R (names point into the section). */
-static int read_row(struct rank *R, const struct tp_sgroup *g, size_t *capsteps, size_t *capnodes)
-{
-    const char *kind = g->key[0];
-    if (strcmp(kind, "step") == 0) {
-        if (tp_grow((void **)&R->steps, capsteps, R->nsteps + 1, sizeof *R->steps) < 0)
-            return -1;
-        struct rstep *S = &R->steps[R->nsteps++];
-        S->num = strtoll(g->key[1], NULL, 10);
-        memcpy(S->v, g->x, sizeof S->v);
-    } else if (strcmp(kind, "op") == 0) {
-        if (tp_grow((void **)&R->nodes, capnodes, R->nnodes + 1, sizeof *R->nodes) < 0)
-            return -1;
-        struct cnode *c = &R->nodes[R->nnodes++];
-        memset(c, 0, sizeof *c);
-        c->nm = g->key[1];
-        c->bytes = g->x[0];
-        c->step = (long)g->x[1];
-    } else if (strcmp(kind, "range") == 0 && R->nnodes) {
-        if (tp_ranges_push(&R->nodes[R->nnodes - 1].kr, g->x[0], g->x[1]) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static int summ_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
-                      tp_error *err)
-{
-    (void)path;   /* the notes name the ranks' traces, as build_run's */
-    *out = NULL;
-    const struct tp_sgroup **perm = tp_summ_sorted(sec, tp_summ_cmp_order);   /* rank after rank */
-    size_t n = 0, capr = 0, caps = 0, capn = 0;
-    struct rank *R = NULL;
-    int rc = perm ? 0 : -1;
-    for (size_t i = 0; i < sec->ng && rc == 0; i++) {
-        const struct tp_sgroup *g = perm[i];
-        if (strcmp(g->key[0], "rank") == 0) {
-            if (tp_grow((void **)&R, &capr, n + 1, sizeof *R) < 0) {
-                rc = -1;
-                break;
-            }
-            memset(&R[n], 0, sizeof *R);
-            R[n].path = g->key[1];
-            R[n].rank = g->x[0];
-            R[n++].has_comm = (int)g->x[1];
-            caps = capn = 0;
-        } else if (n) {
-            rc = read_row(&R[n - 1], g, &caps, &capn);
-        }
-    }
-    free(perm);
-    if (rc < 0) {
-        for (size_t w = 0; w < n; w++)
-            rank_free(&R[w]);
-        free(R);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    return dist_table(R, n, vo, 1, out, err);
-}
-
-static const struct tp_summ_desc summ_desc = {
-    .view = "dist", .variant = "all", .nkeys = 2, .nx = 5,
-    .concat = 1, .keys = {"row", "name"}, .xs = {"v0", "v1", "v2", "v3", "v4"},
-};
-/* A one-rank section's rank row takes the rank the run settled (a trace
- * without distributedInfo has none of its own when summarized). */
-void tp_summ_dist_settle(struct tp_section *sec, int64_t rank)
-{
-    for (size_t i = 0; i < sec->ng; i++)
-        if (strcmp(sec->g[i].key[0], "rank") == 0)
-            sec->g[i].x[0] = rank;
-}
-
-const struct tp_summ_view tp_summ_dist = {&summ_desc, "dist", tp_summ_reads_always, summarize, summ_table, NULL};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
