@@ -156,7 +156,7 @@ struct tp_summ_view {
 int tp_summ_reads_always(const struct tp_view_opts *vo, const char *variant);
 extern const struct tp_summ_view tp_summ_kernels_name, tp_summ_kernels_props, tp_summ_ops_name,
     tp_summ_ops_shape, tp_summ_ops_stack, tp_summ_steps, tp_summ_diff, tp_summ_api, tp_summ_labels, tp_summ_memops, tp_summ_nvtx;
-/* memory (view_memory.c), dist (view_dist.c), launches --summary (view_launches.c) */
+/* memory (view_memory.c), dist (dist_summ.c), launches --summary (view_launches.c) */
 extern const struct tp_summ_view tp_summ_memory, tp_summ_dist, tp_summ_launches;
 /* A one-rank dist section learns the rank the run settled for it (the
  * summary's meta.rank: dist's notes name ranks), before it merges and
