@@ -308,6 +308,7 @@ static void eager_offer(const struct tp_run_rank *k, struct rank_out *ro)
         }
         g_eager.p = q, g_eager.cap = cap;
     }
+    tp_summary_meta(ro->s)->rank = rank;   /* the rank the run settles for it (dist's notes) */
     g_eager.p[g_eager.np++] = (struct pending){rank, ro};
     for (int found = 1; found && !g_eager.failed;) {
         found = 0;
@@ -348,12 +349,12 @@ static void drop_rank(void *p)
 }
 
 /* 1 when --merge of this view merges the ranks' exact summaries (tp_summary)
- * rather than laying them end to end (TPROF_MERGE_CONCAT=1, which the
- * golden tests compare them with) or reading them all (build_run). */
+ * rather than laying them end to end or reading them all (build_run: dist),
+ * which TPROF_MERGE_CONCAT=1 keeps and the golden tests compare them with. */
 static int merges_summaries(const struct cli_options *o)
 {
     const char *concat = getenv("TPROF_MERGE_CONCAT");
-    return o->vo.merge && !o->view->build_run && !o->view->rank_summary && tp_view_mergeable(o->view, &o->vo) &&
+    return o->vo.merge && !o->view->rank_summary && tp_view_mergeable(o->view, &o->vo) &&
            !(concat && *concat == '1');
 }
 
@@ -630,6 +631,7 @@ static int run_dir_summ(const struct cli_options *o, tp_run *r, const char *path
             continue;
         tp_summary *s = ro->s;   /* merged into m: the rank's result no longer holds it */
         ro->s = NULL;
+        tp_summary_meta(s)->rank = k->rank;   /* settled now */
         if (!m)
             m = s;
         else if (tp_summary_merge(m, s, &err) != TP_OK) {
@@ -660,8 +662,9 @@ static int run_summary_files(const struct cli_options *o, char **paths, size_t n
     tp_error err = {0};
     tp_summary *m = NULL;
     if (!tp_view_mergeable(o->view, &o->vo)) {
-        fprintf(stderr, "tprof: %s: summary files hold the kernels, ops, steps, api, labels, memops and nvtx "
-                "tables (kernels --short and ops --group category read traces): read the traces\n", paths[0]);
+        fprintf(stderr, "tprof: %s: summary files hold the kernels, ops, steps, api, labels, memops, nvtx, "
+                "temporal, kernel-types, overlap, idle, memory, dist and launches --summary tables (kernels --short, ops --group category, "
+                "memory --events/--curve read traces): read the traces\n", paths[0]);
         return 2;
     }
     if (o->vo.filter_steps || o->vo.filter_window) {

@@ -348,6 +348,7 @@ struct tp_view_opts {
     int hooks;               /* lightning: --hooks, the call tree of Lightning's hooks */
     int ascii;               /* --ascii (the CLI also sets it when the locale is not UTF-8):
                                 drawings in ASCII, no box-drawing or block characters */
+    int summary;             /* launches: --summary, statistics per runtime call and kernel */
 };
 
 /* The registry of views, NULL-terminated. */

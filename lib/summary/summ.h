@@ -158,6 +158,12 @@ extern const struct tp_summ_view tp_summ_kernels_name, tp_summ_kernels_props, tp
     tp_summ_ops_shape, tp_summ_ops_stack, tp_summ_steps, tp_summ_diff, tp_summ_api, tp_summ_labels, tp_summ_memops, tp_summ_nvtx;
 /* the HTA timeline views (lib/view/hta/hta_summ.h) */
 extern const struct tp_summ_view tp_summ_temporal, tp_summ_kernel_types, tp_summ_overlap, tp_summ_idle;
+/* memory (view_memory.c), dist (dist_summ.c), launches --summary (view_launches.c) */
+extern const struct tp_summ_view tp_summ_memory, tp_summ_dist, tp_summ_launches;
+/* A one-rank dist section learns the rank the run settled for it (the
+ * summary's meta.rank: dist's notes name ranks), before it merges and
+ * before its table (summary.c). */
+void tp_summ_dist_settle(struct tp_section *sec, int64_t rank);
 const struct tp_summ_view *const *tp_summ_views(void);
 
 /* Build view sv's table of one store through its summary (the views'

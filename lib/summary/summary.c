@@ -10,7 +10,7 @@ static const struct tp_summ_view *const summ_views[] = {
     &tp_summ_kernels_name, &tp_summ_kernels_props, &tp_summ_ops_name, &tp_summ_ops_shape, &tp_summ_ops_stack, &tp_summ_steps, &tp_summ_diff,
     &tp_summ_api, &tp_summ_labels, &tp_summ_memops, &tp_summ_nvtx,
     &tp_summ_temporal, &tp_summ_kernel_types, &tp_summ_overlap, &tp_summ_idle,
-    NULL,
+    &tp_summ_memory, &tp_summ_dist, &tp_summ_launches, NULL,
 };
 
 const struct tp_summ_view *const *tp_summ_views(void)
@@ -96,11 +96,24 @@ int tp_summary_build(const tp_store *st, const tp_view *v, const struct tp_view_
     return TP_OK;
 }
 
+/* A one-rank summary's sections that keep their rank get the run's (the
+ * CLI and summary files set meta.rank once the run settled it). */
+static void settle_rank(tp_summary *s)
+{
+    if (!s || s->nranks != 1 || s->meta.rank < 0)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->s[i]->view, "dist") == 0)
+            tp_summ_dist_settle(s->s[i], s->meta.rank);
+}
+
 int tp_summary_merge(tp_summary *into, tp_summary *from, tp_error *err)
 {
     if (!into || !from)
         return tp_error_set(err, TP_ERR_USAGE, "tp_summary_merge: no summary");
     int rc = TP_OK;
+    settle_rank(into);
+    settle_rank(from);
     for (size_t i = 0; i < from->n && rc == TP_OK; i++) {
         struct tp_section *b = from->s[i];
         struct tp_section *a = (struct tp_section *)tp_summ_find(into, b->view, b->variant);
@@ -146,6 +159,7 @@ int tp_summary_table(tp_summary *s, const tp_view *v, const struct tp_view_opts 
     const struct tp_summ_view *sv = summ_for(v, vo);
     if (!sv)
         return tp_error_set(err, TP_ERR_USAGE, "%s: this view (with these options) has no mergeable summary", v->name);
+    settle_rank(s);
     struct tp_section *sec = (struct tp_section *)tp_summ_find(s, sv->desc->view, sv->desc->variant);
     if (!sec)
         return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds no %s (%s) table", path ? path : s->path,

@@ -15,7 +15,8 @@
  * communication ops table (§9.4) instead.  Times are exact int64 ns; the
  * plugin's truncation to whole µs in its averages is not repeated: the avg
  * rows round to the ns, the total as `tprof steps` rounds its avg total, and
- * the parts so that they still sum to it (mean_row). */
+ * the parts so that they still sum to it (mean_row).  --merge reads the
+ * ranks back from their exact summaries (dist_summ.c) into the same tables. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "ranges.h"
 #include "tb_classify.h"
 #include "view_options.h"
+#include "dist_rank.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -175,31 +177,9 @@ static int64_t comm_bytes(const char *dims, const char *types)
 
 /* ---- one rank ---- */
 
-struct cnode {
-    int64_t s, e;            /* the op's CPU range */
-    uint32_t name;           /* strtab id in the rank's store */
-    const char *nm;
-    int64_t ext;
-    int64_t bytes;
-    struct tp_ranges kr;            /* kernel_ranges: the CPU range, then (NCCL) its kernels */
-    struct tp_ranges real;          /* real_time_ranges */
-    long step;               /* index of the step that contains it, -1 none */
-};
-
-struct rank {
-    const tp_store *st;
-    struct tp_tb_breakdown bd;
-    struct tp_ranges comp, comm;    /* merged role ranges */
-    struct tp_ranges ov;            /* comp ∩ comm */
-    int has_comm;
-    struct cnode *nodes;
-    size_t nnodes;
-    int lib;                 /* 1 NCCL, 2 Gloo, 3 both (communication data cleared) */
-};
-
 static int cmp_node(const void *a, const void *b)
 {
-    const struct cnode *x = a, *y = b;
+    const struct dist_cnode *x = a, *y = b;
     if (x->s != y->s)
         return x->s < y->s ? -1 : 1;
     if (x->e != y->e)
@@ -228,8 +208,9 @@ static int64_t key_find(const int64_t *keys, const size_t *val, size_t n, int64_
     return lo < n && keys[lo] == k ? (int64_t)val[lo] : -1;
 }
 
-static void rank_free(struct rank *R)
+void tp_dist_rank_free(struct dist_rank *R)
 {
+    free(R->steps);
     free(R->comp.a);
     free(R->comm.a);
     free(R->ov.a);
@@ -252,7 +233,7 @@ static int cmp_extidx(const void *a, const void *b)
 /* The communication nodes (with their CPU range as the first kernel range
  * and their bytes) and, into cpu, the CPU-side role ranges the plugin uses
  * as computation on a rank without kernels. */
-static int collect_comm_nodes(struct rank *R, struct tp_ranges *cpu)
+static int collect_comm_nodes(struct dist_rank *R, struct tp_ranges *cpu)
 {
     const tp_store *st = R->st;
     size_t capn = 0;
@@ -268,12 +249,12 @@ static int collect_comm_nodes(struct rank *R, struct tp_ranges *cpu)
             R->lib |= lib;
             if (R->nnodes == capn) {
                 capn = capn ? capn * 2 : 16;
-                struct cnode *p = realloc(R->nodes, capn * sizeof *p);
+                struct dist_cnode *p = realloc(R->nodes, capn * sizeof *p);
                 if (!p)
                     return -1;
                 R->nodes = p;
             }
-            struct cnode *c = &R->nodes[R->nnodes++];
+            struct dist_cnode *c = &R->nodes[R->nnodes++];
             memset(c, 0, sizeof *c);
             c->s = s;
             c->e = e;
@@ -302,7 +283,7 @@ static int collect_comm_nodes(struct rank *R, struct tp_ranges *cpu)
  * id replaces the earlier one (Python dict semantics, first position kept);
  * the later node is marked INT64_MIN + 1 for keep_last_none to drop.  xi,
  * keys and vals have room for every node. */
-static void merge_same_ext(struct rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
+static void merge_same_ext(struct dist_rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
 {
     size_t nx = 0;
     for (size_t i = 0; i < R->nnodes; i++)
@@ -332,7 +313,7 @@ static void merge_same_ext(struct rank *R, struct extidx *xi, int64_t *keys, siz
 
 /* nodes without an External id all share the key None: the last one stays,
  * at the first one's place; the nodes merge_same_ext replaced go */
-static void keep_last_none(struct rank *R)
+static void keep_last_none(struct dist_rank *R)
 {
     long last_none = -1;
     for (size_t i = 0; i < R->nnodes; i++)
@@ -341,7 +322,7 @@ static void keep_last_none(struct rank *R)
     size_t o = 0;
     long first_none = -1;
     for (size_t i = 0; i < R->nnodes; i++) {
-        struct cnode *c = &R->nodes[i];
+        struct dist_cnode *c = &R->nodes[i];
         if (c->ext == INT64_MIN + 1)
             continue;
         if (c->ext == TP_NONE) {
@@ -364,7 +345,7 @@ static void keep_last_none(struct rank *R)
 
 /* the External id -> node index (keys sorted, for key_find) after
  * compaction; the number of keys */
-static size_t index_by_ext(const struct rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
+static size_t index_by_ext(const struct dist_rank *R, struct extidx *xi, int64_t *keys, size_t *vals)
 {
     size_t nk = 0;
     for (size_t i = 0; i < R->nnodes; i++)
@@ -382,7 +363,7 @@ static size_t index_by_ext(const struct rank *R, struct extidx *xi, int64_t *key
  * NCCL, one of that node's kernel ranges), else computation into kern.
  * -1 when out of memory (the view fails: a table missing kernels would be
  * wrong). */
-static int split_kernels(struct rank *R, const int64_t *keys, const size_t *vals, size_t nk, struct tp_ranges *kern)
+static int split_kernels(struct dist_rank *R, const int64_t *keys, const size_t *vals, size_t nk, struct tp_ranges *kern)
 {
     const tp_store *st = R->st;
     for (size_t r = 0; r < st->n; r++) {
@@ -404,7 +385,7 @@ static int split_kernels(struct rank *R, const int64_t *keys, const size_t *vals
 
 /* The nodes in (start, -end) order, each one's kernel ranges likewise, and
  * each node to the step that contains it whole. */
-static void order_nodes(struct rank *R)
+static void order_nodes(struct dist_rank *R)
 {
     if (R->lib == 3) {   /* NCCL and Gloo together: the plugin clears communication_data */
         for (size_t i = 0; i < R->nnodes; i++)
@@ -419,7 +400,7 @@ static void order_nodes(struct rank *R)
             qsort(R->nodes[i].kr.a, R->nodes[i].kr.n, sizeof(struct tp_range), cmp_rg_rev_end);
     size_t j = 0;
     for (size_t i = 0; i < R->nnodes; i++) {
-        struct cnode *c = &R->nodes[i];
+        struct dist_cnode *c = &R->nodes[i];
         while (j < R->bd.nsteps && R->bd.steps[j].end <= c->s)
             j++;
         for (size_t k = j; k < R->bd.nsteps && R->bd.steps[k].start <= c->s; k++)
@@ -430,7 +411,22 @@ static void order_nodes(struct rank *R)
     }
 }
 
-static int rank_build(struct rank *R, const tp_store *st)
+/* The parts of step k of rank R (its ranges within the step). */
+static void step_parts(const struct dist_rank *R, size_t k, int64_t *v)
+{
+    const struct tp_tb_step *S = &R->bd.steps[k];
+    int64_t overlap = tp_ranges_within(&R->ov, S->start, S->end);
+    int64_t comp = tp_ranges_within(&R->comp, S->start, S->end);
+    int64_t comm = tp_ranges_within(&R->comm, S->start, S->end);
+    int64_t total = S->end - S->start;
+    v[0] = comp - overlap;
+    v[1] = overlap;
+    v[2] = comm - overlap;
+    v[3] = total + overlap - comp - comm;
+    v[4] = total;
+}
+
+int tp_dist_rank_build(struct dist_rank *R, const tp_store *st)
 {
     memset(R, 0, sizeof *R);
     R->st = st;
@@ -470,6 +466,16 @@ static int rank_build(struct rank *R, const tp_store *st)
     if (tp_ranges_intersect(&R->comp, &R->comm, &R->ov) < 0)
         goto done;
     order_nodes(R);
+    R->path = st->path;
+    R->rank = st->rank;
+    R->steps = malloc((R->bd.nsteps ? R->bd.nsteps : 1) * sizeof *R->steps);
+    if (!R->steps)
+        goto done;
+    R->nsteps = R->bd.nsteps;
+    for (size_t k = 0; k < R->nsteps; k++) {
+        R->steps[k].num = R->bd.steps[k].num;
+        step_parts(R, k, R->steps[k].v);
+    }
     rc = 0;
 done:
     free(xi);
@@ -484,26 +490,26 @@ done:
  * same number of kernel ranges per node.  Then each node's ranges get their
  * real (transfer) part.  Returns 1 when aligned, 0 when not, -1 on OOM;
  * why holds the reason when not. */
-static int align(struct rank *R, size_t n, char *why, size_t cap)
+static int align(struct dist_rank *R, size_t n, char *why, size_t cap)
 {
     for (size_t w = 0; w < n; w++) {
         if (!R[w].has_comm || !R[w].nnodes) {
             if (n == 1)
                 snprintf(why, cap, "no communication op");
             else
-                snprintf(why, cap, "rank %lld has no communication op", (long long)R[w].st->rank);
+                snprintf(why, cap, "rank %lld has no communication op", (long long)R[w].rank);
             return 0;
         }
         if (R[w].nnodes != R[0].nnodes) {
             snprintf(why, cap, "rank %lld has %zu communication ops, rank %lld has %zu",
-                     (long long)R[0].st->rank, R[0].nnodes, (long long)R[w].st->rank, R[w].nnodes);
+                     (long long)R[0].rank, R[0].nnodes, (long long)R[w].rank, R[w].nnodes);
             return 0;
         }
         for (size_t i = 0; i < R[0].nnodes; i++)
             if (R[w].nodes[i].kr.n != R[0].nodes[i].kr.n) {
                 snprintf(why, cap, "communication op %zu has %zu ranges on rank %lld, %zu on rank %lld",
-                         i + 1, R[0].nodes[i].kr.n, (long long)R[0].st->rank, R[w].nodes[i].kr.n,
-                         (long long)R[w].st->rank);
+                         i + 1, R[0].nodes[i].kr.n, (long long)R[0].rank, R[w].nodes[i].kr.n,
+                         (long long)R[w].rank);
                 return 0;
             }
     }
@@ -550,25 +556,17 @@ static void worker_of(const char *path, char *buf, size_t cap)
 
 struct stepvals { int64_t v[8]; int has_wait; };   /* comp, overlap, comm, other, total, transfer, sync */
 
-/* The overview row of step k of rank R (k == nsteps: none) and its wait row. */
-static int step_row(struct rank *R, size_t k, int aligned, struct stepvals *out)
+/* The overview row of step k of rank R and its wait row (transfer, sync:
+ * from the communication nodes the step holds whole). */
+static int step_row(struct dist_rank *R, size_t k, int aligned, struct stepvals *out)
 {
     memset(out, 0, sizeof *out);
-    const struct tp_tb_step *S = &R->bd.steps[k];
-    int64_t overlap = tp_ranges_within(&R->ov, S->start, S->end);
-    int64_t comp = tp_ranges_within(&R->comp, S->start, S->end);
-    int64_t comm = tp_ranges_within(&R->comm, S->start, S->end);
-    int64_t total = S->end - S->start;
-    out->v[0] = comp - overlap;
-    out->v[1] = overlap;
-    out->v[2] = comm - overlap;
-    out->v[3] = total + overlap - comp - comm;
-    out->v[4] = total;
+    memcpy(out->v, R->steps[k].v, sizeof R->steps[k].v);
     if (aligned) {
         struct tp_ranges all = {0}, real = {0};
         int any = 0;
         for (size_t i = 0; i < R->nnodes; i++) {
-            const struct cnode *c = &R->nodes[i];
+            const struct dist_cnode *c = &R->nodes[i];
             if (c->step != (long)k)
                 continue;
             any = 1;
@@ -646,24 +644,25 @@ static void mean_row(const int64_t *sum, int64_t n, int64_t *v)
 
 /* The overview table: per rank, its steps and their average (or, with
  * --merge, per step the mean over the ranks that have it). */
-static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *t)
+static int overview(struct dist_rank *R, size_t n, int aligned, int merge, tp_table *t)
 {
     /* merge: accumulate by step number */
     struct acc { char name[32]; int64_t sum[7]; int64_t cnt, wcnt; } *acc = NULL;
     size_t nacc = 0, capacc = 0;
     for (size_t w = 0; w < n; w++) {
-        char worker[256];
-        worker_of(R[w].st->origin[0] ? R[w].st->origin : R[w].st->path, worker, sizeof worker);
+        char worker[256] = "all";
+        if (R[w].st)   /* a rank read back from a summary only ever merges */
+            worker_of(R[w].st->origin[0] ? R[w].st->origin : R[w].st->path, worker, sizeof worker);
         int64_t sum[7] = {0};
         size_t nwait = 0;
-        for (size_t k = 0; k < R[w].bd.nsteps; k++) {
+        for (size_t k = 0; k < R[w].nsteps; k++) {
             struct stepvals sv;
             if (step_row(&R[w], k, aligned, &sv) < 0) {
                 free(acc);
                 return -1;
             }
             char name[32];
-            snprintf(name, sizeof name, "%" PRId64, R[w].bd.steps[k].num);
+            snprintf(name, sizeof name, "%" PRId64, R[w].steps[k].num);
             for (int c = 0; c < 5; c++)
                 sum[c] += sv.v[c];
             if (sv.has_wait) {
@@ -701,7 +700,7 @@ static int overview(struct rank *R, size_t n, int aligned, int merge, tp_table *
                 acc[a].wcnt++;
             }
         }
-        size_t ns = R[w].bd.nsteps;
+        size_t ns = R[w].nsteps;
         if (!merge && ns) {
             /* the plugin's 'all': each part's mean over the steps (the plugin
              * truncates to whole µs; here rounded to the ns, see mean_row) */
@@ -783,7 +782,7 @@ static int put_ops(tp_table *t, const tp_store *rank, const char *worker, struct
 /* --comm: per rank and op name, in first-occurrence order; with --merge per
  * op over every rank (the ranges of different ranks are summed, not merged:
  * each rank has its own clock). */
-static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table *t)
+static int ops_table(struct dist_rank *R, size_t n, int aligned, int merge, tp_table *t)
 {
     struct opagg *all = NULL;
     size_t nall = 0;
@@ -795,7 +794,7 @@ static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table 
         if (!ag)
             return -1;
         for (size_t i = 0; i < R[w].nnodes && rc == 0; i++) {
-            const struct cnode *c = &R[w].nodes[i];
+            const struct dist_cnode *c = &R[w].nodes[i];
             size_t a = 0;
             while (a < na && strcmp(ag[a].name, c->nm) != 0)
                 a++;
@@ -871,45 +870,52 @@ static int ops_table(struct rank *R, size_t n, int aligned, int merge, tp_table 
     return rc;
 }
 
-static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo,
-                     tp_table **out, tp_error *err)
+/* The table of ranks R[0..n) (built from their stores or read back from a
+ * summary): align them, then the overview or --comm; frees the ranks. */
+int tp_dist_table(struct dist_rank *R, size_t n, const struct tp_view_opts *vo, int merge, tp_table **out,
+                      tp_error *err)
 {
-    *out = NULL;
-    struct rank *R = calloc(n ? n : 1, sizeof *R);
-    if (!R)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     int rc = TP_OK;
-    for (size_t w = 0; w < n; w++)
-        if (rank_build(&R[w], stores[w]) < 0) {
-            for (size_t v = 0; v <= w; v++)
-                rank_free(&R[v]);
-            free(R);
-            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        }
     char why[256] = "";
     int aligned = n ? align(R, n, why, sizeof why) : 0;
     tp_table *t = tp_table_new(dcols, sizeof dcols / sizeof *dcols);
     if (aligned < 0 || !t)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    else if (vo && vo->comm ? ops_table(R, n, aligned, vo->merge, t) < 0
-                            : overview(R, n, aligned, vo && vo->merge, t) < 0)
+    else if (vo && vo->comm ? ops_table(R, n, aligned, merge, t) < 0 : overview(R, n, aligned, merge, t) < 0)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     else if (tp_table_nomem(t))
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    /* a note (TP_OK with a message) when the ranks' communication cannot be
+     * compared: transfer and sync are then left empty, as the plugin leaves
+     * out its whole view */
+    if (rc == TP_OK && n && !aligned)
+        tp_error_set(err, TP_OK, "%s: no transfer/sync times: %s", n == 1 ? R[0].path : "dist", why);
     for (size_t w = 0; w < n; w++)
-        rank_free(&R[w]);
+        tp_dist_rank_free(&R[w]);
     free(R);
     if (rc != TP_OK) {
         tp_table_free(t);
         return rc;
     }
     *out = t;
-    /* a note (TP_OK with a message) when the ranks' communication cannot be
-     * compared: transfer and sync are then left empty, as the plugin leaves
-     * out its whole view */
-    if (n && !aligned)
-        tp_error_set(err, TP_OK, "%s: no transfer/sync times: %s", n == 1 ? stores[0]->path : "dist", why);
     return TP_OK;
+}
+
+static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo,
+                     tp_table **out, tp_error *err)
+{
+    *out = NULL;
+    struct dist_rank *R = calloc(n ? n : 1, sizeof *R);
+    if (!R)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    for (size_t w = 0; w < n; w++)
+        if (tp_dist_rank_build(&R[w], stores[w]) < 0) {
+            for (size_t v = 0; v <= w; v++)
+                tp_dist_rank_free(&R[v]);
+            free(R);
+            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        }
+    return tp_dist_table(R, n, vo, vo && vo->merge, out, err);
 }
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)

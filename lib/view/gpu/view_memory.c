@@ -28,6 +28,7 @@
 #include "tbtree.h"
 #include "views.h"
 #include "view_options.h"
+#include "summ.h"
 
 static const struct tp_coldef mem_cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "operator name (--events: the allocating operator, <unknown> if none)"},
@@ -147,8 +148,8 @@ static void traverse(struct stats *S, int64_t ni, size_t depth)
             return;
         S->agg_calls[a]++;
     }
-    if (!S->mem->visited[ni])
-        return;   /* the walk never entered it: the plugin skips its subtree */
+    if (!S->mem->visited || !S->mem->visited[ni])
+        return;   /* the walk never entered it (none without records): the plugin skips its subtree */
     size_t K = S->nd * M_NM;
     if (depth >= S->nframes) {
         size_t c = S->nframes ? S->nframes * 2 : 64;
@@ -191,40 +192,92 @@ static void traverse(struct stats *S, int64_t ni, size_t depth)
     }
 }
 
-static _Thread_local const tp_store *g_st;
-static _Thread_local const uint32_t *g_names;
-static int cmp_name(const void *a, const void *b)
+/* The statistics of a store as a summary section: one group per (operator,
+ * device) with the self and inclusive sums of the records (x[]); one per
+ * operator with device "" holding its calls (x[X_CALLS]: counted over the
+ * operator's nodes whatever their device); one per device with operator ""
+ * (every device that has records, for --device's list).  Integer bytes and
+ * counts summed: ranks merge exactly.  scal[0] counts the records. */
+enum { X_CALLS, X_SINC, X_SSINC, X_ALLOCS, X_SALLOCS, X_ASIZE, X_SASIZE, X_N };
+
+static void dev_keys(const struct tp_memdev *d, char *type, char *id)
 {
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    return strcmp(tp_store_str(g_st, g_names[x]), tp_store_str(g_st, g_names[y]));
+    snprintf(type, 16, "%d", (int)d->type);
+    snprintf(id, 16, "%d", (int)d->id);
 }
 
-static int build_stats(const tp_store *st, const struct tb_model *m, const struct tp_mem *mem, int dev,
-                       tp_table *t)
+static int put_stats(struct tp_section *sec, const struct stats *S)
 {
+    size_t K = S->nd * 2 * M_NM;
+    for (size_t d = 0; d < S->nd; d++) {
+        char type[16], id[16];
+        dev_keys(&S->mem->devs[d], type, id);
+        const char *key[] = {"", S->mem->devs[d].name, type, id};
+        if (!tp_summ_group(sec, key))
+            return -1;
+    }
+    for (size_t a = 0; a < S->nagg; a++) {
+        const char *op = tp_store_str(S->st, S->agg_name[a]);
+        const char *ckey[] = {op, "", "", ""};
+        struct tp_sgroup *c = tp_summ_group(sec, ckey);
+        if (!c)
+            return -1;
+        c->x[X_CALLS] += S->agg_calls[a];
+        for (size_t d = 0; d < S->nd; d++) {
+            const int64_t *g = S->agg + a * K + d * 2 * M_NM;
+            int any = 0;
+            for (int j = 0; j < 2 * M_NM; j++)
+                any |= g[j] != 0;
+            if (!any)
+                continue;
+            char type[16], id[16];
+            dev_keys(&S->mem->devs[d], type, id);
+            const char *key[] = {op, S->mem->devs[d].name, type, id};
+            struct tp_sgroup *G = tp_summ_group(sec, key);
+            if (!G)
+                return -1;
+            G->x[X_SINC] += g[M_NM + M_SINC];
+            G->x[X_SSINC] += g[M_SINC];
+            G->x[X_ALLOCS] += g[M_NM + M_SACNT];
+            G->x[X_SALLOCS] += g[M_SACNT];
+            G->x[X_ASIZE] += g[M_NM + M_SASIZE];
+            G->x[X_SASIZE] += g[M_SASIZE];
+        }
+    }
+    return 0;
+}
+
+static int summarize_stats(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    const struct tb_model *m = tp_store_tb(st);   /* the store's, built once */
+    struct tp_mem mem;
+    if (!m || tp_mem_collect(st, m, &mem) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     struct stats S = {0};
     S.st = st;
     S.m = m;
-    S.mem = mem;
-    S.nd = mem->ndevs;
+    S.mem = &mem;
+    S.nd = mem.ndevs;
     S.slot_cap = 1024;
     while (S.slot_cap < m->nnodes / 4 + 16 && S.slot_cap < ((size_t)1 << 24))
         S.slot_cap *= 2;
     S.head = malloc((m->nnodes ? m->nnodes : 1) * sizeof *S.head);
-    S.next = malloc((mem->n ? mem->n : 1) * sizeof *S.next);
+    S.next = malloc((mem.n ? mem.n : 1) * sizeof *S.next);
     S.run = calloc(S.nd * M_NM + 1, sizeof *S.run);
     S.slot = malloc(S.slot_cap * sizeof *S.slot);
     S.slot_key = malloc(S.slot_cap * sizeof *S.slot_key);
-    size_t *perm = NULL;
     int rc = -1;
     if (!S.head || !S.next || !S.run || !S.slot || !S.slot_key)
         goto out;
+    /* a rank without records still counts its operators' calls (a merged
+     * run's Calls are over every rank) */
+    sec->scal[0] = (int64_t)mem.n;
     for (size_t i = 0; i < m->nnodes; i++)
         S.head[i] = -1;
     for (size_t i = 0; i < S.slot_cap; i++)
         S.slot[i] = -1;
-    for (size_t k = mem->n; k-- > 0;) {   /* lists in time order */
-        int64_t nd = mem->recs[k].node;
+    for (size_t k = mem.n; k-- > 0;) {   /* lists in time order */
+        int64_t nd = mem.recs[k].node;
         S.next[k] = nd >= 0 ? S.head[nd] : -1;
         if (nd >= 0)
             S.head[nd] = (int64_t)k;
@@ -232,44 +285,125 @@ static int build_stats(const tp_store *st, const struct tb_model *m, const struc
     for (size_t r = 0; r < m->nroots && !S.oom; r++)
         for (int64_t c = m->nodes[m->roots[r]].first_child; c >= 0 && !S.oom; c = m->nodes[c].next_sib)
             traverse(&S, c, 0);
-    if (S.oom)
-        goto out;
-    perm = malloc((S.nagg ? S.nagg : 1) * sizeof *perm);
-    if (!perm)
-        goto out;
-    for (size_t i = 0; i < S.nagg; i++)
-        perm[i] = i;
-    g_st = st;
-    g_names = S.agg_name;
-    qsort(perm, S.nagg, sizeof *perm, cmp_name);
-    for (size_t d = 0; d < S.nd; d++) {
-        if (dev >= 0 && (size_t)dev != d)
-            continue;
-        for (size_t k = 0; k < S.nagg; k++) {
-            const int64_t *g = S.agg + perm[k] * S.nd * 2 * M_NM + d * 2 * M_NM;
-            int any = 0;
-            for (int j = 0; j < 2 * M_NM; j++)
-                any |= g[j] != 0;
-            if (!any)
-                continue;
-            tp_table_add_row(t);
-            tp_table_set_str(t, C_OP, tp_store_str(st, S.agg_name[perm[k]]));
-            tp_table_set_str(t, C_DEV, mem->devs[d].name);
-            tp_table_set_int(t, C_CALLS, S.agg_calls[perm[k]]);
-            tp_table_set_int(t, C_SINC, g[M_NM + M_SINC]);
-            tp_table_set_int(t, C_SSINC, g[M_SINC]);
-            tp_table_set_int(t, C_ALLOCS, g[M_NM + M_SACNT]);
-            tp_table_set_int(t, C_SALLOCS, g[M_SACNT]);
-            tp_table_set_int(t, C_ASIZE, g[M_NM + M_SASIZE]);
-            tp_table_set_int(t, C_SASIZE, g[M_SASIZE]);
-        }
-    }
-    rc = 0;
+    if (!S.oom)
+        rc = put_stats(sec, &S);
 out:
     free(S.head); free(S.next); free(S.run); free(S.frames); free(S.slot); free(S.slot_key);
-    free(S.agg_name); free(S.agg_calls); free(S.agg); free(perm);
-    return rc;
+    free(S.agg_name); free(S.agg_calls); free(S.agg);
+    tp_mem_free(&mem);
+    return rc < 0 ? tp_error_set(err, TP_ERR_NOMEM, "out of memory") : TP_OK;
 }
+
+/* The calls groups (device "") first, by operator name; then each device
+ * as the records' collection orders them (CPU, then GPUs by id): its
+ * presence group (operator ""), then its operators by name. */
+static int cmp_stat(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    const struct tp_sgroup *x = *a, *y = *b;
+    int cx = x->key[1][0] == 0, cy = y->key[1][0] == 0;
+    if (cx != cy)
+        return cx ? -1 : 1;
+    long tx = strtol(x->key[2], NULL, 10), ty = strtol(y->key[2], NULL, 10);
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    long ix = strtol(x->key[3], NULL, 10), iy = strtol(y->key[3], NULL, 10);
+    if (ix != iy)
+        return ix < iy ? -1 : 1;
+    int c = strcmp(x->key[1], y->key[1]);
+    return c ? c : strcmp(x->key[0], y->key[0]);
+}
+
+/* The calls of operator op: its group among the first ncalls of perm. */
+static int64_t calls_of(const struct tp_sgroup *const *perm, size_t ncalls, const char *op)
+{
+    size_t lo = 0, hi = ncalls;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(perm[mid]->key[0], op);
+        if (c == 0)
+            return perm[mid]->x[X_CALLS];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+static int stats_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                       tp_error *err)
+{
+    *out = NULL;
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_stat);
+    tp_table *t = tp_table_new(mem_cols, sizeof mem_cols / sizeof *mem_cols);
+    if (!perm || !t) {
+        free(perm);
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    size_t ng = sec->ng, ncalls = 0;
+    while (ncalls < ng && !perm[ncalls]->key[1][0])
+        ncalls++;
+    const char *dev = vo ? vo->device : NULL;
+    int rc = TP_OK;
+    if (sec->scal[0] == 0) {
+        /* nothing to show: an empty table and a note (status stays TP_OK) */
+        tp_error_set(err, TP_OK, "%s: no [memory] events (profile with profile_memory=True)", path);
+    } else if (dev) {
+        int have = 0;
+        char list[256] = "";
+        for (size_t i = ncalls; i < ng; i++) {
+            if (perm[i]->key[0][0])
+                continue;   /* a device's presence group: operator "" */
+            have |= strcmp(perm[i]->key[1], dev) == 0;
+            if (strlen(list) + 32 < sizeof list) {
+                if (*list)
+                    strcat(list, ", ");
+                strcat(list, perm[i]->key[1]);
+            }
+        }
+        if (!have)
+            rc = tp_error_set(err, TP_ERR_USAGE, "%s: no memory records on device %s (devices: %s)", path, dev, list);
+    }
+    for (size_t i = ncalls; i < ng && rc == TP_OK && sec->scal[0]; i++) {
+        const struct tp_sgroup *g = perm[i];
+        if (!g->key[0][0] || (dev && strcmp(g->key[1], dev) != 0))
+            continue;
+        tp_table_add_row(t);
+        tp_table_set_str(t, C_OP, g->key[0]);
+        tp_table_set_str(t, C_DEV, g->key[1]);
+        tp_table_set_int(t, C_CALLS, calls_of(perm, ncalls, g->key[0]));
+        tp_table_set_int(t, C_SINC, g->x[X_SINC]);
+        tp_table_set_int(t, C_SSINC, g->x[X_SSINC]);
+        tp_table_set_int(t, C_ALLOCS, g->x[X_ALLOCS]);
+        tp_table_set_int(t, C_SALLOCS, g->x[X_SALLOCS]);
+        tp_table_set_int(t, C_ASIZE, g->x[X_ASIZE]);
+        tp_table_set_int(t, C_SASIZE, g->x[X_SASIZE]);
+    }
+    free(perm);
+    if (rc == TP_OK && tp_table_nomem(t))
+        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (rc != TP_OK) {
+        tp_table_free(t);
+        return rc;
+    }
+    *out = t;
+    return TP_OK;
+}
+
+static int reads_stats(const struct tp_view_opts *vo, const char *variant)
+{
+    (void)variant;   /* --events and --curve are timelines: per trace, never summed */
+    return !vo || (!vo->events && !vo->curve && !vo->plot && !vo->group);
+}
+
+static const struct tp_summ_desc stats_desc = {
+    .view = "memory", .variant = "stats", .nkeys = 4, .nx = X_N, .nscal = 1,
+    .keys = {"op", "device", "device_type", "device_id"},
+    .xs = {"calls", "size_inc", "self_size_inc", "allocs", "self_allocs", "alloc_size", "self_alloc_size"},
+    .scals = {"records"},
+};
+const struct tp_summ_view tp_summ_memory = {&stats_desc, "memory", reads_stats, summarize_stats, stats_table, NULL};
 
 /* ---- events (SPEC 8.5) ---- */
 
@@ -494,6 +628,8 @@ static int build_curve(const tp_store *st, const struct tp_mem *mem, int dev, in
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     int curve = vo && (vo->curve || vo->plot), events = vo && vo->events && !curve;
+    if (!curve && !events)   /* one trace is a run of one rank: the statistics come from its summary */
+        return tp_summ_view_build(&tp_summ_memory, st, vo, out, err);
     const struct tb_model *tree = NULL;   /* the store's, built once */
     struct tp_mem mem;
     if (!curve && !(tree = tp_store_tb(st)))
@@ -528,7 +664,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         }
         /* the -w writer keeps one column free at the end of a line */
         r = build_curve(st, &mem, dev, vo->plot, vo->width > 0 ? vo->width - 1 : 79, t);
-    } else if (events) {
+    } else {
         int have = 0;
         for (size_t k = 0; k < mem.n && !have; k++)
             have = mem.recs[k].addr != TP_NONE;
@@ -538,8 +674,6 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             goto done;
         }
         r = build_events(tree, &mem, dev, t);
-    } else {
-        r = build_stats(st, tree, &mem, dev, t);
     }
     if (r < 0 || tp_table_nomem(t))
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");

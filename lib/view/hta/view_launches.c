@@ -21,6 +21,7 @@
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
+#include "summ.h"
 
 static const struct tp_coldef lcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -32,8 +33,24 @@ static const struct tp_coldef lcols[] = {
     {"gpu_dur", "GpuDur(us)", TP_COL_US, -1, 0, "duration of the GPU event"},
     {"launch_delay", "LaunchDelay(us)", TP_COL_US, -1, 0, "GPU start minus runtime call end (0 if negative)"},
     {"outlier", "Outlier", TP_COL_STR, -1, 0, "short, runtime and/or delay (HTA's plots), - none"},
+    /* --summary: per (runtime call, kernel) */
+    {"calls", "Calls", TP_COL_INT, -1, 0, "--summary: launches"},
+#define STAT_COLS(k, H, what)                                                                              \
+    {k "_total", H "Total(us)", TP_COL_US, -1, 0, "--summary: sum of " what},                               \
+    {k "_mean", H "Mean(us)", TP_COL_FIXED, -1, 3, "--summary: mean " what},                                \
+    {k "_median", H "Median(us)", TP_COL_US, -1, 0, "--summary: median " what " (mean of the middle two)"}, \
+    {k "_min", H "Min(us)", TP_COL_US, -1, 0, "--summary: shortest " what},                                 \
+    {k "_max", H "Max(us)", TP_COL_US, -1, 0, "--summary: longest " what},                                  \
+    {k "_std", H "Std(us)", TP_COL_US, -1, 0, "--summary: sample standard deviation of " what " (- under two)"}
+    STAT_COLS("cpu", "Cpu", "cpu_dur"),
+    STAT_COLS("gpu", "Gpu", "gpu_dur"),
+    STAT_COLS("delay", "Delay", "launch_delay (the launches that have one)"),
+    {"n_short", "Short", TP_COL_INT, -1, 0, "--summary: launches flagged short"},
+    {"n_runtime", "RuntimeOut", TP_COL_INT, -1, 0, "--summary: launches flagged runtime"},
+    {"n_delay", "DelayOut", TP_COL_INT, -1, 0, "--summary: launches flagged delay"},
 };
-enum { C_RANK, C_CORR, C_RUNTIME, C_KERNEL, C_STREAM, C_CPU, C_GPU, C_DELAY, C_OUTLIER };
+enum { C_RANK, C_CORR, C_RUNTIME, C_KERNEL, C_STREAM, C_CPU, C_GPU, C_DELAY, C_OUTLIER, C_CALLS, C_STATS,
+       C_NSHORT = C_STATS + 18, C_NRUNTIME, C_NDELAY, C_N };
 
 struct lev { int64_t rts, ts, row; };
 
@@ -52,13 +69,18 @@ static int64_t cutoff_ns(double us, double dflt)
     return us > 9e12 ? INT64_MAX : (int64_t)llround(us * 1000.0);
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+/* One launch: its GPU event row r, its runtime call row l, the durations;
+ * replayed: a later kernel of a graph replay (no launch delay, no flags). */
+struct launch { size_t r, l; int64_t cpu, gpu, delay; int replayed; };
+
+/* The launches HTA lists, in launch order (*out malloc'd); 0 or -1. */
+static int collect(const tp_store *st, const struct tp_view_opts *vo, struct launch **out, size_t *nout)
 {
+    *out = NULL;
+    *nout = 0;
     struct tp_hta h;
     if (tp_hta_init(&h, st, vo) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    int64_t rcut = cutoff_ns(vo ? vo->runtime_cutoff_us : 0, 50);
-    int64_t dcut = cutoff_ns(vo ? vo->launch_delay_cutoff_us : 0, 100);
+        return -1;
     /* launch-call names, classified once per name id */
     uint8_t *is_launch = calloc(st->strings.count ? st->strings.count : 1, 1);
     size_t n = 0;
@@ -66,13 +88,13 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         if (st->launcher[r] >= 0 && tp_hta_is_gpu(&h, r))
             n++;
     struct lev *v = malloc((n ? n : 1) * sizeof *v);
-    tp_table *t = tp_table_new(lcols, sizeof lcols / sizeof *lcols);
-    if (!is_launch || !v || !t) {
+    struct launch *L = malloc((n ? n : 1) * sizeof *L);
+    if (!is_launch || !v || !L) {
         free(is_launch);
         free(v);
-        tp_table_free(t);
+        free(L);
         tp_hta_free(&h);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        return -1;
     }
     n = 0;
     for (size_t r = 0; r < st->n; r++) {
@@ -92,7 +114,6 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         v[n++].row = (int64_t)r;
     }
     qsort(v, n, sizeof *v, cmp_lev);
-    int64_t rank = tp_hta_rank(st);
     for (size_t i = 0; i < n; i++) {
         size_t r = (size_t)v[i].row, l = (size_t)st->launcher[r];
         /* a later kernel of the same graph replay: no launch delay of its own */
@@ -102,45 +123,255 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_hta_times(&h, l, &rs, &re);
         tp_hta_times(&h, r, &ks, &ke);
         int64_t cpu = re - rs, gpu = ke - ks, delay = ks - rs - cpu;
-        if (delay < 0)
-            delay = 0;
+        L[i] = (struct launch){r, l, cpu, gpu, delay < 0 ? 0 : delay, replayed};
+    }
+    free(is_launch);
+    free(v);
+    tp_hta_free(&h);
+    *out = L;
+    *nout = n;
+    return 0;
+}
+
+/* HTA's outlier classes of a launch (none for a replayed kernel). */
+static int is_short(const struct launch *x, int64_t rcut) { return !x->replayed && x->cpu <= rcut && x->gpu < x->cpu; }
+static int is_runtime(const struct launch *x, int64_t rcut) { return !x->replayed && x->cpu > rcut; }
+static int is_delay(const struct launch *x, int64_t dcut) { return !x->replayed && x->delay > dcut; }
+
+static const char *no_launch = "%s: no kernel launch (runtime call with a correlated GPU event): no launch statistics";
+
+static int build_launches(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    int64_t rcut = cutoff_ns(vo ? vo->runtime_cutoff_us : 0, 50);
+    int64_t dcut = cutoff_ns(vo ? vo->launch_delay_cutoff_us : 0, 100);
+    struct launch *L;
+    size_t n;
+    tp_table *t = tp_table_new(lcols, C_N);
+    if (!t || collect(st, vo, &L, &n) < 0) {
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    int64_t rank = tp_hta_rank(st);
+    for (size_t i = 0; i < n; i++) {
+        const struct launch *x = &L[i];
         char flags[32] = "";
-        if (!replayed) {
-            if (cpu <= rcut && gpu < cpu)
-                strcat(flags, "short");
-            if (cpu > rcut)
-                strcat(flags, "runtime");
-            if (delay > dcut)
-                strcat(flags, *flags ? ",delay" : "delay");
-        }
+        if (is_short(x, rcut))
+            strcat(flags, "short");
+        if (is_runtime(x, rcut))
+            strcat(flags, "runtime");
+        if (is_delay(x, dcut))
+            strcat(flags, *flags ? ",delay" : "delay");
         if (tp_table_add_row(t) < 0)
             break;
         tp_table_set_int(t, C_RANK, rank);
-        if (st->correlation[r] != TP_NONE)
-            tp_table_set_int(t, C_CORR, st->correlation[r]);
+        if (st->correlation[x->r] != TP_NONE)
+            tp_table_set_int(t, C_CORR, st->correlation[x->r]);
         else
             tp_table_set_null(t, C_CORR);
-        tp_table_set_str(t, C_RUNTIME, tp_store_str(st, st->name[l]));
-        tp_table_set_str(t, C_KERNEL, tp_store_str(st, st->name[r]));
-        tp_table_set_int(t, C_STREAM, st->stream[r]);
-        tp_table_set_int(t, C_CPU, cpu);
-        tp_table_set_int(t, C_GPU, gpu);
-        if (replayed)
+        tp_table_set_str(t, C_RUNTIME, tp_store_str(st, st->name[x->l]));
+        tp_table_set_str(t, C_KERNEL, tp_store_str(st, st->name[x->r]));
+        tp_table_set_int(t, C_STREAM, st->stream[x->r]);
+        tp_table_set_int(t, C_CPU, x->cpu);
+        tp_table_set_int(t, C_GPU, x->gpu);
+        if (x->replayed)
             tp_table_set_null(t, C_DELAY);
         else
-            tp_table_set_int(t, C_DELAY, delay);
+            tp_table_set_int(t, C_DELAY, x->delay);
         if (*flags)
             tp_table_set_str(t, C_OUTLIER, flags);
         else
             tp_table_set_null(t, C_OUTLIER);
     }
-    free(is_launch);
-    free(v);
-    tp_hta_free(&h);
+    free(L);
     if (tp_table_rows(t) == 0)
-        tp_error_set(err, TP_OK, "%s: no kernel launch (runtime call with a correlated GPU event): no launch statistics", st->path);
+        tp_error_set(err, TP_OK, no_launch, st->path);
     *out = t;
     return TP_OK;
+}
+
+/* ---- --summary: exact mergeable statistics per (runtime call, kernel) ----
+ *
+ * Each (runtime, kernel) has five groups (key "metric"): the multisets of
+ * cpu_dur and gpu_dur over its launches, of launch_delay over the launches
+ * that have one, and, for the outlier counts at any cut-off given to the
+ * table, the cpu_dur of the launches that can be flagged (not a replay's
+ * later kernel) and of those among them whose GPU event is shorter than the
+ * call (HTA's "short" when cpu_dur <= the cut-off).  Counts, sums, squares
+ * and multisets are integers: ranks merge exactly, and the cut-offs stay
+ * options of the table, not of the summary. */
+enum { M_CPU, M_GPU, M_DELAY, M_FLAGGABLE, M_SHORTER, M_N };
+static const char *const metric[M_N] = {"cpu_dur", "gpu_dur", "launch_delay", "cpu_dur_flaggable",
+                                        "cpu_dur_gpu_shorter"};
+
+/* --hta-quirks (or TPROF_HTA_QUIRKS=1) and --all-steps choose the launches:
+ * the summary keeps them (ranks merged have the same). */
+static long summ_param(const struct tp_view_opts *vo)
+{
+    return ((vo && vo->hta_quirks) || tp_hta_quirks_env() ? 1 : 0) | (vo && vo->all_steps ? 2 : 0);
+}
+
+static int summ_add(struct tp_section *sec, const char *rt, const char *k, int m, int64_t v)
+{
+    const char *key[] = {rt, k, metric[m]};
+    struct tp_sgroup *g = tp_summ_group(sec, key);
+    return g && tp_summ_add(g, v) == 0 ? 0 : -1;
+}
+
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    long p = sec->flags >> TP_SUMM_PARAM_SHIFT;
+    struct tp_view_opts vo = {.hta_quirks = (int)(p & 1), .all_steps = (int)(p >> 1 & 1)};
+    struct launch *L;
+    size_t n;
+    if (collect(st, &vo, &L, &n) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const struct launch *x = &L[i];
+        const char *rt = tp_store_str(st, st->name[x->l]), *k = tp_store_str(st, st->name[x->r]);
+        rc = summ_add(sec, rt, k, M_CPU, x->cpu) | summ_add(sec, rt, k, M_GPU, x->gpu);
+        if (rc == 0 && !x->replayed)
+            rc = summ_add(sec, rt, k, M_DELAY, x->delay) | summ_add(sec, rt, k, M_FLAGGABLE, x->cpu) |
+                 (x->gpu < x->cpu ? summ_add(sec, rt, k, M_SHORTER, x->cpu) : 0);
+    }
+    free(L);
+    return rc ? tp_error_set(err, TP_ERR_NOMEM, "out of memory") : TP_OK;
+}
+
+/* Values of g's multiset above cut (at most cut: le). */
+static int64_t count_above(const struct tp_sgroup *g, int64_t cut, int le)
+{
+    int64_t c = 0;
+    for (size_t i = 0; g && i < g->nd; i++)
+        if ((g->d[i].v > cut) != le)
+            c += g->d[i].n;
+    return c;
+}
+
+struct lrow { const struct tp_sgroup *m[M_N]; };
+
+static int cmp_keys(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
+{
+    for (int k = 0; k < 3; k++) {
+        int c = strcmp((*a)->key[k], (*b)->key[k]);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+/* Most launches first; then by runtime call and kernel name: an order no
+ * merge of ranks changes. */
+static int cmp_lrow(const void *a, const void *b)
+{
+    const struct tp_sgroup *x = ((const struct lrow *)a)->m[M_CPU], *y = ((const struct lrow *)b)->m[M_CPU];
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    int c = strcmp(x->key[0], y->key[0]);
+    return c ? c : strcmp(x->key[1], y->key[1]);
+}
+
+static void put_stats(tp_table *t, size_t col, const struct tp_sgroup *g)
+{
+    if (!g || g->n == 0) {
+        for (size_t c = 0; c < 6; c++)
+            tp_table_set_null(t, col + c);
+        return;
+    }
+    tp_table_set_int(t, col, g->sum);
+    tp_table_set_float(t, col + 1, (double)g->sum / (double)g->n / 1000.0);
+    tp_table_set_float(t, col + 2, tp_summ_median(g));
+    tp_table_set_int(t, col + 3, g->min);
+    tp_table_set_int(t, col + 4, g->max);
+    double sd = tp_summ_std(g);
+    if (isnan(sd)) tp_table_set_null(t, col + 5);
+    else tp_table_set_float(t, col + 5, sd);
+}
+
+static int summ_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                      tp_error *err)
+{
+    *out = NULL;
+    long have = sec->flags >> TP_SUMM_PARAM_SHIFT, want = summ_param(vo);
+    if (have != want) {   /* a summary file keeps HTA's default launches */
+        static const char *const opts[] = {"the default options", "--hta-quirks", "--all-steps",
+                                           "--hta-quirks --all-steps"};
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds the launches of %s, not of %s: read the traces",
+                            path, opts[have & 3], opts[want & 3]);
+    }
+    int64_t rcut = cutoff_ns(vo ? vo->runtime_cutoff_us : 0, 50);
+    int64_t dcut = cutoff_ns(vo ? vo->launch_delay_cutoff_us : 0, 100);
+    const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_keys);
+    struct lrow *rows = calloc(sec->ng ? sec->ng : 1, sizeof *rows);
+    tp_table *t = tp_table_new(lcols, C_N);
+    size_t nr = 0;
+    if (!perm || !rows || !t) {
+        free(perm);
+        free(rows);
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < sec->ng; i++) {
+        const struct tp_sgroup *g = perm[i];
+        if (nr == 0 || strcmp(rows[nr - 1].m[M_CPU]->key[0], g->key[0]) != 0 ||
+            strcmp(rows[nr - 1].m[M_CPU]->key[1], g->key[1]) != 0)
+            nr++;
+        for (int m = 0; m < M_N; m++)
+            if (strcmp(g->key[2], metric[m]) == 0)
+                rows[nr - 1].m[m] = g;
+        if (!rows[nr - 1].m[M_CPU])
+            rows[nr - 1].m[M_CPU] = g;   /* never: every launch has its cpu_dur (sorts first) */
+    }
+    qsort(rows, nr, sizeof *rows, cmp_lrow);
+    for (size_t i = 0; i < nr; i++) {
+        const struct lrow *R = &rows[i];
+        tp_table_add_row(t);
+        tp_table_set_str(t, C_RUNTIME, R->m[M_CPU]->key[0]);
+        tp_table_set_str(t, C_KERNEL, R->m[M_CPU]->key[1]);
+        tp_table_set_int(t, C_CALLS, R->m[M_CPU]->n);
+        put_stats(t, C_STATS, R->m[M_CPU]);
+        put_stats(t, C_STATS + 6, R->m[M_GPU]);
+        put_stats(t, C_STATS + 12, R->m[M_DELAY]);
+        tp_table_set_int(t, C_NSHORT, count_above(R->m[M_SHORTER], rcut, 1));
+        tp_table_set_int(t, C_NRUNTIME, count_above(R->m[M_FLAGGABLE], rcut, 0));
+        tp_table_set_int(t, C_NDELAY, count_above(R->m[M_DELAY], dcut, 0));
+    }
+    free(perm);
+    free(rows);
+    if (tp_table_nomem(t)) {
+        tp_table_free(t);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    if (nr == 0)
+        tp_error_set(err, TP_OK, no_launch, path);
+    *out = t;
+    return TP_OK;
+}
+
+static int reads(const struct tp_view_opts *vo, const char *variant)
+{
+    (void)variant;
+    return vo && vo->summary;   /* the per-launch table is a timeline: laid out */
+}
+
+static const struct tp_summ_desc summ_desc = {
+    .view = "launches", .variant = "summary", .nkeys = 3, .keys = {"runtime", "kernel", "metric"},
+};
+const struct tp_summ_view tp_summ_launches = {&summ_desc, "launches", reads, summarize, summ_table, summ_param};
+
+static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+{
+    if (vo && vo->summary)   /* one trace is a run of one rank */
+        return tp_summ_view_build(&tp_summ_launches, st, vo, out, err);
+    return build_launches(st, vo, out, err);
+}
+
+static const char *columns_for(const struct tp_view_opts *vo)
+{
+    return vo && vo->summary ? "runtime,kernel,calls,cpu_total,cpu_mean,cpu_median,cpu_min,cpu_max,cpu_std,"
+                               "gpu_total,gpu_mean,gpu_median,gpu_min,gpu_max,gpu_std,delay_total,delay_mean,"
+                               "delay_median,delay_min,delay_max,delay_std,n_short,n_runtime,n_delay"
+                             : NULL;
 }
 
 static const struct tp_view_option launches_options[] = {
@@ -149,13 +380,16 @@ static const struct tp_view_option launches_options[] = {
     TP_VOPT_ALL_STEPS,
     TP_VOPT_MICROSECONDS("runtime-cutoff", "US", runtime_cutoff_us, "HTA's runtime outlier cut-off"),
     TP_VOPT_MICROSECONDS("launch-delay-cutoff", "US", launch_delay_cutoff_us, "HTA's launch delay outlier cut-off"),
+    TP_VOPT_FLAG("summary", summary, "per runtime call and kernel: count, cpu_dur, gpu_dur and launch_delay "
+                 "statistics (sum, mean, median, min, max, std), outlier counts; --merge sums the ranks exactly"),
 };
 
 const tp_view tp_view_launches = {
     .name = "launches",
     .summary = "HTA kernel launch statistics: runtime call, GPU duration and launch delay per launch",
     .cols = lcols,
-    .ncols = sizeof lcols / sizeof *lcols,
+    .ncols = C_N,
+    .columns_for = columns_for,
     .default_columns = "rank,correlation,cpu_dur,gpu_dur,launch_delay,outlier,runtime,kernel",
     .build = build,
     TP_VIEW_OPTIONS(launches_options),
