@@ -264,16 +264,11 @@ static enum tp_severity worst(const tp_table *t)
     return w;
 }
 
-static const struct tp_view_option check_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
-
 const tp_view tp_view_check = {
     .name = "check",
-    TP_VIEW_OPTIONS(check_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "trace health, one row per finding (exit 0 clean, 1 warnings, 2 errors)",
-    .cols = check_cols,
-    .ncols = NCOLS,
+    TP_VIEW_COLUMNS(check_cols),
     .default_columns = "rank,severity,finding,count,first_ts,first_event,detail",
     .build = build,
     .build_run = build_run,

@@ -147,16 +147,11 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
-static const struct tp_view_option info_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
-
 const tp_view tp_view_info = {
     .name = "info",
-    TP_VIEW_OPTIONS(info_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "what an input holds: format, size, events by kind, devices, streams, steps, skips",
-    .cols = info_cols,
-    .ncols = 2,
+    TP_VIEW_COLUMNS(info_cols),
     .default_columns = "property,value",
     .build = build,
 };

@@ -267,16 +267,11 @@ done:
     return rc;
 }
 
-static const struct tp_view_option advice_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
-
 const tp_view tp_view_advice = {
     .name = "advice",
-    TP_VIEW_OPTIONS(advice_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "TensorBoard plugin performance recommendations, as plain sentences",
-    .cols = acols,
-    .ncols = A_N,
+    TP_VIEW_COLUMNS(acols),
     .default_columns = "kind,advice",
     .build = build,
     .timeline = 1,

@@ -21,6 +21,7 @@
 #include "ascend.h"
 #include "plot.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "--events: the allocating operator (cann::... for GE), <unknown> if none"},
@@ -327,8 +328,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 const tp_view tp_view_npu_memory = {
     .name = "memory",
     .summary = "Ascend plugin Memory view: peaks per device and component (--events, --curve [--plot], --group component)",
-    .cols = cols,
-    .ncols = C_N,
+    TP_VIEW_COLUMNS(cols),
     .default_columns = PEAK_COLS,
     .build = build,
     .columns_for = columns_for,

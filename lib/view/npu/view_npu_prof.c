@@ -9,6 +9,7 @@
 #include <string.h>
 #include "ascend.h"
 #include "views.h"
+#include "view_options.h"
 
 static const struct tp_coldef cols[] = {
     {"idx", "Idx", TP_COL_INT, 5, 0, "1-based position in kernel_details.csv"},
@@ -114,8 +115,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 const tp_view tp_view_npu_prof = {
     .name = "prof",
     .summary = "every device task of kernel_details.csv (Ascend)",
-    .cols = cols,
-    .ncols = C_N,
+    TP_VIEW_COLUMNS(cols),
     .default_columns = "idx,step,device,stream,core,op,kernel,sil,start,wait,block_dim,in_shapes,in_types,out_shapes,out_types",
     .build = build,
 };
