@@ -8,19 +8,16 @@
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 REF=${REF:-../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_need tbmemory "$REF/kineto/expected" "./cli/tprof" python3
-exec python3 - "$REF/kineto" <<'PY'
+golden_python tbmemory "$REF/kineto/expected" "./cli/tprof" "$REF/kineto" <<'PY'
 import csv, glob, gzip, io, json, math, os, subprocess, sys
 from decimal import Decimal
+from golden import csv_view
 
 K = sys.argv[1]
 TPROF = "./cli/tprof"
 
 def run(view, path, *extra):
-    p = subprocess.run([TPROF, view, "--csv", *extra, path], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[:200]))
-    return list(csv.DictReader(io.StringIO(p.stdout))), p.stderr
+    return csv_view(TPROF, view, path, *extra)
 
 def rounder(v):
     # the plugin's DisplayRounder(ndigits=2) (T/utils.py)
