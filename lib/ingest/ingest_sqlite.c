@@ -45,6 +45,7 @@
 #include "occupancy.h"
 #include "pyprof.h"
 #include "sqlite_open.h"
+#include "try.h"
 
 struct sq {
     sqlite3 *db;
@@ -225,9 +226,7 @@ static int prepare(struct sq *q, const char *table, const char *sql, sqlite3_stm
 {
     *s = NULL;
     if (!q->checked || strcmp(q->checked, table) != 0) {
-        int rc = tp_sqlite_check_table(q->err, q->path, q->db, table);
-        if (rc != TP_OK)
-            return rc;
+        TP_TRY(tp_sqlite_check_table(q->err, q->path, q->db, table));
         q->checked = table;
     }
     if (sqlite3_prepare_v2(q->db, sql, -1, s, NULL) != SQLITE_OK)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "strtab.h"
 #include "table.h"
+#include "cmp.h"
 
 #define TP_CHUNK_SHIFT 12
 #define TP_CHUNK_ROWS ((size_t)1 << TP_CHUNK_SHIFT)
@@ -643,8 +644,7 @@ struct skey {
 static int cmp_skey_num(const void *pa, const void *pb)
 {
     const struct skey *a = pa, *b = pb;
-    if (a->cls != b->cls)
-        return a->cls < b->cls ? -1 : 1;
+    TP_CMP_BY(a, b, cls);
     if (a->cls == 0) {
         if (a->isint && b->isint) {
             if (a->k.i != b->k.i)
@@ -662,10 +662,8 @@ static int cmp_skey_num(const void *pa, const void *pb)
 static int cmp_skey_str(const void *pa, const void *pb)
 {
     const struct skey *a = pa, *b = pb;
-    if (a->cls != b->cls)
-        return a->cls < b->cls ? -1 : 1;
-    if (a->k.r != b->k.r)
-        return a->k.r < b->k.r ? -1 : 1;
+    TP_CMP_BY(a, b, cls);
+    TP_CMP_BY(a, b, k.r);
     return a->row < b->row ? -1 : a->row > b->row ? 1 : 0;
 }
 

@@ -234,6 +234,18 @@ static void note_left_out(const struct tp_wctx *w, size_t kept)
     }
 }
 
+static void put_fit_header(struct tp_sbuf *b, const char *h, size_t j, void *wid)
+{
+    tp_disp_put_fit(b, h, strlen(h), ((const size_t *)wid)[j], 1);
+    tp_sbuf_putc(b, ' ');
+}
+
+static void put_trunc_header(struct tp_sbuf *b, const char *h, size_t j, void *wid)
+{
+    tp_text_put_trunc(b, h, strlen(h), ((const size_t *)wid)[j], 1);
+    tp_sbuf_putc(b, ' ');
+}
+
 static int write_fit(const struct tp_wctx *w)
 {
     size_t n = w->nsel ? w->nsel : 1;
@@ -244,17 +256,7 @@ static int write_fit(const struct tp_wctx *w)
     layout_fit(w, wid, wid + n, wid + 2 * n, &nsel);
     note_left_out(w, nsel);
     struct tp_sbuf b = { 0 };
-    int rc = TP_OK;
-    if (w->o->header) {
-        for (size_t j = 0; j < nsel; j++) {
-            char hb[160];
-            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
-            tp_disp_put_fit(&b, h, strlen(h), wid[j], 1);
-            tp_sbuf_putc(&b, ' ');
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
+    int rc = tp_write_header(w, &b, nsel, put_fit_header, wid);
     for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
         size_t row = tp_wctx_row(w, i);
         for (size_t j = 0; j < nsel; j++) {
@@ -274,8 +276,8 @@ static int write_fit(const struct tp_wctx *w)
         tp_sbuf_putc(&b, '\n');
         rc = tp_write_line(w, &b);
     }
-    if (rc == TP_OK && tp_table_footer(w->t)[0] && fputs(tp_table_footer(w->t), w->out) < 0)
-        rc = tp_error_set(w->err, TP_ERR_IO, "write error");
+    if (rc == TP_OK)
+        rc = tp_write_footer(w);
     tp_sbuf_free(&b);
     free(wid);
     return rc;
@@ -292,16 +294,8 @@ int tp_write_columns(const struct tp_wctx *w)
         return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
     int rc = layout(w, wid);
     struct tp_sbuf b = { 0 };
-    if (rc == TP_OK && w->o->header) {
-        for (size_t j = 0; j < w->nsel; j++) {
-            char hb[160];
-            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
-            tp_text_put_trunc(&b, h, strlen(h), wid[j], 1);
-            tp_sbuf_putc(&b, ' ');
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
+    if (rc == TP_OK)
+        rc = tp_write_header(w, &b, w->nsel, put_trunc_header, wid);
     for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
         size_t row = tp_wctx_row(w, i);
         for (size_t j = 0; j < w->nsel; j++) {
@@ -323,8 +317,8 @@ int tp_write_columns(const struct tp_wctx *w)
         tp_sbuf_putc(&b, '\n');
         rc = tp_write_line(w, &b);
     }
-    if (rc == TP_OK && tp_table_footer(w->t)[0] && fputs(tp_table_footer(w->t), w->out) < 0)
-        rc = tp_error_set(w->err, TP_ERR_IO, "write error");
+    if (rc == TP_OK)
+        rc = tp_write_footer(w);
     tp_sbuf_free(&b);
     free(wid);
     return rc;

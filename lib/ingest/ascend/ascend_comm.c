@@ -10,6 +10,7 @@
 #include <string.h>
 #include "ascend.h"
 #include "json.h"
+#include "grow.h"
 
 static int num(tp_json *j, double *out)
 {
@@ -105,14 +106,8 @@ static int bw_info(tp_json *j, struct tp_npu_comm *c)
 
 static int add(struct tp_npu_data *d, const struct tp_npu_comm *c)
 {
-    if (d->ncomms == d->capcomms) {
-        size_t n = d->capcomms ? d->capcomms * 2 : 64;
-        void *p = realloc(d->comms, n * sizeof *d->comms);
-        if (!p)
-            return -1;
-        d->comms = p;
-        d->capcomms = n;
-    }
+    if (tp_grow((void **)&d->comms, &d->capcomms, d->ncomms + 1, sizeof *d->comms) < 0)
+        return -1;
     d->comms[d->ncomms++] = *c;
     return 0;
 }

@@ -22,6 +22,7 @@
 #include "plot.h"
 #include "views.h"
 #include "view_options.h"
+#include "try.h"
 
 static const struct tp_coldef cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "--events: the allocating operator (cann::... for GE), <unknown> if none"},
@@ -88,8 +89,7 @@ static int peaks(const tp_store *st, const struct tp_view_opts *vo, int modules,
     int64_t origin = tp_npu_origin(d);
     size_t n = modules ? d->nmodules : d->nrecords;
     struct peak *p = calloc(n + 1, sizeof *p);
-    if (!p)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(p, err);
     size_t np = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t dev = modules ? d->modules[i].device : d->records[i].device;
@@ -258,8 +258,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                                 devs[0] ? devs : "none");
     }
     tp_table *t = tp_table_new(cols, C_N);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     int64_t origin = tp_npu_origin(d);
     int rc = TP_OK;
     if (events) {

@@ -20,6 +20,7 @@
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
+#include "try.h"
 
 /* µs or ms to ns; TP_NONE for an empty cell (NaN), and *bad set for a
  * value beyond int64 ns (llround's result there is unspecified: negative
@@ -83,8 +84,7 @@ static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_tab
     if (!d || !(d->files & TP_NPU_STEP_TRACE))
         return tp_npu_missing(st, TP_NPU_STEP_TRACE, "steps", scols, S_N, out, err);
     tp_table *t = tp_table_new(scols, S_N);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     int bad = 0;
     for (size_t i = 0; i < d->nsteps; i++) {
         const struct tp_npu_steptime *s = &d->steps[i];
@@ -196,8 +196,7 @@ static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
     if (!d || !(d->files & need))
         return tp_npu_missing(st, need, comm ? "dist --comm" : "dist", dcols, D_N, out, err);
     tp_table *t = tp_table_new(dcols, D_N);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     if (comm) {
         int rc = comm_ops(st, t);
         if (rc < 0) {

@@ -16,6 +16,7 @@
 #include "view_options.h"
 #include "summ.h"
 #include "nsys_table.h"
+#include "try.h"
 
 static const struct tp_coldef mcols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every memory operation (%)"},
@@ -59,8 +60,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     size_t ns = st->strings.count;
     const char **op = calloc(ns ? ns : 1, sizeof *op);      /* memcpy name id -> operation */
     int rc = TP_OK;
-    if (!op)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(op, err);
     for (size_t r = 0; r < st->n && rc == TP_OK; r++) {
         uint8_t k = st->kind[r];
         if ((k != TP_K_MEMCPY && k != TP_K_MEMSET) || st->ph[r] != 'X')

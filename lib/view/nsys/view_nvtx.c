@@ -17,6 +17,7 @@
 #include "summ.h"
 #include "nsys_table.h"
 #include "try.h"
+#include "cmp.h"
 
 static const struct tp_coldef ncols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every range (%)"},
@@ -33,9 +34,9 @@ struct launch { int64_t pid, tid, ts, dur; };
 static int cmp_launch(const void *a, const void *b)
 {
     const struct launch *x = a, *y = b;
-    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
+    TP_CMP_BY(x, y, pid);
+    TP_CMP_BY(x, y, tid);
+    return TP_CMP(x->ts, y->ts);
 }
 
 /* First launch at or after (pid, tid, ts). */
@@ -58,8 +59,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     for (size_t r = 0; r < st->n; r++)
         if (st->kind[r] == TP_K_KERNEL && st->launcher[r] >= 0) nl++;
     struct launch *l = malloc((nl ? nl : 1) * sizeof *l);
-    if (!l)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(l, err);
     nl = 0;
     for (size_t r = 0; r < st->n; r++) {
         int64_t c = st->kind[r] == TP_K_KERNEL ? st->launcher[r] : -1;
