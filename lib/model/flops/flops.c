@@ -330,6 +330,27 @@ static int isz_req(struct fctx *x, const char *t, int *out)
 static void set_op(struct fctx *x, const char *op) { snprintf(x->r->op, sizeof x->r->op, "%s", op); }
 static void set_tc(struct fctx *x, const char *tc) { snprintf(x->r->tc, sizeof x->r->tc, "%s", tc); }
 
+/* The end of a class that never runs on Tensor Cores: its FLOPs, bytes and
+ * op; 0. */
+static int done_no_tc(struct fctx *x, int64_t flops, int64_t bytes, const char *op)
+{
+    tp_ff_int(&x->r->flops, flops);
+    tp_ff_int(&x->r->bytes, bytes);
+    set_tc(x, "-");
+    set_op(x, op);
+    return 0;
+}
+
+/* The call's arguments but out= (prof.py drops it before counting); how many. */
+static int args_but_out(const struct tp_opcall *c, const struct tp_arg **f)
+{
+    int n = 0;
+    for (int j = 0; j < c->nargs; j++)
+        if (!tp_streq(c->args[j].name, "out"))
+            f[n++] = &c->args[j];
+    return n;
+}
+
 /* TC test of the GEMM classes: apex 884gemm/1688gemm, 3.x the whitelist. */
 static const char *tc_gemm(struct fctx *x, const char *const *apex_list)
 {
@@ -933,11 +954,7 @@ static int pointwise_3x(struct fctx *x)
     }
     #undef BCAST
     pb_copy(x, &p);
-    tp_ff_int(&x->r->bytes, b);
-    tp_ff_int(&x->r->flops, f);
-    set_tc(x, "-");
-    set_op(x, op);
-    return 0;
+    return done_no_tc(x, f, b, op);
 }
 
 /* Convert (Tensor.half() ... .to()): one input; bytes in + out (same shape,
@@ -975,11 +992,7 @@ static int cls_convert(struct fctx *x)
         REQ(tp_ff_dtype_str(stype), "unsupported dtype '%s'", stype);
         tp_ff_tensor_str(x->r->params, sizeof x->r->params, shape, nd, stype);
     }
-    tp_ff_int(&x->r->bytes, numel * (si + di));
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, numel * (si + di), c->op);
 }
 
 /* Matmul (torch.matmul / Tensor.__matmul__): (b,m,n,k) from numpy's matmul
@@ -1144,11 +1157,7 @@ static int cls_embedding(struct fctx *x)
         pb_tensor(&p, E->shape, E->ndim, E->dtype);
         pb_copy(x, &p);
     }
-    tp_ff_int(&x->r->bytes, b);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, b, c->op);
 }
 
 /* sum: numel FLOPs, numel·isz bytes (3.x: 0 bytes when sub>0).
@@ -1205,11 +1214,7 @@ static int cls_reduction(struct fctx *x, int kind /* 0 sum, 1 mean, 2 norm */)
     }
     if (params_T(x, i, str_style))
         return -1;
-    tp_ff_int(&x->r->flops, f);
-    tp_ff_int(&x->r->bytes, b);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, f, b, c->op);
 }
 
 /* One-input classes: dropout (5·numel FLOPs, 2·bytes), softmax (apex 0, 3.x
@@ -1278,11 +1283,7 @@ static int cls_one(struct fctx *x, enum one_kind kind)
     }
     if (params_T(x, i, !x->apex))
         return -1;
-    tp_ff_int(&x->r->flops, f);
-    tp_ff_int(&x->r->bytes, b);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, f, b, c->op);
 }
 
 /* torch.cat: all tensor args (one dtype); 2·Σbytes (3.x: 0 when sub>0). */
@@ -1329,11 +1330,7 @@ static int cls_cat(struct fctx *x)
     int64_t b = 2 * total * isz;
     if (!x->apex && x->sub != 0)
         b = 0;
-    tp_ff_int(&x->r->bytes, b);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, b, c->op);
 }
 
 /* The small data-movement classes, all 0 FLOPs and "T=shape,type" params:
@@ -1357,10 +1354,7 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
     case M_GATHER: {
         REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "gather: module %s", c->mod);
         const struct tp_arg *f[TP_MAX_ARGS];
-        int n = 0;
-        for (int j = 0; j < c->nargs; j++)
-            if (!tp_streq(c->args[j].name, "out"))
-                f[n++] = &c->args[j];
+        int n = args_but_out(c, f);
         REQ(n == 3, "gather: %d arguments", n);
         i = pos_or_named(x, f, n, 0, "input");
         REQ(is_tensor(i), "gather: input is not a tensor");
@@ -1424,11 +1418,7 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
     }
     if (params_T(x, i, 0))
         return -1;
-    tp_ff_int(&x->r->flops, 0);
-    tp_ff_int(&x->r->bytes, b);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, b, c->op);
 }
 
 /* index_select(input, dim, index): bytes 2·numel(out)·isz + 8·len(index),
@@ -1438,10 +1428,7 @@ static int cls_index_select(struct fctx *x)
     const struct tp_opcall *c = x->c;
     REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "index_select: module %s", c->mod);
     const struct tp_arg *f[TP_MAX_ARGS];
-    int n = 0;
-    for (int j = 0; j < c->nargs; j++)
-        if (!tp_streq(c->args[j].name, "out"))
-            f[n++] = &c->args[j];
+    int n = args_but_out(c, f);
     REQ(n == 3, "index_select: %d arguments", n);
     const struct tp_arg *t = pos_or_named(x, f, n, 0, "input"), *d = pos_or_named(x, f, n, 1, "dim"),
                         *i = pos_or_named(x, f, n, 2, "index");
@@ -1465,11 +1452,7 @@ static int cls_index_select(struct fctx *x)
     if (pb_type(x, &p, t->dtype))
         return -1;
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, 2 * tp_ff_numel(out, t->ndim) * isz + i->shape[0] * 8);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, 2 * tp_ff_numel(out, t->ndim) * isz + i->shape[0] * 8, c->op);
 }
 
 /* masked_select(input, mask uint8): 2·numel(input)·isz + numel(mask). */
@@ -1478,10 +1461,7 @@ static int cls_masked_select(struct fctx *x)
     const struct tp_opcall *c = x->c;
     REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "masked_select: module %s", c->mod);
     const struct tp_arg *f[TP_MAX_ARGS];
-    int n = 0;
-    for (int j = 0; j < c->nargs; j++)
-        if (!tp_streq(c->args[j].name, "out"))
-            f[n++] = &c->args[j];
+    int n = args_but_out(c, f);
     REQ(n == 2, "masked_select: %d arguments", n);
     const struct tp_arg *t = pos_or_named(x, f, n, 0, "input"), *m = pos_or_named(x, f, n, 1, "mask");
     REQ(t && m && has_shape(t) && has_shape(m), "masked_select: arguments without shape");
@@ -1501,11 +1481,7 @@ static int cls_masked_select(struct fctx *x)
     if (pb_type(x, &p, t->dtype))
         return -1;
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, 2 * tp_ff_numel(t->shape, t->ndim) * isz + tp_ff_numel(m->shape, m->ndim));
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, 2 * tp_ff_numel(t->shape, t->ndim) * isz + tp_ff_numel(m->shape, m->ndim), c->op);
 }
 
 /* F.mse_loss(input, target, reduction): e = numel × (fp: 3 none / 2 else;
@@ -1535,11 +1511,7 @@ static int cls_mse(struct fctx *x)
         return -1;
     pb_add(&p, "red=%s,", r->svalue);
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, e * isz);
-    tp_ff_int(&x->r->flops, e * 2 + 1);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, e * 2 + 1, e * isz, c->op);
 }
 
 /* apex fused adam(w, hw, m, v, g, ...): bytes 6·numel·isz(w) + numel·isz(g)
@@ -1570,11 +1542,7 @@ static int cls_adam(struct fctx *x)
     if (pb_type(x, &p, w->dtype) || pb_type(x, &p, g->dtype))
         return -1;
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, b);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, b, c->op);
 }
 
 /* torch.randperm(n): 3n FLOPs, 8n bytes. */
@@ -1585,11 +1553,7 @@ static int cls_randperm(struct fctx *x)
     REQ(c->nargs == 1 && c->args[0].type == TP_ARG_INT, "randperm: expects one int");
     int64_t n = c->args[0].ivalue;
     snprintf(x->r->params, sizeof x->r->params, "N=%lld,", (long long)n);
-    tp_ff_int(&x->r->bytes, n * 8);
-    tp_ff_int(&x->r->flops, n * 3);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, n * 3, n * 8, c->op);
 }
 
 /* Tensor.copy_(dst, src): numel·(isz(src)+isz(dst)) bytes. */
@@ -1609,11 +1573,7 @@ static int cls_copy(struct fctx *x)
     if (pb_type(x, &p, src->dtype) || pb_type(x, &p, dst->dtype))
         return -1;
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, tp_ff_numel(src->shape, src->ndim) * (si + di));
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, tp_ff_numel(src->shape, src->ndim) * (si + di), c->op);
 }
 
 /* 3.x memory ops: ones/zeros (size list or int args → fp32), ones_like,
@@ -1669,11 +1629,7 @@ static int cls_memory(struct fctx *x)
         return -1;
     REQ(tp_ff_dtype_str(dtype), "unsupported dtype '%s'", dtype);
     tp_ff_tensor_str(x->r->params, sizeof x->r->params, shape, nd, dtype);
-    tp_ff_int(&x->r->bytes, tp_ff_numel(shape, nd) * isz);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, op);
-    return 0;
+    return done_no_tc(x, 0, tp_ff_numel(shape, nd) * isz, op);
 }
 
 /* Foo (any other op): params "T=[shapes],[dtypes]", 0 FLOPs, 0 bytes. */
