@@ -198,3 +198,14 @@ void tp_plot_free(struct tp_plot *p)
     p->lines = NULL;
     p->n = 0;
 }
+
+void tp_plot_to_table(struct tp_plot *p, const char *head, tp_table *t, size_t col)
+{
+    tp_table_add_row(t);
+    tp_table_set_str(t, col, head);
+    for (size_t l = 0; l < p->n; l++) {
+        tp_table_add_row(t);
+        tp_table_set_str(t, col, p->lines[l]);
+    }
+    tp_plot_free(p);
+}

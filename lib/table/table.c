@@ -452,17 +452,7 @@ size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap)
 /* Microseconds of a float number of nanoseconds, 3 decimals, zeros trimmed. */
 static size_t fmt_us_float(double ns, char *buf, size_t cap)
 {
-    char out[400];
-    if (!isfinite(ns))
-        return tp_fmt_pyfloat(ns, buf, cap);
-    int n = snprintf(out, sizeof out, "%.3f", ns / 1000.0);
-    while (n > 0 && out[n - 1] == '0')
-        n--;
-    if (n > 0 && out[n - 1] == '.')
-        n--;
-    if (n == 2 && out[0] == '-' && out[1] == '0')
-        out[0] = '0', n = 1;
-    return put_out(out, (size_t)n, buf, cap);
+    return tp_fmt_time_float(ns, TP_UNIT_US, buf, cap);
 }
 
 static size_t fmt_fixed(double v, int decimals, char *buf, size_t cap)

@@ -215,13 +215,7 @@ static int plot(const tp_store *st, const struct tp_view_opts *vo, tp_table *t)
         char head[256];
         snprintf(head, sizeof head, "%s PTA+GE  peak %.1f MB at %.3f ms  (fill: allocated, line: reserved)",
                  tp_store_str(st, dev), d->records[peak].allocated_mb, (double)(d->records[peak].ts - origin) / 1e6);
-        tp_table_add_row(t);
-        tp_table_set_str(t, C_PLOT, head);
-        for (size_t l = 0; l < pl.n; l++) {
-            tp_table_add_row(t);
-            tp_table_set_str(t, C_PLOT, pl.lines[l]);
-        }
-        tp_plot_free(&pl);
+        tp_plot_to_table(&pl, head, t, C_PLOT);
     }
     return 0;
 }
