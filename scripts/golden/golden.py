@@ -35,15 +35,24 @@ def csv_view(tprof, view, path, *extra, env=None, label=None):
     return list(csv.DictReader(io.StringIO(p.stdout))), p.stderr
 
 
+def attempt(fn, *args):
+    """fn(*args): None when the case holds, else why not; an exception is
+    the case's failure ("TYPE: what")."""
+    try:
+        return fn(*args)
+    except Exception as ex:
+        return '%s: %s' % (type(ex).__name__, ex)
+
+
 def run_cases(cases, report):
-    """Run each (name, fn) of cases: fn returns None when the case holds, else
-    why it does not; an exception is the case's failure.  report(name, why)."""
+    """Run each (name, fn) of cases (attempt) and report(name, why)."""
     for name, fn in cases:
-        try:
-            why = fn()
-        except Exception as ex:
-            why = '%s: %s' % (type(ex).__name__, ex)
-        report(name, why)
+        report(name, attempt(fn))
+
+
+def tb_table(exp):
+    """The plugin's table in an expected output: (column names, rows)."""
+    return [c['name'] for c in exp['data']['columns']], exp['data']['rows']
 
 
 def plugin_cases(gold, data):

@@ -10,7 +10,7 @@ REF=${REF:-../shared/reference}
 golden_python tbgpu "$REF/kineto/expected" "${TPROF:-./cli/tprof}" "$REF/kineto" <<'PY'
 import csv, glob, gzip, io, json, os, re, statistics, subprocess, sys
 from decimal import Decimal
-from golden import csv_view, tb_expected, tprof_views, without_coverage
+from golden import attempt, csv_view, tb_expected, tprof_views, without_coverage
 
 K = sys.argv[1]
 TPROF = os.environ.get("TPROF", "./cli/tprof")
@@ -220,10 +220,7 @@ for name, exp, inp in tb_expected(K, "tbgpu", sorted(glob.glob(os.path.join(K, "
         if view not in VIEWS:
             report("skip", "%s:%s" % (name, view), "tprof has no %s view" % view)
             continue
-        try:
-            why = fn(inp, exp[key] if key != "internals" else exp)
-        except Exception as x:
-            why = "%s: %s" % (type(x).__name__, x)
+        why = attempt(fn, inp, exp[key] if key != "internals" else exp)
         if why is None:
             report("ok", "%s:%s" % (name, view))
         else:

@@ -7,7 +7,7 @@ REF=${REF:-../shared/reference}
 golden_python tbviews "$REF/kineto/expected" "./cli/tprof" "$REF/kineto" <<'PY'
 import csv, glob, io, json, os, subprocess, sys
 from decimal import Decimal
-from golden import csv_view, tb_expected, tprof_views
+from golden import attempt, csv_view, tb_expected, tb_table, tprof_views
 
 K = sys.argv[1]
 TPROF = "./cli/tprof"
@@ -24,8 +24,7 @@ def us_eq(mine, exp):
 
 def check_kernels(path, exp):
     rows = run("kernels", path)
-    cols = [c["name"] for c in exp["data"]["columns"]]
-    erows = exp["data"]["rows"]
+    cols, erows = tb_table(exp)
     if len(rows) != len(erows):
         return "%d rows, expected %d" % (len(rows), len(erows))
     for i, (m, e) in enumerate(zip(rows, erows)):
@@ -47,8 +46,7 @@ def check_kernels(path, exp):
 
 def check_props(path, exp):
     rows = run("kernels", path, "--group", "props")   # the grouping's default columns
-    cols = [c["name"] for c in exp["data"]["columns"]]
-    erows = exp["data"]["rows"]
+    cols, erows = tb_table(exp)
     if len(rows) != len(erows):
         return "%d rows, expected %d" % (len(rows), len(erows))
     for i, (m, e) in enumerate(zip(rows, erows)):
@@ -182,10 +180,7 @@ for name, exp, inp in tb_expected(K, "tbviews", cases):
         if view.split("-")[0] not in VIEWS:
             print("skip %s:%s: tprof has no %s view yet" % (name, view, view.split("-")[0]))
             continue
-        try:
-            why = fn(inp, exp[key] if key != "internals" else exp)
-        except Exception as x:
-            why = "%s: %s" % (type(x).__name__, x)
+        why = attempt(fn, inp, exp[key] if key != "internals" else exp)
         if why is None:
             print("ok %s:%s" % (name, view))
         elif why.startswith("SKIP: "):
