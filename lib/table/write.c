@@ -484,16 +484,13 @@ int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out,
     sel = malloc((cap ? cap : 1) * sizeof *sel);
     TP_TRY_NOMEM(sel, err);
     if (o->columns) {
-        rc = tp_table_select(cols, ncols, o->columns, sel, cap, &nsel, err);
-        if (rc != TP_OK)
-            goto done;
+        TP_TRY_TO(rc, tp_table_select(cols, ncols, o->columns, sel, cap, &nsel, err), done);
     } else {
         for (nsel = 0; nsel < ncols; nsel++)
             sel[nsel] = nsel;
     }
 
-    if ((rc = tp_table_order(t, o, &perm, &nrows, err)) != TP_OK)
-        goto done;
+    TP_TRY_TO(rc, tp_table_order(t, o, &perm, &nrows, err), done);
 
     struct tp_wctx w = { t, cols, sel, nsel, perm, nrows, o, out, err };
     switch (o->format) {

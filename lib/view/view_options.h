@@ -29,9 +29,6 @@
 
 /* In a tp_view initializer: .options and .noptions from a static array. */
 #define TP_VIEW_OPTIONS(table) .options = (table), .noptions = sizeof(table) / sizeof *(table)
-/* In a tp_view initializer: .cols and .ncols from an array of known size,
- * so the count can never disagree with the table. */
-#define TP_VIEW_COLUMNS(table) .cols = (table), .ncols = sizeof(table) / sizeof *(table)
 
 /* Options several views share (the HTA views all read tp_hta_init's). */
 /* --step and --window: the views that read a slice of the trace as they

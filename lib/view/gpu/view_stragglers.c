@@ -221,7 +221,8 @@ static const struct tp_view_option straggler_options[] = {
 const tp_view tp_view_stragglers = {
     .name = "stragglers",
     .summary = "which rank the others waited for at the collectives: wait caused per rank, steps as the straggler",
-    TP_VIEW_COLUMNS(scols),
+    .cols = scols,
+    .ncols = sizeof scols / sizeof *scols,
     .default_columns = "rank,caused,share,last,steps,recurrence,streak,waited",
     .build = build,
     .columns_for = columns_for,

@@ -196,7 +196,8 @@ static const struct tp_view_option queue_options[] = {
 const tp_view tp_view_queue = {
     .name = "queue",
     .summary = "HTA queue length summary per stream: launched but not started GPU events",
-    TP_VIEW_COLUMNS(qcols),
+    .cols = qcols,
+    .ncols = sizeof qcols / sizeof *qcols,
     .default_columns = "rank,stream,count,mean,std,min,p25,p50,p75,max",
     .build = build,
     .timeline = 1,

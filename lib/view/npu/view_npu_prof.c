@@ -115,7 +115,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 const tp_view tp_view_npu_prof = {
     .name = "prof",
     .summary = "every device task of kernel_details.csv (Ascend)",
-    TP_VIEW_COLUMNS(cols),
+    .cols = cols,
+    .ncols = sizeof cols / sizeof *cols,
     .default_columns = "idx,step,device,stream,core,op,kernel,sil,start,wait,block_dim,in_shapes,in_types,out_shapes,out_types",
     .build = build,
 };

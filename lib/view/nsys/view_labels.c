@@ -140,7 +140,8 @@ const tp_view tp_view_labels = {
     .name = "labels",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "record_function labels: calls, host time, device time launched inside, GPU-side annotation",
-    TP_VIEW_COLUMNS(lcols),
+    .cols = lcols,
+    .ncols = sizeof lcols / sizeof *lcols,
     .default_columns = "pct,total,calls,avg,med,min,max,std,device_ops,device_time,gpu_calls,gpu_time,name",
     .build = build,
 };
