@@ -299,6 +299,21 @@ int tp_write_header(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
     return tp_write_line(w, b);
 }
 
+int tp_write_rows(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
+                  void (*put)(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *ctx),
+                  void *ctx)
+{
+    int rc = TP_OK;
+    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
+        size_t row = tp_wctx_row(w, i);
+        for (size_t j = 0; j < nsel; j++)
+            put(b, w, row, j, ctx);
+        tp_sbuf_putc(b, '\n');
+        rc = tp_write_line(w, b);
+    }
+    return rc;
+}
+
 int tp_write_footer(const struct tp_wctx *w)
 {
     if (tp_table_footer(w->t)[0] && fputs(tp_table_footer(w->t), w->out) < 0)
