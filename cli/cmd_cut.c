@@ -15,25 +15,6 @@ static const char usage[] =
     "every event that overlaps it, as they were written.  OUT ending in .gz is\n"
     "gzip'd.\n";
 
-static int parse_steps(const char *s, int64_t *a, int64_t *b)
-{
-    char *end;
-    long long x = strtoll(s, &end, 10), y = x;
-    if (end == s || x < 0)
-        return -1;
-    if (*end == '-') {
-        const char *t = end + 1;
-        y = strtoll(t, &end, 10);
-        if (end == t || y < x)
-            return -1;
-    }
-    if (*end)
-        return -1;
-    *a = x;
-    *b = y;
-    return 0;
-}
-
 int cmd_cut(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -48,7 +29,7 @@ int cmd_cut(int argc, char **argv)
         tp_error err = {0};
         switch (c) {
         case 's':
-            if (parse_steps(optarg, &o.step_first, &o.step_last) != 0) {
+            if (tp_parse_steps(optarg, &o.step_first, &o.step_last, NULL) != TP_OK) {
                 fprintf(stderr, "tprof: cut: --step: '%s' is not N or N-M (ProfilerStep numbers)\n", optarg);
                 return 2;
             }

@@ -16,16 +16,8 @@ enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_SORT, OPT_TOP, OPT
        OPT_FAIL_ABOVE, OPT_JUNIT, OPT_CONFIDENCE, OPT_WATERFALL, OPT_NAMES, OPT_STEP, OPT_RANK, OPT_TIMELINE, OPT_DEPTH, OPT_TSV, OPT_PLOT };
 
 static const struct option diff_opts[] = {
-    {"columns", required_argument, NULL, 'c'},
-    {"width", required_argument, NULL, 'w'},
-    {"csv", no_argument, NULL, OPT_CSV},
-    {"space", no_argument, NULL, OPT_SPACE},
-    {"jsonl", no_argument, NULL, OPT_JSONL},
-    {"tsv", no_argument, NULL, OPT_TSV},
-    {"markdown", no_argument, NULL, OPT_MARKDOWN},
-    {"sort", required_argument, NULL, OPT_SORT},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"no-header", no_argument, NULL, OPT_NO_HEADER},
+    CLI_FORMAT_LONGOPTS,
+    CLI_ROWS_LONGOPTS,
     {"summary", no_argument, NULL, OPT_SUMMARY},
     {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
     {"junit", required_argument, NULL, OPT_JUNIT},

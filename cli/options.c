@@ -21,19 +21,11 @@ enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, O
        OPT_VIEW = 512 /* + the index of a view option in view_opt_names */ };
 
 static const struct option global_opts[] = {
-    {"columns", required_argument, NULL, 'c'},
-    {"width", required_argument, NULL, 'w'},
-    {"csv", no_argument, NULL, OPT_CSV},
-    {"space", no_argument, NULL, OPT_SPACE},
-    {"jsonl", no_argument, NULL, OPT_JSONL},
-    {"markdown", no_argument, NULL, OPT_MARKDOWN},
-    {"tsv", no_argument, NULL, OPT_TSV},
+    CLI_FORMAT_LONGOPTS,
     {"name", required_argument, NULL, OPT_NAME},
     {"timeunit", required_argument, NULL, OPT_TIMEUNIT},
     {"header", required_argument, NULL, OPT_HEADER},
-    {"sort", required_argument, NULL, OPT_SORT},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"no-header", no_argument, NULL, OPT_NO_HEADER},
+    CLI_ROWS_LONGOPTS,
     {"merge", no_argument, NULL, OPT_MERGE},
     {"span", required_argument, NULL, OPT_SPAN},
     {"quiet", no_argument, NULL, OPT_QUIET},

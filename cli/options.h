@@ -32,6 +32,17 @@ void cli_help(const tp_view *v, int named, FILE *out);
 /* The names of the command table, for "did you mean"; returns how many. */
 size_t cli_command_words(const char **w, size_t cap);
 
+/* getopt_long entries `tprof diff` shares with the views' command line:
+ * the output format, and the rows (the includer defines the OPT_ values). */
+#define CLI_FORMAT_LONGOPTS                                                                            \
+    {"columns", required_argument, NULL, 'c'}, {"width", required_argument, NULL, 'w'},                \
+        {"csv", no_argument, NULL, OPT_CSV}, {"space", no_argument, NULL, OPT_SPACE},                  \
+        {"jsonl", no_argument, NULL, OPT_JSONL}, {"markdown", no_argument, NULL, OPT_MARKDOWN},        \
+        {"tsv", no_argument, NULL, OPT_TSV}
+#define CLI_ROWS_LONGOPTS                                                                              \
+    {"sort", required_argument, NULL, OPT_SORT}, {"top", required_argument, NULL, OPT_TOP},            \
+        {"no-header", no_argument, NULL, OPT_NO_HEADER}
+
 /* The options every view takes (getopt_long's table), *n of them. */
 struct option;
 const struct option *cli_global_options(size_t *n);

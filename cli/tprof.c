@@ -78,6 +78,18 @@ struct sink {
     tp_rank_table *b;
 };
 
+/* The output options of the sink's next table: the header on the first
+ * only, the note of what the width left out kept in left_out. */
+static struct tp_output_opts sink_out(const struct sink *sk, const struct cli_options *o, char *left_out,
+                                      size_t cap)
+{
+    struct tp_output_opts out = o->out;
+    if (!sk->first)
+        out.header = 0;
+    collect_note(&out, left_out, cap);
+    return out;
+}
+
 static int block_add(struct sink *sk, const tp_view *sv, const struct tp_run_rank *k, const char *path,
                      const tp_table *t, const struct cli_options *o);
 
@@ -197,12 +209,9 @@ static int block_flush(struct sink *sk, const struct cli_options *o)
 {
     if (!sk->b)
         return 0;
-    struct tp_output_opts out = o->out;
-    if (!sk->first)
-        out.header = 0;
     tp_error werr = {0};
     char left_out[512];
-    collect_note(&out, left_out, sizeof left_out);
+    struct tp_output_opts out = sink_out(sk, o, left_out, sizeof left_out);
     int rc = written(tp_rank_table_write(sk->b, &out, &o->vo, stdout, &werr), &werr, &out);
     sk->first = 0;
     tp_rank_table_free(sk->b);
@@ -415,12 +424,9 @@ static int put_run_table(const struct cli_options *o, const tp_view *v, const ch
         tp_table_free(t);
         return status;
     }
-    struct tp_output_opts out = o->out;
-    if (!sk->first)
-        out.header = 0;
     tp_error werr = {0};
     char left_out[512];
-    collect_note(&out, left_out, sizeof left_out);
+    struct tp_output_opts out = sink_out(sk, o, left_out, sizeof left_out);
     if (written(tp_run_write_table(v, t, &out, &o->vo, stdout, &werr), &werr, &out))
         status = 2;
     sk->first = 0;

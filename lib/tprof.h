@@ -228,6 +228,9 @@ int tp_trace_cut(const char *in, const char *out, const struct tp_cut_opts *o, s
  * microseconds without one; either side may be empty: the trace's start or
  * end) into ns.  TP_ERR_USAGE with what is wrong. */
 int tp_parse_window(const char *text, int64_t *from_ns, int64_t *to_ns, tp_error *err);
+/* Parse "N" or "A-B" (ProfilerStep numbers, A <= B) into first and last.
+ * TP_ERR_USAGE "--step: 'TEXT' is not N or A-B ...". */
+int tp_parse_steps(const char *text, int64_t *first, int64_t *last, tp_error *err);
 
 /* ---- views --------------------------------------------------------------- */
 

@@ -1,7 +1,9 @@
 /* window.c — tp_parse_window: "1.2s..1.8s", "1200ms..", "..500000" (µs
  * without a unit), exact: the digits go through tp_decimal_us_to_ns after
- * the unit is folded into the exponent, never through a double. */
+ * the unit is folded into the exponent, never through a double; and
+ * tp_parse_steps: "N" or "A-B", the other way to name a slice. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "json.h"
 #include "tprof.h"
@@ -32,6 +34,23 @@ static int side(const char *s, size_t n, int64_t open_value, int64_t *out, const
     int len = snprintf(buf, sizeof buf, "%.*se%d", (int)n, s, exp);
     if (tp_decimal_us_to_ns(buf, (size_t)len, out) != 0)
         return tp_error_set(err, TP_ERR_USAGE, "--window: '%s': '%.*s' is not a time", text, (int)n, s);
+    return TP_OK;
+}
+
+int tp_parse_steps(const char *text, int64_t *first, int64_t *last, tp_error *err)
+{
+    char *end = NULL;
+    long long x = text ? strtoll(text, &end, 10) : -1, y = x;
+    int ok = text && end != text && x >= 0;
+    if (ok && *end == '-') {
+        const char *t = end + 1;
+        y = strtoll(t, &end, 10);
+        ok = end != t && y >= x;
+    }
+    if (!ok || *end)
+        return tp_error_set(err, TP_ERR_USAGE, "--step: '%s' is not N or A-B (ProfilerStep numbers)", text ? text : "");
+    *first = x;
+    *last = y;
     return TP_OK;
 }
 

@@ -27,6 +27,7 @@
 #include "ascend.h"
 #include "ingest.h"
 #include "json.h"
+#include "try.h"
 
 static const struct {
     const char *name;
@@ -450,8 +451,7 @@ int tp_npu_missing(const tp_store *st, unsigned need, const char *view, const st
 {
     /* what can be shown: the view's header, no rows; the note says why */
     *out = tp_table_new(cols, ncols);
-    if (!*out)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(*out, err);
     const struct tp_npu_data *d = st->npu;
     char miss[256] = "", found[512] = "";
     size_t m = 0, f = 0;

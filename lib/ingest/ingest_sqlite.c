@@ -45,6 +45,7 @@
 #include "occupancy.h"
 #include "pyprof.h"
 #include "sqlite_open.h"
+#include "try.h"
 
 struct sq {
     sqlite3 *db;
@@ -225,9 +226,7 @@ static int prepare(struct sq *q, const char *table, const char *sql, sqlite3_stm
 {
     *s = NULL;
     if (!q->checked || strcmp(q->checked, table) != 0) {
-        int rc = tp_sqlite_check_table(q->err, q->path, q->db, table);
-        if (rc != TP_OK)
-            return rc;
+        TP_TRY(tp_sqlite_check_table(q->err, q->path, q->db, table));
         q->checked = table;
     }
     if (sqlite3_prepare_v2(q->db, sql, -1, s, NULL) != SQLITE_OK)
@@ -347,22 +346,21 @@ static const char *copy_kind(int64_t k)
 
 /* ---- nvprof -------------------------------------------------------------- */
 
-static int nvprof_kernels(struct sq *q, const char *table)
+/* The kernels of either export: columns id, name, correlationId, start, end,
+ * deviceId, streamId, grid x y z, block x y z, registers, static and dynamic
+ * shared memory; nsys adds globalPid.  nvprof's names are string ids of
+ * mangled names (kname_of), nsys's plain string ids. */
+static int read_kernels(struct sq *q, const char *table, const char *sql, int nsys)
 {
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT _id_, name, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
-             "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory "
-             "FROM %s ORDER BY _id_", table);
     sqlite3_stmt *s;
-    int rc = prepare(q, table, sql, &s);
-    if (rc)
-        return rc;
+    TP_TRY(prepare(q, table, sql, &s));
+    int rc;
     int64_t n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
         int64_t id = sqlite3_column_int64(s, 0);
-        if (bad_types(q, table, s, "iiniiiinnnnnnnnn", id) || dangling(q, table, s, 1, id))
+        if (bad_types(q, table, s, nsys ? "iiniiiinnnnnnnnnn" : "iiniiiinnnnnnnnn", id) ||
+            dangling(q, table, s, 1, id))
             continue;
         int64_t r = tp_store_add(q->st);
         if (r < 0 || !add_kinfo(q, r, s, 7)) {
@@ -371,17 +369,29 @@ static int nvprof_kernels(struct sq *q, const char *table)
         }
         tp_store *st = q->st;
         st->kind[r] = TP_K_KERNEL;
-        st->name[r] = kname_of(q, sqlite3_column_int64(s, 1));
+        st->name[r] = nsys ? str_of(q, sqlite3_column_int64(s, 1)) : kname_of(q, sqlite3_column_int64(s, 1));
         st->correlation[r] = col_i64(s, 2);
         int64_t start = sqlite3_column_int64(s, 3), end = sqlite3_column_int64(s, 4);
         st->ts[r] = start;
         st->dur[r] = end > start ? end - start : 0;
         if (end <= start)
-            tp_store_skip_row(st, "kernel end not after its start (kept, duration 0)", sqlite3_column_int64(s, 0));
+            tp_store_skip_row(st, "kernel end not after its start (kept, duration 0)", id);
         st->device[r] = (int32_t)sqlite3_column_int64(s, 5);
         st->stream[r] = (int32_t)sqlite3_column_int64(s, 6);
+        if (nsys && sqlite3_column_type(s, 16) != SQLITE_NULL)
+            st->pid[r] = (sqlite3_column_int64(s, 16) >> 24) & 0xFFFFFF;
     }
     return step_done(q, table, s, rc, n);
+}
+
+static int nvprof_kernels(struct sq *q, const char *table)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT _id_, name, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
+             "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory "
+             "FROM %s ORDER BY _id_", table);
+    return read_kernels(q, table, sql, 0);
 }
 
 static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
@@ -818,6 +828,16 @@ static int nvprof_devices(struct sq *q)
     return step_done(q, table, s, rc, n);
 }
 
+/* The memcpy and memset tables, where the export has them. */
+static int read_copies(struct sq *q, int memcpy_, int memset_, int nsys)
+{
+    if (memcpy_)
+        TP_TRY(copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, nsys));
+    if (memset_)
+        TP_TRY(copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, nsys));
+    return TP_OK;
+}
+
 static int ingest_nvprof(struct sq *q)
 {
     static const char *const need[] = { "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
@@ -834,23 +854,18 @@ static int ingest_nvprof(struct sq *q)
         memset_ = table_exists(q, "CUPTI_ACTIVITY_KIND_MEMSET"), device = table_exists(q, "CUPTI_ACTIVITY_KIND_DEVICE");
     if (kernel < 0 || memcpy_ < 0 || memset_ < 0 || device < 0)
         return schema_error(q);
-    int rc;
-    if ((rc = load_strings(q, "StringTable", "_id_")))
-        return rc;
-    if ((rc = nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")))
-        return rc;
-    if (kernel && (rc = nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL")))
-        return rc;
-    if ((rc = begin_scope(q)) || (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME)) ||
-        (rc = nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER)) || (rc = scope_launches(q)) ||
-        (rc = nvprof_markers(q)))
-        return rc;
-    if (memcpy_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 0)))
-        return rc;
-    if (memset_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, 0)))
-        return rc;
-    if (device && (rc = nvprof_devices(q)))
-        return rc;
+    TP_TRY(load_strings(q, "StringTable", "_id_"));
+    TP_TRY(nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"));
+    if (kernel)
+        TP_TRY(nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL"));
+    TP_TRY(begin_scope(q));
+    TP_TRY(nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME));
+    TP_TRY(nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER));
+    TP_TRY(scope_launches(q));
+    TP_TRY(nvprof_markers(q));
+    TP_TRY(read_copies(q, memcpy_, memset_, 0));
+    if (device)
+        TP_TRY(nvprof_devices(q));
     /* blocks per SM and est. achieved occupancy as kineto computes them
      * (the dump keeps the device properties they need) */
     tp_occ_fill_store(q->st);
@@ -871,36 +886,7 @@ static int nsys_kernels(struct sq *q)
              "SELECT rowid, %s, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
              "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, %s "
              "FROM %s ORDER BY start, rowid", name, has_column(q, table, "globalPid") ? "globalPid" : "NULL", table);
-    sqlite3_stmt *s;
-    int rc = prepare(q, table, sql, &s);
-    if (rc)
-        return rc;
-    int64_t n = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        n++;
-        int64_t id = sqlite3_column_int64(s, 0);
-        if (bad_types(q, table, s, "iiniiiinnnnnnnnnn", id) || dangling(q, table, s, 1, id))
-            continue;
-        int64_t r = tp_store_add(q->st);
-        if (r < 0 || !add_kinfo(q, r, s, 7)) {
-            sqlite3_finalize(s);
-            return nomem(q);
-        }
-        tp_store *st = q->st;
-        st->kind[r] = TP_K_KERNEL;
-        st->name[r] = str_of(q, sqlite3_column_int64(s, 1));
-        st->correlation[r] = col_i64(s, 2);
-        int64_t start = sqlite3_column_int64(s, 3), end = sqlite3_column_int64(s, 4);
-        st->ts[r] = start;
-        st->dur[r] = end > start ? end - start : 0;
-        if (end <= start)
-            tp_store_skip_row(st, "kernel end not after its start (kept, duration 0)", id);
-        st->device[r] = (int32_t)sqlite3_column_int64(s, 5);
-        st->stream[r] = (int32_t)sqlite3_column_int64(s, 6);
-        if (sqlite3_column_type(s, 16) != SQLITE_NULL)
-            st->pid[r] = (sqlite3_column_int64(s, 16) >> 24) & 0xFFFFFF;
-    }
-    return step_done(q, table, s, rc, n);
+    return read_kernels(q, table, sql, 1);
 }
 
 static int nsys_runtime(struct sq *q)
@@ -1058,19 +1044,18 @@ static int ingest_nsys(struct sq *q)
         gpus = table_exists(q, "TARGET_INFO_GPU");
     if (runtime < 0 || nvtx < 0 || memcpy_ < 0 || memset_ < 0 || gpus < 0)
         return schema_error(q);
-    int rc;
-    if ((rc = load_strings(q, "StringIds", "id")) || (rc = nsys_kernels(q)) || (rc = begin_scope(q)))
-        return rc;
-    if (runtime && (rc = nsys_runtime(q)))
-        return rc;
-    if (nvtx && ((rc = scope_launches(q)) || (rc = nsys_nvtx(q))))
-        return rc;
-    if (memcpy_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", 0, 1)))
-        return rc;
-    if (memset_ && (rc = copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, 1)))
-        return rc;
-    if (gpus && (rc = nsys_devices(q)))
-        return rc;
+    TP_TRY(load_strings(q, "StringIds", "id"));
+    TP_TRY(nsys_kernels(q));
+    TP_TRY(begin_scope(q));
+    if (runtime)
+        TP_TRY(nsys_runtime(q));
+    if (nvtx) {
+        TP_TRY(scope_launches(q));
+        TP_TRY(nsys_nvtx(q));
+    }
+    TP_TRY(read_copies(q, memcpy_, memset_, 1));
+    if (gpus)
+        TP_TRY(nsys_devices(q));
     /* the export has no blocks per SM or occupancy: kineto's estimate */
     tp_occ_fill_store(q->st);
     return TP_OK;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ingest.h"
+#include "cmp.h"
 
 struct scope_launch {
     int64_t pid, tid, rs, re_min;    /* re_min: the least rEnd from here to the thread's last launch */
@@ -25,9 +26,9 @@ struct scope_launch {
 static int cmp_launch(const void *a, const void *b)
 {
     const struct scope_launch *x = a, *y = b;
-    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    if (x->rs != y->rs) return x->rs < y->rs ? -1 : 1;
+    TP_CMP_BY(x, y, pid);
+    TP_CMP_BY(x, y, tid);
+    TP_CMP_BY(x, y, rs);
     return (x->re_min > y->re_min) - (x->re_min < y->re_min);
 }
 

@@ -32,6 +32,10 @@
 #include "i64map.h"
 #include "pylit.h"
 #include "pyprof.h"
+#include "table.h"
+#include "grow.h"
+#include "cmp.h"
+#include "try.h"
 
 /* map[k] = v (the last one wins); -1 on out of memory.  TP_NONE is not an id. */
 static int imap_put(struct tp_i64map *m, int64_t k, int64_t v)
@@ -78,15 +82,9 @@ uint32_t tp_pp_join_ints(tp_store *st, const int64_t *v, int n)
 int tp_pp_add(tp_pp_state *s, const struct tp_pp_kernel *k)
 {
     tp_store *st = s->st;
-    if (st->nannots == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 1024;
-        void *p = realloc(st->annots, nc * sizeof *st->annots);
-        if (!p) {
-            s->failed = 1;
-            return -1;
-        }
-        st->annots = p;
-        s->cap = nc;
+    if (tp_grow((void **)&st->annots, &s->cap, st->nannots + 1, sizeof *st->annots) < 0) {
+        s->failed = 1;
+        return -1;
     }
     size_t idx = st->nannots++;
     struct tp_kernel_annot *a = &st->annots[idx];
@@ -148,31 +146,7 @@ struct strinfo {             /* per NVTX string, computed once */
     int64_t seqid;           /* SEQ: int(m.split("=")[1]) */
 };
 
-struct sbuf {
-    char *p;
-    size_t n, cap;
-    int oom;                 /* an append failed: the text is short (sticky) */
-};
-
-static int sb_add(struct sbuf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 256;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *p = realloc(b->p, nc);
-        if (!p) {
-            b->oom = 1;
-            return -1;
-        }
-        b->p = p;
-        b->cap = nc;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-    return 0;
-}
+/* text is built in a tp_sbuf (table.h): after an append fails (oom, sticky) the text is short */
 
 static const char *const trace_drop[] = {
     "/torch/nn/modules/", "/torch/nn/functional.py", "/torch/tensor.py", "/torch/autograd/__init__.py",
@@ -180,7 +154,7 @@ static const char *const trace_drop[] = {
     "/torch/optim/", NULL
 };
 
-static void classify(tp_store *st, uint32_t id, struct strinfo *si, pylit_arena *ar, struct sbuf *tmp)
+static void classify(tp_store *st, uint32_t id, struct strinfo *si, pylit_arena *ar, struct tp_sbuf *tmp)
 {
     const char *m = tp_store_str(st, id);
     si->cls = MC_OTHER;
@@ -215,7 +189,7 @@ static void classify(tp_store *st, uint32_t id, struct strinfo *si, pylit_arena 
         pylit_arena_reset(ar);
         py_val *d = pylit_parse(ar, m, strlen(m), NULL, NULL);
         py_val *tl = pylit_get(d, "traceMarker");
-        tmp->n = 0;
+        tmp->len = 0;
         const char *last = NULL;
         size_t nlast = 0;
         for (py_val *e = pylit_is_seq(tl) ? tl->first : NULL; e; e = e->next) {
@@ -228,15 +202,15 @@ static void classify(tp_store *st, uint32_t id, struct strinfo *si, pylit_arena 
                     drop = 1;
             if (drop)
                 continue;
-            if (tmp->n)
-                sb_add(tmp, ",", 1);
-            sb_add(tmp, s, e->slen);
+            if (tmp->len)
+                tp_sbuf_put(tmp, ",", 1);
+            tp_sbuf_put(tmp, s, e->slen);
             const char *slash = strrchr(s, '/');
             last = slash ? slash + 1 : s;
             nlast = e->slen - (size_t)(last - s);
         }
-        if (tmp->n) {
-            si->a = tp_store_intern(st, tmp->p, tmp->n);
+        if (tmp->len) {
+            si->a = tp_store_intern(st, tmp->p, tmp->len);
             si->b = tp_store_intern(st, last, nlast);
         }
         return;
@@ -370,15 +344,15 @@ static int64_t thread_of(struct threads *t, int64_t pid, int64_t tid)
 static int cmp_range_st(const void *x, const void *y)
 {
     const struct range *a = x, *b = y;
-    if (a->start != b->start) return a->start < b->start ? -1 : 1;
-    return a->row < b->row ? -1 : a->row > b->row;
+    TP_CMP_BY(a, b, start);
+    return TP_CMP(a->row, b->row);
 }
 
 static int cmp_launch_rs1(const void *x, const void *y)
 {
     const struct launch *a = x, *b = y;
-    if (a->rs != b->rs) return a->rs < b->rs ? -1 : 1;
-    return a->k < b->k ? -1 : a->k > b->k;
+    TP_CMP_BY(a, b, rs);
+    return TP_CMP(a->k, b->k);
 }
 
 /* ---- tp_link_pyprof: the stages ------------------------------------------ */
@@ -625,9 +599,7 @@ done:
 static int attach_ranges(struct link_ctx *c)
 {
     for (size_t t = 0; t < c->nth; t++) {
-        int rc = attach_thread(c, t);
-        if (rc != TP_OK)
-            return rc;
+        TP_TRY(attach_thread(c, t));
     }
     return TP_OK;
 }
@@ -639,7 +611,7 @@ static int attach_ranges(struct link_ctx *c)
 struct decoder {
     tp_pp_state *pp;
     pylit_arena *ar;
-    struct sbuf tmp, oplist;
+    struct tp_sbuf tmp, oplist;
     struct seqent *seqs;
     size_t capseqs;
     int64_t *ids, *alt;
@@ -708,8 +680,8 @@ static void collect_markers(struct link_ctx *c, struct decoder *d, const uint32_
             }
             {
                 const char *o = tp_store_str(st, si->a);
-                sb_add(&d->oplist, o, strlen(o));
-                sb_add(&d->oplist, "\x1f", 1);
+                tp_sbuf_put(&d->oplist, o, strlen(o));
+                tp_sbuf_put(&d->oplist, "\x1f", 1);
             }
             km->nops++;
             break;
@@ -739,17 +711,17 @@ static void collect_markers(struct link_ctx *c, struct decoder *d, const uint32_
 /* layers, outermost first, ":"-joined; *oom set when out of memory */
 static uint32_t join_layers(tp_store *st, const struct strinfo *info, const uint32_t *list, size_t n, int *oom)
 {
-    struct sbuf lb = {0};
+    struct tp_sbuf lb = {0};
     for (size_t a = 0; a < n; a++) {
         const struct strinfo *si = &info[st->name[list[a]]];
         if (si->cls != MC_LAYER)
             continue;
         const char *l = tp_store_str(st, si->a);
-        if (lb.n)
-            sb_add(&lb, ":", 1);
-        sb_add(&lb, l, strlen(l));
+        if (lb.len)
+            tp_sbuf_put(&lb, ":", 1);
+        tp_sbuf_put(&lb, l, strlen(l));
     }
-    uint32_t layer = lb.n && !lb.oom ? tp_store_intern(st, lb.p, lb.n) : 0;
+    uint32_t layer = lb.len && !lb.oom ? tp_store_intern(st, lb.p, lb.len) : 0;
     if (lb.oom)
         *oom = 1;
     free(lb.p);
@@ -849,10 +821,10 @@ static void sanitize_op(char *buf)
 static void set_op(tp_store *st, struct decoder *d, struct kmarks *km)
 {
     if (km->nops) {
-        km->opl = tp_store_intern(st, d->oplist.p, d->oplist.n);
+        km->opl = tp_store_intern(st, d->oplist.p, d->oplist.len);
         return;
     }
-    d->oplist.n = 0;
+    d->oplist.len = 0;
     int found = 0;
     for (int pass = 0; pass < 2 && !found; pass++)
         for (int q = 0; q < km->np; q++) {
@@ -875,18 +847,18 @@ static void set_op(tp_store *st, struct decoder *d, struct kmarks *km)
                 km->op0 = oid;
             found = 1;
             km->nops++;
-            sb_add(&d->oplist, buf, strlen(buf));
-            sb_add(&d->oplist, "\x1f", 1);
+            tp_sbuf_put(&d->oplist, buf, strlen(buf));
+            tp_sbuf_put(&d->oplist, "\x1f", 1);
         }
     km->mod0 = d->na;
     if (!found && km->first_other) {
         km->op0 = km->first_other;
         km->nops = 1;
         const char *o = tp_store_str(st, km->first_other);
-        sb_add(&d->oplist, o, strlen(o));
-        sb_add(&d->oplist, "\x1f", 1);
+        tp_sbuf_put(&d->oplist, o, strlen(o));
+        tp_sbuf_put(&d->oplist, "\x1f", 1);
     }
-    km->opl = d->oplist.n ? tp_store_intern(st, d->oplist.p, d->oplist.n) : 0;
+    km->opl = d->oplist.len ? tp_store_intern(st, d->oplist.p, d->oplist.len) : 0;
 }
 
 /* for s in seqId: if s != curr: seqId.remove(s); altSeqId.append(s) --
@@ -966,7 +938,7 @@ static int decode_kernel(struct link_ctx *c, struct decoder *d, size_t k)
         return nomem(c);
     struct kmarks km;
     memset(&km, 0, sizeof km);
-    d->oplist.n = 0;
+    d->oplist.len = 0;
     d->oom = 0;
     collect_markers(c, d, list, n, &km);
     km.layer = join_layers(st, c->info, list, n, &d->oom);

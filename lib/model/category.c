@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include "category.h"
+#include "strlist.h"
 
 static const char *const names[TP_CAT_COUNT] = {
     "GEMM", "CONV", "attention", "normalization", "elementwise", "reduction",
@@ -20,14 +21,6 @@ static const char *const names[TP_CAT_COUNT] = {
 const char *tp_category_name(enum tp_category c)
 {
     return (unsigned)c < TP_CAT_COUNT ? names[c] : "other";
-}
-
-static int in_list(const char *s, const char *const *list)
-{
-    for (; *list; list++)
-        if (strcmp(s, *list) == 0)
-            return 1;
-    return 0;
 }
 
 /* case-insensitive substring */
@@ -91,7 +84,7 @@ enum tp_category tp_category_of(const char *op, const char *kernel, int copy)
     if (copy)
         return TP_CAT_MEMCPY;
     const char *base = strncmp(op, "aten::", 6) == 0 ? op + 6 : NULL;
-    if ((base && in_list(base, gemm_ops)) || has_any(op, gemm_words))
+    if ((base && tp_str_in(base, gemm_ops)) || has_any(op, gemm_words))
         return TP_CAT_GEMM;
     /* ConvBias_, ConvBiasReLU_ (apex): "Conv" then a capital */
     if (has_any(op, conv_words) || (strncmp(op, "ConvBias", 8) == 0))
@@ -100,9 +93,9 @@ enum tp_category tp_category_of(const char *op, const char *kernel, int copy)
         return TP_CAT_ATTENTION;
     if (has_any(op, norm_words))
         return TP_CAT_NORM;
-    if (base && in_list(base, reduce_ops))
+    if (base && tp_str_in(base, reduce_ops))
         return TP_CAT_REDUCTION;
-    if (base && in_list(base, elementwise_ops))
+    if (base && tp_str_in(base, elementwise_ops))
         return TP_CAT_ELEMENTWISE;
     /* TraceLens' fallback on the first kernel of ATen's own kernels */
     if (kernel && strncmp(kernel, "void at::native", 15) == 0) {

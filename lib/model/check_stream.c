@@ -21,6 +21,7 @@
  * microseconds: gaps and overlaps under 2 µs cannot be told apart. */
 #include <stdlib.h>
 #include "check.h"
+#include "cmp.h"
 
 struct sev {
     int32_t device, stream;
@@ -30,10 +31,10 @@ struct sev {
 static int cmp_sev(const void *a, const void *b)
 {
     const struct sev *x = a, *y = b;
-    if (x->device != y->device) return x->device < y->device ? -1 : 1;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, device);
+    TP_CMP_BY(x, y, stream);
+    TP_CMP_BY(x, y, ts);
+    return TP_CMP(x->row, y->row);
 }
 
 /* One kind of finding being counted: the first pair, the worst amount. */

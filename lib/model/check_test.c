@@ -7,17 +7,12 @@
 #include "check.h"
 #include "table.h"
 #include "testing.h"
+#include "testing_store.h"
 #include "views.h"
 
 static int64_t add(tp_store *st, enum tp_kind k, const char *name, int64_t ts, int64_t dur, int stream)
 {
-    int64_t r = tp_store_add(st);
-    st->kind[r] = (uint8_t)k;
-    st->ts[r] = ts;
-    st->dur[r] = dur;
-    st->name[r] = tp_store_intern(st, name, strlen(name));
-    st->pid[r] = 1;
-    st->tid[r] = 1;
+    int64_t r = tt_event(st, k, name, ts, dur);
     st->device[r] = 0;
     st->stream[r] = stream;
     return r;

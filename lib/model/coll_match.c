@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collectives.h"
+#include "cmp.h"
 
 struct mkey {
     uint64_t group;
@@ -22,15 +23,11 @@ struct mkey {
 static int cmp_mkey(const void *x, const void *y)
 {
     const struct mkey *a = x, *b = y;
-    if (a->group != b->group)
-        return a->group < b->group ? -1 : 1;
-    if (a->seq != b->seq)
-        return a->seq < b->seq ? -1 : 1;
-    if (a->step != b->step)
-        return a->step < b->step ? -1 : 1;
-    if (a->nth != b->nth)
-        return a->nth < b->nth ? -1 : 1;
-    return a->list < b->list ? -1 : a->list > b->list;
+    TP_CMP_BY(a, b, group);
+    TP_CMP_BY(a, b, seq);
+    TP_CMP_BY(a, b, step);
+    TP_CMP_BY(a, b, nth);
+    return TP_CMP(a->list, b->list);
 }
 
 static int same_key(const struct mkey *a, const struct mkey *b)
@@ -41,9 +38,8 @@ static int same_key(const struct mkey *a, const struct mkey *b)
 static int cmp_inst(const void *x, const void *y)
 {
     const struct tp_coll_inst *a = x, *b = y;
-    if (a->first_start != b->first_start)
-        return a->first_start < b->first_start ? -1 : 1;
-    return a->part < b->part ? -1 : a->part > b->part;
+    TP_CMP_BY(a, b, first_start);
+    return TP_CMP(a->part, b->part);
 }
 
 static int is_p2p(int32_t op)

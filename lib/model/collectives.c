@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collectives.h"
+#include "cmp.h"
 
 static const char *const op_names[TP_COLL_NOPS] = {
     [TP_COLL_OTHER] = "other", [TP_COLL_ALL_REDUCE] = "all_reduce", [TP_COLL_ALL_GATHER] = "all_gather",
@@ -231,9 +232,8 @@ struct extop { int64_t ext; int64_t row; };
 static int cmp_extop(const void *x, const void *y)
 {
     const struct extop *a = x, *b = y;
-    if (a->ext != b->ext)
-        return a->ext < b->ext ? -1 : 1;
-    return a->row < b->row ? -1 : a->row > b->row;
+    TP_CMP_BY(a, b, ext);
+    return TP_CMP(a->row, b->row);
 }
 
 static int is_comm_op_name(const char *nm)
@@ -336,9 +336,8 @@ static void describe(const tp_store *st, size_t r, const struct extop *x, size_t
 static int cmp_rec(const void *x, const void *y)
 {
     const struct tp_coll_rec *a = x, *b = y;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    return a->end < b->end ? -1 : a->end > b->end;
+    TP_CMP_BY(a, b, start);
+    return TP_CMP(a->end, b->end);
 }
 
 /* nth: the place among the same group and seq (or, without a seq, step), in
@@ -348,13 +347,10 @@ struct numkey { uint64_t group; int64_t seq, step; size_t idx; };
 static int cmp_numkey(const void *x, const void *y)
 {
     const struct numkey *a = x, *b = y;
-    if (a->group != b->group)
-        return a->group < b->group ? -1 : 1;
-    if (a->seq != b->seq)
-        return a->seq < b->seq ? -1 : 1;
-    if (a->step != b->step)
-        return a->step < b->step ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
+    TP_CMP_BY(a, b, group);
+    TP_CMP_BY(a, b, seq);
+    TP_CMP_BY(a, b, step);
+    return TP_CMP(a->idx, b->idx);
 }
 
 static int number(struct tp_coll_rec *v, size_t n)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "critical_path.h"
 #include "i64map.h"
+#include "cmp.h"
 
 #define KERNEL_KERNEL_DELAY_NS INT64_C(1500000)   /* HTA: 1.5 ms; longer gaps are other dependencies */
 
@@ -131,8 +132,8 @@ static int64_t attribute(const struct builder *b, uint32_t from, uint32_t to, in
 static int cmp_ev(const void *a, const void *b)
 {
     const struct ev *x = a, *y = b;
-    if (x->s != y->s) return x->s < y->s ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, s);
+    return TP_CMP(x->row, y->row);
 }
 
 struct nodekey { int64_t ts; uint32_t ev; uint8_t is_start; };
@@ -140,8 +141,8 @@ struct nodekey { int64_t ts; uint32_t ev; uint8_t is_start; };
 static int cmp_nodekey(const void *a, const void *b)
 {
     const struct nodekey *x = a, *y = b;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    if (x->ev != y->ev) return x->ev < y->ev ? -1 : 1;
+    TP_CMP_BY(x, y, ts);
+    TP_CMP_BY(x, y, ev);
     return (int)y->is_start - (int)x->is_start;
 }
 
@@ -300,11 +301,11 @@ struct hostev { int64_t pid, tid, s, e; uint32_t ev; };
 static int cmp_hostev(const void *a, const void *b)
 {
     const struct hostev *x = a, *y = b;
-    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    if (x->s != y->s) return x->s < y->s ? -1 : 1;
+    TP_CMP_BY(x, y, pid);
+    TP_CMP_BY(x, y, tid);
+    TP_CMP_BY(x, y, s);
     if (x->e != y->e) return x->e > y->e ? -1 : 1;   /* the enclosing one first */
-    return x->ev < y->ev ? -1 : x->ev > y->ev;
+    return TP_CMP(x->ev, y->ev);
 }
 
 struct walk { uint32_t last; int has_last; int64_t last_parent; size_t depth; };
@@ -395,11 +396,11 @@ struct qent { int64_t ts, launcher, row; int32_t stream; int8_t delta; };
 static int cmp_qent(const void *a, const void *b)
 {
     const struct qent *x = a, *y = b;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    TP_CMP_BY(x, y, stream);
+    TP_CMP_BY(x, y, ts);
     if (x->delta != y->delta) return x->delta > y->delta ? -1 : 1;   /* enqueue first */
-    if (x->launcher != y->launcher) return x->launcher < y->launcher ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, launcher);
+    return TP_CMP(x->row, y->row);
 }
 
 /* HTA's queue-length launch calls, and (not with quirks: HTA leaves them
@@ -496,9 +497,9 @@ struct gpuev { int64_t sort_by, s, row; };
 static int cmp_gpuev(const void *a, const void *b)
 {
     const struct gpuev *x = a, *y = b;
-    if (x->sort_by != y->sort_by) return x->sort_by < y->sort_by ? -1 : 1;
-    if (x->s != y->s) return x->s < y->s ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, sort_by);
+    TP_CMP_BY(x, y, s);
+    return TP_CMP(x->row, y->row);
 }
 
 struct last_on_stream { int32_t stream; uint32_t node; };

@@ -19,6 +19,7 @@
 #include <string.h>
 #include "critical_path.h"
 #include "i64map.h"
+#include "cmp.h"
 
 struct launch {
     int64_t ts, call;              /* the launching runtime call: start (HTA's time) and row */
@@ -44,16 +45,16 @@ static int is_launch_call(const char *n)
 static int cmp_launch_time(const void *a, const void *b)
 {
     const struct launch *x = a, *y = b;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    return x->call < y->call ? -1 : x->call > y->call;
+    TP_CMP_BY(x, y, ts);
+    return TP_CMP(x->call, y->call);
 }
 
 /* by (gpu, stream), then launch order: the record side */
 static int cmp_by_stream(const void *a, const void *b)
 {
     const struct launch *x = a, *y = b;
-    if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    TP_CMP_BY(x, y, gpu);
+    TP_CMP_BY(x, y, stream);
     return cmp_launch_time(a, b);
 }
 
@@ -61,9 +62,9 @@ static int cmp_by_stream(const void *a, const void *b)
 static int cmp_by_thread(const void *a, const void *b)
 {
     const struct launch *x = a, *y = b;
-    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    TP_CMP_BY(x, y, pid);
+    TP_CMP_BY(x, y, tid);
+    TP_CMP_BY(x, y, stream);
     return cmp_launch_time(a, b);
 }
 

@@ -5,17 +5,13 @@
 #include <string.h>
 #include "critical_path.h"
 #include "testing.h"
+#include "testing_store.h"
 
 static int64_t add(tp_store *st, enum tp_kind k, const char *name, int64_t ts, int64_t dur, int32_t stream,
                    int64_t corr)
 {
-    int64_t r = tp_store_add(st);
-    st->kind[r] = (uint8_t)k;
+    int64_t r = tt_event(st, k, name, ts * 1000, dur * 1000);
     st->ph[r] = 'X';
-    st->ts[r] = ts * 1000;
-    st->dur[r] = dur * 1000;
-    st->name[r] = tp_store_intern(st, name, strlen(name));
-    st->pid[r] = 1;
     st->tid[r] = k == TP_K_KERNEL ? 7 : 1;
     st->stream[r] = stream;
     st->correlation[r] = corr;

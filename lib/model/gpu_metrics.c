@@ -15,6 +15,7 @@
 #include "gpu_metrics.h"
 #include "tbtree.h"
 #include "checked.h"
+#include "cmp.h"
 
 
 static _Thread_local const tp_store *g_st;
@@ -77,9 +78,9 @@ struct ep { int64_t t; int end; size_t idx; double v; };
 static int cmp_ep(const void *a, const void *b)
 {
     const struct ep *x = a, *y = b;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    TP_CMP_BY(x, y, t);
     if (x->end != y->end) return x->end - y->end;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
+    return TP_CMP(x->idx, y->idx);
 }
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }

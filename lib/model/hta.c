@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hta.h"
+#include "cmp.h"
 
 /* ---- classification ---- */
 
@@ -85,9 +86,8 @@ int tp_hta_quirks_env(void)
 static int cmp_iv(const void *a, const void *b)
 {
     const struct tp_hta_iv *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return x->e < y->e ? -1 : x->e > y->e;
+    TP_CMP_BY(x, y, s);
+    return TP_CMP(x->e, y->e);
 }
 
 size_t tp_hta_merge(struct tp_hta_iv *v, size_t n)
@@ -122,7 +122,7 @@ struct sweep_pt { int64_t t; int d; };
 static int cmp_pt(const void *a, const void *b)
 {
     const struct sweep_pt *x = a, *y = b;
-    return x->t < y->t ? -1 : x->t > y->t;
+    return TP_CMP(x->t, y->t);
 }
 
 int tp_hta_sweep(const struct tp_hta_iv *const *sets, const size_t *n, const int *w, int nsets,

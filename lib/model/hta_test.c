@@ -8,6 +8,7 @@
 #include "hta.h"
 #include "table.h"
 #include "testing.h"
+#include "testing_store.h"
 #include "views.h"
 
 static void test_classify(void)
@@ -79,12 +80,7 @@ static tp_store *st;
 
 static int64_t add(enum tp_kind k, const char *name, int64_t ts, int64_t dur, int stream, int64_t corr)
 {
-    int64_t r = tp_store_add(st);
-    st->kind[r] = (uint8_t)k;
-    st->ts[r] = ts;
-    st->dur[r] = dur;
-    st->name[r] = tp_store_intern(st, name, strlen(name));
-    st->pid[r] = 1;
+    int64_t r = tt_event(st, k, name, ts, dur);
     st->tid[r] = stream >= 0 ? stream : 1;
     st->stream[r] = stream;
     st->correlation[r] = corr;

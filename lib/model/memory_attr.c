@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "memory_attr.h"
+#include "cmp.h"
 
 /* The plugin's event types (trace.py EventTypeMap, lower-cased cat): only
  * these events count for profiler_start_ts. */
@@ -84,9 +85,8 @@ static int dev_index(struct tp_mem *mem, int32_t type, int32_t id, size_t *cap)
 static int cmp_dev(const void *a, const void *b)
 {
     const struct tp_memdev *x = a, *y = b;
-    if (x->type != y->type)
-        return x->type < y->type ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
+    TP_CMP_BY(x, y, type);
+    return TP_CMP(x->id, y->id);
 }
 
 static _Thread_local const struct tp_memrec *g_recs;
@@ -94,17 +94,15 @@ static int cmp_tid_ts(const void *a, const void *b)
 {
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
     const struct tp_memrec *x = &g_recs[i], *y = &g_recs[j];
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
+    TP_CMP_BY(x, y, tid);
     return i < j ? -1 : i > j;   /* records are in time order already */
 }
 
 static int cmp_rec_ts(const void *a, const void *b)
 {
     const struct tp_memrec *x = a, *y = b;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, ts);
+    return TP_CMP(x->row, y->row);
 }
 
 struct frame { int64_t node, child; };

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "modtree.h"
 #include "tprof.h"
+#include "try.h"
 
 const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL] = {
     {"module", "Module", TP_COL_STR, -1, 0, "module name, indented two spaces per level of the tree"},
@@ -261,8 +262,7 @@ int tp_modtree_finish(struct tp_modtree *T, const struct tp_view_opts *vo, size_
 {
     tp_table *t = tp_modtree_table(T, vo, ncols);
     tp_modtree_free(T);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     *out = t;
     return TP_OK;
 }

@@ -5,6 +5,7 @@
 #include "category.h"
 #include "grow.h"
 #include "step_parts.h"
+#include "cmp.h"
 
 static const char *const part_names[TP_NPARTS] = {"computation", "communication", "memcpy", "host",
                                                   "idle"};
@@ -72,8 +73,7 @@ static int part_of(const tp_store *st, size_t i)
 static int cmp_span(const void *pa, const void *pb)
 {
     const struct span *a = pa, *b = pb;
-    if (a->s != b->s)
-        return a->s < b->s ? -1 : 1;
+    TP_CMP_BY(a, b, s);
     return (a->e > b->e) - (a->e < b->e);
 }
 
@@ -89,8 +89,7 @@ struct edge {
 static int cmp_edge(const void *pa, const void *pb)
 {
     const struct edge *a = pa, *b = pb;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
+    TP_CMP_BY(a, b, t);
     if (a->start != b->start)
         return a->start - b->start;
     return (a->k > b->k) - (a->k < b->k);

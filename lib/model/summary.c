@@ -3,14 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "summary.h"
+#include "cmp.h"
 
 static int cmp_sample(const void *a, const void *b)
 {
     const struct tp_sample *x = a, *y = b;
     int c = strcmp(x->key, y->key);
     if (c) return c;
-    if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
-    return x->v < y->v ? -1 : x->v > y->v;
+    TP_CMP_BY(x, y, tag);
+    return TP_CMP(x->v, y->v);
 }
 
 /* One group of samples sorted by value. */
@@ -58,7 +59,7 @@ static int cmp_total(const void *a, const void *b)
     if (x->total != y->total) return x->total > y->total ? -1 : 1;
     int c = strcmp(x->key, y->key);
     if (c) return c;
-    if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+    TP_CMP_BY(x, y, tag);
     return x->tagname && y->tagname ? strcmp(x->tagname, y->tagname) : 0;
 }
 

@@ -29,6 +29,8 @@
 #include <unistd.h>
 #include "ingest.h"
 #include "store.h"
+#include "cmp.h"
+#include "try.h"
 
 struct tp_run {
     char dir[1024];
@@ -451,8 +453,7 @@ static int usable(const struct tp_run_rank *k)
 static int cmp_rank(const void *a, const void *b)
 {
     const struct tp_run_rank *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
+    TP_CMP_BY(x, y, rank);
     return strcmp(x->path, y->path);
 }
 
@@ -606,12 +607,11 @@ static int cmp_load_key(const void *a, const void *b)
     int nx = x->rank < 0, ny = y->rank < 0;
     if (nx != ny)
         return nx - ny;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
+    TP_CMP_BY(x, y, rank);
     int c = strverscmp(x->name, y->name);
     if (c)
         return c;
-    return x->i < y->i ? -1 : x->i > y->i;
+    return TP_CMP(x->i, y->i);
 }
 
 static int load_all(tp_run *r, int threads, tp_error *err)
@@ -918,8 +918,7 @@ int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err)
         return tp_error_set(err, TP_ERR_USAGE, "tp_run_merge: %s", r ? "nowhere to put the store" : "no run");
     *out = NULL;
     tp_store *st = tp_store_new();
-    if (!st)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(st, err);
     snprintf(st->path, sizeof st->path, "%s", r->dir);
     int64_t prev_end = INT64_MIN;
     size_t k = 0;

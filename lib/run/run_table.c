@@ -8,6 +8,7 @@
 #include <string.h>
 #include "table.h"
 #include "tprof.h"
+#include "try.h"
 
 /* The columns a run adds in front of a per-rank view (file is shown with
  * --with-file or when -c names it; rank and worker when the view has no
@@ -103,8 +104,7 @@ int tp_run_check_columns(const tp_view *v, const char *columns, tp_error *err)
     if (!v || !columns)
         return tp_error_set(err, TP_ERR_USAGE, "tp_run_check_columns: %s", v ? "no column list" : "no view");
     char *rest = list_without(columns, drop_run_key, NULL);
-    if (!rest)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(rest, err);
     int rc = *rest ? tp_view_check_columns(v, rest, err) : TP_OK;   /* rank,worker alone: nothing to check */
     free(rest);
     return rc;
@@ -152,8 +152,7 @@ static int block_new(const tp_view *v, int files, tp_rank_table **out, tp_error 
     if (!v || !out || (!v->cols && v->ncols))
         return tp_error_set(err, TP_ERR_USAGE, "tp_rank_table_new: %s", !out ? "nowhere to put it" : "no view");
     tp_rank_table *b = calloc(1, sizeof *b);
-    if (!b)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(b, err);
     b->v = v;
     b->files = files;
     b->prepend = !tp_view_has_column(v, "rank");

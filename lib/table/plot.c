@@ -10,56 +10,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plot.h"
+#include "table.h"
 
-struct buf {
-    char *p;
-    size_t len, cap;
-    int oom;
-};
+/* lines are built in a tp_sbuf (write.c), ended with a NUL by add_line */
 
-static void put(struct buf *b, const char *s, size_t n)
+static void puts_(struct tp_sbuf *b, const char *s)
 {
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 128;
-        while (c < b->len + n + 1)
-            c *= 2;
-        char *q = realloc(b->p, c);
-        if (!q) {
-            b->oom = 1;
-            return;
-        }
-        b->p = q;
-        b->cap = c;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
+    tp_sbuf_put(b, s, strlen(s));
 }
 
-static void puts_(struct buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-static void spaces(struct buf *b, size_t n)
+static void spaces(struct tp_sbuf *b, size_t n)
 {
     while (n--)
-        put(b, " ", 1);
+        tp_sbuf_put(b, " ", 1);
 }
 
-static int add_line(struct tp_plot *out, struct buf *b)
+static int add_line(struct tp_plot *out, struct tp_sbuf *b)
 {
+    tp_sbuf_putc(b, 0);
     if (b->oom)
         return -1;
     char **l = realloc(out->lines, (out->n + 1) * sizeof *l);
     if (!l)
         return -1;
     out->lines = l;
-    out->lines[out->n++] = b->p ? b->p : strdup("");
+    out->lines[out->n++] = b->p;
     memset(b, 0, sizeof *b);
-    return out->lines[out->n - 1] ? 0 : -1;
+    return 0;
 }
 
 /* The dot bit of (dx, dy) in a braille cell, dy counted from the top. */
@@ -158,7 +135,7 @@ int tp_plot_steps(const struct tp_plot_series *s, size_t ns, int64_t x0, int64_t
         }
     }
 
-    struct buf b = {0};
+    struct tp_sbuf b = {0};
     int rc = 0;
     for (int r = 0; r < height && rc == 0; r++) {
         const char *lab = r == 0 ? ylab[0] : r == height - 1 ? ylab[2] : r == height / 2 && height > 2 ? ylab[1] : "";
@@ -168,12 +145,12 @@ int tp_plot_steps(const struct tp_plot_series *s, size_t ns, int64_t x0, int64_t
         for (int c = 0; c < cols; c++) {
             unsigned bits = cell[(size_t)r * (size_t)cols + (size_t)c];
             if (!bits) {
-                put(&b, " ", 1);
+                tp_sbuf_put(&b, " ", 1);
                 continue;
             }
             unsigned cp = 0x2800u + bits;
             char u[3] = {(char)(0xE0 | (cp >> 12)), (char)(0x80 | ((cp >> 6) & 0x3F)), (char)(0x80 | (cp & 0x3F))};
-            put(&b, u, 3);
+            tp_sbuf_put(&b, u, 3);
         }
         rc = add_line(out, &b);
     }
@@ -220,4 +197,15 @@ void tp_plot_free(struct tp_plot *p)
     free(p->lines);
     p->lines = NULL;
     p->n = 0;
+}
+
+void tp_plot_to_table(struct tp_plot *p, const char *head, tp_table *t, size_t col)
+{
+    tp_table_add_row(t);
+    tp_table_set_str(t, col, head);
+    for (size_t l = 0; l < p->n; l++) {
+        tp_table_add_row(t);
+        tp_table_set_str(t, col, p->lines[l]);
+    }
+    tp_plot_free(p);
 }

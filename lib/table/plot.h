@@ -35,4 +35,9 @@ int tp_plot_steps(const struct tp_plot_series *s, size_t ns, int64_t x0, int64_t
 
 void tp_plot_free(struct tp_plot *p);
 
+/* Where the views put a plot: rows of the one-column table t (column col),
+ * head first, then each line; p is freed. */
+struct tp_table;
+void tp_plot_to_table(struct tp_plot *p, const char *head, struct tp_table *t, size_t col);
+
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "strtab.h"
 #include "table.h"
+#include "cmp.h"
 
 #define TP_CHUNK_SHIFT 12
 #define TP_CHUNK_ROWS ((size_t)1 << TP_CHUNK_SHIFT)
@@ -451,17 +452,7 @@ size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap)
 /* Microseconds of a float number of nanoseconds, 3 decimals, zeros trimmed. */
 static size_t fmt_us_float(double ns, char *buf, size_t cap)
 {
-    char out[400];
-    if (!isfinite(ns))
-        return tp_fmt_pyfloat(ns, buf, cap);
-    int n = snprintf(out, sizeof out, "%.3f", ns / 1000.0);
-    while (n > 0 && out[n - 1] == '0')
-        n--;
-    if (n > 0 && out[n - 1] == '.')
-        n--;
-    if (n == 2 && out[0] == '-' && out[1] == '0')
-        out[0] = '0', n = 1;
-    return put_out(out, (size_t)n, buf, cap);
+    return tp_fmt_time_float(ns, TP_UNIT_US, buf, cap);
 }
 
 static size_t fmt_fixed(double v, int decimals, char *buf, size_t cap)
@@ -643,8 +634,7 @@ struct skey {
 static int cmp_skey_num(const void *pa, const void *pb)
 {
     const struct skey *a = pa, *b = pb;
-    if (a->cls != b->cls)
-        return a->cls < b->cls ? -1 : 1;
+    TP_CMP_BY(a, b, cls);
     if (a->cls == 0) {
         if (a->isint && b->isint) {
             if (a->k.i != b->k.i)
@@ -662,10 +652,8 @@ static int cmp_skey_num(const void *pa, const void *pb)
 static int cmp_skey_str(const void *pa, const void *pb)
 {
     const struct skey *a = pa, *b = pb;
-    if (a->cls != b->cls)
-        return a->cls < b->cls ? -1 : 1;
-    if (a->k.r != b->k.r)
-        return a->k.r < b->k.r ? -1 : 1;
+    TP_CMP_BY(a, b, cls);
+    TP_CMP_BY(a, b, k.r);
     return a->row < b->row ? -1 : a->row > b->row ? 1 : 0;
 }
 

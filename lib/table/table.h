@@ -204,6 +204,19 @@ static inline size_t tp_wctx_row(const struct tp_wctx *w, size_t i)
 }
 /* Write one finished line (buffer reset afterwards); TP_ERR_IO/NOMEM on failure. */
 int tp_write_line(const struct tp_wctx *w, struct tp_sbuf *b);
+/* The header line of the first nsel selected columns, when o->header asks
+ * for one: put(b, header text, j, ctx) appends each, then the line is ended
+ * and written (tp_write_line).  TP_OK without a header. */
+int tp_write_header(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
+                    void (*put)(struct tp_sbuf *b, const char *h, size_t j, void *ctx), void *ctx);
+/* The rows of w in print order: put(b, w, row, j, ctx) appends cell j (of
+ * the first nsel selected) of each, then the line is ended and written.
+ * Stops at the first write error. */
+int tp_write_rows(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
+                  void (*put)(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *ctx),
+                  void *ctx);
+/* The table's footer (key_averages' totals) after its rows, if it has one. */
+int tp_write_footer(const struct tp_wctx *w);
 
 int tp_write_space(const struct tp_wctx *w);
 int tp_write_csv(const struct tp_wctx *w);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "table.h"
+#include "try.h"
 
 void tp_output_opts_init(struct tp_output_opts *o)
 {
@@ -285,6 +286,41 @@ int tp_write_line(const struct tp_wctx *w, struct tp_sbuf *b)
     return TP_OK;
 }
 
+int tp_write_header(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
+                    void (*put)(struct tp_sbuf *b, const char *h, size_t j, void *ctx), void *ctx)
+{
+    if (!w->o->header)
+        return TP_OK;
+    for (size_t j = 0; j < nsel; j++) {
+        char hb[160];
+        put(b, tp_wctx_header(w, j, hb, sizeof hb), j, ctx);
+    }
+    tp_sbuf_putc(b, '\n');
+    return tp_write_line(w, b);
+}
+
+int tp_write_rows(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
+                  void (*put)(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *ctx),
+                  void *ctx)
+{
+    int rc = TP_OK;
+    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
+        size_t row = tp_wctx_row(w, i);
+        for (size_t j = 0; j < nsel; j++)
+            put(b, w, row, j, ctx);
+        tp_sbuf_putc(b, '\n');
+        rc = tp_write_line(w, b);
+    }
+    return rc;
+}
+
+int tp_write_footer(const struct tp_wctx *w)
+{
+    if (tp_table_footer(w->t)[0] && fputs(tp_table_footer(w->t), w->out) < 0)
+        return tp_error_set(w->err, TP_ERR_IO, "write error");
+    return TP_OK;
+}
+
 /* --name: keep the rows (in *perm order, made if NULL) whose name, kernel or
  * op column (any of them the table has) matches. */
 static int filter_by_name(const tp_table *t, const char *pattern, size_t **perm, size_t *nrows, tp_error *err)
@@ -461,19 +497,15 @@ int tp_table_write(const tp_table *t, const struct tp_output_opts *o, FILE *out,
             cap += *p == ',';
     }
     sel = malloc((cap ? cap : 1) * sizeof *sel);
-    if (!sel)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(sel, err);
     if (o->columns) {
-        rc = tp_table_select(cols, ncols, o->columns, sel, cap, &nsel, err);
-        if (rc != TP_OK)
-            goto done;
+        TP_TRY_TO(rc, tp_table_select(cols, ncols, o->columns, sel, cap, &nsel, err), done);
     } else {
         for (nsel = 0; nsel < ncols; nsel++)
             sel[nsel] = nsel;
     }
 
-    if ((rc = tp_table_order(t, o, &perm, &nrows, err)) != TP_OK)
-        goto done;
+    TP_TRY_TO(rc, tp_table_order(t, o, &perm, &nrows, err), done);
 
     struct tp_wctx w = { t, cols, sel, nsel, perm, nrows, o, out, err };
     switch (o->format) {

@@ -234,6 +234,56 @@ static void note_left_out(const struct tp_wctx *w, size_t kept)
     }
 }
 
+static void put_fit_header(struct tp_sbuf *b, const char *h, size_t j, void *wid)
+{
+    tp_disp_put_fit(b, h, strlen(h), ((const size_t *)wid)[j], 1);
+    tp_sbuf_putc(b, ' ');
+}
+
+static void put_trunc_header(struct tp_sbuf *b, const char *h, size_t j, void *wid)
+{
+    tp_text_put_trunc(b, h, strlen(h), ((const size_t *)wid)[j], 1);
+    tp_sbuf_putc(b, ' ');
+}
+
+/* A cell padded to its column's width (text left, numbers right), then a space. */
+static void put_fit_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *width)
+{
+    const size_t *wid = width;
+    char buf[TP_CELLBUF];
+    size_t len;
+    const char *s = col_text(w, row, j, buf, sizeof buf, &len);
+    if (w->cols[w->sel[j]].type == TP_COL_STR) {
+        tp_disp_put_fit(b, s, len, wid[j], 1);
+    } else {
+        size_t tw = tp_disp_width(s, len);
+        if (tw < wid[j])
+            tp_sbuf_pad(b, ' ', wid[j] - tw);
+        tp_disp_put_fit(b, s, len, wid[j], 0);
+    }
+    tp_sbuf_putc(b, ' ');
+}
+
+/* The same in prof.py's layout: text cut to the width, numbers whole. */
+static void put_prof_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *width)
+{
+    const size_t *wid = width;
+    size_t col = w->sel[j];
+    char buf[TP_CELLBUF];
+    size_t len;
+    if (w->cols[col].type == TP_COL_STR) {
+        const char *s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
+        tp_text_put_trunc(b, s, len, wid[j], 1);
+    } else {
+        const char *s = col_text(w, row, j, buf, sizeof buf, &len);
+        size_t tw = tp_text_width(s, len);
+        if (tw < wid[j])
+            tp_sbuf_pad(b, ' ', wid[j] - tw);
+        tp_text_put(b, s, len);
+    }
+    tp_sbuf_putc(b, ' ');
+}
+
 static int write_fit(const struct tp_wctx *w)
 {
     size_t n = w->nsel ? w->nsel : 1;
@@ -244,38 +294,11 @@ static int write_fit(const struct tp_wctx *w)
     layout_fit(w, wid, wid + n, wid + 2 * n, &nsel);
     note_left_out(w, nsel);
     struct tp_sbuf b = { 0 };
-    int rc = TP_OK;
-    if (w->o->header) {
-        for (size_t j = 0; j < nsel; j++) {
-            char hb[160];
-            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
-            tp_disp_put_fit(&b, h, strlen(h), wid[j], 1);
-            tp_sbuf_putc(&b, ' ');
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
-    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
-        size_t row = tp_wctx_row(w, i);
-        for (size_t j = 0; j < nsel; j++) {
-            char buf[TP_CELLBUF];
-            size_t len;
-            const char *s = col_text(w, row, j, buf, sizeof buf, &len);
-            if (w->cols[w->sel[j]].type == TP_COL_STR) {
-                tp_disp_put_fit(&b, s, len, wid[j], 1);
-            } else {
-                size_t tw = tp_disp_width(s, len);
-                if (tw < wid[j])
-                    tp_sbuf_pad(&b, ' ', wid[j] - tw);
-                tp_disp_put_fit(&b, s, len, wid[j], 0);
-            }
-            tp_sbuf_putc(&b, ' ');
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
-    if (rc == TP_OK && tp_table_footer(w->t)[0] && fputs(tp_table_footer(w->t), w->out) < 0)
-        rc = tp_error_set(w->err, TP_ERR_IO, "write error");
+    int rc = tp_write_header(w, &b, nsel, put_fit_header, wid);
+    if (rc == TP_OK)
+        rc = tp_write_rows(w, &b, nsel, put_fit_cell, wid);
+    if (rc == TP_OK)
+        rc = tp_write_footer(w);
     tp_sbuf_free(&b);
     free(wid);
     return rc;
@@ -292,39 +315,12 @@ int tp_write_columns(const struct tp_wctx *w)
         return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
     int rc = layout(w, wid);
     struct tp_sbuf b = { 0 };
-    if (rc == TP_OK && w->o->header) {
-        for (size_t j = 0; j < w->nsel; j++) {
-            char hb[160];
-            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
-            tp_text_put_trunc(&b, h, strlen(h), wid[j], 1);
-            tp_sbuf_putc(&b, ' ');
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
-    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
-        size_t row = tp_wctx_row(w, i);
-        for (size_t j = 0; j < w->nsel; j++) {
-            size_t col = w->sel[j];
-            char buf[TP_CELLBUF];
-            size_t len;
-            if (w->cols[col].type == TP_COL_STR) {
-                const char *s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
-                tp_text_put_trunc(&b, s, len, wid[j], 1);
-            } else {
-                const char *s = col_text(w, row, j, buf, sizeof buf, &len);
-                size_t tw = tp_text_width(s, len);
-                if (tw < wid[j])
-                    tp_sbuf_pad(&b, ' ', wid[j] - tw);
-                tp_text_put(&b, s, len);
-            }
-            tp_sbuf_putc(&b, ' ');
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
-    if (rc == TP_OK && tp_table_footer(w->t)[0] && fputs(tp_table_footer(w->t), w->out) < 0)
-        rc = tp_error_set(w->err, TP_ERR_IO, "write error");
+    if (rc == TP_OK)
+        rc = tp_write_header(w, &b, w->nsel, put_trunc_header, wid);
+    if (rc == TP_OK)
+        rc = tp_write_rows(w, &b, w->nsel, put_prof_cell, wid);
+    if (rc == TP_OK)
+        rc = tp_write_footer(w);
     tp_sbuf_free(&b);
     free(wid);
     return rc;

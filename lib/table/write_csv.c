@@ -32,35 +32,30 @@ static void field(struct tp_sbuf *b, struct tp_sbuf *tmp, const char *s, size_t 
         quote_tail(b, tmp, from);
 }
 
+static void put_header(struct tp_sbuf *b, const char *h, size_t j, void *tmp)
+{
+    field(b, tmp, h, strlen(h), j == 0);
+}
+
+static void put_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *tmp)
+{
+    char buf[TP_CELLBUF];
+    size_t len;
+    const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
+    if (len == 0 && w->o->keys) {   /* NULL: an empty field, which readers take as missing */
+        if (j)
+            tp_sbuf_putc(b, ',');
+        return;
+    }
+    field(b, tmp, s, len, j == 0);
+}
+
 int tp_write_csv(const struct tp_wctx *w)
 {
     struct tp_sbuf b = { 0 }, tmp = { 0 };
-    int rc = TP_OK;
-    if (w->o->header) {
-        for (size_t j = 0; j < w->nsel; j++) {
-            char hb[160];
-            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
-            field(&b, &tmp, h, strlen(h), j == 0);
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
-    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
-        size_t row = tp_wctx_row(w, i);
-        for (size_t j = 0; j < w->nsel; j++) {
-            char buf[TP_CELLBUF];
-            size_t len;
-            const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
-            if (len == 0 && w->o->keys) {   /* NULL: an empty field, which readers take as missing */
-                if (j)
-                    tp_sbuf_putc(&b, ',');
-                continue;
-            }
-            field(&b, &tmp, s, len, j == 0);
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
+    int rc = tp_write_header(w, &b, w->nsel, put_header, &tmp);
+    if (rc == TP_OK)
+        rc = tp_write_rows(w, &b, w->nsel, put_cell, &tmp);
     tp_sbuf_free(&b);
     tp_sbuf_free(&tmp);
     return rc;

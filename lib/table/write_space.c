@@ -6,35 +6,33 @@
 #include <string.h>
 #include "table.h"
 
+static void put_joined(struct tp_sbuf *b, const char *s, size_t len, size_t j, char sep)
+{
+    if (j)
+        tp_sbuf_putc(b, sep);
+    tp_text_put(b, s, len);
+}
+
+static void put_header(struct tp_sbuf *b, const char *h, size_t j, void *sep)
+{
+    put_joined(b, h, strlen(h), j, *(const char *)sep);
+}
+
+static void put_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *sep)
+{
+    char buf[TP_CELLBUF];
+    size_t len;
+    const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
+    put_joined(b, s, len, j, *(const char *)sep);
+}
+
 /* Header and cells joined by `sep`. */
 static int write_joined(const struct tp_wctx *w, char sep)
 {
     struct tp_sbuf b = { 0 };
-    int rc = TP_OK;
-    if (w->o->header) {
-        for (size_t j = 0; j < w->nsel; j++) {
-            char hb[160];
-            const char *h = tp_wctx_header(w, j, hb, sizeof hb);
-            if (j)
-                tp_sbuf_putc(&b, sep);
-            tp_text_put(&b, h, strlen(h));
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
-    for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
-        size_t row = tp_wctx_row(w, i);
-        for (size_t j = 0; j < w->nsel; j++) {
-            char buf[TP_CELLBUF];
-            size_t len;
-            const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
-            if (j)
-                tp_sbuf_putc(&b, sep);
-            tp_text_put(&b, s, len);
-        }
-        tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
-    }
+    int rc = tp_write_header(w, &b, w->nsel, put_header, &sep);
+    if (rc == TP_OK)
+        rc = tp_write_rows(w, &b, w->nsel, put_cell, &sep);
     tp_sbuf_free(&b);
     return rc;
 }

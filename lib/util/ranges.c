@@ -1,6 +1,7 @@
 /* ranges.c — the plugin's range algebra on int64 ns (see ranges.h). */
 #include <stdlib.h>
 #include "ranges.h"
+#include "cmp.h"
 
 int tp_ranges_push(struct tp_ranges *v, int64_t s, int64_t e)
 {
@@ -19,9 +20,8 @@ int tp_ranges_push(struct tp_ranges *v, int64_t s, int64_t e)
 static int cmp_range(const void *a, const void *b)
 {
     const struct tp_range *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return x->e < y->e ? -1 : x->e > y->e;
+    TP_CMP_BY(x, y, s);
+    return TP_CMP(x->e, y->e);
 }
 
 void tp_ranges_merge(struct tp_ranges *v)

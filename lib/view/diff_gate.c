@@ -30,6 +30,7 @@
 #include "step_parts.h"
 #include "store.h"
 #include "table.h"
+#include "try.h"
 
 enum { GQ_STEP = TP_NPARTS, GQ_N };   /* quantities: the parts, then the step time */
 
@@ -307,8 +308,7 @@ int tp_gate_compare(const tp_store *a, const tp_store *b, const struct tp_diff_g
     if (!(o->confidence > 0 && o->confidence < 1))
         return tp_error_set(err, TP_ERR_USAGE, "tp_gate_compare: confidence must be between 0 and 1");
     tp_gate *gt = calloc(1, sizeof *gt);
-    if (!gt)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(gt, err);
     gt->limit = *g;
     gt->confidence = o->confidence;
     gt->iterations = o->iterations > 0 ? o->iterations : 2000;
@@ -364,8 +364,7 @@ int tp_gate_table(const tp_gate *gt, tp_table **out, tp_error *err)
     if (!gt || !out)
         return tp_error_set(err, TP_ERR_USAGE, "tp_gate_table: missing argument");
     tp_table *t = tp_table_new(gate_cols, GC_N);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     for (int k = 0; k < GQ_N; k++) {
         int q = k == 0 ? GQ_STEP : k - 1;
         if (tp_table_add_row(t) < 0)

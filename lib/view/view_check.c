@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "grow.h"
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
@@ -37,15 +38,9 @@ static const char *const sev_names[] = {"info", "warning", "error"};
 struct tp_finding *tp_finding_add(struct tp_findings *f, const tp_store *st, enum tp_severity sev,
                                   const char *key, uint64_t count, int64_t row)
 {
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 16;
-        struct tp_finding *v = realloc(f->v, cap * sizeof *v);
-        if (!v) {
-            f->oom = 1;
-            return NULL;
-        }
-        f->v = v;
-        f->cap = cap;
+    if (tp_grow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v) < 0) {
+        f->oom = 1;
+        return NULL;
     }
     struct tp_finding *x = &f->v[f->n++];
     memset(x, 0, sizeof *x);
@@ -264,16 +259,12 @@ static enum tp_severity worst(const tp_table *t)
     return w;
 }
 
-static const struct tp_view_option check_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
-
 const tp_view tp_view_check = {
     .name = "check",
-    TP_VIEW_OPTIONS(check_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "trace health, one row per finding (exit 0 clean, 1 warnings, 2 errors)",
     .cols = check_cols,
-    .ncols = NCOLS,
+    .ncols = sizeof check_cols / sizeof *check_cols,
     .default_columns = "rank,severity,finding,count,first_ts,first_event,detail",
     .build = build,
     .build_run = build_run,

@@ -9,6 +9,8 @@
 #include "store.h"
 #include "table.h"
 #include "summ.h"
+#include "cmp.h"
+#include "try.h"
 
 const struct tp_coldef tp_diff_cols[TP_DIFF_NCOLS] = {
     {"kind", "Kind", TP_COL_STR, -1, 0, "op (CPU operator) or kernel (GPU kernel)"},
@@ -95,7 +97,7 @@ static int cmp_agg(const void *pa, const void *pb)
     int c = memcmp(a->name, b->name, m);
     if (c)
         return c;
-    return a->len < b->len ? -1 : a->len > b->len;
+    return TP_CMP(a->len, b->len);
 }
 
 /* Aggregate one store into sorted (kind, name) entries. */
@@ -231,8 +233,7 @@ int tp_diff_build(const tp_store *a, const tp_store *b, tp_table **out, tp_error
     if (!a->linked || !b->linked)
         return tp_error_set(err, TP_ERR_USAGE, "%s: tp_diff_build before tp_store_link", (!a->linked ? a : b)->path);
     struct side sa, sb;
-    if (aggregate(a, &sa) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(aggregate(a, &sa) >= 0, err);
     if (aggregate(b, &sb) < 0) {
         free(sa.v);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -305,8 +306,7 @@ int tp_diff_summary_table(const struct tp_diff_summary *s, tp_table **out, tp_er
     if (!s || !out)
         return tp_error_set(err, TP_ERR_USAGE, "tp_diff_summary_table: %s", !s ? "no summary" : "nowhere to put the table");
     tp_table *t = tp_table_new(tp_diff_summary_cols, TP_DIFFSUM_NCOLS);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     tp_table_add_row(t);
     tp_table_set_str(t, TP_DIFFSUM_METRIC, "avg_step_time");
     if (s->a_has_steps)
@@ -456,8 +456,7 @@ enum { DS_NSTEPS, DS_STEP_NS, DS_KERNEL_NS, DS_OP_NS };
 static int diff_summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct side sd;
-    if (aggregate(st, &sd) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(aggregate(st, &sd) >= 0, err);
     for (size_t i = 0; i < sd.n; i++) {
         const char *key[] = {dk_name[sd.v[i].kind], sd.v[i].name};
         struct tp_sgroup *g = tp_summ_group(sec, key);
@@ -498,8 +497,7 @@ static int side_of(const tp_summary *s, struct side *out, tp_error *err)
     if (!sec)
         return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds no diff table", s->path);
     out->v = calloc(sec->ng + 1, sizeof *out->v);
-    if (!out->v)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(out->v, err);
     for (size_t i = 0; i < sec->ng; i++) {
         const struct tp_sgroup *g = &sec->g[i];
         struct agg *a = &out->v[out->n++];

@@ -9,6 +9,7 @@
 #include "ascend.h"
 #include "views.h"
 #include "view_options.h"
+#include "try.h"
 
 static const struct tp_coldef info_cols[] = {
     {"property", "Property", TP_COL_STR, -1, 0, "what is described"},
@@ -51,8 +52,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 {
     (void)vo;
     tp_table *t = tp_table_new(info_cols, 2);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     row(t, "file", "%s", st->path);
     if (st->origin[0])
         row(t, "origin", "%s (a .tprof store; size and format are the original's)", st->origin);
@@ -147,16 +147,12 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
-static const struct tp_view_option info_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
-
 const tp_view tp_view_info = {
     .name = "info",
-    TP_VIEW_OPTIONS(info_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "what an input holds: format, size, events by kind, devices, streams, steps, skips",
     .cols = info_cols,
-    .ncols = 2,
+    .ncols = sizeof info_cols / sizeof *info_cols,
     .default_columns = "property,value",
     .build = build,
 };

@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "views.h"
+#include "view_options.h"
+
+const struct tp_view_option tp_vopt_filters[2] = {
+    TP_VOPT_FILTERS,
+};
 
 const struct tp_view_option *tp_view_options(const tp_view *v, size_t *n)
 {

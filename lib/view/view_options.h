@@ -42,6 +42,10 @@
     TP_VOPT_FLAG("ascii", ascii, "draw with ASCII characters only (the default where LC_ALL/LC_CTYPE/LANG is not UTF-8)")
 #define TP_VOPT_HTA_QUIRKS \
     TP_VOPT_FLAG("hta-quirks", hta_quirks, "HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)")
+/* The views whose only options are --step and --window share one table
+ * (view_options.c): .options = tp_vopt_filters in their tp_view. */
+extern const struct tp_view_option tp_vopt_filters[2];
+#define TP_VIEW_FILTER_OPTIONS TP_VIEW_OPTIONS(tp_vopt_filters)
 #define TP_VOPT_ALL_STEPS \
     TP_VOPT_FLAG("all-steps", all_steps, "keep the last ProfilerStep (HTA leaves it out)")
 

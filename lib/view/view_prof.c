@@ -407,16 +407,12 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
-static const struct tp_view_option prof_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
-
 const tp_view tp_view_prof = {
     .name = "prof",
-    TP_VIEW_OPTIONS(prof_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "PyProf prof.py's per-kernel table: op, params, FLOPs, bytes, tensor cores (default view)",
     .cols = cols,
-    .ncols = C_N,
+    .ncols = sizeof cols / sizeof *cols,
     .default_columns = "idx,dir,sub,mod,op,kernel,params,sil",
     .build = build,
     .attributes = TP_ATTRIBUTES_ALWAYS,

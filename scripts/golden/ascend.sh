@@ -11,10 +11,10 @@
 # within the drift that rounding allows (0.005 µs per row summed).
 REF=${REF:-../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_need ascend "$REF/npu/golden" "${TPROF:-./cli/tprof}" python3
-exec python3 - "$REF/npu" "${TPROF:-./cli/tprof}" <<'PY'
+golden_python ascend "$REF/npu/golden" "${TPROF:-./cli/tprof}" "$REF/npu" "${TPROF:-./cli/tprof}" <<'PY'
 import atexit, csv, io, json, os, re, shutil, subprocess, sys, tempfile
 from decimal import Decimal as D
+from golden import plugin_cases
 
 NPU, TPROF = sys.argv[1], sys.argv[2]
 GOLD = os.path.join(NPU, "golden")
@@ -282,14 +282,7 @@ def check_absent(path, g):
             return "%s without %s: exit %d, %d rows, %r" % (view, f, p.returncode, len(rows), p.stderr.strip()[:200])
     return None
 
-cases = []
-for root, _, files in os.walk(GOLD):
-    for f in files:
-        if f.endswith(".plugin_output.json"):
-            gp = os.path.join(root, f)
-            rel = os.path.relpath(gp, GOLD)[: -len(".plugin_output.json")]
-            cases.append((rel, gp, os.path.join(DATA, rel)))
-cases.sort()
+cases = plugin_cases(GOLD, DATA)
 for rel, gp, path in cases:
     name = rel.split("/")[0].split("+")[1] + ":" + "/".join(rel.split("/")[-2:])
     if not os.path.isdir(path):

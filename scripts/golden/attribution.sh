@@ -18,8 +18,7 @@
 REF=${REF:-../shared/reference}
 TL="$REF/peers/other_data/AMD-AGI-TraceLens/tests/traces"
 . "$(dirname "$0")/lib.sh"
-golden_need attribution "$TL" "./cli/tprof" python3
-exec python3 - "$TL" <<'PY'
+golden_python attribution "$TL" "./cli/tprof" "$TL" <<'PY'
 import collections, csv, glob, gzip, io, json, os, re, subprocess, sys
 
 T = sys.argv[1]

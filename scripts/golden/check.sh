@@ -9,9 +9,9 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_need golden.check "$REF/peers/hta_data/tests/data" "$top/cli/tprof"
-exec python3 - "$top/cli/tprof" "$REF" <<'PY'
+golden_python golden.check "$REF/peers/hta_data/tests/data" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
 import copy, csv, gzip, io, json, os, shutil, subprocess, sys, tempfile
+from golden import print_case
 
 tprof, ref = sys.argv[1:3]
 peers = os.path.join(ref, 'peers')
@@ -22,7 +22,7 @@ bert = os.path.join(tl, 'mi300/gaunernst_bert-small-uncased__1016001.json.gz')
 
 def ok(name, why):
     """why: '' (or None) when the case holds, else what went wrong."""
-    print('ok golden.check.%s' % name if not why else 'FAIL golden.check.%s: %s' % (name, why))
+    print_case('golden.check.' + name, why)
 
 def check(path, *extra):
     p = subprocess.run([tprof, 'check', '--csv', '-c',

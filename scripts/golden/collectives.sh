@@ -22,9 +22,9 @@ T=$top/cli/tprof
 REF=${REF:-$top/../shared/reference}
 DLRM=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_need collectives "$DLRM" "$T" python3
-exec python3 - "$T" "$REF" "$top/testdata/collectives/meta" <<'PY'
+golden_python collectives "$DLRM" "$T" "$T" "$REF" "$top/testdata/collectives/meta" <<'PY'
 import csv, gzip, io, json, os, re, subprocess, sys, tempfile
+from golden import okf, without_coverage
 from collections import defaultdict
 from decimal import Decimal
 
@@ -33,13 +33,11 @@ dlrm = os.path.join(ref, 'peers/other_data/facebookresearch-param/et_replay/test
 unit = os.path.join(ref, 'kineto/data/extracted_unit_tests')
 sampled = os.path.join(ref, 'peers/hta_data/tests/data/trace_filter')
 
-def ok(name, cond, why=''):
-    print(('ok collectives.%s' % name) if cond else ('FAIL collectives.%s: %s' % (name, why)))
+ok = okf('collectives')
 
 def run(*args):
     p = subprocess.run([tprof] + list(args), capture_output=True, text=True)
-    err = ''.join(l for l in p.stderr.splitlines(True) if 'of kernel time attributed' not in l)
-    return p.returncode, p.stdout, err
+    return p.returncode, p.stdout, without_coverage(p.stderr)
 
 def table(view, d, *extra):
     rc, out, err = run(view, '--csv', '--header', 'keys', '--timeunit', 'ns', *extra, d)

@@ -43,6 +43,14 @@ def run(*args):
     return rc, out, err.split('\n')[0], err
 
 tmp = tempfile.mkdtemp(prefix='tprof_defects.')
+
+def ref_copy(src, sub):
+    """(folder, file): a copy of reference file src alone in tmp/sub (../shared is never opened to write)."""
+    d = os.path.join(tmp, sub)
+    os.mkdir(d)
+    db = os.path.join(d, os.path.basename(src))
+    shutil.copy(src, db)
+    return d, db
 empty = os.path.join(tmp, 'empty.json')
 open(empty, 'w').close()
 try:
@@ -194,10 +202,7 @@ try:
     # nothing appears beside it ----
     fuser = os.path.join(top, '../shared/reference/peers/other_data/NVIDIA-Fuser/64ee035d/report1.sqlite')
     if os.path.exists(fuser):
-        d = os.path.join(tmp, 'nsys')
-        os.mkdir(d)
-        db = os.path.join(d, 'report1.sqlite')
-        shutil.copy(fuser, db)
+        d, db = ref_copy(fuser, 'nsys')
         rc, out, e1, err = run('kernels', '--csv', '-c', 'name,calls,blocks_per_sm,occupancy', db)
         rows = {}
         for l in out.splitlines()[1:]:
@@ -218,10 +223,7 @@ try:
     netsql = os.path.join(top, '../shared/reference/pyprof/data/josiahdavis_profiling-lm/17ed9e2/net.sql')
     if os.path.exists(netsql):
         import sqlite3
-        d = os.path.join(tmp, 'nvprof')
-        os.mkdir(d)
-        db = os.path.join(d, 'net.sql')
-        shutil.copy(netsql, db)
+        d, db = ref_copy(netsql, 'nvprof')
         con = sqlite3.connect('file:%s?mode=ro&immutable=1' % db, uri=True)
         sms = con.execute('SELECT numMultiprocessors FROM CUPTI_ACTIVITY_KIND_DEVICE').fetchone()[0]
         g = con.execute("SELECT k.gridX*k.gridY*k.gridZ FROM CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL k "

@@ -23,11 +23,8 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
 dir=$REF/peers/hta_data/tests/data/trace_compare
-if [ ! -f "$dir/base/base.json.gz" ] || [ ! -f "$dir/test/test.json.gz" ]; then
-    echo "skip golden.diff: $dir is missing"
-    exit 0
-fi
 . "$(dirname "$0")/lib.sh"
+golden_need_files golden.diff "$dir" "$dir/base/base.json.gz" "$dir/test/test.json.gz"
 golden_need golden.diff "" "$top/cli/tprof"
 exec python3 - "$top/cli/tprof" "$dir/base/base.json.gz" "$dir/test/test.json.gz" "$REF" <<'PY'
 import csv, gzip, io, json, os, shutil, subprocess, sys, tempfile

@@ -136,15 +136,9 @@ rc=$?
     echo "ok golden.diff.gate.step" || echo "FAIL golden.diff.gate.step: rc $rc $(head -2 "$tmp/st.csv" | tail -1)"
 
 # Usage errors: exit 2, nothing on stdout.
-for args in "--confidence 0.95" "--fail-above 5% --confidence 1.5" "--fail-above 5% --confidence x" \
-            "--fail-above 5% --waterfall" "--fail-above 5% --confidence 95% --summary" \
-            "--fail-above 5% --confidence 0.95 -c nope"; do
-    # shellcheck disable=SC2086
-    out=$("$tp" diff $args "$base" "$test" 2>/dev/null)
-    rc=$?
-    [ $rc -eq 2 ] && [ -z "$out" ] && echo "ok golden.diff.gate.usage: $args" ||
-        echo "FAIL golden.diff.gate.usage: $args: rc $rc"
-done
+golden_usage_rc2 golden.diff.gate.usage "$tp" "$base" "$test" "--confidence 0.95" \
+    "--fail-above 5% --confidence 1.5" "--fail-above 5% --confidence x" "--fail-above 5% --waterfall" \
+    "--fail-above 5% --confidence 95% --summary" "--fail-above 5% --confidence 0.95 -c nope"
 
 # Run directories: the 8-rank DLRM run against itself (every rank's steps
 # are samples), and --rank choosing two ranks; exit 0, step_time unchanged.

@@ -10,10 +10,8 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
 dir=$REF/peers/hta_data/tests/data/trace_compare
-if [ ! -f "$dir/base/base.json.gz" ] || [ ! -f "$dir/test/test.json.gz" ]; then
-    echo "skip golden.diff.junit: $dir is missing"
-    exit 0
-fi
+. "$(dirname "$0")/lib.sh"
+golden_need_files golden.diff.junit "$dir" "$dir/base/base.json.gz" "$dir/test/test.json.gz"
 
 # --junit FILE: one test case per quantity, the gated one failing exactly
 # when the exit status is 1; valid XML; --junit without --fail-above is usage.

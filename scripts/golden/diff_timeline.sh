@@ -86,11 +86,5 @@ PY
 n=$("$tp" diff --timeline --depth 0 --tsv --no-header "$a" "$b" 2>/dev/null | wc -l)
 [ "$n" -eq 1 ] && echo "ok golden.diff.timeline.depth0" || echo "FAIL golden.diff.timeline.depth0: $n rows"
 
-for args in "--depth 2" "--timeline --depth x" "--timeline --summary" "--timeline --fail-above 5%" \
-            "--timeline -c nope"; do
-    # shellcheck disable=SC2086
-    out=$("$tp" diff $args "$a" "$b" 2>/dev/null)
-    rc=$?
-    [ $rc -eq 2 ] && [ -z "$out" ] && echo "ok golden.diff.timeline.usage: $args" ||
-        echo "FAIL golden.diff.timeline.usage: $args: rc $rc"
-done
+golden_usage_rc2 golden.diff.timeline.usage "$tp" "$a" "$b" "--depth 2" "--timeline --depth x" \
+    "--timeline --summary" "--timeline --fail-above 5%" "--timeline -c nope"

@@ -21,23 +21,20 @@ if [ ! -f "$exp/test_distributed_nccl__DISTRIBUTED.expected.json" ]; then
     exit 0
 fi
 . "$(dirname "$0")/lib.sh"
-golden_need golden.dist "" "$top/cli/tprof"
-exec python3 - "$top/cli/tprof" "$REF" <<'PY'
+golden_python golden.dist "" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
 import csv, io, json, os, shutil, subprocess, sys, tempfile
+from golden import okf, without_coverage
 from decimal import Decimal, ROUND_HALF_EVEN
 
 tprof, ref = sys.argv[1:3]
 exp = os.path.join(ref, 'kineto/expected/extracted_unit_tests')
 data = os.path.join(ref, 'kineto/data/extracted_unit_tests')
 
-def ok(name, cond, why=''):
-    print(('ok golden.dist.%s' % name) if cond else ('FAIL golden.dist.%s: %s' % (name, why)))
+ok = okf('golden.dist')
 
 def run(*args):
     p = subprocess.run([tprof, 'dist', '--csv'] + list(args), capture_output=True, text=True)
-    # the coverage line (attribution.sh tests it) is not the view's note
-    err = ''.join(l for l in p.stderr.splitlines(True) if 'of kernel time attributed to operators' not in l)
-    return p.returncode, list(csv.DictReader(io.StringIO(p.stdout))), err
+    return p.returncode, list(csv.DictReader(io.StringIO(p.stdout))), without_coverage(p.stderr)
 
 def D(s):
     return Decimal(s) if s not in ('-', '') else None

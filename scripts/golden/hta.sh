@@ -12,10 +12,10 @@
 REF=${REF:-../shared/reference}
 P="$REF/peers"
 . "$(dirname "$0")/lib.sh"
-golden_need hta "$P/hta_data/tests/data" "./cli/tprof" python3
-exec python3 - "$P" <<'PY'
+golden_python hta "$P/hta_data/tests/data" "./cli/tprof" "$P" <<'PY'
 import csv, gzip, io, json, os, re, subprocess, sys
 from decimal import Decimal as D
+from golden import case, csv_view
 
 P = sys.argv[1]
 H = os.path.join(P, "hta_data/tests/data")
@@ -27,17 +27,7 @@ def run(view, path, *extra, quirks=False):
     env.pop("TPROF_HTA_QUIRKS", None)
     if quirks:
         extra = ("--hta-quirks",) + extra
-    p = subprocess.run([TPROF, view, "--csv", *extra, path], capture_output=True, text=True, env=env)
-    if p.returncode != 0:
-        raise RuntimeError("%s: exit %d: %s" % (view, p.returncode, p.stderr.strip()[:200]))
-    return list(csv.DictReader(io.StringIO(p.stdout)))
-
-def case(name, fn):
-    try:
-        why = fn()
-    except Exception as e:  # a crash or a bad exit is a failure of this case
-        why = "%s: %s" % (type(e).__name__, e)
-    print("ok %s" % name if not why else "FAIL %s: %s" % (name, why))
+    return csv_view(TPROF, view, path, *extra, env=env, label=view)[0]
 
 def near(got, want, tol):
     return abs(D(got) - D(str(want))) <= D(str(tol))

@@ -19,3 +19,38 @@ golden_need() {
         exit 0
     fi
 }
+
+# golden_python NAME DIR TPROF [ARG...] <<'PY' ... PY: golden_need NAME DIR
+# TPROF python3, then the Python on stdin runs with ARGs as sys.argv[1:] and
+# this folder on PYTHONPATH (`from golden import ...`, golden.py).
+golden_python() {
+    golden_need "$1" "$2" "$3" python3
+    shift 3
+    PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}" exec python3 - "$@"
+}
+
+# golden_need_files NAME DIR FILE...: "skip NAME: DIR is missing" and end the
+# script with 0 unless every FILE (below DIR) is there.
+golden_need_files() {
+    name=$1 dir=$2
+    shift 2
+    for f in "$@"; do
+        if [ ! -f "$f" ]; then
+            echo "skip $name: $dir is missing"
+            exit 0
+        fi
+    done
+}
+
+# golden_usage_rc2 NAME TPROF A B ARGS...: each ARGS (one string, split at
+# spaces) given to `tprof diff ARGS A B` must exit 2 and print nothing.
+golden_usage_rc2() {
+    name=$1 tp=$2 a=$3 b=$4
+    shift 4
+    for args in "$@"; do
+        # shellcheck disable=SC2086
+        out=$("$tp" diff $args "$a" "$b" 2>/dev/null)
+        rc=$?
+        [ $rc -eq 2 ] && [ -z "$out" ] && echo "ok $name: $args" || echo "FAIL $name: $args: rc $rc"
+    done
+}

@@ -15,9 +15,9 @@
 # cpu_op form of the trace, which is the only form it reads).
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 . "$(dirname "$0")/lib.sh"
-golden_need lightning "" "./cli/tprof" python3
-exec python3 - <<'PY'
+golden_python lightning "" "./cli/tprof" <<'PY'
 import csv, io, json, os, shutil, subprocess, sys, tempfile
+from golden import run_cases
 
 TPROF = "./cli/tprof"
 L = "testdata/lightning.pt.trace.json"
@@ -169,11 +169,6 @@ tests = [
     ("hooks_user_annotation", lambda: same(run("lightning", variant("uah", recat("user_annotation")),
                                               "hook,tid,start,duration,depth", "--hooks")[0], HOOKS)),
 ]
-for name, fn in tests:
-    try:
-        why = fn()
-    except Exception as ex:
-        why = "%s: %s" % (type(ex).__name__, ex)
-    report(name, why)
+run_cases(tests, report)
 shutil.rmtree(tmp)
 PY

@@ -17,9 +17,9 @@
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 REF=${REF:-../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_need modules_tree "" "./cli/tprof" python3
-exec python3 - "$REF" <<'PY'
+golden_python modules_tree "" "./cli/tprof" "$REF" <<'PY'
 import csv, glob, io, os, subprocess, sys, unicodedata
+from golden import run_cases
 
 REF = sys.argv[1]
 TPROF = "./cli/tprof"
@@ -190,10 +190,5 @@ def help_lists():
     return None
 
 tests += [("locale", locale_choice), ("help", help_lists)]
-for name, fn in tests:
-    try:
-        why = fn()
-    except Exception as ex:
-        why = "%s: %s" % (type(ex).__name__, ex)
-    report(name, why)
+run_cases(tests, report)
 PY

@@ -46,10 +46,10 @@ WANT
     fi
 fi
 
-golden_need npu_pmu "$REF/npu/golden" "${TPROF:-$top/cli/tprof}" python3
-exec python3 - "$REF/npu" "${TPROF:-$top/cli/tprof}" <<'PY'
+golden_python npu_pmu "$REF/npu/golden" "${TPROF:-$top/cli/tprof}" "$REF/npu" "${TPROF:-$top/cli/tprof}" <<'PY'
 import atexit, csv, io, json, os, re, shutil, struct, subprocess, sys, tempfile
 from decimal import Decimal as D
+from golden import plugin_cases
 
 NPU, TPROF = sys.argv[1], sys.argv[2]
 GOLD = os.path.join(NPU, "golden")
@@ -205,14 +205,7 @@ def check_store(path, g):
         return "store with columns but no cells: exit %d, stderr %r" % (p.returncode, p.stderr[:200])
     return None
 
-cases = []
-for root, _, files in os.walk(GOLD):
-    for f in files:
-        if f.endswith(".plugin_output.json"):
-            gp = os.path.join(root, f)
-            rel = os.path.relpath(gp, GOLD)[: -len(".plugin_output.json")]
-            cases.append((rel, gp, os.path.join(DATA, rel)))
-cases.sort()
+cases = plugin_cases(GOLD, DATA)
 npmu = 0
 for rel, gp, path in cases:
     name = rel.split("/")[0].split("+")[1] + ":" + "/".join(rel.split("/")[-2:])

@@ -17,25 +17,16 @@ REF=${REF:-../shared/reference}
 golden_need nsys_stats "" "./cli/tprof" python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-python3 - "$REF" "$tmp" <<'PY'
+PYTHONPATH="$(cd "$(dirname "$0")" && pwd)" python3 - "$REF" "$tmp" <<'PY'
 import csv, glob, gzip, io, json, os, shutil, sqlite3, statistics, subprocess, sys
 from decimal import Decimal
+from golden import case, csv_view
 
 REF, TMP = sys.argv[1], sys.argv[2]
 TPROF = "./cli/tprof"
 
 def run(view, path):
-    p = subprocess.run([TPROF, view, "--csv", path], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError("%s: exit %d: %s" % (view, p.returncode, p.stderr.strip()[:200]))
-    return list(csv.DictReader(io.StringIO(p.stdout)))
-
-def case(name, fn):
-    try:
-        why = fn()
-    except Exception as e:  # a crash or a bad exit fails this case
-        why = "%s: %s" % (type(e).__name__, e)
-    print("ok %s" % name if not why else "FAIL %s: %s" % (name, why))
+    return csv_view(TPROF, view, path, label=view)[0]
 
 def stats(vals):
     vals = sorted(vals)

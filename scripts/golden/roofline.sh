@@ -22,22 +22,14 @@ tprof="$top/cli/tprof"
 golden_need roofline "$tl" "$tprof" python3
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-# case name | trace | TraceLens csv folder
-cat >"$tmp/cases" <<EOF
-falconsai|mi300/Falconsai_nsfw_image_detection__1016002.json.gz|mi300/Falconsai_nsfw_image_detection__1016002_perf_report_csvs
-qwen|mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz|mi300/Qwen_Qwen1.5-0.5B-Chat__1016005_perf_report_csvs
-owlv2|mi300/google_owlv2-large-patch14-ensemble__1016001.json.gz|mi300/google_owlv2-large-patch14-ensemble__1016001_perf_report_csvs
-timesformer|mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz|mi300/facebook_timesformer-base-finetuned-k400__1016002_perf_report_csvs
-bert|mi300/gaunernst_bert-small-uncased__1016001.json.gz|mi300/gaunernst_bert-small-uncased__1016001_perf_report_csvs
-compile|torch_compile_triton/trace.json.gz|torch_compile_triton/trace_perf_report_csvs
+# case name | trace | TraceLens csv folder: the TraceLens traces
+# flops_tracelens.sh reads too (tracelens_cases.txt), then this script's own
+{
+    cat "$(dirname "$0")/tracelens_cases.txt"
+    cat <<EOF
 norm|perf_model/normalization/normalization_layer_test.json.gz|perf_model/normalization/normalization_layer_test_perf_report_csvs
-flux|inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz|inference/xdit_flux.1_aiter_sage/perf_csvs
-vllm_decode|inference/vllm_decode_full/graph_execution.json.gz|inference/vllm_decode_full/perf_csvs
-vllm_piecewise|inference/vllm_prefilldecode_piecewise/graph_execution.json.gz|inference/vllm_prefilldecode_piecewise/perf_csvs
-sglang_decode|inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz|inference/sglang_decode/perf_csvs
-sglang_prefilldecode|inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz|inference/sglang_prefilldecode/perf_csvs
-sd35|inference/xdit_sd_3.5/profile_trace_rank_0.json.gz|inference/xdit_sd_3.5/perf_csvs
 EOF
+} >"$tmp/cases"
 
 while IFS='|' read -r name trace csvs; do
     if [ ! -f "$tl/$trace" ] || [ ! -d "$tl/$csvs" ]; then

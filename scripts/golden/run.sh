@@ -17,9 +17,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
 dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_need golden.run "$dlrm" "$top/cli/tprof"
-exec python3 - "$top/cli/tprof" "$REF" <<'PY'
+golden_python golden.run "$dlrm" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
 import csv, io, os, shutil, subprocess, sys, tempfile
+from golden import okf, run_tprof
 from collections import defaultdict
 from decimal import Decimal
 
@@ -29,12 +29,10 @@ dlrm = os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/in
 hta = os.path.join(peers, 'hta_data/tests/data')
 samples = os.path.join(ref, 'kineto/data/tb_plugin/samples/resnet50_num_workers_0')
 
-def ok(name, cond, why=''):
-    print(('ok golden.run.%s' % name) if cond else ('FAIL golden.run.%s: %s' % (name, why)))
+ok = okf('golden.run')
 
 def run(*args):
-    p = subprocess.run([tprof] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+    return run_tprof(tprof, *args)
 
 def table(*args):
     rc, out, err = run(*(list(args[:-1]) + ['--csv', args[-1]]))

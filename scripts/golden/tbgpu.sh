@@ -7,21 +7,17 @@
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 REF=${REF:-../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_need tbgpu "$REF/kineto/expected" "${TPROF:-./cli/tprof}" python3
-exec python3 - "$REF/kineto" <<'PY'
+golden_python tbgpu "$REF/kineto/expected" "${TPROF:-./cli/tprof}" "$REF/kineto" <<'PY'
 import csv, glob, gzip, io, json, os, re, statistics, subprocess, sys
 from decimal import Decimal
+from golden import attempt, csv_view, tb_expected, tprof_views, without_coverage
 
 K = sys.argv[1]
 TPROF = os.environ.get("TPROF", "./cli/tprof")
 
 def run(view, path, *extra):
-    p = subprocess.run([TPROF, view, "--csv", *extra, path], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[:200]))
-    # the coverage line (attribution.sh tests it) is not the view's note
-    err = "".join(l for l in p.stderr.splitlines(True) if "of kernel time attributed to operators" not in l)
-    return list(csv.DictReader(io.StringIO(p.stdout))), err
+    rows, err = csv_view(TPROF, view, path, *extra)
+    return rows, without_coverage(err)
 
 def shown(v, scale):
     # the plugin's display: '{} %'.format(round(v * scale, 2)); None: not shown
@@ -204,24 +200,15 @@ SYNTH = [
       ("tensor_cores", "Kernels with 100% time are launched by Tensor Cores eligible operators.")]),
 ]
 
-_h = subprocess.run([TPROF, "--help"], capture_output=True, text=True)
-VIEWS = set(l.split()[0] for l in (_h.stdout + _h.stderr).splitlines() if l.startswith("  ") and l.split())
+VIEWS = tprof_views(TPROF)
 
 counts = {"ok": 0, "FAIL": 0, "skip": 0}
 def report(kind, name, why=""):
     counts[kind] += 1
     print("%s %s%s" % (kind, name, (": " + why) if why else ""))
 
-for ef in sorted(glob.glob(os.path.join(K, "expected", "**", "*.expected.json"), recursive=True)):
-    if ef.endswith("__DISTRIBUTED.expected.json"):
-        continue
-    with open(ef) as f:
-        exp = json.load(f)
-    base = os.path.relpath(ef, os.path.join(K, "expected")).replace(".expected.json", "")
-    name = "tbgpu/" + base
-    if "error" in exp:
-        continue   # the plugin fails on this input (SPEC §14.2)
-    inp = os.path.join(K, "data", exp.get("input", ""))
+for name, exp, inp in tb_expected(K, "tbgpu", sorted(glob.glob(os.path.join(K, "expected", "**", "*.expected.json"),
+                                                                recursive=True))):
     if not os.path.isfile(inp):
         report("skip", name, "input not found")
         continue
@@ -233,10 +220,7 @@ for ef in sorted(glob.glob(os.path.join(K, "expected", "**", "*.expected.json"),
         if view not in VIEWS:
             report("skip", "%s:%s" % (name, view), "tprof has no %s view" % view)
             continue
-        try:
-            why = fn(inp, exp[key] if key != "internals" else exp)
-        except Exception as x:
-            why = "%s: %s" % (type(x).__name__, x)
+        why = attempt(fn, inp, exp[key] if key != "internals" else exp)
         if why is None:
             report("ok", "%s:%s" % (name, view))
         else:

@@ -8,19 +8,16 @@
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 REF=${REF:-../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_need tbmemory "$REF/kineto/expected" "./cli/tprof" python3
-exec python3 - "$REF/kineto" <<'PY'
+golden_python tbmemory "$REF/kineto/expected" "./cli/tprof" "$REF/kineto" <<'PY'
 import csv, glob, gzip, io, json, math, os, subprocess, sys
 from decimal import Decimal
+from golden import csv_view
 
 K = sys.argv[1]
 TPROF = "./cli/tprof"
 
 def run(view, path, *extra):
-    p = subprocess.run([TPROF, view, "--csv", *extra, path], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[:200]))
-    return list(csv.DictReader(io.StringIO(p.stdout))), p.stderr
+    return csv_view(TPROF, view, path, *extra)
 
 def rounder(v):
     # the plugin's DisplayRounder(ndigits=2) (T/utils.py)
@@ -223,6 +220,18 @@ def torch_time(us):
     us = float(us)
     return "%.3fs" % (us / 1e6) if us >= 1e6 else "%.3fms" % (us / 1e3) if us >= 1e3 else "%.3fus" % us
 
+def shares(r, e, total, side, key, total_col):
+    """Self<SIDE>(%) and <SIDE>Total(%) of ops row r against the plugin's row e
+    over the Self <SIDE> time total, and <side>_avg = total / calls."""
+    for mine, k in ((r["Self%s(%%)" % side], key + "_self_duration"), (r["%sTotal(%%)" % side], key + "_total_duration")):
+        want = Decimal(e[k]) * 100 / total
+        if abs(Decimal(mine) - want) > Decimal("0.0051") + Decimal("0.5") * 100 / total:
+            return "%s: %s %s%%, expected %.4f%% (Self %s time total %s us)" % (r["Name"], k, mine, want, side, total)
+    avg = Decimal(r[total_col]) / int(r["Calls"])
+    if abs(Decimal(r["%sAvg(us)" % side]) - avg) > Decimal("0.0005"):
+        return "%s: %s_avg %s, expected %s" % (r["Name"], side.lower(), r["%sAvg(us)" % side], avg)
+    return None
+
 def check_keyavg(path, table):
     """self_cpu_pct / cpu_total_pct against the plugin's host times over the
     Self CPU time total; cpu_avg = host total / calls; the CUDA ones likewise
@@ -244,26 +253,18 @@ def check_keyavg(path, table):
         e = exp_rows.get(r["Name"])
         if e is None or cuda <= 0:
             continue
-        for mine, dk in ((r["SelfCUDA(%)"], "device_self_duration"), (r["CUDATotal(%)"], "device_total_duration")):
-            want = Decimal(e[dk]) * 100 / cuda
-            if abs(Decimal(mine) - want) > Decimal("0.0051") + Decimal("0.5") * 100 / cuda:
-                return "%s: %s %s%%, expected %.4f%% (Self CUDA time total %s us)" % (r["Name"], dk, mine, want, cuda)
-        avg = Decimal(r["DeviceTotal(us)"]) / int(r["Calls"])
-        if abs(Decimal(r["CUDAAvg(us)"]) - avg) > Decimal("0.0005"):
-            return "%s: cuda_avg %s, expected %s" % (r["Name"], r["CUDAAvg(us)"], avg)
+        why = shares(r, e, cuda, "CUDA", "device", "DeviceTotal(us)")
+        if why:
+            return why
     exp = {e["name"]: e for e in table["data"]}
     pct = Decimal(0)
     for r in rows:
         e = exp.get(r["Name"])
         if e is None:
             return "%s: not in the plugin's operator table" % r["Name"]
-        for mine, hk in ((r["SelfCPU(%)"], "host_self_duration"), (r["CPUTotal(%)"], "host_total_duration")):
-            want = Decimal(e[hk]) * 100 / total
-            if abs(Decimal(mine) - want) > Decimal("0.0051") + Decimal("0.5") * 100 / total:
-                return "%s: %s %s%%, expected %.4f%% (Self CPU time total %s us)" % (r["Name"], hk, mine, want, total)
-        avg = Decimal(r["HostTotal(us)"]) / int(r["Calls"])
-        if abs(Decimal(r["CPUAvg(us)"]) - avg) > Decimal("0.0005"):
-            return "%s: cpu_avg %s, expected %s" % (r["Name"], r["CPUAvg(us)"], avg)
+        why = shares(r, e, total, "CPU", "host", "HostTotal(us)")
+        if why:
+            return why
         pct += Decimal(r["SelfCPU(%)"])
     if pct > 100 + Decimal("0.01") * len(rows):
         return "self_cpu_pct sums to %s%%" % pct

@@ -4,19 +4,16 @@
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
 REF=${REF:-../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_need tbviews "$REF/kineto/expected" "./cli/tprof" python3
-exec python3 - "$REF/kineto" <<'PY'
+golden_python tbviews "$REF/kineto/expected" "./cli/tprof" "$REF/kineto" <<'PY'
 import csv, glob, io, json, os, subprocess, sys
 from decimal import Decimal
+from golden import attempt, csv_view, tb_expected, tb_table, tprof_views
 
 K = sys.argv[1]
 TPROF = "./cli/tprof"
 
 def run(view, path, *extra):
-    p = subprocess.run([TPROF, view, "--csv", *extra, path], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[:200]))
-    return list(csv.DictReader(io.StringIO(p.stdout)))
+    return csv_view(TPROF, view, path, *extra)[0]
 
 def close(mine, exp, tol):
     return abs(Decimal(mine) - Decimal(str(exp))) <= Decimal(str(tol))
@@ -27,8 +24,7 @@ def us_eq(mine, exp):
 
 def check_kernels(path, exp):
     rows = run("kernels", path)
-    cols = [c["name"] for c in exp["data"]["columns"]]
-    erows = exp["data"]["rows"]
+    cols, erows = tb_table(exp)
     if len(rows) != len(erows):
         return "%d rows, expected %d" % (len(rows), len(erows))
     for i, (m, e) in enumerate(zip(rows, erows)):
@@ -50,8 +46,7 @@ def check_kernels(path, exp):
 
 def check_props(path, exp):
     rows = run("kernels", path, "--group", "props")   # the grouping's default columns
-    cols = [c["name"] for c in exp["data"]["columns"]]
-    erows = exp["data"]["rows"]
+    cols, erows = tb_table(exp)
     if len(rows) != len(erows):
         return "%d rows, expected %d" % (len(rows), len(erows))
     for i, (m, e) in enumerate(zip(rows, erows)):
@@ -162,20 +157,11 @@ def check_steps(path, exp):
                 return "avg %s: %s%%, expected %s%%" % (ch["name"], prow[hdr[key]], ch["extra"])
     return None
 
-_h = subprocess.run([TPROF, "--help"], capture_output=True, text=True)
-VIEWS = set(l.split()[0] for l in (_h.stdout + _h.stderr).splitlines() if l.startswith("  ") and l.split())
+VIEWS = tprof_views(TPROF)
 
 cases = sorted(glob.glob(os.path.join(K, "expected", "**", "*.expected.json"), recursive=True))
-for ef in cases:
-    if ef.endswith("__DISTRIBUTED.expected.json"):
-        continue
-    with open(ef) as f:
-        exp = json.load(f)
-    base = os.path.relpath(ef, os.path.join(K, "expected")).replace(".expected.json", "")
-    name = "tbviews/" + base
-    if "error" in exp:
-        continue   # the plugin fails on this input (SPEC §14.2)
-    inp = os.path.join(K, "data", exp.get("input", ""))
+for name, exp, inp in tb_expected(K, "tbviews", cases):
+    base = name[len("tbviews/"):]
     if not os.path.exists(inp):
         for c in (base + ".json", base + ".json.gz", base + ".pt.trace.json", base + ".pt.trace.json.gz"):
             if os.path.exists(os.path.join(K, "data", c)):
@@ -194,10 +180,7 @@ for ef in cases:
         if view.split("-")[0] not in VIEWS:
             print("skip %s:%s: tprof has no %s view yet" % (name, view, view.split("-")[0]))
             continue
-        try:
-            why = fn(inp, exp[key] if key != "internals" else exp)
-        except Exception as x:
-            why = "%s: %s" % (type(x).__name__, x)
+        why = attempt(fn, inp, exp[key] if key != "internals" else exp)
         if why is None:
             print("ok %s:%s" % (name, view))
         elif why.startswith("SKIP: "):

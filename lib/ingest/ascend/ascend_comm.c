@@ -10,6 +10,7 @@
 #include <string.h>
 #include "ascend.h"
 #include "json.h"
+#include "grow.h"
 
 static int num(tp_json *j, double *out)
 {
@@ -25,12 +26,20 @@ static int num(tp_json *j, double *out)
     return 0;
 }
 
-static int time_info(tp_json *j, struct tp_npu_comm *c)
+/* Open the object j is at: 1; or skip a value of another type: 0 (the
+ * plugin's files leave out or null what they have not measured); -1 on error. */
+static int obj_enter(tp_json *j)
 {
     if (tp_json_type(j) != TP_J_OBJECT)
-        return tp_json_skip(j, NULL);
-    if (tp_json_obj_begin(j) < 0)
-        return -1;
+        return tp_json_skip(j, NULL) < 0 ? -1 : 0;
+    return tp_json_obj_begin(j) < 0 ? -1 : 1;
+}
+
+static int time_info(tp_json *j, struct tp_npu_comm *c)
+{
+    int e = obj_enter(j);
+    if (e <= 0)
+        return e;
     int n = 0, r;
     tp_jspan k;
     while ((r = tp_json_obj_next(j, &n, &k)) == 1) {
@@ -66,10 +75,9 @@ static int time_info(tp_json *j, struct tp_npu_comm *c)
 
 static int bw_info(tp_json *j, struct tp_npu_comm *c)
 {
-    if (tp_json_type(j) != TP_J_OBJECT)
-        return tp_json_skip(j, NULL);
-    if (tp_json_obj_begin(j) < 0)
-        return -1;
+    int e = obj_enter(j);
+    if (e <= 0)
+        return e;
     int n = 0, r;
     tp_jspan k;
     while ((r = tp_json_obj_next(j, &n, &k)) == 1) {
@@ -77,12 +85,11 @@ static int bw_info(tp_json *j, struct tp_npu_comm *c)
         for (int i = 0; i < 5; i++)
             if (tp_jspan_eq(j, k, tp_npu_links[i], strlen(tp_npu_links[i])))
                 link = i;
-        if (tp_json_type(j) != TP_J_OBJECT) {
-            if (tp_json_skip(j, NULL) < 0) return -1;
-            continue;
-        }
-        if (tp_json_obj_begin(j) < 0)
+        int e = obj_enter(j);
+        if (e < 0)
             return -1;
+        if (e == 0)
+            continue;
         int m = 0, q;
         tp_jspan kk;
         while ((q = tp_json_obj_next(j, &m, &kk)) == 1) {
@@ -105,14 +112,8 @@ static int bw_info(tp_json *j, struct tp_npu_comm *c)
 
 static int add(struct tp_npu_data *d, const struct tp_npu_comm *c)
 {
-    if (d->ncomms == d->capcomms) {
-        size_t n = d->capcomms ? d->capcomms * 2 : 64;
-        void *p = realloc(d->comms, n * sizeof *d->comms);
-        if (!p)
-            return -1;
-        d->comms = p;
-        d->capcomms = n;
-    }
+    if (tp_grow((void **)&d->comms, &d->capcomms, d->ncomms + 1, sizeof *d->comms) < 0)
+        return -1;
     d->comms[d->ncomms++] = *c;
     return 0;
 }
@@ -134,12 +135,11 @@ static int ops(tp_json *j, tp_store *st, struct tp_npu_data *d, int64_t step, ui
             c.bw_gbps[i] = NAN;
         c.name = tp_store_intern(st, tp_json_ptr(j, k), k.len);
         c.total = TP_JEQ(j, k, "Total Op Info");
-        if (tp_json_type(j) != TP_J_OBJECT) {
-            if (tp_json_skip(j, NULL) < 0) return -1;
-            continue;
-        }
-        if (tp_json_obj_begin(j) < 0)
+        int e = obj_enter(j);
+        if (e < 0)
             return -1;
+        if (e == 0)
+            continue;
         int m = 0, q;
         tp_jspan kk;
         while ((q = tp_json_obj_next(j, &m, &kk)) == 1) {

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include "ascend.h"
 #include "sqlite_open.h"
+#include "grow.h"
 
 struct db {
     sqlite3 *h;
@@ -218,15 +219,9 @@ static int tasks(struct db *b)
         t.row = row;
         if (t.start != TP_NONE && (d->first_ns == TP_NONE || t.start < d->first_ns))
             d->first_ns = t.start;
-        if (d->ntasks == d->captasks) {
-            size_t c = d->captasks ? d->captasks * 2 : 256;
-            void *p = realloc(d->tasks, c * sizeof *d->tasks);
-            if (!p) {
-                sqlite3_finalize(s);
-                return nomem(b);
-            }
-            d->tasks = p;
-            d->captasks = c;
+        if (tp_grow((void **)&d->tasks, &d->captasks, d->ntasks + 1, sizeof *d->tasks) < 0) {
+            sqlite3_finalize(s);
+            return nomem(b);
         }
         d->tasks[d->ntasks++] = t;
     }
@@ -256,12 +251,9 @@ static int memory(struct db *b)
             if (r.ts == TP_NONE)
                 continue;
             if (d->first_ns == TP_NONE || r.ts < d->first_ns) d->first_ns = r.ts;
-            if (d->nrecords == d->caprecords) {
-                size_t c = d->caprecords ? d->caprecords * 2 : 256;
-                void *p = realloc(d->records, c * sizeof *d->records);
-                if (!p) { sqlite3_finalize(s); return nomem(b); }
-                d->records = p;
-                d->caprecords = c;
+            if (tp_grow((void **)&d->records, &d->caprecords, d->nrecords + 1, sizeof *d->records) < 0) {
+                sqlite3_finalize(s);
+                return nomem(b);
             }
             d->records[d->nrecords++] = r;
         }
@@ -294,12 +286,9 @@ static int memory(struct db *b)
             a.release_reserved_mb = col_mb(s, 10);
             a.device = dev_name(b, col_i64(s, 11));
             if (a.alloc != TP_NONE && (d->first_ns == TP_NONE || a.alloc < d->first_ns)) d->first_ns = a.alloc;
-            if (d->nallocs == d->capallocs) {
-                size_t c = d->capallocs ? d->capallocs * 2 : 256;
-                void *p = realloc(d->allocs, c * sizeof *d->allocs);
-                if (!p) { sqlite3_finalize(s); return nomem(b); }
-                d->allocs = p;
-                d->capallocs = c;
+            if (tp_grow((void **)&d->allocs, &d->capallocs, d->nallocs + 1, sizeof *d->allocs) < 0) {
+                sqlite3_finalize(s);
+                return nomem(b);
             }
             d->allocs[d->nallocs++] = a;
         }
@@ -322,12 +311,9 @@ static int memory(struct db *b)
             m.device = dev_name(b, col_i64(s, 3));
             if (m.ts == TP_NONE || isnan(m.reserved_mb))
                 continue;
-            if (d->nmodules == d->capmodules) {
-                size_t c = d->capmodules ? d->capmodules * 2 : 256;
-                void *p = realloc(d->modules, c * sizeof *d->modules);
-                if (!p) { sqlite3_finalize(s); return nomem(b); }
-                d->modules = p;
-                d->capmodules = c;
+            if (tp_grow((void **)&d->modules, &d->capmodules, d->nmodules + 1, sizeof *d->modules) < 0) {
+                sqlite3_finalize(s);
+                return nomem(b);
             }
             d->modules[d->nmodules++] = m;
         }
@@ -359,12 +345,9 @@ static int analysis(struct db *b)
                               &t.bubble, &t.comm_not_overlapped_excl_recv, &t.preparing};
             for (int i = 0; i < 9; i++)
                 *dst[i] = sqlite3_column_type(s, i + 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i + 1);
-            if (d->nsteps == d->capsteps) {
-                size_t c = d->capsteps ? d->capsteps * 2 : 16;
-                void *p = realloc(d->steps, c * sizeof *d->steps);
-                if (!p) { sqlite3_finalize(s); return nomem(b); }
-                d->steps = p;
-                d->capsteps = c;
+            if (tp_grow((void **)&d->steps, &d->capsteps, d->nsteps + 1, sizeof *d->steps) < 0) {
+                sqlite3_finalize(s);
+                return nomem(b);
             }
             d->steps[d->nsteps++] = t;
         }
@@ -407,12 +390,9 @@ static int analysis(struct db *b)
             c.transit_size_mb = sqlite3_column_double(s, 9);
             for (int i = 0; i < 5; i++)
                 c.bw_gbps[i] = NAN;
-            if (d->ncomms == d->capcomms) {
-                size_t n = d->capcomms ? d->capcomms * 2 : 64;
-                void *p = realloc(d->comms, n * sizeof *d->comms);
-                if (!p) { sqlite3_finalize(s); return nomem(b); }
-                d->comms = p;
-                d->capcomms = n;
+            if (tp_grow((void **)&d->comms, &d->capcomms, d->ncomms + 1, sizeof *d->comms) < 0) {
+                sqlite3_finalize(s);
+                return nomem(b);
             }
             d->comms[d->ncomms++] = c;
         }

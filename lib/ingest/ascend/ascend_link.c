@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ascend.h"
+#include "grow.h"
+#include "cmp.h"
 
 struct flow { int64_t id, row; };
 static int cmp_flow(const void *a, const void *b)
@@ -168,14 +170,8 @@ static int tasks_from_trace(tp_store *st, struct tp_npu_data *d)
         st->device[i] = t.device;
         if (t.stream_id != TP_NONE && t.stream_id >= 0 && t.stream_id < INT32_MAX)
             st->stream[i] = (int32_t)t.stream_id;
-        if (d->ntasks == d->captasks) {
-            size_t c = d->captasks ? d->captasks * 2 : 256;
-            void *p = realloc(d->tasks, c * sizeof *d->tasks);
-            if (!p)
-                return -1;
-            d->tasks = p;
-            d->captasks = c;
-        }
+        if (tp_grow((void **)&d->tasks, &d->captasks, d->ntasks + 1, sizeof *d->tasks) < 0)
+            return -1;
         d->tasks[d->ntasks++] = t;
     }
     if (d->ntasks)
@@ -186,8 +182,8 @@ static int tasks_from_trace(tp_store *st, struct tp_npu_data *d)
 static int cmp_task(const void *a, const void *b)
 {
     const struct tp_npu_task *x = a, *y = b;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, start);
+    return TP_CMP(x->row, y->row);
 }
 
 int tp_ascend_link(tp_store *st, struct tp_npu_data *d)

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flops_int.h"
+#include "strlist.h"
 
 /* ---- shared helpers --------------------------------------------------- */
 
@@ -40,16 +41,6 @@ int tp_ff_fail(struct fctx *x, const char *fmt, ...)
 
 #define REQ(cond, ...) do { if (!(cond)) return tp_ff_fail(x, __VA_ARGS__); } while (0)
 
-static int streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
-
-static int in_list(const char *s, const char *const *list)
-{
-    for (; *list; list++)
-        if (strcmp(s, *list) == 0)
-            return 1;
-    return 0;
-}
-
 static int has_any(const char *s, const char *const *list)
 {
     for (; *list; list++)
@@ -64,11 +55,11 @@ int tp_ff_isz(struct fctx *x, const char *t)
     static const char *const b2[] = { "float16", "half", "int16", "short", NULL };
     static const char *const b4[] = { "float32", "float", "int32", "int", NULL };
     static const char *const b8[] = { "int64", "long", "float64", "double", NULL };
-    if (in_list(t, b1)) return 1;
-    if (in_list(t, b2)) return 2;
-    if (in_list(t, b4)) return 4;
-    if (in_list(t, b8)) return 8;
-    if (streq(t, "bfloat16")) {
+    if (tp_str_in(t, b1)) return 1;
+    if (tp_str_in(t, b2)) return 2;
+    if (tp_str_in(t, b4)) return 4;
+    if (tp_str_in(t, b8)) return 8;
+    if (tp_streq(t, "bfloat16")) {
         if (x && !x->r->warning[0])
             snprintf(x->r->warning, sizeof x->r->warning,
                      "bfloat16 counted as 2 bytes (an extension: prof.py aborts on it)");
@@ -80,23 +71,23 @@ int tp_ff_isz(struct fctx *x, const char *t)
 /* typeToString (params of the dict style). */
 static const char *type_to_string(const char *t)
 {
-    if (streq(t, "uint8") || streq(t, "byte") || streq(t, "char")) return "uint8";
-    if (streq(t, "int8")) return "int8";
-    if (streq(t, "int16") || streq(t, "short")) return "int16";
-    if (streq(t, "float16") || streq(t, "half")) return "fp16";
-    if (streq(t, "float32") || streq(t, "float")) return "fp32";
-    if (streq(t, "int32") || streq(t, "int")) return "int32";
-    if (streq(t, "int64") || streq(t, "long")) return "int64";
-    if (streq(t, "float64") || streq(t, "double")) return "fp64";
-    if (streq(t, "bool")) return "bool";
-    if (streq(t, "bfloat16")) return "bf16";
+    if (tp_streq(t, "uint8") || tp_streq(t, "byte") || tp_streq(t, "char")) return "uint8";
+    if (tp_streq(t, "int8")) return "int8";
+    if (tp_streq(t, "int16") || tp_streq(t, "short")) return "int16";
+    if (tp_streq(t, "float16") || tp_streq(t, "half")) return "fp16";
+    if (tp_streq(t, "float32") || tp_streq(t, "float")) return "fp32";
+    if (tp_streq(t, "int32") || tp_streq(t, "int")) return "int32";
+    if (tp_streq(t, "int64") || tp_streq(t, "long")) return "int64";
+    if (tp_streq(t, "float64") || tp_streq(t, "double")) return "fp64";
+    if (tp_streq(t, "bool")) return "bool";
+    if (tp_streq(t, "bfloat16")) return "bf16";
     return NULL;
 }
 
 /* PyProf 3.x Dtype str(): typeToString except byte/char keep their names. */
 const char *tp_ff_dtype_str(const char *t)
 {
-    if (streq(t, "byte") || streq(t, "char"))
+    if (tp_streq(t, "byte") || tp_streq(t, "char"))
         return t;
     return type_to_string(t);
 }
@@ -221,7 +212,7 @@ static int pb_type(struct fctx *x, struct pb *p, const char *t)
 {
     const char *s = type_to_string(t);
     REQ(s, "unsupported dtype '%s'", t);
-    if (streq(t, "bfloat16"))
+    if (tp_streq(t, "bfloat16"))
         tp_ff_isz(x, t);
     pb_str(p, s);
     pb_str(p, ",");
@@ -268,7 +259,7 @@ static const struct tp_arg *arg(struct fctx *x, int i) { return i < x->c->nargs 
 
 static int has_shape(const struct tp_arg *a)
 {
-    return a && (a->type == TP_ARG_TENSOR || (a->type == TP_ARG_OTHER && streq(a->svalue, "ndarray")));
+    return a && (a->type == TP_ARG_TENSOR || (a->type == TP_ARG_OTHER && tp_streq(a->svalue, "ndarray")));
 }
 
 static int is_tensor(const struct tp_arg *a) { return a && a->type == TP_ARG_TENSOR; }
@@ -311,7 +302,7 @@ static int unnamed(struct fctx *x, const struct tp_arg **out)
 static const struct tp_arg *named(struct fctx *x, const char *name)
 {
     for (int i = 0; i < x->c->nargs; i++)
-        if (streq(x->c->args[i].name, name))
+        if (tp_streq(x->c->args[i].name, name))
             return &x->c->args[i];
     return NULL;
 }
@@ -324,7 +315,7 @@ static const struct tp_arg *pos_or_named(struct fctx *x, const struct tp_arg *co
     if (i < n && !args[i]->name[0])
         return args[i];
     for (int j = 0; j < n; j++)
-        if (streq(args[j]->name, name))
+        if (tp_streq(args[j]->name, name))
             return args[j];
     return NULL;
 }
@@ -338,6 +329,27 @@ static int isz_req(struct fctx *x, const char *t, int *out)
 
 static void set_op(struct fctx *x, const char *op) { snprintf(x->r->op, sizeof x->r->op, "%s", op); }
 static void set_tc(struct fctx *x, const char *tc) { snprintf(x->r->tc, sizeof x->r->tc, "%s", tc); }
+
+/* The end of a class that never runs on Tensor Cores: its FLOPs, bytes and
+ * op; 0. */
+static int done_no_tc(struct fctx *x, int64_t flops, int64_t bytes, const char *op)
+{
+    tp_ff_int(&x->r->flops, flops);
+    tp_ff_int(&x->r->bytes, bytes);
+    set_tc(x, "-");
+    set_op(x, op);
+    return 0;
+}
+
+/* The call's arguments but out= (prof.py drops it before counting); how many. */
+static int args_but_out(const struct tp_opcall *c, const struct tp_arg **f)
+{
+    int n = 0;
+    for (int j = 0; j < c->nargs; j++)
+        if (!tp_streq(c->args[j].name, "out"))
+            f[n++] = &c->args[j];
+    return n;
+}
 
 /* TC test of the GEMM classes: apex 884gemm/1688gemm, 3.x the whitelist. */
 static const char *tc_gemm(struct fctx *x, const char *const *apex_list)
@@ -385,7 +397,7 @@ static int cls_linear(struct fctx *x)
                                            "elementwise_kernel", "reduce_kernel", "kernelPointwiseApply2",
                                            "2d_grouped_direct_kernel", NULL };
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "torch.nn.functional"), "linear: module %s is not torch.nn.functional", c->mod);
+    REQ(tp_streq(c->mod, "torch.nn.functional"), "linear: module %s is not torch.nn.functional", c->mod);
     REQ(c->nargs == 2 || c->nargs == 3, "linear: %d arguments (2 or 3 expected)", c->nargs);
     const struct tp_arg *X = arg(x, 0), *W = arg(x, 1), *B = c->nargs == 3 ? arg(x, 2) : NULL;
     if (B) {
@@ -403,12 +415,12 @@ static int cls_linear(struct fctx *x)
     REQ(k == W->shape[1], "linear: inner dimensions differ");
     if (B)
         REQ(B->shape[0] == m, "linear: bias length differs");
-    REQ(streq(X->dtype, W->dtype), "linear: input and weight dtypes differ");
+    REQ(tp_streq(X->dtype, W->dtype), "linear: input and weight dtypes differ");
     int64_t N = tp_ff_numel(X->shape, X->ndim - 1);
     const char *op;
     if (has_any(x->k, x->apex ? gemm_apex : gemm_3x))
         op = "linear";
-    else if (x->apex ? in_list(x->k, bias_apex) : has_any(x->k, bias_3x))
+    else if (x->apex ? tp_str_in(x->k, bias_apex) : has_any(x->k, bias_3x))
         op = "bias";
     else
         return tp_ff_fail(x, "linear: kernel %s is neither a GEMM nor a bias kernel", x->k);
@@ -430,7 +442,7 @@ static int cls_linear(struct fctx *x)
         nbuf[nn] = 0;
     }
     int64_t f = 0, b = 0;
-    if (streq(op, "linear")) {
+    if (tp_streq(op, "linear")) {
         if (!x->bp) {
             pb_add(&p, "M=%lld,N=%s,K=%lld,", (long long)m, nbuf, (long long)k);
         } else if (x->sub == 0) {
@@ -469,16 +481,16 @@ static int cls_linear(struct fctx *x)
 static int cls_rnncell(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->op, "forward"), "rnncell: op is not forward");
-    REQ(streq(c->mod, "LSTMCell") || streq(c->mod, "GRUCell") || streq(c->mod, "RNNCell"),
+    REQ(tp_streq(c->op, "forward"), "rnncell: op is not forward");
+    REQ(tp_streq(c->mod, "LSTMCell") || tp_streq(c->mod, "GRUCell") || tp_streq(c->mod, "RNNCell"),
         "rnncell: module %s", c->mod);
     REQ(c->nargs == 2 || c->nargs == 3, "rnncell: %d arguments", c->nargs);
     const struct tp_arg *X = arg(x, 0), *H = arg(x, 1);
     REQ(has_shape(X) && has_shape(H) && X->ndim == 2 && H->ndim == 2, "rnncell: inputs are not 2-D");
     REQ(X->shape[0] == H->shape[0], "rnncell: batch sizes differ");
-    REQ(streq(X->dtype, H->dtype), "rnncell: dtypes differ");
+    REQ(tp_streq(X->dtype, H->dtype), "rnncell: dtypes differ");
     int64_t B = X->shape[0], in = X->shape[1], hid = H->shape[1];
-    int64_t mult = streq(c->mod, "LSTMCell") ? 4 : streq(c->mod, "GRUCell") ? 3 : 1;
+    int64_t mult = tp_streq(c->mod, "LSTMCell") ? 4 : tp_streq(c->mod, "GRUCell") ? 3 : 1;
     const char *gemm = NULL;
     int64_t m = 0, n = 0, k = 0, elems = 0;
     if (!x->bp) {
@@ -508,10 +520,10 @@ static int cls_rnncell(struct fctx *x)
         int64_t gm = tx * x->grid[0], gn = ty * x->grid[1];
         size_t L = strlen(x->k);
         const char *end3 = L >= 3 ? x->k + L - 3 : x->k;
-        if (streq(end3, "_nn")) {
+        if (tp_streq(end3, "_nn")) {
             if (gm == hid) { gemm = "recur"; m = gm; n = B; k = mult * hid; }
             else if (gm == in) { gemm = "layer"; m = gm; n = gn; k = mult * hid; }
-        } else if (streq(end3, "_nt")) {
+        } else if (tp_streq(end3, "_nt")) {
             if (gm == hid || gm == in) {
                 REQ(gn == mult * hid, "rnncell: wgrad N %lld != %lld", (long long)gn, (long long)(mult * hid));
                 gemm = gm == hid ? "recur" : "layer";
@@ -565,7 +577,7 @@ static int conv_param(struct fctx *x, const struct tp_arg *a, int two, int64_t *
         *v0 = *v1 = a->shape[0];
         return 0;
     }
-    REQ(a->type == TP_ARG_LIST && streq(a->svalue, "tuple"), "conv: parameter is a %s, not a tuple", pytype(a));
+    REQ(a->type == TP_ARG_LIST && tp_streq(a->svalue, "tuple"), "conv: parameter is a %s, not a tuple", pytype(a));
     REQ(a->ndim == 2 && a->ivalue, "conv: parameter tuple of %d values", a->ndim);
     *v0 = a->shape[0];
     *v1 = a->shape[1];
@@ -604,7 +616,7 @@ static int cls_conv(struct fctx *x)
         "spatialDepthwiseConvolutionUpdateOutput", "winograd3x3Kernel", "_sgemm_",
         "fermiPlusCgemmLDS128_batched", "_gcgemm_", NULL };
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "torch.nn.functional"), "conv: module %s", c->mod);
+    REQ(tp_streq(c->mod, "torch.nn.functional"), "conv: module %s", c->mod);
     int n = c->nargs;
     REQ(n >= 2 && n <= 7, "conv: %d arguments", n);
     const struct tp_arg *I = arg(x, 0), *Wt = arg(x, 1);
@@ -622,8 +634,8 @@ static int cls_conv(struct fctx *x)
     REQ(g->type == TP_ARG_INT, "conv: groups is a %s", pytype(g));
     int64_t G = g->ivalue;
     int64_t N, C, H, W, K, R, S, P, Q, ph, pw, sh, sw, dh, dw;
-    REQ(streq(I->dtype, Wt->dtype), "conv: dtypes differ");
-    if (streq(c->op, "conv1d")) {
+    REQ(tp_streq(I->dtype, Wt->dtype), "conv: dtypes differ");
+    if (tp_streq(c->op, "conv1d")) {
         REQ(I->ndim == 3 && Wt->ndim == 3, "conv1d: shapes are not 3-D");
         N = I->shape[0]; C = I->shape[1]; W = I->shape[2];
         K = Wt->shape[0]; S = Wt->shape[2];
@@ -779,7 +791,7 @@ static int pointwise_apex(struct fctx *x)
             t[n++] = &x->c->args[i];
     REQ(n <= 3, "pointwise: %d tensor arguments", n);
     for (int i = 1; i < n; i++)
-        REQ(streq(t[i]->dtype, t[0]->dtype), "pointwise: dtypes differ");
+        REQ(tp_streq(t[i]->dtype, t[0]->dtype), "pointwise: dtypes differ");
     static const int64_t one[1] = { 1 };
     const char *dtype = n ? t[0]->dtype : "float32";
     int64_t elems;
@@ -790,10 +802,10 @@ static int pointwise_apex(struct fctx *x)
             elems = tp_ff_numel(t[0]->shape, t[0]->ndim);
             if (!x->bp)
                 elems *= 3;
-            else if (streq(op, "add") || streq(op, "__add__") || streq(op, "sub") || streq(op, "__sub__") ||
-                     streq(op, "__isub__"))
+            else if (tp_streq(op, "add") || tp_streq(op, "__add__") || tp_streq(op, "sub") || tp_streq(op, "__sub__") ||
+                     tp_streq(op, "__isub__"))
                 elems *= 2;
-            else if (streq(op, "__mul__") || streq(op, "__rmul__") || streq(op, "div") || streq(op, "__truediv__"))
+            else if (tp_streq(op, "__mul__") || tp_streq(op, "__rmul__") || tp_streq(op, "div") || tp_streq(op, "__truediv__"))
                 elems *= 3;
             else
                 return tp_ff_fail(x, "pointwise: %s in bprop not supported by prof.py", op);
@@ -826,13 +838,13 @@ static int pointwise_apex(struct fctx *x)
         return -1;
     pb_done(x, &p);
     tp_ff_int(&x->r->bytes, elems * isz);
-    if (in_list(op, half))
+    if (tp_str_in(op, half))
         tp_ff_float(&x->r->flops, (double)elems / 2.0);
-    else if (streq(op, "fmod") || streq(op, "fmod_"))
+    else if (tp_streq(op, "fmod") || tp_streq(op, "fmod_"))
         tp_ff_int(&x->r->flops, elems);
-    else if (in_list(op, twice))
+    else if (tp_str_in(op, twice))
         tp_ff_int(&x->r->flops, elems * 2);
-    else if (in_list(op, ten))
+    else if (tp_str_in(op, ten))
         tp_ff_int(&x->r->flops, elems * 10);
     else
         tp_ff_int(&x->r->flops, 0);
@@ -892,42 +904,42 @@ static int pointwise_3x(struct fctx *x)
             } \
             onumel = tp_ff_numel(out, no); \
         } while (0)
-    if (in_list(op, PW_UNARY) || in_list(op, PW_REPR)) {
+    if (tp_str_in(op, PW_UNARY) || tp_str_in(op, PW_REPR)) {
         REQ(n >= 1, "pointwise: no input");
         b = 2 * in[0].numel * in[0].isz;
         f = in[0].numel;
-    } else if (in_list(op, PW_EXPLOG) || in_list(op, PW_TRIG) || in_list(op, PW_SQRT) || in_list(op, PW_ERROR)) {
+    } else if (tp_str_in(op, PW_EXPLOG) || tp_str_in(op, PW_TRIG) || tp_str_in(op, PW_SQRT) || tp_str_in(op, PW_ERROR)) {
         REQ(n == 1, "pointwise: %s with %d inputs", op, n);
         b = 2 * in[0].numel * in[0].isz;
         f = in[0].numel * 20;
-    } else if (in_list(op, PW_COMP) || in_list(op, PW_BINARY) || in_list(op, PW_IBINARY) ||
-               in_list(op, PW_LOGICAL) || in_list(op, PW_ILOGICAL)) {
+    } else if (tp_str_in(op, PW_COMP) || tp_str_in(op, PW_BINARY) || tp_str_in(op, PW_IBINARY) ||
+               tp_str_in(op, PW_LOGICAL) || tp_str_in(op, PW_ILOGICAL)) {
         REQ(n == 2, "pointwise: %s with %d positional arguments (2 expected)", op, n);
         BCAST(in, 2);
         int oisz = in[0].isz;
         if (!x->bp) {
             b = in[0].numel * in[0].isz + in[1].numel * in[1].isz;
-            if (in_list(op, PW_COMP))
+            if (tp_str_in(op, PW_COMP))
                 oisz = 1;
             b += onumel * oisz;
             f = onumel;
-        } else if (streq(op, "add") || streq(op, "__add__") || streq(op, "sub") || streq(op, "__sub__") ||
-                   streq(op, "__isub__")) {
+        } else if (tp_streq(op, "add") || tp_streq(op, "__add__") || tp_streq(op, "sub") || tp_streq(op, "__sub__") ||
+                   tp_streq(op, "__isub__")) {
             b = 2 * onumel * oisz;
             f = 0;
-        } else if (streq(op, "__mul__") || streq(op, "__imul__") || streq(op, "__rmul__") || streq(op, "div") ||
-                   streq(op, "__truediv__")) {
+        } else if (tp_streq(op, "__mul__") || tp_streq(op, "__imul__") || tp_streq(op, "__rmul__") || tp_streq(op, "div") ||
+                   tp_streq(op, "__truediv__")) {
             b = 3 * onumel * oisz;
             f = onumel;
         } else {
             return tp_ff_fail(x, "pointwise: %s bprop not supported by PyProf", op);
         }
-    } else if (in_list(op, PW_POWER)) {
+    } else if (tp_str_in(op, PW_POWER)) {
         REQ(n == 2, "pointwise: %s with %d inputs", op, n);
         BCAST(in, 2);
         b = in[0].numel * in[0].isz + in[1].numel * in[1].isz + onumel * in[0].isz;
         f = onumel * 20;
-    } else if (in_list(op, PW_TERNARY)) {
+    } else if (tp_str_in(op, PW_TERNARY)) {
         struct ten t3[4];
         int m = 0;
         for (int i = 0; i < n; i++)
@@ -938,15 +950,11 @@ static int pointwise_3x(struct fctx *x)
         b = t3[0].numel * t3[0].isz + t3[1].numel * t3[1].isz + t3[2].numel * t3[2].isz + onumel * t3[0].isz;
         f = 3 * onumel;
     } else {
-        return tp_ff_fail(x, "pointwise: %s%s not supported by PyProf", op, in_list(op, PW_MISC) ? " (misc)" : "");
+        return tp_ff_fail(x, "pointwise: %s%s not supported by PyProf", op, tp_str_in(op, PW_MISC) ? " (misc)" : "");
     }
     #undef BCAST
     pb_copy(x, &p);
-    tp_ff_int(&x->r->bytes, b);
-    tp_ff_int(&x->r->flops, f);
-    set_tc(x, "-");
-    set_op(x, op);
-    return 0;
+    return done_no_tc(x, f, b, op);
 }
 
 /* Convert (Tensor.half() ... .to()): one input; bytes in + out (same shape,
@@ -955,7 +963,7 @@ static int pointwise_3x(struct fctx *x)
 static int cls_convert(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "Tensor"), "convert: module %s", c->mod);
+    REQ(tp_streq(c->mod, "Tensor"), "convert: module %s", c->mod);
     REQ(c->nargs == 1, "convert: %d arguments", c->nargs);
     const struct tp_arg *t = arg(x, 0);
     static const int64_t one[1] = { 1 };
@@ -969,7 +977,7 @@ static int cls_convert(struct fctx *x)
         nd = x->apex ? 1 : 0;
         stype = pytype(t);
     }
-    const char *dtype = streq(c->op, "to") ? stype : c->op;
+    const char *dtype = tp_streq(c->op, "to") ? stype : c->op;
     int si, di;
     if (isz_req(x, stype, &si) || isz_req(x, dtype, &di))
         return -1;
@@ -984,11 +992,7 @@ static int cls_convert(struct fctx *x)
         REQ(tp_ff_dtype_str(stype), "unsupported dtype '%s'", stype);
         tp_ff_tensor_str(x->r->params, sizeof x->r->params, shape, nd, stype);
     }
-    tp_ff_int(&x->r->bytes, numel * (si + di));
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, numel * (si + di), c->op);
 }
 
 /* Matmul (torch.matmul / Tensor.__matmul__): (b,m,n,k) from numpy's matmul
@@ -1004,13 +1008,13 @@ static int cls_matmul(struct fctx *x)
     static const char *const any[] = { "kernelPointwiseApply2", "reduce_1Block_kernel", "elementwise_kernel",
                                        "dot_kernel", "gemm", "gemv", NULL };
     const struct tp_opcall *c = x->c;
-    REQ((streq(c->mod, "torch") && streq(c->op, "matmul")) || (streq(c->mod, "Tensor") && streq(c->op, "__matmul__")),
+    REQ((tp_streq(c->mod, "torch") && tp_streq(c->op, "matmul")) || (tp_streq(c->mod, "Tensor") && tp_streq(c->op, "__matmul__")),
         "matmul: %s.%s", c->mod, c->op);
     REQ(c->nargs == 2, "matmul: %d arguments", c->nargs);
     REQ(has_any(x->k, any), "matmul: unexpected kernel %s", x->k);
     const struct tp_arg *A = arg(x, 0), *B = arg(x, 1);
     REQ(has_shape(A) && has_shape(B), "matmul: arguments without shape");
-    REQ(streq(A->dtype, B->dtype), "matmul: dtypes differ");
+    REQ(tp_streq(A->dtype, B->dtype), "matmul: dtypes differ");
     int la = A->ndim, lb = B->ndim;
     const int64_t *a = A->shape, *bb = B->shape;
     int64_t m, n, k, batch = 1;
@@ -1052,11 +1056,11 @@ static int cls_matmul(struct fctx *x)
     if (pb_type(x, &p, A->dtype))
         return -1;
     pb_done(x, &p);
-    if (in_list(x->k, non_tc))
+    if (tp_str_in(x->k, non_tc))
         set_tc(x, "-");
     else
         set_tc(x, tc_gemm(x, TC_GEMMS));
-    if (in_list(x->k, non_gemm)) {
+    if (tp_str_in(x->k, non_gemm)) {
         tp_ff_int(&x->r->bytes, 2 * isz * tp_ff_numel(a, la));
         tp_ff_int(&x->r->flops, 0);
     } else {
@@ -1077,17 +1081,17 @@ static int cls_gemm(struct fctx *x, int kind /* 0 addmm, 1 mm, 2 bmm */)
     int nu = unnamed(x, u);
     const struct tp_arg *A, *B, *C = NULL;
     if (kind == 0) {
-        REQ(streq(c->mod, "torch") || streq(c->mod, "Tensor"), "addmm: module %s", c->mod);
+        REQ(tp_streq(c->mod, "torch") || tp_streq(c->mod, "Tensor"), "addmm: module %s", c->mod);
         REQ(nu == 3, "addmm: %d positional arguments", nu);
         C = u[0]; A = u[1]; B = u[2];
         REQ(has_shape(A) && has_shape(B) && A->ndim == 2 && B->ndim == 2, "addmm: A/B are not 2-D");
     } else if (kind == 1) {
-        REQ(streq(c->mod, "torch") && streq(c->op, "mm"), "mm: %s.%s", c->mod, c->op);
+        REQ(tp_streq(c->mod, "torch") && tp_streq(c->op, "mm"), "mm: %s.%s", c->mod, c->op);
         REQ(c->nargs == 2, "mm: %d arguments", c->nargs);
         A = arg(x, 0); B = arg(x, 1);
         REQ(has_shape(A) && has_shape(B) && A->ndim == 2 && B->ndim == 2, "mm: A/B are not 2-D");
     } else {
-        REQ(streq(c->mod, "torch") && streq(c->op, "bmm"), "bmm: %s.%s", c->mod, c->op);
+        REQ(tp_streq(c->mod, "torch") && tp_streq(c->op, "bmm"), "bmm: %s.%s", c->mod, c->op);
         REQ(nu == 2, "bmm: %d positional arguments", nu);
         A = u[0]; B = u[1];
         REQ(has_shape(A) && has_shape(B) && A->ndim == 3 && B->ndim == 3, "bmm: A/B are not 3-D");
@@ -1097,9 +1101,9 @@ static int cls_gemm(struct fctx *x, int kind /* 0 addmm, 1 mm, 2 bmm */)
     int64_t bt = kind == 2 ? A->shape[0] : 1;
     int64_t m = A->shape[o], k = A->shape[o + 1], n = B->shape[o + 1];
     REQ(k == B->shape[o], "%s: inner sizes differ", c->op);
-    REQ(streq(A->dtype, B->dtype), "%s: dtypes differ", c->op);
+    REQ(tp_streq(A->dtype, B->dtype), "%s: dtypes differ", c->op);
     if (C)
-        REQ(has_shape(C) && streq(C->dtype, A->dtype), "addmm: C dtype differs");
+        REQ(has_shape(C) && tp_streq(C->dtype, A->dtype), "addmm: C dtype differs");
     int isz;
     if (isz_req(x, A->dtype, &isz))
         return -1;
@@ -1124,7 +1128,7 @@ static int cls_gemm(struct fctx *x, int kind /* 0 addmm, 1 mm, 2 bmm */)
 static int cls_embedding(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "torch.nn.functional"), "embedding: module %s", c->mod);
+    REQ(tp_streq(c->mod, "torch.nn.functional"), "embedding: module %s", c->mod);
     REQ(c->nargs >= 2, "embedding: %d arguments", c->nargs);
     const struct tp_arg *I = arg(x, 0), *E = arg(x, 1);
     REQ(has_shape(I) && has_shape(E), "embedding: arguments without shape");
@@ -1153,11 +1157,7 @@ static int cls_embedding(struct fctx *x)
         pb_tensor(&p, E->shape, E->ndim, E->dtype);
         pb_copy(x, &p);
     }
-    tp_ff_int(&x->r->bytes, b);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, b, c->op);
 }
 
 /* sum: numel FLOPs, numel·isz bytes (3.x: 0 bytes when sub>0).
@@ -1167,7 +1167,7 @@ static int cls_embedding(struct fctx *x)
 static int cls_reduction(struct fctx *x, int kind /* 0 sum, 1 mean, 2 norm */)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "torch") || streq(c->mod, "Tensor"), "%s: module %s", c->op, c->mod);
+    REQ(tp_streq(c->mod, "torch") || tp_streq(c->mod, "Tensor"), "%s: module %s", c->op, c->mod);
     const struct tp_arg *i = NULL;
     struct tp_arg scalar;
     if (kind == 0) {
@@ -1214,11 +1214,7 @@ static int cls_reduction(struct fctx *x, int kind /* 0 sum, 1 mean, 2 norm */)
     }
     if (params_T(x, i, str_style))
         return -1;
-    tp_ff_int(&x->r->flops, f);
-    tp_ff_int(&x->r->bytes, b);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, f, b, c->op);
 }
 
 /* One-input classes: dropout (5·numel FLOPs, 2·bytes), softmax (apex 0, 3.x
@@ -1235,25 +1231,25 @@ static int cls_one(struct fctx *x, enum one_kind kind)
     const struct tp_arg *i = NULL;
     switch (kind) {
     case K_DROPOUT:
-        REQ(streq(c->mod, "torch.nn.functional"), "dropout: module %s", c->mod);
+        REQ(tp_streq(c->mod, "torch.nn.functional"), "dropout: module %s", c->mod);
         i = arg(x, 0);
         break;
     case K_SOFTMAX:
-        REQ(streq(c->mod, "torch.nn.functional"), "softmax: module %s", c->mod);
+        REQ(tp_streq(c->mod, "torch.nn.functional"), "softmax: module %s", c->mod);
         REQ(nu <= 2 && nu >= 1, "softmax: %d positional arguments", nu);
         i = u[0];
         break;
     case K_LOGSOFTMAX:
         if (x->apex)
-            REQ(streq(c->mod, "torch.nn.functional"), "log_softmax: module %s (apex prof.py needs F)", c->mod);
+            REQ(tp_streq(c->mod, "torch.nn.functional"), "log_softmax: module %s (apex prof.py needs F)", c->mod);
         else
-            REQ(streq(c->mod, "torch") || streq(c->mod, "Tensor") || streq(c->mod, "torch.nn.functional"),
+            REQ(tp_streq(c->mod, "torch") || tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch.nn.functional"),
                 "log_softmax: module %s", c->mod);
         REQ(nu <= 2 && nu >= 1, "log_softmax: %d positional arguments", nu);
         i = u[0];
         break;
     case K_ACTIVATION:
-        REQ(streq(c->mod, "torch.nn.functional") || streq(c->mod, "torch") || streq(c->mod, "Tensor"),
+        REQ(tp_streq(c->mod, "torch.nn.functional") || tp_streq(c->mod, "torch") || tp_streq(c->mod, "Tensor"),
             "%s: module %s", c->op, c->mod);
         REQ(nu >= 1, "%s: no positional argument", c->op);
         i = u[0];
@@ -1287,18 +1283,14 @@ static int cls_one(struct fctx *x, enum one_kind kind)
     }
     if (params_T(x, i, !x->apex))
         return -1;
-    tp_ff_int(&x->r->flops, f);
-    tp_ff_int(&x->r->bytes, b);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, f, b, c->op);
 }
 
 /* torch.cat: all tensor args (one dtype); 2·Σbytes (3.x: 0 when sub>0). */
 static int cls_cat(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "torch"), "cat: module %s", c->mod);
+    REQ(tp_streq(c->mod, "torch"), "cat: module %s", c->mod);
     REQ(c->nargs >= 2, "cat: %d arguments", c->nargs);
     REQ(has_shape(&c->args[0]), "cat: first argument is a %s", pytype(&c->args[0]));
     const char *t = c->args[0].dtype;
@@ -1314,7 +1306,7 @@ static int cls_cat(struct fctx *x)
         const struct tp_arg *a = &c->args[i];
         if (a->type != TP_ARG_TENSOR)
             continue;
-        REQ(streq(a->dtype, t), "cat: dtypes differ");
+        REQ(tp_streq(a->dtype, t), "cat: dtypes differ");
         total += tp_ff_numel(a->shape, a->ndim);
         if (x->apex) {
             if (nt)
@@ -1338,11 +1330,7 @@ static int cls_cat(struct fctx *x)
     int64_t b = 2 * total * isz;
     if (!x->apex && x->sub != 0)
         b = 0;
-    tp_ff_int(&x->r->bytes, b);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, b, c->op);
 }
 
 /* The small data-movement classes, all 0 FLOPs and "T=shape,type" params:
@@ -1359,29 +1347,26 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
     struct tp_arg boolarg;
     switch (kind) {
     case M_RESHAPE:
-        REQ(streq(c->mod, "Tensor"), "reshape: module %s", c->mod);
+        REQ(tp_streq(c->mod, "Tensor"), "reshape: module %s", c->mod);
         REQ(c->nargs >= 1 && is_tensor(arg(x, 0)), "reshape: input is not a tensor");
         i = arg(x, 0);
         break;
     case M_GATHER: {
-        REQ(streq(c->mod, "Tensor") || streq(c->mod, "torch"), "gather: module %s", c->mod);
+        REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "gather: module %s", c->mod);
         const struct tp_arg *f[TP_MAX_ARGS];
-        int n = 0;
-        for (int j = 0; j < c->nargs; j++)
-            if (!streq(c->args[j].name, "out"))
-                f[n++] = &c->args[j];
+        int n = args_but_out(c, f);
         REQ(n == 3, "gather: %d arguments", n);
         i = pos_or_named(x, f, n, 0, "input");
         REQ(is_tensor(i), "gather: input is not a tensor");
         break;
     }
     case M_CLONE: case M_CONTIGUOUS:
-        REQ(streq(c->mod, "Tensor"), "%s: module %s", c->op, c->mod);
+        REQ(tp_streq(c->mod, "Tensor"), "%s: module %s", c->op, c->mod);
         REQ(c->nargs == 1, "%s: %d arguments", c->op, c->nargs);
         i = arg(x, 0);
         break;
     case M_ANY:
-        REQ(streq(c->mod, "Tensor"), "any: module %s", c->mod);
+        REQ(tp_streq(c->mod, "Tensor"), "any: module %s", c->mod);
         if (x->apex) {
             REQ(c->nargs == 1, "any: %d arguments", c->nargs);
             i = arg(x, 0);
@@ -1400,19 +1385,19 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
         }
         break;
     case M_MSCATTER: {
-        REQ(streq(c->mod, "Tensor"), "masked_scatter_: module %s", c->mod);
+        REQ(tp_streq(c->mod, "Tensor"), "masked_scatter_: module %s", c->mod);
         REQ(c->nargs == 3, "masked_scatter_: %d arguments", c->nargs);
         const struct tp_arg *dst = arg(x, 0), *mask = arg(x, 1), *src = arg(x, 2);
         REQ(is_tensor(dst) && is_tensor(mask) && is_tensor(src), "masked_scatter_: arguments are not tensors");
-        REQ(streq(mask->dtype, "uint8"), "masked_scatter_: mask is %s", mask->dtype);
-        REQ(streq(dst->dtype, src->dtype), "masked_scatter_: dtypes differ");
+        REQ(tp_streq(mask->dtype, "uint8"), "masked_scatter_: mask is %s", mask->dtype);
+        REQ(tp_streq(dst->dtype, src->dtype), "masked_scatter_: dtypes differ");
         REQ(same_shape(dst, mask), "masked_scatter_: shapes differ");
         REQ(!x->apex, "masked_scatter_: apex prof.py compares the seqId list with 0 (TypeError)");
         i = dst;
         break;
     }
     case M_NONZERO:
-        REQ(streq(c->mod, "torch") || streq(c->mod, "Tensor"), "nonzero: module %s", c->mod);
+        REQ(tp_streq(c->mod, "torch") || tp_streq(c->mod, "Tensor"), "nonzero: module %s", c->mod);
         REQ(c->nargs == 1, "nonzero: %d arguments", c->nargs);
         i = arg(x, 0);
         REQ(has_shape(i), "nonzero: input without shape");
@@ -1433,11 +1418,7 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
     }
     if (params_T(x, i, 0))
         return -1;
-    tp_ff_int(&x->r->flops, 0);
-    tp_ff_int(&x->r->bytes, b);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, b, c->op);
 }
 
 /* index_select(input, dim, index): bytes 2·numel(out)·isz + 8·len(index),
@@ -1445,18 +1426,15 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
 static int cls_index_select(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "Tensor") || streq(c->mod, "torch"), "index_select: module %s", c->mod);
+    REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "index_select: module %s", c->mod);
     const struct tp_arg *f[TP_MAX_ARGS];
-    int n = 0;
-    for (int j = 0; j < c->nargs; j++)
-        if (!streq(c->args[j].name, "out"))
-            f[n++] = &c->args[j];
+    int n = args_but_out(c, f);
     REQ(n == 3, "index_select: %d arguments", n);
     const struct tp_arg *t = pos_or_named(x, f, n, 0, "input"), *d = pos_or_named(x, f, n, 1, "dim"),
                         *i = pos_or_named(x, f, n, 2, "index");
     REQ(t && d && i && is_tensor(t) && is_tensor(i), "index_select: input/index are not tensors");
     REQ(d->type == TP_ARG_INT, "index_select: dim is a %s", pytype(d));
-    REQ(streq(i->dtype, "int64"), "index_select: index is %s", i->dtype);
+    REQ(tp_streq(i->dtype, "int64"), "index_select: index is %s", i->dtype);
     REQ(i->ndim == 1, "index_select: index is not 1-D");
     int64_t dim = d->ivalue;
     REQ(dim < t->ndim && dim >= -t->ndim, "index_select: dim %lld out of range", (long long)dim);
@@ -1474,27 +1452,20 @@ static int cls_index_select(struct fctx *x)
     if (pb_type(x, &p, t->dtype))
         return -1;
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, 2 * tp_ff_numel(out, t->ndim) * isz + i->shape[0] * 8);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, 2 * tp_ff_numel(out, t->ndim) * isz + i->shape[0] * 8, c->op);
 }
 
 /* masked_select(input, mask uint8): 2·numel(input)·isz + numel(mask). */
 static int cls_masked_select(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "Tensor") || streq(c->mod, "torch"), "masked_select: module %s", c->mod);
+    REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "masked_select: module %s", c->mod);
     const struct tp_arg *f[TP_MAX_ARGS];
-    int n = 0;
-    for (int j = 0; j < c->nargs; j++)
-        if (!streq(c->args[j].name, "out"))
-            f[n++] = &c->args[j];
+    int n = args_but_out(c, f);
     REQ(n == 2, "masked_select: %d arguments", n);
     const struct tp_arg *t = pos_or_named(x, f, n, 0, "input"), *m = pos_or_named(x, f, n, 1, "mask");
     REQ(t && m && has_shape(t) && has_shape(m), "masked_select: arguments without shape");
-    REQ(streq(m->dtype, "uint8"), "masked_select: mask is %s", m->dtype);
+    REQ(tp_streq(m->dtype, "uint8"), "masked_select: mask is %s", m->dtype);
     if (!same_shape(t, m)) {
         int64_t out[TP_MAX_DIMS];
         int no;
@@ -1510,11 +1481,7 @@ static int cls_masked_select(struct fctx *x)
     if (pb_type(x, &p, t->dtype))
         return -1;
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, 2 * tp_ff_numel(t->shape, t->ndim) * isz + tp_ff_numel(m->shape, m->ndim));
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, 2 * tp_ff_numel(t->shape, t->ndim) * isz + tp_ff_numel(m->shape, m->ndim), c->op);
 }
 
 /* F.mse_loss(input, target, reduction): e = numel × (fp: 3 none / 2 else;
@@ -1522,21 +1489,21 @@ static int cls_masked_select(struct fctx *x)
 static int cls_mse(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "torch.nn.functional"), "mse_loss: module %s", c->mod);
+    REQ(tp_streq(c->mod, "torch.nn.functional"), "mse_loss: module %s", c->mod);
     REQ(c->nargs == 3, "mse_loss: %d arguments", c->nargs);
     const struct tp_arg *all[3] = { arg(x, 0), arg(x, 1), arg(x, 2) };
     const struct tp_arg *in = pos_or_named(x, all, 3, 0, "input"), *tg = pos_or_named(x, all, 3, 1, "target"),
                         *r = pos_or_named(x, all, 3, 2, "reduction");
     REQ(in && tg && r, "mse_loss: missing arguments");
     REQ(is_tensor(in) && is_tensor(tg), "mse_loss: input/target are not tensors");
-    REQ(same_shape(in, tg) && streq(in->dtype, tg->dtype), "mse_loss: input/target differ");
+    REQ(same_shape(in, tg) && tp_streq(in->dtype, tg->dtype), "mse_loss: input/target differ");
     REQ(r->type == TP_ARG_STR, "mse_loss: reduction is a %s", pytype(r));
-    REQ(streq(r->svalue, "none") || streq(r->svalue, "mean") || streq(r->svalue, "sum"),
+    REQ(tp_streq(r->svalue, "none") || tp_streq(r->svalue, "mean") || tp_streq(r->svalue, "sum"),
         "mse_loss: reduction %s", r->svalue);
     int isz;
     if (isz_req(x, in->dtype, &isz))
         return -1;
-    int none = streq(r->svalue, "none");
+    int none = tp_streq(r->svalue, "none");
     int64_t e = tp_ff_numel(in->shape, in->ndim) * (x->bp ? (none ? 4 : 3) : (none ? 3 : 2));
     struct pb p = { .n = 0 };
     pb_kv_shape(&p, "T", in->shape, in->ndim);
@@ -1544,11 +1511,7 @@ static int cls_mse(struct fctx *x)
         return -1;
     pb_add(&p, "red=%s,", r->svalue);
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, e * isz);
-    tp_ff_int(&x->r->flops, e * 2 + 1);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, e * 2 + 1, e * isz, c->op);
 }
 
 /* apex fused adam(w, hw, m, v, g, ...): bytes 6·numel·isz(w) + numel·isz(g)
@@ -1563,14 +1526,14 @@ static int cls_adam(struct fctx *x)
         "adam: arguments are not tensors");
     REQ(same_shape(w, m) && same_shape(m, v) && same_shape(v, g), "adam: shapes differ");
     REQ(same_shape(hw, w) || (hw->ndim == 1 && hw->shape[0] == 0), "adam: hw shape");
-    REQ(streq(w->dtype, "float32") && streq(m->dtype, "float32") && streq(v->dtype, "float32"),
+    REQ(tp_streq(w->dtype, "float32") && tp_streq(m->dtype, "float32") && tp_streq(v->dtype, "float32"),
         "adam: w/m/v are not float32");
     int wi, gi;
     if (isz_req(x, w->dtype, &wi) || isz_req(x, g->dtype, &gi))
         return -1;
     int64_t n = tp_ff_numel(w->shape, w->ndim);
     int64_t b = 6 * n * wi + n * gi;
-    if (!streq(w->dtype, g->dtype))
+    if (!tp_streq(w->dtype, g->dtype))
         b += n * gi;
     if (!x->apex && x->sub != 0)
         b = 0;
@@ -1579,33 +1542,25 @@ static int cls_adam(struct fctx *x)
     if (pb_type(x, &p, w->dtype) || pb_type(x, &p, g->dtype))
         return -1;
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, b);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, b, c->op);
 }
 
 /* torch.randperm(n): 3n FLOPs, 8n bytes. */
 static int cls_randperm(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "torch"), "randperm: module %s", c->mod);
+    REQ(tp_streq(c->mod, "torch"), "randperm: module %s", c->mod);
     REQ(c->nargs == 1 && c->args[0].type == TP_ARG_INT, "randperm: expects one int");
     int64_t n = c->args[0].ivalue;
     snprintf(x->r->params, sizeof x->r->params, "N=%lld,", (long long)n);
-    tp_ff_int(&x->r->bytes, n * 8);
-    tp_ff_int(&x->r->flops, n * 3);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, n * 3, n * 8, c->op);
 }
 
 /* Tensor.copy_(dst, src): numel·(isz(src)+isz(dst)) bytes. */
 static int cls_copy(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(streq(c->mod, "Tensor"), "copy_: module %s", c->mod);
+    REQ(tp_streq(c->mod, "Tensor"), "copy_: module %s", c->mod);
     REQ(c->nargs == 2, "copy_: %d arguments", c->nargs);
     const struct tp_arg *dst = arg(x, 0), *src = arg(x, 1);
     REQ(dst->type == src->type && has_shape(dst) && has_shape(src), "copy_: arguments without shape");
@@ -1618,11 +1573,7 @@ static int cls_copy(struct fctx *x)
     if (pb_type(x, &p, src->dtype) || pb_type(x, &p, dst->dtype))
         return -1;
     pb_done(x, &p);
-    tp_ff_int(&x->r->bytes, tp_ff_numel(src->shape, src->ndim) * (si + di));
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, c->op);
-    return 0;
+    return done_no_tc(x, 0, tp_ff_numel(src->shape, src->ndim) * (si + di), c->op);
 }
 
 /* 3.x memory ops: ones/zeros (size list or int args → fp32), ones_like,
@@ -1635,14 +1586,14 @@ static int cls_memory(struct fctx *x)
     int64_t shape[TP_MAX_DIMS];
     int nd = 0;
     const char *dtype = "float";
-    if (streq(op, "fill_")) {
-        REQ(streq(c->mod, "Tensor"), "fill_: module %s", c->mod);
+    if (tp_streq(op, "fill_")) {
+        REQ(tp_streq(c->mod, "Tensor"), "fill_: module %s", c->mod);
         REQ(c->nargs == 2 && has_shape(arg(x, 0)), "fill_: expects (tensor, value)");
         nd = c->args[0].ndim;
         memcpy(shape, c->args[0].shape, sizeof shape);
         dtype = c->args[0].dtype;
-    } else if (streq(op, "full")) {
-        REQ(streq(c->mod, "torch"), "full: module %s", c->mod);
+    } else if (tp_streq(op, "full")) {
+        REQ(tp_streq(c->mod, "torch"), "full: module %s", c->mod);
         REQ(c->nargs == 2, "full: %d arguments", c->nargs);
         const struct tp_arg *s = arg(x, 0), *v = arg(x, 1);
         REQ(s->type == TP_ARG_LIST && s->ivalue, "full: size is a %s", pytype(s));
@@ -1651,8 +1602,8 @@ static int cls_memory(struct fctx *x)
         memcpy(shape, s->shape, sizeof shape);
         dtype = pytype(v);
     } else {
-        REQ(streq(c->mod, "torch") || streq(c->mod, "Tensor"), "%s: module %s", op, c->mod);
-        if (streq(op, "ones_like") || streq(op, "zero_") || streq(op, "zeros_like")) {
+        REQ(tp_streq(c->mod, "torch") || tp_streq(c->mod, "Tensor"), "%s: module %s", op, c->mod);
+        if (tp_streq(op, "ones_like") || tp_streq(op, "zero_") || tp_streq(op, "zeros_like")) {
             REQ(c->nargs == 1 && has_shape(arg(x, 0)), "%s: expects one tensor", op);
             nd = c->args[0].ndim;
             memcpy(shape, c->args[0].shape, sizeof shape);
@@ -1678,11 +1629,7 @@ static int cls_memory(struct fctx *x)
         return -1;
     REQ(tp_ff_dtype_str(dtype), "unsupported dtype '%s'", dtype);
     tp_ff_tensor_str(x->r->params, sizeof x->r->params, shape, nd, dtype);
-    tp_ff_int(&x->r->bytes, tp_ff_numel(shape, nd) * isz);
-    tp_ff_int(&x->r->flops, 0);
-    set_tc(x, "-");
-    set_op(x, op);
-    return 0;
+    return done_no_tc(x, 0, tp_ff_numel(shape, nd) * isz, op);
 }
 
 /* Foo (any other op): params "T=[shapes],[dtypes]", 0 FLOPs, 0 bytes. */
@@ -1836,11 +1783,11 @@ const char *tp_flops_route_name(size_t i)
 static int dispatch(struct fctx *x)
 {
     const char *op = x->c->op, *mod = x->c->mod;
-    if ((streq(mod, "LSTMCell") || streq(mod, "GRUCell")) && streq(op, "forward"))
+    if ((tp_streq(mod, "LSTMCell") || tp_streq(mod, "GRUCell")) && tp_streq(op, "forward"))
         return cls_rnncell(x);
-    if (streq(op, "linear"))
+    if (tp_streq(op, "linear"))
         return r_linear(x, 0);
-    if (streq(op, "conv1d") || streq(op, "conv2d"))
+    if (tp_streq(op, "conv1d") || tp_streq(op, "conv2d"))
         return r_conv(x, 0);
     if (is_pointwise(op))
         return x->apex ? pointwise_apex(x) : pointwise_3x(x);
@@ -1861,7 +1808,7 @@ void tp_flops_eval_grid(const struct tp_opcall *call, const char *kernel, int bp
      * fit in 2^62) get "na" instead of arithmetic on them */
     for (int i = 0; i < call->nargs && rc == 0; i++) {
         const struct tp_arg *a = &call->args[i];
-        if (a->type != TP_ARG_TENSOR && !(a->type == TP_ARG_OTHER && streq(a->svalue, "ndarray")))
+        if (a->type != TP_ARG_TENSOR && !(a->type == TP_ARG_OTHER && tp_streq(a->svalue, "ndarray")))
             continue;
         int64_t n = 1;
         for (int d = 0; d < a->ndim && d < TP_MAX_DIMS; d++)

@@ -64,16 +64,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "flops_int.h"
-
-static int streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
-
-static int in_list(const char *s, const char *const *list)
-{
-    for (; *list; list++)
-        if (strcmp(s, *list) == 0)
-            return 1;
-    return 0;
-}
+#include "strlist.h"
 
 const struct tp_arg *tp_fa_targ(struct fctx *x, int i)
 {
@@ -82,12 +73,12 @@ const struct tp_arg *tp_fa_targ(struct fctx *x, int i)
 
 int tp_fa_known_ints(const struct tp_arg *a)
 {
-    return a && a->type == TP_ARG_LIST && a->ivalue == 1 && !streq(a->svalue, "unknown");
+    return a && a->type == TP_ARG_LIST && a->ivalue == 1 && !tp_streq(a->svalue, "unknown");
 }
 
 int tp_fa_known_int(const struct tp_arg *a)
 {
-    return a && a->type == TP_ARG_INT && !streq(a->svalue, "unknown");
+    return a && a->type == TP_ARG_INT && !tp_streq(a->svalue, "unknown");
 }
 
 /* the params column: "[a,b]fp32;[c]int64" of the tensor inputs */
@@ -203,7 +194,7 @@ static int one(struct fctx *x, int64_t fmul, int64_t fadd, int64_t bmul, int ext
 static int foreach_op(struct fctx *x, int64_t fmul, int64_t nread)
 {
     const struct tp_arg *l = x->c->nargs ? &x->c->args[0] : NULL;
-    if (!l || l->type != TP_ARG_LIST || !streq(l->svalue, "TensorList") || l->ivalue <= 0 || !l->dtype[0])
+    if (!l || l->type != TP_ARG_LIST || !tp_streq(l->svalue, "TensorList") || l->ivalue <= 0 || !l->dtype[0])
         return tp_ff_fail(x, "%s: tensor list shapes/dtype not recorded", x->c->op);
     int isz = tp_ff_isz(x, l->dtype);
     if (!isz)
@@ -216,13 +207,13 @@ static int foreach_op(struct fctx *x, int64_t fmul, int64_t nread)
  * aiter::gemm_a16w16(x, w, bias, ...), vllm::rocm_unquantized_gemm(x, w, bias) */
 static int is_linear_ext(const struct tp_opcall *c)
 {
-    return (streq(c->mod, "aiter") && (streq(c->op, "gemm_a16w16") || streq(c->op, "gemm_a16w16_atomic_"))) ||
-           (streq(c->mod, "vllm") && streq(c->op, "rocm_unquantized_gemm"));
+    return (tp_streq(c->mod, "aiter") && (tp_streq(c->op, "gemm_a16w16") || tp_streq(c->op, "gemm_a16w16_atomic_"))) ||
+           (tp_streq(c->mod, "vllm") && tp_streq(c->op, "rocm_unquantized_gemm"));
 }
 
 int tp_flops_kineto_owns(const struct tp_opcall *c)
 {
-    return streq(c->mod, "aten") || tp_flops_attn_owns(c) || is_linear_ext(c);
+    return tp_streq(c->mod, "aten") || tp_flops_attn_owns(c) || is_linear_ext(c);
 }
 
 int tp_flops_aten(struct fctx *x)
@@ -258,19 +249,19 @@ int tp_flops_aten(struct fctx *x)
         rc = tp_flops_attn(x);
     if (rc != TP_FF_NOT_MINE)
         return rc;
-    if (streq(op, "mm") || streq(op, "addmm") || streq(op, "addmm_")) {
-        const struct tp_arg *A = tp_fa_targ(x, streq(op, "mm") ? 0 : 1), *B = tp_fa_targ(x, streq(op, "mm") ? 1 : 2);
+    if (tp_streq(op, "mm") || tp_streq(op, "addmm") || tp_streq(op, "addmm_")) {
+        const struct tp_arg *A = tp_fa_targ(x, tp_streq(op, "mm") ? 0 : 1), *B = tp_fa_targ(x, tp_streq(op, "mm") ? 1 : 2);
         if (!A || !B || A->ndim != 2 || B->ndim != 2 || A->shape[1] != B->shape[0])
             return tp_ff_fail(x, "%s: operand shapes unknown", op);
         rc = gemm(x, 1, A->shape[0], B->shape[1], A->shape[1], A);
-        if (rc == 0 && !streq(op, "mm"))
+        if (rc == 0 && !tp_streq(op, "mm"))
             add_c_term(x, 0, 3, 1, A->shape[0], B->shape[1]);
-    } else if (streq(op, "bmm") || streq(op, "baddbmm") || streq(op, "baddbmm_")) {
-        const struct tp_arg *A = tp_fa_targ(x, streq(op, "bmm") ? 0 : 1), *B = tp_fa_targ(x, streq(op, "bmm") ? 1 : 2);
+    } else if (tp_streq(op, "bmm") || tp_streq(op, "baddbmm") || tp_streq(op, "baddbmm_")) {
+        const struct tp_arg *A = tp_fa_targ(x, tp_streq(op, "bmm") ? 0 : 1), *B = tp_fa_targ(x, tp_streq(op, "bmm") ? 1 : 2);
         if (!A || !B || A->ndim != 3 || B->ndim != 3 || A->shape[2] != B->shape[1] || A->shape[0] != B->shape[0])
             return tp_ff_fail(x, "%s: operand shapes unknown", op);
         rc = gemm(x, A->shape[0], A->shape[1], B->shape[2], A->shape[2], A);
-        if (rc == 0 && !streq(op, "bmm"))
+        if (rc == 0 && !tp_streq(op, "bmm"))
             add_c_term(x, 0, 3, A->shape[0], A->shape[1], B->shape[2]);
     } else if (is_linear_ext(x->c)) {
         /* x [M, K] @ w[N, K]ᵀ (+ bias [N]) */
@@ -280,12 +271,12 @@ int tp_flops_aten(struct fctx *x)
         rc = gemm(x, 1, X->shape[0], W->shape[0], X->shape[1], X);
         if (rc == 0 && bias)
             add_c_term(x, 2, -1, 1, X->shape[0], W->shape[0]);
-    } else if (streq(op, "linear")) {
+    } else if (tp_streq(op, "linear")) {
         const struct tp_arg *X = tp_fa_targ(x, 0), *W = tp_fa_targ(x, 1);
         if (!X || !W || X->ndim < 1 || W->ndim != 2 || X->shape[X->ndim - 1] != W->shape[1])
             return tp_ff_fail(x, "linear: operand shapes unknown");
         rc = gemm(x, 1, W->shape[0], tp_ff_numel(X->shape, X->ndim - 1), W->shape[1], X);
-    } else if (streq(op, "matmul")) {
+    } else if (tp_streq(op, "matmul")) {
         const struct tp_arg *A = tp_fa_targ(x, 0), *B = tp_fa_targ(x, 1);
         if (!A || !B || !A->ndim || !B->ndim)
             return tp_ff_fail(x, "matmul: operand shapes unknown");
@@ -299,27 +290,27 @@ int tp_flops_aten(struct fctx *x)
         if (tp_ff_broadcast(A->shape, la > 2 ? la - 2 : 0, B->shape, lb > 2 ? lb - 2 : 0, out, &no) != 0)
             return tp_ff_fail(x, "matmul: batch shapes do not broadcast");
         rc = gemm(x, tp_ff_numel(out, no), m, n, k, A);
-    } else if (in_list(op, add_ops)) {
+    } else if (tp_str_in(op, add_ops)) {
         rc = binary(x, 0);
-    } else if (in_list(op, cmp_ops)) {
+    } else if (tp_str_in(op, cmp_ops)) {
         rc = binary(x, 1);
-    } else if (in_list(op, simple_unary)) {
+    } else if (tp_str_in(op, simple_unary)) {
         rc = one(x, 1, 0, 2, 0);
-    } else if (in_list(op, trans_unary)) {
+    } else if (tp_str_in(op, trans_unary)) {
         rc = one(x, 20, 0, 2, 0);
-    } else if (streq(op, "sum")) {
+    } else if (tp_streq(op, "sum")) {
         rc = one(x, 1, 0, 1, 0);
-    } else if (streq(op, "mean")) {
+    } else if (tp_streq(op, "mean")) {
         rc = one(x, 1, 1, 1, 1);
-    } else if (streq(op, "softmax") || streq(op, "_softmax")) {
+    } else if (tp_streq(op, "softmax") || tp_streq(op, "_softmax")) {
         rc = one(x, 40, 0, 3, 0);
-    } else if (streq(op, "log_softmax") || streq(op, "_log_softmax")) {
+    } else if (tp_streq(op, "log_softmax") || tp_streq(op, "_log_softmax")) {
         rc = one(x, 21, 0, 3, 0);
-    } else if (in_list(op, norm_ops)) {
+    } else if (tp_str_in(op, norm_ops)) {
         rc = one(x, 8, 0, 4, 0);
-    } else if (in_list(op, dropout_ops)) {
+    } else if (tp_str_in(op, dropout_ops)) {
         rc = one(x, 5, 0, 2, 0);
-    } else if (streq(op, "embedding")) {
+    } else if (tp_streq(op, "embedding")) {
         const struct tp_arg *W = tp_fa_targ(x, 0), *I = tp_fa_targ(x, 1);
         if (!W || !I || W->ndim != 2)
             return tp_ff_fail(x, "embedding: shapes unknown");
@@ -329,7 +320,7 @@ int tp_flops_aten(struct fctx *x)
         int64_t n = tp_ff_numel(I->shape, I->ndim);
         tp_fa_done(x, 0, n * ii + 2 * n * W->shape[1] * wi, "-");
         rc = 0;
-    } else if (streq(op, "mse_loss")) {
+    } else if (tp_streq(op, "mse_loss")) {
         const struct tp_arg *in = tp_fa_targ(x, 0), *r = x->c->nargs > 2 ? &x->c->args[2] : NULL;
         if (!in || !tp_fa_known_int(r))
             return tp_ff_fail(x, "mse_loss: input shape or reduction value not recorded");
@@ -339,8 +330,8 @@ int tp_flops_aten(struct fctx *x)
         int64_t e = tp_ff_numel(in->shape, in->ndim) * (r->ivalue == 0 ? 3 : 2);
         tp_fa_done(x, 2 * e + 1, e * isz, "-");
         rc = 0;
-    } else if (streq(op, "nll_loss") || streq(op, "nll_loss_nd") || streq(op, "nll_loss2d") ||
-               streq(op, "cross_entropy_loss")) {
+    } else if (tp_streq(op, "nll_loss") || tp_streq(op, "nll_loss_nd") || tp_streq(op, "nll_loss2d") ||
+               tp_streq(op, "cross_entropy_loss")) {
         const struct tp_arg *in = tp_fa_targ(x, 0), *tg = tp_fa_targ(x, 1);
         if (!in || !tg)
             return tp_ff_fail(x, "%s: shapes unknown", op);
@@ -348,18 +339,18 @@ int tp_flops_aten(struct fctx *x)
         if (tp_fa_isz_of(x, in, &isz) || tp_fa_isz_of(x, tg, &tsz))
             return -1;
         int64_t nt = tp_ff_numel(tg->shape, tg->ndim), ni = tp_ff_numel(in->shape, in->ndim);
-        if (streq(op, "cross_entropy_loss"))
+        if (tp_streq(op, "cross_entropy_loss"))
             tp_fa_done(x, 21 * ni + nt, 3 * ni * isz + nt * tsz + nt * isz, "-");
         else
             tp_fa_done(x, nt, nt * tsz + nt * isz + isz, "-");
         rc = 0;
-    } else if (in_list(op, foreach1)) {
+    } else if (tp_str_in(op, foreach1)) {
         rc = foreach_op(x, 1, 3);
-    } else if (in_list(op, foreach2)) {
+    } else if (tp_str_in(op, foreach2)) {
         rc = foreach_op(x, 2, 4);
-    } else if (streq(op, "_fused_adam_") || streq(op, "_fused_adamw_")) {
+    } else if (tp_streq(op, "_fused_adam_") || tp_streq(op, "_fused_adamw_")) {
         rc = foreach_op(x, 12, 7);
-    } else if (streq(op, "_fused_sgd_")) {
+    } else if (tp_streq(op, "_fused_sgd_")) {
         rc = foreach_op(x, 2, 3);
     } else {
         snprintf(x->r->tc, sizeof x->r->tc, "-");

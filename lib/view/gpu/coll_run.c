@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll_run.h"
+#include "try.h"
 
 void tp_coll_run_free(struct coll_run *cr)
 {
@@ -63,8 +64,7 @@ int tp_coll_run_build(const tp_store *const *stores, size_t n, const char *view,
         return too_few(what, view, n ? "this is one trace" : "no trace", err);
     }
     cr->lists = calloc(n, sizeof *cr->lists);
-    if (!cr->lists)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(cr->lists, err);
     cr->n = n;
     cr->owns = 1;
     for (size_t i = 0; i < n; i++)
@@ -82,8 +82,7 @@ int tp_coll_run_from_summaries(void *const *sums, const int64_t *ranks, size_t n
     if (n < 2)
         return too_few("", view, n ? "the run has one usable rank" : "the run has no usable rank", err);
     cr->lists = calloc(n, sizeof *cr->lists);
-    if (!cr->lists)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(cr->lists, err);
     cr->n = n;
     for (size_t i = 0; i < n; i++) {
         cr->lists[i] = *(const struct tp_coll_list *)sums[i];   /* records borrowed */

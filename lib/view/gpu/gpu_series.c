@@ -19,6 +19,7 @@
 #include "store.h"
 #include "table.h"
 #include "view_extra.h"
+#include "try.h"
 
 #define DEFAULT_INTERVALS 100
 #define MAX_INTERVALS 1000000   /* a row each: beyond that a typo, not a question */
@@ -91,8 +92,7 @@ int tp_gpu_series(const tp_store *st, const struct tp_view_opts *vo, tp_table *t
     if (parse_interval(vo->series, &count, &len, err) != TP_OK)
         return TP_ERR_USAGE;
     const struct tp_tb_breakdown *b = tp_store_breakdown(st);   /* the store's, built once */
-    if (!b)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(b, err);
     int64_t S, E, t0;
     span(st, b, &S, &E, &t0);
     int64_t D = E - S;
@@ -112,8 +112,7 @@ int tp_gpu_series(const tp_store *st, const struct tp_view_opts *vo, tp_table *t
 
     /* the GPUs that ran a kernel (the gpu view's rows), ascending */
     int32_t *devs = malloc((st->n ? st->n : 1) * sizeof *devs);
-    if (!devs)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(devs, err);
     size_t nd = 0;
     for (size_t i = 0; i < st->n; i++)
         if (st->kind[i] == TP_K_KERNEL && st->ph[i] == 'X' && st->device[i] >= 0)

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "table.h"
 #include "view_extra.h"
+#include "cmp.h"
 
 static const struct tp_coldef short_cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "launching operator (--group props; --short)"},
@@ -56,7 +57,7 @@ static int cmp_sk(const void *a, const void *b)
     int c = cmp_key(a, b);
     if (c) return c;
     const struct sk *x = a, *y = b;
-    return x->row < y->row ? -1 : x->row > y->row;
+    return TP_CMP(x->row, y->row);
 }
 
 struct grp { size_t first; int64_t calls, total; };

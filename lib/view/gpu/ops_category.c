@@ -14,6 +14,7 @@
 #include "store.h"
 #include "table.h"
 #include "view_extra.h"
+#include "cmp.h"
 
 static const struct tp_coldef cat_cols[] = {
     {"category", "Category", TP_COL_STR, -1, 0, "operator category after TraceLens (--group category)"},
@@ -34,11 +35,9 @@ struct act {
 static int cmp_act(const void *a, const void *b)
 {
     const struct act *x = a, *y = b;
-    if (x->launcher != y->launcher)
-        return x->launcher < y->launcher ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, launcher);
+    TP_CMP_BY(x, y, ts);
+    return TP_CMP(x->row, y->row);
 }
 
 /* The launcher of device row r and its name, -1 none.  A kernel of a graph

@@ -20,6 +20,7 @@
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
+#include "try.h"
 
 static const struct tp_coldef acols[] = {
     {"kind", "Kind", TP_COL_STR, -1, 0,
@@ -227,8 +228,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 {
     (void)vo;
     struct tp_gpu_summary s;
-    if (tp_gpu_summary(st, &s) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_gpu_summary(st, &s) >= 0, err);
     tp_table *t = tp_table_new(acols, A_N);
     int64_t *pids = malloc((st->n ? st->n : 1) * sizeof *pids);
     int rc = TP_OK;
@@ -267,16 +267,12 @@ done:
     return rc;
 }
 
-static const struct tp_view_option advice_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
-
 const tp_view tp_view_advice = {
     .name = "advice",
-    TP_VIEW_OPTIONS(advice_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "TensorBoard plugin performance recommendations, as plain sentences",
     .cols = acols,
-    .ncols = A_N,
+    .ncols = sizeof acols / sizeof *acols,
     .default_columns = "kind,advice",
     .build = build,
     .timeline = 1,

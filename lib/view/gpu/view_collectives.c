@@ -172,19 +172,15 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return build_run(one, 1, vo, out, err);
 }
 
-static const struct tp_view_option collective_options[] = {
-    TP_VOPT_FILTERS,
-};
-
 const tp_view tp_view_collectives = {
     .name = "collectives",
     .summary = "a run's collectives matched across ranks: arrival skew, wait vs transfer, algbw/busbw per op and group",
     .cols = ccols,
-    .ncols = NCOLS,
+    .ncols = sizeof ccols / sizeof *ccols,
     .default_columns = "op,group,n,calls,bytes,skew,skew_max,wait,transfer,wait_pct,algbw,busbw",
     .build = build,
     .build_run = build_run,
-    TP_VIEW_OPTIONS(collective_options),
+    TP_VIEW_FILTER_OPTIONS,
     .rank_summary = tp_coll_rank_summary,
     .summary_free = tp_coll_summary_free,
     .build_summaries = build_summaries,

@@ -13,6 +13,7 @@
 #include "views.h"
 #include "view_extra.h"
 #include "view_options.h"
+#include "try.h"
 
 static const struct tp_coldef gcols[] = {
     {"device", "Device", TP_COL_INT, -1, 0, "GPU id (the kernels' device arg)"},
@@ -50,8 +51,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 {
     if (vo && vo->series) {
         tp_table *t = tp_table_new(gcols, G_N);
-        if (!t)
-            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        TP_TRY_NOMEM(t, err);
         int rc = tp_gpu_series(st, vo, t, G_DEV, G_START, G_END, G_BUSY, G_UTIL, err);
         if (rc != TP_OK) {
             tp_table_free(t);
@@ -65,8 +65,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (vo && vo->plot)
         return tp_error_set(err, TP_ERR_USAGE, "gpu: --plot draws the utilization series: give --series too");
     struct tp_gpu_summary s;
-    if (tp_gpu_summary(st, &s) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_gpu_summary(st, &s) >= 0, err);
     tp_table *t = tp_table_new(gcols, G_N);
     if (!t) {
         tp_gpu_summary_free(&s);
@@ -125,7 +124,7 @@ const tp_view tp_view_gpu = {
     TP_VIEW_OPTIONS(gpu_options),
     .summary = "TensorBoard plugin GPU Summary: utilization, est. SM efficiency, occupancy, Tensor Core time per GPU",
     .cols = gcols,
-    .ncols = G_N,
+    .ncols = sizeof gcols / sizeof *gcols,
     .default_columns = "device,name,memory_gb,capability,util,sm_eff,occupancy,tc",
     .build = build,
     .columns_for = columns_for,

@@ -17,6 +17,7 @@
 #include "modtree.h"
 #include "views.h"
 #include "view_options.h"
+#include "try.h"
 
 /* --hooks: the call tree of Lightning's hooks (the plugin's bottom graph) */
 static int build_hooks(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -27,8 +28,7 @@ static int build_hooks(const tp_store *st, const struct tp_view_opts *vo, tp_tab
     if (tp_modtree_from_hooks(&T, st, &dropped) == 0)
         t = tp_modtree_hooks_table(&T, st, vo);
     tp_modtree_free(&T);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     if (tp_table_rows(t) == 0)
         tp_error_set(err, TP_OK, "%s: no PyTorch Lightning \"[pl][profile]\" hook events (profile with "
                      "Lightning's PyTorchProfiler)", st->path);

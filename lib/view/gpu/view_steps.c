@@ -24,6 +24,7 @@
 #include "view_options.h"
 #include "summ.h"
 #include "checked.h"
+#include "try.h"
 
 static const struct tp_coldef scols[] = {
     {"step", "Step", TP_COL_STR, -1, 0, "ProfilerStep number (0: the whole trace), avg: the mean"},
@@ -68,8 +69,7 @@ static const struct tp_chart steps_chart = {TP_CHART_STACK, "step", NULL, role_c
 static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     const struct tp_tb_breakdown *bp = tp_store_breakdown(st);   /* the store's, built once */
-    if (!bp)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(bp, err);
     for (size_t i = 0; i < bp->nsteps; i++) {
         char nb[32];
         snprintf(nb, sizeof nb, "%" PRId64, bp->steps[i].num);

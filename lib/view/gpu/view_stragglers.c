@@ -15,6 +15,7 @@
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
+#include "cmp.h"
 
 static const struct tp_coldef scols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "rank (--per-step: the step's straggler)"},
@@ -39,9 +40,8 @@ struct sidx { int64_t step; size_t inst; };
 static int cmp_sidx(const void *x, const void *y)
 {
     const struct sidx *a = x, *b = y;
-    if (a->step != b->step)
-        return a->step < b->step ? -1 : 1;
-    return a->inst < b->inst ? -1 : a->inst > b->inst;
+    TP_CMP_BY(a, b, step);
+    return TP_CMP(a->inst, b->inst);
 }
 
 static void step_row(tp_table *t, const struct coll_run *cr, int64_t step, size_t who, int64_t caused, int64_t wait,
@@ -136,7 +136,7 @@ static int cmp_order(const void *x, const void *y)
     const struct rank_order *a = x, *b = y;
     if (a->caused != b->caused)
         return a->caused > b->caused ? -1 : 1;
-    return a->rank < b->rank ? -1 : a->rank > b->rank;
+    return TP_CMP(a->rank, b->rank);
 }
 
 static int rank_rows(const struct coll_run *cr, const struct per_rank *pr, int64_t total, int64_t nsteps, tp_table *t)
@@ -222,7 +222,7 @@ const tp_view tp_view_stragglers = {
     .name = "stragglers",
     .summary = "which rank the others waited for at the collectives: wait caused per rank, steps as the straggler",
     .cols = scols,
-    .ncols = NCOLS,
+    .ncols = sizeof scols / sizeof *scols,
     .default_columns = "rank,caused,share,last,steps,recurrence,streak,waited",
     .build = build,
     .columns_for = columns_for,

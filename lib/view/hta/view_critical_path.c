@@ -11,6 +11,7 @@
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
+#include "try.h"
 
 static const struct tp_coldef ccols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -98,8 +99,7 @@ static void summary_rows(tp_table *t, const struct tp_hta *h, const struct tp_cp
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct tp_hta h;
-    if (tp_hta_init(&h, st, vo) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_hta_init(&h, st, vo) >= 0, err);
     int64_t start, end;
     int64_t step = vo && vo->step_given ? vo->step : -1;
     int rc = tp_cp_window(&h, step, vo ? vo->annotation : NULL, vo ? vo->instance : 0, &start, &end, err);

@@ -15,6 +15,8 @@
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
+#include "cmp.h"
+#include "try.h"
 
 static const struct tp_coldef qcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -40,10 +42,10 @@ struct qpt { int32_t stream; int8_t d; int64_t t, row; };
 static int cmp_qpt(const void *a, const void *b)
 {
     const struct qpt *x = a, *y = b;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    TP_CMP_BY(x, y, stream);
+    TP_CMP_BY(x, y, t);
     if (x->d != y->d) return x->d > y->d ? -1 : 1;      /* the launch first */
-    return x->row < y->row ? -1 : x->row > y->row;
+    return TP_CMP(x->row, y->row);
 }
 
 /* The k-th smallest value (0-based) from a histogram of the values min..min+nh-1. */
@@ -73,8 +75,7 @@ static double quantile(const int64_t *hist, size_t nh, int64_t min, int64_t n, d
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct tp_hta h;
-    if (tp_hta_init(&h, st, vo) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_hta_init(&h, st, vo) >= 0, err);
     uint8_t *is_launch = calloc(st->strings.count ? st->strings.count : 1, 1);
     size_t n = 0;
     for (size_t r = 0; r < st->n; r++)

@@ -21,6 +21,8 @@
 #include "ascend.h"
 #include "plot.h"
 #include "views.h"
+#include "view_options.h"
+#include "try.h"
 
 static const struct tp_coldef cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "--events: the allocating operator (cann::... for GE), <unknown> if none"},
@@ -87,8 +89,7 @@ static int peaks(const tp_store *st, const struct tp_view_opts *vo, int modules,
     int64_t origin = tp_npu_origin(d);
     size_t n = modules ? d->nmodules : d->nrecords;
     struct peak *p = calloc(n + 1, sizeof *p);
-    if (!p)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(p, err);
     size_t np = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t dev = modules ? d->modules[i].device : d->records[i].device;
@@ -214,13 +215,7 @@ static int plot(const tp_store *st, const struct tp_view_opts *vo, tp_table *t)
         char head[256];
         snprintf(head, sizeof head, "%s PTA+GE  peak %.1f MB at %.3f ms  (fill: allocated, line: reserved)",
                  tp_store_str(st, dev), d->records[peak].allocated_mb, (double)(d->records[peak].ts - origin) / 1e6);
-        tp_table_add_row(t);
-        tp_table_set_str(t, C_PLOT, head);
-        for (size_t l = 0; l < pl.n; l++) {
-            tp_table_add_row(t);
-            tp_table_set_str(t, C_PLOT, pl.lines[l]);
-        }
-        tp_plot_free(&pl);
+        tp_plot_to_table(&pl, head, t, C_PLOT);
     }
     return 0;
 }
@@ -257,8 +252,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                                 devs[0] ? devs : "none");
     }
     tp_table *t = tp_table_new(cols, C_N);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     int64_t origin = tp_npu_origin(d);
     int rc = TP_OK;
     if (events) {
@@ -328,7 +322,7 @@ const tp_view tp_view_npu_memory = {
     .name = "memory",
     .summary = "Ascend plugin Memory view: peaks per device and component (--events, --curve [--plot], --group component)",
     .cols = cols,
-    .ncols = C_N,
+    .ncols = sizeof cols / sizeof *cols,
     .default_columns = PEAK_COLS,
     .build = build,
     .columns_for = columns_for,

@@ -9,6 +9,8 @@
 #include <string.h>
 #include "ascend.h"
 #include "views.h"
+#include "view_options.h"
+#include "try.h"
 
 static const struct tp_coldef cols[] = {
     {"idx", "Idx", TP_COL_INT, 5, 0, "1-based position in kernel_details.csv"},
@@ -67,8 +69,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!d || !(d->files & TP_NPU_KERNEL_DETAILS))
         return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "default (per task)", cols, C_N, out, err);
     tp_table *t = tp_table_new(cols, C_N);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     int64_t origin = tp_npu_origin(d);
     for (size_t i = 0; i < d->ntasks; i++) {
         const struct tp_npu_task *k = &d->tasks[i];
@@ -115,7 +116,7 @@ const tp_view tp_view_npu_prof = {
     .name = "prof",
     .summary = "every device task of kernel_details.csv (Ascend)",
     .cols = cols,
-    .ncols = C_N,
+    .ncols = sizeof cols / sizeof *cols,
     .default_columns = "idx,step,device,stream,core,op,kernel,sil,start,wait,block_dim,in_shapes,in_types,out_shapes,out_types",
     .build = build,
 };

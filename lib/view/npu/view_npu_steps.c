@@ -19,6 +19,8 @@
 #include "ascend.h"
 #include "table.h"
 #include "views.h"
+#include "view_options.h"
+#include "try.h"
 
 /* µs or ms to ns; TP_NONE for an empty cell (NaN), and *bad set for a
  * value beyond int64 ns (llround's result there is unspecified: negative
@@ -82,8 +84,7 @@ static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_tab
     if (!d || !(d->files & TP_NPU_STEP_TRACE))
         return tp_npu_missing(st, TP_NPU_STEP_TRACE, "steps", scols, S_N, out, err);
     tp_table *t = tp_table_new(scols, S_N);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     int bad = 0;
     for (size_t i = 0; i < d->nsteps; i++) {
         const struct tp_npu_steptime *s = &d->steps[i];
@@ -109,7 +110,7 @@ const tp_view tp_view_npu_steps = {
     .name = "steps",
     .summary = "step_trace_time.csv per step (Ascend)",
     .cols = scols,
-    .ncols = S_N,
+    .ncols = sizeof scols / sizeof *scols,
     .default_columns = "step,device,computing,comm_not_overlapped,overlapped,communication,free,stage,bubble,preparing",
     .build = steps_build,
 };
@@ -196,8 +197,7 @@ static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
     if (!d || !(d->files & need))
         return tp_npu_missing(st, need, comm ? "dist --comm" : "dist", dcols, D_N, out, err);
     tp_table *t = tp_table_new(dcols, D_N);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     if (comm) {
         int rc = comm_ops(st, t);
         if (rc < 0) {
@@ -287,7 +287,7 @@ const tp_view tp_view_npu_dist = {
     .name = "dist",
     .summary = "Ascend plugin Distributed view of one rank: overlap per step (--comm: communication ops)",
     .cols = dcols,
-    .ncols = D_N,
+    .ncols = sizeof dcols / sizeof *dcols,
     .default_columns = "rank,step,computation,overlap,communication,other,total,transfer,sync",
     .build = dist_build,
     .columns_for = dist_columns_for,

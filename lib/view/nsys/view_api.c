@@ -15,6 +15,8 @@
 #include "views.h"
 #include "view_options.h"
 #include "summ.h"
+#include "nsys_table.h"
+#include "try.h"
 
 static const struct tp_coldef acols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every API call (%)"},
@@ -68,23 +70,13 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
                  tp_error *err)
 {
     (void)vo;
-    struct tp_summary *g = NULL;
-    int64_t all;
-    tp_table *t = tp_table_new(acols, A_N);
-    long ng = t ? tp_summ_stats_total(sec, 0, &g, &all) : -1;
-    if (ng < 0) {
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    struct nsys_groups q;
+    TP_TRY(nsys_groups_open(&q, sec, 0, acols, A_N, err));
+    for (long i = 0; i < q.n; i++) {
+        tp_summary_row(q.t, A_PCT, &q.g[i], q.all);
+        tp_table_set_str(q.t, A_NAME, q.g[i].key);
     }
-    for (long i = 0; i < ng; i++) {
-        tp_summary_row(t, A_PCT, &g[i], all);
-        tp_table_set_str(t, A_NAME, g[i].key);
-    }
-    if (ng == 0)
-        tp_error_set(err, TP_OK, "%s: no CUDA runtime or driver API call: no API summary", path);
-    free(g);
-    *out = t;
-    return TP_OK;
+    return nsys_groups_close(&q, path, "no CUDA runtime or driver API call: no API summary", out, err);
 }
 
 static const struct tp_summ_desc desc = {
@@ -92,22 +84,14 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_api = {&desc, "api", tp_summ_reads_always, summarize, table, NULL};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(&tp_summ_api, st, vo, out, err);
-}
-
-static const struct tp_view_option api_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
+NSYS_SUMM_BUILD(tp_summ_api)
 
 const tp_view tp_view_api = {
     .name = "api",
-    TP_VIEW_OPTIONS(api_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "nsys cuda_api_sum: time per CUDA runtime/driver API (calls, avg, med, min, max, std)",
     .cols = acols,
-    .ncols = A_N,
+    .ncols = sizeof acols / sizeof *acols,
     .default_columns = "pct,total,calls,avg,med,min,max,std,name",
     .build = build,
 };

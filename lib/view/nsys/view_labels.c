@@ -14,6 +14,8 @@
 #include "views.h"
 #include "view_options.h"
 #include "summ.h"
+#include "nsys_table.h"
+#include "try.h"
 
 static const struct tp_coldef lcols[] = {
     {"pct", "Host(%)", TP_COL_FIXED, -1, 1, "share of the host time of every label (%)"},
@@ -97,21 +99,21 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
                  tp_error *err)
 {
     (void)vo;
-    struct tp_summary *g = NULL, *gg = NULL;
-    tp_table *t = tp_table_new(lcols, L_N);
-    long ng = t ? tp_summ_stats(sec, 0, &g) : -1;
-    long ngg = ng < 0 ? -1 : tp_summ_stats(sec, 1, &gg);
-    if (ng < 0 || ngg < 0) {
-        free(g);
-        tp_table_free(t);
+    struct nsys_groups q;
+    struct tp_summary *gg = NULL;
+    TP_TRY(nsys_groups_open(&q, sec, 0, lcols, L_N, err));
+    long ngg = tp_summ_stats(sec, 1, &gg);
+    if (ngg < 0) {
+        free(q.g);
+        tp_table_free(q.t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    int64_t all = tp_summary_sort_total(g, (size_t)ng);
-    for (long i = 0; i < ng; i++) {
-        const struct tp_summary *gpu = find(gg, ngg, g[i].key);
-        tp_summary_row(t, L_PCT, &g[i], all);
-        tp_table_set_int(t, L_DEVN, g[i].xsum);
-        tp_table_set_int(t, L_DEVT, g[i].ysum);
+    tp_table *t = q.t;
+    for (long i = 0; i < q.n; i++) {
+        const struct tp_summary *g = &q.g[i], *gpu = find(gg, ngg, g->key);
+        tp_summary_row(t, L_PCT, g, q.all);
+        tp_table_set_int(t, L_DEVN, g->xsum);
+        tp_table_set_int(t, L_DEVT, g->ysum);
         if (gpu) {
             tp_table_set_int(t, L_GPUN, (int64_t)gpu->n);
             tp_table_set_int(t, L_GPUT, gpu->total);
@@ -119,14 +121,11 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
             tp_table_set_null(t, L_GPUN);
             tp_table_set_null(t, L_GPUT);
         }
-        tp_table_set_str(t, L_NAME, g[i].key);
+        tp_table_set_str(t, L_NAME, g->key);
     }
-    if (ng == 0)
-        tp_error_set(err, TP_OK, "%s: no record_function label (user_annotation other than ProfilerStep#N)", path);
-    free(g);
     free(gg);
-    *out = t;
-    return TP_OK;
+    return nsys_groups_close(&q, path, "no record_function label (user_annotation other than ProfilerStep#N)", out,
+                             err);
 }
 
 static const struct tp_summ_desc desc = {
@@ -135,22 +134,14 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_labels = {&desc, "labels", tp_summ_reads_always, summarize, table, NULL};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(&tp_summ_labels, st, vo, out, err);
-}
-
-static const struct tp_view_option labels_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
+NSYS_SUMM_BUILD(tp_summ_labels)
 
 const tp_view tp_view_labels = {
     .name = "labels",
-    TP_VIEW_OPTIONS(labels_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "record_function labels: calls, host time, device time launched inside, GPU-side annotation",
     .cols = lcols,
-    .ncols = L_N,
+    .ncols = sizeof lcols / sizeof *lcols,
     .default_columns = "pct,total,calls,avg,med,min,max,std,device_ops,device_time,gpu_calls,gpu_time,name",
     .build = build,
 };

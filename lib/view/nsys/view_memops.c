@@ -15,6 +15,8 @@
 #include "views.h"
 #include "view_options.h"
 #include "summ.h"
+#include "nsys_table.h"
+#include "try.h"
 
 static const struct tp_coldef mcols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every memory operation (%)"},
@@ -58,8 +60,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     size_t ns = st->strings.count;
     const char **op = calloc(ns ? ns : 1, sizeof *op);      /* memcpy name id -> operation */
     int rc = TP_OK;
-    if (!op)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(op, err);
     for (size_t r = 0; r < st->n && rc == TP_OK; r++) {
         uint8_t k = st->kind[r];
         if ((k != TP_K_MEMCPY && k != TP_K_MEMSET) || st->ph[r] != 'X')
@@ -110,12 +111,9 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
         tp_table_set_float(t, M_BSTD, b->std);
         tp_table_set_str(t, M_OP, gt[i].key);
     }
-    if (ng == 0)
-        tp_error_set(err, TP_OK, "%s: no GPU memcpy or memset: no memory operation summary", path);
-    free(gt);
     free(gb);
-    *out = t;
-    return TP_OK;
+    struct nsys_groups q = {.t = t, .g = gt, .n = ng};
+    return nsys_groups_close(&q, path, "no GPU memcpy or memset: no memory operation summary", out, err);
 }
 
 static const struct tp_summ_desc desc = {
@@ -123,22 +121,14 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_memops = {&desc, "memops", tp_summ_reads_always, summarize, table, NULL};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(&tp_summ_memops, st, vo, out, err);
-}
-
-static const struct tp_view_option memops_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
+NSYS_SUMM_BUILD(tp_summ_memops)
 
 const tp_view tp_view_memops = {
     .name = "memops",
-    TP_VIEW_OPTIONS(memops_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "nsys cuda_gpu_mem_time_sum + cuda_gpu_mem_size_sum: time and bytes per copy kind and memset",
     .cols = mcols,
-    .ncols = M_N,
+    .ncols = sizeof mcols / sizeof *mcols,
     .default_columns = "pct,total,count,avg,med,min,max,std,bytes,bytes_avg,bytes_med,bytes_min,bytes_max,bytes_std,operation",
     .build = build,
 };

@@ -15,6 +15,9 @@
 #include "views.h"
 #include "view_options.h"
 #include "summ.h"
+#include "nsys_table.h"
+#include "try.h"
+#include "cmp.h"
 
 static const struct tp_coldef ncols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every range (%)"},
@@ -31,9 +34,9 @@ struct launch { int64_t pid, tid, ts, dur; };
 static int cmp_launch(const void *a, const void *b)
 {
     const struct launch *x = a, *y = b;
-    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
+    TP_CMP_BY(x, y, pid);
+    TP_CMP_BY(x, y, tid);
+    return TP_CMP(x->ts, y->ts);
 }
 
 /* First launch at or after (pid, tid, ts). */
@@ -56,8 +59,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     for (size_t r = 0; r < st->n; r++)
         if (st->kind[r] == TP_K_KERNEL && st->launcher[r] >= 0) nl++;
     struct launch *l = malloc((nl ? nl : 1) * sizeof *l);
-    if (!l)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(l, err);
     nl = 0;
     for (size_t r = 0; r < st->n; r++) {
         int64_t c = st->kind[r] == TP_K_KERNEL ? st->launcher[r] : -1;
@@ -89,29 +91,20 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
                  tp_error *err)
 {
     (void)vo;
-    struct tp_summary *g = NULL;
-    int64_t all;
-    tp_table *t = tp_table_new(ncols, N_N);
-    long ng = t ? tp_summ_stats_total(sec, 0, &g, &all) : -1;
-    if (ng < 0) {
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    for (long i = 0; i < ng; i++) {
-        tp_summary_row(t, N_PCT, &g[i], all);
-        if (g[i].tagname && *g[i].tagname)
-            tp_table_set_str(t, N_STYLE, g[i].tagname);
+    struct nsys_groups q;
+    TP_TRY(nsys_groups_open(&q, sec, 0, ncols, N_N, err));
+    for (long i = 0; i < q.n; i++) {
+        const struct tp_summary *g = &q.g[i];
+        tp_summary_row(q.t, N_PCT, g, q.all);
+        if (g->tagname && *g->tagname)
+            tp_table_set_str(q.t, N_STYLE, g->tagname);
         else
-            tp_table_set_null(t, N_STYLE);
-        tp_table_set_int(t, N_GPUN, g[i].xsum);
-        tp_table_set_int(t, N_GPUT, g[i].ysum);
-        tp_table_set_str(t, N_RANGE, g[i].key);
+            tp_table_set_null(q.t, N_STYLE);
+        tp_table_set_int(q.t, N_GPUN, g->xsum);
+        tp_table_set_int(q.t, N_GPUT, g->ysum);
+        tp_table_set_str(q.t, N_RANGE, g->key);
     }
-    if (ng == 0)
-        tp_error_set(err, TP_OK, "%s: no NVTX range (nsys or nvprof export with NVTX): no NVTX summary", path);
-    free(g);
-    *out = t;
-    return TP_OK;
+    return nsys_groups_close(&q, path, "no NVTX range (nsys or nvprof export with NVTX): no NVTX summary", out, err);
 }
 
 static const struct tp_summ_desc desc = {
@@ -120,22 +113,14 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_nvtx = {&desc, "nvtx", tp_summ_reads_always, summarize, table, NULL};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(&tp_summ_nvtx, st, vo, out, err);
-}
-
-static const struct tp_view_option nvtx_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
+NSYS_SUMM_BUILD(tp_summ_nvtx)
 
 const tp_view tp_view_nvtx = {
     .name = "nvtx",
-    TP_VIEW_OPTIONS(nvtx_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "nsys nvtx_sum: time per NVTX range, and the kernel time launched inside it",
     .cols = ncols,
-    .ncols = N_N,
+    .ncols = sizeof ncols / sizeof *ncols,
     .default_columns = "pct,total,instances,avg,med,min,max,std,style,gpu_kernels,gpu_time,range",
     .build = build,
 };

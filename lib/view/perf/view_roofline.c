@@ -277,16 +277,12 @@ done:
     return rc;
 }
 
-static const struct tp_view_option roofline_filter_options[] = {
-    TP_VOPT_FILTERS,
-};
-
 const tp_view tp_view_roofline = {
     .name = "roofline",
-    TP_VIEW_OPTIONS(roofline_filter_options),
+    TP_VIEW_FILTER_OPTIONS,
     .summary = "achieved TFLOPS/s and TB/s per operator and shape against the device's peaks (compute or memory bound)",
     .cols = cols,
-    .ncols = C_N,
+    .ncols = sizeof cols / sizeof *cols,
     .default_columns = "name,shape,category,calls,time,flops,bytes,tflops,tbs,intensity,pct_compute,pct_bw,bound",
     .build = build,
     .attributes = TP_ATTRIBUTES_ALWAYS,

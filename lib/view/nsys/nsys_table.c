@@ -1,0 +1,27 @@
+/* nsys_table.c — the table of an nsys-style summary view (nsys_table.h). */
+#include <stdlib.h>
+#include "nsys_table.h"
+
+int nsys_groups_open(struct nsys_groups *q, struct tp_section *sec, int set, const struct tp_coldef *cols,
+                     size_t ncols, tp_error *err)
+{
+    q->g = NULL;
+    q->t = tp_table_new(cols, ncols);
+    q->n = q->t ? tp_summ_stats_total(sec, set, &q->g, &q->all) : -1;
+    if (q->n < 0) {
+        tp_table_free(q->t);
+        q->t = NULL;
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    return TP_OK;
+}
+
+int nsys_groups_close(struct nsys_groups *q, const char *path, const char *none, tp_table **out, tp_error *err)
+{
+    if (q->n == 0)
+        tp_error_set(err, TP_OK, "%s: %s", path, none);
+    free(q->g);
+    q->g = NULL;
+    *out = q->t;
+    return TP_OK;
+}
