@@ -99,6 +99,7 @@ void tp_view_print_options(const tp_view *v, FILE *out)
 {
     size_t n, w = 0;
     const struct tp_view_option *opts = tp_view_options(v, &n);
+    const tp_view *keyed = v && !v->noptions ? tp_view_find(v->name) : v;   /* as tp_view_options */
     if (!out)
         return;
     for (size_t i = 0; i < n; i++) {
@@ -109,6 +110,9 @@ void tp_view_print_options(const tp_view *v, FILE *out)
     for (size_t i = 0; i < n; i++) {
         char head[128];
         snprintf(head, sizeof head, "%s%s%s", opts[i].name, opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-        fprintf(out, "  --%-*s  %s\n", (int)w, head, opts[i].help ? opts[i].help : "");
+        char keys[512] = "";
+        if (strcmp(opts[i].name, "group") == 0 && keyed && keyed->group_keys)
+            keyed->group_keys(keys, sizeof keys);   /* generated from the view's key columns */
+        fprintf(out, "  --%-*s  %s%s%s\n", (int)w, head, opts[i].help ? opts[i].help : "", *keys ? " " : "", keys);
     }
 }

@@ -1,0 +1,136 @@
+/* agg.h — the aggregation engine: a view declares its key columns and its
+ * metric columns, and the engine groups rows into a summary section (summ.h:
+ * the group-by itself), sorts the groups and fills the table.
+ *
+ * --group picks the key columns, as perf report --sort picks sort keys: a
+ * comma list of the view's key names (`kernels --group name,stream`).  A
+ * view may name key sets (kernels' props, ops' shape and stack): a --group
+ * of that one word is the set; in a list, a word that is a key name is that
+ * key alone, and a set name adds the keys of its set.  The key set is a
+ * mask, bit i for spec key i; a section keyed by it holds the keys of the
+ * set bits in spec order.
+ *
+ * A summary file holds a view's sections with their default keys; a table
+ * of other keys that are a subset of a section's comes from that section
+ * rolled up (tp_agg_rollup: the same exact sums, multisets and first
+ * sightings as grouping the rows by those keys). */
+#ifndef TPROF_AGG_H
+#define TPROF_AGG_H
+
+#include <stddef.h>
+#include "summ.h"
+#include "table.h"
+
+/* A key column. */
+struct tp_agg_key {
+    const char *name;      /* the --group word; the column it fills is the one of this -c key */
+    /* The key of one item (what an item is belongs to the view): a string
+     * that outlives the call, or one written into b (b->p, NUL-terminated,
+     * b->len 0 on entry).  NULL: out of memory. */
+    const char *(*read)(const void *item, struct tp_sbuf *b);
+    int empty_null;        /* an empty key prints as "-" (nothing recorded) */
+    int arg;               /* the word may carry "=ARG" (ops' stack=N): the view reads it, tp_agg_arg */
+};
+
+/* A named key set ("props"): keys (a mask), the default columns it shows. */
+struct tp_agg_set {
+    const char *name;
+    unsigned keys;
+    const char *columns;   /* NULL: the view's default columns */
+};
+
+enum tp_agg_stat {
+    TP_AGG_CALLS,      /* the count (int) */
+    TP_AGG_SUM,        /* the sum of measure m (int, ns) */
+    TP_AGG_MIN,        /* of the durations (int) */
+    TP_AGG_MAX,
+    TP_AGG_MEAN,       /* sum of m / count / 1000: µs (float) */
+    TP_AGG_AVG,        /* sum of m / count to the nearest ns (int) */
+    TP_AGG_MEDIAN,     /* of the durations (float, ns) */
+    TP_AGG_STD,        /* sample standard deviation of the durations; "-" under two */
+    TP_AGG_WMEAN,      /* weight list m averaged by duration (float) */
+    TP_AGG_PCT,        /* 100 * m / m summed over every group (0 when that is 0) */
+    TP_AGG_RATIO,      /* 100 * m / measure d of the group (0 when that is 0) */
+    TP_AGG_SHARE,      /* 100 * m / section total d (scal[d]); left empty when that is not > 0 */
+    TP_AGG_FLAG,       /* the group's flag: Yes / No */
+    TP_AGG_KEYTEXT,    /* text(key d of the group): a property of a key (Tensor Cores by name) */
+};
+#define TP_AGG_DUR (-1)   /* measure m: the durations (count, sum...); else x[m] */
+
+/* A metric column. */
+struct tp_agg_metric {
+    const char *col;        /* -c key of its column */
+    enum tp_agg_stat stat;
+    int m, d;               /* measure, divisor or key index (see the stat) */
+    unsigned needs;         /* keys that must all be grouped for the column to be filled */
+    int flags;              /* section flags that must all be set (the trace has memory events) */
+    const char *(*text)(const char *key);   /* TP_AGG_KEYTEXT */
+};
+
+/* How the groups sort: measure `by` descending (by_else when the section
+ * lacks flag by_flag, when by_flag is not 0), ties in first-seen order;
+ * the key set reverse_ties breaks ties first by its first key, descending
+ * (pandas' descending sort of the plugin's kernels by name). */
+struct tp_agg_sort {
+    int by, by_else, by_flag;
+    unsigned reverse_ties;
+};
+
+struct tp_agg_spec {
+    const char *view;
+    const struct tp_coldef *cols; size_t ncols;
+    const struct tp_agg_key *keys; size_t nkeys;          /* at most TP_SUMM_KEYS grouped at once */
+    const struct tp_agg_set *sets; size_t nsets;
+    const struct tp_agg_metric *metrics; size_t nmetrics;
+    unsigned default_keys;                                /* no --group */
+    const char *metric_columns;   /* what a key set that is not named shows after its keys */
+    struct tp_agg_sort sort;
+    int param_bits;               /* low bits of a section's param that are the view's own (ops: stack depth) */
+};
+
+/* The key set of a --group (NULL or "": the default): 0, or TP_ERR_USAGE
+ * naming the valid keys and sets. */
+int tp_agg_parse(const struct tp_agg_spec *spec, const char *group, unsigned *keys, tp_error *err);
+/* The "=ARG" of key `name` in a --group list into buf: 1, 0 when the key
+ * has no argument, -1 when it is not in the list. */
+int tp_agg_arg(const char *group, const char *name, char *buf, size_t cap);
+/* The default columns of a --group that is a named set (or none), else
+ * NULL (the table built says them: tp_table_default_columns). */
+const char *tp_agg_columns(const struct tp_agg_spec *spec, const char *group);
+/* "name, op, grid (sets: props = name,op,...)" for usage lines: into buf. */
+size_t tp_agg_describe(const struct tp_agg_spec *spec, char *buf, size_t cap);
+
+/* Reading the keys of items into a section. */
+struct tp_agg_reader {
+    const struct tp_agg_spec *spec;
+    unsigned keys;
+    int n, idx[TP_SUMM_KEYS];
+    struct tp_sbuf b[TP_SUMM_KEYS];
+};
+/* Start reading keys (sets sec->nkeys); -1 for more keys than a section holds. */
+int tp_agg_reader_init(struct tp_agg_reader *r, const struct tp_agg_spec *spec, unsigned keys, struct tp_section *sec);
+/* The group of an item (made when new); NULL on out of memory. */
+struct tp_sgroup *tp_agg_group(struct tp_agg_reader *r, struct tp_section *sec, const void *item);
+void tp_agg_reader_free(struct tp_agg_reader *r);
+/* A key reader's printf into b: b->p, or NULL on out of memory. */
+const char *tp_agg_printf(struct tp_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A section's param (summ.h: tp_summ_view.param) for keys of a variant
+ * whose default keys are vkeys, and the view's own param; back: the keys
+ * of a section (vkeys when it holds its variant's default). */
+long tp_agg_param(const struct tp_agg_spec *spec, unsigned keys, unsigned vkeys, long own);
+unsigned tp_agg_section_keys(const struct tp_agg_spec *spec, const struct tp_section *sec, unsigned vkeys);
+long tp_agg_section_own(const struct tp_agg_spec *spec, const struct tp_section *sec);
+
+/* The groups of `from` (keyed by from_keys) rolled up to keys, a subset,
+ * into a new section *out (the caller frees it); TP_OK or an error. */
+int tp_agg_rollup(const struct tp_agg_spec *spec, struct tp_section *from, unsigned from_keys, unsigned keys,
+                  struct tp_section **out, tp_error *err);
+
+/* The table of a section keyed by keys: one row per group, sorted, its key
+ * and metric columns filled; a key set that is not named gets its default
+ * columns (keys, then metric_columns).  TP_OK or an error. */
+int tp_agg_table(const struct tp_agg_spec *spec, struct tp_section *sec, unsigned keys, tp_table **out,
+                 tp_error *err);
+
+#endif
