@@ -51,6 +51,8 @@ size_t tp_agg_describe(const struct tp_agg_spec *spec, char *buf, size_t cap)
     }
     if (spec->nsets)
         PUT(")");
+    if (spec->others)
+        PUT("; or %s", spec->others);
 #undef PUT
     return o;
 }

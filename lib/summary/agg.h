@@ -85,6 +85,7 @@ struct tp_agg_spec {
     unsigned default_keys;                                /* no --group */
     const char *metric_columns;   /* what a key set that is not named shows after its keys */
     struct tp_agg_sort sort;
+    const char *others;           /* other --group values the view takes, for the usage ("category") */
     int param_bits;               /* low bits of a section's param that are the view's own (ops: stack depth) */
 };
 

@@ -249,7 +249,8 @@ static int kernels_table(struct tp_section *sec, const char *path, const struct 
     unsigned have = tp_agg_section_keys(&kernels_spec, sec, variant_keys(want));
     struct tp_section *up = NULL;
     if (want != have && (want & ~have))
-        return tp_error_set(err, TP_ERR_USAGE, "%s: the summary holds kernels --group %s, not %s: read the traces",
+        return tp_error_set(err, TP_ERR_USAGE, "%s: the summary holds kernels --group %s, not %s (summary files "
+                            "keep name, and props: their key sets with op roll up from it): read the traces",
                             path, have == KEY_NAME ? "name" : "props", vo->group);
     if (want != have && tp_agg_rollup(&kernels_spec, sec, have, want, &up, err) != TP_OK)
         return err->status;

@@ -280,6 +280,7 @@ static const struct tp_agg_spec ops_spec = {
     .metric_columns = "calls,dev_self,dev_total,host_self,host_total,tc",
     /* by self device time (a trace with GPU activity), else by self host time */
     .sort = {X_DSELF, X_HSELF, F_BY_DEV, 0},
+    .others = "category",
     .param_bits = 20,   /* the stack depth (at most 1000000) */
 };
 
@@ -396,7 +397,8 @@ static int ops_table(struct tp_section *sec, const char *path, const struct tp_v
         return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds ops --group stack=%ld, not stack=%ld", path,
                             had, depth);
     if (want & ~have)
-        return tp_error_set(err, TP_ERR_USAGE, "%s: the summary holds ops --group %s, not %s: read the traces", path,
+        return tp_error_set(err, TP_ERR_USAGE, "%s: the summary holds ops --group %s, not %s (summary files keep "
+                            "name, shape and stack: their subsets roll up from them): read the traces", path,
                             have & KEY_STACK ? "stack" : have & KEY_SHAPE ? "shape" : "name", vo->group);
     struct tp_section *up = NULL;
     if (want != have && tp_agg_rollup(&ops_spec, sec, have, want, &up, err) != TP_OK)
