@@ -240,7 +240,12 @@ int tp_agg_rollup(const struct tp_agg_spec *spec, struct tp_section *from, unsig
 
 /* ---- the table ---- */
 
-struct sorting { const struct tp_agg_sort *s; int by, reverse; };
+struct sorting {
+    int by, reverse;
+    double (*value)(void *ctx, size_t gi);
+    void *ctx;
+    const struct tp_sgroup *g0;   /* the section's groups (gi) */
+};
 
 static int64_t measure(const struct tp_sgroup *g, int m)
 {
@@ -251,9 +256,15 @@ static int cmp_groups(const void *a, const void *b, void *arg)
 {
     const struct sorting *s = arg;
     const struct tp_sgroup *x = *(const struct tp_sgroup *const *)a, *y = *(const struct tp_sgroup *const *)b;
-    int64_t vx = measure(x, s->by), vy = measure(y, s->by);
-    if (vx != vy)
-        return vx > vy ? -1 : 1;
+    if (s->value) {
+        double vx = s->value(s->ctx, (size_t)(x - s->g0)), vy = s->value(s->ctx, (size_t)(y - s->g0));
+        if (vx != vy)
+            return vx > vy ? -1 : 1;
+    } else {
+        int64_t vx = measure(x, s->by), vy = measure(y, s->by);
+        if (vx != vy)
+            return vx > vy ? -1 : 1;
+    }
     int c = s->reverse ? strcmp(x->key[0], y->key[0]) : 0;
     if (c)
         return -c;
@@ -271,15 +282,14 @@ static void fill(tp_table *t, size_t col, const struct tp_agg_metric *mt, const 
                  const struct tp_section *sec, const int *pos, int64_t total)
 {
     int64_t v = mt->m == TP_AGG_DUR ? g->sum : mt->m >= 0 ? g->x[mt->m] : 0;
-    int64_t n = mt->m == TP_AGG_DUR ? g->n : g->n;
     double sd;
     switch (mt->stat) {
     case TP_AGG_CALLS: tp_table_set_int(t, col, g->n); break;
     case TP_AGG_SUM: tp_table_set_int(t, col, v); break;
     case TP_AGG_MIN: tp_table_set_int(t, col, g->min); break;
     case TP_AGG_MAX: tp_table_set_int(t, col, g->max); break;
-    case TP_AGG_MEAN: tp_table_set_float(t, col, (double)v / (double)n / 1000.0); break;
-    case TP_AGG_AVG: tp_table_set_int(t, col, (v + n / 2) / n); break;   /* nearest ns */
+    case TP_AGG_MEAN: tp_table_set_float(t, col, (double)v / (double)g->n / 1000.0); break;
+    case TP_AGG_AVG: tp_table_set_int(t, col, (v + g->n / 2) / g->n); break;   /* nearest ns */
     case TP_AGG_MEDIAN: tp_table_set_float(t, col, tp_summ_median(g)); break;
     case TP_AGG_STD:
         sd = tp_summ_std(g);
@@ -295,7 +305,13 @@ static void fill(tp_table *t, size_t col, const struct tp_agg_metric *mt, const 
         break;
     case TP_AGG_FLAG: tp_table_set_str(t, col, g->flag ? "Yes" : "No"); break;
     case TP_AGG_KEYTEXT: tp_table_set_str(t, col, mt->text(g->key[pos[mt->d]])); break;
+    case TP_AGG_CELL: break;   /* the caller's */
     }
+}
+
+static int applies(const struct tp_agg_metric *mt, unsigned keys)
+{
+    return (mt->needs & keys) == mt->needs && !(mt->unless & keys);
 }
 
 /* keys' columns, then the metric columns that apply to them */
@@ -311,7 +327,7 @@ static int default_columns(const struct tp_agg_spec *spec, unsigned keys, tp_tab
         size_t len = strcspn(w, ",");
         for (size_t m = 0; m < spec->nmetrics; m++)
             if (strlen(spec->metrics[m].col) == len && strncmp(spec->metrics[m].col, w, len) == 0 &&
-                (spec->metrics[m].needs & keys) == spec->metrics[m].needs) {
+                applies(&spec->metrics[m], keys)) {
                 tp_sbuf_putc(&b, ',');
                 tp_sbuf_put(&b, w, len);
                 break;
@@ -324,18 +340,19 @@ static int default_columns(const struct tp_agg_spec *spec, unsigned keys, tp_tab
     return rc;
 }
 
-int tp_agg_table(const struct tp_agg_spec *spec, struct tp_section *sec, unsigned keys, tp_table **out,
+int tp_agg_table(const struct tp_agg_spec *spec, struct tp_section *sec, unsigned keys, void *ctx, tp_table **out,
                  tp_error *err)
 {
     *out = NULL;
     const struct tp_agg_sort *so = &spec->sort;
-    struct sorting s = {so, so->by_flag && !(sec->flags & so->by_flag) ? so->by_else : so->by,
-                        keys == so->reverse_ties};
+    struct sorting s = {so->by_flag && !(sec->flags & so->by_flag) ? so->by_else : so->by, keys == so->reverse_ties,
+                        so->value, ctx, sec->g};
     const struct tp_sgroup **perm = malloc((sec->ng + 1) * sizeof *perm);
     tp_table *t = tp_table_new(spec->cols, spec->ncols);
-    int pos[32], colk[32], j = 0;
+    int pos[32], colk[32], j = 0, rc = TP_OK;
     size_t colm[64];
     int64_t total[64];
+    struct tp_sbuf b = {0};
     if (!perm || !t || tp_summ_order(sec) < 0 || spec->nkeys > 32 || spec->nmetrics > 64)
         goto nomem;
     for (size_t i = 0; i < spec->nkeys; i++) {
@@ -353,28 +370,44 @@ int tp_agg_table(const struct tp_agg_spec *spec, struct tp_section *sec, unsigne
         perm[i] = &sec->g[i];
     if (sec->ng)
         qsort_r(perm, sec->ng, sizeof *perm, cmp_groups, &s);
-    for (size_t r = 0; r < sec->ng; r++) {
+    for (size_t r = 0; r < sec->ng && rc == TP_OK; r++) {
         const struct tp_sgroup *g = perm[r];
         tp_table_add_row(t);
-        for (size_t i = 0; i < spec->nkeys; i++)
-            if (pos[i] >= 0 && !(spec->keys[i].empty_null && !g->key[pos[i]][0]))
-                tp_table_set_str(t, (size_t)colk[i], g->key[pos[i]]);
-        for (size_t m = 0; m < spec->nmetrics; m++) {
+        for (size_t i = 0; i < spec->nkeys; i++) {
+            const char *k = pos[i] >= 0 ? g->key[pos[i]] : NULL;
+            if (!k || (spec->keys[i].empty_null && !k[0]))
+                continue;
+            b.len = 0;
+            if (spec->keys[i].show && !(k = spec->keys[i].show(k, &b)))
+                goto nomem;
+            tp_table_set_str(t, (size_t)colk[i], k);
+        }
+        for (size_t m = 0; m < spec->nmetrics && rc == TP_OK; m++) {
             const struct tp_agg_metric *mt = &spec->metrics[m];
-            if ((mt->needs & keys) == mt->needs && (sec->flags & mt->flags) == mt->flags)
+            if (!applies(mt, keys) || (sec->flags & mt->flags) != mt->flags)
+                continue;
+            if (mt->stat == TP_AGG_CELL)
+                rc = mt->cell(ctx, g, (size_t)(g - sec->g), keys, t, colm[m], err);
+            else
                 fill(t, colm[m], mt, g, sec, pos, total[m]);
         }
     }
     const struct tp_agg_set *named = set_of_keys(spec, keys);
-    if (keys != spec->default_keys &&
+    if (rc == TP_OK && keys != spec->default_keys &&
         (named ? named->columns && tp_table_set_default_columns(t, named->columns) < 0
                : default_columns(spec, keys, t) < 0))
         goto nomem;
     free(perm);
+    tp_sbuf_free(&b);
+    if (rc != TP_OK) {
+        tp_table_free(t);
+        return rc;
+    }
     *out = t;
     return TP_OK;
 nomem:
     free(perm);
+    tp_sbuf_free(&b);
     tp_table_free(t);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 }

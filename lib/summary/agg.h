@@ -30,6 +30,9 @@ struct tp_agg_key {
     const char *(*read)(const void *item, struct tp_sbuf *b);
     int empty_null;        /* an empty key prints as "-" (nothing recorded) */
     int arg;               /* the word may carry "=ARG" (ops' stack=N): the view reads it, tp_agg_arg */
+    /* Optional: the key as its column prints it (into b), when that is not
+     * the key itself (a raw text that prints rewritten) */
+    const char *(*show)(const char *key, struct tp_sbuf *b);
 };
 
 /* A named key set ("props"): keys (a mask), the default columns it shows. */
@@ -54,6 +57,7 @@ enum tp_agg_stat {
     TP_AGG_SHARE,      /* 100 * m / section total d (scal[d]); left empty when that is not > 0 */
     TP_AGG_FLAG,       /* the group's flag: Yes / No */
     TP_AGG_KEYTEXT,    /* text(key d of the group): a property of a key (Tensor Cores by name) */
+    TP_AGG_CELL,       /* the view's own cell (cell): what the section does not hold */
 };
 #define TP_AGG_DUR (-1)   /* measure m: the durations (count, sum...); else x[m] */
 
@@ -65,15 +69,21 @@ struct tp_agg_metric {
     unsigned needs;         /* keys that must all be grouped for the column to be filled */
     int flags;              /* section flags that must all be set (the trace has memory events) */
     const char *(*text)(const char *key);   /* TP_AGG_KEYTEXT */
+    unsigned unless;        /* keys none of which may be grouped for the column to be filled */
+    /* TP_AGG_CELL: fill column col of the last row for group g, the gi-th of
+     * the section, grouped by keys; ctx is tp_agg_table's.  TP_OK or an error. */
+    int (*cell)(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
+                tp_error *err);
 };
 
 /* How the groups sort: measure `by` descending (by_else when the section
- * lacks flag by_flag, when by_flag is not 0), ties in first-seen order;
+ * lacks flag by_flag, when by_flag is not 0) or value() descending, ties in first-seen order;
  * the key set reverse_ties breaks ties first by its first key, descending
  * (pandas' descending sort of the plugin's kernels by name). */
 struct tp_agg_sort {
     int by, by_else, by_flag;
     unsigned reverse_ties;
+    double (*value)(void *ctx, size_t gi);   /* optional: sort by this instead (of the gi-th group) */
 };
 
 struct tp_agg_spec {
@@ -130,8 +140,9 @@ int tp_agg_rollup(const struct tp_agg_spec *spec, struct tp_section *from, unsig
 
 /* The table of a section keyed by keys: one row per group, sorted, its key
  * and metric columns filled; a key set that is not named gets its default
- * columns (keys, then metric_columns).  TP_OK or an error. */
-int tp_agg_table(const struct tp_agg_spec *spec, struct tp_section *sec, unsigned keys, tp_table **out,
+ * columns (keys, then metric_columns); ctx goes to the view's cells and
+ * sort value.  TP_OK or an error. */
+int tp_agg_table(const struct tp_agg_spec *spec, struct tp_section *sec, unsigned keys, void *ctx, tp_table **out,
                  tp_error *err);
 
 #endif

@@ -132,27 +132,27 @@ static const char *tc_text(const char *name)
 
 enum { KEY_NAME = 1, KEY_OP = 2, KEY_PROPS = 63 };
 static const struct tp_agg_key kernel_keys[] = {
-    {"name", key_name, 0, 0}, {"op", key_op, 0, 0},         {"grid", key_grid, 0, 0},
-    {"block", key_block, 0, 0}, {"regs", key_regs, 0, 0},   {"smem", key_smem, 0, 0},
-    {"stream", key_stream, 1, 0}, {"device", key_device, 1, 0},
+    {"name", key_name, 0, 0, NULL}, {"op", key_op, 0, 0, NULL},         {"grid", key_grid, 0, 0, NULL},
+    {"block", key_block, 0, 0, NULL}, {"regs", key_regs, 0, 0, NULL},   {"smem", key_smem, 0, 0, NULL},
+    {"stream", key_stream, 1, 0, NULL}, {"device", key_device, 1, 0, NULL},
 };
 static const struct tp_agg_set kernel_sets[] = {
     {"props", KEY_PROPS, "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy"},
     {"op", KEY_PROPS, "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy"},
 };
 static const struct tp_agg_metric kernel_metrics[] = {
-    {"tc", TP_AGG_KEYTEXT, 0, 0, KEY_NAME, 0, tc_text},
-    {"op_tc", TP_AGG_FLAG, 0, 0, KEY_OP, 0, NULL},
-    {"calls", TP_AGG_CALLS, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"total", TP_AGG_SUM, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"mean", TP_AGG_MEAN, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"max", TP_AGG_MAX, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"min", TP_AGG_MIN, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"median", TP_AGG_MEDIAN, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"std", TP_AGG_STD, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"blocks_per_sm", TP_AGG_WMEAN, 0, 0, 0, 0, NULL},
-    {"occupancy", TP_AGG_WMEAN, 1, 0, 0, 0, NULL},
-    {"pct", TP_AGG_PCT, TP_AGG_DUR, 0, 0, 0, NULL},
+    {"tc", TP_AGG_KEYTEXT, 0, 0, KEY_NAME, 0, tc_text, 0, NULL},
+    {"op_tc", TP_AGG_FLAG, 0, 0, KEY_OP, 0, NULL, 0, NULL},
+    {"calls", TP_AGG_CALLS, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"total", TP_AGG_SUM, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"mean", TP_AGG_MEAN, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"max", TP_AGG_MAX, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"min", TP_AGG_MIN, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"median", TP_AGG_MEDIAN, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"std", TP_AGG_STD, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"blocks_per_sm", TP_AGG_WMEAN, 0, 0, 0, 0, NULL, 0, NULL},
+    {"occupancy", TP_AGG_WMEAN, 1, 0, 0, 0, NULL, 0, NULL},
+    {"pct", TP_AGG_PCT, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
 };
 static const struct tp_agg_spec kernels_spec = {
     .view = "kernels", .cols = kcols, .ncols = K_N,
@@ -162,7 +162,7 @@ static const struct tp_agg_spec kernels_spec = {
     .default_keys = KEY_NAME,
     .metric_columns = "tc,op_tc,calls,total,mean,median,max,min,std,blocks_per_sm,occupancy,pct",
     /* by total; the plugin's by-name table breaks ties in reverse name order */
-    .sort = {TP_AGG_DUR, TP_AGG_DUR, 0, KEY_NAME},
+    .sort = {TP_AGG_DUR, TP_AGG_DUR, 0, KEY_NAME, NULL},
 };
 
 /* The default keys of the variant that holds a key set. */
@@ -254,7 +254,7 @@ static int kernels_table(struct tp_section *sec, const char *path, const struct 
                             path, have == KEY_NAME ? "name" : "props", vo->group);
     if (want != have && tp_agg_rollup(&kernels_spec, sec, have, want, &up, err) != TP_OK)
         return err->status;
-    int rc = tp_agg_table(&kernels_spec, up ? up : sec, want, out, err);
+    int rc = tp_agg_table(&kernels_spec, up ? up : sec, want, NULL, out, err);
     tp_summ_section_free(up);
     if (rc == TP_OK && sec->ng == 0)
         tp_error_set(err, TP_OK, "%s: no GPU kernel%s", path, want & KEY_OP ? " launched by an operator tree" : "");

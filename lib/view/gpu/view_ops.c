@@ -243,7 +243,7 @@ static const char *key_stack(const void *it, struct tp_sbuf *b)
 
 enum { KEY_NAME = 1, KEY_SHAPE = 2, KEY_STACK = 4 };
 static const struct tp_agg_key ops_keys[] = {
-    {"name", key_name, 0, 0}, {"shape", key_shape, 0, 0}, {"stack", key_stack, 1, 1},
+    {"name", key_name, 0, 0, NULL}, {"shape", key_shape, 0, 0, NULL}, {"stack", key_stack, 1, 1, NULL},
 };
 static const struct tp_agg_set ops_sets[] = {
     {"shape", KEY_NAME | KEY_SHAPE, "name,shape,calls,dev_self,dev_total,host_self,host_total,tc"},
@@ -252,24 +252,24 @@ static const struct tp_agg_set ops_sets[] = {
     {"stack", KEY_NAME | KEY_STACK, "name,calls,dev_self,dev_total,host_self,host_total,tc,stack"},
 };
 static const struct tp_agg_metric ops_metrics[] = {
-    {"calls", TP_AGG_CALLS, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"dev_self", TP_AGG_SUM, X_DSELF, 0, 0, 0, NULL},
-    {"dev_total", TP_AGG_SUM, X_DTOT, 0, 0, 0, NULL},
-    {"host_self", TP_AGG_SUM, X_HSELF, 0, 0, 0, NULL},
-    {"host_total", TP_AGG_SUM, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"tc", TP_AGG_FLAG, 0, 0, 0, 0, NULL},
-    {"tc_self", TP_AGG_RATIO, X_TCS, X_DSELF, 0, 0, NULL},
-    {"tc_total", TP_AGG_RATIO, X_TCT, X_DTOT, 0, 0, NULL},
-    {"self_cpu_pct", TP_AGG_SHARE, X_HSELF, S_CPU_TOTAL, 0, 0, NULL},
-    {"cpu_total_pct", TP_AGG_SHARE, TP_AGG_DUR, S_CPU_TOTAL, 0, 0, NULL},
-    {"cpu_avg", TP_AGG_AVG, TP_AGG_DUR, 0, 0, 0, NULL},
-    {"self_cuda_pct", TP_AGG_SHARE, X_DSELF, S_CUDA_TOTAL, 0, 0, NULL},
-    {"cuda_total_pct", TP_AGG_SHARE, X_DTOT, S_CUDA_TOTAL, 0, 0, NULL},
-    {"cuda_avg", TP_AGG_AVG, X_DTOT, 0, 0, 0, NULL},
-    {"cpu_mem", TP_AGG_SUM, X_CPUMEM, 0, 0, F_MEM, NULL},
-    {"self_cpu_mem", TP_AGG_SUM, X_SCPUMEM, 0, 0, F_MEM, NULL},
-    {"dev_mem", TP_AGG_SUM, X_DEVMEM, 0, 0, F_MEM, NULL},
-    {"self_dev_mem", TP_AGG_SUM, X_SDEVMEM, 0, 0, F_MEM, NULL},
+    {"calls", TP_AGG_CALLS, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"dev_self", TP_AGG_SUM, X_DSELF, 0, 0, 0, NULL, 0, NULL},
+    {"dev_total", TP_AGG_SUM, X_DTOT, 0, 0, 0, NULL, 0, NULL},
+    {"host_self", TP_AGG_SUM, X_HSELF, 0, 0, 0, NULL, 0, NULL},
+    {"host_total", TP_AGG_SUM, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"tc", TP_AGG_FLAG, 0, 0, 0, 0, NULL, 0, NULL},
+    {"tc_self", TP_AGG_RATIO, X_TCS, X_DSELF, 0, 0, NULL, 0, NULL},
+    {"tc_total", TP_AGG_RATIO, X_TCT, X_DTOT, 0, 0, NULL, 0, NULL},
+    {"self_cpu_pct", TP_AGG_SHARE, X_HSELF, S_CPU_TOTAL, 0, 0, NULL, 0, NULL},
+    {"cpu_total_pct", TP_AGG_SHARE, TP_AGG_DUR, S_CPU_TOTAL, 0, 0, NULL, 0, NULL},
+    {"cpu_avg", TP_AGG_AVG, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"self_cuda_pct", TP_AGG_SHARE, X_DSELF, S_CUDA_TOTAL, 0, 0, NULL, 0, NULL},
+    {"cuda_total_pct", TP_AGG_SHARE, X_DTOT, S_CUDA_TOTAL, 0, 0, NULL, 0, NULL},
+    {"cuda_avg", TP_AGG_AVG, X_DTOT, 0, 0, 0, NULL, 0, NULL},
+    {"cpu_mem", TP_AGG_SUM, X_CPUMEM, 0, 0, F_MEM, NULL, 0, NULL},
+    {"self_cpu_mem", TP_AGG_SUM, X_SCPUMEM, 0, 0, F_MEM, NULL, 0, NULL},
+    {"dev_mem", TP_AGG_SUM, X_DEVMEM, 0, 0, F_MEM, NULL, 0, NULL},
+    {"self_dev_mem", TP_AGG_SUM, X_SDEVMEM, 0, 0, F_MEM, NULL, 0, NULL},
 };
 static const struct tp_agg_spec ops_spec = {
     .view = "ops", .cols = ops_cols, .ncols = sizeof ops_cols / sizeof *ops_cols,
@@ -279,7 +279,7 @@ static const struct tp_agg_spec ops_spec = {
     .default_keys = KEY_NAME,
     .metric_columns = "calls,dev_self,dev_total,host_self,host_total,tc",
     /* by self device time (a trace with GPU activity), else by self host time */
-    .sort = {X_DSELF, X_HSELF, F_BY_DEV, 0},
+    .sort = {X_DSELF, X_HSELF, F_BY_DEV, 0, NULL},
     .others = "category",
     .param_bits = 20,   /* the stack depth (at most 1000000) */
 };
@@ -403,7 +403,7 @@ static int ops_table(struct tp_section *sec, const char *path, const struct tp_v
     struct tp_section *up = NULL;
     if (want != have && tp_agg_rollup(&ops_spec, sec, have, want, &up, err) != TP_OK)
         return err->status;
-    int rc = tp_agg_table(&ops_spec, up ? up : sec, want, out, err);
+    int rc = tp_agg_table(&ops_spec, up ? up : sec, want, NULL, out, err);
     tp_summ_section_free(up);
     if (rc != TP_OK)
         return rc;

@@ -18,6 +18,8 @@
 #include <string.h>
 #include "view_npu_kernels.h"
 #include "views.h"
+#include "agg.h"
+#include "grow.h"
 
 const struct tp_coldef tp_npu_kernel_cols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "task (kernel) name"},
@@ -224,177 +226,205 @@ static int core_slot(const char *c)
     return 5;
 }
 
-struct agg {
-    uint32_t key, core;
-    int64_t bd;
-    int mixed;                /* more than one core for this name */
-    int64_t calls, total, min, max, per[6];
-    double rtotal;            /* the plugin's Total: d, then round(total + d, 2) per task */
-    size_t first;
+/* The keys of a task (agg.h). */
+struct nitem {
+    const tp_store *st;
+    const struct tp_npu_task *k;
 };
 
-static _Thread_local const struct agg *g_a;
-static int by_total(const void *x, const void *y)
+static const char *key_name(const void *it, struct tp_sbuf *b)
 {
-    const struct agg *a = &g_a[*(const size_t *)x], *b = &g_a[*(const size_t *)y];
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    return a->first < b->first ? -1 : a->first > b->first;
+    (void)b;
+    return tp_store_str(((const struct nitem *)it)->st, ((const struct nitem *)it)->k->name);
 }
+static const char *key_core(const void *it, struct tp_sbuf *b)
+{
+    (void)b;
+    return tp_store_str(((const struct nitem *)it)->st, ((const struct nitem *)it)->k->core);
+}
+static const char *key_type(const void *it, struct tp_sbuf *b)
+{
+    (void)b;
+    return tp_store_str(((const struct nitem *)it)->st, ((const struct nitem *)it)->k->type);
+}
+static const char *key_bd(const void *it, struct tp_sbuf *b)
+{
+    int64_t bd = ((const struct nitem *)it)->k->block_dim;
+    return bd == TP_NONE ? "N/A" : tp_agg_printf(b, "%lld", (long long)bd);
+}
+static const char *key_stream(const void *it, struct tp_sbuf *b)
+{
+    int64_t v = ((const struct nitem *)it)->k->stream_id;
+    return v == TP_NONE ? "" : tp_agg_printf(b, "%lld", (long long)v);
+}
+static const char *key_device(const void *it, struct tp_sbuf *b)
+{
+    int32_t v = ((const struct nitem *)it)->k->device;
+    return v < 0 ? "" : tp_agg_printf(b, "%d", (int)v);
+}
+
+/* What a group keeps besides its section's sums: the plugin's Total, a
+ * running sum rounded to 2 decimals at every task after the first, and
+ * the cores it ran on, in first-seen order. */
+struct side {
+    double rtotal;
+    uint32_t core[16];
+    int ncore;
+};
+struct kctx {
+    const tp_store *st;
+    struct side *side;
+    size_t cap;
+};
+
+enum { KEY_NAME = 1, KEY_CORE = 2, KEY_BD = 4 };
+
+static int cell_total(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
+                      tp_error *err)
+{
+    const struct kctx *c = ctx;
+    int64_t rtotal;
+    if (keys != KEY_NAME) {   /* the plugin's core pie sums without rounding; the others are tprof's */
+        tp_table_set_int(t, col, g->sum);
+        return TP_OK;
+    }
+    /* the plugin's Statistic table: Total from its rounded running sum */
+    if (tp_npu_ns(c->side[gi].rtotal, 1000.0, &rtotal) < 0)
+        return tp_npu_overflow(c->st, "kernel durations", err);
+    tp_table_set_int(t, col, rtotal);
+    return TP_OK;
+}
+
+static int cell_mean(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
+                     tp_error *err)
+{
+    const struct kctx *c = ctx;
+    double r = c->side[gi].rtotal;
+    (void)err;
+    if (keys != KEY_NAME)
+        tp_table_set_float(t, col, (double)g->sum / (double)g->n / 1000.0);
+    else
+        tp_table_set_float(t, col, g->n == 1 ? r : tp_npu_round2(r / (double)g->n));
+    return TP_OK;
+}
+
+/* every core the group ran on, in first-seen order, joined with | */
+static int cell_core(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
+                     tp_error *err)
+{
+    const struct kctx *c = ctx;
+    const struct side *s = &c->side[gi];
+    char buf[256] = "";
+    size_t bl = 0;
+    (void)g, (void)keys, (void)err;
+    for (int i = 0; i < s->ncore && bl < sizeof buf; i++)
+        bl += (size_t)snprintf(buf + bl, sizeof buf - bl, "%s%s", bl ? "|" : "", tp_store_str(c->st, s->core[i]));
+    tp_table_set_str(t, col, buf);
+    return TP_OK;
+}
+
+static const struct tp_agg_key npu_keys[] = {
+    {"name", key_name, 0, 0, NULL},     {"core", key_core, 0, 0, NULL},     {"block_dim", key_bd, 0, 0, NULL},
+    {"type", key_type, 1, 0, NULL},     {"stream_id", key_stream, 1, 0, NULL}, {"device", key_device, 1, 0, NULL},
+};
+static const struct tp_agg_set npu_sets[] = {
+    {"props", KEY_NAME | KEY_CORE | KEY_BD, "name,core,block_dim,calls,total,min,mean,max,pct"},
+};
+#define SUM_X(col, x) {col, TP_AGG_SUM, x, 0, 0, 0, NULL, 0, NULL}
+#define CELL(col, fn, unless) {col, TP_AGG_CELL, 0, 0, 0, 0, NULL, unless, fn}
+static const struct tp_agg_metric npu_metrics[] = {
+    CELL("core", cell_core, KEY_CORE),
+    {"calls", TP_AGG_CALLS, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    CELL("total", cell_total, 0),
+    {"min", TP_AGG_MIN, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    CELL("mean", cell_mean, 0),
+    {"max", TP_AGG_MAX, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"pct", TP_AGG_PCT, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    SUM_X("ai_core", 0), SUM_X("ai_vector_core", 1), SUM_X("mix_aic", 2), SUM_X("mix_aiv", 3), SUM_X("comm", 4),
+    SUM_X("other_core", 5), SUM_X("total_exact", TP_AGG_DUR),
+};
+static const struct tp_agg_spec npu_spec = {
+    .view = "kernels", .cols = tp_npu_kernel_cols, .ncols = NK_N,
+    .keys = npu_keys, .nkeys = sizeof npu_keys / sizeof *npu_keys,
+    .sets = npu_sets, .nsets = sizeof npu_sets / sizeof *npu_sets,
+    .metrics = npu_metrics, .nmetrics = sizeof npu_metrics / sizeof *npu_metrics,
+    .default_keys = KEY_NAME,
+    .metric_columns = "core,calls,total,min,mean,max,pct",
+    /* by exact total (the plugin's table sorts by calls); ties in file order */
+    .sort = {TP_AGG_DUR, TP_AGG_DUR, 0, 0, NULL},
+    .others = "all",
+};
 
 /* --plot: each row's share of the device task time (write_chart.c) */
 static const char *const share_cols[] = {"total"};
 static const struct tp_chart npu_kernels_chart = {TP_CHART_SHARE, "name", NULL, share_cols, 1, NULL, NULL, NULL};
 
+/* One task into its group: 0, -1 out of memory, -2 a sum beyond int64. */
+static int add(struct tp_agg_reader *rd, struct tp_section *sec, struct kctx *c, const struct nitem *it, size_t i,
+               int64_t *all)
+{
+    const struct tp_npu_task *k = it->k;
+    struct tp_sgroup *g = tp_agg_group(rd, sec, it);
+    if (!g || tp_grow((void **)&c->side, &c->cap, sec->ng, sizeof *c->side) < 0)
+        return -1;
+    struct side *s = &c->side[g - sec->g];
+    if (g->n == 0)
+        memset(s, 0, sizeof *s);
+    s->rtotal = g->n == 0 ? k->dur_us : tp_npu_round2(s->rtotal + k->dur_us);
+    int q = 0;
+    while (q < s->ncore && s->core[q] != k->core) q++;
+    if (q == s->ncore && q < 16)
+        s->core[s->ncore++] = k->core;
+    int64_t total = g->sum;
+    if (tp_npu_add(&total, k->dur) < 0 || tp_npu_add(&g->x[core_slot(tp_store_str(it->st, k->core))], k->dur) < 0 ||
+        tp_npu_add(all, k->dur) < 0)
+        return -2;
+    return tp_summ_add(g, k->dur) < 0 || tp_summ_seen(sec, g, 0, (int64_t)i) < 0 ? -1 : 0;
+}
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
-    const char *grp = vo && vo->group ? vo->group : "name";
-    int by_core = strcmp(grp, "core") == 0, props = strcmp(grp, "props") == 0;
-    int group_all = strcmp(grp, "all") == 0;
-    if (!by_core && !props && !group_all && strcmp(grp, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "kernels: --group must be name, core, props or all, not %s", grp);
+    int group_all = vo && vo->group && strcmp(vo->group, "all") == 0;
+    unsigned keys = KEY_NAME;
+    if (!group_all && tp_agg_parse(&npu_spec, vo ? vo->group : NULL, &keys, err) != TP_OK)
+        return err->status;
     if (!d || !(d->files & TP_NPU_KERNEL_DETAILS))
         return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "kernels", tp_npu_kernel_cols, NK_N, out, err);
     if (group_all)
         return tp_npu_kernels_all(st, out, err);
-    size_t ns = st->strings.count + 1, nt = d->ntasks;
-    int64_t *head = malloc(ns * sizeof *head);
-    int64_t *next = malloc((nt + 1) * sizeof *next);
-    struct agg *a = calloc(nt + 1, sizeof *a);
-    size_t *perm = malloc((nt + 1) * sizeof *perm);
-    tp_table *t = NULL;
-    int rc = TP_OK;
-    if (!head || !next || !a || !perm) {
-        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < ns; i++)
-        head[i] = -1;
-    size_t na = 0;
+    static const struct tp_summ_desc desc = {.view = "kernels", .variant = "npu", .nx = 6};
+    tp_summary s = {0};
+    struct tp_section *sec = tp_summ_section(&s, &desc);
+    struct kctx c = {st, NULL, 0};
+    struct tp_agg_reader rd;
     int64_t all = 0;
-    for (size_t i = 0; i < nt; i++) {
-        const struct tp_npu_task *k = &d->tasks[i];
-        uint32_t key = by_core ? k->core : k->name;
-        int64_t j = head[key];
-        while (j >= 0 && props && (a[j].core != k->core || a[j].bd != k->block_dim))
-            j = next[j];
-        if (j < 0) {
-            j = (int64_t)na++;
-            a[j].key = key;
-            a[j].core = k->core;
-            a[j].bd = k->block_dim;
-            a[j].first = i;
-            a[j].min = a[j].max = k->dur;
-            next[j] = head[key];
-            head[key] = j;
-        }
-        struct agg *g = &a[j];
-        if (g->core != k->core)
-            g->mixed = 1;
-        g->rtotal = g->calls == 0 ? k->dur_us : tp_npu_round2(g->rtotal + k->dur_us);
-        g->calls++;
-        if (tp_npu_add(&g->total, k->dur) < 0 || tp_npu_add(&g->per[core_slot(tp_store_str(st, k->core))], k->dur) < 0 ||
-            tp_npu_add(&all, k->dur) < 0) {
-            rc = tp_npu_overflow(st, "kernel durations", err);
-            goto done;
-        }
-        if (k->dur < g->min) g->min = k->dur;
-        if (k->dur > g->max) g->max = k->dur;
-    }
-    for (size_t i = 0; i < na; i++)
-        perm[i] = i;
-    g_a = a;
-    qsort(perm, na, sizeof *perm, by_total);
-    t = tp_table_new(tp_npu_kernel_cols, NK_N);
-    if (!t) {
-        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t q = 0; q < na; q++) {
-        const struct agg *g = &a[perm[q]];
-        tp_table_add_row(t);
-        if (!by_core)
-            tp_table_set_str(t, NK_NAME, tp_store_str(st, g->key));
-        if (g->mixed) {
-            /* every core this name ran on, in first-seen order */
-            char buf[256] = "";
-            size_t bl = 0;
-            uint32_t seen[16];
-            size_t nseen = 0;
-            for (size_t i = g->first; i < nt && nseen < 16; i++) {
-                const struct tp_npu_task *k = &d->tasks[i];
-                if (k->name != g->key)
-                    continue;
-                size_t s = 0;
-                while (s < nseen && seen[s] != k->core) s++;
-                if (s < nseen)
-                    continue;
-                seen[nseen++] = k->core;
-                bl += (size_t)snprintf(buf + bl, bl < sizeof buf ? sizeof buf - bl : 0, "%s%s", bl ? "|" : "",
-                                       tp_store_str(st, k->core));
-                if (bl >= sizeof buf)
-                    break;
-            }
-            tp_table_set_str(t, NK_CORE, buf);
-        } else {
-            tp_table_set_str(t, NK_CORE, tp_store_str(st, g->core));
-        }
-        if (props) {
-            char b[32];
-            if (g->bd == TP_NONE)
-                snprintf(b, sizeof b, "N/A");
-            else
-                snprintf(b, sizeof b, "%lld", (long long)g->bd);
-            tp_table_set_str(t, NK_BD, b);
-        }
-        tp_table_set_int(t, NK_CALLS, g->calls);
-        if (by_core || props) {
-            /* the plugin's core pie sums without rounding; props is tprof's */
-            tp_table_set_int(t, NK_TOTAL, g->total);
-            tp_table_set_float(t, NK_MEAN, (double)g->total / (double)g->calls / 1000.0);
-        } else {
-            /* the plugin's Statistic table: Total and Avg from its rounded running sum */
-            int64_t rtotal;
-            if (tp_npu_ns(g->rtotal, 1000.0, &rtotal) < 0) {
-                rc = tp_npu_overflow(st, "kernel durations", err);
-                goto done;
-            }
-            tp_table_set_int(t, NK_TOTAL, rtotal);
-            tp_table_set_float(t, NK_MEAN, g->calls == 1 ? g->rtotal : tp_npu_round2(g->rtotal / (double)g->calls));
-        }
-        tp_table_set_int(t, NK_XTOTAL, g->total);
-        tp_table_set_int(t, NK_MIN, g->min);
-        tp_table_set_int(t, NK_MAX, g->max);
-        tp_table_set_float(t, NK_PCT, all ? 100.0 * (double)g->total / (double)all : 0.0);
-        for (int c = 0; c < 6; c++)
-            tp_table_set_int(t, (size_t)(NK_AIC + c), g->per[c]);
-    }
-    if (vo && vo->plot)
-        tp_table_set_chart(t, &npu_kernels_chart);
-    *out = t;
-    t = NULL;
-done:
-    if (t)
-        tp_table_free(t);
-    free(head);
-    free(next);
-    free(a);
-    free(perm);
+    int rc = !sec || tp_agg_reader_init(&rd, &npu_spec, keys, sec) < 0 ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < d->ntasks; i++)
+        rc = add(&rd, sec, &c, &(struct nitem){st, &d->tasks[i]}, i, &all);
+    if (sec)
+        tp_agg_reader_free(&rd);
+    if (rc == 0)
+        rc = tp_agg_table(&npu_spec, sec, keys, &c, out, err);
+    else
+        rc = rc == -2 ? tp_npu_overflow(st, "kernel durations", err) : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (rc == TP_OK && vo && vo->plot)
+        tp_table_set_chart(*out, &npu_kernels_chart);
+    tp_summ_section_free(sec);
+    free(s.s);
+    free(c.side);
     return rc;
 }
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
-    if (vo && vo->group && strcmp(vo->group, "core") == 0)
-        return "core,calls,total,min,mean,max,pct";
-    if (vo && vo->group && strcmp(vo->group, "props") == 0)
-        return "name,core,block_dim,calls,total,min,mean,max,pct";
     /* (a kernel_details.csv's own header replaces this: tp_table_default_columns) */
     if (vo && vo->group && strcmp(vo->group, "all") == 0)
         return "step,device,model_id,task_id,stream_id,name,type,state,core,start_time,duration,wait,block_dim,"
                "mix_block_dim,in_shapes,in_types,in_formats,out_shapes,out_types,out_formats";
-    return NULL;
+    if (vo && vo->group && strcmp(vo->group, "core") == 0)
+        return "core,calls,total,min,mean,max,pct";
+    return tp_agg_columns(&npu_spec, vo ? vo->group : NULL);
 }
 
 const tp_view tp_view_npu_kernels = {
