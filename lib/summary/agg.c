@@ -7,6 +7,7 @@
 #include <string.h>
 #include "agg.h"
 #include "checked.h"
+#include "store.h"
 
 static int key_index(const struct tp_agg_spec *spec, const char *w, size_t len)
 {
@@ -236,6 +237,93 @@ int tp_agg_rollup(const struct tp_agg_spec *spec, struct tp_section *from, unsig
     }
     *out = sec;
     return TP_OK;
+}
+
+const char *tp_agg_key_name(const void *item, struct tp_sbuf *b)
+{
+    const struct tp_agg_row *r = item;
+    (void)b;
+    return tp_store_str(r->st, r->st->name[r->row]);
+}
+
+static const char *id_key(const int32_t *v, int64_t row, struct tp_sbuf *b)
+{
+    return !v || v[row] < 0 ? "" : tp_agg_printf(b, "%d", (int)v[row]);
+}
+const char *tp_agg_key_stream(const void *item, struct tp_sbuf *b)
+{
+    const struct tp_agg_row *r = item;
+    return id_key(r->st->stream, r->row, b);
+}
+const char *tp_agg_key_device(const void *item, struct tp_sbuf *b)
+{
+    const struct tp_agg_row *r = item;
+    return id_key(r->st->device, r->row, b);
+}
+
+/* ---- summarized views ---- */
+
+const struct tp_agg_variant *tp_agg_variant_of(const struct tp_agg_spec *spec, unsigned keys)
+{
+    for (size_t i = 0; i < spec->nvariants; i++)
+        if (!spec->variants[i].marker || (keys & spec->variants[i].marker))
+            return &spec->variants[i];
+    return NULL;
+}
+
+int tp_agg_reads(const struct tp_agg_spec *spec, const char *group, const char *variant)
+{
+    tp_error err = {0};
+    unsigned keys;
+    const struct tp_agg_variant *v =
+        tp_agg_parse(spec, group, &keys, &err) == TP_OK ? tp_agg_variant_of(spec, keys) : NULL;
+    return v && strcmp(v->name, variant) == 0;
+}
+
+long tp_agg_group_param(const struct tp_agg_spec *spec, const char *group, long own)
+{
+    tp_error err = {0};
+    unsigned keys;
+    const struct tp_agg_variant *v =
+        tp_agg_parse(spec, group, &keys, &err) == TP_OK ? tp_agg_variant_of(spec, keys) : NULL;
+    return v ? tp_agg_param(spec, keys, v->keys, own) : own;
+}
+
+static const struct tp_agg_variant *variant_named(const struct tp_agg_spec *spec, const char *name)
+{
+    for (size_t i = 0; i < spec->nvariants; i++)
+        if (strcmp(spec->variants[i].name, name) == 0)
+            return &spec->variants[i];
+    return NULL;
+}
+
+unsigned tp_agg_summarizing(const struct tp_agg_spec *spec, const struct tp_section *sec)
+{
+    const struct tp_agg_variant *v = variant_named(spec, sec->variant);
+    return tp_agg_section_keys(spec, sec, v ? v->keys : spec->default_keys);
+}
+
+int tp_agg_summ_table(const struct tp_agg_spec *spec, struct tp_section *sec, const char *path, const char *group,
+                      void *ctx, tp_table **out, tp_error *err)
+{
+    unsigned want, have = tp_agg_summarizing(spec, sec);
+    struct tp_section *up = NULL;
+    if (tp_agg_parse(spec, group, &want, err) != TP_OK)
+        return err->status;
+    if (want & ~have) {
+        char held[256] = "";
+        size_t o = 0;
+        for (size_t i = 0; i < spec->nvariants && o < sizeof held; i++)
+            o += (size_t)snprintf(held + o, sizeof held - o, "%s%s", i ? ", " : "", spec->variants[i].name);
+        return tp_error_set(err, TP_ERR_USAGE, "%s: the summary holds %s --group %s, not %s (summary files keep "
+                            "%s: key sets within one of those roll up from it): read the traces", path,
+                            spec->view, sec->variant, group, held);
+    }
+    if (want != have && tp_agg_rollup(spec, sec, have, want, &up, err) != TP_OK)
+        return err->status;
+    int rc = tp_agg_table(spec, up ? up : sec, want, ctx, out, err);
+    tp_summ_section_free(up);
+    return rc;
 }
 
 /* ---- the table ---- */

@@ -35,6 +35,31 @@ struct tp_agg_key {
     const char *(*show)(const char *key, struct tp_sbuf *b);
 };
 
+/* Declaring: a key, a metric of measure m, a view's own cell (filled
+ * unless the keys `unless` are grouped); a spec's arrays. */
+#define TP_AGG_KEY(name, read) {name, read, 0, 0, NULL}
+#define TP_AGG_M(col, stat, m) {col, stat, m, 0, 0, 0, NULL, 0, NULL}
+#define TP_AGG_CELL_OF(col, fn, unless) {col, TP_AGG_CELL, 0, 0, 0, 0, NULL, unless, fn}
+#define TP_AGG_ARRAY(field, a) .field = (a), .n##field = sizeof(a) / sizeof *(a)
+
+/* Keys of items that are store rows (an item struct that starts with a
+ * struct tp_agg_row): the event's name, stream, device ("" when absent). */
+struct tp_agg_row {
+    const struct tp_store *st;
+    int64_t row;
+};
+const char *tp_agg_key_name(const void *item, struct tp_sbuf *b);
+const char *tp_agg_key_stream(const void *item, struct tp_sbuf *b);
+const char *tp_agg_key_device(const void *item, struct tp_sbuf *b);
+
+/* A summary section of the view (its summ.h variant): the keys it holds by
+ * default; the variant of a key set is the first whose marker key is in
+ * the set (marker 0: any set). */
+struct tp_agg_variant {
+    const char *name;
+    unsigned keys, marker;
+};
+
 /* A named key set ("props"): keys (a mask), the default columns it shows. */
 struct tp_agg_set {
     const char *name;
@@ -95,6 +120,7 @@ struct tp_agg_spec {
     unsigned default_keys;                                /* no --group */
     const char *metric_columns;   /* what a key set that is not named shows after its keys */
     struct tp_agg_sort sort;
+    const struct tp_agg_variant *variants; size_t nvariants;   /* summarized views: their sections */
     const char *others;           /* other --group values the view takes, for the usage ("category") */
     int param_bits;               /* low bits of a section's param that are the view's own (ops: stack depth) */
 };
@@ -132,6 +158,19 @@ const char *tp_agg_printf(struct tp_sbuf *b, const char *fmt, ...) __attribute__
 long tp_agg_param(const struct tp_agg_spec *spec, unsigned keys, unsigned vkeys, long own);
 unsigned tp_agg_section_keys(const struct tp_agg_spec *spec, const struct tp_section *sec, unsigned vkeys);
 long tp_agg_section_own(const struct tp_agg_spec *spec, const struct tp_section *sec);
+
+/* Summarized views (spec->variants): the variant of a key set; whether a
+ * --group reads this variant; the section param of a --group (own: the
+ * view's); the keys a section being summarized holds. */
+const struct tp_agg_variant *tp_agg_variant_of(const struct tp_agg_spec *spec, unsigned keys);
+int tp_agg_reads(const struct tp_agg_spec *spec, const char *group, const char *variant);
+long tp_agg_group_param(const struct tp_agg_spec *spec, const char *group, long own);
+unsigned tp_agg_summarizing(const struct tp_agg_spec *spec, const struct tp_section *sec);
+/* The table of a (merged) section for --group: from the section, rolled up
+ * when it holds more keys, or TP_ERR_USAGE when it lacks some (a summary
+ * file: only its variants' default keys). */
+int tp_agg_summ_table(const struct tp_agg_spec *spec, struct tp_section *sec, const char *path, const char *group,
+                      void *ctx, tp_table **out, tp_error *err);
 
 /* The groups of `from` (keyed by from_keys) rolled up to keys, a subset,
  * into a new section *out (the caller frees it); TP_OK or an error. */

@@ -63,31 +63,19 @@ enum { K_NAME, K_OP, K_GRID, K_BLOCK, K_REGS, K_SMEM, K_TC, K_OPTC, K_CALLS, K_T
  * (variant props); the others every kernel event, in row order (variant
  * name). */
 struct kitem {
-    const tp_store *st;
+    struct tp_agg_row r;   /* the kernel's row */
     const struct tb_model *m;
-    size_t i;      /* in m->kern (the props variant) */
-    int64_t r;     /* the kernel's row */
+    size_t i;              /* in m->kern (variant props) */
 };
-static const int32_t none3[3] = {-1, -1, -1};
 
-static const struct tp_kernel_info *kinfo(const struct kitem *k)
+static const char *dim3(const int32_t *d, struct tp_sbuf *b)
 {
-    return tp_store_kernel(k->st, (size_t)k->r);
-}
-
-static const char *dim3(const int32_t d[3], struct tp_sbuf *b)
-{
-    if (d[0] < 0 && d[1] < 0 && d[2] < 0)
+    if (!d || (d[0] < 0 && d[1] < 0 && d[2] < 0))
         return "None";
     return tp_agg_printf(b, "[%d, %d, %d]", d[0], d[1], d[2]);
 }
 
-static const char *key_name(const void *it, struct tp_sbuf *b)
-{
-    const struct kitem *k = it;
-    (void)b;
-    return tp_store_str(k->st, k->st->name[k->r]);
-}
+#define KINFO(it) tp_store_kernel(((const struct kitem *)(it))->r.st, (size_t)((const struct kitem *)(it))->r.row)
 static const char *key_op(const void *it, struct tp_sbuf *b)
 {
     const struct kitem *k = it;
@@ -96,35 +84,20 @@ static const char *key_op(const void *it, struct tp_sbuf *b)
 }
 static const char *key_grid(const void *it, struct tp_sbuf *b)
 {
-    return dim3(kinfo(it) ? kinfo(it)->grid : none3, b);
+    return dim3(KINFO(it) ? KINFO(it)->grid : NULL, b);
 }
 static const char *key_block(const void *it, struct tp_sbuf *b)
 {
-    return dim3(kinfo(it) ? kinfo(it)->block : none3, b);
+    return dim3(KINFO(it) ? KINFO(it)->block : NULL, b);
 }
 static const char *key_regs(const void *it, struct tp_sbuf *b)
 {
-    const struct tp_kernel_info *k = kinfo(it);
-    return tp_agg_printf(b, "%ld", k && k->regs > 0 ? (long)k->regs : 0L);
+    return tp_agg_printf(b, "%ld", KINFO(it) && KINFO(it)->regs > 0 ? (long)KINFO(it)->regs : 0L);
 }
 static const char *key_smem(const void *it, struct tp_sbuf *b)
 {
-    const struct tp_kernel_info *k = kinfo(it);
-    return tp_agg_printf(b, "%lld", k && k->smem > 0 ? (long long)k->smem : 0LL);
+    return tp_agg_printf(b, "%lld", KINFO(it) && KINFO(it)->smem > 0 ? (long long)KINFO(it)->smem : 0LL);
 }
-static const char *key_stream(const void *it, struct tp_sbuf *b)
-{
-    const struct kitem *k = it;
-    int32_t v = k->st->stream ? k->st->stream[k->r] : -1;
-    return v < 0 ? "" : tp_agg_printf(b, "%d", (int)v);
-}
-static const char *key_device(const void *it, struct tp_sbuf *b)
-{
-    const struct kitem *k = it;
-    int32_t v = k->st->device ? k->st->device[k->r] : -1;
-    return v < 0 ? "" : tp_agg_printf(b, "%d", (int)v);
-}
-
 static const char *tc_text(const char *name)
 {
     return tp_tb_kernel_tc(name) ? "Yes" : "No";
@@ -132,103 +105,65 @@ static const char *tc_text(const char *name)
 
 enum { KEY_NAME = 1, KEY_OP = 2, KEY_PROPS = 63 };
 static const struct tp_agg_key kernel_keys[] = {
-    {"name", key_name, 0, 0, NULL}, {"op", key_op, 0, 0, NULL},         {"grid", key_grid, 0, 0, NULL},
-    {"block", key_block, 0, 0, NULL}, {"regs", key_regs, 0, 0, NULL},   {"smem", key_smem, 0, 0, NULL},
-    {"stream", key_stream, 1, 0, NULL}, {"device", key_device, 1, 0, NULL},
+    TP_AGG_KEY("name", tp_agg_key_name), TP_AGG_KEY("op", key_op),     TP_AGG_KEY("grid", key_grid),
+    TP_AGG_KEY("block", key_block),      TP_AGG_KEY("regs", key_regs), TP_AGG_KEY("smem", key_smem),
+    {"stream", tp_agg_key_stream, 1, 0, NULL}, {"device", tp_agg_key_device, 1, 0, NULL},
 };
-static const struct tp_agg_set kernel_sets[] = {
-    {"props", KEY_PROPS, "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy"},
-    {"op", KEY_PROPS, "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy"},
-};
+#define PROPS_COLUMNS "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy"
+static const struct tp_agg_set kernel_sets[] = {{"props", KEY_PROPS, PROPS_COLUMNS}, {"op", KEY_PROPS, PROPS_COLUMNS}};
+static const struct tp_agg_variant kernel_variants[] = {{"props", KEY_PROPS, KEY_OP}, {"name", KEY_NAME, 0}};
 static const struct tp_agg_metric kernel_metrics[] = {
-    {"tc", TP_AGG_KEYTEXT, 0, 0, KEY_NAME, 0, tc_text, 0, NULL},
-    {"op_tc", TP_AGG_FLAG, 0, 0, KEY_OP, 0, NULL, 0, NULL},
-    {"calls", TP_AGG_CALLS, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"total", TP_AGG_SUM, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"mean", TP_AGG_MEAN, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"max", TP_AGG_MAX, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"min", TP_AGG_MIN, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"median", TP_AGG_MEDIAN, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"std", TP_AGG_STD, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"blocks_per_sm", TP_AGG_WMEAN, 0, 0, 0, 0, NULL, 0, NULL},
-    {"occupancy", TP_AGG_WMEAN, 1, 0, 0, 0, NULL, 0, NULL},
-    {"pct", TP_AGG_PCT, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
+    {"tc", TP_AGG_KEYTEXT, 0, 0, KEY_NAME, 0, tc_text, 0, NULL}, {"op_tc", TP_AGG_FLAG, 0, 0, KEY_OP, 0, NULL, 0, NULL},
+    TP_AGG_M("calls", TP_AGG_CALLS, TP_AGG_DUR),   TP_AGG_M("total", TP_AGG_SUM, TP_AGG_DUR),
+    TP_AGG_M("mean", TP_AGG_MEAN, TP_AGG_DUR),     TP_AGG_M("max", TP_AGG_MAX, TP_AGG_DUR),
+    TP_AGG_M("min", TP_AGG_MIN, TP_AGG_DUR),       TP_AGG_M("median", TP_AGG_MEDIAN, TP_AGG_DUR),
+    TP_AGG_M("std", TP_AGG_STD, TP_AGG_DUR),       TP_AGG_M("blocks_per_sm", TP_AGG_WMEAN, 0),
+    TP_AGG_M("occupancy", TP_AGG_WMEAN, 1),        TP_AGG_M("pct", TP_AGG_PCT, TP_AGG_DUR),
 };
 static const struct tp_agg_spec kernels_spec = {
-    .view = "kernels", .cols = kcols, .ncols = K_N,
-    .keys = kernel_keys, .nkeys = sizeof kernel_keys / sizeof *kernel_keys,
-    .sets = kernel_sets, .nsets = sizeof kernel_sets / sizeof *kernel_sets,
-    .metrics = kernel_metrics, .nmetrics = sizeof kernel_metrics / sizeof *kernel_metrics,
-    .default_keys = KEY_NAME,
+    .view = "kernels", .cols = kcols, .ncols = K_N, TP_AGG_ARRAY(keys, kernel_keys), TP_AGG_ARRAY(sets, kernel_sets),
+    TP_AGG_ARRAY(metrics, kernel_metrics), TP_AGG_ARRAY(variants, kernel_variants), .default_keys = KEY_NAME,
     .metric_columns = "tc,op_tc,calls,total,mean,median,max,min,std,blocks_per_sm,occupancy,pct",
     /* by total; the plugin's by-name table breaks ties in reverse name order */
     .sort = {TP_AGG_DUR, TP_AGG_DUR, 0, KEY_NAME, NULL},
 };
 
-/* The default keys of the variant that holds a key set. */
-static unsigned variant_keys(unsigned keys)
-{
-    return keys & KEY_OP ? KEY_PROPS : KEY_NAME;
-}
-
-static unsigned keys_of(const struct tp_view_opts *vo, tp_error *err)
-{
-    unsigned keys = 0;
-    return tp_agg_parse(&kernels_spec, vo ? vo->group : NULL, &keys, err) == TP_OK ? keys : 0;
-}
-
 static int add(struct tp_agg_reader *rd, struct tp_section *sec, const struct kitem *k, int64_t stream, int64_t pos)
 {
-    const struct tp_kernel_info *ki = kinfo(k);
-    int64_t d = k->st->dur[k->r];
+    const struct tp_kernel_info *ki = KINFO(k);
+    int64_t d = k->r.st->dur[k->r.row];
     struct tp_sgroup *g = tp_agg_group(rd, sec, k);
     if (!g)
         return -1;
     if (g->n == 0 && k->m)
         g->flag = k->m->kern_elig[k->i];
-    if (tp_summ_add(g, d) < 0 || tp_summ_seen(sec, g, stream, pos) < 0)
-        return -1;
-    if (ki && !isnan(ki->blocks_per_sm) && tp_summ_weigh(g, 0, ki->blocks_per_sm, d) < 0)
-        return -1;
-    if (ki && !isnan(ki->occupancy) && tp_summ_weigh(g, 1, ki->occupancy, d) < 0)
-        return -1;
-    return 0;
+    return tp_summ_add(g, d) < 0 || tp_summ_seen(sec, g, stream, pos) < 0 ||
+           (ki && !isnan(ki->blocks_per_sm) && tp_summ_weigh(g, 0, ki->blocks_per_sm, d) < 0) ||
+           (ki && !isnan(ki->occupancy) && tp_summ_weigh(g, 1, ki->occupancy, d) < 0) ? -1 : 0;
 }
 
-static int summarize(const tp_store *st, struct tp_section *sec, unsigned vkeys, tp_error *err)
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
-    unsigned keys = tp_agg_section_keys(&kernels_spec, sec, vkeys);
+    unsigned keys = tp_agg_summarizing(&kernels_spec, sec);
     struct tp_agg_reader rd;
-    struct kitem k = {st, NULL, 0, 0};
+    struct kitem k = {{st, 0}, NULL, 0};
     int rc = tp_agg_reader_init(&rd, &kernels_spec, keys, sec);
-    if (rc == 0 && vkeys == KEY_PROPS) {
-        const struct tb_model *m = tp_store_tb(st);   /* built once per store */
-        k.m = m;
+    if (rc == 0 && (keys & KEY_OP)) {
+        const struct tb_model *m = k.m = tp_store_tb(st);   /* built once per store */
         rc = m ? 0 : -1;
-        for (size_t i = 0; rc == 0 && m && i < m->nkern; i++) {
+        for (size_t i = 0; rc == 0 && i < m->nkern; i++) {
             k.i = i;
-            k.r = m->kern[i];
+            k.r.row = m->kern[i];
             rc = add(&rd, sec, &k, m->kern_tid[i], (int64_t)i);
         }
-    } else {
-        for (size_t i = 0; rc == 0 && i < st->n; i++) {
-            k.r = (int64_t)i;
-            if (st->kind[i] == TP_K_KERNEL && st->ph[i] == 'X')
-                rc = add(&rd, sec, &k, 0, (int64_t)i);
-        }
+    }
+    for (size_t i = 0; rc == 0 && !(keys & KEY_OP) && i < st->n; i++) {
+        k.r.row = (int64_t)i;
+        if (st->kind[i] == TP_K_KERNEL && st->ph[i] == 'X')
+            rc = add(&rd, sec, &k, 0, (int64_t)i);
     }
     tp_agg_reader_free(&rd);
     return rc < 0 ? tp_error_set(err, TP_ERR_NOMEM, "out of memory") : TP_OK;
-}
-
-static int summarize_name(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    return summarize(st, sec, KEY_NAME, err);
-}
-
-static int summarize_props(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    return summarize(st, sec, KEY_PROPS, err);
 }
 
 /* --plot: each row's share of the kernel time (the calls of a --short
@@ -238,26 +173,14 @@ static const struct tp_chart kernels_chart = {TP_CHART_SHARE, "name", NULL, shar
 static const struct tp_chart bins_chart = {TP_CHART_SHARE, "bin_start", NULL, bin_cols, 1, NULL, NULL, NULL};
 
 /* The table of a (merged) section; `path` names the input in the note of
- * an empty table.  A summary file's section holds its variant's default
- * keys: fewer come from it rolled up. */
+ * an empty table. */
 static int kernels_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                          tp_error *err)
 {
-    unsigned want = keys_of(vo, err);
-    if (!want)
-        return err->status;
-    unsigned have = tp_agg_section_keys(&kernels_spec, sec, variant_keys(want));
-    struct tp_section *up = NULL;
-    if (want != have && (want & ~have))
-        return tp_error_set(err, TP_ERR_USAGE, "%s: the summary holds kernels --group %s, not %s (summary files "
-                            "keep name, and props: their key sets with op roll up from it): read the traces",
-                            path, have == KEY_NAME ? "name" : "props", vo->group);
-    if (want != have && tp_agg_rollup(&kernels_spec, sec, have, want, &up, err) != TP_OK)
-        return err->status;
-    int rc = tp_agg_table(&kernels_spec, up ? up : sec, want, NULL, out, err);
-    tp_summ_section_free(up);
+    int rc = tp_agg_summ_table(&kernels_spec, sec, path, vo ? vo->group : NULL, NULL, out, err);
     if (rc == TP_OK && sec->ng == 0)
-        tp_error_set(err, TP_OK, "%s: no GPU kernel%s", path, want & KEY_OP ? " launched by an operator tree" : "");
+        tp_error_set(err, TP_OK, "%s: no GPU kernel%s", path, strcmp(sec->variant, "props") == 0 ?
+                     " launched by an operator tree" : "");
     if (rc == TP_OK && vo && vo->plot)   /* a merged run's table too */
         tp_table_set_chart(*out, &kernels_chart);
     return rc;
@@ -265,18 +188,13 @@ static int kernels_table(struct tp_section *sec, const char *path, const struct 
 
 static int reads(const struct tp_view_opts *vo, const char *variant)
 {
-    tp_error err = {0};
-    if (vo && vo->short_us > 0)
-        return 0;   /* --short keeps each kernel's launching op and dims: not summarized */
-    unsigned keys = keys_of(vo, &err);
-    return keys && strcmp(variant, variant_keys(keys) == KEY_PROPS ? "props" : "name") == 0;
+    /* --short keeps each kernel's launching op and dims: not summarized */
+    return !(vo && vo->short_us > 0) && tp_agg_reads(&kernels_spec, vo ? vo->group : NULL, variant);
 }
 
 static long param(const struct tp_view_opts *vo)
 {
-    tp_error err = {0};
-    unsigned keys = keys_of(vo, &err);
-    return keys ? tp_agg_param(&kernels_spec, keys, variant_keys(keys), 0) : 0;
+    return tp_agg_group_param(&kernels_spec, vo ? vo->group : NULL, 0);
 }
 
 static const struct tp_summ_desc desc_name = {
@@ -287,20 +205,19 @@ static const struct tp_summ_desc desc_props = {
     .view = "kernels", .variant = "props", .nkeys = 6, .nw = 2,
     .keys = {"name", "op", "grid", "block", "regs", "smem"}, .ws = {"blocks_per_sm", "occupancy"},
 };
-const struct tp_summ_view tp_summ_kernels_name = {&desc_name, "kernels", reads, summarize_name, kernels_table, param};
-const struct tp_summ_view tp_summ_kernels_props = {&desc_props, "kernels", reads, summarize_props, kernels_table,
-                                                   param};
+const struct tp_summ_view tp_summ_kernels_name = {&desc_name, "kernels", reads, summarize, kernels_table, param};
+const struct tp_summ_view tp_summ_kernels_props = {&desc_props, "kernels", reads, summarize, kernels_table, param};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
+    unsigned keys;
     if (vo && vo->short_us > 0) {
         int rc = tp_kernels_short(st, vo, out, err);
         if (rc == TP_OK && vo->plot)
             tp_table_set_chart(*out, vo->group ? &bins_chart : &kernels_chart);
         return rc;
     }
-    unsigned keys = keys_of(vo, err);
-    if (!keys)
+    if (tp_agg_parse(&kernels_spec, vo ? vo->group : NULL, &keys, err) != TP_OK)
         return err->status;
     /* one trace is a run of one rank: the table comes from its summary,
      * so a merged run and a single trace are one code path */

@@ -243,68 +243,49 @@ static const char *key_stack(const void *it, struct tp_sbuf *b)
 
 enum { KEY_NAME = 1, KEY_SHAPE = 2, KEY_STACK = 4 };
 static const struct tp_agg_key ops_keys[] = {
-    {"name", key_name, 0, 0, NULL}, {"shape", key_shape, 0, 0, NULL}, {"stack", key_stack, 1, 1, NULL},
+    TP_AGG_KEY("name", key_name), TP_AGG_KEY("shape", key_shape), {"stack", key_stack, 1, 1, NULL},
 };
+#define SHAPE_COLUMNS "name,shape,calls,dev_self,dev_total,host_self,host_total,tc"
 static const struct tp_agg_set ops_sets[] = {
-    {"shape", KEY_NAME | KEY_SHAPE, "name,shape,calls,dev_self,dev_total,host_self,host_total,tc"},
-    {"input", KEY_NAME | KEY_SHAPE, "name,shape,calls,dev_self,dev_total,host_self,host_total,tc"},
+    {"shape", KEY_NAME | KEY_SHAPE, SHAPE_COLUMNS}, {"input", KEY_NAME | KEY_SHAPE, SHAPE_COLUMNS},
     /* key_averages prints the stack last */
     {"stack", KEY_NAME | KEY_STACK, "name,calls,dev_self,dev_total,host_self,host_total,tc,stack"},
 };
+static const struct tp_agg_variant ops_variants[] = {
+    {"stack", KEY_NAME | KEY_STACK, KEY_STACK}, {"shape", KEY_NAME | KEY_SHAPE, KEY_SHAPE}, {"name", KEY_NAME, 0},
+};
+#define SHARE(col, m, of) {col, TP_AGG_SHARE, m, of, 0, 0, NULL, 0, NULL}
+#define MEM(col, x) {col, TP_AGG_SUM, x, 0, 0, F_MEM, NULL, 0, NULL}
 static const struct tp_agg_metric ops_metrics[] = {
-    {"calls", TP_AGG_CALLS, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"dev_self", TP_AGG_SUM, X_DSELF, 0, 0, 0, NULL, 0, NULL},
-    {"dev_total", TP_AGG_SUM, X_DTOT, 0, 0, 0, NULL, 0, NULL},
-    {"host_self", TP_AGG_SUM, X_HSELF, 0, 0, 0, NULL, 0, NULL},
-    {"host_total", TP_AGG_SUM, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"tc", TP_AGG_FLAG, 0, 0, 0, 0, NULL, 0, NULL},
+    TP_AGG_M("calls", TP_AGG_CALLS, TP_AGG_DUR), TP_AGG_M("dev_self", TP_AGG_SUM, X_DSELF),
+    TP_AGG_M("dev_total", TP_AGG_SUM, X_DTOT), TP_AGG_M("host_self", TP_AGG_SUM, X_HSELF),
+    TP_AGG_M("host_total", TP_AGG_SUM, TP_AGG_DUR), TP_AGG_M("tc", TP_AGG_FLAG, 0),
     {"tc_self", TP_AGG_RATIO, X_TCS, X_DSELF, 0, 0, NULL, 0, NULL},
     {"tc_total", TP_AGG_RATIO, X_TCT, X_DTOT, 0, 0, NULL, 0, NULL},
-    {"self_cpu_pct", TP_AGG_SHARE, X_HSELF, S_CPU_TOTAL, 0, 0, NULL, 0, NULL},
-    {"cpu_total_pct", TP_AGG_SHARE, TP_AGG_DUR, S_CPU_TOTAL, 0, 0, NULL, 0, NULL},
-    {"cpu_avg", TP_AGG_AVG, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"self_cuda_pct", TP_AGG_SHARE, X_DSELF, S_CUDA_TOTAL, 0, 0, NULL, 0, NULL},
-    {"cuda_total_pct", TP_AGG_SHARE, X_DTOT, S_CUDA_TOTAL, 0, 0, NULL, 0, NULL},
-    {"cuda_avg", TP_AGG_AVG, X_DTOT, 0, 0, 0, NULL, 0, NULL},
-    {"cpu_mem", TP_AGG_SUM, X_CPUMEM, 0, 0, F_MEM, NULL, 0, NULL},
-    {"self_cpu_mem", TP_AGG_SUM, X_SCPUMEM, 0, 0, F_MEM, NULL, 0, NULL},
-    {"dev_mem", TP_AGG_SUM, X_DEVMEM, 0, 0, F_MEM, NULL, 0, NULL},
-    {"self_dev_mem", TP_AGG_SUM, X_SDEVMEM, 0, 0, F_MEM, NULL, 0, NULL},
+    SHARE("self_cpu_pct", X_HSELF, S_CPU_TOTAL), SHARE("cpu_total_pct", TP_AGG_DUR, S_CPU_TOTAL),
+    TP_AGG_M("cpu_avg", TP_AGG_AVG, TP_AGG_DUR), SHARE("self_cuda_pct", X_DSELF, S_CUDA_TOTAL),
+    SHARE("cuda_total_pct", X_DTOT, S_CUDA_TOTAL), TP_AGG_M("cuda_avg", TP_AGG_AVG, X_DTOT),
+    MEM("cpu_mem", X_CPUMEM), MEM("self_cpu_mem", X_SCPUMEM), MEM("dev_mem", X_DEVMEM), MEM("self_dev_mem", X_SDEVMEM),
 };
 static const struct tp_agg_spec ops_spec = {
-    .view = "ops", .cols = ops_cols, .ncols = sizeof ops_cols / sizeof *ops_cols,
-    .keys = ops_keys, .nkeys = sizeof ops_keys / sizeof *ops_keys,
-    .sets = ops_sets, .nsets = sizeof ops_sets / sizeof *ops_sets,
-    .metrics = ops_metrics, .nmetrics = sizeof ops_metrics / sizeof *ops_metrics,
-    .default_keys = KEY_NAME,
-    .metric_columns = "calls,dev_self,dev_total,host_self,host_total,tc",
+    .view = "ops", .cols = ops_cols, .ncols = sizeof ops_cols / sizeof *ops_cols, TP_AGG_ARRAY(keys, ops_keys),
+    TP_AGG_ARRAY(sets, ops_sets), TP_AGG_ARRAY(metrics, ops_metrics), TP_AGG_ARRAY(variants, ops_variants),
+    .default_keys = KEY_NAME, .metric_columns = "calls,dev_self,dev_total,host_self,host_total,tc",
     /* by self device time (a trace with GPU activity), else by self host time */
     .sort = {X_DSELF, X_HSELF, F_BY_DEV, 0, NULL},
     .others = "category",
     .param_bits = 20,   /* the stack depth (at most 1000000) */
 };
 
-/* The default keys of the variant that holds a key set. */
-static unsigned variant_keys(unsigned keys)
-{
-    return keys & KEY_STACK ? KEY_NAME | KEY_STACK : keys & KEY_SHAPE ? KEY_NAME | KEY_SHAPE : KEY_NAME;
-}
-
-static unsigned keys_of(const struct tp_view_opts *vo, tp_error *err)
-{
-    unsigned keys = 0;
-    return tp_agg_parse(&ops_spec, vo ? vo->group : NULL, &keys, err) == TP_OK ? keys : 0;
-}
-
 /* The operators of a store as a summary section: one group per key set,
  * first seen in the trees' post-order, thread by thread. */
-static int summarize(const tp_store *st, struct tp_section *sec, unsigned vkeys, tp_error *err)
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     const struct tb_model *mc = tp_store_tb(st);   /* built once per store */
     if (!mc)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     const struct tb_model m = *mc;
-    unsigned keys = tp_agg_section_keys(&ops_spec, sec, vkeys);
+    unsigned keys = tp_agg_summarizing(&ops_spec, sec);
     struct oitem it = {st, NULL, NULL, tp_agg_section_own(&ops_spec, sec), sec};
     struct tp_agg_reader rd;
     int64_t *node_agg = malloc((m.nnodes + 1) * sizeof *node_agg);   /* node -> group, for the memory columns */
@@ -343,21 +324,6 @@ static int summarize(const tp_store *st, struct tp_section *sec, unsigned vkeys,
     return rc;
 }
 
-static int summarize_name(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    return summarize(st, sec, KEY_NAME, err);
-}
-
-static int summarize_shape(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    return summarize(st, sec, KEY_NAME | KEY_SHAPE, err);
-}
-
-static int summarize_stack(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    return summarize(st, sec, KEY_NAME | KEY_STACK, err);
-}
-
 /* --plot: each row's share of the device self time (host self time in a
  * trace without GPU work, or the time column --sort names): self times
  * add up to the whole, so the shares do too. */
@@ -382,29 +348,16 @@ static void footer(tp_table *t, const struct tp_section *sec)
     }
 }
 
-/* The table of a (merged) section.  A summary file's section holds its
- * variant's default keys (and stack depth): fewer keys come from it rolled
- * up. */
+/* The table of a (merged) section (a summary file keeps the default stack
+ * depth). */
 static int ops_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                      tp_error *err)
 {
-    unsigned want = keys_of(vo, err);
-    if (!want)
-        return err->status;
-    unsigned have = tp_agg_section_keys(&ops_spec, sec, variant_keys(want));
     long depth = tp_ops_stack_depth(vo ? vo->group : NULL), had = tp_agg_section_own(&ops_spec, sec);
-    if (depth != had)   /* a summary file keeps the default depth */
+    if (depth != had)
         return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds ops --group stack=%ld, not stack=%ld", path,
                             had, depth);
-    if (want & ~have)
-        return tp_error_set(err, TP_ERR_USAGE, "%s: the summary holds ops --group %s, not %s (summary files keep "
-                            "name, shape and stack: their subsets roll up from them): read the traces", path,
-                            have & KEY_STACK ? "stack" : have & KEY_SHAPE ? "shape" : "name", vo->group);
-    struct tp_section *up = NULL;
-    if (want != have && tp_agg_rollup(&ops_spec, sec, have, want, &up, err) != TP_OK)
-        return err->status;
-    int rc = tp_agg_table(&ops_spec, up ? up : sec, want, NULL, out, err);
-    tp_summ_section_free(up);
+    int rc = tp_agg_summ_table(&ops_spec, sec, path, vo ? vo->group : NULL, NULL, out, err);
     if (rc != TP_OK)
         return rc;
     footer(*out, sec);
@@ -420,24 +373,20 @@ static int ops_table(struct tp_section *sec, const char *path, const struct tp_v
 
 static int reads(const struct tp_view_opts *vo, const char *variant)
 {
-    tp_error err = {0};
-    unsigned keys = keys_of(vo, &err);
-    if (!keys || tp_ops_stack_depth(vo ? vo->group : NULL) < 0)
-        return 0;
-    keys = variant_keys(keys);
-    return strcmp(variant, keys & KEY_STACK ? "stack" : keys & KEY_SHAPE ? "shape" : "name") == 0;
+    return tp_ops_stack_depth(vo ? vo->group : NULL) >= 0 && tp_agg_reads(&ops_spec, vo ? vo->group : NULL, variant);
 }
 
 /* The keys and the stack depth of a --group (a summary file: the default
- * depth) */
+ * depth in its stack section) */
 static long param(const struct tp_view_opts *vo)
 {
-    tp_error err = {0};
-    unsigned keys = keys_of(vo, &err);
     long n = tp_ops_stack_depth(vo ? vo->group : NULL);
-    if (!keys || n < 0)
-        return 0;
-    return tp_agg_param(&ops_spec, keys, variant_keys(keys), keys & KEY_STACK ? n : 0);
+    return n < 0 ? 0 : tp_agg_group_param(&ops_spec, vo ? vo->group : NULL, n);
+}
+static long file_param(const struct tp_view_opts *vo)
+{
+    long n = vo ? param(vo) : 0;
+    return n ? n : TP_OPS_STACK_DEFAULT;
 }
 
 #define OPS_X {"dev_self_ns", "dev_total_ns", "host_self_ns", "tc_self_ns", "tc_total_ns", "cpu_mem_bytes", \
@@ -455,16 +404,9 @@ static const struct tp_summ_desc desc_stack = {
     .keys = {"name", "stack"}, .xs = OPS_X, .scals = {"self_cpu_total_ns", "self_cuda_total_ns"},
 };
 
-/* A summary file's stack section: the default depth. */
-static long file_param(const struct tp_view_opts *vo)
-{
-    long n = vo ? param(vo) : 0;
-    return n ? n : TP_OPS_STACK_DEFAULT;
-}
-
-const struct tp_summ_view tp_summ_ops_name = {&desc_name, "ops", reads, summarize_name, ops_table, param};
-const struct tp_summ_view tp_summ_ops_shape = {&desc_shape, "ops", reads, summarize_shape, ops_table, param};
-const struct tp_summ_view tp_summ_ops_stack = {&desc_stack, "ops", reads, summarize_stack, ops_table, file_param};
+const struct tp_summ_view tp_summ_ops_name = {&desc_name, "ops", reads, summarize, ops_table, param};
+const struct tp_summ_view tp_summ_ops_shape = {&desc_shape, "ops", reads, summarize, ops_table, param};
+const struct tp_summ_view tp_summ_ops_stack = {&desc_stack, "ops", reads, summarize, ops_table, file_param};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
@@ -474,8 +416,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             tp_table_set_chart(*out, &category_chart);
         return rc;
     }
-    unsigned keys = keys_of(vo, err);
-    if (!keys)
+    unsigned keys;
+    if (tp_agg_parse(&ops_spec, vo ? vo->group : NULL, &keys, err) != TP_OK)
         return err->status;
     if (tp_ops_stack_depth(vo ? vo->group : NULL) < 0) {
         char arg[64];
@@ -483,7 +425,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         return tp_error_set(err, TP_ERR_USAGE, "ops: --group stack=N: '%s' is not a positive number of frames", arg);
     }
     /* one trace is a run of one rank: its table comes from its summary */
-    keys = variant_keys(keys);
+    keys = tp_agg_variant_of(&ops_spec, keys)->keys;
     return tp_summ_view_build(keys & KEY_STACK ? &tp_summ_ops_stack : keys & KEY_SHAPE ? &tp_summ_ops_shape
                                                                                        : &tp_summ_ops_name,
                               st, vo, out, err);
