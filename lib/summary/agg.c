@@ -8,6 +8,7 @@
 #include "agg.h"
 #include "checked.h"
 #include "store.h"
+#include "grow.h"
 
 static int key_index(const struct tp_agg_spec *spec, const char *w, size_t len)
 {
@@ -259,6 +260,35 @@ const char *tp_agg_key_device(const void *item, struct tp_sbuf *b)
 {
     const struct tp_agg_row *r = item;
     return id_key(r->st->device, r->row, b);
+}
+
+int tp_agg_local_init(struct tp_agg_local *l, const struct tp_agg_spec *spec, unsigned keys)
+{
+    static const struct tp_summ_desc desc = {.view = "local", .variant = "local"};
+    memset(l, 0, sizeof *l);
+    l->sec = tp_summ_section(&l->s, &desc);
+    if (l->sec)
+        l->sec->nx = TP_SUMM_X;
+    return l->sec && tp_agg_reader_init(&l->rd, spec, keys, l->sec) == 0 ? 0 : -1;
+}
+
+struct tp_sgroup *tp_agg_local_group(struct tp_agg_local *l, const void *item, void **side, size_t *cap, size_t size,
+                                     void **entry)
+{
+    struct tp_sgroup *g = tp_agg_group(&l->rd, l->sec, item);
+    if (!g || tp_grow(side, cap, l->sec->ng, size) < 0)
+        return NULL;
+    *entry = (char *)*side + (size_t)(g - l->sec->g) * size;
+    if (g->n == 0)
+        memset(*entry, 0, size);
+    return g;
+}
+
+void tp_agg_local_free(struct tp_agg_local *l)
+{
+    tp_agg_reader_free(&l->rd);
+    tp_summ_section_free(l->sec);
+    free(l->s.s);
 }
 
 /* ---- summarized views ---- */

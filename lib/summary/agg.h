@@ -172,6 +172,21 @@ unsigned tp_agg_summarizing(const struct tp_agg_spec *spec, const struct tp_sect
 int tp_agg_summ_table(const struct tp_agg_spec *spec, struct tp_section *sec, const char *path, const char *group,
                       void *ctx, tp_table **out, tp_error *err);
 
+/* A view's own section, not summarized (Ascend's CSV views): made and
+ * keyed; per-group state of the view beside it (an array grown as groups
+ * come).  init: 0 or -1 (out of memory). */
+struct tp_agg_local {
+    tp_summary s;
+    struct tp_section *sec;
+    struct tp_agg_reader rd;
+};
+int tp_agg_local_init(struct tp_agg_local *l, const struct tp_agg_spec *spec, unsigned keys);
+/* The group of an item and its entry in *side (elements of `size` bytes,
+ * zeroed for a new group) into *entry; NULL on out of memory. */
+struct tp_sgroup *tp_agg_local_group(struct tp_agg_local *l, const void *item, void **side, size_t *cap, size_t size,
+                                     void **entry);
+void tp_agg_local_free(struct tp_agg_local *l);
+
 /* The groups of `from` (keyed by from_keys) rolled up to keys, a subset,
  * into a new section *out (the caller frees it); TP_OK or an error. */
 int tp_agg_rollup(const struct tp_agg_spec *spec, struct tp_section *from, unsigned from_keys, unsigned keys,

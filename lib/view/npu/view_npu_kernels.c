@@ -19,7 +19,6 @@
 #include "view_npu_kernels.h"
 #include "views.h"
 #include "agg.h"
-#include "grow.h"
 
 const struct tp_coldef tp_npu_kernel_cols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "task (kernel) name"},
@@ -232,21 +231,16 @@ struct nitem {
     const struct tp_npu_task *k;
 };
 
-static const char *key_name(const void *it, struct tp_sbuf *b)
-{
-    (void)b;
-    return tp_store_str(((const struct nitem *)it)->st, ((const struct nitem *)it)->k->name);
-}
-static const char *key_core(const void *it, struct tp_sbuf *b)
-{
-    (void)b;
-    return tp_store_str(((const struct nitem *)it)->st, ((const struct nitem *)it)->k->core);
-}
-static const char *key_type(const void *it, struct tp_sbuf *b)
-{
-    (void)b;
-    return tp_store_str(((const struct nitem *)it)->st, ((const struct nitem *)it)->k->type);
-}
+/* the task's text fields (strtab) */
+#define TASK_TEXT(fn, field) \
+    static const char *fn(const void *it, struct tp_sbuf *b) \
+    { \
+        (void)b; \
+        return tp_store_str(((const struct nitem *)it)->st, ((const struct nitem *)it)->k->field); \
+    }
+TASK_TEXT(key_name, name)
+TASK_TEXT(key_core, core)
+TASK_TEXT(key_type, type)
 static const char *key_bd(const void *it, struct tp_sbuf *b)
 {
     int64_t bd = ((const struct nitem *)it)->k->block_dim;
@@ -324,35 +318,27 @@ static int cell_core(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned k
 }
 
 static const struct tp_agg_key npu_keys[] = {
-    {"name", key_name, 0, 0, NULL},     {"core", key_core, 0, 0, NULL},     {"block_dim", key_bd, 0, 0, NULL},
-    {"type", key_type, 1, 0, NULL},     {"stream_id", key_stream, 1, 0, NULL}, {"device", key_device, 1, 0, NULL},
+    TP_AGG_KEY("name", key_name), TP_AGG_KEY("core", key_core), TP_AGG_KEY("block_dim", key_bd),
+    {"type", key_type, 1, 0, NULL}, {"stream_id", key_stream, 1, 0, NULL}, {"device", key_device, 1, 0, NULL},
 };
 static const struct tp_agg_set npu_sets[] = {
     {"props", KEY_NAME | KEY_CORE | KEY_BD, "name,core,block_dim,calls,total,min,mean,max,pct"},
 };
-#define SUM_X(col, x) {col, TP_AGG_SUM, x, 0, 0, 0, NULL, 0, NULL}
-#define CELL(col, fn, unless) {col, TP_AGG_CELL, 0, 0, 0, 0, NULL, unless, fn}
 static const struct tp_agg_metric npu_metrics[] = {
-    CELL("core", cell_core, KEY_CORE),
-    {"calls", TP_AGG_CALLS, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    CELL("total", cell_total, 0),
-    {"min", TP_AGG_MIN, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    CELL("mean", cell_mean, 0),
-    {"max", TP_AGG_MAX, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    {"pct", TP_AGG_PCT, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    SUM_X("ai_core", 0), SUM_X("ai_vector_core", 1), SUM_X("mix_aic", 2), SUM_X("mix_aiv", 3), SUM_X("comm", 4),
-    SUM_X("other_core", 5), SUM_X("total_exact", TP_AGG_DUR),
+    TP_AGG_CELL_OF("core", cell_core, KEY_CORE), TP_AGG_M("calls", TP_AGG_CALLS, TP_AGG_DUR),
+    TP_AGG_CELL_OF("total", cell_total, 0),      TP_AGG_M("min", TP_AGG_MIN, TP_AGG_DUR),
+    TP_AGG_CELL_OF("mean", cell_mean, 0),        TP_AGG_M("max", TP_AGG_MAX, TP_AGG_DUR),
+    TP_AGG_M("pct", TP_AGG_PCT, TP_AGG_DUR),     TP_AGG_M("ai_core", TP_AGG_SUM, 0),
+    TP_AGG_M("ai_vector_core", TP_AGG_SUM, 1),   TP_AGG_M("mix_aic", TP_AGG_SUM, 2),
+    TP_AGG_M("mix_aiv", TP_AGG_SUM, 3),          TP_AGG_M("comm", TP_AGG_SUM, 4),
+    TP_AGG_M("other_core", TP_AGG_SUM, 5),       TP_AGG_M("total_exact", TP_AGG_SUM, TP_AGG_DUR),
 };
 static const struct tp_agg_spec npu_spec = {
-    .view = "kernels", .cols = tp_npu_kernel_cols, .ncols = NK_N,
-    .keys = npu_keys, .nkeys = sizeof npu_keys / sizeof *npu_keys,
-    .sets = npu_sets, .nsets = sizeof npu_sets / sizeof *npu_sets,
-    .metrics = npu_metrics, .nmetrics = sizeof npu_metrics / sizeof *npu_metrics,
-    .default_keys = KEY_NAME,
-    .metric_columns = "core,calls,total,min,mean,max,pct",
+    .view = "kernels", .cols = tp_npu_kernel_cols, .ncols = NK_N, TP_AGG_ARRAY(keys, npu_keys),
+    TP_AGG_ARRAY(sets, npu_sets), TP_AGG_ARRAY(metrics, npu_metrics), .default_keys = KEY_NAME,
+    .metric_columns = "core,calls,total,min,mean,max,pct", .others = "all",
     /* by exact total (the plugin's table sorts by calls); ties in file order */
     .sort = {TP_AGG_DUR, TP_AGG_DUR, 0, 0, NULL},
-    .others = "all",
 };
 
 /* --plot: each row's share of the device task time (write_chart.c) */
@@ -360,16 +346,13 @@ static const char *const share_cols[] = {"total"};
 static const struct tp_chart npu_kernels_chart = {TP_CHART_SHARE, "name", NULL, share_cols, 1, NULL, NULL, NULL};
 
 /* One task into its group: 0, -1 out of memory, -2 a sum beyond int64. */
-static int add(struct tp_agg_reader *rd, struct tp_section *sec, struct kctx *c, const struct nitem *it, size_t i,
-               int64_t *all)
+static int add(struct tp_agg_local *l, struct kctx *c, const struct nitem *it, size_t i, int64_t *all)
 {
     const struct tp_npu_task *k = it->k;
-    struct tp_sgroup *g = tp_agg_group(rd, sec, it);
-    if (!g || tp_grow((void **)&c->side, &c->cap, sec->ng, sizeof *c->side) < 0)
+    struct side *s;
+    struct tp_sgroup *g = tp_agg_local_group(l, it, (void **)&c->side, &c->cap, sizeof *c->side, (void **)&s);
+    if (!g)
         return -1;
-    struct side *s = &c->side[g - sec->g];
-    if (g->n == 0)
-        memset(s, 0, sizeof *s);
     s->rtotal = g->n == 0 ? k->dur_us : tp_npu_round2(s->rtotal + k->dur_us);
     int q = 0;
     while (q < s->ncore && s->core[q] != k->core) q++;
@@ -379,7 +362,7 @@ static int add(struct tp_agg_reader *rd, struct tp_section *sec, struct kctx *c,
     if (tp_npu_add(&total, k->dur) < 0 || tp_npu_add(&g->x[core_slot(tp_store_str(it->st, k->core))], k->dur) < 0 ||
         tp_npu_add(all, k->dur) < 0)
         return -2;
-    return tp_summ_add(g, k->dur) < 0 || tp_summ_seen(sec, g, 0, (int64_t)i) < 0 ? -1 : 0;
+    return tp_summ_add(g, k->dur) < 0 || tp_summ_seen(l->sec, g, 0, (int64_t)i) < 0 ? -1 : 0;
 }
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -393,25 +376,17 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "kernels", tp_npu_kernel_cols, NK_N, out, err);
     if (group_all)
         return tp_npu_kernels_all(st, out, err);
-    static const struct tp_summ_desc desc = {.view = "kernels", .variant = "npu", .nx = 6};
-    tp_summary s = {0};
-    struct tp_section *sec = tp_summ_section(&s, &desc);
+    struct tp_agg_local l;
     struct kctx c = {st, NULL, 0};
-    struct tp_agg_reader rd;
     int64_t all = 0;
-    int rc = !sec || tp_agg_reader_init(&rd, &npu_spec, keys, sec) < 0 ? -1 : 0;
+    int rc = tp_agg_local_init(&l, &npu_spec, keys);
     for (size_t i = 0; rc == 0 && i < d->ntasks; i++)
-        rc = add(&rd, sec, &c, &(struct nitem){st, &d->tasks[i]}, i, &all);
-    if (sec)
-        tp_agg_reader_free(&rd);
-    if (rc == 0)
-        rc = tp_agg_table(&npu_spec, sec, keys, &c, out, err);
-    else
-        rc = rc == -2 ? tp_npu_overflow(st, "kernel durations", err) : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        rc = add(&l, &c, &(struct nitem){st, &d->tasks[i]}, i, &all);
+    rc = rc == 0 ? tp_agg_table(&npu_spec, l.sec, keys, &c, out, err)
+         : rc == -2 ? tp_npu_overflow(st, "kernel durations", err) : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if (rc == TP_OK && vo && vo->plot)
         tp_table_set_chart(*out, &npu_kernels_chart);
-    tp_summ_section_free(sec);
-    free(s.s);
+    tp_agg_local_free(&l);
     free(c.side);
     return rc;
 }

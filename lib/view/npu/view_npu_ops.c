@@ -17,7 +17,6 @@
 #include "ascend.h"
 #include "views.h"
 #include "agg.h"
-#include "grow.h"
 
 static const struct tp_coldef cols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "operator name"},
@@ -88,21 +87,15 @@ struct oitem {
     const tp_store *st;
     const struct tp_npu_op *o;
 };
-static const char *key_name(const void *it, struct tp_sbuf *b)
-{
-    (void)b;
-    return tp_store_str(((const struct oitem *)it)->st, ((const struct oitem *)it)->o->name);
-}
-static const char *key_shape(const void *it, struct tp_sbuf *b)
-{
-    (void)b;
-    return tp_store_str(((const struct oitem *)it)->st, ((const struct oitem *)it)->o->shapes);
-}
-static const char *key_stack(const void *it, struct tp_sbuf *b)
-{
-    (void)b;
-    return tp_store_str(((const struct oitem *)it)->st, ((const struct oitem *)it)->o->stack);
-}
+#define OP_TEXT(fn, field) \
+    static const char *fn(const void *it, struct tp_sbuf *b) \
+    { \
+        (void)b; \
+        return tp_store_str(((const struct oitem *)it)->st, ((const struct oitem *)it)->o->field); \
+    }
+OP_TEXT(key_name, name)
+OP_TEXT(key_shape, shapes)
+OP_TEXT(key_stack, stack)
 static const char *show_shape(const char *key, struct tp_sbuf *b)
 {
     tp_npu_trans_shape(key, b);
@@ -164,32 +157,25 @@ enum { KEY_NAME = 1, KEY_SHAPE = 2, KEY_STACK = 4 };
 /* the exact sums: the count and sum are the device self time's */
 enum { X_HSELF, X_HTOTAL, X_DTOTAL, X_ASELF, X_ATOTAL };
 static const struct tp_agg_key op_keys[] = {
-    {"name", key_name, 0, 0, NULL}, {"shape", key_shape, 0, 0, show_shape}, {"stack", key_stack, 0, 0, show_stack},
+    TP_AGG_KEY("name", key_name), {"shape", key_shape, 0, 0, show_shape}, {"stack", key_stack, 0, 0, show_stack},
 };
+#define OP_COLUMNS "calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total"
 static const struct tp_agg_set op_sets[] = {
-    {"shape", KEY_NAME | KEY_SHAPE,
-     "name,shape,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total"},
-    {"stack", KEY_NAME | KEY_STACK,
-     "name,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total,stack"},
+    {"shape", KEY_NAME | KEY_SHAPE, "name,shape," OP_COLUMNS},
+    {"stack", KEY_NAME | KEY_STACK, "name," OP_COLUMNS ",stack"},
 };
-#define CELL(col, fn) {col, TP_AGG_CELL, 0, 0, 0, 0, NULL, 0, fn}
-#define SUM(col, x) {col, TP_AGG_SUM, x, 0, 0, 0, NULL, 0, NULL}
 static const struct tp_agg_metric op_metrics[] = {
-    {"calls", TP_AGG_CALLS, TP_AGG_DUR, 0, 0, 0, NULL, 0, NULL},
-    CELL("dev_self", cell_time), CELL("dev_total", cell_time), CELL("host_self", cell_time),
-    CELL("host_total", cell_time), CELL("ai_core_eligible", cell_ai), CELL("ai_core_self", cell_ai),
-    CELL("ai_core_total", cell_ai),
-    SUM("dev_self_exact", TP_AGG_DUR), SUM("dev_total_exact", X_DTOTAL), SUM("host_self_exact", X_HSELF),
-    SUM("host_total_exact", X_HTOTAL),
-    {"call_stack", TP_AGG_FLAG, 0, 0, 0, 0, NULL, 0, NULL},
+    TP_AGG_M("calls", TP_AGG_CALLS, TP_AGG_DUR),       TP_AGG_CELL_OF("dev_self", cell_time, 0),
+    TP_AGG_CELL_OF("dev_total", cell_time, 0),         TP_AGG_CELL_OF("host_self", cell_time, 0),
+    TP_AGG_CELL_OF("host_total", cell_time, 0),        TP_AGG_CELL_OF("ai_core_eligible", cell_ai, 0),
+    TP_AGG_CELL_OF("ai_core_self", cell_ai, 0),        TP_AGG_CELL_OF("ai_core_total", cell_ai, 0),
+    TP_AGG_M("dev_self_exact", TP_AGG_SUM, TP_AGG_DUR), TP_AGG_M("dev_total_exact", TP_AGG_SUM, X_DTOTAL),
+    TP_AGG_M("host_self_exact", TP_AGG_SUM, X_HSELF),  TP_AGG_M("host_total_exact", TP_AGG_SUM, X_HTOTAL),
+    TP_AGG_M("call_stack", TP_AGG_FLAG, 0),
 };
 static const struct tp_agg_spec op_spec = {
-    .view = "ops", .cols = cols, .ncols = C_N,
-    .keys = op_keys, .nkeys = sizeof op_keys / sizeof *op_keys,
-    .sets = op_sets, .nsets = sizeof op_sets / sizeof *op_sets,
-    .metrics = op_metrics, .nmetrics = sizeof op_metrics / sizeof *op_metrics,
-    .default_keys = KEY_NAME,
-    .metric_columns = "calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total",
+    .view = "ops", .cols = cols, .ncols = C_N, TP_AGG_ARRAY(keys, op_keys), TP_AGG_ARRAY(sets, op_sets),
+    TP_AGG_ARRAY(metrics, op_metrics), .default_keys = KEY_NAME, .metric_columns = OP_COLUMNS,
     .sort = {0, 0, 0, 0, by_dself},   /* the plugin's device self time; ties in file order */
 };
 
@@ -199,15 +185,13 @@ static const char *const share_cols[] = {"dev_self", "host_self", "dev_total", "
 static const struct tp_chart npu_ops_chart = {TP_CHART_SHARE, "name", "shape", share_cols, 4, NULL, NULL, NULL};
 
 /* One operator into its group: 0, -1 out of memory, -2 a sum beyond int64. */
-static int add(struct tp_agg_reader *rd, struct tp_section *sec, struct ctx *c, const struct oitem *it, size_t i)
+static int add(struct tp_agg_local *l, struct ctx *c, const struct oitem *it, size_t i)
 {
     const struct tp_npu_op *o = it->o;
-    struct tp_sgroup *g = tp_agg_group(rd, sec, it);
-    if (!g || tp_grow((void **)&c->r, &c->cap, sec->ng, sizeof *c->r) < 0)
+    double *r;
+    struct tp_sgroup *g = tp_agg_local_group(l, it, (void **)&c->r, &c->cap, sizeof *c->r, (void **)&r);
+    if (!g)
         return -1;
-    double *r = c->r[g - sec->g];
-    if (g->n == 0)
-        memset(r, 0, sizeof *c->r);
     int64_t dself = g->sum;
     if (tp_npu_add(&g->x[X_HSELF], o->host_self) < 0 || tp_npu_add(&g->x[X_HTOTAL], o->host_total) < 0 ||
         tp_npu_add(&dself, o->dev_self) < 0 || tp_npu_add(&g->x[X_DTOTAL], o->dev_total) < 0 ||
@@ -217,7 +201,7 @@ static int add(struct tp_agg_reader *rd, struct tp_section *sec, struct ctx *c, 
         r[q] = tp_npu_round2(r[q] + o->us[q]);
     if (tp_store_str(it->st, o->stack)[0])
         g->flag = 1;
-    return tp_summ_add(g, o->dev_self) < 0 || tp_summ_seen(sec, g, 0, (int64_t)i) < 0 ? -1 : 0;
+    return tp_summ_add(g, o->dev_self) < 0 || tp_summ_seen(l->sec, g, 0, (int64_t)i) < 0 ? -1 : 0;
 }
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -228,25 +212,16 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         return err->status;
     if (!d || !(d->files & TP_NPU_OPERATOR_DETAILS))
         return tp_npu_missing(st, TP_NPU_OPERATOR_DETAILS, "ops", cols, C_N, out, err);
-    static const struct tp_summ_desc desc = {.view = "ops", .variant = "npu", .nx = 5};
-    tp_summary s = {0};
-    struct tp_section *sec = tp_summ_section(&s, &desc);
+    struct tp_agg_local l;
     struct ctx c = {st, NULL, 0};
-    struct tp_agg_reader rd;
-    int rc = !sec || tp_agg_reader_init(&rd, &op_spec, keys, sec) < 0 ? -1 : 0;
+    int rc = tp_agg_local_init(&l, &op_spec, keys);
     for (size_t i = 0; rc == 0 && i < d->nops; i++)
-        rc = add(&rd, sec, &c, &(struct oitem){st, &d->ops[i]}, i);
-    if (sec)
-        tp_agg_reader_free(&rd);
-    if (rc == 0)
-        rc = tp_agg_table(&op_spec, sec, keys, &c, out, err);
-    else
-        rc = rc == -2 ? tp_npu_overflow(st, "operator durations", err)
-                      : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+        rc = add(&l, &c, &(struct oitem){st, &d->ops[i]}, i);
+    rc = rc == 0 ? tp_agg_table(&op_spec, l.sec, keys, &c, out, err)
+         : rc == -2 ? tp_npu_overflow(st, "operator durations", err) : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if (rc == TP_OK && vo && vo->plot)
         tp_table_set_chart(*out, &npu_ops_chart);
-    tp_summ_section_free(sec);
-    free(s.s);
+    tp_agg_local_free(&l);
     free(c.r);
     return rc;
 }
