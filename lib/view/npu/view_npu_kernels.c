@@ -20,6 +20,67 @@
 #include "views.h"
 #include "agg.h"
 
+/* The PMU columns of an aic_metrics set, the same for the AI Core (aic_)
+ * and the AI Vector Core (aiv_): key, header (the key and its unit) and
+ * description. */
+#define PMU(p, core, key, unit, what) {p key, p key unit, TP_COL_NUM, -1, 0, core ": " what}
+#define PMU_COLS(p, core) \
+    PMU(p, core, "_total_cycles", "", "cycles"), \
+    PMU(p, core, "_mac_time", "(us)", "cube (MAC) time, PipeUtilization"), \
+    PMU(p, core, "_mac_ratio", "", "cube (MAC) share of the time, PipeUtilization"), \
+    PMU(p, core, "_scalar_time", "(us)", "scalar time, PipeUtilization"), \
+    PMU(p, core, "_scalar_ratio", "", "scalar share, PipeUtilization"), \
+    PMU(p, core, "_mte1_time", "(us)", "MTE1 (L1->L0) time, PipeUtilization"), \
+    PMU(p, core, "_mte1_ratio", "", "MTE1 share, PipeUtilization"), \
+    PMU(p, core, "_mte2_time", "(us)", "MTE2 (GM->L1/UB) time, PipeUtilization"), \
+    PMU(p, core, "_mte2_ratio", "", "MTE2 share, PipeUtilization"), \
+    PMU(p, core, "_mte3_time", "(us)", "MTE3 (UB->GM) time, PipeUtilization"), \
+    PMU(p, core, "_mte3_ratio", "", "MTE3 share, PipeUtilization"), \
+    PMU(p, core, "_fixpipe_time", "(us)", "FixPipe time, PipeUtilization"), \
+    PMU(p, core, "_fixpipe_ratio", "", "FixPipe share, PipeUtilization"), \
+    PMU(p, core, "_vec_time", "(us)", "vector time, PipeUtilization"), \
+    PMU(p, core, "_vec_ratio", "", "vector share, PipeUtilization"), \
+    PMU(p, core, "_icache_miss_rate", "", "instruction cache miss rate, PipeUtilization"), \
+    PMU(p, core, "_mac_fp16_ratio", "", "fp16 cube share, ArithmeticUtilization"), \
+    PMU(p, core, "_mac_int8_ratio", "", "int8 cube share, ArithmeticUtilization"), \
+    PMU(p, core, "_vec_fp32_ratio", "", "fp32 vector share, ArithmeticUtilization"), \
+    PMU(p, core, "_vec_fp16_ratio", "", "fp16 vector share, ArithmeticUtilization"), \
+    PMU(p, core, "_vec_int32_ratio", "", "int32 vector share, ArithmeticUtilization"), \
+    PMU(p, core, "_vec_misc_ratio", "", "other vector share, ArithmeticUtilization"), \
+    PMU(p, core, "_cube_fops", "", "cube floating point ops, ArithmeticUtilization"), \
+    PMU(p, core, "_vector_fops", "", "vector floating point ops, ArithmeticUtilization"), \
+    PMU(p, core, "_ub_read_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_ub_write_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_l1_read_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_l1_write_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_l2_read_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_l2_write_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_main_mem_read_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_main_mem_write_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_scalar_ld_ratio", "", "scalar load share, MemoryL0"), \
+    PMU(p, core, "_scalar_st_ratio", "", "scalar store share, MemoryL0"), \
+    PMU(p, core, "_l0a_read_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0a_write_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0b_read_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0b_write_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0c_read_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0c_write_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0c_read_bw_cube", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0c_write_bw_cube", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_vec_bankgroup_cflt_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_vec_bank_cflt_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_vec_resc_cflt_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_mte1_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_mte2_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_mte3_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_cube_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_vec_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_ub_read_bw_vector", "(GB/s)", "bandwidth, MemoryUB"), \
+    PMU(p, core, "_ub_write_bw_vector", "(GB/s)", "bandwidth, MemoryUB"), \
+    PMU(p, core, "_ub_read_bw_scalar", "(GB/s)", "bandwidth, MemoryUB"), \
+    PMU(p, core, "_ub_write_bw_scalar", "(GB/s)", "bandwidth, MemoryUB")
+
 const struct tp_coldef tp_npu_kernel_cols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "task (kernel) name"},
     {"core", "Core", TP_COL_STR, -1, 0, "Accelerator Core (several: joined with |)"},
@@ -61,155 +122,9 @@ const struct tp_coldef tp_npu_kernel_cols[] = {
     {"hf32_eligible", "HF32Eligible", TP_COL_STR, -1, 0, "HF32 Eligible: YES/NO (--group all)"},
     {"context_id", "ContextId", TP_COL_STR, -1, 0, "Context ID (--group all)"},
     {"aicore_time", "aicore_time(us)", TP_COL_NUM, -1, 0, "AI Core (cube) time of the task"},
-    {"aic_total_cycles", "aic_total_cycles", TP_COL_NUM, -1, 0, "AI Core: cycles"},
-    {"aic_mac_time", "aic_mac_time(us)", TP_COL_NUM, -1, 0, "AI Core: cube (MAC) time, PipeUtilization"},
-    {"aic_mac_ratio", "aic_mac_ratio", TP_COL_NUM, -1, 0, "AI Core: cube (MAC) share of the time, PipeUtilization"},
-    {"aic_scalar_time", "aic_scalar_time(us)", TP_COL_NUM, -1, 0, "AI Core: scalar time, PipeUtilization"},
-    {"aic_scalar_ratio", "aic_scalar_ratio", TP_COL_NUM, -1, 0, "AI Core: scalar share, PipeUtilization"},
-    {"aic_mte1_time", "aic_mte1_time(us)", TP_COL_NUM, -1, 0, "AI Core: MTE1 (L1->L0) time, PipeUtilization"},
-    {"aic_mte1_ratio", "aic_mte1_ratio", TP_COL_NUM, -1, 0, "AI Core: MTE1 share, PipeUtilization"},
-    {"aic_mte2_time", "aic_mte2_time(us)", TP_COL_NUM, -1, 0, "AI Core: MTE2 (GM->L1/UB) time, PipeUtilization"},
-    {"aic_mte2_ratio", "aic_mte2_ratio", TP_COL_NUM, -1, 0, "AI Core: MTE2 share, PipeUtilization"},
-    {"aic_mte3_time", "aic_mte3_time(us)", TP_COL_NUM, -1, 0, "AI Core: MTE3 (UB->GM) time, PipeUtilization"},
-    {"aic_mte3_ratio", "aic_mte3_ratio", TP_COL_NUM, -1, 0, "AI Core: MTE3 share, PipeUtilization"},
-    {"aic_fixpipe_time", "aic_fixpipe_time(us)", TP_COL_NUM, -1, 0, "AI Core: FixPipe time, PipeUtilization"},
-    {"aic_fixpipe_ratio", "aic_fixpipe_ratio", TP_COL_NUM, -1, 0, "AI Core: FixPipe share, PipeUtilization"},
-    {"aic_vec_time", "aic_vec_time(us)", TP_COL_NUM, -1, 0, "AI Core: vector time, PipeUtilization"},
-    {"aic_vec_ratio", "aic_vec_ratio", TP_COL_NUM, -1, 0, "AI Core: vector share, PipeUtilization"},
-    {"aic_icache_miss_rate", "aic_icache_miss_rate", TP_COL_NUM, -1, 0,
-     "AI Core: instruction cache miss rate, PipeUtilization"},
-    {"aic_mac_fp16_ratio", "aic_mac_fp16_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: fp16 cube share, ArithmeticUtilization"},
-    {"aic_mac_int8_ratio", "aic_mac_int8_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: int8 cube share, ArithmeticUtilization"},
-    {"aic_vec_fp32_ratio", "aic_vec_fp32_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: fp32 vector share, ArithmeticUtilization"},
-    {"aic_vec_fp16_ratio", "aic_vec_fp16_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: fp16 vector share, ArithmeticUtilization"},
-    {"aic_vec_int32_ratio", "aic_vec_int32_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: int32 vector share, ArithmeticUtilization"},
-    {"aic_vec_misc_ratio", "aic_vec_misc_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: other vector share, ArithmeticUtilization"},
-    {"aic_cube_fops", "aic_cube_fops", TP_COL_NUM, -1, 0, "AI Core: cube floating point ops, ArithmeticUtilization"},
-    {"aic_vector_fops", "aic_vector_fops", TP_COL_NUM, -1, 0,
-     "AI Core: vector floating point ops, ArithmeticUtilization"},
-    {"aic_ub_read_bw", "aic_ub_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_ub_write_bw", "aic_ub_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_l1_read_bw", "aic_l1_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_l1_write_bw", "aic_l1_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_l2_read_bw", "aic_l2_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_l2_write_bw", "aic_l2_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_main_mem_read_bw", "aic_main_mem_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_main_mem_write_bw", "aic_main_mem_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_scalar_ld_ratio", "aic_scalar_ld_ratio", TP_COL_NUM, -1, 0, "AI Core: scalar load share, MemoryL0"},
-    {"aic_scalar_st_ratio", "aic_scalar_st_ratio", TP_COL_NUM, -1, 0, "AI Core: scalar store share, MemoryL0"},
-    {"aic_l0a_read_bw", "aic_l0a_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0a_write_bw", "aic_l0a_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0b_read_bw", "aic_l0b_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0b_write_bw", "aic_l0b_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0c_read_bw", "aic_l0c_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0c_write_bw", "aic_l0c_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0c_read_bw_cube", "aic_l0c_read_bw_cube(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0c_write_bw_cube", "aic_l0c_write_bw_cube(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_vec_bankgroup_cflt_ratio", "aic_vec_bankgroup_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_vec_bank_cflt_ratio", "aic_vec_bank_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_vec_resc_cflt_ratio", "aic_vec_resc_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_mte1_iq_full_ratio", "aic_mte1_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_mte2_iq_full_ratio", "aic_mte2_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_mte3_iq_full_ratio", "aic_mte3_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_cube_iq_full_ratio", "aic_cube_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_vec_iq_full_ratio", "aic_vec_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_iq_full_ratio", "aic_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_ub_read_bw_vector", "aic_ub_read_bw_vector(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryUB"},
-    {"aic_ub_write_bw_vector", "aic_ub_write_bw_vector(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryUB"},
-    {"aic_ub_read_bw_scalar", "aic_ub_read_bw_scalar(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryUB"},
-    {"aic_ub_write_bw_scalar", "aic_ub_write_bw_scalar(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryUB"},
+    PMU_COLS("aic", "AI Core"),
     {"aiv_time", "aiv_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core time of the task"},
-    {"aiv_total_cycles", "aiv_total_cycles", TP_COL_NUM, -1, 0, "AI Vector Core: cycles"},
-    {"aiv_mac_time", "aiv_mac_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: cube (MAC) time, PipeUtilization"},
-    {"aiv_mac_ratio", "aiv_mac_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: cube (MAC) share of the time, PipeUtilization"},
-    {"aiv_scalar_time", "aiv_scalar_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: scalar time, PipeUtilization"},
-    {"aiv_scalar_ratio", "aiv_scalar_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: scalar share, PipeUtilization"},
-    {"aiv_mte1_time", "aiv_mte1_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: MTE1 (L1->L0) time, PipeUtilization"},
-    {"aiv_mte1_ratio", "aiv_mte1_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: MTE1 share, PipeUtilization"},
-    {"aiv_mte2_time", "aiv_mte2_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: MTE2 (GM->L1/UB) time, PipeUtilization"},
-    {"aiv_mte2_ratio", "aiv_mte2_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: MTE2 share, PipeUtilization"},
-    {"aiv_mte3_time", "aiv_mte3_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: MTE3 (UB->GM) time, PipeUtilization"},
-    {"aiv_mte3_ratio", "aiv_mte3_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: MTE3 share, PipeUtilization"},
-    {"aiv_fixpipe_time", "aiv_fixpipe_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: FixPipe time, PipeUtilization"},
-    {"aiv_fixpipe_ratio", "aiv_fixpipe_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: FixPipe share, PipeUtilization"},
-    {"aiv_vec_time", "aiv_vec_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: vector time, PipeUtilization"},
-    {"aiv_vec_ratio", "aiv_vec_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: vector share, PipeUtilization"},
-    {"aiv_icache_miss_rate", "aiv_icache_miss_rate", TP_COL_NUM, -1, 0,
-     "AI Vector Core: instruction cache miss rate, PipeUtilization"},
-    {"aiv_mac_fp16_ratio", "aiv_mac_fp16_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: fp16 cube share, ArithmeticUtilization"},
-    {"aiv_mac_int8_ratio", "aiv_mac_int8_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: int8 cube share, ArithmeticUtilization"},
-    {"aiv_vec_fp32_ratio", "aiv_vec_fp32_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: fp32 vector share, ArithmeticUtilization"},
-    {"aiv_vec_fp16_ratio", "aiv_vec_fp16_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: fp16 vector share, ArithmeticUtilization"},
-    {"aiv_vec_int32_ratio", "aiv_vec_int32_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: int32 vector share, ArithmeticUtilization"},
-    {"aiv_vec_misc_ratio", "aiv_vec_misc_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: other vector share, ArithmeticUtilization"},
-    {"aiv_cube_fops", "aiv_cube_fops", TP_COL_NUM, -1, 0,
-     "AI Vector Core: cube floating point ops, ArithmeticUtilization"},
-    {"aiv_vector_fops", "aiv_vector_fops", TP_COL_NUM, -1, 0,
-     "AI Vector Core: vector floating point ops, ArithmeticUtilization"},
-    {"aiv_ub_read_bw", "aiv_ub_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_ub_write_bw", "aiv_ub_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_l1_read_bw", "aiv_l1_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_l1_write_bw", "aiv_l1_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_l2_read_bw", "aiv_l2_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_l2_write_bw", "aiv_l2_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_main_mem_read_bw", "aiv_main_mem_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_main_mem_write_bw", "aiv_main_mem_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_scalar_ld_ratio", "aiv_scalar_ld_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: scalar load share, MemoryL0"},
-    {"aiv_scalar_st_ratio", "aiv_scalar_st_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: scalar store share, MemoryL0"},
-    {"aiv_l0a_read_bw", "aiv_l0a_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0a_write_bw", "aiv_l0a_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0b_read_bw", "aiv_l0b_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0b_write_bw", "aiv_l0b_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0c_read_bw", "aiv_l0c_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0c_write_bw", "aiv_l0c_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0c_read_bw_cube", "aiv_l0c_read_bw_cube(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0c_write_bw_cube", "aiv_l0c_write_bw_cube(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_vec_bankgroup_cflt_ratio", "aiv_vec_bankgroup_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_vec_bank_cflt_ratio", "aiv_vec_bank_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_vec_resc_cflt_ratio", "aiv_vec_resc_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_mte1_iq_full_ratio", "aiv_mte1_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_mte2_iq_full_ratio", "aiv_mte2_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_mte3_iq_full_ratio", "aiv_mte3_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_cube_iq_full_ratio", "aiv_cube_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_vec_iq_full_ratio", "aiv_vec_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_iq_full_ratio", "aiv_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_ub_read_bw_vector", "aiv_ub_read_bw_vector(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryUB"},
-    {"aiv_ub_write_bw_vector", "aiv_ub_write_bw_vector(GB/s)", TP_COL_NUM, -1, 0,
-     "AI Vector Core: bandwidth, MemoryUB"},
-    {"aiv_ub_read_bw_scalar", "aiv_ub_read_bw_scalar(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryUB"},
-    {"aiv_ub_write_bw_scalar", "aiv_ub_write_bw_scalar(GB/s)", TP_COL_NUM, -1, 0,
-     "AI Vector Core: bandwidth, MemoryUB"},
+    PMU_COLS("aiv", "AI Vector Core"),
     {"cube_utilization", "cube_utilization(%)", TP_COL_NUM, -1, 0, "cube utilization (%), PipeUtilization"},
     {"extra", "Extra", TP_COL_STR, -1, 0, "other extra kernel_details columns, NAME=VALUE; ... (--group all)"},
 };
