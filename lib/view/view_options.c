@@ -110,9 +110,16 @@ void tp_view_print_options(const tp_view *v, FILE *out)
     for (size_t i = 0; i < n; i++) {
         char head[128];
         snprintf(head, sizeof head, "%s%s%s", opts[i].name, opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-        char keys[512] = "";
+        char keys[1024] = "";
+        const tp_view *twin = keyed ? tp_view_npu_twin(keyed) : NULL;
+        size_t o = 0;
         if (strcmp(opts[i].name, "group") == 0 && keyed && keyed->group_keys)
-            keyed->group_keys(keys, sizeof keys);   /* generated from the view's key columns */
+            o = keyed->group_keys(keys, sizeof keys);   /* generated from the view's key columns */
+        if (o && o < sizeof keys && twin && twin != keyed && twin->group_keys) {
+            o += (size_t)snprintf(keys + o, sizeof keys - o, "; Ascend: ");
+            if (o < sizeof keys)
+                twin->group_keys(keys + o, sizeof keys - o);
+        }
         fprintf(out, "  --%-*s  %s%s%s\n", (int)w, head, opts[i].help ? opts[i].help : "", *keys ? " " : "", keys);
     }
 }

@@ -239,8 +239,7 @@ static size_t group_words(char *buf, size_t cap)
 static const struct tp_view_option kernels_options[] = {
     TP_VOPT_FILTERS,
     TP_VOPT_STRING("group", "G", group, "name (default), props: per launch shape and op, or a comma list of "
-                   "keys (Ascend: name, core, props or all: every task with its PMU columns; with --short: "
-                   "histogram); keys:"),
+                   "keys (Ascend: also all: every task with its PMU columns; with --short: histogram); keys:"),
     TP_VOPT_MICROSECONDS("short", "US", short_us, "the kernels under US µs (TraceLens' threshold: 10) per operator, "
                          "input dims and name (kineto, nsys inputs)"),
     TP_VOPT_FLAG("plot", plot, "a bar per kernel: its share of the kernel time (-w or terminal wide)"),

@@ -446,8 +446,8 @@ static size_t group_words(char *buf, size_t cap)
 static const struct tp_view_option ops_options[] = {
     TP_VOPT_FILTERS,
     TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, stack[=N]: per name and the "
-                   "first N (5) frames of its call stack (key_averages' group_by_stack_n), category: "
-                   "TraceLens' op categories, or a comma list of keys (Ascend: name, shape, stack); keys:"),
+                   "first N (5) frames of its call stack (key_averages' group_by_stack_n; Ascend: the whole stack), "
+                   "category: TraceLens' op categories, or a comma list of keys:"),
     TP_VOPT_FLAG("plot", plot, "a bar per operator: its share of the device self time (-w or terminal wide)"),
 };
 

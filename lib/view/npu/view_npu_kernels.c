@@ -317,6 +317,11 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return tp_agg_columns(&npu_spec, vo ? vo->group : NULL);
 }
 
+static size_t group_words(char *buf, size_t cap)
+{
+    return tp_agg_describe(&npu_spec, buf, cap);
+}
+
 const tp_view tp_view_npu_kernels = {
     .name = "kernels",
     .summary = "Ascend plugin Kernel statistics: time per task name, per core type (--group core|props|all: every task, PMU columns)",
@@ -325,4 +330,5 @@ const tp_view tp_view_npu_kernels = {
     .default_columns = "name,core,calls,total,min,mean,max,pct",
     .build = build,
     .columns_for = columns_for,
+    .group_keys = group_words,
 };

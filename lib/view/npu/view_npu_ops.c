@@ -231,6 +231,11 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return tp_agg_columns(&op_spec, vo ? vo->group : NULL);
 }
 
+static size_t group_words(char *buf, size_t cap)
+{
+    return tp_agg_describe(&op_spec, buf, cap);
+}
+
 const tp_view tp_view_npu_ops = {
     .name = "ops",
     .summary = "Ascend plugin Operator view: time per operator (--group shape|stack)",
@@ -239,4 +244,5 @@ const tp_view tp_view_npu_ops = {
     .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total",
     .build = build,
     .columns_for = columns_for,
+    .group_keys = group_words,
 };
