@@ -6,7 +6,8 @@
 # total, min, max), their order (total descending, ties in first-seen
 # order) and the share column; on the plugin's ResNet-50 trace and on
 # param's 8-rank DLRM run with --merge (summaries merged), where the bytes
-# are also those of the concatenated store (TPROF_MERGE_CONCAT=1).  Then:
+# are also those of the concatenated store (TPROF_MERGE_CONCAT=1), as are
+# those of ops lists merged over the ResNet-50 spans.  Then:
 # summary files roll up to the key sets that are subsets of a stored one
 # (same bytes as --merge of the traces), and refuse the others with a
 # message; a key set named in full prints what its set name prints; an
@@ -105,6 +106,14 @@ for keys in (['grid', 'block'], ['name', 'stream'], ['stream', 'device']):
     a = run('kernels', '--csv', '--merge', '--group', ','.join(keys), DLRM)
     b = run('kernels', '--csv', '--merge', '--group', ','.join(keys), DLRM, env={'TPROF_MERGE_CONCAT': '1'})
     ok('dlrm_merge_concat.' + '_'.join(keys), a[:2] == b[:2] and a[0] == 0, 'summaries and concatenated store differ')
+
+# ops lists merge by summaries as the concatenated store prints them
+RS = os.path.dirname(F)
+for g in ('shape,stack=3', 'stack,shape', 'name,shape,stack', 'shape'):
+    a = run('ops', '--csv', '--merge', '--group', g, RS)
+    b = run('ops', '--csv', '--merge', '--group', g, RS, env={'TPROF_MERGE_CONCAT': '1'})
+    ok('ops_merge_concat.' + g.replace(',', '_').replace('=', ''), a == b and a[0] == 0 and a[1].count('\n') > 10,
+       'summaries and concatenated store differ')
 
 # a key set named in full is its set
 for view, full, named in (('kernels', 'name,op,grid,block,regs,smem', 'props'), ('ops', 'name,shape', 'shape'),
