@@ -142,18 +142,48 @@ int tp_agg_reader_init(struct tp_agg_reader *r, const struct tp_agg_spec *spec, 
             r->idx[r->n++] = (int)i;
         }
     sec->nkeys = r->n;
+    r->cache = calloc(TP_AGG_CACHE, sizeof *r->cache);   /* none: every item hashes its keys */
     return 0;
 }
 
 struct tp_sgroup *tp_agg_group(struct tp_agg_reader *r, struct tp_section *sec, const void *item)
 {
     const char *k[TP_SUMM_KEYS];
-    for (int j = 0; j < r->n; j++) {
+    uint64_t h = 0;
+    int own = r->cache != NULL, j;   /* every key a string of the reader's own (not written into b) */
+    for (j = 0; j < r->n; j++) {
         r->b[j].len = 0;
         if (!(k[j] = r->spec->keys[r->idx[j]].read(item, &r->b[j])) || r->b[j].oom)
             return NULL;
+        own &= r->b[j].len == 0;
+        h = (h ^ (uint64_t)(uintptr_t)k[j]) * 0x9E3779B97F4A7C15ULL;
     }
-    return tp_summ_group(sec, k);
+    struct tp_agg_cached *c = own ? &r->cache[h >> 52 & (TP_AGG_CACHE - 1)] : NULL;
+    for (j = 0; c && c->g && j < r->n && c->k[j] == k[j]; j++)
+        ;
+    if (c && c->g && j == r->n)
+        return &sec->g[c->g - 1];
+    struct tp_sgroup *g = tp_summ_group(sec, k);
+    if (g && c) {
+        for (j = 0; j < r->n; j++)
+            c->k[j] = k[j];
+        c->g = (size_t)(g - sec->g) + 1;
+    }
+    return g;
+}
+
+const char *tp_agg_int(struct tp_sbuf *b, int64_t v)
+{
+    char s[24], *p = s + sizeof s;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    *--p = 0;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    tp_sbuf_put(b, p, (size_t)(s + sizeof s - p));   /* with its NUL */
+    return b->oom ? NULL : b->p;
 }
 
 const char *tp_agg_printf(struct tp_sbuf *b, const char *fmt, ...)
@@ -172,6 +202,8 @@ void tp_agg_reader_free(struct tp_agg_reader *r)
 {
     for (int j = 0; j < TP_SUMM_KEYS; j++)
         tp_sbuf_free(&r->b[j]);
+    free(r->cache);
+    r->cache = NULL;
 }
 
 /* A section's param keeps the keys above the view's own param_bits; 0
@@ -249,7 +281,7 @@ const char *tp_agg_key_name(const void *item, struct tp_sbuf *b)
 
 static const char *id_key(const int32_t *v, int64_t row, struct tp_sbuf *b)
 {
-    return !v || v[row] < 0 ? "" : tp_agg_printf(b, "%d", (int)v[row]);
+    return !v || v[row] < 0 ? "" : tp_agg_int(b, v[row]);
 }
 const char *tp_agg_key_stream(const void *item, struct tp_sbuf *b)
 {

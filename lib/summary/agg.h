@@ -137,18 +137,27 @@ const char *tp_agg_columns(const struct tp_agg_spec *spec, const char *group);
 /* "name, op, grid (sets: props = name,op,...)" for usage lines: into buf. */
 size_t tp_agg_describe(const struct tp_agg_spec *spec, char *buf, size_t cap);
 
-/* Reading the keys of items into a section. */
+/* Reading the keys of items into a section.  Keys that readers return as
+ * strings of their own (a store's interned names: the same pointer is the
+ * same text while the items are read) find their group again through a
+ * small cache of pointers, without hashing the text. */
+#define TP_AGG_CACHE 4096
+struct tp_agg_cached { const char *k[TP_SUMM_KEYS]; size_t g; };   /* g: group index + 1, 0 empty */
 struct tp_agg_reader {
     const struct tp_agg_spec *spec;
     unsigned keys;
     int n, idx[TP_SUMM_KEYS];
     struct tp_sbuf b[TP_SUMM_KEYS];
+    struct tp_agg_cached *cache;   /* TP_AGG_CACHE slots; NULL: none (out of memory) */
 };
 /* Start reading keys (sets sec->nkeys); -1 for more keys than a section holds. */
 int tp_agg_reader_init(struct tp_agg_reader *r, const struct tp_agg_spec *spec, unsigned keys, struct tp_section *sec);
 /* The group of an item (made when new); NULL on out of memory. */
 struct tp_sgroup *tp_agg_group(struct tp_agg_reader *r, struct tp_section *sec, const void *item);
 void tp_agg_reader_free(struct tp_agg_reader *r);
+/* A key reader's integer in decimal into b (printf's %lld, without its
+ * cost per event): b->p, or NULL on out of memory. */
+const char *tp_agg_int(struct tp_sbuf *b, int64_t v);
 /* A key reader's printf into b: b->p, or NULL on out of memory. */
 const char *tp_agg_printf(struct tp_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -92,11 +92,11 @@ static const char *key_block(const void *it, struct tp_sbuf *b)
 }
 static const char *key_regs(const void *it, struct tp_sbuf *b)
 {
-    return tp_agg_printf(b, "%ld", KINFO(it) && KINFO(it)->regs > 0 ? (long)KINFO(it)->regs : 0L);
+    return tp_agg_int(b, KINFO(it) && KINFO(it)->regs > 0 ? KINFO(it)->regs : 0);
 }
 static const char *key_smem(const void *it, struct tp_sbuf *b)
 {
-    return tp_agg_printf(b, "%lld", KINFO(it) && KINFO(it)->smem > 0 ? (long long)KINFO(it)->smem : 0LL);
+    return tp_agg_int(b, KINFO(it) && KINFO(it)->smem > 0 ? KINFO(it)->smem : 0);
 }
 static const char *tc_text(const char *name)
 {

@@ -159,17 +159,17 @@ TASK_TEXT(key_type, type)
 static const char *key_bd(const void *it, struct tp_sbuf *b)
 {
     int64_t bd = ((const struct nitem *)it)->k->block_dim;
-    return bd == TP_NONE ? "N/A" : tp_agg_printf(b, "%lld", (long long)bd);
+    return bd == TP_NONE ? "N/A" : tp_agg_int(b, bd);
 }
 static const char *key_stream(const void *it, struct tp_sbuf *b)
 {
     int64_t v = ((const struct nitem *)it)->k->stream_id;
-    return v == TP_NONE ? "" : tp_agg_printf(b, "%lld", (long long)v);
+    return v == TP_NONE ? "" : tp_agg_int(b, v);
 }
 static const char *key_device(const void *it, struct tp_sbuf *b)
 {
     int32_t v = ((const struct nitem *)it)->k->device;
-    return v < 0 ? "" : tp_agg_printf(b, "%d", (int)v);
+    return v < 0 ? "" : tp_agg_int(b, v);
 }
 
 /* What a group keeps besides its section's sums: the plugin's Total, a
@@ -268,7 +268,8 @@ static int add(struct tp_agg_local *l, struct kctx *c, const struct nitem *it, s
     struct tp_sgroup *g = tp_agg_local_group(l, it, (void **)&c->side, &c->cap, sizeof *c->side, (void **)&s);
     if (!g)
         return -1;
-    s->rtotal = g->n == 0 ? k->dur_us : tp_npu_round2(s->rtotal + k->dur_us);
+    if (l->rd.keys == KEY_NAME)   /* only the by-name table prints it */
+        s->rtotal = g->n == 0 ? k->dur_us : tp_npu_round2(s->rtotal + k->dur_us);
     int q = 0;
     while (q < s->ncore && s->core[q] != k->core) q++;
     if (q == s->ncore && q < 16)
