@@ -279,6 +279,11 @@ const char *tp_agg_key_name(const void *item, struct tp_sbuf *b)
     return tp_store_str(r->st, r->st->name[r->row]);
 }
 
+const char *tp_agg_text(const struct tp_store *st, uint32_t id)
+{
+    return tp_store_str(st, id);
+}
+
 static const char *id_key(const int32_t *v, int64_t row, struct tp_sbuf *b)
 {
     return !v || v[row] < 0 ? "" : tp_agg_int(b, v[row]);
@@ -321,6 +326,22 @@ void tp_agg_local_free(struct tp_agg_local *l)
     tp_agg_reader_free(&l->rd);
     tp_summ_section_free(l->sec);
     free(l->s.s);
+}
+
+int tp_agg_local_table(const struct tp_agg_spec *spec, unsigned keys, const struct tp_store *st, const void *recs,
+                       size_t n, size_t size,
+                       int (*add)(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, size_t i,
+                                  tp_error *err),
+                       void *ctx, tp_table **out, tp_error *err)
+{
+    struct tp_agg_local l;
+    int rc = tp_agg_local_init(&l, spec, keys) < 0 ? tp_error_set(err, TP_ERR_NOMEM, "out of memory") : TP_OK;
+    for (size_t i = 0; rc == TP_OK && i < n; i++)
+        rc = add(&l, ctx, &(struct tp_agg_rec){st, (const char *)recs + i * size}, i, err);
+    if (rc == TP_OK)
+        rc = tp_agg_table(spec, l.sec, keys, ctx, out, err);
+    tp_agg_local_free(&l);
+    return rc;
 }
 
 /* ---- summarized views ---- */
@@ -537,7 +558,7 @@ int tp_agg_table(const struct tp_agg_spec *spec, struct tp_section *sec, unsigne
             if (!applies(mt, keys) || (sec->flags & mt->flags) != mt->flags)
                 continue;
             if (mt->stat == TP_AGG_CELL)
-                rc = mt->cell(ctx, g, (size_t)(g - sec->g), keys, t, colm[m], err);
+                rc = mt->cell(&(struct tp_agg_cell){ctx, g, (size_t)(g - sec->g), keys, t, colm[m], err});
             else
                 fill(t, colm[m], mt, g, sec, pos, total[m]);
         }

@@ -52,6 +52,22 @@ const char *tp_agg_key_name(const void *item, struct tp_sbuf *b);
 const char *tp_agg_key_stream(const void *item, struct tp_sbuf *b);
 const char *tp_agg_key_device(const void *item, struct tp_sbuf *b);
 
+/* Keys of items that are records of a store's own tables (an item is a
+ * struct tp_agg_rec): TP_AGG_TEXT_KEY(fn, type, field) defines reader fn of
+ * the text of the record's string id `field`. */
+struct tp_agg_rec {
+    const struct tp_store *st;
+    const void *rec;
+};
+const char *tp_agg_text(const struct tp_store *st, uint32_t id);
+#define TP_AGG_TEXT_KEY(fn, type, field) \
+    static const char *fn(const void *it, struct tp_sbuf *b) \
+    { \
+        (void)b; \
+        return tp_agg_text(((const struct tp_agg_rec *)it)->st, \
+                           ((const type *)((const struct tp_agg_rec *)it)->rec)->field); \
+    }
+
 /* A summary section of the view (its summ.h variant): the keys it holds by
  * default; the variant of a key set is the first whose marker key is in
  * the set (marker 0: any set). */
@@ -86,6 +102,19 @@ enum tp_agg_stat {
 };
 #define TP_AGG_DUR (-1)   /* measure m: the durations (count, sum...); else x[m] */
 
+/* A cell of the view's own (TP_AGG_CELL): column col of the last row of t,
+ * for group g, the gi-th of the section, grouped by keys; ctx is
+ * tp_agg_table's. */
+struct tp_agg_cell {
+    void *ctx;
+    const struct tp_sgroup *g;
+    size_t gi;
+    unsigned keys;
+    tp_table *t;
+    size_t col;
+    tp_error *err;
+};
+
 /* A metric column. */
 struct tp_agg_metric {
     const char *col;        /* -c key of its column */
@@ -95,10 +124,7 @@ struct tp_agg_metric {
     int flags;              /* section flags that must all be set (the trace has memory events) */
     const char *(*text)(const char *key);   /* TP_AGG_KEYTEXT */
     unsigned unless;        /* keys none of which may be grouped for the column to be filled */
-    /* TP_AGG_CELL: fill column col of the last row for group g, the gi-th of
-     * the section, grouped by keys; ctx is tp_agg_table's.  TP_OK or an error. */
-    int (*cell)(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
-                tp_error *err);
+    int (*cell)(const struct tp_agg_cell *c);   /* TP_AGG_CELL: TP_OK or an error (in c->err) */
 };
 
 /* How the groups sort: measure `by` descending (by_else when the section
@@ -195,6 +221,14 @@ int tp_agg_local_init(struct tp_agg_local *l, const struct tp_agg_spec *spec, un
 struct tp_sgroup *tp_agg_local_group(struct tp_agg_local *l, const void *item, void **side, size_t *cap, size_t size,
                                      void **entry);
 void tp_agg_local_free(struct tp_agg_local *l);
+/* The table of n records (recs: the first, `size` bytes each) of store st:
+ * each added to a local section by add (with item {st, record}, its index
+ * and ctx: TP_OK or an error set in err), then tp_agg_table(..., ctx). */
+int tp_agg_local_table(const struct tp_agg_spec *spec, unsigned keys, const struct tp_store *st, const void *recs,
+                       size_t n, size_t size,
+                       int (*add)(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, size_t i,
+                                  tp_error *err),
+                       void *ctx, tp_table **out, tp_error *err);
 
 /* The groups of `from` (keyed by from_keys) rolled up to keys, a subset,
  * into a new section *out (the caller frees it); TP_OK or an error. */

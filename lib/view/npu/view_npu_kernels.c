@@ -140,36 +140,22 @@ static int core_slot(const char *c)
     return 5;
 }
 
-/* The keys of a task (agg.h). */
-struct nitem {
-    const tp_store *st;
-    const struct tp_npu_task *k;
-};
-
-/* the task's text fields (strtab) */
-#define TASK_TEXT(fn, field) \
-    static const char *fn(const void *it, struct tp_sbuf *b) \
-    { \
-        (void)b; \
-        return tp_store_str(((const struct nitem *)it)->st, ((const struct nitem *)it)->k->field); \
-    }
-TASK_TEXT(key_name, name)
-TASK_TEXT(key_core, core)
-TASK_TEXT(key_type, type)
+/* The keys of a task (agg.h: items are struct tp_agg_rec). */
+#define TASK(it) ((const struct tp_npu_task *)((const struct tp_agg_rec *)(it))->rec)
+TP_AGG_TEXT_KEY(key_name, struct tp_npu_task, name)
+TP_AGG_TEXT_KEY(key_core, struct tp_npu_task, core)
+TP_AGG_TEXT_KEY(key_type, struct tp_npu_task, type)
 static const char *key_bd(const void *it, struct tp_sbuf *b)
 {
-    int64_t bd = ((const struct nitem *)it)->k->block_dim;
-    return bd == TP_NONE ? "N/A" : tp_agg_int(b, bd);
+    return TASK(it)->block_dim == TP_NONE ? "N/A" : tp_agg_int(b, TASK(it)->block_dim);
 }
 static const char *key_stream(const void *it, struct tp_sbuf *b)
 {
-    int64_t v = ((const struct nitem *)it)->k->stream_id;
-    return v == TP_NONE ? "" : tp_agg_int(b, v);
+    return TASK(it)->stream_id == TP_NONE ? "" : tp_agg_int(b, TASK(it)->stream_id);
 }
 static const char *key_device(const void *it, struct tp_sbuf *b)
 {
-    int32_t v = ((const struct nitem *)it)->k->device;
-    return v < 0 ? "" : tp_agg_int(b, v);
+    return TASK(it)->device < 0 ? "" : tp_agg_int(b, TASK(it)->device);
 }
 
 /* What a group keeps besides its section's sums: the plugin's Total, a
@@ -184,51 +170,46 @@ struct kctx {
     const tp_store *st;
     struct side *side;
     size_t cap;
+    int64_t all;   /* every task's time: a sum beyond int64 is refused */
 };
 
 enum { KEY_NAME = 1, KEY_CORE = 2, KEY_BD = 4 };
 
-static int cell_total(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
-                      tp_error *err)
+#define SIDE(c) (&((const struct kctx *)(c)->ctx)->side[(c)->gi])
+static int cell_total(const struct tp_agg_cell *c)
 {
-    const struct kctx *c = ctx;
     int64_t rtotal;
-    if (keys != KEY_NAME) {   /* the plugin's core pie sums without rounding; the others are tprof's */
-        tp_table_set_int(t, col, g->sum);
+    if (c->keys != KEY_NAME) {   /* the plugin's core pie sums without rounding; the others are tprof's */
+        tp_table_set_int(c->t, c->col, c->g->sum);
         return TP_OK;
     }
     /* the plugin's Statistic table: Total from its rounded running sum */
-    if (tp_npu_ns(c->side[gi].rtotal, 1000.0, &rtotal) < 0)
-        return tp_npu_overflow(c->st, "kernel durations", err);
-    tp_table_set_int(t, col, rtotal);
+    if (tp_npu_ns(SIDE(c)->rtotal, 1000.0, &rtotal) < 0)
+        return tp_npu_overflow(((const struct kctx *)c->ctx)->st, "kernel durations", c->err);
+    tp_table_set_int(c->t, c->col, rtotal);
     return TP_OK;
 }
 
-static int cell_mean(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
-                     tp_error *err)
+static int cell_mean(const struct tp_agg_cell *c)
 {
-    const struct kctx *c = ctx;
-    double r = c->side[gi].rtotal;
-    (void)err;
-    if (keys != KEY_NAME)
-        tp_table_set_float(t, col, (double)g->sum / (double)g->n / 1000.0);
+    double r = SIDE(c)->rtotal, n = (double)c->g->n;
+    if (c->keys != KEY_NAME)
+        tp_table_set_float(c->t, c->col, (double)c->g->sum / n / 1000.0);
     else
-        tp_table_set_float(t, col, g->n == 1 ? r : tp_npu_round2(r / (double)g->n));
+        tp_table_set_float(c->t, c->col, c->g->n == 1 ? r : tp_npu_round2(r / n));
     return TP_OK;
 }
 
 /* every core the group ran on, in first-seen order, joined with | */
-static int cell_core(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
-                     tp_error *err)
+static int cell_core(const struct tp_agg_cell *c)
 {
-    const struct kctx *c = ctx;
-    const struct side *s = &c->side[gi];
+    const struct side *s = SIDE(c);
     char buf[256] = "";
     size_t bl = 0;
-    (void)g, (void)keys, (void)err;
     for (int i = 0; i < s->ncore && bl < sizeof buf; i++)
-        bl += (size_t)snprintf(buf + bl, sizeof buf - bl, "%s%s", bl ? "|" : "", tp_store_str(c->st, s->core[i]));
-    tp_table_set_str(t, col, buf);
+        bl += (size_t)snprintf(buf + bl, sizeof buf - bl, "%s%s", bl ? "|" : "",
+                               tp_store_str(((const struct kctx *)c->ctx)->st, s->core[i]));
+    tp_table_set_str(c->t, c->col, buf);
     return TP_OK;
 }
 
@@ -260,14 +241,15 @@ static const struct tp_agg_spec npu_spec = {
 static const char *const share_cols[] = {"total"};
 static const struct tp_chart npu_kernels_chart = {TP_CHART_SHARE, "name", NULL, share_cols, 1, NULL, NULL, NULL};
 
-/* One task into its group: 0, -1 out of memory, -2 a sum beyond int64. */
-static int add(struct tp_agg_local *l, struct kctx *c, const struct nitem *it, size_t i, int64_t *all)
+/* One task into its group. */
+static int add(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, size_t i, tp_error *err)
 {
-    const struct tp_npu_task *k = it->k;
+    const struct tp_npu_task *k = it->rec;
+    struct kctx *c = ctx;
     struct side *s;
     struct tp_sgroup *g = tp_agg_local_group(l, it, (void **)&c->side, &c->cap, sizeof *c->side, (void **)&s);
     if (!g)
-        return -1;
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if (l->rd.keys == KEY_NAME)   /* only the by-name table prints it */
         s->rtotal = g->n == 0 ? k->dur_us : tp_npu_round2(s->rtotal + k->dur_us);
     int q = 0;
@@ -276,9 +258,11 @@ static int add(struct tp_agg_local *l, struct kctx *c, const struct nitem *it, s
         s->core[s->ncore++] = k->core;
     int64_t total = g->sum;
     if (tp_npu_add(&total, k->dur) < 0 || tp_npu_add(&g->x[core_slot(tp_store_str(it->st, k->core))], k->dur) < 0 ||
-        tp_npu_add(all, k->dur) < 0)
-        return -2;
-    return tp_summ_add(g, k->dur) < 0 || tp_summ_seen(l->sec, g, 0, (int64_t)i) < 0 ? -1 : 0;
+        tp_npu_add(&c->all, k->dur) < 0)
+        return tp_npu_overflow(c->st, "kernel durations", err);
+    if (tp_summ_add(g, k->dur) < 0 || tp_summ_seen(l->sec, g, 0, (int64_t)i) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    return TP_OK;
 }
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -292,17 +276,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "kernels", tp_npu_kernel_cols, NK_N, out, err);
     if (group_all)
         return tp_npu_kernels_all(st, out, err);
-    struct tp_agg_local l;
-    struct kctx c = {st, NULL, 0};
-    int64_t all = 0;
-    int rc = tp_agg_local_init(&l, &npu_spec, keys);
-    for (size_t i = 0; rc == 0 && i < d->ntasks; i++)
-        rc = add(&l, &c, &(struct nitem){st, &d->tasks[i]}, i, &all);
-    rc = rc == 0 ? tp_agg_table(&npu_spec, l.sec, keys, &c, out, err)
-         : rc == -2 ? tp_npu_overflow(st, "kernel durations", err) : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    struct kctx c = {st, NULL, 0, 0};
+    int rc = tp_agg_local_table(&npu_spec, keys, st, d->tasks, d->ntasks, sizeof *d->tasks, add, &c, out, err);
     if (rc == TP_OK && vo && vo->plot)
         tp_table_set_chart(*out, &npu_kernels_chart);
-    tp_agg_local_free(&l);
     free(c.side);
     return rc;
 }

@@ -81,21 +81,12 @@ void tp_npu_trans_shape(const char *s, struct tp_sbuf *b)
     tp_sbuf_putc(b, ']');
 }
 
-/* The keys of an operator (agg.h): its name, input shapes and call stack
- * as written (printed rewritten: show_shape, show_stack). */
-struct oitem {
-    const tp_store *st;
-    const struct tp_npu_op *o;
-};
-#define OP_TEXT(fn, field) \
-    static const char *fn(const void *it, struct tp_sbuf *b) \
-    { \
-        (void)b; \
-        return tp_store_str(((const struct oitem *)it)->st, ((const struct oitem *)it)->o->field); \
-    }
-OP_TEXT(key_name, name)
-OP_TEXT(key_shape, shapes)
-OP_TEXT(key_stack, stack)
+/* The keys of an operator (agg.h: items are struct tp_agg_rec): its name,
+ * input shapes and call stack as written (printed rewritten: show_shape,
+ * show_stack). */
+TP_AGG_TEXT_KEY(key_name, struct tp_npu_op, name)
+TP_AGG_TEXT_KEY(key_shape, struct tp_npu_op, shapes)
+TP_AGG_TEXT_KEY(key_stack, struct tp_npu_op, stack)
 static const char *show_shape(const char *key, struct tp_sbuf *b)
 {
     tp_npu_trans_shape(key, b);
@@ -123,29 +114,25 @@ struct ctx {
 };
 
 /* the plugin's numbers (SPEC §A.6.1), from its running sums */
-static int cell_time(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
-                     tp_error *err)
+static int cell_time(const struct tp_agg_cell *c)
 {
-    const struct ctx *c = ctx;
-    int q = col == C_HSELF ? 0 : col == C_HTOTAL ? 1 : col == C_DSELF ? 2 : 3;
+    const struct ctx *x = c->ctx;
+    int q = c->col == C_HSELF ? 0 : c->col == C_HTOTAL ? 1 : c->col == C_DSELF ? 2 : 3;
     int64_t ns;
-    (void)g, (void)keys;
-    if (tp_npu_ns(c->r[gi][q], 1000.0, &ns) < 0)
-        return tp_npu_overflow(c->st, "operator durations", err);
-    tp_table_set_int(t, col, ns);
+    if (tp_npu_ns(x->r[c->gi][q], 1000.0, &ns) < 0)
+        return tp_npu_overflow(x->st, "operator durations", c->err);
+    tp_table_set_int(c->t, c->col, ns);
     return TP_OK;
 }
-static int cell_ai(void *ctx, const struct tp_sgroup *g, size_t gi, unsigned keys, tp_table *t, size_t col,
-                   tp_error *err)
+static int cell_ai(const struct tp_agg_cell *c)
 {
-    const double *r = ((const struct ctx *)ctx)->r[gi];
-    (void)g, (void)keys, (void)err;
-    if (col == C_ELIG)
-        tp_table_set_str(t, col, r[4] > 0 || r[5] > 0 ? "Yes" : "No");
-    else if (col == C_AISELF)
-        tp_table_set_float(t, col, r[2] == 0 ? 0.0 : tp_npu_round2(r[4] / r[2] * 100));
+    const double *r = ((const struct ctx *)c->ctx)->r[c->gi];
+    if (c->col == C_ELIG)
+        tp_table_set_str(c->t, c->col, r[4] > 0 || r[5] > 0 ? "Yes" : "No");
+    else if (c->col == C_AISELF)
+        tp_table_set_float(c->t, c->col, r[2] == 0 ? 0.0 : tp_npu_round2(r[4] / r[2] * 100));
     else
-        tp_table_set_float(t, col, r[3] == 0 ? 0.0 : tp_npu_round2(r[5] / r[3] * 100));
+        tp_table_set_float(c->t, c->col, r[3] == 0 ? 0.0 : tp_npu_round2(r[5] / r[3] * 100));
     return TP_OK;
 }
 static double by_dself(void *ctx, size_t gi)
@@ -184,24 +171,27 @@ static const struct tp_agg_spec op_spec = {
 static const char *const share_cols[] = {"dev_self", "host_self", "dev_total", "host_total"};
 static const struct tp_chart npu_ops_chart = {TP_CHART_SHARE, "name", "shape", share_cols, 4, NULL, NULL, NULL};
 
-/* One operator into its group: 0, -1 out of memory, -2 a sum beyond int64. */
-static int add(struct tp_agg_local *l, struct ctx *c, const struct oitem *it, size_t i)
+/* One operator into its group. */
+static int add(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, size_t i, tp_error *err)
 {
-    const struct tp_npu_op *o = it->o;
+    const struct tp_npu_op *o = it->rec;
+    struct ctx *c = ctx;
     double *r;
     struct tp_sgroup *g = tp_agg_local_group(l, it, (void **)&c->r, &c->cap, sizeof *c->r, (void **)&r);
     if (!g)
-        return -1;
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     int64_t dself = g->sum;
     if (tp_npu_add(&g->x[X_HSELF], o->host_self) < 0 || tp_npu_add(&g->x[X_HTOTAL], o->host_total) < 0 ||
         tp_npu_add(&dself, o->dev_self) < 0 || tp_npu_add(&g->x[X_DTOTAL], o->dev_total) < 0 ||
         tp_npu_add(&g->x[X_ASELF], o->dev_self_aic) < 0 || tp_npu_add(&g->x[X_ATOTAL], o->dev_total_aic) < 0)
-        return -2;
+        return tp_npu_overflow(c->st, "operator durations", err);
     for (int q = 0; q < 6; q++)
         r[q] = tp_npu_round2(r[q] + o->us[q]);
     if (tp_store_str(it->st, o->stack)[0])
         g->flag = 1;
-    return tp_summ_add(g, o->dev_self) < 0 || tp_summ_seen(l->sec, g, 0, (int64_t)i) < 0 ? -1 : 0;
+    if (tp_summ_add(g, o->dev_self) < 0 || tp_summ_seen(l->sec, g, 0, (int64_t)i) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    return TP_OK;
 }
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -212,16 +202,10 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         return err->status;
     if (!d || !(d->files & TP_NPU_OPERATOR_DETAILS))
         return tp_npu_missing(st, TP_NPU_OPERATOR_DETAILS, "ops", cols, C_N, out, err);
-    struct tp_agg_local l;
     struct ctx c = {st, NULL, 0};
-    int rc = tp_agg_local_init(&l, &op_spec, keys);
-    for (size_t i = 0; rc == 0 && i < d->nops; i++)
-        rc = add(&l, &c, &(struct oitem){st, &d->ops[i]}, i);
-    rc = rc == 0 ? tp_agg_table(&op_spec, l.sec, keys, &c, out, err)
-         : rc == -2 ? tp_npu_overflow(st, "operator durations", err) : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    int rc = tp_agg_local_table(&op_spec, keys, st, d->ops, d->nops, sizeof *d->ops, add, &c, out, err);
     if (rc == TP_OK && vo && vo->plot)
         tp_table_set_chart(*out, &npu_ops_chart);
-    tp_agg_local_free(&l);
     free(c.r);
     return rc;
 }
