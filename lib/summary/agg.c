@@ -86,7 +86,7 @@ int tp_agg_parse(const struct tp_agg_spec *spec, const char *group, unsigned *ke
         len = word_len(w, &bare);
         int i = key_index(spec, w, bare);
         const struct tp_agg_set *s = i < 0 ? set_named(spec, w, bare) : NULL;
-        if ((i < 0 && !s) || (bare < len && (i < 0 ? !spec->keys[0].arg : !spec->keys[i].arg)) || bare == 0) {
+        if ((i < 0 && !s) || (bare < len && (i < 0 || !spec->keys[i].arg)) || bare == 0) {   /* "=ARG": keys that take one */
             char valid[512];
             tp_agg_describe(spec, valid, sizeof valid);
             return tp_error_set(err, TP_ERR_USAGE, "%s: --group: '%.*s' is not a key of this view; its keys: %s",
@@ -112,7 +112,7 @@ int tp_agg_arg(const char *group, const char *name, char *buf, size_t cap)
     for (const char *w = group ? group : ""; *w;) {
         size_t bare, len = word_len(w, &bare);
         if (bare == n && strncmp(w, name, n) == 0) {
-            snprintf(buf, cap, "%.*s", bare < len ? (int)(len - bare - 1) : 0, w + bare + 1);
+            snprintf(buf, cap, "%.*s", bare < len ? (int)(len - bare - 1) : 0, w + bare + (bare < len));
             return bare < len;
         }
         w += len + (w[len] == ',');

@@ -98,6 +98,7 @@ int main(void)
     CHECK_INT("agg_arg_bare", tp_agg_arg("shape", "shape", arg, sizeof arg), 0);
     CHECK_INT("agg_arg_absent", tp_agg_arg("size", "shape", arg, sizeof arg), -1);
     CHECK("agg_arg_refused", tp_agg_parse(&spec, "size=3", &k, &err) == TP_ERR_USAGE);
+    CHECK("agg_set_arg_refused", tp_agg_parse(&spec, "size,look=2", &k, &err) == TP_ERR_USAGE);
     CHECK("agg_unknown", tp_agg_parse(&spec, "colour,weight", &k, &err) == TP_ERR_USAGE);
     CHECK("agg_unknown_lists_keys", strstr(err.msg, "'weight'") && strstr(err.msg, "colour, size, shape[=N]") &&
                                         strstr(err.msg, "look = colour,shape") && strstr(err.msg, "or none"));
