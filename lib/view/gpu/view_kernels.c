@@ -231,10 +231,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return tp_agg_columns(&kernels_spec, vo ? vo->group : NULL);
 }
 
-static size_t group_words(char *buf, size_t cap)
-{
-    return tp_agg_describe(&kernels_spec, buf, cap);
-}
+TP_AGG_DESCRIBER(group_words, kernels_spec)
 
 static const struct tp_view_option kernels_options[] = {
     TP_VOPT_FILTERS,

@@ -438,10 +438,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return tp_agg_columns(&ops_spec, vo ? vo->group : NULL);
 }
 
-static size_t group_words(char *buf, size_t cap)
-{
-    return tp_agg_describe(&ops_spec, buf, cap);
-}
+TP_AGG_DESCRIBER(group_words, ops_spec)
 
 static const struct tp_view_option ops_options[] = {
     TP_VOPT_FILTERS,

@@ -295,10 +295,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return tp_agg_columns(&npu_spec, vo ? vo->group : NULL);
 }
 
-static size_t group_words(char *buf, size_t cap)
-{
-    return tp_agg_describe(&npu_spec, buf, cap);
-}
+TP_AGG_DESCRIBER(group_words, npu_spec)
 
 const tp_view tp_view_npu_kernels = {
     .name = "kernels",
