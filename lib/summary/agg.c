@@ -42,6 +42,8 @@ size_t tp_agg_describe(const struct tp_agg_spec *spec, char *buf, size_t cap)
         buf[0] = 0;
     for (size_t i = 0; i < spec->nkeys; i++)
         PUT("%s%s%s", i ? ", " : "", spec->keys[i].name, spec->keys[i].arg ? "[=N]" : "");
+    if (spec->others)
+        PUT(" or %s", spec->others);
     for (size_t i = 0; i < spec->nsets; i++) {
         PUT("%s%s = ", i ? "; " : " (sets: ", spec->sets[i].name);
         int first = 1;
@@ -53,8 +55,6 @@ size_t tp_agg_describe(const struct tp_agg_spec *spec, char *buf, size_t cap)
     }
     if (spec->nsets)
         PUT(")");
-    if (spec->others)
-        PUT("; or %s", spec->others);
 #undef PUT
     return o;
 }
@@ -142,15 +142,15 @@ int tp_agg_reader_init(struct tp_agg_reader *r, const struct tp_agg_spec *spec, 
             r->idx[r->n++] = (int)i;
         }
     sec->nkeys = r->n;
-    r->cache = calloc(TP_AGG_CACHE, sizeof *r->cache);   /* none: every item hashes its keys */
-    return 0;
+    r->cache = calloc(TP_AGG_CACHE, sizeof *r->cache);
+    return r->cache ? 0 : -1;
 }
 
 struct tp_sgroup *tp_agg_group(struct tp_agg_reader *r, struct tp_section *sec, const void *item)
 {
     const char *k[TP_SUMM_KEYS];
     uint64_t h = 0;
-    int own = r->cache != NULL, j;   /* every key a string of the reader's own (not written into b) */
+    int own = 1, j;   /* every key a string of the reader's own (not written into b) */
     for (j = 0; j < r->n; j++) {
         r->b[j].len = 0;
         if (!(k[j] = r->spec->keys[r->idx[j]].read(item, &r->b[j])) || r->b[j].oom)

@@ -177,7 +177,7 @@ struct tp_agg_reader {
     unsigned keys;
     int n, idx[TP_SUMM_KEYS];
     struct tp_sbuf b[TP_SUMM_KEYS];
-    struct tp_agg_cached *cache;   /* TP_AGG_CACHE slots; NULL: none (out of memory) */
+    struct tp_agg_cached *cache;   /* TP_AGG_CACHE slots */
 };
 /* Start reading keys (sets sec->nkeys); -1 for more keys than a section holds. */
 int tp_agg_reader_init(struct tp_agg_reader *r, const struct tp_agg_spec *spec, unsigned keys, struct tp_section *sec);
