@@ -311,6 +311,9 @@ typedef struct tp_view {
     void (*summary_free)(void *summary);
     int (*build_summaries)(void *const *summaries, const int64_t *ranks, size_t n,
                            const struct tp_view_opts *vo, tp_table **out, tp_error *err);
+    /* Optional: the keys --group takes, written into buf for the usage
+     * line (views built on the aggregation engine); the length needed. */
+    size_t (*group_keys)(char *buf, size_t cap);
 } tp_view;
 enum { TP_ATTRIBUTES_NONE, TP_ATTRIBUTES_ALWAYS, TP_ATTRIBUTES_GROUPED };
 

@@ -255,6 +255,11 @@ static int merge_group(struct tp_sgroup *a, struct tp_sgroup *b, int64_t seq)
     return 0;
 }
 
+int tp_summ_merge_group(struct tp_sgroup *into, const struct tp_sgroup *from)
+{
+    return merge_group(into, (struct tp_sgroup *)from, 0);
+}
+
 int tp_summ_merge_section(struct tp_section *into, struct tp_section *from)
 {
     int64_t seq = into->nseq;

@@ -179,4 +179,9 @@ int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, const st
  * metadata alone (meta_only).  tp_summary_load is (NULL, 0). */
 int tp_summ_load(const char *path, const char *view, int meta_only, tp_summary **out, tp_error *err);
 
+/* Group `from` (of a section with the same streams and ranks: a finer
+ * grouping of the same rows) added into `into`, exactly (agg.c's roll-ups);
+ * from is left as it was.  0 or -1. */
+int tp_summ_merge_group(struct tp_sgroup *into, const struct tp_sgroup *from);
+
 #endif

@@ -104,6 +104,7 @@ void tp_view_print_options(const tp_view *v, FILE *out)
 {
     size_t n, w = 0;
     const struct tp_view_option *opts = tp_view_options(v, &n);
+    const tp_view *keyed = v && !v->noptions ? tp_view_find(v->name) : v;   /* as tp_view_options */
     if (!out)
         return;
     for (size_t i = 0; i < n; i++) {
@@ -114,6 +115,16 @@ void tp_view_print_options(const tp_view *v, FILE *out)
     for (size_t i = 0; i < n; i++) {
         char head[128];
         snprintf(head, sizeof head, "%s%s%s", opts[i].name, opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-        fprintf(out, "  --%-*s  %s\n", (int)w, head, opts[i].help ? opts[i].help : "");
+        char keys[1024] = "";
+        const tp_view *twin = keyed ? tp_view_npu_twin(keyed) : NULL;
+        size_t o = 0;
+        if (strcmp(opts[i].name, "group") == 0 && keyed && keyed->group_keys)
+            o = keyed->group_keys(keys, sizeof keys);   /* generated from the view's key columns */
+        if (o && o < sizeof keys && twin && twin != keyed && twin->group_keys) {
+            o += (size_t)snprintf(keys + o, sizeof keys - o, "; Ascend: ");
+            if (o < sizeof keys)
+                twin->group_keys(keys + o, sizeof keys - o);
+        }
+        fprintf(out, "  --%-*s  %s%s%s\n", (int)w, head, opts[i].help ? opts[i].help : "", *keys ? " " : "", keys);
     }
 }

@@ -23,17 +23,18 @@
 #include "store.h"
 #include "table.h"
 #include "view_extra.h"
+#include "agg.h"
 
 long tp_ops_stack_depth(const char *group)
 {
-    if (!group || strncmp(group, "stack", 5) != 0 || (group[5] && group[5] != '='))
-        return 0;
-    if (group[5] == 0)
-        return TP_OPS_STACK_DEFAULT;
-    if (group[6] < '1' || group[6] > '9')
+    char arg[32];
+    int has = tp_agg_arg(group, "stack", arg, sizeof arg);   /* the word of a --group list */
+    if (has <= 0)
+        return has < 0 ? 0 : TP_OPS_STACK_DEFAULT;
+    if (arg[0] < '1' || arg[0] > '9')
         return -1;
     char *end;
-    long n = strtol(group + 6, &end, 10);
+    long n = strtol(arg, &end, 10);
     return *end || n <= 0 || n > 1000000 ? -1 : n;
 }
 

@@ -22,6 +22,7 @@
 #include "view_extra.h"
 #include "view_options.h"
 #include "summ.h"
+#include "agg.h"
 #include "checked.h"
 
 
@@ -48,85 +49,121 @@ static const struct tp_coldef kcols[] = {
     {"dims", "InputDims", TP_COL_STR, -1, 0, "the launching operator's Input Dims (--short)"},
     {"bin_start", "BinStart(us)", TP_COL_NUM, -1, 0, "histogram bin: first duration (--short --group histogram)"},
     {"bin_end", "BinEnd(us)", TP_COL_NUM, -1, 0, "histogram bin: end of the bin (--short --group histogram)"},
+    /* keys only a --group list names */
+    {"stream", "Stream", TP_COL_STR, -1, 0, "CUDA stream (--group ...,stream; - none recorded)"},
+    {"device", "Device", TP_COL_STR, -1, 0, "GPU device (--group ...,device; - none recorded)"},
 };
 enum { K_NAME, K_OP, K_GRID, K_BLOCK, K_REGS, K_SMEM, K_TC, K_OPTC, K_CALLS, K_TOTAL, K_MEAN, K_MAX, K_MIN,
-       K_MEDIAN, K_STD, K_BPS, K_OCC, K_PCT, K_DIMS, K_BIN_START, K_BIN_END, K_N };
+       K_MEDIAN, K_STD, K_BPS, K_OCC, K_PCT, K_DIMS, K_BIN_START, K_BIN_END, K_STREAM, K_DEVICE, K_N };
 
-/* The kernels of a store as a summary section (summ.h): one group per name
- * (props: per name, launching operator, grid, block, registers, shared
- * memory), its durations, blocks per SM and occupancy weighed by duration,
- * first seen in row order (props: in the operator trees' traversal, thread
- * by thread). */
-static void dim3(char *b, size_t cap, const int32_t d[3])
+/* The kernels of a store as a summary section (summ.h): one group per key
+ * set (agg.h), its durations, blocks per SM and occupancy weighed by
+ * duration.  Key sets with the launching operator group the kernels of the
+ * plugin's operator trees, first seen in their traversal, thread by thread
+ * (variant props); the others every kernel event, in row order (variant
+ * name). */
+struct kitem {
+    struct tp_agg_row r;   /* the kernel's row */
+    const struct tb_model *m;
+    size_t i;              /* in m->kern (variant props) */
+};
+
+static const char *dim3(const int32_t *d, struct tp_sbuf *b)
 {
-    if (d[0] < 0 && d[1] < 0 && d[2] < 0) snprintf(b, cap, "None");
-    else snprintf(b, cap, "[%d, %d, %d]", d[0], d[1], d[2]);
+    if (!d || (d[0] < 0 && d[1] < 0 && d[2] < 0))
+        return "None";
+    return tp_agg_printf(b, "[%d, %d, %d]", d[0], d[1], d[2]);
 }
 
-static int add(struct tp_section *sec, struct tp_sgroup *g, const tp_store *st, int64_t r, int64_t stream,
-               int64_t pos)
+#define KINFO(it) tp_store_kernel(((const struct kitem *)(it))->r.st, (size_t)((const struct kitem *)(it))->r.row)
+static const char *key_op(const void *it, struct tp_sbuf *b)
 {
-    const struct tp_kernel_info *k = tp_store_kernel(st, (size_t)r);
-    int64_t d = st->dur[r];
-    if (tp_summ_add(g, d) < 0 || tp_summ_seen(sec, g, stream, pos) < 0)
-        return -1;
-    if (k && !isnan(k->blocks_per_sm) && tp_summ_weigh(g, 0, k->blocks_per_sm, d) < 0)
-        return -1;
-    if (k && !isnan(k->occupancy) && tp_summ_weigh(g, 1, k->occupancy, d) < 0)
-        return -1;
-    return 0;
+    const struct kitem *k = it;
+    (void)b;
+    return k->m->kern_op[k->i] ? k->m->kern_op[k->i] : "N/A";
+}
+static const char *key_grid(const void *it, struct tp_sbuf *b)
+{
+    return dim3(KINFO(it) ? KINFO(it)->grid : NULL, b);
+}
+static const char *key_block(const void *it, struct tp_sbuf *b)
+{
+    return dim3(KINFO(it) ? KINFO(it)->block : NULL, b);
+}
+static const char *key_regs(const void *it, struct tp_sbuf *b)
+{
+    return tp_agg_int(b, KINFO(it) && KINFO(it)->regs > 0 ? KINFO(it)->regs : 0);
+}
+static const char *key_smem(const void *it, struct tp_sbuf *b)
+{
+    return tp_agg_int(b, KINFO(it) && KINFO(it)->smem > 0 ? KINFO(it)->smem : 0);
+}
+static const char *tc_text(const char *name)
+{
+    return tp_tb_kernel_tc(name) ? "Yes" : "No";
 }
 
-static int summarize_name(const tp_store *st, struct tp_section *sec, tp_error *err)
+enum { KEY_NAME = 1, KEY_OP = 2, KEY_PROPS = 63 };
+static const struct tp_agg_key kernel_keys[] = {
+    TP_AGG_KEY("name", tp_agg_key_name), TP_AGG_KEY("op", key_op),     TP_AGG_KEY("grid", key_grid),
+    TP_AGG_KEY("block", key_block),      TP_AGG_KEY("regs", key_regs), TP_AGG_KEY("smem", key_smem),
+    {"stream", tp_agg_key_stream, 1, 0, NULL}, {"device", tp_agg_key_device, 1, 0, NULL},
+};
+#define PROPS_COLUMNS "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy"
+static const struct tp_agg_set kernel_sets[] = {{"props", KEY_PROPS, PROPS_COLUMNS}, {"op", KEY_PROPS, PROPS_COLUMNS}};
+static const struct tp_agg_variant kernel_variants[] = {{"props", KEY_PROPS, KEY_OP}, {"name", KEY_NAME, 0}};
+static const struct tp_agg_metric kernel_metrics[] = {
+    {"tc", TP_AGG_KEYTEXT, 0, 0, KEY_NAME, 0, tc_text, 0, NULL}, {"op_tc", TP_AGG_FLAG, 0, 0, KEY_OP, 0, NULL, 0, NULL},
+    TP_AGG_M("calls", TP_AGG_CALLS, TP_AGG_DUR),   TP_AGG_M("total", TP_AGG_SUM, TP_AGG_DUR),
+    TP_AGG_M("mean", TP_AGG_MEAN, TP_AGG_DUR),     TP_AGG_M("max", TP_AGG_MAX, TP_AGG_DUR),
+    TP_AGG_M("min", TP_AGG_MIN, TP_AGG_DUR),       TP_AGG_M("median", TP_AGG_MEDIAN, TP_AGG_DUR),
+    TP_AGG_M("std", TP_AGG_STD, TP_AGG_DUR),       TP_AGG_M("blocks_per_sm", TP_AGG_WMEAN, 0),
+    TP_AGG_M("occupancy", TP_AGG_WMEAN, 1),        TP_AGG_M("pct", TP_AGG_PCT, TP_AGG_DUR),
+};
+static const struct tp_agg_spec kernels_spec = {
+    .view = "kernels", .cols = kcols, .ncols = K_N, TP_AGG_ARRAY(keys, kernel_keys), TP_AGG_ARRAY(sets, kernel_sets),
+    TP_AGG_ARRAY(metrics, kernel_metrics), TP_AGG_ARRAY(variants, kernel_variants), .default_keys = KEY_NAME,
+    .metric_columns = "tc,op_tc,calls,total,mean,median,max,min,std,blocks_per_sm,occupancy,pct",
+    /* by total; the plugin's by-name table breaks ties in reverse name order */
+    .sort = {TP_AGG_DUR, TP_AGG_DUR, 0, KEY_NAME, NULL},
+};
+
+static int add(struct tp_agg_reader *rd, struct tp_section *sec, const struct kitem *k, int64_t stream, int64_t pos)
 {
-    for (size_t i = 0; i < st->n; i++) {
-        if (st->kind[i] != TP_K_KERNEL || st->ph[i] != 'X')
-            continue;
-        const char *key[] = {tp_store_str(st, st->name[i])};
-        struct tp_sgroup *g = tp_summ_group(sec, key);
-        if (!g || add(sec, g, st, (int64_t)i, 0, (int64_t)i) < 0)
-            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    const struct tp_kernel_info *ki = KINFO(k);
+    int64_t d = k->r.st->dur[k->r.row];
+    struct tp_sgroup *g = tp_agg_group(rd, sec, k);
+    if (!g)
+        return -1;
+    if (g->n == 0 && k->m)
+        g->flag = k->m->kern_elig[k->i];
+    return tp_summ_add(g, d) < 0 || tp_summ_seen(sec, g, stream, pos) < 0 ||
+           (ki && !isnan(ki->blocks_per_sm) && tp_summ_weigh(g, 0, ki->blocks_per_sm, d) < 0) ||
+           (ki && !isnan(ki->occupancy) && tp_summ_weigh(g, 1, ki->occupancy, d) < 0) ? -1 : 0;
+}
+
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
+{
+    unsigned keys = tp_agg_summarizing(&kernels_spec, sec);
+    struct tp_agg_reader rd;
+    struct kitem k = {{st, 0}, NULL, 0};
+    int rc = tp_agg_reader_init(&rd, &kernels_spec, keys, sec);
+    if (rc == 0 && (keys & KEY_OP)) {
+        const struct tb_model *m = k.m = tp_store_tb(st);   /* built once per store */
+        rc = m ? 0 : -1;
+        for (size_t i = 0; rc == 0 && i < m->nkern; i++) {
+            k.i = i;
+            k.r.row = m->kern[i];
+            rc = add(&rd, sec, &k, m->kern_tid[i], (int64_t)i);
+        }
     }
-    return TP_OK;
-}
-
-static int summarize_props(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    const struct tb_model *m = tp_store_tb(st);   /* built once per store */
-    if (!m)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < m->nkern; i++) {
-        int64_t r = m->kern[i];
-        const struct tp_kernel_info *k = tp_store_kernel(st, (size_t)r);
-        static const int32_t none[3] = {-1, -1, -1};
-        char g[48], b[48], regs[24], smem[24];
-        dim3(g, sizeof g, k ? k->grid : none);
-        dim3(b, sizeof b, k ? k->block : none);
-        snprintf(regs, sizeof regs, "%ld", k && k->regs > 0 ? (long)k->regs : 0L);
-        snprintf(smem, sizeof smem, "%lld", k && k->smem > 0 ? (long long)k->smem : 0LL);
-        const char *key[] = {tp_store_str(st, st->name[r]), m->kern_op[i] ? m->kern_op[i] : "N/A", g, b, regs, smem};
-        struct tp_sgroup *G = tp_summ_group(sec, key);
-        if (!G)
-            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        if (G->n == 0)
-            G->flag = m->kern_elig[i];
-        if (add(sec, G, st, r, m->kern_tid[i], (int64_t)i) < 0)
-            return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && !(keys & KEY_OP) && i < st->n; i++) {
+        k.r.row = (int64_t)i;
+        if (st->kind[i] == TP_K_KERNEL && st->ph[i] == 'X')
+            rc = add(&rd, sec, &k, 0, (int64_t)i);
     }
-    return TP_OK;
-}
-
-static int cmp_byname(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
-{
-    if ((*a)->sum != (*b)->sum) return (*a)->sum > (*b)->sum ? -1 : 1;
-    /* ties: reverse name order (pandas' descending sort) */
-    int c = strcmp((*a)->key[0], (*b)->key[0]);
-    return c ? -c : tp_summ_cmp_order(a, b);
-}
-static int cmp_stable(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
-{
-    if ((*a)->sum != (*b)->sum) return (*a)->sum > (*b)->sum ? -1 : 1;
-    return tp_summ_cmp_order(a, b);
+    tp_agg_reader_free(&rd);
+    return rc < 0 ? tp_error_set(err, TP_ERR_NOMEM, "out of memory") : TP_OK;
 }
 
 /* --plot: each row's share of the kernel time (the calls of a --short
@@ -137,81 +174,27 @@ static const struct tp_chart bins_chart = {TP_CHART_SHARE, "bin_start", NULL, bi
 
 /* The table of a (merged) section; `path` names the input in the note of
  * an empty table. */
-static int kernels_table(struct tp_section *sec, const char *path, int props, tp_table **out, tp_error *err)
+static int kernels_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                         tp_error *err)
 {
-    const struct tp_sgroup **perm = tp_summ_sorted(sec, props ? cmp_stable : cmp_byname);
-    tp_table *t = tp_table_new(kcols, K_N);
-    if (!perm || !t) {
-        free(perm);
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    int64_t alltotal = 0;
-    for (size_t i = 0; i < sec->ng; i++)
-        tp_sat_add(&alltotal, sec->g[i].sum);
-    for (size_t k = 0; k < sec->ng; k++) {
-        const struct tp_sgroup *A = perm[k];
-        tp_table_add_row(t);
-        tp_table_set_str(t, K_NAME, A->key[0]);
-        if (props) {
-            tp_table_set_str(t, K_OP, A->key[1]);
-            tp_table_set_str(t, K_GRID, A->key[2]);
-            tp_table_set_str(t, K_BLOCK, A->key[3]);
-            tp_table_set_str(t, K_REGS, A->key[4]);
-            tp_table_set_str(t, K_SMEM, A->key[5]);
-            tp_table_set_str(t, K_OPTC, A->flag ? "Yes" : "No");
-        }
-        tp_table_set_str(t, K_TC, tp_tb_kernel_tc(A->key[0]) ? "Yes" : "No");
-        tp_table_set_int(t, K_CALLS, A->n);
-        tp_table_set_int(t, K_TOTAL, A->sum);
-        tp_table_set_float(t, K_MEAN, (double)A->sum / (double)A->n / 1000.0);
-        tp_table_set_int(t, K_MAX, A->max);
-        tp_table_set_int(t, K_MIN, A->min);
-        tp_table_set_float(t, K_MEDIAN, tp_summ_median(A));
-        double sd = tp_summ_std(A);
-        if (isnan(sd)) tp_table_set_null(t, K_STD);
-        else tp_table_set_float(t, K_STD, sd);
-        tp_table_set_float(t, K_BPS, tp_summ_wmean(A, 0, A->sum));
-        tp_table_set_float(t, K_OCC, tp_summ_wmean(A, 1, A->sum));
-        tp_table_set_float(t, K_PCT, alltotal ? 100.0 * (double)A->sum / (double)alltotal : 0.0);
-    }
-    if (sec->ng == 0)
-        tp_error_set(err, TP_OK, "%s: no GPU kernel%s", path, props ? " launched by an operator tree" : "");
-    free(perm);
-    *out = t;
-    return TP_OK;
-}
-
-static int is_props(const struct tp_view_opts *vo)
-{
-    return vo && vo->group && (strcmp(vo->group, "props") == 0 || strcmp(vo->group, "op") == 0);
-}
-
-static int table_name(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
-                      tp_error *err)
-{
-    int rc = kernels_table(sec, path, 0, out, err);
+    int rc = tp_agg_summ_table(&kernels_spec, sec, path, vo ? vo->group : NULL, NULL, out, err);
+    if (rc == TP_OK && sec->ng == 0)
+        tp_error_set(err, TP_OK, "%s: no GPU kernel%s", path, strcmp(sec->variant, "props") == 0 ?
+                     " launched by an operator tree" : "");
     if (rc == TP_OK && vo && vo->plot)   /* a merged run's table too */
-        tp_table_set_chart(*out, &kernels_chart);
-    return rc;
-}
-
-static int table_props(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
-                       tp_error *err)
-{
-    int rc = kernels_table(sec, path, 1, out, err);
-    if (rc == TP_OK && vo && vo->plot)
         tp_table_set_chart(*out, &kernels_chart);
     return rc;
 }
 
 static int reads(const struct tp_view_opts *vo, const char *variant)
 {
-    if (vo && vo->short_us > 0)
-        return 0;   /* --short keeps each kernel's launching op and dims: not summarized */
-    if (is_props(vo))
-        return strcmp(variant, "props") == 0;
-    return (!vo || !vo->group || strcmp(vo->group, "name") == 0) && strcmp(variant, "name") == 0;
+    /* --short keeps each kernel's launching op and dims: not summarized */
+    return !(vo && vo->short_us > 0) && tp_agg_reads(&kernels_spec, vo ? vo->group : NULL, variant);
+}
+
+static long param(const struct tp_view_opts *vo)
+{
+    return tp_agg_group_param(&kernels_spec, vo ? vo->group : NULL, 0);
 }
 
 static const struct tp_summ_desc desc_name = {
@@ -222,43 +205,38 @@ static const struct tp_summ_desc desc_props = {
     .view = "kernels", .variant = "props", .nkeys = 6, .nw = 2,
     .keys = {"name", "op", "grid", "block", "regs", "smem"}, .ws = {"blocks_per_sm", "occupancy"},
 };
-const struct tp_summ_view tp_summ_kernels_name = {&desc_name, "kernels", reads, summarize_name, table_name, NULL};
-const struct tp_summ_view tp_summ_kernels_props = {&desc_props, "kernels", reads, summarize_props, table_props,
-                                                   NULL};
-
-static int build_table(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    if (vo && vo->short_us > 0)
-        return tp_kernels_short(st, vo, out, err);
-    int props = is_props(vo);
-    if (vo && vo->group && !props && strcmp(vo->group, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "kernels: --group must be name or props, not %s", vo->group);
-    /* one trace is a run of one rank: the table comes from its summary,
-     * so a merged run and a single trace are one code path */
-    return tp_summ_view_build(props ? &tp_summ_kernels_props : &tp_summ_kernels_name, st, vo, out, err);
-}
+const struct tp_summ_view tp_summ_kernels_name = {&desc_name, "kernels", reads, summarize, kernels_table, param};
+const struct tp_summ_view tp_summ_kernels_props = {&desc_props, "kernels", reads, summarize, kernels_table, param};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
-    int rc = build_table(st, vo, out, err);
-    if (rc == TP_OK && vo && vo->plot)
-        tp_table_set_chart(*out, vo->short_us > 0 && vo->group ? &bins_chart : &kernels_chart);
-    return rc;
+    unsigned keys;
+    if (vo && vo->short_us > 0) {
+        int rc = tp_kernels_short(st, vo, out, err);
+        if (rc == TP_OK && vo->plot)
+            tp_table_set_chart(*out, vo->group ? &bins_chart : &kernels_chart);
+        return rc;
+    }
+    if (tp_agg_parse(&kernels_spec, vo ? vo->group : NULL, &keys, err) != TP_OK)
+        return err->status;
+    /* one trace is a run of one rank: the table comes from its summary,
+     * so a merged run and a single trace are one code path */
+    return tp_summ_view_build(keys & KEY_OP ? &tp_summ_kernels_props : &tp_summ_kernels_name, st, vo, out, err);
 }
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
     if (vo && vo->short_us > 0)
         return vo->group ? tp_kernels_histogram_columns : tp_kernels_short_columns;
-    if (vo && vo->group && (strcmp(vo->group, "props") == 0 || strcmp(vo->group, "op") == 0))
-        return "name,op,grid,block,regs,smem,tc,op_tc,calls,total,mean,max,min,blocks_per_sm,occupancy";
-    return NULL;
+    return tp_agg_columns(&kernels_spec, vo ? vo->group : NULL);
 }
+
+TP_AGG_DESCRIBER(group_words, kernels_spec)
 
 static const struct tp_view_option kernels_options[] = {
     TP_VOPT_FILTERS,
-    TP_VOPT_STRING("group", "G", group, "name (default) or props: per launch shape and op (Ascend: name, core, "
-                   "props or all: every task with its PMU columns); with --short: histogram"),
+    TP_VOPT_STRING("group", "G", group, "name (default), props: per launch shape and op, or a comma list of "
+                   "keys (Ascend: also all: every task with its PMU columns; with --short: histogram); keys:"),
     TP_VOPT_MICROSECONDS("short", "US", short_us, "the kernels under US µs (TraceLens' threshold: 10) per operator, "
                          "input dims and name (kineto, nsys inputs)"),
     TP_VOPT_FLAG("plot", plot, "a bar per kernel: its share of the kernel time (-w or terminal wide)"),
@@ -274,4 +252,5 @@ const tp_view tp_view_kernels = {
     .columns_for = columns_for,
     .attributes = TP_ATTRIBUTES_GROUPED,
     TP_VIEW_OPTIONS(kernels_options),
+    .group_keys = group_words,
 };

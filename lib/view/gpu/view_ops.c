@@ -14,6 +14,7 @@
 #include "view_extra.h"
 #include "view_options.h"
 #include "summ.h"
+#include "agg.h"
 
 /* ---- the view ---- */
 
@@ -201,44 +202,102 @@ static int ops_memory(const tp_store *st, const struct tb_model *m, const int64_
     return 1;
 }
 
-/* The operators of a store as a summary section: one group per name (or
- * name and input shape, or name and the first by_stack frames of its call
- * stack), first seen in the trees' post-order, thread by thread. */
-static int summarize(const tp_store *st, struct tp_section *sec, int by_shape, long by_stack, tp_error *err)
+/* The keys of an operator (agg.h): its name, its input shapes as Python
+ * prints them, the first frames of its call stack (backward ops: their
+ * forward's, tp_ops_stacks). */
+struct oitem {
+    const tp_store *st;
+    const struct tb_node *n;
+    const uint32_t *stacks;
+    long depth;
+    struct tp_section *sec;
+};
+
+static const char *key_name(const void *it, struct tp_sbuf *b)
+{
+    (void)b;
+    return ((const struct oitem *)it)->n->name;
+}
+static const char *key_shape(const void *it, struct tp_sbuf *b)
+{
+    const struct oitem *o = it;
+    const tp_store *st = o->st;
+    const char *dims = NULL;
+    if (st->aux[o->n->row] != TP_NO_AUX && st->ops[st->aux[o->n->row]].input_dims)
+        dims = tp_store_str(st, st->ops[st->aux[o->n->row]].input_dims);
+    tp_sbuf_pad(b, 0, 8192);
+    if (b->oom)
+        return NULL;
+    pyrepr(dims, b->p, 8192);
+    return b->p;
+}
+static const char *key_stack(const void *it, struct tp_sbuf *b)
+{
+    const struct oitem *o = it;
+    uint32_t cs = o->stacks[o->n->row];
+    if (tp_ops_stack_frames(cs ? tp_store_str(o->st, cs) : NULL, o->depth, b) > 0)
+        o->sec->flags |= F_ANY_STACK;
+    tp_sbuf_putc(b, 0);
+    return b->oom ? NULL : b->p;
+}
+
+enum { KEY_NAME = 1, KEY_SHAPE = 2, KEY_STACK = 4 };
+static const struct tp_agg_key ops_keys[] = {
+    TP_AGG_KEY("name", key_name), TP_AGG_KEY("shape", key_shape), {"stack", key_stack, 1, 1, NULL},
+};
+#define SHAPE_COLUMNS "name,shape,calls,dev_self,dev_total,host_self,host_total,tc"
+static const struct tp_agg_set ops_sets[] = {
+    {"shape", KEY_NAME | KEY_SHAPE, SHAPE_COLUMNS}, {"input", KEY_NAME | KEY_SHAPE, SHAPE_COLUMNS},
+    /* key_averages prints the stack last */
+    {"stack", KEY_NAME | KEY_STACK, "name,calls,dev_self,dev_total,host_self,host_total,tc,stack"},
+};
+static const struct tp_agg_variant ops_variants[] = {
+    {"stack", KEY_NAME | KEY_STACK, KEY_STACK}, {"shape", KEY_NAME | KEY_SHAPE, KEY_SHAPE}, {"name", KEY_NAME, 0},
+};
+#define SHARE(col, m, of) {col, TP_AGG_SHARE, m, of, 0, 0, NULL, 0, NULL}
+#define MEM(col, x) {col, TP_AGG_SUM, x, 0, 0, F_MEM, NULL, 0, NULL}
+static const struct tp_agg_metric ops_metrics[] = {
+    TP_AGG_M("calls", TP_AGG_CALLS, TP_AGG_DUR), TP_AGG_M("dev_self", TP_AGG_SUM, X_DSELF),
+    TP_AGG_M("dev_total", TP_AGG_SUM, X_DTOT), TP_AGG_M("host_self", TP_AGG_SUM, X_HSELF),
+    TP_AGG_M("host_total", TP_AGG_SUM, TP_AGG_DUR), TP_AGG_M("tc", TP_AGG_FLAG, 0),
+    {"tc_self", TP_AGG_RATIO, X_TCS, X_DSELF, 0, 0, NULL, 0, NULL},
+    {"tc_total", TP_AGG_RATIO, X_TCT, X_DTOT, 0, 0, NULL, 0, NULL},
+    SHARE("self_cpu_pct", X_HSELF, S_CPU_TOTAL), SHARE("cpu_total_pct", TP_AGG_DUR, S_CPU_TOTAL),
+    TP_AGG_M("cpu_avg", TP_AGG_AVG, TP_AGG_DUR), SHARE("self_cuda_pct", X_DSELF, S_CUDA_TOTAL),
+    SHARE("cuda_total_pct", X_DTOT, S_CUDA_TOTAL), TP_AGG_M("cuda_avg", TP_AGG_AVG, X_DTOT),
+    MEM("cpu_mem", X_CPUMEM), MEM("self_cpu_mem", X_SCPUMEM), MEM("dev_mem", X_DEVMEM), MEM("self_dev_mem", X_SDEVMEM),
+};
+static const struct tp_agg_spec ops_spec = {
+    .view = "ops", .cols = ops_cols, .ncols = sizeof ops_cols / sizeof *ops_cols, TP_AGG_ARRAY(keys, ops_keys),
+    TP_AGG_ARRAY(sets, ops_sets), TP_AGG_ARRAY(metrics, ops_metrics), TP_AGG_ARRAY(variants, ops_variants),
+    .default_keys = KEY_NAME, .metric_columns = "calls,dev_self,dev_total,host_self,host_total,tc",
+    /* by self device time (a trace with GPU activity), else by self host time */
+    .sort = {X_DSELF, X_HSELF, F_BY_DEV, 0, NULL},
+    .others = "category",
+    .param_bits = 20,   /* the stack depth (at most 1000000) */
+};
+
+/* The operators of a store as a summary section: one group per key set,
+ * first seen in the trees' post-order, thread by thread. */
+static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     const struct tb_model *mc = tp_store_tb(st);   /* built once per store */
     if (!mc)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     const struct tb_model m = *mc;
+    unsigned keys = tp_agg_summarizing(&ops_spec, sec);
+    struct oitem it = {st, NULL, NULL, tp_agg_section_own(&ops_spec, sec), sec};
+    struct tp_agg_reader rd;
     int64_t *node_agg = malloc((m.nnodes + 1) * sizeof *node_agg);   /* node -> group, for the memory columns */
-    char *sbuf = malloc(8192);
-    struct tp_sbuf frames = {0};
-    uint32_t *stacks = by_stack ? tp_ops_stacks(st) : NULL;   /* backward ops: their forward's */
-    int rc = TP_OK;
-    if (!node_agg || !sbuf || (by_stack && !stacks))
-        rc = TP_ERR_NOMEM;
+    uint32_t *stacks = keys & KEY_STACK ? tp_ops_stacks(st) : NULL;   /* backward ops: their forward's */
+    int rc = tp_agg_reader_init(&rd, &ops_spec, keys, sec) < 0 || !node_agg || (keys & KEY_STACK && !stacks)
+             ? TP_ERR_NOMEM : TP_OK;
+    it.stacks = stacks;
     for (size_t i = 0; rc == TP_OK && i < m.nnodes; i++) node_agg[i] = -1;
     for (size_t i = 0; rc == TP_OK && i < m.nops; i++) {
         struct tb_node *N = &m.nodes[m.ops[i]];
-        sbuf[0] = 0;
-        const char *detail = sbuf;
-        if (by_stack) {
-            frames.len = 0;
-            uint32_t cs = stacks[N->row];
-            if (tp_ops_stack_frames(cs ? tp_store_str(st, cs) : NULL, by_stack, &frames) > 0)
-                sec->flags |= F_ANY_STACK;
-            tp_sbuf_putc(&frames, 0);
-            if (frames.oom) { rc = TP_ERR_NOMEM; break; }
-            detail = frames.p;
-        }
-        if (by_shape) {
-            const char *dims = NULL;
-            if (st->aux[N->row] != TP_NO_AUX && st->ops[st->aux[N->row]].input_dims)
-                dims = tp_store_str(st, st->ops[st->aux[N->row]].input_dims);
-            pyrepr(dims, sbuf, 8192);
-        }
-        const char *key[] = {N->name, detail};
-        struct tp_sgroup *A = tp_summ_group(sec, key);
+        it.n = N;
+        struct tp_sgroup *A = tp_agg_group(&rd, sec, &it);
         if (!A || tp_summ_add(A, N->end - N->start) < 0 || tp_summ_seen(sec, A, N->tid, (int64_t)i) < 0) {
             rc = TP_ERR_NOMEM;
             break;
@@ -260,42 +319,9 @@ static int summarize(const tp_store *st, struct tp_section *sec, int by_shape, l
     sec->scal[S_CUDA_TOTAL] = self_cuda_total(st);
     sec->flags |= (m.has_kernel || m.has_memcpy_or_memset ? F_BY_DEV : 0) | (have_mem > 0 ? F_MEM : 0);
     free(node_agg);
-    free(sbuf);
-    tp_sbuf_free(&frames);
+    tp_agg_reader_free(&rd);
     free(stacks);
     return rc;
-}
-
-static int summarize_name(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    return summarize(st, sec, 0, 0, err);
-}
-
-static int summarize_shape(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    return summarize(st, sec, 1, 0, err);
-}
-
-static int summarize_stack(const tp_store *st, struct tp_section *sec, tp_error *err)
-{
-    return summarize(st, sec, 0, sec->flags >> TP_SUMM_PARAM_SHIFT, err);
-}
-
-/* By self device time (a trace with GPU activity), else by self host time;
- * ties in first-seen order. */
-static int cmp_by(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b, int x)
-{
-    int64_t vx = (*a)->x[x], vy = (*b)->x[x];
-    if (vx != vy) return vx > vy ? -1 : 1;
-    return tp_summ_cmp_order(a, b);
-}
-static int cmp_dev(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
-{
-    return cmp_by(a, b, X_DSELF);
-}
-static int cmp_host(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
-{
-    return cmp_by(a, b, X_HSELF);
 }
 
 /* --plot: each row's share of the device self time (host self time in a
@@ -305,109 +331,62 @@ static const char *const share_cols[] = {"dev_self", "host_self", "dev_total", "
 static const struct tp_chart ops_chart = {TP_CHART_SHARE, "name", "shape", share_cols, 4, NULL, NULL, NULL};
 static const struct tp_chart category_chart = {TP_CHART_SHARE, "category", NULL, share_cols, 1, NULL, NULL, NULL};
 
-/* The table of a (merged) section: by_stack its stack depth, 0 none. */
-static int ops_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, int by_shape,
-                     long by_stack, tp_table **out, tp_error *err)
+/* key_averages' footer (when there is host time to total: a trace without
+ * CPU events has none to speak of) */
+static void footer(tp_table *t, const struct tp_section *sec)
 {
-    int64_t cpu_total = sec->scal[S_CPU_TOTAL], cuda_total = sec->scal[S_CUDA_TOTAL];
-    const struct tp_sgroup **perm = tp_summ_sorted(sec, sec->flags & F_BY_DEV ? cmp_dev : cmp_host);
-    tp_table *t = tp_table_new(ops_cols, sizeof ops_cols / sizeof *ops_cols);
-    if (!perm || !t) {
-        free(perm);
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    for (size_t k = 0; k < sec->ng; k++) {
-        const struct tp_sgroup *A = perm[k];
-        const int64_t *x = A->x;
-        tp_table_add_row(t);
-        tp_table_set_str(t, C_NAME, A->key[0]);
-        if (by_shape) tp_table_set_str(t, C_SHAPE, A->key[1]);
-        if (by_stack && A->key[1][0]) tp_table_set_str(t, C_STACK, A->key[1]);
-        tp_table_set_int(t, C_CALLS, A->n);
-        tp_table_set_int(t, C_DSELF, x[X_DSELF]);
-        tp_table_set_int(t, C_DTOT, x[X_DTOT]);
-        tp_table_set_int(t, C_HSELF, x[X_HSELF]);
-        tp_table_set_int(t, C_HTOT, A->sum);
-        tp_table_set_str(t, C_TC, A->flag ? "Yes" : "No");
-        tp_table_set_float(t, C_TCS, x[X_DSELF] ? 100.0 * (double)x[X_TCS] / (double)x[X_DSELF] : 0.0);
-        tp_table_set_float(t, C_TCT, x[X_DTOT] ? 100.0 * (double)x[X_TCT] / (double)x[X_DTOT] : 0.0);
-        if (cpu_total > 0) {
-            tp_table_set_float(t, C_SCPUP, 100.0 * (double)x[X_HSELF] / (double)cpu_total);
-            tp_table_set_float(t, C_CPUP, 100.0 * (double)A->sum / (double)cpu_total);
-        }
-        tp_table_set_int(t, C_CPUAVG, (A->sum + A->n / 2) / A->n);   /* nearest ns */
-        if (cuda_total > 0) {
-            tp_table_set_float(t, C_SCUDAP, 100.0 * (double)x[X_DSELF] / (double)cuda_total);
-            tp_table_set_float(t, C_CUDAP, 100.0 * (double)x[X_DTOT] / (double)cuda_total);
-        }
-        tp_table_set_int(t, C_CUDAAVG, (x[X_DTOT] + A->n / 2) / A->n);
-        if (sec->flags & F_MEM) {
-            tp_table_set_int(t, C_CPUMEM, x[X_CPUMEM]);
-            tp_table_set_int(t, C_SCPUMEM, x[X_SCPUMEM]);
-            tp_table_set_int(t, C_DEVMEM, x[X_DEVMEM]);
-            tp_table_set_int(t, C_SDEVMEM, x[X_SDEVMEM]);
-        }
-    }
-    /* key_averages' footer (when there is host time to total: a trace
-     * without CPU events has none to speak of) */
     char line[96], v[32];
-    if (cpu_total > 0) {
-        tp_fmt_human_time((double)cpu_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);   /* _format_time */
-        snprintf(line, sizeof line, "Self CPU time total: %s", v);
+    if (sec->scal[S_CPU_TOTAL] <= 0)
+        return;
+    tp_fmt_human_time((double)sec->scal[S_CPU_TOTAL] / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);   /* _format_time */
+    snprintf(line, sizeof line, "Self CPU time total: %s", v);
+    tp_table_add_footer(t, line);
+    if (sec->flags & F_BY_DEV) {
+        tp_fmt_human_time((double)sec->scal[S_CUDA_TOTAL] / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);
+        snprintf(line, sizeof line, "Self CUDA time total: %s", v);
         tp_table_add_footer(t, line);
-        if (sec->flags & F_BY_DEV) {
-            tp_fmt_human_time((double)cuda_total / 1000.0, TP_UNIT_DEFAULT, v, sizeof v);
-            snprintf(line, sizeof line, "Self CUDA time total: %s", v);
-            tp_table_add_footer(t, line);
-        }
     }
+}
+
+/* The table of a (merged) section (a summary file keeps the default stack
+ * depth). */
+static int ops_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
+                     tp_error *err)
+{
+    long depth = tp_ops_stack_depth(vo ? vo->group : NULL), had = tp_agg_section_own(&ops_spec, sec);
+    if (depth != had)
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds ops --group stack=%ld, not stack=%ld", path,
+                            had, depth);
+    int rc = tp_agg_summ_table(&ops_spec, sec, path, vo ? vo->group : NULL, NULL, out, err);
+    if (rc != TP_OK)
+        return rc;
+    footer(*out, sec);
     /* key_averages(group_by_stack_n=N) of such a trace is its plain
      * table: so is this one, with a word on why */
-    if (by_stack && !(sec->flags & F_ANY_STACK) && sec->ng)
+    if (depth && !(sec->flags & F_ANY_STACK) && sec->ng)
         tp_error_set(err, TP_OK, "%s: no operator has a call stack (record with with_stack=True): "
-                     "one row per name, as key_averages(group_by_stack_n=%ld) gives", path, by_stack);
+                     "one row per name, as key_averages(group_by_stack_n=%ld) gives", path, depth);
     if (vo && vo->plot)
-        tp_table_set_chart(t, &ops_chart);
-    free(perm);
-    *out = t;
+        tp_table_set_chart(*out, &ops_chart);
     return TP_OK;
-}
-
-static int table_name(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
-                      tp_error *err)
-{
-    return ops_table(sec, path, vo, 0, 0, out, err);
-}
-
-static int table_shape(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
-                       tp_error *err)
-{
-    return ops_table(sec, path, vo, 1, 0, out, err);
-}
-
-static int table_stack(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
-                       tp_error *err)
-{
-    long want = tp_ops_stack_depth(vo ? vo->group : NULL), have = sec->flags >> TP_SUMM_PARAM_SHIFT;
-    if (want != have)   /* a summary file keeps the default depth */
-        return tp_error_set(err, TP_ERR_FORMAT, "%s: the summary holds ops --group stack=%ld, not stack=%ld", path,
-                            have, want);
-    return ops_table(sec, path, vo, 0, have, out, err);
-}
-
-static int is_shape(const struct tp_view_opts *vo)
-{
-    return vo && vo->group && (strcmp(vo->group, "shape") == 0 || strcmp(vo->group, "input") == 0);
 }
 
 static int reads(const struct tp_view_opts *vo, const char *variant)
 {
-    if (is_shape(vo))
-        return strcmp(variant, "shape") == 0;
-    if (tp_ops_stack_depth(vo ? vo->group : NULL) > 0)
-        return strcmp(variant, "stack") == 0;
-    return (!vo || !vo->group || strcmp(vo->group, "name") == 0) && strcmp(variant, "name") == 0;
+    return tp_ops_stack_depth(vo ? vo->group : NULL) >= 0 && tp_agg_reads(&ops_spec, vo ? vo->group : NULL, variant);
+}
+
+/* The keys and the stack depth of a --group (a summary file: the default
+ * depth in its stack section) */
+static long param(const struct tp_view_opts *vo)
+{
+    long n = tp_ops_stack_depth(vo ? vo->group : NULL);
+    return n < 0 ? 0 : tp_agg_group_param(&ops_spec, vo ? vo->group : NULL, n);
+}
+static long file_param(const struct tp_view_opts *vo)
+{
+    long n = vo ? param(vo) : 0;
+    return n ? n : TP_OPS_STACK_DEFAULT;
 }
 
 #define OPS_X {"dev_self_ns", "dev_total_ns", "host_self_ns", "tc_self_ns", "tc_total_ns", "cpu_mem_bytes", \
@@ -425,17 +404,9 @@ static const struct tp_summ_desc desc_stack = {
     .keys = {"name", "stack"}, .xs = OPS_X, .scals = {"self_cpu_total_ns", "self_cuda_total_ns"},
 };
 
-/* The stack depth of a --group (a summary file: the default one). */
-static long stack_depth(const struct tp_view_opts *vo)
-{
-    long n = tp_ops_stack_depth(vo ? vo->group : NULL);
-    return n > 0 ? n : TP_OPS_STACK_DEFAULT;
-}
-
-const struct tp_summ_view tp_summ_ops_name = {&desc_name, "ops", reads, summarize_name, table_name, NULL};
-const struct tp_summ_view tp_summ_ops_shape = {&desc_shape, "ops", reads, summarize_shape, table_shape, NULL};
-const struct tp_summ_view tp_summ_ops_stack = {&desc_stack, "ops", reads, summarize_stack, table_stack,
-                                              stack_depth};
+const struct tp_summ_view tp_summ_ops_name = {&desc_name, "ops", reads, summarize, ops_table, param};
+const struct tp_summ_view tp_summ_ops_shape = {&desc_shape, "ops", reads, summarize, ops_table, param};
+const struct tp_summ_view tp_summ_ops_stack = {&desc_stack, "ops", reads, summarize, ops_table, file_param};
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
@@ -445,37 +416,35 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             tp_table_set_chart(*out, &category_chart);
         return rc;
     }
-    int by_shape = is_shape(vo);
-    long by_stack = tp_ops_stack_depth(vo ? vo->group : NULL);
-    if (by_stack < 0)
-        return tp_error_set(err, TP_ERR_USAGE, "ops: --group stack=N: '%s' is not a positive number of frames",
-                            vo->group + 6);
-    if (vo && vo->group && !by_shape && !by_stack && strcmp(vo->group, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape, stack[=N] or category, not %s",
-                            vo->group);
+    unsigned keys;
+    if (tp_agg_parse(&ops_spec, vo ? vo->group : NULL, &keys, err) != TP_OK)
+        return err->status;
+    if (tp_ops_stack_depth(vo ? vo->group : NULL) < 0) {
+        char arg[64];
+        tp_agg_arg(vo->group, "stack", arg, sizeof arg);
+        return tp_error_set(err, TP_ERR_USAGE, "ops: --group stack=N: '%s' is not a positive number of frames", arg);
+    }
     /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(by_shape ? &tp_summ_ops_shape : by_stack ? &tp_summ_ops_stack : &tp_summ_ops_name, st,
-                              vo, out, err);
+    keys = tp_agg_variant_of(&ops_spec, keys)->keys;
+    return tp_summ_view_build(keys & KEY_STACK ? &tp_summ_ops_stack : keys & KEY_SHAPE ? &tp_summ_ops_shape
+                                                                                       : &tp_summ_ops_name,
+                              st, vo, out, err);
 }
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
-    if (!vo || !vo->group)
-        return NULL;
-    if (strcmp(vo->group, "shape") == 0 || strcmp(vo->group, "input") == 0)
-        return "name,shape,calls,dev_self,dev_total,host_self,host_total,tc";
-    if (strcmp(vo->group, "category") == 0)
+    if (vo && vo->group && strcmp(vo->group, "category") == 0)
         return tp_ops_category_columns;
-    if (tp_ops_stack_depth(vo->group) > 0)   /* key_averages prints the stack last */
-        return "name,calls,dev_self,dev_total,host_self,host_total,tc,stack";
-    return NULL;
+    return tp_agg_columns(&ops_spec, vo ? vo->group : NULL);
 }
+
+TP_AGG_DESCRIBER(group_words, ops_spec)
 
 static const struct tp_view_option ops_options[] = {
     TP_VOPT_FILTERS,
     TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, stack[=N]: per name and the "
-                   "first N (5) frames of its call stack (key_averages' group_by_stack_n), or category: "
-                   "TraceLens' op categories (Ascend: name, shape, stack)"),
+                   "first N (5) frames of its call stack (key_averages' group_by_stack_n; Ascend: the whole stack), "
+                   "category: TraceLens' op categories, or a comma list of keys:"),
     TP_VOPT_FLAG("plot", plot, "a bar per operator: its share of the device self time (-w or terminal wide)"),
 };
 
@@ -489,4 +458,5 @@ const tp_view tp_view_ops = {
     .columns_for = columns_for,
     .attributes = TP_ATTRIBUTES_ALWAYS,
     TP_VIEW_OPTIONS(ops_options),
+    .group_keys = group_words,
 };

@@ -18,6 +18,68 @@
 #include <string.h>
 #include "view_npu_kernels.h"
 #include "views.h"
+#include "agg.h"
+
+/* The PMU columns of an aic_metrics set, the same for the AI Core (aic_)
+ * and the AI Vector Core (aiv_): key, header (the key and its unit) and
+ * description. */
+#define PMU(p, core, key, unit, what) {p key, p key unit, TP_COL_NUM, -1, 0, core ": " what}
+#define PMU_COLS(p, core) \
+    PMU(p, core, "_total_cycles", "", "cycles"), \
+    PMU(p, core, "_mac_time", "(us)", "cube (MAC) time, PipeUtilization"), \
+    PMU(p, core, "_mac_ratio", "", "cube (MAC) share of the time, PipeUtilization"), \
+    PMU(p, core, "_scalar_time", "(us)", "scalar time, PipeUtilization"), \
+    PMU(p, core, "_scalar_ratio", "", "scalar share, PipeUtilization"), \
+    PMU(p, core, "_mte1_time", "(us)", "MTE1 (L1->L0) time, PipeUtilization"), \
+    PMU(p, core, "_mte1_ratio", "", "MTE1 share, PipeUtilization"), \
+    PMU(p, core, "_mte2_time", "(us)", "MTE2 (GM->L1/UB) time, PipeUtilization"), \
+    PMU(p, core, "_mte2_ratio", "", "MTE2 share, PipeUtilization"), \
+    PMU(p, core, "_mte3_time", "(us)", "MTE3 (UB->GM) time, PipeUtilization"), \
+    PMU(p, core, "_mte3_ratio", "", "MTE3 share, PipeUtilization"), \
+    PMU(p, core, "_fixpipe_time", "(us)", "FixPipe time, PipeUtilization"), \
+    PMU(p, core, "_fixpipe_ratio", "", "FixPipe share, PipeUtilization"), \
+    PMU(p, core, "_vec_time", "(us)", "vector time, PipeUtilization"), \
+    PMU(p, core, "_vec_ratio", "", "vector share, PipeUtilization"), \
+    PMU(p, core, "_icache_miss_rate", "", "instruction cache miss rate, PipeUtilization"), \
+    PMU(p, core, "_mac_fp16_ratio", "", "fp16 cube share, ArithmeticUtilization"), \
+    PMU(p, core, "_mac_int8_ratio", "", "int8 cube share, ArithmeticUtilization"), \
+    PMU(p, core, "_vec_fp32_ratio", "", "fp32 vector share, ArithmeticUtilization"), \
+    PMU(p, core, "_vec_fp16_ratio", "", "fp16 vector share, ArithmeticUtilization"), \
+    PMU(p, core, "_vec_int32_ratio", "", "int32 vector share, ArithmeticUtilization"), \
+    PMU(p, core, "_vec_misc_ratio", "", "other vector share, ArithmeticUtilization"), \
+    PMU(p, core, "_cube_fops", "", "cube floating point ops, ArithmeticUtilization"), \
+    PMU(p, core, "_vector_fops", "", "vector floating point ops, ArithmeticUtilization"), \
+    PMU(p, core, "_ub_read_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_ub_write_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_l1_read_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_l1_write_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_l2_read_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_l2_write_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_main_mem_read_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_main_mem_write_bw", "(GB/s)", "bandwidth, Memory"), \
+    PMU(p, core, "_scalar_ld_ratio", "", "scalar load share, MemoryL0"), \
+    PMU(p, core, "_scalar_st_ratio", "", "scalar store share, MemoryL0"), \
+    PMU(p, core, "_l0a_read_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0a_write_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0b_read_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0b_write_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0c_read_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0c_write_bw", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0c_read_bw_cube", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_l0c_write_bw_cube", "(GB/s)", "bandwidth, MemoryL0"), \
+    PMU(p, core, "_vec_bankgroup_cflt_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_vec_bank_cflt_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_vec_resc_cflt_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_mte1_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_mte2_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_mte3_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_cube_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_vec_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_iq_full_ratio", "", "pipeline queue / conflict share, ResourceConflictRatio"), \
+    PMU(p, core, "_ub_read_bw_vector", "(GB/s)", "bandwidth, MemoryUB"), \
+    PMU(p, core, "_ub_write_bw_vector", "(GB/s)", "bandwidth, MemoryUB"), \
+    PMU(p, core, "_ub_read_bw_scalar", "(GB/s)", "bandwidth, MemoryUB"), \
+    PMU(p, core, "_ub_write_bw_scalar", "(GB/s)", "bandwidth, MemoryUB")
 
 const struct tp_coldef tp_npu_kernel_cols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "task (kernel) name"},
@@ -60,155 +122,9 @@ const struct tp_coldef tp_npu_kernel_cols[] = {
     {"hf32_eligible", "HF32Eligible", TP_COL_STR, -1, 0, "HF32 Eligible: YES/NO (--group all)"},
     {"context_id", "ContextId", TP_COL_STR, -1, 0, "Context ID (--group all)"},
     {"aicore_time", "aicore_time(us)", TP_COL_NUM, -1, 0, "AI Core (cube) time of the task"},
-    {"aic_total_cycles", "aic_total_cycles", TP_COL_NUM, -1, 0, "AI Core: cycles"},
-    {"aic_mac_time", "aic_mac_time(us)", TP_COL_NUM, -1, 0, "AI Core: cube (MAC) time, PipeUtilization"},
-    {"aic_mac_ratio", "aic_mac_ratio", TP_COL_NUM, -1, 0, "AI Core: cube (MAC) share of the time, PipeUtilization"},
-    {"aic_scalar_time", "aic_scalar_time(us)", TP_COL_NUM, -1, 0, "AI Core: scalar time, PipeUtilization"},
-    {"aic_scalar_ratio", "aic_scalar_ratio", TP_COL_NUM, -1, 0, "AI Core: scalar share, PipeUtilization"},
-    {"aic_mte1_time", "aic_mte1_time(us)", TP_COL_NUM, -1, 0, "AI Core: MTE1 (L1->L0) time, PipeUtilization"},
-    {"aic_mte1_ratio", "aic_mte1_ratio", TP_COL_NUM, -1, 0, "AI Core: MTE1 share, PipeUtilization"},
-    {"aic_mte2_time", "aic_mte2_time(us)", TP_COL_NUM, -1, 0, "AI Core: MTE2 (GM->L1/UB) time, PipeUtilization"},
-    {"aic_mte2_ratio", "aic_mte2_ratio", TP_COL_NUM, -1, 0, "AI Core: MTE2 share, PipeUtilization"},
-    {"aic_mte3_time", "aic_mte3_time(us)", TP_COL_NUM, -1, 0, "AI Core: MTE3 (UB->GM) time, PipeUtilization"},
-    {"aic_mte3_ratio", "aic_mte3_ratio", TP_COL_NUM, -1, 0, "AI Core: MTE3 share, PipeUtilization"},
-    {"aic_fixpipe_time", "aic_fixpipe_time(us)", TP_COL_NUM, -1, 0, "AI Core: FixPipe time, PipeUtilization"},
-    {"aic_fixpipe_ratio", "aic_fixpipe_ratio", TP_COL_NUM, -1, 0, "AI Core: FixPipe share, PipeUtilization"},
-    {"aic_vec_time", "aic_vec_time(us)", TP_COL_NUM, -1, 0, "AI Core: vector time, PipeUtilization"},
-    {"aic_vec_ratio", "aic_vec_ratio", TP_COL_NUM, -1, 0, "AI Core: vector share, PipeUtilization"},
-    {"aic_icache_miss_rate", "aic_icache_miss_rate", TP_COL_NUM, -1, 0,
-     "AI Core: instruction cache miss rate, PipeUtilization"},
-    {"aic_mac_fp16_ratio", "aic_mac_fp16_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: fp16 cube share, ArithmeticUtilization"},
-    {"aic_mac_int8_ratio", "aic_mac_int8_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: int8 cube share, ArithmeticUtilization"},
-    {"aic_vec_fp32_ratio", "aic_vec_fp32_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: fp32 vector share, ArithmeticUtilization"},
-    {"aic_vec_fp16_ratio", "aic_vec_fp16_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: fp16 vector share, ArithmeticUtilization"},
-    {"aic_vec_int32_ratio", "aic_vec_int32_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: int32 vector share, ArithmeticUtilization"},
-    {"aic_vec_misc_ratio", "aic_vec_misc_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: other vector share, ArithmeticUtilization"},
-    {"aic_cube_fops", "aic_cube_fops", TP_COL_NUM, -1, 0, "AI Core: cube floating point ops, ArithmeticUtilization"},
-    {"aic_vector_fops", "aic_vector_fops", TP_COL_NUM, -1, 0,
-     "AI Core: vector floating point ops, ArithmeticUtilization"},
-    {"aic_ub_read_bw", "aic_ub_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_ub_write_bw", "aic_ub_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_l1_read_bw", "aic_l1_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_l1_write_bw", "aic_l1_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_l2_read_bw", "aic_l2_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_l2_write_bw", "aic_l2_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_main_mem_read_bw", "aic_main_mem_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_main_mem_write_bw", "aic_main_mem_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, Memory"},
-    {"aic_scalar_ld_ratio", "aic_scalar_ld_ratio", TP_COL_NUM, -1, 0, "AI Core: scalar load share, MemoryL0"},
-    {"aic_scalar_st_ratio", "aic_scalar_st_ratio", TP_COL_NUM, -1, 0, "AI Core: scalar store share, MemoryL0"},
-    {"aic_l0a_read_bw", "aic_l0a_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0a_write_bw", "aic_l0a_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0b_read_bw", "aic_l0b_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0b_write_bw", "aic_l0b_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0c_read_bw", "aic_l0c_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0c_write_bw", "aic_l0c_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0c_read_bw_cube", "aic_l0c_read_bw_cube(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_l0c_write_bw_cube", "aic_l0c_write_bw_cube(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryL0"},
-    {"aic_vec_bankgroup_cflt_ratio", "aic_vec_bankgroup_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_vec_bank_cflt_ratio", "aic_vec_bank_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_vec_resc_cflt_ratio", "aic_vec_resc_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_mte1_iq_full_ratio", "aic_mte1_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_mte2_iq_full_ratio", "aic_mte2_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_mte3_iq_full_ratio", "aic_mte3_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_cube_iq_full_ratio", "aic_cube_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_vec_iq_full_ratio", "aic_vec_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_iq_full_ratio", "aic_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aic_ub_read_bw_vector", "aic_ub_read_bw_vector(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryUB"},
-    {"aic_ub_write_bw_vector", "aic_ub_write_bw_vector(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryUB"},
-    {"aic_ub_read_bw_scalar", "aic_ub_read_bw_scalar(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryUB"},
-    {"aic_ub_write_bw_scalar", "aic_ub_write_bw_scalar(GB/s)", TP_COL_NUM, -1, 0, "AI Core: bandwidth, MemoryUB"},
+    PMU_COLS("aic", "AI Core"),
     {"aiv_time", "aiv_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core time of the task"},
-    {"aiv_total_cycles", "aiv_total_cycles", TP_COL_NUM, -1, 0, "AI Vector Core: cycles"},
-    {"aiv_mac_time", "aiv_mac_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: cube (MAC) time, PipeUtilization"},
-    {"aiv_mac_ratio", "aiv_mac_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: cube (MAC) share of the time, PipeUtilization"},
-    {"aiv_scalar_time", "aiv_scalar_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: scalar time, PipeUtilization"},
-    {"aiv_scalar_ratio", "aiv_scalar_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: scalar share, PipeUtilization"},
-    {"aiv_mte1_time", "aiv_mte1_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: MTE1 (L1->L0) time, PipeUtilization"},
-    {"aiv_mte1_ratio", "aiv_mte1_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: MTE1 share, PipeUtilization"},
-    {"aiv_mte2_time", "aiv_mte2_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: MTE2 (GM->L1/UB) time, PipeUtilization"},
-    {"aiv_mte2_ratio", "aiv_mte2_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: MTE2 share, PipeUtilization"},
-    {"aiv_mte3_time", "aiv_mte3_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: MTE3 (UB->GM) time, PipeUtilization"},
-    {"aiv_mte3_ratio", "aiv_mte3_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: MTE3 share, PipeUtilization"},
-    {"aiv_fixpipe_time", "aiv_fixpipe_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: FixPipe time, PipeUtilization"},
-    {"aiv_fixpipe_ratio", "aiv_fixpipe_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: FixPipe share, PipeUtilization"},
-    {"aiv_vec_time", "aiv_vec_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core: vector time, PipeUtilization"},
-    {"aiv_vec_ratio", "aiv_vec_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: vector share, PipeUtilization"},
-    {"aiv_icache_miss_rate", "aiv_icache_miss_rate", TP_COL_NUM, -1, 0,
-     "AI Vector Core: instruction cache miss rate, PipeUtilization"},
-    {"aiv_mac_fp16_ratio", "aiv_mac_fp16_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: fp16 cube share, ArithmeticUtilization"},
-    {"aiv_mac_int8_ratio", "aiv_mac_int8_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: int8 cube share, ArithmeticUtilization"},
-    {"aiv_vec_fp32_ratio", "aiv_vec_fp32_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: fp32 vector share, ArithmeticUtilization"},
-    {"aiv_vec_fp16_ratio", "aiv_vec_fp16_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: fp16 vector share, ArithmeticUtilization"},
-    {"aiv_vec_int32_ratio", "aiv_vec_int32_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: int32 vector share, ArithmeticUtilization"},
-    {"aiv_vec_misc_ratio", "aiv_vec_misc_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: other vector share, ArithmeticUtilization"},
-    {"aiv_cube_fops", "aiv_cube_fops", TP_COL_NUM, -1, 0,
-     "AI Vector Core: cube floating point ops, ArithmeticUtilization"},
-    {"aiv_vector_fops", "aiv_vector_fops", TP_COL_NUM, -1, 0,
-     "AI Vector Core: vector floating point ops, ArithmeticUtilization"},
-    {"aiv_ub_read_bw", "aiv_ub_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_ub_write_bw", "aiv_ub_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_l1_read_bw", "aiv_l1_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_l1_write_bw", "aiv_l1_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_l2_read_bw", "aiv_l2_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_l2_write_bw", "aiv_l2_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_main_mem_read_bw", "aiv_main_mem_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_main_mem_write_bw", "aiv_main_mem_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, Memory"},
-    {"aiv_scalar_ld_ratio", "aiv_scalar_ld_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: scalar load share, MemoryL0"},
-    {"aiv_scalar_st_ratio", "aiv_scalar_st_ratio", TP_COL_NUM, -1, 0, "AI Vector Core: scalar store share, MemoryL0"},
-    {"aiv_l0a_read_bw", "aiv_l0a_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0a_write_bw", "aiv_l0a_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0b_read_bw", "aiv_l0b_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0b_write_bw", "aiv_l0b_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0c_read_bw", "aiv_l0c_read_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0c_write_bw", "aiv_l0c_write_bw(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0c_read_bw_cube", "aiv_l0c_read_bw_cube(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_l0c_write_bw_cube", "aiv_l0c_write_bw_cube(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryL0"},
-    {"aiv_vec_bankgroup_cflt_ratio", "aiv_vec_bankgroup_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_vec_bank_cflt_ratio", "aiv_vec_bank_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_vec_resc_cflt_ratio", "aiv_vec_resc_cflt_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_mte1_iq_full_ratio", "aiv_mte1_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_mte2_iq_full_ratio", "aiv_mte2_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_mte3_iq_full_ratio", "aiv_mte3_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_cube_iq_full_ratio", "aiv_cube_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_vec_iq_full_ratio", "aiv_vec_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_iq_full_ratio", "aiv_iq_full_ratio", TP_COL_NUM, -1, 0,
-     "AI Vector Core: pipeline queue / conflict share, ResourceConflictRatio"},
-    {"aiv_ub_read_bw_vector", "aiv_ub_read_bw_vector(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryUB"},
-    {"aiv_ub_write_bw_vector", "aiv_ub_write_bw_vector(GB/s)", TP_COL_NUM, -1, 0,
-     "AI Vector Core: bandwidth, MemoryUB"},
-    {"aiv_ub_read_bw_scalar", "aiv_ub_read_bw_scalar(GB/s)", TP_COL_NUM, -1, 0, "AI Vector Core: bandwidth, MemoryUB"},
-    {"aiv_ub_write_bw_scalar", "aiv_ub_write_bw_scalar(GB/s)", TP_COL_NUM, -1, 0,
-     "AI Vector Core: bandwidth, MemoryUB"},
+    PMU_COLS("aiv", "AI Vector Core"),
     {"cube_utilization", "cube_utilization(%)", TP_COL_NUM, -1, 0, "cube utilization (%), PipeUtilization"},
     {"extra", "Extra", TP_COL_STR, -1, 0, "other extra kernel_details columns, NAME=VALUE; ... (--group all)"},
 };
@@ -224,178 +140,162 @@ static int core_slot(const char *c)
     return 5;
 }
 
-struct agg {
-    uint32_t key, core;
-    int64_t bd;
-    int mixed;                /* more than one core for this name */
-    int64_t calls, total, min, max, per[6];
-    double rtotal;            /* the plugin's Total: d, then round(total + d, 2) per task */
-    size_t first;
+/* The keys of a task (agg.h: items are struct tp_agg_rec). */
+#define TASK(it) ((const struct tp_npu_task *)((const struct tp_agg_rec *)(it))->rec)
+TP_AGG_TEXT_KEY(key_name, struct tp_npu_task, name)
+TP_AGG_TEXT_KEY(key_core, struct tp_npu_task, core)
+TP_AGG_TEXT_KEY(key_type, struct tp_npu_task, type)
+static const char *key_bd(const void *it, struct tp_sbuf *b)
+{
+    return TASK(it)->block_dim == TP_NONE ? "N/A" : tp_agg_int(b, TASK(it)->block_dim);
+}
+static const char *key_stream(const void *it, struct tp_sbuf *b)
+{
+    return TASK(it)->stream_id == TP_NONE ? "" : tp_agg_int(b, TASK(it)->stream_id);
+}
+static const char *key_device(const void *it, struct tp_sbuf *b)
+{
+    return TASK(it)->device < 0 ? "" : tp_agg_int(b, TASK(it)->device);
+}
+
+/* What a group keeps besides its section's sums: the plugin's Total, a
+ * running sum rounded to 2 decimals at every task after the first, and
+ * the cores it ran on, in first-seen order. */
+struct side {
+    double rtotal;
+    uint32_t core[16];
+    int ncore;
+};
+struct kctx {
+    const tp_store *st;
+    struct side *side;
+    size_t cap;
+    int64_t all;   /* every task's time: a sum beyond int64 is refused */
 };
 
-static _Thread_local const struct agg *g_a;
-static int by_total(const void *x, const void *y)
+enum { KEY_NAME = 1, KEY_CORE = 2, KEY_BD = 4 };
+
+#define SIDE(c) (&((const struct kctx *)(c)->ctx)->side[(c)->gi])
+static int cell_total(const struct tp_agg_cell *c)
 {
-    const struct agg *a = &g_a[*(const size_t *)x], *b = &g_a[*(const size_t *)y];
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    return a->first < b->first ? -1 : a->first > b->first;
+    int64_t rtotal;
+    if (c->keys != KEY_NAME) {   /* the plugin's core pie sums without rounding; the others are tprof's */
+        tp_table_set_int(c->t, c->col, c->g->sum);
+        return TP_OK;
+    }
+    /* the plugin's Statistic table: Total from its rounded running sum */
+    if (tp_npu_ns(SIDE(c)->rtotal, 1000.0, &rtotal) < 0)
+        return tp_npu_overflow(((const struct kctx *)c->ctx)->st, "kernel durations", c->err);
+    tp_table_set_int(c->t, c->col, rtotal);
+    return TP_OK;
 }
+
+static int cell_mean(const struct tp_agg_cell *c)
+{
+    double r = SIDE(c)->rtotal, n = (double)c->g->n;
+    if (c->keys != KEY_NAME)
+        tp_table_set_float(c->t, c->col, (double)c->g->sum / n / 1000.0);
+    else
+        tp_table_set_float(c->t, c->col, c->g->n == 1 ? r : tp_npu_round2(r / n));
+    return TP_OK;
+}
+
+/* every core the group ran on, in first-seen order, joined with | */
+static int cell_core(const struct tp_agg_cell *c)
+{
+    const struct side *s = SIDE(c);
+    char buf[256] = "";
+    size_t bl = 0;
+    for (int i = 0; i < s->ncore && bl < sizeof buf; i++)
+        bl += (size_t)snprintf(buf + bl, sizeof buf - bl, "%s%s", bl ? "|" : "",
+                               tp_store_str(((const struct kctx *)c->ctx)->st, s->core[i]));
+    tp_table_set_str(c->t, c->col, buf);
+    return TP_OK;
+}
+
+static const struct tp_agg_key npu_keys[] = {
+    TP_AGG_KEY("name", key_name), TP_AGG_KEY("core", key_core), TP_AGG_KEY("block_dim", key_bd),
+    {"type", key_type, 1, 0, NULL}, {"stream_id", key_stream, 1, 0, NULL}, {"device", key_device, 1, 0, NULL},
+};
+static const struct tp_agg_set npu_sets[] = {
+    {"props", KEY_NAME | KEY_CORE | KEY_BD, "name,core,block_dim,calls,total,min,mean,max,pct"},
+};
+static const struct tp_agg_metric npu_metrics[] = {
+    TP_AGG_CELL_OF("core", cell_core, KEY_CORE), TP_AGG_M("calls", TP_AGG_CALLS, TP_AGG_DUR),
+    TP_AGG_CELL_OF("total", cell_total, 0),      TP_AGG_M("min", TP_AGG_MIN, TP_AGG_DUR),
+    TP_AGG_CELL_OF("mean", cell_mean, 0),        TP_AGG_M("max", TP_AGG_MAX, TP_AGG_DUR),
+    TP_AGG_M("pct", TP_AGG_PCT, TP_AGG_DUR),     TP_AGG_M("ai_core", TP_AGG_SUM, 0),
+    TP_AGG_M("ai_vector_core", TP_AGG_SUM, 1),   TP_AGG_M("mix_aic", TP_AGG_SUM, 2),
+    TP_AGG_M("mix_aiv", TP_AGG_SUM, 3),          TP_AGG_M("comm", TP_AGG_SUM, 4),
+    TP_AGG_M("other_core", TP_AGG_SUM, 5),       TP_AGG_M("total_exact", TP_AGG_SUM, TP_AGG_DUR),
+};
+static const struct tp_agg_spec npu_spec = {
+    .view = "kernels", .cols = tp_npu_kernel_cols, .ncols = NK_N, TP_AGG_ARRAY(keys, npu_keys),
+    TP_AGG_ARRAY(sets, npu_sets), TP_AGG_ARRAY(metrics, npu_metrics), .default_keys = KEY_NAME,
+    .metric_columns = "core,calls,total,min,mean,max,pct", .others = "all",
+    /* by exact total (the plugin's table sorts by calls); ties in file order */
+    .sort = {TP_AGG_DUR, TP_AGG_DUR, 0, 0, NULL},
+};
 
 /* --plot: each row's share of the device task time (write_chart.c) */
 static const char *const share_cols[] = {"total"};
 static const struct tp_chart npu_kernels_chart = {TP_CHART_SHARE, "name", NULL, share_cols, 1, NULL, NULL, NULL};
 
+/* One task into its group. */
+static int add(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, size_t i, tp_error *err)
+{
+    const struct tp_npu_task *k = it->rec;
+    struct kctx *c = ctx;
+    struct side *s;
+    struct tp_sgroup *g = tp_agg_local_group(l, it, (void **)&c->side, &c->cap, sizeof *c->side, (void **)&s);
+    if (!g)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (l->rd.keys == KEY_NAME)   /* only the by-name table prints it */
+        s->rtotal = g->n == 0 ? k->dur_us : tp_npu_round2(s->rtotal + k->dur_us);
+    int q = 0;
+    while (q < s->ncore && s->core[q] != k->core) q++;
+    if (q == s->ncore && q < 16)
+        s->core[s->ncore++] = k->core;
+    int64_t total = g->sum;
+    if (tp_npu_add(&total, k->dur) < 0 || tp_npu_add(&g->x[core_slot(tp_store_str(it->st, k->core))], k->dur) < 0 ||
+        tp_npu_add(&c->all, k->dur) < 0)
+        return tp_npu_overflow(c->st, "kernel durations", err);
+    if (tp_summ_add(g, k->dur) < 0 || tp_summ_seen(l->sec, g, 0, (int64_t)i) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    return TP_OK;
+}
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
-    const char *grp = vo && vo->group ? vo->group : "name";
-    int by_core = strcmp(grp, "core") == 0, props = strcmp(grp, "props") == 0;
-    int group_all = strcmp(grp, "all") == 0;
-    if (!by_core && !props && !group_all && strcmp(grp, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "kernels: --group must be name, core, props or all, not %s", grp);
+    int group_all = vo && vo->group && strcmp(vo->group, "all") == 0;
+    unsigned keys = KEY_NAME;
+    if (!group_all && tp_agg_parse(&npu_spec, vo ? vo->group : NULL, &keys, err) != TP_OK)
+        return err->status;
     if (!d || !(d->files & TP_NPU_KERNEL_DETAILS))
         return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "kernels", tp_npu_kernel_cols, NK_N, out, err);
     if (group_all)
         return tp_npu_kernels_all(st, out, err);
-    size_t ns = st->strings.count + 1, nt = d->ntasks;
-    int64_t *head = malloc(ns * sizeof *head);
-    int64_t *next = malloc((nt + 1) * sizeof *next);
-    struct agg *a = calloc(nt + 1, sizeof *a);
-    size_t *perm = malloc((nt + 1) * sizeof *perm);
-    tp_table *t = NULL;
-    int rc = TP_OK;
-    if (!head || !next || !a || !perm) {
-        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < ns; i++)
-        head[i] = -1;
-    size_t na = 0;
-    int64_t all = 0;
-    for (size_t i = 0; i < nt; i++) {
-        const struct tp_npu_task *k = &d->tasks[i];
-        uint32_t key = by_core ? k->core : k->name;
-        int64_t j = head[key];
-        while (j >= 0 && props && (a[j].core != k->core || a[j].bd != k->block_dim))
-            j = next[j];
-        if (j < 0) {
-            j = (int64_t)na++;
-            a[j].key = key;
-            a[j].core = k->core;
-            a[j].bd = k->block_dim;
-            a[j].first = i;
-            a[j].min = a[j].max = k->dur;
-            next[j] = head[key];
-            head[key] = j;
-        }
-        struct agg *g = &a[j];
-        if (g->core != k->core)
-            g->mixed = 1;
-        g->rtotal = g->calls == 0 ? k->dur_us : tp_npu_round2(g->rtotal + k->dur_us);
-        g->calls++;
-        if (tp_npu_add(&g->total, k->dur) < 0 || tp_npu_add(&g->per[core_slot(tp_store_str(st, k->core))], k->dur) < 0 ||
-            tp_npu_add(&all, k->dur) < 0) {
-            rc = tp_npu_overflow(st, "kernel durations", err);
-            goto done;
-        }
-        if (k->dur < g->min) g->min = k->dur;
-        if (k->dur > g->max) g->max = k->dur;
-    }
-    for (size_t i = 0; i < na; i++)
-        perm[i] = i;
-    g_a = a;
-    qsort(perm, na, sizeof *perm, by_total);
-    t = tp_table_new(tp_npu_kernel_cols, NK_N);
-    if (!t) {
-        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t q = 0; q < na; q++) {
-        const struct agg *g = &a[perm[q]];
-        tp_table_add_row(t);
-        if (!by_core)
-            tp_table_set_str(t, NK_NAME, tp_store_str(st, g->key));
-        if (g->mixed) {
-            /* every core this name ran on, in first-seen order */
-            char buf[256] = "";
-            size_t bl = 0;
-            uint32_t seen[16];
-            size_t nseen = 0;
-            for (size_t i = g->first; i < nt && nseen < 16; i++) {
-                const struct tp_npu_task *k = &d->tasks[i];
-                if (k->name != g->key)
-                    continue;
-                size_t s = 0;
-                while (s < nseen && seen[s] != k->core) s++;
-                if (s < nseen)
-                    continue;
-                seen[nseen++] = k->core;
-                bl += (size_t)snprintf(buf + bl, bl < sizeof buf ? sizeof buf - bl : 0, "%s%s", bl ? "|" : "",
-                                       tp_store_str(st, k->core));
-                if (bl >= sizeof buf)
-                    break;
-            }
-            tp_table_set_str(t, NK_CORE, buf);
-        } else {
-            tp_table_set_str(t, NK_CORE, tp_store_str(st, g->core));
-        }
-        if (props) {
-            char b[32];
-            if (g->bd == TP_NONE)
-                snprintf(b, sizeof b, "N/A");
-            else
-                snprintf(b, sizeof b, "%lld", (long long)g->bd);
-            tp_table_set_str(t, NK_BD, b);
-        }
-        tp_table_set_int(t, NK_CALLS, g->calls);
-        if (by_core || props) {
-            /* the plugin's core pie sums without rounding; props is tprof's */
-            tp_table_set_int(t, NK_TOTAL, g->total);
-            tp_table_set_float(t, NK_MEAN, (double)g->total / (double)g->calls / 1000.0);
-        } else {
-            /* the plugin's Statistic table: Total and Avg from its rounded running sum */
-            int64_t rtotal;
-            if (tp_npu_ns(g->rtotal, 1000.0, &rtotal) < 0) {
-                rc = tp_npu_overflow(st, "kernel durations", err);
-                goto done;
-            }
-            tp_table_set_int(t, NK_TOTAL, rtotal);
-            tp_table_set_float(t, NK_MEAN, g->calls == 1 ? g->rtotal : tp_npu_round2(g->rtotal / (double)g->calls));
-        }
-        tp_table_set_int(t, NK_XTOTAL, g->total);
-        tp_table_set_int(t, NK_MIN, g->min);
-        tp_table_set_int(t, NK_MAX, g->max);
-        tp_table_set_float(t, NK_PCT, all ? 100.0 * (double)g->total / (double)all : 0.0);
-        for (int c = 0; c < 6; c++)
-            tp_table_set_int(t, (size_t)(NK_AIC + c), g->per[c]);
-    }
-    if (vo && vo->plot)
-        tp_table_set_chart(t, &npu_kernels_chart);
-    *out = t;
-    t = NULL;
-done:
-    if (t)
-        tp_table_free(t);
-    free(head);
-    free(next);
-    free(a);
-    free(perm);
+    struct kctx c = {st, NULL, 0, 0};
+    int rc = tp_agg_local_table(&npu_spec, keys, st, d->tasks, d->ntasks, sizeof *d->tasks, add, &c, out, err);
+    if (rc == TP_OK && vo && vo->plot)
+        tp_table_set_chart(*out, &npu_kernels_chart);
+    free(c.side);
     return rc;
 }
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
-    if (vo && vo->group && strcmp(vo->group, "core") == 0)
-        return "core,calls,total,min,mean,max,pct";
-    if (vo && vo->group && strcmp(vo->group, "props") == 0)
-        return "name,core,block_dim,calls,total,min,mean,max,pct";
     /* (a kernel_details.csv's own header replaces this: tp_table_default_columns) */
     if (vo && vo->group && strcmp(vo->group, "all") == 0)
         return "step,device,model_id,task_id,stream_id,name,type,state,core,start_time,duration,wait,block_dim,"
                "mix_block_dim,in_shapes,in_types,in_formats,out_shapes,out_types,out_formats";
-    return NULL;
+    if (vo && vo->group && strcmp(vo->group, "core") == 0)
+        return "core,calls,total,min,mean,max,pct";
+    return tp_agg_columns(&npu_spec, vo ? vo->group : NULL);
 }
+
+TP_AGG_DESCRIBER(group_words, npu_spec)
 
 const tp_view tp_view_npu_kernels = {
     .name = "kernels",
@@ -405,4 +305,5 @@ const tp_view tp_view_npu_kernels = {
     .default_columns = "name,core,calls,total,min,mean,max,pct",
     .build = build,
     .columns_for = columns_for,
+    .group_keys = group_words,
 };

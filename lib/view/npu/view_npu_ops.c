@@ -16,6 +16,7 @@
 #include <string.h>
 #include "ascend.h"
 #include "views.h"
+#include "agg.h"
 
 static const struct tp_coldef cols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "operator name"},
@@ -80,159 +81,141 @@ void tp_npu_trans_shape(const char *s, struct tp_sbuf *b)
     tp_sbuf_putc(b, ']');
 }
 
-struct agg {
-    uint32_t name, shape, stk;
-    int64_t calls, hself, htotal, dself, dtotal, aself, atotal;   /* exact ns */
-    double r[6];              /* the plugin's running sums: round(acc + v, 2) per row */
-    int stack;
-    size_t first;
+/* The keys of an operator (agg.h: items are struct tp_agg_rec): its name,
+ * input shapes and call stack as written (printed rewritten: show_shape,
+ * show_stack). */
+TP_AGG_TEXT_KEY(key_name, struct tp_npu_op, name)
+TP_AGG_TEXT_KEY(key_shape, struct tp_npu_op, shapes)
+TP_AGG_TEXT_KEY(key_stack, struct tp_npu_op, stack)
+static const char *show_shape(const char *key, struct tp_sbuf *b)
+{
+    tp_npu_trans_shape(key, b);
+    tp_sbuf_putc(b, 0);
+    return b->oom ? NULL : b->p;
+}
+/* frames are separated by ";\n" (or ";\r\n"): one line */
+static const char *show_stack(const char *key, struct tp_sbuf *b)
+{
+    for (const char *c = key; *c; c++)
+        if (*c != '\r')
+            tp_sbuf_putc(b, *c == '\n' ? ' ' : *c);
+    while (b->len && (b->p[b->len - 1] == ' ' || b->p[b->len - 1] == ';'))
+        b->len--;
+    tp_sbuf_putc(b, 0);
+    return b->oom ? NULL : b->p;
+}
+
+/* The plugin's running sums of each group, round(acc + v, 2) per row:
+ * host self, host total, device self, device total, AI Core self, total. */
+struct ctx {
+    const tp_store *st;
+    double (*r)[6];
+    size_t cap;
 };
 
-static _Thread_local const struct agg *g_a;
-static int by_dself(const void *x, const void *y)
+/* the plugin's numbers (SPEC §A.6.1), from its running sums */
+static int cell_time(const struct tp_agg_cell *c)
 {
-    const struct agg *a = &g_a[*(const size_t *)x], *b = &g_a[*(const size_t *)y];
-    if (a->r[2] != b->r[2])
-        return a->r[2] > b->r[2] ? -1 : 1;
-    return a->first < b->first ? -1 : a->first > b->first;
+    const struct ctx *x = c->ctx;
+    int q = c->col == C_HSELF ? 0 : c->col == C_HTOTAL ? 1 : c->col == C_DSELF ? 2 : 3;
+    int64_t ns;
+    if (tp_npu_ns(x->r[c->gi][q], 1000.0, &ns) < 0)
+        return tp_npu_overflow(x->st, "operator durations", c->err);
+    tp_table_set_int(c->t, c->col, ns);
+    return TP_OK;
 }
+static int cell_ai(const struct tp_agg_cell *c)
+{
+    const double *r = ((const struct ctx *)c->ctx)->r[c->gi];
+    if (c->col == C_ELIG)
+        tp_table_set_str(c->t, c->col, r[4] > 0 || r[5] > 0 ? "Yes" : "No");
+    else if (c->col == C_AISELF)
+        tp_table_set_float(c->t, c->col, r[2] == 0 ? 0.0 : tp_npu_round2(r[4] / r[2] * 100));
+    else
+        tp_table_set_float(c->t, c->col, r[3] == 0 ? 0.0 : tp_npu_round2(r[5] / r[3] * 100));
+    return TP_OK;
+}
+static double by_dself(void *ctx, size_t gi)
+{
+    return ((const struct ctx *)ctx)->r[gi][2];
+}
+
+enum { KEY_NAME = 1, KEY_SHAPE = 2, KEY_STACK = 4 };
+/* the exact sums: the count and sum are the device self time's */
+enum { X_HSELF, X_HTOTAL, X_DTOTAL, X_ASELF, X_ATOTAL };
+static const struct tp_agg_key op_keys[] = {
+    TP_AGG_KEY("name", key_name), {"shape", key_shape, 0, 0, show_shape}, {"stack", key_stack, 0, 0, show_stack},
+};
+#define OP_COLUMNS "calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total"
+static const struct tp_agg_set op_sets[] = {
+    {"shape", KEY_NAME | KEY_SHAPE, "name,shape," OP_COLUMNS},
+    {"stack", KEY_NAME | KEY_STACK, "name," OP_COLUMNS ",stack"},
+};
+static const struct tp_agg_metric op_metrics[] = {
+    TP_AGG_M("calls", TP_AGG_CALLS, TP_AGG_DUR),       TP_AGG_CELL_OF("dev_self", cell_time, 0),
+    TP_AGG_CELL_OF("dev_total", cell_time, 0),         TP_AGG_CELL_OF("host_self", cell_time, 0),
+    TP_AGG_CELL_OF("host_total", cell_time, 0),        TP_AGG_CELL_OF("ai_core_eligible", cell_ai, 0),
+    TP_AGG_CELL_OF("ai_core_self", cell_ai, 0),        TP_AGG_CELL_OF("ai_core_total", cell_ai, 0),
+    TP_AGG_M("dev_self_exact", TP_AGG_SUM, TP_AGG_DUR), TP_AGG_M("dev_total_exact", TP_AGG_SUM, X_DTOTAL),
+    TP_AGG_M("host_self_exact", TP_AGG_SUM, X_HSELF),  TP_AGG_M("host_total_exact", TP_AGG_SUM, X_HTOTAL),
+    TP_AGG_M("call_stack", TP_AGG_FLAG, 0),
+};
+static const struct tp_agg_spec op_spec = {
+    .view = "ops", .cols = cols, .ncols = C_N, TP_AGG_ARRAY(keys, op_keys), TP_AGG_ARRAY(sets, op_sets),
+    TP_AGG_ARRAY(metrics, op_metrics), .default_keys = KEY_NAME, .metric_columns = OP_COLUMNS,
+    .sort = {0, 0, 0, 0, by_dself},   /* the plugin's device self time; ties in file order */
+};
 
 /* --plot: each row's share of the device self time, or of the time
  * column --sort names (write_chart.c), as the ops view */
 static const char *const share_cols[] = {"dev_self", "host_self", "dev_total", "host_total"};
 static const struct tp_chart npu_ops_chart = {TP_CHART_SHARE, "name", "shape", share_cols, 4, NULL, NULL, NULL};
 
+/* One operator into its group. */
+static int add(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, size_t i, tp_error *err)
+{
+    const struct tp_npu_op *o = it->rec;
+    struct ctx *c = ctx;
+    double *r;
+    struct tp_sgroup *g = tp_agg_local_group(l, it, (void **)&c->r, &c->cap, sizeof *c->r, (void **)&r);
+    if (!g)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    int64_t dself = g->sum;
+    if (tp_npu_add(&g->x[X_HSELF], o->host_self) < 0 || tp_npu_add(&g->x[X_HTOTAL], o->host_total) < 0 ||
+        tp_npu_add(&dself, o->dev_self) < 0 || tp_npu_add(&g->x[X_DTOTAL], o->dev_total) < 0 ||
+        tp_npu_add(&g->x[X_ASELF], o->dev_self_aic) < 0 || tp_npu_add(&g->x[X_ATOTAL], o->dev_total_aic) < 0)
+        return tp_npu_overflow(c->st, "operator durations", err);
+    for (int q = 0; q < 6; q++)
+        r[q] = tp_npu_round2(r[q] + o->us[q]);
+    if (tp_store_str(it->st, o->stack)[0])
+        g->flag = 1;
+    if (tp_summ_add(g, o->dev_self) < 0 || tp_summ_seen(l->sec, g, 0, (int64_t)i) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    return TP_OK;
+}
+
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
-    int shape = vo && vo->group && strcmp(vo->group, "shape") == 0;
-    int stack = vo && vo->group && strcmp(vo->group, "stack") == 0;
-    if (vo && vo->group && !shape && !stack && strcmp(vo->group, "name") != 0)
-        return tp_error_set(err, TP_ERR_USAGE, "ops: --group must be name, shape or stack, not %s", vo->group);
+    unsigned keys;
+    if (tp_agg_parse(&op_spec, vo ? vo->group : NULL, &keys, err) != TP_OK)
+        return err->status;
     if (!d || !(d->files & TP_NPU_OPERATOR_DETAILS))
         return tp_npu_missing(st, TP_NPU_OPERATOR_DETAILS, "ops", cols, C_N, out, err);
-    size_t ns = st->strings.count + 1;
-    int64_t *head = malloc(ns * sizeof *head);
-    int64_t *next = malloc((d->nops + 1) * sizeof *next);
-    struct agg *a = calloc(d->nops + 1, sizeof *a);
-    size_t *perm = malloc((d->nops + 1) * sizeof *perm);
-    tp_table *t = NULL;
-    struct tp_sbuf sb = {0};
-    int rc = TP_OK;
-    if (!head || !next || !a || !perm) {
-        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < ns; i++)
-        head[i] = -1;
-    size_t na = 0;
-    for (size_t i = 0; i < d->nops; i++) {
-        const struct tp_npu_op *o = &d->ops[i];
-        int64_t j = head[o->name];
-        while (j >= 0 && ((shape && a[j].shape != o->shapes) || (stack && a[j].stk != o->stack)))
-            j = next[j];
-        if (j < 0) {
-            j = (int64_t)na++;
-            a[j].name = o->name;
-            a[j].shape = o->shapes;
-            a[j].stk = o->stack;
-            a[j].first = i;
-            next[j] = head[o->name];
-            head[o->name] = j;
-        }
-        struct agg *g = &a[j];
-        g->calls++;
-        if (tp_npu_add(&g->hself, o->host_self) < 0 || tp_npu_add(&g->htotal, o->host_total) < 0 ||
-            tp_npu_add(&g->dself, o->dev_self) < 0 || tp_npu_add(&g->dtotal, o->dev_total) < 0 ||
-            tp_npu_add(&g->aself, o->dev_self_aic) < 0 || tp_npu_add(&g->atotal, o->dev_total_aic) < 0) {
-            rc = tp_npu_overflow(st, "operator durations", err);
-            goto done;
-        }
-        for (int q = 0; q < 6; q++)
-            g->r[q] = tp_npu_round2(g->r[q] + o->us[q]);
-        if (tp_store_str(st, o->stack)[0])
-            g->stack = 1;
-    }
-    for (size_t i = 0; i < na; i++)
-        perm[i] = i;
-    g_a = a;
-    qsort(perm, na, sizeof *perm, by_dself);
-    t = tp_table_new(cols, C_N);
-    if (!t) {
-        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t k = 0; k < na; k++) {
-        const struct agg *g = &a[perm[k]];
-        tp_table_add_row(t);
-        tp_table_set_str(t, C_NAME, tp_store_str(st, g->name));
-        if (shape) {
-            sb.len = 0;
-            tp_npu_trans_shape(tp_store_str(st, g->shape), &sb);
-            tp_table_set_strn(t, C_SHAPE, sb.p ? sb.p : "", sb.len);
-        }
-        if (stack) {
-            /* frames are separated by ";\n" (or ";\r\n"): one line */
-            sb.len = 0;
-            for (const char *c = tp_store_str(st, g->stk); *c; c++) {
-                if (*c == '\r')
-                    continue;
-                if (*c == '\n')
-                    tp_sbuf_putc(&sb, ' ');
-                else
-                    tp_sbuf_putc(&sb, *c);
-            }
-            while (sb.len && (sb.p[sb.len - 1] == ' ' || sb.p[sb.len - 1] == ';'))
-                sb.len--;
-            tp_table_set_strn(t, C_STK, sb.p ? sb.p : "", sb.len);
-        }
-        tp_table_set_int(t, C_CALLS, g->calls);
-        /* the plugin's numbers (SPEC §A.6.1), from its running sums */
-        const double *r = g->r;   /* host self, host total, dev self, dev total, S7, S8 */
-        int64_t ns[4];
-        for (int q = 0; q < 4; q++)
-            if (tp_npu_ns(r[q], 1000.0, &ns[q]) < 0) {
-                rc = tp_npu_overflow(st, "operator durations", err);
-                goto done;
-            }
-        tp_table_set_int(t, C_DSELF, ns[2]);
-        tp_table_set_int(t, C_DTOTAL, ns[3]);
-        tp_table_set_int(t, C_HSELF, ns[0]);
-        tp_table_set_int(t, C_HTOTAL, ns[1]);
-        tp_table_set_str(t, C_ELIG, r[4] > 0 || r[5] > 0 ? "Yes" : "No");
-        tp_table_set_float(t, C_AISELF, r[2] == 0 ? 0.0 : tp_npu_round2(r[4] / r[2] * 100));
-        tp_table_set_float(t, C_AITOTAL, r[3] == 0 ? 0.0 : tp_npu_round2(r[5] / r[3] * 100));
-        tp_table_set_int(t, C_XDSELF, g->dself);
-        tp_table_set_int(t, C_XDTOTAL, g->dtotal);
-        tp_table_set_int(t, C_XHSELF, g->hself);
-        tp_table_set_int(t, C_XHTOTAL, g->htotal);
-        tp_table_set_str(t, C_STACK, g->stack ? "Yes" : "No");
-    }
-    if (sb.oom)
-        rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (vo && vo->plot)
-        tp_table_set_chart(t, &npu_ops_chart);
-    *out = t;
-    t = NULL;
-done:
-    tp_sbuf_free(&sb);
-    if (t)
-        tp_table_free(t);
-    free(head);
-    free(next);
-    free(a);
-    free(perm);
+    struct ctx c = {st, NULL, 0};
+    int rc = tp_agg_local_table(&op_spec, keys, st, d->ops, d->nops, sizeof *d->ops, add, &c, out, err);
+    if (rc == TP_OK && vo && vo->plot)
+        tp_table_set_chart(*out, &npu_ops_chart);
+    free(c.r);
     return rc;
 }
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
-    if (vo && vo->group && strcmp(vo->group, "stack") == 0)
-        return "name,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total,stack";
-    if (vo && vo->group && strcmp(vo->group, "shape") == 0)
-        return "name,shape,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total";
-    return NULL;
+    return tp_agg_columns(&op_spec, vo ? vo->group : NULL);
 }
+
+TP_AGG_DESCRIBER(group_words, op_spec)
 
 const tp_view tp_view_npu_ops = {
     .name = "ops",
@@ -242,4 +225,5 @@ const tp_view tp_view_npu_ops = {
     .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total",
     .build = build,
     .columns_for = columns_for,
+    .group_keys = group_words,
 };
