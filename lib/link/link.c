@@ -50,26 +50,6 @@ static int is_device_kind(uint8_t k)
 
 static _Thread_local const tp_store *sort_st;
 
-static int cmp_host(const void *a, const void *b)
-{
-    const tp_store *st = sort_st;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (st->pid[x] != st->pid[y])
-        return st->pid[x] < st->pid[y] ? -1 : 1;
-    if (st->tid[x] != st->tid[y])
-        return st->tid[x] < st->tid[y] ? -1 : 1;
-    if (st->ts[x] != st->ts[y])
-        return st->ts[x] < st->ts[y] ? -1 : 1;
-    if (st->dur[x] != st->dur[y])
-        return st->dur[x] > st->dur[y] ? -1 : 1;   /* longer first: it contains the other */
-    /* Equal ranges: ops enclose the runtime calls they make. */
-    int ra = st->kind[x] == TP_K_RUNTIME || st->kind[x] == TP_K_DRIVER;
-    int rb = st->kind[y] == TP_K_RUNTIME || st->kind[y] == TP_K_DRIVER;
-    if (ra != rb)
-        return ra - rb;
-    return x < y ? -1 : x > y;
-}
-
 static int cmp_ts(const void *a, const void *b)
 {
     const tp_store *st = sort_st;
@@ -86,18 +66,19 @@ static int build_trees(tp_store *st)
         if (is_host_kind(st->kind[i]) && st->ph[i] == 'X')
             nh++;
     int64_t *idx = malloc((nh ? nh : 1) * sizeof *idx);
-    int64_t *stack = malloc((nh ? nh : 1) * sizeof *stack);
-    if (!idx || !stack) {
-        free(idx);
-        free(stack);
+    if (!idx)
         return -1;
-    }
     nh = 0;
     for (size_t i = 0; i < st->n; i++)
         if (is_host_kind(st->kind[i]) && st->ph[i] == 'X')
             idx[nh++] = (int64_t)i;
-    sort_st = st;
-    qsort(idx, nh, sizeof *idx, cmp_host);
+    tp_link_host_order(st, idx, nh);
+    /* after the sort, whose scratch it would add to the peak */
+    int64_t *stack = malloc((nh ? nh : 1) * sizeof *stack);
+    if (!stack) {
+        free(idx);
+        return -1;
+    }
     size_t sp = 0;
     for (size_t k = 0; k < nh; k++) {
         int64_t r = idx[k];
