@@ -16,6 +16,8 @@
 /* A JSON value we kept as a span: its type and text. */
 struct jv {
     enum tp_jtype type;   /* TP_J_NONE when the key was absent */
+    int has_int;          /* a plain integer number, its value read with its text: */
+    int64_t i;
     tp_jspan s;
 };
 
@@ -113,6 +115,18 @@ static enum tp_kind cat_kind(struct importer *im, uint32_t cat)
 /* Read any value into a jv: strings and numbers as spans, containers as raw text. */
 static int read_value(tp_json *j, struct jv *v)
 {
+    /* strings and numbers first, without asking the type */
+    int c = tp_json_peek(j);
+    if (c == '"') {
+        v->type = TP_J_STRING;
+        v->has_int = 0;
+        return tp_json_string(j, &v->s);
+    }
+    if ((c >= '0' && c <= '9') || c == '-') {
+        v->type = TP_J_NUMBER;
+        return tp_json_number_int(j, &v->s, &v->i, &v->has_int);
+    }
+    v->has_int = 0;
     v->type = tp_json_type(j);
     switch (v->type) {
     case TP_J_STRING: return tp_json_string(j, &v->s);
@@ -284,6 +298,10 @@ static int get_i64(tp_json *j, const struct jv *v, int64_t *out)
         return 0;
     if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
         return -1;
+    if (v->has_int) {
+        *out = v->i;
+        return 1;
+    }
     const char *s = tp_json_ptr(j, v->s);
     if (tp_decimal_to_i64(s, v->s.len, out) == 0)
         return 1;
@@ -313,6 +331,10 @@ static int get_ns(tp_json *j, const struct jv *v, int64_t *out)
         return 0;
     if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
         return -1;
+    if (v->has_int && v->i >= 0 && v->i <= INT64_MAX / 1000) {
+        *out = v->i * 1000;   /* what tp_decimal_us_to_ns makes of the text */
+        return 1;
+    }
     return tp_decimal_us_to_ns(tp_json_ptr(j, v->s), v->s.len, out) == 0 ? 1 : -1;
 }
 
@@ -320,7 +342,12 @@ static uint32_t get_str(struct importer *im, const struct jv *v)
 {
     if (v->type == TP_J_NONE)
         return 0;
-    uint32_t id = tp_store_intern(im->st, tp_json_ptr(im->j, v->s), v->s.len);
+    const char *p = tp_json_ptr(im->j, v->s);
+    /* Text straight from the input has no NUL byte when the reader has met
+     * no control character in a string: no search for one. */
+    uint32_t id = !(v->s.off & TP_JSPAN_SCRATCH) && !im->j->control_chars
+                      ? tp_strtab_intern(&im->st->strings, p, v->s.len)
+                      : tp_store_intern(im->st, p, v->s.len);
     if (id == UINT32_MAX) {
         im->oom = 1;   /* the caller fails at the event's end; "" stands in until then */
         return 0;
