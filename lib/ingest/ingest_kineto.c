@@ -52,12 +52,18 @@ static void clear_event(struct event *ev)
 }
 
 
+/* The text fields whose last string is remembered (get_str): a name,
+ * category or call stack is often the one the event before had. */
+enum text_field { F_NAME, F_CAT, F_PID, F_TID, F_DIMS, F_TYPES, F_STRIDES, F_CONCRETE, F_STACK, TEXT_FIELDS,
+                  F_OTHER = TEXT_FIELDS };
+
 struct importer {
     tp_store *st;
     tp_json *j;
     uint8_t *cat_kind;         /* strtab id -> kind + 1 (0 = not computed) */
     size_t ncat_kind;
     uint32_t memory_name;      /* id of "[memory]" */
+    uint32_t last[TEXT_FIELDS];   /* per text field, the id of the last string interned */
     int oom;                   /* a string could not be interned */
 };
 
@@ -338,25 +344,37 @@ static int get_ns(tp_json *j, const struct jv *v, int64_t *out)
     return tp_decimal_us_to_ns(tp_json_ptr(j, v->s), v->s.len, out) == 0 ? 1 : -1;
 }
 
-static uint32_t get_str(struct importer *im, const struct jv *v)
+/* The id of a string value.  Of field f (but F_OTHER) the last string is
+ * tried first, with a compare: on a 1 GB trace half the strings are the
+ * last one of their field again (an operator's children share its call
+ * stack), and a compare of a kilobyte costs less than its hash and the
+ * table's cache misses.  An equal string gets the same id from the table. */
+static uint32_t get_str(struct importer *im, const struct jv *v, enum text_field f)
 {
     if (v->type == TP_J_NONE)
         return 0;
     const char *p = tp_json_ptr(im->j, v->s);
+    tp_strtab *t = &im->st->strings;
+    if (f != F_OTHER) {
+        uint32_t last = im->last[f];
+        if (tp_strtab_len(t, last) == v->s.len && memcmp(tp_strtab_get(t, last), p, v->s.len) == 0)
+            return last;
+    }
     /* Text straight from the input has no NUL byte when the reader has met
      * no control character in a string: no search for one. */
-    uint32_t id = !(v->s.off & TP_JSPAN_SCRATCH) && !im->j->control_chars
-                      ? tp_strtab_intern(&im->st->strings, p, v->s.len)
-                      : tp_store_intern(im->st, p, v->s.len);
+    uint32_t id = !(v->s.off & TP_JSPAN_SCRATCH) && !im->j->control_chars ? tp_strtab_intern(t, p, v->s.len)
+                                                                            : tp_store_intern(im->st, p, v->s.len);
     if (id == UINT32_MAX) {
         im->oom = 1;   /* the caller fails at the event's end; "" stands in until then */
         return 0;
     }
+    if (f != F_OTHER)
+        im->last[f] = id;
     return id;
 }
 
 /* pid/tid: numbers, numeric strings, or names ("stream 7", "Spans"). */
-static int64_t get_id(struct importer *im, const struct jv *v)
+static int64_t get_id(struct importer *im, const struct jv *v, enum text_field f)
 {
     int64_t x;
     if (v->type == TP_J_NONE)
@@ -365,7 +383,7 @@ static int64_t get_id(struct importer *im, const struct jv *v)
         return x;
     if (get_i64(im->j, v, &x) == 1 && x < 0)
         return x;
-    return TP_TID_STRING | (int64_t)get_str(im, v);
+    return TP_TID_STRING | (int64_t)get_str(im, v, f);
 }
 
 /* [x, y, z] of small ints. */
@@ -416,7 +434,7 @@ static int drop_row_oom(tp_store *st, int64_t row, tp_json *j)
  * ("Process Group ID": 0); anything else absent. */
 static uint32_t coll_str(struct importer *im, const struct jv *v)
 {
-    return v->type == TP_J_STRING || v->type == TP_J_NUMBER ? get_str(im, v) : 0;
+    return v->type == TP_J_STRING || v->type == TP_J_NUMBER ? get_str(im, v, F_OTHER) : 0;
 }
 
 /* The collective record of a kernel or operator that carries one. */
@@ -562,15 +580,15 @@ static int read_op_args(struct importer *im, const struct event *ev, int64_t row
     if (!o)
         return -1;
     if (ev->input_dims.type == TP_J_ARRAY)
-        o->input_dims = get_str(im, &ev->input_dims);
+        o->input_dims = get_str(im, &ev->input_dims, F_DIMS);
     if (ev->input_type.type == TP_J_ARRAY)
-        o->input_types = get_str(im, &ev->input_type);
+        o->input_types = get_str(im, &ev->input_type, F_TYPES);
     if (ev->input_strides.type == TP_J_ARRAY)
-        o->input_strides = get_str(im, &ev->input_strides);
+        o->input_strides = get_str(im, &ev->input_strides, F_STRIDES);
     if (ev->concrete_inputs.type == TP_J_ARRAY)
-        o->concrete_inputs = get_str(im, &ev->concrete_inputs);
+        o->concrete_inputs = get_str(im, &ev->concrete_inputs, F_CONCRETE);
     if (ev->call_stack.type == TP_J_STRING)
-        o->call_stack = get_str(im, &ev->call_stack);
+        o->call_stack = get_str(im, &ev->call_stack, F_STACK);
     o->python_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
     o->python_parent_id = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
     o->module_id = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
@@ -613,10 +631,10 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     st->ph[row] = ph;
     st->ts[row] = ts;
     st->dur[row] = dur;
-    st->name[row] = get_str(im, &ev->name);
-    st->cat[row] = get_str(im, &ev->cat);
-    st->pid[row] = get_id(im, &ev->pid);
-    st->tid[row] = get_id(im, &ev->tid);
+    st->name[row] = get_str(im, &ev->name, F_NAME);
+    st->cat[row] = get_str(im, &ev->cat, F_CAT);
+    st->pid[row] = get_id(im, &ev->pid, F_PID);
+    st->tid[row] = get_id(im, &ev->tid, F_TID);
     enum tp_kind kind = event_kind(im, ev, row, ph, off, &bad);
     st->kind[row] = (uint8_t)kind;
     if (ev->has_args)
@@ -637,9 +655,9 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
         break;
     case TP_K_META:
         if (ev->meta_name.type == TP_J_STRING)
-            st->aux[row] = get_str(im, &ev->meta_name);
+            st->aux[row] = get_str(im, &ev->meta_name, F_OTHER);
         else if (ev->meta_labels.type == TP_J_STRING)
-            st->aux[row] = get_str(im, &ev->meta_labels);
+            st->aux[row] = get_str(im, &ev->meta_labels, F_OTHER);
         break;
     default:
         break;
@@ -737,7 +755,7 @@ static int read_devices(struct importer *im)
                 return -1;
             int64_t x = 0;
             if (is_name)
-                d->name = v.type == TP_J_STRING ? get_str(im, &v) : 0;
+                d->name = v.type == TP_J_STRING ? get_str(im, &v, F_OTHER) : 0;
             else if ((wide || narrow) && get_i64(j, &v, &x) == 1) {
                 if (wide)
                     *wide = x;
@@ -774,7 +792,7 @@ static int read_distributed(struct importer *im)
         else if (is_ws && get_i64(j, &v, &x) == 1)
             im->st->world_size = x;
         else if (is_backend && v.type == TP_J_STRING)
-            im->st->dist_backend = get_str(im, &v);
+            im->st->dist_backend = get_str(im, &v, F_OTHER);
         if (im->oom)
             return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
     }
