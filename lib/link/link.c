@@ -35,6 +35,21 @@ static int put_first(struct tp_i64map *m, int64_t id, int64_t row)
     return 0;
 }
 
+/* External id -> the first CPU op with it, built on the first launch that
+ * needs it: most traces attribute every launch by its enclosing op, and
+ * then the map (a million ops on a 1 GB trace) was built for nothing.
+ * 0, -1 out of memory. */
+static int ext_map(const tp_store *st, struct tp_i64map *ext, size_t nops)
+{
+    if (tp_i64map_init(ext, nops) < 0)
+        return -1;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0 &&
+            put_first(ext, st->external_id[i], (int64_t)i) < 0)
+            return -1;
+    return 0;
+}
+
 /* ---- host trees ---- */
 
 static int is_host_kind(uint8_t k)
@@ -217,15 +232,13 @@ int tp_store_link(tp_store *st, tp_error *err)
         else if (st->kind[i] == TP_K_CPU_OP)
             nops++;
     }
-    int oom = tp_i64map_init(&corr, ndev) < 0 || tp_i64map_init(&ext, nops) < 0;
+    int oom = tp_i64map_init(&corr, ndev) < 0;
     for (size_t i = 0; i < st->n && !oom; i++) {
         if (is_device_kind(st->kind[i]) && st->correlation[i] != TP_NONE) {
             int64_t *v = tp_i64map_slot(&corr, st->correlation[i]);
             oom = !v;
             if (v)
                 *v = NO_CALL_YET;
-        } else if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0) {
-            oom = put_first(&ext, st->external_id[i], (int64_t)i) < 0;
         }
     }
     for (size_t i = 0; i < st->n && !oom && corr.n; i++)
@@ -247,6 +260,11 @@ int tp_store_link(tp_store *st, tp_error *err)
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {
             int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
+            if (e != TP_NONE && e != 0 && !ext.keys && ext_map(st, &ext, nops) < 0) {
+                tp_i64map_free(&corr);
+                tp_i64map_free(&ext);
+                return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+            }
             if (e != TP_NONE && e != 0)
                 op = tp_i64map_get(&ext, e);
         }
