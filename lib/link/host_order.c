@@ -177,7 +177,8 @@ static int sort_radix(const tp_store *st, int64_t *idx, size_t n)
         key[i] = folded << row_bits | (uint64_t)r;
     }
     free(rank);
-    tp_radix_sort(key, (uint64_t *)(void *)idx, n);
+    /* by the folded part alone: the rows were in order, the sort is stable */
+    tp_radix_sort(key, (uint64_t *)(void *)idx, n, row_bits);
     uint64_t row_mask = (UINT64_C(1) << row_bits) - 1;
     for (size_t i = 0; i < n; i++)
         idx[i] = (int64_t)(key[i] & row_mask);

@@ -1,10 +1,10 @@
-/* radix.c — LSD radix sort of uint64 keys, 11 bits a pass. */
+/* radix.c — stable LSD radix sort of uint64 keys, 11 bits a pass. */
 #include <string.h>
 #include "radix.h"
 
 enum { BITS = 11, BUCKETS = 1 << BITS };
 
-void tp_radix_sort(uint64_t *key, uint64_t *tmp, size_t n)
+void tp_radix_sort(uint64_t *key, uint64_t *tmp, size_t n, unsigned low)
 {
     if (n < 2)
         return;
@@ -16,9 +16,12 @@ void tp_radix_sort(uint64_t *key, uint64_t *tmp, size_t n)
         all_and &= key[i];
     }
     uint64_t differ = all_or ^ all_and;
+    if (low >= 64)
+        return;
+    differ &= ~UINT64_C(0) << low;
     uint64_t *src = key, *dst = tmp;
     size_t count[BUCKETS];
-    for (unsigned shift = 0; shift < 64; shift += BITS) {
+    for (unsigned shift = low; shift < 64; shift += BITS) {
         if (!((differ >> shift) & (BUCKETS - 1)))
             continue;
         memset(count, 0, sizeof count);

@@ -8,8 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Sorts key[0..n) ascending; tmp is scratch of n keys.  Digits where every
- * key agrees cost one counting pass and no move. */
-void tp_radix_sort(uint64_t *key, uint64_t *tmp, size_t n);
+/* Sorts key[0..n) ascending by their bits from `low` up (the bits below
+ * are payload: keys equal above them keep their order); tmp is scratch of
+ * n keys.  Digits where every key agrees cost no pass. */
+void tp_radix_sort(uint64_t *key, uint64_t *tmp, size_t n, unsigned low);
 
 #endif
