@@ -309,6 +309,8 @@ static int get_i64(tp_json *j, const struct jv *v, int64_t *out)
         return 1;
     }
     const char *s = tp_json_ptr(j, v->s);
+    if (v->s.len && ((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z'))
+        return -1;   /* a name ("stream 7"): strtod reads no integer from a letter on (inf, nan are no ids) */
     if (tp_decimal_to_i64(s, v->s.len, out) == 0)
         return 1;
     /* Some exporters write ids as floats (1.0e3); accept integral doubles. */
@@ -328,7 +330,14 @@ static int get_double(tp_json *j, const struct jv *v, double *out)
         return 0;
     if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
         return -1;
-    return tp_decimal_to_double(tp_json_ptr(j, v->s), v->s.len, out) == 0 ? 1 : -1;
+    const char *s = tp_json_ptr(j, v->s);
+    if (v->has_int && (v->i != 0 || s[0] != '-')) {
+        /* an integer of up to 18 digits rounds to the double strtod gives
+         * (to nearest, ties to even); "-0" is strtod's -0.0 */
+        *out = (double)v->i;
+        return 1;
+    }
+    return tp_decimal_to_double(s, v->s.len, out) == 0 ? 1 : -1;
 }
 
 static int get_ns(tp_json *j, const struct jv *v, int64_t *out)
@@ -379,10 +388,8 @@ static int64_t get_id(struct importer *im, const struct jv *v, enum text_field f
     int64_t x;
     if (v->type == TP_J_NONE)
         return TP_NONE;
-    if (get_i64(im->j, v, &x) == 1 && x >= 0 && x < TP_TID_STRING)
-        return x;
-    if (get_i64(im->j, v, &x) == 1 && x < 0)
-        return x;
+    if (get_i64(im->j, v, &x) == 1 && x < TP_TID_STRING)
+        return x;   /* negative ids too */
     return TP_TID_STRING | (int64_t)get_str(im, v, f);
 }
 
