@@ -67,17 +67,21 @@ static int cmp_pair(const void *a, const void *b)
 
 /* The distinct (pid, tid) of the rows, each row's index into them in
  * tval, and each index's rank in (pid, tid) order in *rankp.  The count, or
- * 0 when over MAX_THREADS (or out of memory). */
-static size_t thread_ranks(const tp_store *st, const int64_t *idx, size_t n, uint32_t *tval, uint32_t **rankp)
+ * 0 when over MAX_THREADS or out of memory (*oom set). */
+static size_t thread_ranks(const tp_store *st, const int64_t *idx, size_t n, uint32_t *tval, uint32_t **rankp,
+                           int *oom)
 {
+    *oom = 0;
     size_t most = n < MAX_THREADS ? n : MAX_THREADS, nslots = 4;
     while (nslots < 2 * most)
         nslots *= 2;
     uint32_t *slot = calloc(nslots, sizeof *slot);   /* pair index + 1, 0 empty */
     struct pair *pairs = malloc(most * sizeof *pairs);
     size_t np = 0, last = 0;
-    if (!slot || !pairs)
+    if (!slot || !pairs) {
+        *oom = 1;
         goto fail;
+    }
     for (size_t i = 0; i < n; i++) {
         int64_t r = idx[i], pid = st->pid[r], tid = st->tid[r];
         if (np && pairs[last].pid == pid && pairs[last].tid == tid) {   /* runs of one thread */
@@ -102,6 +106,7 @@ static size_t thread_ranks(const tp_store *st, const int64_t *idx, size_t n, uin
     if (!sorted || !rank) {
         free(sorted);
         free(rank);
+        *oom = 1;
         goto fail;
     }
     memcpy(sorted, pairs, np * sizeof *pairs);
@@ -142,20 +147,23 @@ static void sort_ties(const tp_store *st, int64_t *idx, size_t a, size_t b)
     }
 }
 
-/* Sorts by the folded keys, the row in their low bits; 0, or -1 when
- * they do not fit in 64 bits (or no memory). */
+/* Sorts by the folded keys, the row in their low bits: 0, 1 when they do
+ * not fit in 64 bits, -1 out of memory. */
 static int sort_radix(const tp_store *st, int64_t *idx, size_t n)
 {
     unsigned row_bits = 1;
     while (row_bits < 63 && (UINT64_C(1) << row_bits) < st->n)
         row_bits++;
     uint64_t *key = malloc(n * sizeof *key);
+    if (!key)
+        return -1;
     uint32_t *thread = (uint32_t *)key;   /* each row's thread, until the keys are made */
     uint32_t *rank = NULL;
-    size_t nt = key ? thread_ranks(st, idx, n, thread, &rank) : 0;
+    int oom;
+    size_t nt = thread_ranks(st, idx, n, thread, &rank, &oom);
     if (!nt) {
         free(key);
-        return -1;
+        return oom ? -1 : 1;
     }
     int64_t lo = st->ts[idx[0]], hi = lo;
     for (size_t i = 1; i < n; i++) {
@@ -168,7 +176,7 @@ static int sort_radix(const tp_store *st, int64_t *idx, size_t n)
     if (span == 0 || span > room / nt) {
         free(key);
         free(rank);
-        return -1;
+        return 1;
     }
     /* backwards: key[i] (8 bytes) overwrites thread[2i], [2i+1], read already */
     for (size_t i = n; i-- > 0;) {
@@ -195,10 +203,12 @@ static int sort_radix(const tp_store *st, int64_t *idx, size_t n)
     return 0;
 }
 
-void tp_link_host_order(const tp_store *st, int64_t *idx, size_t n)
+int tp_link_host_order(const tp_store *st, int64_t *idx, size_t n)
 {
     if (n < 2)
-        return;
-    if (sort_radix(st, idx, n) < 0)
+        return 0;
+    int r = sort_radix(st, idx, n);
+    if (r > 0)
         sort_compare(st, idx, n);
+    return r < 0 ? -1 : 0;
 }

@@ -57,7 +57,7 @@ static int agree(size_t n, unsigned threads, int64_t base, uint64_t spread)
         a[i] = b[i] = r;
     }
     if (ok) {
-        tp_link_host_order(st, a, n);
+        ok = tp_link_host_order(st, a, n) == 0;
         ref_st = st;
         qsort(b, n, sizeof *b, cmp_ref);
         for (size_t i = 0; i < n && ok; i++)

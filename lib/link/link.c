@@ -87,9 +87,8 @@ static int build_trees(tp_store *st)
     for (size_t i = 0; i < st->n; i++)
         if (is_host_kind(st->kind[i]) && st->ph[i] == 'X')
             idx[nh++] = (int64_t)i;
-    tp_link_host_order(st, idx, nh);
-    /* after the sort, whose scratch it would add to the peak */
-    int64_t *stack = malloc((nh ? nh : 1) * sizeof *stack);
+    /* the stack after the sort, whose scratch it would add to the peak */
+    int64_t *stack = tp_link_host_order(st, idx, nh) < 0 ? NULL : malloc((nh ? nh : 1) * sizeof *stack);
     if (!stack) {
         free(idx);
         return -1;
