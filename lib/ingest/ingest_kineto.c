@@ -16,6 +16,8 @@
 /* A JSON value we kept as a span: its type and text. */
 struct jv {
     enum tp_jtype type;   /* TP_J_NONE when the key was absent */
+    int has_int;          /* a plain integer number, its value read with its text: */
+    int64_t i;
     tp_jspan s;
 };
 
@@ -28,7 +30,32 @@ struct event {
     /* a collective's metadata (record_param_comms and NCCL kernels) */
     struct jv coll_name, dtype, in_nelems, out_nelems, group_size, pg_name, pg_id, pg_desc, pg_ranks, coll_seq;
     int has_args, has_coll;
+    /* The fields read, to be made absent again before the next event: the
+     * struct is 800 bytes, an event sets a dozen (clearing it all was 2% of
+     * the import).  More than TOUCH_MAX: the next event clears it all. */
+    struct jv *touched[24];
+    unsigned ntouched;
 };
+enum { TOUCH_MAX = sizeof ((struct event *)0)->touched / sizeof (struct jv *) };
+
+/* Every field absent, as for a new event. */
+static void clear_event(struct event *ev)
+{
+    if (ev->ntouched > TOUCH_MAX) {
+        memset(ev, 0, sizeof *ev);
+        return;
+    }
+    for (unsigned i = 0; i < ev->ntouched; i++)
+        ev->touched[i]->type = TP_J_NONE;
+    ev->ntouched = 0;
+    ev->has_args = ev->has_coll = 0;
+}
+
+
+/* The text fields whose last string is remembered (get_str): a name,
+ * category or call stack is often the one the event before had. */
+enum text_field { F_NAME, F_CAT, F_PID, F_TID, F_DIMS, F_TYPES, F_STRIDES, F_CONCRETE, F_STACK, TEXT_FIELDS,
+                  F_OTHER = TEXT_FIELDS };
 
 struct importer {
     tp_store *st;
@@ -36,6 +63,7 @@ struct importer {
     uint8_t *cat_kind;         /* strtab id -> kind + 1 (0 = not computed) */
     size_t ncat_kind;
     uint32_t memory_name;      /* id of "[memory]" */
+    uint32_t last[TEXT_FIELDS];   /* per text field, the id of the last string interned */
     int oom;                   /* a string could not be interned */
 };
 
@@ -93,6 +121,18 @@ static enum tp_kind cat_kind(struct importer *im, uint32_t cat)
 /* Read any value into a jv: strings and numbers as spans, containers as raw text. */
 static int read_value(tp_json *j, struct jv *v)
 {
+    /* strings and numbers first, without asking the type */
+    int c = tp_json_peek(j);
+    if (c == '"') {
+        v->type = TP_J_STRING;
+        v->has_int = 0;
+        return tp_json_string(j, &v->s);
+    }
+    if ((c >= '0' && c <= '9') || c == '-') {
+        v->type = TP_J_NUMBER;
+        return tp_json_number_int(j, &v->s, &v->i, &v->has_int);
+    }
+    v->has_int = 0;
     v->type = tp_json_type(j);
     switch (v->type) {
     case TP_J_STRING: return tp_json_string(j, &v->s);
@@ -103,6 +143,16 @@ static int read_value(tp_json *j, struct jv *v)
         return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
     default: return tp_json_skip(j, &v->s);
     }
+}
+
+/* read_value into a field of the event, remembered for clear_event. */
+static int read_field(tp_json *j, struct event *ev, struct jv *dst)
+{
+    if (ev->ntouched < TOUCH_MAX)
+        ev->touched[ev->ntouched++] = dst;
+    else
+        ev->ntouched = TOUCH_MAX + 1;
+    return read_value(j, dst);
 }
 
 #define KEY(lit) (key.len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
@@ -192,7 +242,7 @@ static int read_args(tp_json *j, struct event *ev)
             break;
         }
         if (dst) {
-            if (read_value(j, dst) < 0)
+            if (read_field(j, ev, dst) < 0)
                 return -1;
             ev->has_coll |= dst == &ev->coll_name || dst == &ev->in_nelems || dst == &ev->coll_seq;
         } else if (tp_json_skip(j, NULL) < 0) {
@@ -204,7 +254,7 @@ static int read_args(tp_json *j, struct event *ev)
 
 static int read_event(tp_json *j, struct event *ev)
 {
-    memset(ev, 0, sizeof *ev);
+    clear_event(ev);
     if (tp_json_type(j) != TP_J_OBJECT) {
         if (tp_json_peek(j) < 0)
             return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
@@ -236,7 +286,7 @@ static int read_event(tp_json *j, struct event *ev)
             }
         }
         if (dst) {
-            if (read_value(j, dst) < 0)
+            if (read_field(j, ev, dst) < 0)
                 return -1;
         } else if (tp_json_skip(j, NULL) < 0) {
             return -1;
@@ -254,7 +304,13 @@ static int get_i64(tp_json *j, const struct jv *v, int64_t *out)
         return 0;
     if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
         return -1;
+    if (v->has_int) {
+        *out = v->i;
+        return 1;
+    }
     const char *s = tp_json_ptr(j, v->s);
+    if (v->s.len && ((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z'))
+        return -1;   /* a name ("stream 7"): strtod reads no integer from a letter on (inf, nan are no ids) */
     if (tp_decimal_to_i64(s, v->s.len, out) == 0)
         return 1;
     /* Some exporters write ids as floats (1.0e3); accept integral doubles. */
@@ -274,7 +330,14 @@ static int get_double(tp_json *j, const struct jv *v, double *out)
         return 0;
     if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
         return -1;
-    return tp_decimal_to_double(tp_json_ptr(j, v->s), v->s.len, out) == 0 ? 1 : -1;
+    const char *s = tp_json_ptr(j, v->s);
+    if (v->has_int && (v->i != 0 || s[0] != '-')) {
+        /* an integer of up to 18 digits rounds to the double strtod gives
+         * (to nearest, ties to even); "-0" is strtod's -0.0 */
+        *out = (double)v->i;
+        return 1;
+    }
+    return tp_decimal_to_double(s, v->s.len, out) == 0 ? 1 : -1;
 }
 
 static int get_ns(tp_json *j, const struct jv *v, int64_t *out)
@@ -283,32 +346,51 @@ static int get_ns(tp_json *j, const struct jv *v, int64_t *out)
         return 0;
     if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
         return -1;
+    if (v->has_int && v->i >= 0 && v->i <= INT64_MAX / 1000) {
+        *out = v->i * 1000;   /* what tp_decimal_us_to_ns makes of the text */
+        return 1;
+    }
     return tp_decimal_us_to_ns(tp_json_ptr(j, v->s), v->s.len, out) == 0 ? 1 : -1;
 }
 
-static uint32_t get_str(struct importer *im, const struct jv *v)
+/* The id of a string value.  Of field f (but F_OTHER) the last string is
+ * tried first, with a compare: on a 1 GB trace half the strings are the
+ * last one of their field again (an operator's children share its call
+ * stack), and a compare of a kilobyte costs less than its hash and the
+ * table's cache misses.  An equal string gets the same id from the table. */
+static uint32_t get_str(struct importer *im, const struct jv *v, enum text_field f)
 {
     if (v->type == TP_J_NONE)
         return 0;
-    uint32_t id = tp_store_intern(im->st, tp_json_ptr(im->j, v->s), v->s.len);
+    const char *p = tp_json_ptr(im->j, v->s);
+    tp_strtab *t = &im->st->strings;
+    if (f != F_OTHER) {
+        uint32_t last = im->last[f];
+        if (tp_strtab_len(t, last) == v->s.len && memcmp(tp_strtab_get(t, last), p, v->s.len) == 0)
+            return last;
+    }
+    /* Text straight from the input has no NUL byte when the reader has met
+     * no control character in a string: no search for one. */
+    uint32_t id = !(v->s.off & TP_JSPAN_SCRATCH) && !im->j->control_chars ? tp_strtab_intern(t, p, v->s.len)
+                                                                            : tp_store_intern(im->st, p, v->s.len);
     if (id == UINT32_MAX) {
         im->oom = 1;   /* the caller fails at the event's end; "" stands in until then */
         return 0;
     }
+    if (f != F_OTHER)
+        im->last[f] = id;
     return id;
 }
 
 /* pid/tid: numbers, numeric strings, or names ("stream 7", "Spans"). */
-static int64_t get_id(struct importer *im, const struct jv *v)
+static int64_t get_id(struct importer *im, const struct jv *v, enum text_field f)
 {
     int64_t x;
     if (v->type == TP_J_NONE)
         return TP_NONE;
-    if (get_i64(im->j, v, &x) == 1 && x >= 0 && x < TP_TID_STRING)
-        return x;
-    if (get_i64(im->j, v, &x) == 1 && x < 0)
-        return x;
-    return TP_TID_STRING | (int64_t)get_str(im, v);
+    if (get_i64(im->j, v, &x) == 1 && x < TP_TID_STRING)
+        return x;   /* negative ids too */
+    return TP_TID_STRING | (int64_t)get_str(im, v, f);
 }
 
 /* [x, y, z] of small ints. */
@@ -359,7 +441,7 @@ static int drop_row_oom(tp_store *st, int64_t row, tp_json *j)
  * ("Process Group ID": 0); anything else absent. */
 static uint32_t coll_str(struct importer *im, const struct jv *v)
 {
-    return v->type == TP_J_STRING || v->type == TP_J_NUMBER ? get_str(im, v) : 0;
+    return v->type == TP_J_STRING || v->type == TP_J_NUMBER ? get_str(im, v, F_OTHER) : 0;
 }
 
 /* The collective record of a kernel or operator that carries one. */
@@ -505,15 +587,15 @@ static int read_op_args(struct importer *im, const struct event *ev, int64_t row
     if (!o)
         return -1;
     if (ev->input_dims.type == TP_J_ARRAY)
-        o->input_dims = get_str(im, &ev->input_dims);
+        o->input_dims = get_str(im, &ev->input_dims, F_DIMS);
     if (ev->input_type.type == TP_J_ARRAY)
-        o->input_types = get_str(im, &ev->input_type);
+        o->input_types = get_str(im, &ev->input_type, F_TYPES);
     if (ev->input_strides.type == TP_J_ARRAY)
-        o->input_strides = get_str(im, &ev->input_strides);
+        o->input_strides = get_str(im, &ev->input_strides, F_STRIDES);
     if (ev->concrete_inputs.type == TP_J_ARRAY)
-        o->concrete_inputs = get_str(im, &ev->concrete_inputs);
+        o->concrete_inputs = get_str(im, &ev->concrete_inputs, F_CONCRETE);
     if (ev->call_stack.type == TP_J_STRING)
-        o->call_stack = get_str(im, &ev->call_stack);
+        o->call_stack = get_str(im, &ev->call_stack, F_STACK);
     o->python_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
     o->python_parent_id = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
     o->module_id = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
@@ -556,10 +638,10 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     st->ph[row] = ph;
     st->ts[row] = ts;
     st->dur[row] = dur;
-    st->name[row] = get_str(im, &ev->name);
-    st->cat[row] = get_str(im, &ev->cat);
-    st->pid[row] = get_id(im, &ev->pid);
-    st->tid[row] = get_id(im, &ev->tid);
+    st->name[row] = get_str(im, &ev->name, F_NAME);
+    st->cat[row] = get_str(im, &ev->cat, F_CAT);
+    st->pid[row] = get_id(im, &ev->pid, F_PID);
+    st->tid[row] = get_id(im, &ev->tid, F_TID);
     enum tp_kind kind = event_kind(im, ev, row, ph, off, &bad);
     st->kind[row] = (uint8_t)kind;
     if (ev->has_args)
@@ -580,9 +662,9 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
         break;
     case TP_K_META:
         if (ev->meta_name.type == TP_J_STRING)
-            st->aux[row] = get_str(im, &ev->meta_name);
+            st->aux[row] = get_str(im, &ev->meta_name, F_OTHER);
         else if (ev->meta_labels.type == TP_J_STRING)
-            st->aux[row] = get_str(im, &ev->meta_labels);
+            st->aux[row] = get_str(im, &ev->meta_labels, F_OTHER);
         break;
     default:
         break;
@@ -607,6 +689,7 @@ static int read_events(struct importer *im)
         return -1;
     int n = 0, r;
     struct event ev;
+    memset(&ev, 0, sizeof ev);
     for (;;) {
         tp_json_set_mark(j);
         r = tp_json_arr_next(j, &n);
@@ -679,7 +762,7 @@ static int read_devices(struct importer *im)
                 return -1;
             int64_t x = 0;
             if (is_name)
-                d->name = v.type == TP_J_STRING ? get_str(im, &v) : 0;
+                d->name = v.type == TP_J_STRING ? get_str(im, &v, F_OTHER) : 0;
             else if ((wide || narrow) && get_i64(j, &v, &x) == 1) {
                 if (wide)
                     *wide = x;
@@ -716,7 +799,7 @@ static int read_distributed(struct importer *im)
         else if (is_ws && get_i64(j, &v, &x) == 1)
             im->st->world_size = x;
         else if (is_backend && v.type == TP_J_STRING)
-            im->st->dist_backend = get_str(im, &v);
+            im->st->dist_backend = get_str(im, &v, F_OTHER);
         if (im->oom)
             return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
     }

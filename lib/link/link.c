@@ -35,6 +35,21 @@ static int put_first(struct tp_i64map *m, int64_t id, int64_t row)
     return 0;
 }
 
+/* External id -> the first CPU op with it, built on the first launch that
+ * needs it: most traces attribute every launch by its enclosing op, and
+ * then the map (a million ops on a 1 GB trace) was built for nothing.
+ * 0, -1 out of memory. */
+static int ext_map(const tp_store *st, struct tp_i64map *ext, size_t nops)
+{
+    if (tp_i64map_init(ext, nops) < 0)
+        return -1;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0 &&
+            put_first(ext, st->external_id[i], (int64_t)i) < 0)
+            return -1;
+    return 0;
+}
+
 /* ---- host trees ---- */
 
 static int is_host_kind(uint8_t k)
@@ -49,26 +64,6 @@ static int is_device_kind(uint8_t k)
 }
 
 static _Thread_local const tp_store *sort_st;
-
-static int cmp_host(const void *a, const void *b)
-{
-    const tp_store *st = sort_st;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (st->pid[x] != st->pid[y])
-        return st->pid[x] < st->pid[y] ? -1 : 1;
-    if (st->tid[x] != st->tid[y])
-        return st->tid[x] < st->tid[y] ? -1 : 1;
-    if (st->ts[x] != st->ts[y])
-        return st->ts[x] < st->ts[y] ? -1 : 1;
-    if (st->dur[x] != st->dur[y])
-        return st->dur[x] > st->dur[y] ? -1 : 1;   /* longer first: it contains the other */
-    /* Equal ranges: ops enclose the runtime calls they make. */
-    int ra = st->kind[x] == TP_K_RUNTIME || st->kind[x] == TP_K_DRIVER;
-    int rb = st->kind[y] == TP_K_RUNTIME || st->kind[y] == TP_K_DRIVER;
-    if (ra != rb)
-        return ra - rb;
-    return x < y ? -1 : x > y;
-}
 
 static int cmp_ts(const void *a, const void *b)
 {
@@ -86,18 +81,18 @@ static int build_trees(tp_store *st)
         if (is_host_kind(st->kind[i]) && st->ph[i] == 'X')
             nh++;
     int64_t *idx = malloc((nh ? nh : 1) * sizeof *idx);
-    int64_t *stack = malloc((nh ? nh : 1) * sizeof *stack);
-    if (!idx || !stack) {
-        free(idx);
-        free(stack);
+    if (!idx)
         return -1;
-    }
     nh = 0;
     for (size_t i = 0; i < st->n; i++)
         if (is_host_kind(st->kind[i]) && st->ph[i] == 'X')
             idx[nh++] = (int64_t)i;
-    sort_st = st;
-    qsort(idx, nh, sizeof *idx, cmp_host);
+    /* the stack after the sort, whose scratch it would add to the peak */
+    int64_t *stack = tp_link_host_order(st, idx, nh) < 0 ? NULL : malloc((nh ? nh : 1) * sizeof *stack);
+    if (!stack) {
+        free(idx);
+        return -1;
+    }
     size_t sp = 0;
     for (size_t k = 0; k < nh; k++) {
         int64_t r = idx[k];
@@ -236,15 +231,13 @@ int tp_store_link(tp_store *st, tp_error *err)
         else if (st->kind[i] == TP_K_CPU_OP)
             nops++;
     }
-    int oom = tp_i64map_init(&corr, ndev) < 0 || tp_i64map_init(&ext, nops) < 0;
+    int oom = tp_i64map_init(&corr, ndev) < 0;
     for (size_t i = 0; i < st->n && !oom; i++) {
         if (is_device_kind(st->kind[i]) && st->correlation[i] != TP_NONE) {
             int64_t *v = tp_i64map_slot(&corr, st->correlation[i]);
             oom = !v;
             if (v)
                 *v = NO_CALL_YET;
-        } else if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0) {
-            oom = put_first(&ext, st->external_id[i], (int64_t)i) < 0;
         }
     }
     for (size_t i = 0; i < st->n && !oom && corr.n; i++)
@@ -266,6 +259,11 @@ int tp_store_link(tp_store *st, tp_error *err)
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {
             int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
+            if (e != TP_NONE && e != 0 && !ext.keys && ext_map(st, &ext, nops) < 0) {
+                tp_i64map_free(&corr);
+                tp_i64map_free(&ext);
+                return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+            }
             if (e != TP_NONE && e != 0)
                 op = tp_i64map_get(&ext, e);
         }

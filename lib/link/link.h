@@ -12,4 +12,10 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err);
 int tp_link_attribution(tp_store *st);
 void tp_attribution_free(struct tp_attribution *a);
 
+/* Sorts the host rows idx[0..n) (in store order) by thread (pid, tid),
+ * start, longer first, operators before the runtime calls of the same
+ * range, then row: the order the host trees are built in (host_order.c).
+ * 0, or -1 out of memory. */
+int tp_link_host_order(const tp_store *st, int64_t *idx, size_t n);
+
 #endif

@@ -776,6 +776,29 @@ int tp_json_number(tp_json *j, tp_jspan *out)
     return 0;
 }
 
+int tp_json_number_int(tp_json *j, tp_jspan *out, int64_t *val, int *is_int)
+{
+    const char *p = j->p, *end = j->end;
+    *is_int = 0;
+    if (p < end && (unsigned char)*p > ' ') {
+        const char *d0 = p + (*p == '-'), *q = d0;
+        uint64_t v = 0;   /* wraps past 19 digits: then unused */
+        while (q < end && (unsigned)(*q - '0') < 10)
+            v = v * 10 + (uint64_t)(*q++ - '0');
+        size_t nd = (size_t)(q - d0);
+        if (nd > 0 && nd <= 18 && !(*d0 == '0' && nd > 1) && q < end &&
+            (*q == ',' || *q == '}' || *q == ']' || is_blank((unsigned char)*q))) {
+            out->off = tp_json_offset(j);
+            out->len = (uint32_t)(q - p);
+            j->p = q;
+            *val = *p == '-' ? -(int64_t)v : (int64_t)v;
+            *is_int = 1;
+            return 0;
+        }
+    }
+    return tp_json_number(j, out);
+}
+
 static int match_word(tp_json *j, const char *w, size_t n)
 {
     while ((size_t)(j->end - j->p) < n && !j->eof)

@@ -124,6 +124,10 @@ enum tp_jtype tp_json_type(tp_json *j);
  * Infinity accepted as Python does), or skip any value and return its raw text. */
 int tp_json_string(tp_json *j, tp_jspan *out);
 int tp_json_number(tp_json *j, tp_jspan *out);
+/* tp_json_number, and when the number is a plain integer of at most 18
+ * digits (-?(0|[1-9][0-9]*), inside the window), its value in *val and 1
+ * in *is_int (else 0): the digits are read once. */
+int tp_json_number_int(tp_json *j, tp_jspan *out, int64_t *val, int *is_int);
 int tp_json_skip(tp_json *j, tp_jspan *raw);
 /* true/false/null */
 int tp_json_literal(tp_json *j, enum tp_jtype *out);

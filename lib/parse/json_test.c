@@ -168,6 +168,41 @@ static void test_numbers(void)
             tp_json_free(&j);
         }
     }
+    /* tp_json_number_int: the same span and error as tp_json_number, and
+     * the value of a plain integer as tp_decimal_to_i64 reads it */
+    const char *more[] = {"123456789012345678", "-123456789012345678", "1234567890123456789", "9223372036854775807",
+                          "12e3", "5"};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0] + sizeof more / sizeof more[0]; i++) {
+        const char *text = i < sizeof nums / sizeof nums[0] ? nums[i].text : more[i - sizeof nums / sizeof nums[0]];
+        for (size_t f = 0; f < sizeof frames / sizeof frames[0]; f++) {
+            char doc[64];
+            snprintf(doc, sizeof doc, frames[f], text);
+            tp_error e1 = {0}, e2 = {0};
+            tp_json j1, j2;
+            tp_json_init_mem(&j1, doc, strlen(doc), "mem", &e1);
+            tp_json_init_mem(&j2, doc, f == 4 ? strlen(doc) - 1 : strlen(doc), "mem", &e2);   /* and at the end */
+            int n1 = 0, n2 = 0, is_int = -1;
+            int64_t v = 0, want = 0;
+            tp_jspan s1 = {0, 0}, s2 = {0, 0};
+            int r1 = tp_json_arr_begin(&j1) == 0 && tp_json_arr_next(&j1, &n1) == 1 ? tp_json_number(&j1, &s1) : -2;
+            int r2 = tp_json_arr_begin(&j2) == 0 && tp_json_arr_next(&j2, &n2) == 1
+                         ? tp_json_number_int(&j2, &s2, &v, &is_int) : -2;
+            if (f == 4) {   /* the window ends with the number: the general path */
+                tp_json_free(&j1);
+                tp_json_init_mem(&j1, doc, strlen(doc) - 1, "mem", &e1);
+                n1 = 0;
+                r1 = tp_json_arr_begin(&j1) == 0 && tp_json_arr_next(&j1, &n1) == 1 ? tp_json_number(&j1, &s1) : -2;
+            }
+            int plain = r2 == 0 && tp_decimal_to_i64(tp_json_ptr(&j2, s2), s2.len, &want) == 0 &&
+                        strchr(text, 'e') == NULL && s2.len <= 18 + (text[0] == '-');
+            char name[96];
+            snprintf(name, sizeof name, "json.number_int.%s.%zu", text, f);
+            CHECK(name, r1 == r2 && s1.off == s2.off && s1.len == s2.len && strcmp(e1.msg, e2.msg) == 0 &&
+                            (r2 != 0 || is_int == (plain && f != 4)) && (!is_int || v == want));
+            tp_json_free(&j1);
+            tp_json_free(&j2);
+        }
+    }
 }
 
 /* tp_json_skip on `doc` (followed by " ,9" so the value never ends the
