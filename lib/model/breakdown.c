@@ -18,6 +18,7 @@
 #include "ranges.h"
 #include "store.h"
 #include "tb_classify.h"
+#include "tbtree_order.h"
 
 enum { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DL, R_CPU, R_OTHER, R_TOTAL, NROLE = 7 };
 
@@ -25,14 +26,6 @@ static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)
 
 
 
-
-static _Thread_local const tp_store *g_st;
-static int cmp_row(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -61,13 +54,9 @@ static int order_events(struct bd *b)
 {
     const tp_store *st = b->st;
     size_t n = st->n;
-    b->ord = malloc((n ? n : 1) * sizeof *b->ord);
+    b->ord = tp_x_rows_by_time(st, &b->no);
     b->rts = malloc((n ? n : 1) * sizeof *b->rts);
     if (!b->ord || !b->rts) return -1;
-    for (size_t i = 0; i < n; i++)
-        if (st->ph[i] == 'X') b->ord[b->no++] = (int64_t)i;
-    g_st = st;
-    qsort(b->ord, b->no, sizeof *b->ord, cmp_row);
     b->comm_ext = malloc((b->no ? b->no : 1) * sizeof *b->comm_ext);
     b->steps = malloc((b->no ? b->no : 1) * sizeof *b->steps);
     if (!b->comm_ext || !b->steps) return -1;

@@ -20,6 +20,7 @@
 #include "views.h"
 #include "i64map.h"
 #include "tb_classify.h"
+#include "tbtree_order.h"
 
 #define ZERO_EXT_TO_ROOT 0
 
@@ -93,12 +94,6 @@ static int push64(int64_t **a, size_t *n, size_t *cap, int64_t v)
 static _Thread_local const tp_store *g_st;
 static _Thread_local struct tb_model *g_m;
 
-static int cmp_row_ts(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
 static int cmp_dev(const void *a, const void *b)   /* (start, -end), stable by row */
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -108,12 +103,14 @@ static int cmp_dev(const void *a, const void *b)   /* (start, -end), stable by r
     if (ex != ey) return ex > ey ? -1 : 1;
     return x < y ? -1 : x > y;
 }
-static int cmp_node(const void *a, const void *b)
+/* (start, -end, index): the nodes come in time order already but for
+ * equal starts and the stand-in nodes, so this sorts by runs (tp_sort_runs) */
+static int cmp_node(int64_t i, int64_t j, const void *ctx)
 {
-    const struct tb_node *x = &g_m->nodes[*(const int64_t *)a], *y = &g_m->nodes[*(const int64_t *)b];
+    const struct tb_model *m = ctx;
+    const struct tb_node *x = &m->nodes[i], *y = &m->nodes[j];
     if (x->start != y->start) return x->start < y->start ? -1 : 1;
     if (x->end != y->end) return x->end > y->end ? -1 : 1;
-    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
     return i < j ? -1 : i > j;
 }
 static int cmp_rt(const void *a, const void *b)
@@ -144,13 +141,37 @@ static int is_op_node(const struct tb_node *n)
            strcmp(n->name, "DistributedDataParallel.forward") != 0 && !starts(n->name, "Optimizer.");
 }
 
-static int fill_stats(struct tb_model *m, int64_t ni)
+/* The Tensor Core tests by string id, asked once per name instead of once
+ * per kernel and operator (18 substring searches, 45 comparisons): 0 not
+ * asked yet, 1 no, 2 yes. */
+struct tc_memo {
+    const tp_store *st;
+    uint8_t *kernel, *op;
+};
+
+static int memo_kernel_tc(struct tc_memo *t, uint32_t id)
+{
+    if (!t->kernel[id]) t->kernel[id] = tp_tb_kernel_tc(tp_store_str(t->st, id)) ? 2 : 1;
+    return t->kernel[id] == 2;
+}
+
+/* A node named after its row (not a root or a Lightning module's NAME) has
+ * its name's string id. */
+static int memo_op_tc(struct tc_memo *t, const struct tb_node *n)
+{
+    if (n->row < 0 || n->name != tp_store_str(t->st, t->st->name[n->row])) return is_tc_op(n->name);
+    uint32_t id = t->st->name[n->row];
+    if (!t->op[id]) t->op[id] = is_tc_op(n->name) ? 2 : 1;
+    return t->op[id] == 2;
+}
+
+static int fill_stats(struct tb_model *m, int64_t ni, struct tc_memo *memo)
 {
     struct tb_node *n = &m->nodes[ni];
     int64_t csum = 0, dev = 0, tc = 0;
     int elig_child = 0;
     for (int64_t c = n->first_child; c >= 0; c = m->nodes[c].next_sib) {
-        if (fill_stats(m, c) < 0) return -1;
+        if (fill_stats(m, c, memo) < 0) return -1;
         n = &m->nodes[ni];
         struct tb_node *cn = &m->nodes[c];
         csum += cn->end - cn->start;
@@ -165,7 +186,7 @@ static int fill_stats(struct tb_model *m, int64_t ni)
         for (size_t d = 0; d < r->ndev; d++) {
             int64_t row = r->dev[d];
             rdev += g_st->dur[row];
-            if (g_st->kind[row] == TP_K_KERNEL && tp_tb_kernel_tc(tp_store_str(g_st, g_st->name[row])))
+            if (g_st->kind[row] == TP_K_KERNEL && memo_kernel_tc(memo, g_st->name[row]))
                 rtc += g_st->dur[row];
         }
     }
@@ -174,7 +195,7 @@ static int fill_stats(struct tb_model *m, int64_t ni)
     n->self_dev = rdev;
     n->tc_total = tc + rtc;
     n->tc_self = rtc;
-    n->tc_allow = is_tc_op(n->name);
+    n->tc_allow = memo_op_tc(memo, n);
     n->tc_elig = n->tc_allow || (n->ev == EV_OPERATOR && (elig_child || rtc > 0));
     return 0;
 }
@@ -352,26 +373,24 @@ static int tb_alloc(struct tb_build *b)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
-    size_t n = st->n;
-    b->ord = malloc((n ? n : 1) * sizeof *b->ord);
-    if (!b->ord) return -1;
     size_t no = 0, nrt = 0, nnode = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (st->ph[i] != 'X') continue;
-        b->ord[no++] = (int64_t)i;
-        if (is_launch_call(st->kind[i])) nrt++;
+    b->ord = tp_x_rows_by_time(st, &no);
+    if (!b->ord) return -1;
+    for (size_t k = 0; k < no; k++) {
+        if (is_launch_call(st->kind[b->ord[k]])) nrt++;
         else nnode++;
     }
     b->no = no;
-    qsort(b->ord, no, sizeof *b->ord, cmp_row_ts);
     /* room for a launch per captured operator instance (split_captured) and
      * a stand-in node per launch call or captured instance (attach_by_model) */
     size_t ninst = (size_t)st->attr.cap_instances;
     m->rts = calloc(nrt + ninst + 1, sizeof *m->rts);
     m->nodes = calloc(nnode + nrt + ninst + 1, sizeof *m->nodes);
-    /* per-ext lists of runtimes (ext TP_NONE is its own key) */
+    /* per-ext lists of runtimes (ext TP_NONE is its own key); pend holds
+     * only the device rows seen before their launch call (few: a map sized
+     * for every event was 64 MB to clear for a 1 GB trace) and grows */
     if (!m->rts || !m->nodes || tp_i64map_init(&b->corr, nrt) < 0 || tp_i64map_init(&b->extmap, nrt) < 0 ||
-        tp_i64map_init(&b->tidmap, 64) < 0 || tp_i64map_init(&b->pend, no) < 0)
+        tp_i64map_init(&b->tidmap, 64) < 0 || tp_i64map_init(&b->pend, 64) < 0)
         return -1;
     return 0;
 }
@@ -563,7 +582,7 @@ static int build_thread_tree(struct tb_build *b, size_t ti, size_t nodes_real, i
             buf[nb++] = (int64_t)i;
             if (m->nodes[i].cl == CL_STEP) has_step = 1;
         }
-    qsort(buf, nb, sizeof *buf, cmp_node);
+    if (tp_sort_runs(buf, nb, cmp_node, m) < 0) return -1;
     /* root (nodes array was allocated with room for one extra; grow for more roots) */
     struct tb_node *nn = realloc(m->nodes, (m->nnodes + 1) * sizeof *nn);
     if (!nn) return -1;
@@ -652,6 +671,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
     g_st = st;
     g_m = m;
     struct tb_build b = { .st = st, .m = m, .dummy = -1 };
+    struct tc_memo memo = { .st = st };
     int rc = -1;
     if (tb_alloc(&b) < 0 || scan_rows(&b) < 0 || attach_by_ext(&b) < 0 || split_captured(st, m) < 0 ||
         attach_by_model(st, m, attached_mark(m)) < 0 || add_stale_runtime(&b) < 0 || build_trees(&b) < 0)
@@ -659,10 +679,15 @@ static int tb_build(const tp_store *st, struct tb_model *m)
     remove_dup_nodes(m);
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].nrts) qsort(m->nodes[i].rts, m->nodes[i].nrts, sizeof(int64_t), cmp_rt);
+    size_t nstr = st->strings.count ? st->strings.count : 1;
+    memo.kernel = calloc(nstr, 1);
+    memo.op = calloc(nstr, 1);
+    if (!memo.kernel || !memo.op) goto done;
     for (size_t i = 0; i < m->nroots; i++)
-        if (fill_stats(m, m->roots[i]) < 0 || collect(m, m->roots[i]) < 0) goto done;
+        if (fill_stats(m, m->roots[i], &memo) < 0 || collect(m, m->roots[i]) < 0) goto done;
     rc = 0;
 done:
+    free(memo.kernel); free(memo.op);
     free(b.pend_dev); free(b.pend_next); free(b.ext_last); free(b.ext_head);
     free(b.ord);
     tp_i64map_free(&b.corr); tp_i64map_free(&b.extmap); tp_i64map_free(&b.tidmap); tp_i64map_free(&b.pend);

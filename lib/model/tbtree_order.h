@@ -1,0 +1,22 @@
+/* tbtree_order.h — the X events of a store in time order, sorted fast
+ * (internal to libtprof; the operator tree and the step breakdown both walk
+ * the events so). */
+#ifndef TPROF_TBTREE_ORDER_H
+#define TPROF_TBTREE_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "store.h"
+
+/* The rows with ph 'X' in (ts, row) order: a malloc'd array the caller
+ * frees (room for st->n rows, at least one), its length in *n; NULL when
+ * out of memory. */
+int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n);
+
+/* Sort a[0..n) stably by cmp (qsort's contract, with a context) as a
+ * natural merge sort: input that is already in order, or made of a few
+ * ordered runs, costs one pass (or a few merges) instead of n log n
+ * comparisons.  0, or -1 when out of memory (a is then unchanged). */
+int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx);
+
+#endif
