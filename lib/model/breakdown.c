@@ -19,6 +19,7 @@
 #include "store.h"
 #include "tb_classify.h"
 #include "tbtree_order.h"
+#include "store_file.h"
 
 enum { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DL, R_CPU, R_OTHER, R_TOTAL, NROLE = 7 };
 
@@ -295,7 +296,10 @@ void tp_tb_breakdown_free(struct tp_tb_breakdown *b)
 
 static void *breakdown_new(const tp_store *st)
 {
-    struct tp_tb_breakdown *b = malloc(sizeof *b);
+    struct tp_tb_breakdown *b = tp_store_file_breakdown(st);   /* a .tprof store's, when it has one */
+    if (b)
+        return b;
+    b = malloc(sizeof *b);
     if (b && tp_tb_breakdown(st, b) < 0) {
         free(b);
         b = NULL;
@@ -303,7 +307,7 @@ static void *breakdown_new(const tp_store *st)
     return b;
 }
 
-static void breakdown_delete(void *p)
+void tp_tb_breakdown_delete(void *p)
 {
     tp_tb_breakdown_free(p);
     free(p);
@@ -311,5 +315,5 @@ static void breakdown_delete(void *p)
 
 const struct tp_tb_breakdown *tp_store_breakdown(const tp_store *st)
 {
-    return tp_store_model(st, TP_MODEL_TB_BREAKDOWN, breakdown_new, breakdown_delete);
+    return tp_store_model(st, TP_MODEL_TB_BREAKDOWN, breakdown_new, tp_tb_breakdown_delete);
 }

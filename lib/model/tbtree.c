@@ -21,6 +21,7 @@
 #include "i64map.h"
 #include "tb_classify.h"
 #include "tbtree_order.h"
+#include "store_file.h"
 
 #define ZERO_EXT_TO_ROOT 0
 
@@ -128,8 +129,9 @@ static int cmp_rt(const void *a, const void *b)
 
 static void tb_free(struct tb_model *m)
 {
-    for (size_t i = 0; i < m->nnodes; i++) free(m->nodes[i].rts);
-    for (size_t i = 0; i < m->nrts; i++) free(m->rts[i].dev);
+    for (size_t i = 0; !m->pool && i < m->nnodes; i++) free(m->nodes[i].rts);
+    for (size_t i = 0; !m->pool && i < m->nrts; i++) free(m->rts[i].dev);
+    free(m->pool);
     free(m->nodes); free(m->rts); free(m->roots); free(m->tids);
     free(m->kern); free(m->kern_op); free(m->kern_elig); free(m->kern_tid); free(m->ops);
     memset(m, 0, sizeof *m);
@@ -697,7 +699,10 @@ done:
 
 static void *tb_new(const tp_store *st)
 {
-    struct tb_model *m = malloc(sizeof *m);
+    struct tb_model *m = tp_store_file_tree(st);   /* a .tprof store's, when it has one */
+    if (m)
+        return m;
+    m = malloc(sizeof *m);
     if (m && tb_build(st, m) < 0) {
         free(m);
         m = NULL;
@@ -705,7 +710,7 @@ static void *tb_new(const tp_store *st)
     return m;
 }
 
-static void tb_delete(void *p)
+void tp_tb_model_delete(void *p)
 {
     tb_free(p);
     free(p);
@@ -713,7 +718,7 @@ static void tb_delete(void *p)
 
 const struct tb_model *tp_store_tb(const tp_store *st)
 {
-    return tp_store_model(st, TP_MODEL_TB_TREE, tb_new, tb_delete);
+    return tp_store_model(st, TP_MODEL_TB_TREE, tb_new, tp_tb_model_delete);
 }
 
 int tp_tb_is_op(const struct tb_node *n)
