@@ -318,6 +318,11 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
     if (!on) return -1;
     int rc = -1;
     struct tp_i64map row_node = {0};
+    /* most traces leave no launch call out: then there is no map to build */
+    size_t left = 0;
+    for (size_t ri = 0; ri < m->nrts && !left; ri++)
+        left = !on[ri] && m->rts[ri].ndev && st->attr.op && st->attr.op[m->rts[ri].dev[0]] >= 0;
+    if (!left) { rc = 0; goto done; }
     if (tp_i64map_init(&row_node, m->nnodes) < 0) goto done;
     for (size_t i = 0; i < m->nnodes; i++) {
         int64_t *v = tp_i64map_slot(&row_node, m->nodes[i].row);
@@ -368,6 +373,7 @@ struct tb_build {
     int64_t *ext_last; size_t nel, capel;       /* tail of each ext list, by list id */
     int64_t *ext_head; size_t neh, capeh;
     int64_t dummy;                              /* the stale kernels' runtime */
+    int64_t last_tid; int last_tid_known;       /* the thread of the last node (in tids) */
 };
 
 /* The X events in time order, and room for every node and runtime. */
@@ -504,12 +510,16 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char
     N->row = r; N->ev = ev; N->cl = cl; N->start = st->ts[r]; N->end = st->ts[r] + st->dur[r];
     N->ext = ext; N->name = name; N->tid = st->tid[r];
     N->first_child = N->next_sib = N->last_child = -1;
+    /* nodes come in runs of one thread: the map only when the thread changes */
+    if (b->last_tid_known && st->tid[r] == b->last_tid) return 0;
     int64_t *t = tp_i64map_slot(&b->tidmap, st->tid[r]);
     if (!t) return -1;
     if (*t < 0) {
         *t = (int64_t)m->ntids;
         if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) return -1;
     }
+    b->last_tid = st->tid[r];
+    b->last_tid_known = 1;
     return 0;
 }
 
