@@ -359,21 +359,25 @@ done:
     return rc;
 }
 
-/* What tb_build's stages share: the X events in time order, the launch
- * calls by correlation and by external id, and the device rows that came
- * before their launch call (chained per correlation in pend). */
+/* What tb_build's stages share: the X events in time order (ord; a row's
+ * place in it is its position), each launch call's runtime by position,
+ * the (correlation, position) pairs of launch calls and device rows and the
+ * (External id, position) pairs of launch calls, sorted to pair them up
+ * (hash maps of every launch were a cache miss per lookup), and the device
+ * rows whose launch call never came. */
 struct tb_build {
     const tp_store *st;
     struct tb_model *m;
     int64_t *ord;
     size_t no;
-    struct tp_i64map corr, extmap, tidmap, pend;
-    int64_t *pend_dev; size_t npend, cappend;   /* buffered device rows, chained */
-    int64_t *pend_next; size_t npn, cappn;
-    int64_t *ext_last; size_t nel, capel;       /* tail of each ext list, by list id */
-    int64_t *ext_head; size_t neh, capeh;
+    int64_t *ri_at;                             /* per position: the runtime, -1 not a launch call */
+    struct tp_kv *corr; size_t ncorr;
+    struct tp_kv *ext; size_t next;
+    int64_t *node_rank;                         /* per node: its thread's place in m->tids */
+    int64_t *stale; size_t nstale, capstale;
+    struct tp_i64map tidmap;
     int64_t dummy;                              /* the stale kernels' runtime */
-    int64_t last_tid; int last_tid_known;       /* the thread of the last node (in tids) */
+    int64_t last_tid, last_rank; int last_tid_known;   /* the thread of the last node */
 };
 
 /* The X events in time order, and room for every node and runtime. */
@@ -394,77 +398,92 @@ static int tb_alloc(struct tb_build *b)
     size_t ninst = (size_t)st->attr.cap_instances;
     m->rts = calloc(nrt + ninst + 1, sizeof *m->rts);
     m->nodes = calloc(nnode + nrt + ninst + 1, sizeof *m->nodes);
-    /* per-ext lists of runtimes (ext TP_NONE is its own key); pend holds
-     * only the device rows seen before their launch call (few: a map sized
-     * for every event was 64 MB to clear for a 1 GB trace) and grows */
-    if (!m->rts || !m->nodes || tp_i64map_init(&b->corr, nrt) < 0 || tp_i64map_init(&b->extmap, nrt) < 0 ||
-        tp_i64map_init(&b->tidmap, 64) < 0 || tp_i64map_init(&b->pend, 64) < 0)
+    b->ri_at = malloc((no + 1) * sizeof *b->ri_at);
+    b->corr = malloc((no + 1) * sizeof *b->corr);
+    b->ext = malloc((nrt + 1) * sizeof *b->ext);
+    b->node_rank = malloc((nnode + 1) * sizeof *b->node_rank);
+    if (!m->rts || !m->nodes || !b->ri_at || !b->corr || !b->ext || !b->node_rank ||
+        tp_i64map_init(&b->tidmap, 64) < 0)
         return -1;
     return 0;
 }
 
-/* A kernel, memcpy or memset row: onto its launch call when that came
- * earlier, else buffered under its correlation (a kernel without one under
- * a key of its own, for the stale kernels). */
-static int add_device_row(struct tb_build *b, int64_t r, uint8_t kind)
+/* A kernel, memcpy or memset row at position k waits to be paired with a
+ * launch call of its correlation (a kernel without one under a key of its
+ * own, for the stale kernels; a copy without one is left out). */
+static void add_device_row(struct tb_build *b, size_t k, int64_t r, uint8_t kind)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
     if (kind == TP_K_KERNEL) m->has_kernel = 1;
     else m->has_memcpy_or_memset = 1;
     int64_t c = st->correlation[r];
-    int64_t rt = c == TP_NONE ? -1 : tp_i64map_get(&b->corr, c);
-    if (rt >= 0)
-        return push64(&m->rts[rt].dev, &m->rts[rt].ndev, &m->rts[rt].capdev, r);
     if (c == TP_NONE && kind != TP_K_KERNEL)
-        return 0;
-    int64_t *h = tp_i64map_slot(&b->pend, c != TP_NONE ? c : INT64_MIN + 1);
-    if (!h || push64(&b->pend_dev, &b->npend, &b->cappend, r) < 0 ||
-        push64(&b->pend_next, &b->npn, &b->cappn, *h) < 0)
-        return -1;
-    *h = (int64_t)b->npend - 1;
-    return 0;
+        return;
+    b->corr[b->ncorr].k = c != TP_NONE ? c : INT64_MIN + 1;
+    b->corr[b->ncorr++].r = (int64_t)k;
 }
 
-/* A launch call becomes a runtime: it takes the device rows buffered under
- * its correlation, and joins the list of its external id. */
-static int add_launch(struct tb_build *b, int64_t r)
+/* A launch call at position k becomes a runtime, to be paired with the
+ * device rows of its correlation and listed under its External id. */
+static void add_launch(struct tb_build *b, size_t k, int64_t r)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
     int64_t ri = (int64_t)m->nrts++;
     struct tb_rt *R = &m->rts[ri];
     R->row = r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
-    int64_t c = st->correlation[r];
-    if (c != TP_NONE) {
-        /* an existing key: no insert, so no allocation */
-        int64_t *h = tp_i64map_get(&b->pend, c) >= 0 ? tp_i64map_slot(&b->pend, c) : &(int64_t){-1};
-        for (int64_t p = *h; p >= 0; p = b->pend_next[p])
-            if (b->pend_dev[p] >= 0) {
-                if (push64(&R->dev, &R->ndev, &R->capdev, b->pend_dev[p]) < 0) return -1;
-                b->pend_dev[p] = -1;
+    b->ri_at[k] = ri;
+    if (st->correlation[r] != TP_NONE) {
+        b->corr[b->ncorr].k = st->correlation[r];
+        b->corr[b->ncorr++].r = (int64_t)k;
+    }
+    if (st->external_id[r] != TP_NONE) {   /* else attached by the attribution model below */
+        b->ext[b->next].k = st->external_id[r];
+        b->ext[b->next++].r = (int64_t)k;
+    }
+}
+
+/* Pair each correlation's launch calls and device rows in time order: a
+ * device row goes to the latest launch call before it; those before the
+ * first call wait for it (it takes them in (start, -end) order); those no
+ * call takes are stale (kernels) or left out.  A kernel without a
+ * correlation id never goes to a call that came before it. */
+static int pair_by_correlation(struct tb_build *b)
+{
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
+    if (tp_sort_kv(b->corr, b->ncorr) < 0) return -1;
+    int64_t *wait = NULL; size_t nwait = 0, capwait = 0;
+    int rc = -1;
+    for (size_t g = 0, h; g < b->ncorr; g = h) {
+        int64_t latest = -1;
+        nwait = 0;
+        for (h = g; h < b->ncorr && b->corr[h].k == b->corr[g].k; h++) {
+            size_t k = (size_t)b->corr[h].r;
+            int64_t r = b->ord[k], ri = b->ri_at[k];
+            if (ri >= 0) {
+                struct tb_rt *R = &m->rts[ri];
+                for (size_t w = 0; w < nwait; w++)
+                    if (push64(&R->dev, &R->ndev, &R->capdev, wait[w]) < 0) goto done;
+                if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
+                nwait = 0;
+                latest = ri;
+            } else if (latest >= 0 && st->correlation[r] != TP_NONE) {
+                struct tb_rt *R = &m->rts[latest];
+                if (push64(&R->dev, &R->ndev, &R->capdev, r) < 0) goto done;
+            } else if (push64(&wait, &nwait, &capwait, r) < 0) {
+                goto done;
             }
-        *h = -1;
-        int64_t *cs = tp_i64map_slot(&b->corr, c);
-        if (!cs) return -1;
-        *cs = ri;
-        if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
+        }
+        for (size_t w = 0; w < nwait; w++)
+            if (st->kind[wait[w]] == TP_K_KERNEL && push64(&b->stale, &b->nstale, &b->capstale, wait[w]) < 0)
+                goto done;
     }
-    int64_t e = st->external_id[r];
-    if (e == TP_NONE)
-        return 0;   /* no External id: attached by the attribution model below */
-    int64_t *lid = tp_i64map_slot(&b->extmap, e);
-    if (!lid) return -1;
-    if (*lid < 0) {
-        *lid = (int64_t)b->neh;
-        if (push64(&b->ext_head, &b->neh, &b->capeh, ri) < 0 || push64(&b->ext_last, &b->nel, &b->capel, ri) < 0)
-            return -1;
-    } else {
-        if (b->ext_head[*lid] < 0) b->ext_head[*lid] = ri;
-        else m->rts[b->ext_last[*lid]].next = ri;
-        b->ext_last[*lid] = ri;
-    }
-    return 0;
+    rc = 0;
+done:
+    free(wait);
+    return rc;
 }
 
 /* A host row becomes a node when the plugin makes one of it (operators,
@@ -511,57 +530,67 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char
     N->ext = ext; N->name = name; N->tid = st->tid[r];
     N->first_child = N->next_sib = N->last_child = -1;
     /* nodes come in runs of one thread: the map only when the thread changes */
-    if (b->last_tid_known && st->tid[r] == b->last_tid) return 0;
-    int64_t *t = tp_i64map_slot(&b->tidmap, st->tid[r]);
-    if (!t) return -1;
-    if (*t < 0) {
-        *t = (int64_t)m->ntids;
-        if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) return -1;
+    if (!b->last_tid_known || st->tid[r] != b->last_tid) {
+        int64_t *t = tp_i64map_slot(&b->tidmap, st->tid[r]);
+        if (!t) return -1;
+        if (*t < 0) {
+            *t = (int64_t)m->ntids;
+            if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) return -1;
+        }
+        b->last_tid = st->tid[r];
+        b->last_rank = *t;
+        b->last_tid_known = 1;
     }
-    b->last_tid = st->tid[r];
-    b->last_tid_known = 1;
+    b->node_rank[m->nnodes - 1] = b->last_rank;
     return 0;
 }
 
-/* One pass in time order, so that a launch call finds the device rows seen
- * before it and later device rows find their launch call. */
+/* One pass in time order: nodes, runtimes, and the pairs to sort. */
 static int scan_rows(struct tb_build *b)
 {
     const tp_store *st = b->st;
     for (size_t k = 0; k < b->no; k++) {
         int64_t r = b->ord[k];
         uint8_t kind = st->kind[r];
-        const char *name = tp_store_str(st, st->name[r]);
-        int rc;
+        b->ri_at[k] = -1;
         if (kind == TP_K_KERNEL || kind == TP_K_MEMCPY || kind == TP_K_MEMSET)
-            rc = add_device_row(b, r, kind);
+            add_device_row(b, k, r, kind);
         else if (is_launch_call(kind))
-            rc = add_launch(b, r);
-        else
-            rc = add_host_node(b, r, kind, name);
-        if (rc < 0)
+            add_launch(b, k, r);
+        else if (add_host_node(b, r, kind, tp_store_str(st, st->name[r])) < 0)
             return -1;
     }
     return 0;
 }
 
-/* attach runtimes by external id: threads in first-appearance order, nodes
- * in list order; a list goes to the first node with its id */
+/* attach runtimes by external id: each id's launch calls, in time order
+ * (chained by next), go to the first node with that id, threads taken in
+ * first-appearance order and nodes in time order.  Both sides sorted by id,
+ * the nodes then by (thread rank, node), and merged. */
 static int attach_by_ext(struct tb_build *b)
 {
     struct tb_model *m = b->m;
-    for (size_t ti = 0; ti < m->ntids; ti++)
-        for (size_t i = 0; i < m->nnodes; i++) {
-            struct tb_node *N = &m->nodes[i];
-            if (N->tid != m->tids[ti]) continue;
-            int64_t key = N->ext == TP_NONE ? INT64_MIN + 2 : N->ext;
-            int64_t lid = tp_i64map_get(&b->extmap, key);
-            if (lid < 0 || b->ext_head[lid] < 0) continue;
-            for (int64_t r = b->ext_head[lid]; r >= 0; r = m->rts[r].next)
-                if (node_attach_rt(N, r) < 0) return -1;
-            b->ext_head[lid] = -1;
-        }
-    return 0;
+    size_t nn = m->nnodes;
+    if (tp_sort_kv(b->ext, b->next) < 0) return -1;
+    if (m->ntids && nn + 1 > (size_t)INT64_MAX / m->ntids) return -1;
+    struct tp_kv *nodes = malloc((nn + 1) * sizeof *nodes);
+    if (!nodes) return -1;
+    for (size_t i = 0; i < nn; i++) {
+        nodes[i].k = m->nodes[i].ext == TP_NONE ? INT64_MIN + 2 : m->nodes[i].ext;
+        nodes[i].r = b->node_rank[i] * (int64_t)(nn + 1) + (int64_t)i;
+    }
+    int rc = tp_sort_kv(nodes, nn);
+    for (size_t g = 0, h, j = 0; rc == 0 && g < b->next; g = h) {
+        for (h = g + 1; h < b->next && b->ext[h].k == b->ext[g].k; h++)
+            m->rts[b->ri_at[b->ext[h - 1].r]].next = b->ri_at[b->ext[h].r];
+        while (j < nn && nodes[j].k < b->ext[g].k) j++;
+        if (j == nn || nodes[j].k != b->ext[g].k) continue;
+        struct tb_node *N = &m->nodes[nodes[j].r % (int64_t)(nn + 1)];
+        for (size_t q = g; q < h && rc == 0; q++)
+            rc = node_attach_rt(N, b->ri_at[b->ext[q].r]);
+    }
+    free(nodes);
+    return rc;
 }
 
 /* staled kernels: those whose launch call never came, on one runtime
@@ -572,9 +601,9 @@ static int add_stale_runtime(struct tb_build *b)
     struct tb_model *m = b->m;
     struct tb_rt *D = &m->rts[m->nrts];
     D->row = -1; D->next = -1;
-    for (size_t p = 0; p < b->npend; p++)
-        if (b->pend_dev[p] >= 0 && st->kind[b->pend_dev[p]] == TP_K_KERNEL)
-            if (push64(&D->dev, &D->ndev, &D->capdev, b->pend_dev[p]) < 0) return -1;
+    (void)st;
+    D->dev = b->stale; D->ndev = b->nstale; D->capdev = b->capstale;
+    b->stale = NULL;
     if (D->ndev) qsort(D->dev, D->ndev, sizeof *D->dev, cmp_dev);
     b->dummy = (int64_t)m->nrts++;
     return 0;
@@ -685,7 +714,8 @@ static int tb_build(const tp_store *st, struct tb_model *m)
     struct tb_build b = { .st = st, .m = m, .dummy = -1 };
     struct tc_memo memo = { .st = st };
     int rc = -1;
-    if (tb_alloc(&b) < 0 || scan_rows(&b) < 0 || attach_by_ext(&b) < 0 || split_captured(st, m) < 0 ||
+    if (tb_alloc(&b) < 0 || scan_rows(&b) < 0 || pair_by_correlation(&b) < 0 || attach_by_ext(&b) < 0 ||
+        split_captured(st, m) < 0 ||
         attach_by_model(st, m, attached_mark(m)) < 0 || add_stale_runtime(&b) < 0 || build_trees(&b) < 0)
         goto done;
     remove_dup_nodes(m);
@@ -700,9 +730,9 @@ static int tb_build(const tp_store *st, struct tb_model *m)
     rc = 0;
 done:
     free(memo.kernel); free(memo.op);
-    free(b.pend_dev); free(b.pend_next); free(b.ext_last); free(b.ext_head);
+    free(b.ri_at); free(b.corr); free(b.ext); free(b.node_rank); free(b.stale);
     free(b.ord);
-    tp_i64map_free(&b.corr); tp_i64map_free(&b.extmap); tp_i64map_free(&b.tidmap); tp_i64map_free(&b.pend);
+    tp_i64map_free(&b.tidmap);
     if (rc < 0) tb_free(m);
     return rc;
 }

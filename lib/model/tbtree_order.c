@@ -11,16 +11,14 @@
 #include <string.h>
 #include "tbtree_order.h"
 
-struct kv { int64_t k, r; };
-
-static int kv_le(const struct kv *x, const struct kv *y)
+static int kv_le(const struct tp_kv *x, const struct tp_kv *y)
 {
     return x->k < y->k || (x->k == y->k && x->r <= y->r);
 }
 
 /* Merge the runs of src (run starts in starts[0..nr], starts[nr] = n) two by
  * two into dst until one is left; returns the array holding the result. */
-static struct kv *merge_kv(struct kv *src, struct kv *dst, size_t *starts, size_t nr)
+static struct tp_kv *merge_kv(struct tp_kv *src, struct tp_kv *dst, size_t *starts, size_t nr)
 {
     while (nr > 1) {
         size_t out = 0;
@@ -37,55 +35,61 @@ static struct kv *merge_kv(struct kv *src, struct kv *dst, size_t *starts, size_
         }
         starts[out] = starts[nr];
         nr = out;
-        struct kv *t = src; src = dst; dst = t;
+        struct tp_kv *t = src; src = dst; dst = t;
     }
     return src;
 }
 
+int tp_sort_kv(struct tp_kv *a, size_t n)
+{
+    size_t nr = 0;
+    for (size_t i = 0; i < n; i++)
+        nr += i == 0 || !kv_le(&a[i - 1], &a[i]);
+    if (nr <= 1)
+        return 0;
+    struct tp_kv *b = malloc(n * sizeof *b);
+    size_t *starts = malloc((nr + 1) * sizeof *starts);
+    if (!b || !starts) {
+        free(b);
+        free(starts);
+        return -1;
+    }
+    nr = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || !kv_le(&a[i - 1], &a[i]))
+            starts[nr++] = i;
+    starts[nr] = n;
+    struct tp_kv *s = merge_kv(a, b, starts, nr);
+    if (s != a)
+        memcpy(a, s, n * sizeof *a);
+    free(b);
+    free(starts);
+    return 0;
+}
+
 int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
 {
-    size_t no = 0, nr = 0;
+    size_t no = 0;
     for (size_t i = 0; i < st->n; i++)
         no += st->ph[i] == 'X';
     int64_t *ord = malloc((st->n ? st->n : 1) * sizeof *ord);
-    struct kv *a = malloc((no ? no : 1) * sizeof *a), *b = malloc((no ? no : 1) * sizeof *b);
-    size_t *starts = NULL;
-    if (!ord || !a || !b)
-        goto oom;
-    /* the pairs in row order, and where each ascending run starts */
+    struct tp_kv *a = malloc((no ? no : 1) * sizeof *a);
     size_t k = 0;
-    int64_t prev = INT64_MIN;
-    for (size_t i = 0; i < st->n; i++) {
-        if (st->ph[i] != 'X')
-            continue;
-        if (k == 0 || st->ts[i] < prev)
-            nr++;
-        prev = st->ts[i];
-        a[k].k = st->ts[i];
-        a[k++].r = (int64_t)i;
+    for (size_t i = 0; ord && a && i < st->n; i++)
+        if (st->ph[i] == 'X') {
+            a[k].k = st->ts[i];
+            a[k++].r = (int64_t)i;
+        }
+    if (!ord || !a || tp_sort_kv(a, no) < 0) {
+        free(ord);
+        free(a);
+        return NULL;
     }
-    starts = malloc((nr + 1) * sizeof *starts);
-    if (!starts)
-        goto oom;
-    nr = 0;
     for (size_t i = 0; i < no; i++)
-        if (i == 0 || a[i].k < a[i - 1].k)
-            starts[nr++] = i;
-    starts[nr] = no;
-    struct kv *s = merge_kv(a, b, starts, nr);
-    for (size_t i = 0; i < no; i++)
-        ord[i] = s[i].r;
+        ord[i] = a[i].r;
     free(a);
-    free(b);
-    free(starts);
     *n = no;
     return ord;
-oom:
-    free(ord);
-    free(a);
-    free(b);
-    free(starts);
-    return NULL;
 }
 
 int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx)

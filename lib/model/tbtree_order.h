@@ -13,6 +13,13 @@
  * out of memory. */
 int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n);
 
+/* A key and a tie-break; pairs sort by (k, r). */
+struct tp_kv { int64_t k, r; };
+
+/* Sort a[0..n) by (k, r), merging its ascending runs (cheap when the pairs
+ * come mostly in order).  0, or -1 when out of memory (a is then unchanged). */
+int tp_sort_kv(struct tp_kv *a, size_t n);
+
 /* Sort a[0..n) stably by cmp (qsort's contract, with a context) as a
  * natural merge sort: input that is already in order, or made of a few
  * ordered runs, costs one pass (or a few merges) instead of n log n
