@@ -256,6 +256,8 @@ struct reader {
     ZSTD_DCtx *dctx;
     size_t count[TP_SF_NTABLES];   /* values seen per table, (size_t)-1 not yet */
     struct tp_sf_blobs models;     /* the model sections, read last (store_file_model.c) */
+    struct tp_sf_job *jobs;        /* the plain columns, inflated after the scan of the sections */
+    size_t njobs, capjobs;
     int have_strings;
     uint32_t load_status;
     char load_msg[sizeof ((tp_error *)0)->msg];
@@ -351,6 +353,8 @@ static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned cha
             memcpy(root + c->base, &arr, sizeof arr);
         }
     }
+    if ((char *)vals == arr)             /* inflated in place later, differences summed then */
+        return TP_OK;
     if (flags & TP_SF_DELTA) {
         uint64_t acc = 0;
         for (uint64_t i = 0; i < count; i++) {
@@ -360,8 +364,7 @@ static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned cha
             memcpy(vals + i * 8, &acc, 8);
         }
     }
-    if ((char *)vals != arr)             /* else it was inflated in place */
-        scatter(arr + c->field, c->stride, vals, c->width, (size_t)count);
+    scatter(arr + c->field, c->stride, vals, c->width, (size_t)count);
     return TP_OK;
 }
 
@@ -665,10 +668,21 @@ static int read_sections(struct reader *r)
         char *direct = inflate_target(r, name, width, count);
         if (direct) {
             /* A plain column (an array of its own) is inflated straight
-             * into the store: no copy of the biggest sections. */
-            size_t got = ZSTD_decompressDCtx(r->dctx, direct, (size_t)(count * width), z, (size_t)zlen);
-            if (ZSTD_isError(got) || got != count * width)
-                { rc = bad(r, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "section shorter than its header says"); break; }
+             * into the store, with the others once every section is
+             * placed (store_file_inflate.c): no copy of the biggest
+             * sections, and every core at work. */
+            if (r->njobs == r->capjobs) {
+                size_t cap = r->capjobs ? 2 * r->capjobs : 64;
+                struct tp_sf_job *j = realloc(r->jobs, cap * sizeof *j);
+                if (!j)
+                    { rc = tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path); break; }
+                r->jobs = j;
+                r->capjobs = cap;
+            }
+            r->jobs[r->njobs++] = (struct tp_sf_job){.dst = direct, .z = z, .zlen = (size_t)zlen,
+                                                     .raw = (size_t)(count * width),
+                                                     .delta = (flags & TP_SF_DELTA) != 0,
+                                                     .at = (size_t)(r->p - r->base)};
             vals = direct;
         } else if ((rc = inflate_section(r, z, zlen, count * width, &vals))) {
             break;
@@ -682,6 +696,20 @@ static int read_sections(struct reader *r)
     }
     free(lens);
     return rc;
+}
+
+/* The plain columns, all at once; the first that failed is the message. */
+static int inflate_jobs(struct reader *r)
+{
+    tp_sf_inflate_all(r->jobs, r->njobs);
+    const struct tp_sf_job *first = NULL;
+    for (size_t i = 0; i < r->njobs; i++)
+        if (r->jobs[i].error && (!first || r->jobs[i].at < first->at))
+            first = &r->jobs[i];
+    if (!first)
+        return TP_OK;
+    r->p = r->base + first->at;
+    return bad(r, first->error);
 }
 
 int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
@@ -730,6 +758,8 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
     } else {
         r.p = buf + 16;
         rc = read_sections(&r);
+        if (rc == TP_OK)
+            rc = inflate_jobs(&r);
         if (rc == TP_OK && !r.have_strings)
             rc = bad(&r, "no string table");
         if (rc == TP_OK && r.count[TP_SF_EVENTS] == (size_t)-1)
@@ -742,6 +772,7 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
     if (rc == TP_OK)
         tp_sf_keep_models(st, &r.models);
     tp_sf_blobs_free(&r.models);
+    free(r.jobs);
     if (rc != TP_OK) {
         /* Half a store is worse than none: views would print wrong tables
          * (or index past arrays a crafted file left short). */

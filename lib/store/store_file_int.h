@@ -58,6 +58,18 @@ extern const size_t tp_sf_ncols;
 extern const struct tp_sf_scalar tp_sf_scalars[];
 extern const size_t tp_sf_nscalars;
 
+/* ---- inflating the big columns on every core (store_file_inflate.c) ---- */
+struct tp_sf_job {
+    char *dst;                     /* raw bytes of room */
+    const unsigned char *z;        /* its zstd frame, zlen bytes */
+    size_t zlen, raw;
+    int delta;                     /* int64 differences to sum back */
+    size_t at;                     /* the section's byte offset in the file, for messages */
+    const char *error;             /* set when it failed */
+};
+/* Inflate every job (in any order; the array is reordered). */
+void tp_sf_inflate_all(struct tp_sf_job *jobs, size_t n);
+
 /* ---- the shared models in the file (store_file_model.c) ----
  * store_file.c writes sections through tp_sf_put and hands the model
  * sections it reads (tp_sf_is_model_section) to tp_sf_read_models once the
