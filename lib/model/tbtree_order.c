@@ -11,60 +11,70 @@
 #include <string.h>
 #include "tbtree_order.h"
 
-static int kv_le(const struct tp_kv *x, const struct tp_kv *y)
-{
-    return x->k < y->k || (x->k == y->k && x->r <= y->r);
-}
-
-/* Merge the runs of src (run starts in starts[0..nr], starts[nr] = n) two by
- * two into dst until one is left; returns the array holding the result. */
-static struct tp_kv *merge_kv(struct tp_kv *src, struct tp_kv *dst, size_t *starts, size_t nr)
-{
-    while (nr > 1) {
-        size_t out = 0;
-        for (size_t i = 0; i < nr; i += 2) {
-            size_t lo = starts[i], hi = starts[i + 2 <= nr ? i + 2 : nr];
-            size_t mid = i + 1 < nr ? starts[i + 1] : hi;
-            size_t a = lo, b = mid, k = lo;
-            while (a < mid && b < hi)
-                dst[k++] = kv_le(&src[a], &src[b]) ? src[a++] : src[b++];
-            memcpy(dst + k, src + a, (mid - a) * sizeof *dst);
-            k += mid - a;
-            memcpy(dst + k, src + b, (hi - b) * sizeof *dst);
-            starts[out++] = lo;
-        }
-        starts[out] = starts[nr];
-        nr = out;
-        struct tp_kv *t = src; src = dst; dst = t;
+/* A natural merge sort of T: find where each ascending run starts, then
+ * merge the runs two by two until one is left (a tie takes the left run:
+ * stable).  FIRST(x, y) says x may go before y.  0, or -1 when out of
+ * memory (the array is then unchanged). */
+#define DEFINE_SORT_RUNS(NAME, T, CTX_T, FIRST)                                            \
+    static int NAME(T *a, size_t n, CTX_T ctx)                                               \
+    {                                                                                        \
+        size_t nr = 0;                                                                       \
+        for (size_t i = 0; i < n; i++)                                                       \
+            nr += i == 0 || !FIRST(a[i - 1], a[i]);                                          \
+        if (nr <= 1)                                                                         \
+            return 0;                                                                        \
+        T *tmp = malloc(n * sizeof *tmp);                                                    \
+        size_t *starts = malloc((nr + 1) * sizeof *starts);                                  \
+        if (!tmp || !starts) {                                                               \
+            free(tmp);                                                                       \
+            free(starts);                                                                    \
+            return -1;                                                                       \
+        }                                                                                    \
+        nr = 0;                                                                              \
+        for (size_t i = 0; i < n; i++)                                                       \
+            if (i == 0 || !FIRST(a[i - 1], a[i]))                                            \
+                starts[nr++] = i;                                                            \
+        starts[nr] = n;                                                                      \
+        T *src = a, *dst = tmp;                                                              \
+        while (nr > 1) {                                                                     \
+            size_t out = 0;                                                                  \
+            for (size_t i = 0; i < nr; i += 2) {                                             \
+                size_t lo = starts[i], hi = starts[i + 2 <= nr ? i + 2 : nr];                \
+                size_t mid = i + 1 < nr ? starts[i + 1] : hi, x = lo, y = mid, k = lo;       \
+                while (x < mid && y < hi)                                                    \
+                    dst[k++] = FIRST(src[x], src[y]) ? src[x++] : src[y++];                  \
+                memcpy(dst + k, src + x, (mid - x) * sizeof *dst);                           \
+                memcpy(dst + k + (mid - x), src + y, (hi - y) * sizeof *dst);                \
+                starts[out++] = lo;                                                          \
+            }                                                                                \
+            starts[out] = n;                                                                 \
+            nr = out;                                                                        \
+            T *t = src; src = dst; dst = t;                                                  \
+        }                                                                                    \
+        if (src != a)                                                                        \
+            memcpy(a, src, n * sizeof *a);                                                   \
+        free(tmp);                                                                           \
+        free(starts);                                                                        \
+        (void)ctx;                                                                           \
+        return 0;                                                                            \
     }
-    return src;
-}
+
+#define KV_FIRST(x, y) ((x).k < (y).k || ((x).k == (y).k && (x).r <= (y).r))
+DEFINE_SORT_RUNS(sort_kv, struct tp_kv, const void *, KV_FIRST)
+
+struct by_cmp { int (*cmp)(int64_t x, int64_t y, const void *ctx); const void *ctx; };
+#define CMP_FIRST(x, y) (ctx->cmp((x), (y), ctx->ctx) <= 0)
+DEFINE_SORT_RUNS(sort_by_cmp, int64_t, const struct by_cmp *, CMP_FIRST)
 
 int tp_sort_kv(struct tp_kv *a, size_t n)
 {
-    size_t nr = 0;
-    for (size_t i = 0; i < n; i++)
-        nr += i == 0 || !kv_le(&a[i - 1], &a[i]);
-    if (nr <= 1)
-        return 0;
-    struct tp_kv *b = malloc(n * sizeof *b);
-    size_t *starts = malloc((nr + 1) * sizeof *starts);
-    if (!b || !starts) {
-        free(b);
-        free(starts);
-        return -1;
-    }
-    nr = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || !kv_le(&a[i - 1], &a[i]))
-            starts[nr++] = i;
-    starts[nr] = n;
-    struct tp_kv *s = merge_kv(a, b, starts, nr);
-    if (s != a)
-        memcpy(a, s, n * sizeof *a);
-    free(b);
-    free(starts);
-    return 0;
+    return sort_kv(a, n, NULL);
+}
+
+int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx)
+{
+    struct by_cmp c = {cmp, ctx};
+    return sort_by_cmp(a, n, &c);
 }
 
 int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
@@ -92,50 +102,3 @@ int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
     return ord;
 }
 
-int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx)
-{
-    if (n < 2)
-        return 0;
-    size_t nr = 1;
-    for (size_t i = 1; i < n; i++)
-        nr += cmp(a[i - 1], a[i], ctx) > 0;
-    if (nr == 1)
-        return 0;
-    int64_t *tmp = malloc(n * sizeof *tmp);
-    size_t *starts = malloc((nr + 1) * sizeof *starts);
-    if (!tmp || !starts) {
-        free(tmp);
-        free(starts);
-        return -1;
-    }
-    nr = 0;
-    starts[nr++] = 0;
-    for (size_t i = 1; i < n; i++)
-        if (cmp(a[i - 1], a[i], ctx) > 0)
-            starts[nr++] = i;
-    starts[nr] = n;
-    int64_t *src = a, *dst = tmp;
-    while (nr > 1) {
-        size_t out = 0;
-        for (size_t i = 0; i < nr; i += 2) {
-            size_t lo = starts[i], hi = starts[i + 2 <= nr ? i + 2 : nr];
-            size_t mid = i + 1 < nr ? starts[i + 1] : hi;
-            size_t x = lo, y = mid, k = lo;
-            /* ties take the left run first: stable */
-            while (x < mid && y < hi)
-                dst[k++] = cmp(src[y], src[x], ctx) < 0 ? src[y++] : src[x++];
-            memcpy(dst + k, src + x, (mid - x) * sizeof *dst);
-            k += mid - x;
-            memcpy(dst + k, src + y, (hi - y) * sizeof *dst);
-            starts[out++] = lo;
-        }
-        starts[out] = n;
-        nr = out;
-        int64_t *t = src; src = dst; dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-    free(tmp);
-    free(starts);
-    return 0;
-}
