@@ -55,7 +55,7 @@ static int order_events(struct bd *b)
 {
     const tp_store *st = b->st;
     size_t n = st->n;
-    b->ord = tp_x_rows_by_time(st, &b->no);
+    b->ord = tp_x_order_get(st, &b->no);
     b->rts = malloc((n ? n : 1) * sizeof *b->rts);
     if (!b->ord || !b->rts) return -1;
     b->comm_ext = malloc((b->no ? b->no : 1) * sizeof *b->comm_ext);
@@ -255,7 +255,10 @@ static int fill_steps(const struct bd *b, struct tp_tb_breakdown *out)
         T->num = b->steps[i].num;
         T->start = b->steps[i].s;
         T->end = b->steps[i].e;
-        for (int k = 0; k <= R_OTHER; k++) T->cost[k] = tp_ranges_overlap(&b->cost[k], T->start, T->end);
+        /* the costs are sorted, disjoint ranges (intersections and
+         * differences of merged ones): a binary search to each step's first
+         * range, not a pass over all of them per step and cost */
+        for (int k = 0; k <= R_OTHER; k++) T->cost[k] = tp_ranges_within(&b->cost[k], T->start, T->end);
         T->cost[R_TOTAL] = T->end - T->start;
         for (int k = 0; k < TP_TB_NCOST; k++) out->sum[k] += T->cost[k];
     }
@@ -284,7 +287,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
     rc = 0;
 done:
     for (int k = 0; k <= NROLE; k++) { free(b.role[k].a); free(b.cost[k].a); }
-    free(b.ord); free(b.rts); free(b.dev_next); free(b.rt_head); free(b.dmatched); free(b.steps); free(b.comm_ext);
+    tp_x_order_put(st, b.ord, b.no, TP_MODEL_TB_TREE); free(b.rts); free(b.dev_next); free(b.rt_head); free(b.dmatched); free(b.steps); free(b.comm_ext);
     return rc;
 }
 

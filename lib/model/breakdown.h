@@ -26,7 +26,9 @@ struct tp_tb_breakdown {
 };
 
 /* Compute the breakdown of a linked kineto store.  0, or -1 when out of
- * memory.  A trace with no CPU op and no ProfilerStep has no step. */
+ * memory.  A trace with no CPU op and no ProfilerStep has no step.  Call it
+ * under the store's model lock (as tp_store_breakdown does): it shares the
+ * X rows' order with the operator tree's build through the store. */
 int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out);
 void tp_tb_breakdown_free(struct tp_tb_breakdown *b);
 

@@ -386,7 +386,7 @@ static int tb_alloc(struct tb_build *b)
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
     size_t no = 0, nrt = 0, nnode = 0;
-    b->ord = tp_x_rows_by_time(st, &no);
+    b->ord = tp_x_order_get(st, &no);
     if (!b->ord) return -1;
     for (size_t k = 0; k < no; k++) {
         if (is_launch_call(st->kind[b->ord[k]])) nrt++;
@@ -731,7 +731,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
 done:
     free(memo.kernel); free(memo.op);
     free(b.ri_at); free(b.corr); free(b.ext); free(b.node_rank); free(b.stale);
-    free(b.ord);
+    tp_x_order_put(st, b.ord, b.no, TP_MODEL_TB_BREAKDOWN);
     tp_i64map_free(&b.tidmap);
     if (rc < 0) tb_free(m);
     return rc;

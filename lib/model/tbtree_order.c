@@ -102,3 +102,40 @@ int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
     return ord;
 }
 
+
+struct x_order { int64_t *ord; size_t n; };
+
+static void x_order_free(void *p)
+{
+    struct x_order *x = p;
+    free(x->ord);
+    free(x);
+}
+
+int64_t *tp_x_order_get(const tp_store *st, size_t *n)
+{
+    struct tp_model_slot *s = &((tp_store *)st)->models[TP_MODEL_X_ORDER];   /* the cache, not the store */
+    struct x_order *x = s->p;
+    if (!x)
+        return tp_x_rows_by_time(st, n);
+    int64_t *ord = x->ord;
+    *n = x->n;
+    free(x);
+    memset(s, 0, sizeof *s);
+    return ord;
+}
+
+void tp_x_order_put(const tp_store *st, int64_t *ord, size_t n, enum tp_model_id other)
+{
+    struct tp_model_slot *s = &((tp_store *)st)->models[TP_MODEL_X_ORDER];
+    struct x_order *x = ord && !st->models[other].tried && !s->p ? malloc(sizeof *x) : NULL;
+    if (!x) {
+        free(ord);
+        return;
+    }
+    x->ord = ord;
+    x->n = n;
+    s->p = x;
+    s->free = x_order_free;
+    s->tried = 1;
+}
