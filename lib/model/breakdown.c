@@ -40,6 +40,7 @@ struct step { int64_t s, e, num, dmin, dmax, matched; };
  * runtime calls among them, the steps, and each role's ranges. */
 struct bd {
     const tp_store *st;
+    struct tp_x_order *xo;            /* ord and no */
     int64_t *ord; size_t no;          /* X rows by (ts, row) */
     int64_t *rts; size_t nrt;         /* runtime and driver calls, in time order */
     int64_t *comm_ext; size_t ncomm;  /* external ids of communication ops, sorted */
@@ -55,7 +56,11 @@ static int order_events(struct bd *b)
 {
     const tp_store *st = b->st;
     size_t n = st->n;
-    b->ord = tp_x_order_get(st, &b->no);
+    b->xo = tp_x_order_get(st);
+    if (b->xo) {
+        b->ord = b->xo->ord;
+        b->no = b->xo->n;
+    }
     b->rts = malloc((n ? n : 1) * sizeof *b->rts);
     if (!b->ord || !b->rts) return -1;
     b->comm_ext = malloc((b->no ? b->no : 1) * sizeof *b->comm_ext);
@@ -287,7 +292,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
     rc = 0;
 done:
     for (int k = 0; k <= NROLE; k++) { free(b.role[k].a); free(b.cost[k].a); }
-    tp_x_order_put(st, b.ord, b.no, TP_MODEL_TB_TREE); free(b.rts); free(b.dev_next); free(b.rt_head); free(b.dmatched); free(b.steps); free(b.comm_ext);
+    tp_x_order_put(st, b.xo, TP_MODEL_TB_TREE); free(b.rts); free(b.dev_next); free(b.rt_head); free(b.dmatched); free(b.steps); free(b.comm_ext);
     return rc;
 }
 

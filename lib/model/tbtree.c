@@ -368,6 +368,7 @@ done:
 struct tb_build {
     const tp_store *st;
     struct tb_model *m;
+    struct tp_x_order *xo;                      /* ord and no: the X rows in time order */
     int64_t *ord;
     size_t no;
     int64_t *ri_at;                             /* per position: the runtime, -1 not a launch call */
@@ -386,8 +387,10 @@ static int tb_alloc(struct tb_build *b)
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
     size_t no = 0, nrt = 0, nnode = 0;
-    b->ord = tp_x_order_get(st, &no);
-    if (!b->ord) return -1;
+    b->xo = tp_x_order_get(st);
+    if (!b->xo) return -1;
+    b->ord = b->xo->ord;
+    no = b->xo->n;
     for (size_t k = 0; k < no; k++) {
         if (is_launch_call(st->kind[b->ord[k]])) nrt++;
         else nnode++;
@@ -731,7 +734,7 @@ static int tb_build(const tp_store *st, struct tb_model *m)
 done:
     free(memo.kernel); free(memo.op);
     free(b.ri_at); free(b.corr); free(b.ext); free(b.node_rank); free(b.stale);
-    tp_x_order_put(st, b.ord, b.no, TP_MODEL_TB_BREAKDOWN);
+    tp_x_order_put(st, b.xo, TP_MODEL_TB_BREAKDOWN);
     tp_i64map_free(&b.tidmap);
     if (rc < 0) tb_free(m);
     return rc;

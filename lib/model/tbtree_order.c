@@ -103,38 +103,38 @@ int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
 }
 
 
-struct x_order { int64_t *ord; size_t n; };
-
 static void x_order_free(void *p)
 {
-    struct x_order *x = p;
-    free(x->ord);
+    struct tp_x_order *x = p;
+    if (x)
+        free(x->ord);
     free(x);
 }
 
-int64_t *tp_x_order_get(const tp_store *st, size_t *n)
+struct tp_x_order *tp_x_order_get(const tp_store *st)
 {
     struct tp_model_slot *s = &((tp_store *)st)->models[TP_MODEL_X_ORDER];   /* the cache, not the store */
-    struct x_order *x = s->p;
-    if (!x)
-        return tp_x_rows_by_time(st, n);
-    int64_t *ord = x->ord;
-    *n = x->n;
-    free(x);
-    memset(s, 0, sizeof *s);
-    return ord;
+    struct tp_x_order *x = s->p;
+    if (x) {
+        memset(s, 0, sizeof *s);
+        return x;
+    }
+    /* the holder now, so that keeping it later cannot fail */
+    x = malloc(sizeof *x);
+    if (x && !(x->ord = tp_x_rows_by_time(st, &x->n))) {
+        free(x);
+        x = NULL;
+    }
+    return x;
 }
 
-void tp_x_order_put(const tp_store *st, int64_t *ord, size_t n, enum tp_model_id other)
+void tp_x_order_put(const tp_store *st, struct tp_x_order *x, enum tp_model_id other)
 {
     struct tp_model_slot *s = &((tp_store *)st)->models[TP_MODEL_X_ORDER];
-    struct x_order *x = ord && !st->models[other].tried && !s->p ? malloc(sizeof *x) : NULL;
-    if (!x) {
-        free(ord);
+    if (!x || st->models[other].tried || s->p) {
+        x_order_free(x);
         return;
     }
-    x->ord = ord;
-    x->n = n;
     s->p = x;
     s->free = x_order_free;
     s->tried = 1;

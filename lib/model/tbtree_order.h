@@ -14,12 +14,14 @@
 int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n);
 
 /* The same for a model builder (it runs under the store's model lock): the
- * order the other model's build left (tp_x_order_put), else a fresh one. */
-int64_t *tp_x_order_get(const tp_store *st, size_t *n);
-/* A builder done with the order: kept for model `other` when that one has
- * not been built yet (gpu and advice build both, the second then sorts
- * nothing), else freed. */
-void tp_x_order_put(const tp_store *st, int64_t *ord, size_t n, enum tp_model_id other);
+ * order the other model's build left (tp_x_order_put), else a fresh one;
+ * NULL when out of memory. */
+struct tp_x_order { int64_t *ord; size_t n; };
+struct tp_x_order *tp_x_order_get(const tp_store *st);
+/* A builder done with the order (NULL: nothing): kept for model `other`
+ * when that one has not been built yet (gpu and advice build both, the
+ * second then sorts nothing), else freed.  Allocates nothing. */
+void tp_x_order_put(const tp_store *st, struct tp_x_order *x, enum tp_model_id other);
 
 /* A key and a tie-break; pairs sort by (k, r). */
 struct tp_kv { int64_t k, r; };
