@@ -79,6 +79,18 @@ static int64_t captured_op(const tp_store *c, int64_t r)
     return r;
 }
 
+/* The operator tree charges replays to the captured operators: a tree
+ * built before (or read from a .tprof store) is stale, and so is anything
+ * else cached on the store. */
+static void drop_models(tp_store *st)
+{
+    for (size_t i = 0; i < sizeof st->models / sizeof st->models[0]; i++) {
+        if (st->models[i].p && st->models[i].free)
+            st->models[i].free(st->models[i].p);
+        memset(&st->models[i], 0, sizeof st->models[i]);
+    }
+}
+
 int tp_store_attach_capture(tp_store *st, const tp_store *cap, tp_error *err)
 {
     struct tp_attribution *a = &st->attr;
@@ -181,5 +193,6 @@ done:
     free(calls);
     free(caps);
     free(dev);
+    drop_models(st);
     return rc;
 }

@@ -18,6 +18,8 @@
 #include "ranges.h"
 #include "store.h"
 #include "tb_classify.h"
+#include "tbtree_order.h"
+#include "store_file.h"
 
 enum { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DL, R_CPU, R_OTHER, R_TOTAL, NROLE = 7 };
 
@@ -25,14 +27,6 @@ static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)
 
 
 
-
-static _Thread_local const tp_store *g_st;
-static int cmp_row(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -46,6 +40,7 @@ struct step { int64_t s, e, num, dmin, dmax, matched; };
  * runtime calls among them, the steps, and each role's ranges. */
 struct bd {
     const tp_store *st;
+    struct tp_x_order *xo;            /* ord and no */
     int64_t *ord; size_t no;          /* X rows by (ts, row) */
     int64_t *rts; size_t nrt;         /* runtime and driver calls, in time order */
     int64_t *comm_ext; size_t ncomm;  /* external ids of communication ops, sorted */
@@ -61,13 +56,13 @@ static int order_events(struct bd *b)
 {
     const tp_store *st = b->st;
     size_t n = st->n;
-    b->ord = malloc((n ? n : 1) * sizeof *b->ord);
+    b->xo = tp_x_order_get(st);
+    if (b->xo) {
+        b->ord = b->xo->ord;
+        b->no = b->xo->n;
+    }
     b->rts = malloc((n ? n : 1) * sizeof *b->rts);
     if (!b->ord || !b->rts) return -1;
-    for (size_t i = 0; i < n; i++)
-        if (st->ph[i] == 'X') b->ord[b->no++] = (int64_t)i;
-    g_st = st;
-    qsort(b->ord, b->no, sizeof *b->ord, cmp_row);
     b->comm_ext = malloc((b->no ? b->no : 1) * sizeof *b->comm_ext);
     b->steps = malloc((b->no ? b->no : 1) * sizeof *b->steps);
     if (!b->comm_ext || !b->steps) return -1;
@@ -265,7 +260,10 @@ static int fill_steps(const struct bd *b, struct tp_tb_breakdown *out)
         T->num = b->steps[i].num;
         T->start = b->steps[i].s;
         T->end = b->steps[i].e;
-        for (int k = 0; k <= R_OTHER; k++) T->cost[k] = tp_ranges_overlap(&b->cost[k], T->start, T->end);
+        /* the costs are sorted, disjoint ranges (intersections and
+         * differences of merged ones): a binary search to each step's first
+         * range, not a pass over all of them per step and cost */
+        for (int k = 0; k <= R_OTHER; k++) T->cost[k] = tp_ranges_within(&b->cost[k], T->start, T->end);
         T->cost[R_TOTAL] = T->end - T->start;
         for (int k = 0; k < TP_TB_NCOST; k++) out->sum[k] += T->cost[k];
     }
@@ -294,7 +292,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
     rc = 0;
 done:
     for (int k = 0; k <= NROLE; k++) { free(b.role[k].a); free(b.cost[k].a); }
-    free(b.ord); free(b.rts); free(b.dev_next); free(b.rt_head); free(b.dmatched); free(b.steps); free(b.comm_ext);
+    tp_x_order_put(st, b.xo, TP_MODEL_TB_TREE); free(b.rts); free(b.dev_next); free(b.rt_head); free(b.dmatched); free(b.steps); free(b.comm_ext);
     return rc;
 }
 
@@ -306,7 +304,10 @@ void tp_tb_breakdown_free(struct tp_tb_breakdown *b)
 
 static void *breakdown_new(const tp_store *st)
 {
-    struct tp_tb_breakdown *b = malloc(sizeof *b);
+    struct tp_tb_breakdown *b = tp_store_file_breakdown(st);   /* a .tprof store's, when it has one */
+    if (b)
+        return b;
+    b = malloc(sizeof *b);
     if (b && tp_tb_breakdown(st, b) < 0) {
         free(b);
         b = NULL;
@@ -314,7 +315,7 @@ static void *breakdown_new(const tp_store *st)
     return b;
 }
 
-static void breakdown_delete(void *p)
+void tp_tb_breakdown_delete(void *p)
 {
     tp_tb_breakdown_free(p);
     free(p);
@@ -322,5 +323,5 @@ static void breakdown_delete(void *p)
 
 const struct tp_tb_breakdown *tp_store_breakdown(const tp_store *st)
 {
-    return tp_store_model(st, TP_MODEL_TB_BREAKDOWN, breakdown_new, breakdown_delete);
+    return tp_store_model(st, TP_MODEL_TB_BREAKDOWN, breakdown_new, tp_tb_breakdown_delete);
 }

@@ -26,12 +26,20 @@ struct tp_tb_breakdown {
 };
 
 /* Compute the breakdown of a linked kineto store.  0, or -1 when out of
- * memory.  A trace with no CPU op and no ProfilerStep has no step. */
+ * memory.  A trace with no CPU op and no ProfilerStep has no step.  Call it
+ * under the store's model lock (as tp_store_breakdown does): it shares the
+ * X rows' order with the operator tree's build through the store. */
 int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out);
 void tp_tb_breakdown_free(struct tp_tb_breakdown *b);
 
 /* The breakdown of a linked store, computed on first use and kept with the
  * store (tp_store_model); NULL when out of memory.  Read-only. */
 const struct tp_tb_breakdown *tp_store_breakdown(const tp_store *st);
+/* Free a breakdown and its struct (the model slot's free function). */
+void tp_tb_breakdown_delete(void *p);
+
+/* What a .tprof store keeps of the breakdown is what this breakdown.c
+ * computes: bump this whenever it changes a result (store_file_model.c). */
+#define TP_TB_BREAKDOWN_VERSION 1
 
 #endif

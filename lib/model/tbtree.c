@@ -20,6 +20,8 @@
 #include "views.h"
 #include "i64map.h"
 #include "tb_classify.h"
+#include "tbtree_order.h"
+#include "store_file.h"
 
 #define ZERO_EXT_TO_ROOT 0
 
@@ -93,12 +95,6 @@ static int push64(int64_t **a, size_t *n, size_t *cap, int64_t v)
 static _Thread_local const tp_store *g_st;
 static _Thread_local struct tb_model *g_m;
 
-static int cmp_row_ts(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
 static int cmp_dev(const void *a, const void *b)   /* (start, -end), stable by row */
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -108,12 +104,14 @@ static int cmp_dev(const void *a, const void *b)   /* (start, -end), stable by r
     if (ex != ey) return ex > ey ? -1 : 1;
     return x < y ? -1 : x > y;
 }
-static int cmp_node(const void *a, const void *b)
+/* (start, -end, index): the nodes come in time order already but for
+ * equal starts and the stand-in nodes, so this sorts by runs (tp_sort_runs) */
+static int cmp_node(int64_t i, int64_t j, const void *ctx)
 {
-    const struct tb_node *x = &g_m->nodes[*(const int64_t *)a], *y = &g_m->nodes[*(const int64_t *)b];
+    const struct tb_model *m = ctx;
+    const struct tb_node *x = &m->nodes[i], *y = &m->nodes[j];
     if (x->start != y->start) return x->start < y->start ? -1 : 1;
     if (x->end != y->end) return x->end > y->end ? -1 : 1;
-    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
     return i < j ? -1 : i > j;
 }
 static int cmp_rt(const void *a, const void *b)
@@ -131,8 +129,9 @@ static int cmp_rt(const void *a, const void *b)
 
 static void tb_free(struct tb_model *m)
 {
-    for (size_t i = 0; i < m->nnodes; i++) free(m->nodes[i].rts);
-    for (size_t i = 0; i < m->nrts; i++) free(m->rts[i].dev);
+    for (size_t i = 0; !m->pool && i < m->nnodes; i++) free(m->nodes[i].rts);
+    for (size_t i = 0; !m->pool && i < m->nrts; i++) free(m->rts[i].dev);
+    free(m->pool);
     free(m->nodes); free(m->rts); free(m->roots); free(m->tids);
     free(m->kern); free(m->kern_op); free(m->kern_elig); free(m->kern_tid); free(m->ops);
     memset(m, 0, sizeof *m);
@@ -144,13 +143,37 @@ static int is_op_node(const struct tb_node *n)
            strcmp(n->name, "DistributedDataParallel.forward") != 0 && !starts(n->name, "Optimizer.");
 }
 
-static int fill_stats(struct tb_model *m, int64_t ni)
+/* The Tensor Core tests by string id, asked once per name instead of once
+ * per kernel and operator (18 substring searches, 45 comparisons): 0 not
+ * asked yet, 1 no, 2 yes. */
+struct tc_memo {
+    const tp_store *st;
+    uint8_t *kernel, *op;
+};
+
+static int memo_kernel_tc(struct tc_memo *t, uint32_t id)
+{
+    if (!t->kernel[id]) t->kernel[id] = tp_tb_kernel_tc(tp_store_str(t->st, id)) ? 2 : 1;
+    return t->kernel[id] == 2;
+}
+
+/* A node named after its row (not a root or a Lightning module's NAME) has
+ * its name's string id. */
+static int memo_op_tc(struct tc_memo *t, const struct tb_node *n)
+{
+    if (n->row < 0 || n->name != tp_store_str(t->st, t->st->name[n->row])) return is_tc_op(n->name);
+    uint32_t id = t->st->name[n->row];
+    if (!t->op[id]) t->op[id] = is_tc_op(n->name) ? 2 : 1;
+    return t->op[id] == 2;
+}
+
+static int fill_stats(struct tb_model *m, int64_t ni, struct tc_memo *memo)
 {
     struct tb_node *n = &m->nodes[ni];
     int64_t csum = 0, dev = 0, tc = 0;
     int elig_child = 0;
     for (int64_t c = n->first_child; c >= 0; c = m->nodes[c].next_sib) {
-        if (fill_stats(m, c) < 0) return -1;
+        if (fill_stats(m, c, memo) < 0) return -1;
         n = &m->nodes[ni];
         struct tb_node *cn = &m->nodes[c];
         csum += cn->end - cn->start;
@@ -165,7 +188,7 @@ static int fill_stats(struct tb_model *m, int64_t ni)
         for (size_t d = 0; d < r->ndev; d++) {
             int64_t row = r->dev[d];
             rdev += g_st->dur[row];
-            if (g_st->kind[row] == TP_K_KERNEL && tp_tb_kernel_tc(tp_store_str(g_st, g_st->name[row])))
+            if (g_st->kind[row] == TP_K_KERNEL && memo_kernel_tc(memo, g_st->name[row]))
                 rtc += g_st->dur[row];
         }
     }
@@ -174,7 +197,7 @@ static int fill_stats(struct tb_model *m, int64_t ni)
     n->self_dev = rdev;
     n->tc_total = tc + rtc;
     n->tc_self = rtc;
-    n->tc_allow = is_tc_op(n->name);
+    n->tc_allow = memo_op_tc(memo, n);
     n->tc_elig = n->tc_allow || (n->ev == EV_OPERATOR && (elig_child || rtc > 0));
     return 0;
 }
@@ -295,6 +318,11 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
     if (!on) return -1;
     int rc = -1;
     struct tp_i64map row_node = {0};
+    /* most traces leave no launch call out: then there is no map to build */
+    size_t left = 0;
+    for (size_t ri = 0; ri < m->nrts && !left; ri++)
+        left = !on[ri] && m->rts[ri].ndev && st->attr.op && st->attr.op[m->rts[ri].dev[0]] >= 0;
+    if (!left) { rc = 0; goto done; }
     if (tp_i64map_init(&row_node, m->nnodes) < 0) goto done;
     for (size_t i = 0; i < m->nnodes; i++) {
         int64_t *v = tp_i64map_slot(&row_node, m->nodes[i].row);
@@ -331,20 +359,26 @@ done:
     return rc;
 }
 
-/* What tb_build's stages share: the X events in time order, the launch
- * calls by correlation and by external id, and the device rows that came
- * before their launch call (chained per correlation in pend). */
+/* What tb_build's stages share: the X events in time order (ord; a row's
+ * place in it is its position), each launch call's runtime by position,
+ * the (correlation, position) pairs of launch calls and device rows and the
+ * (External id, position) pairs of launch calls, sorted to pair them up
+ * (hash maps of every launch were a cache miss per lookup), and the device
+ * rows whose launch call never came. */
 struct tb_build {
     const tp_store *st;
     struct tb_model *m;
+    struct tp_x_order *xo;                      /* ord and no: the X rows in time order */
     int64_t *ord;
     size_t no;
-    struct tp_i64map corr, extmap, tidmap, pend;
-    int64_t *pend_dev; size_t npend, cappend;   /* buffered device rows, chained */
-    int64_t *pend_next; size_t npn, cappn;
-    int64_t *ext_last; size_t nel, capel;       /* tail of each ext list, by list id */
-    int64_t *ext_head; size_t neh, capeh;
+    int64_t *ri_at;                             /* per position: the runtime, -1 not a launch call */
+    struct tp_kv *corr; size_t ncorr;
+    struct tp_kv *ext; size_t next;
+    int64_t *node_rank;                         /* per node: its thread's place in m->tids */
+    int64_t *stale; size_t nstale, capstale;
+    struct tp_i64map tidmap;
     int64_t dummy;                              /* the stale kernels' runtime */
+    int64_t last_tid, last_rank; int last_tid_known;   /* the thread of the last node */
 };
 
 /* The X events in time order, and room for every node and runtime. */
@@ -352,92 +386,107 @@ static int tb_alloc(struct tb_build *b)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
-    size_t n = st->n;
-    b->ord = malloc((n ? n : 1) * sizeof *b->ord);
-    if (!b->ord) return -1;
     size_t no = 0, nrt = 0, nnode = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (st->ph[i] != 'X') continue;
-        b->ord[no++] = (int64_t)i;
-        if (is_launch_call(st->kind[i])) nrt++;
+    b->xo = tp_x_order_get(st);
+    if (!b->xo) return -1;
+    b->ord = b->xo->ord;
+    no = b->xo->n;
+    for (size_t k = 0; k < no; k++) {
+        if (is_launch_call(st->kind[b->ord[k]])) nrt++;
         else nnode++;
     }
     b->no = no;
-    qsort(b->ord, no, sizeof *b->ord, cmp_row_ts);
     /* room for a launch per captured operator instance (split_captured) and
      * a stand-in node per launch call or captured instance (attach_by_model) */
     size_t ninst = (size_t)st->attr.cap_instances;
     m->rts = calloc(nrt + ninst + 1, sizeof *m->rts);
     m->nodes = calloc(nnode + nrt + ninst + 1, sizeof *m->nodes);
-    /* per-ext lists of runtimes (ext TP_NONE is its own key) */
-    if (!m->rts || !m->nodes || tp_i64map_init(&b->corr, nrt) < 0 || tp_i64map_init(&b->extmap, nrt) < 0 ||
-        tp_i64map_init(&b->tidmap, 64) < 0 || tp_i64map_init(&b->pend, no) < 0)
+    b->ri_at = malloc((no + 1) * sizeof *b->ri_at);
+    b->corr = malloc((no + 1) * sizeof *b->corr);
+    b->ext = malloc((nrt + 1) * sizeof *b->ext);
+    b->node_rank = malloc((nnode + 1) * sizeof *b->node_rank);
+    if (!m->rts || !m->nodes || !b->ri_at || !b->corr || !b->ext || !b->node_rank ||
+        tp_i64map_init(&b->tidmap, 64) < 0)
         return -1;
     return 0;
 }
 
-/* A kernel, memcpy or memset row: onto its launch call when that came
- * earlier, else buffered under its correlation (a kernel without one under
- * a key of its own, for the stale kernels). */
-static int add_device_row(struct tb_build *b, int64_t r, uint8_t kind)
+/* A kernel, memcpy or memset row at position k waits to be paired with a
+ * launch call of its correlation (a kernel without one under a key of its
+ * own, for the stale kernels; a copy without one is left out). */
+static void add_device_row(struct tb_build *b, size_t k, int64_t r, uint8_t kind)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
     if (kind == TP_K_KERNEL) m->has_kernel = 1;
     else m->has_memcpy_or_memset = 1;
     int64_t c = st->correlation[r];
-    int64_t rt = c == TP_NONE ? -1 : tp_i64map_get(&b->corr, c);
-    if (rt >= 0)
-        return push64(&m->rts[rt].dev, &m->rts[rt].ndev, &m->rts[rt].capdev, r);
     if (c == TP_NONE && kind != TP_K_KERNEL)
-        return 0;
-    int64_t *h = tp_i64map_slot(&b->pend, c != TP_NONE ? c : INT64_MIN + 1);
-    if (!h || push64(&b->pend_dev, &b->npend, &b->cappend, r) < 0 ||
-        push64(&b->pend_next, &b->npn, &b->cappn, *h) < 0)
-        return -1;
-    *h = (int64_t)b->npend - 1;
-    return 0;
+        return;
+    b->corr[b->ncorr].k = c != TP_NONE ? c : INT64_MIN + 1;
+    b->corr[b->ncorr++].r = (int64_t)k;
 }
 
-/* A launch call becomes a runtime: it takes the device rows buffered under
- * its correlation, and joins the list of its external id. */
-static int add_launch(struct tb_build *b, int64_t r)
+/* A launch call at position k becomes a runtime, to be paired with the
+ * device rows of its correlation and listed under its External id. */
+static void add_launch(struct tb_build *b, size_t k, int64_t r)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
     int64_t ri = (int64_t)m->nrts++;
     struct tb_rt *R = &m->rts[ri];
     R->row = r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
-    int64_t c = st->correlation[r];
-    if (c != TP_NONE) {
-        /* an existing key: no insert, so no allocation */
-        int64_t *h = tp_i64map_get(&b->pend, c) >= 0 ? tp_i64map_slot(&b->pend, c) : &(int64_t){-1};
-        for (int64_t p = *h; p >= 0; p = b->pend_next[p])
-            if (b->pend_dev[p] >= 0) {
-                if (push64(&R->dev, &R->ndev, &R->capdev, b->pend_dev[p]) < 0) return -1;
-                b->pend_dev[p] = -1;
+    b->ri_at[k] = ri;
+    if (st->correlation[r] != TP_NONE) {
+        b->corr[b->ncorr].k = st->correlation[r];
+        b->corr[b->ncorr++].r = (int64_t)k;
+    }
+    if (st->external_id[r] != TP_NONE) {   /* else attached by the attribution model below */
+        b->ext[b->next].k = st->external_id[r];
+        b->ext[b->next++].r = (int64_t)k;
+    }
+}
+
+/* Pair each correlation's launch calls and device rows in time order: a
+ * device row goes to the latest launch call before it; those before the
+ * first call wait for it (it takes them in (start, -end) order); those no
+ * call takes are stale (kernels) or left out.  A kernel without a
+ * correlation id never goes to a call that came before it. */
+static int pair_by_correlation(struct tb_build *b)
+{
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
+    if (tp_sort_kv(b->corr, b->ncorr) < 0) return -1;
+    int64_t *wait = NULL; size_t nwait = 0, capwait = 0;
+    int rc = -1;
+    for (size_t g = 0, h; g < b->ncorr; g = h) {
+        int64_t latest = -1;
+        nwait = 0;
+        for (h = g; h < b->ncorr && b->corr[h].k == b->corr[g].k; h++) {
+            size_t k = (size_t)b->corr[h].r;
+            int64_t r = b->ord[k], ri = b->ri_at[k];
+            if (ri >= 0) {
+                struct tb_rt *R = &m->rts[ri];
+                for (size_t w = 0; w < nwait; w++)
+                    if (push64(&R->dev, &R->ndev, &R->capdev, wait[w]) < 0) goto done;
+                if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
+                nwait = 0;
+                latest = ri;
+            } else if (latest >= 0 && st->correlation[r] != TP_NONE) {
+                struct tb_rt *R = &m->rts[latest];
+                if (push64(&R->dev, &R->ndev, &R->capdev, r) < 0) goto done;
+            } else if (push64(&wait, &nwait, &capwait, r) < 0) {
+                goto done;
             }
-        *h = -1;
-        int64_t *cs = tp_i64map_slot(&b->corr, c);
-        if (!cs) return -1;
-        *cs = ri;
-        if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
+        }
+        for (size_t w = 0; w < nwait; w++)
+            if (st->kind[wait[w]] == TP_K_KERNEL && push64(&b->stale, &b->nstale, &b->capstale, wait[w]) < 0)
+                goto done;
     }
-    int64_t e = st->external_id[r];
-    if (e == TP_NONE)
-        return 0;   /* no External id: attached by the attribution model below */
-    int64_t *lid = tp_i64map_slot(&b->extmap, e);
-    if (!lid) return -1;
-    if (*lid < 0) {
-        *lid = (int64_t)b->neh;
-        if (push64(&b->ext_head, &b->neh, &b->capeh, ri) < 0 || push64(&b->ext_last, &b->nel, &b->capel, ri) < 0)
-            return -1;
-    } else {
-        if (b->ext_head[*lid] < 0) b->ext_head[*lid] = ri;
-        else m->rts[b->ext_last[*lid]].next = ri;
-        b->ext_last[*lid] = ri;
-    }
-    return 0;
+    rc = 0;
+done:
+    free(wait);
+    return rc;
 }
 
 /* A host row becomes a node when the plugin makes one of it (operators,
@@ -483,54 +532,68 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char
     N->row = r; N->ev = ev; N->cl = cl; N->start = st->ts[r]; N->end = st->ts[r] + st->dur[r];
     N->ext = ext; N->name = name; N->tid = st->tid[r];
     N->first_child = N->next_sib = N->last_child = -1;
-    int64_t *t = tp_i64map_slot(&b->tidmap, st->tid[r]);
-    if (!t) return -1;
-    if (*t < 0) {
-        *t = (int64_t)m->ntids;
-        if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) return -1;
+    /* nodes come in runs of one thread: the map only when the thread changes */
+    if (!b->last_tid_known || st->tid[r] != b->last_tid) {
+        int64_t *t = tp_i64map_slot(&b->tidmap, st->tid[r]);
+        if (!t) return -1;
+        if (*t < 0) {
+            *t = (int64_t)m->ntids;
+            if (push64(&m->tids, &m->ntids, &m->captids, st->tid[r]) < 0) return -1;
+        }
+        b->last_tid = st->tid[r];
+        b->last_rank = *t;
+        b->last_tid_known = 1;
     }
+    b->node_rank[m->nnodes - 1] = b->last_rank;
     return 0;
 }
 
-/* One pass in time order, so that a launch call finds the device rows seen
- * before it and later device rows find their launch call. */
+/* One pass in time order: nodes, runtimes, and the pairs to sort. */
 static int scan_rows(struct tb_build *b)
 {
     const tp_store *st = b->st;
     for (size_t k = 0; k < b->no; k++) {
         int64_t r = b->ord[k];
         uint8_t kind = st->kind[r];
-        const char *name = tp_store_str(st, st->name[r]);
-        int rc;
+        b->ri_at[k] = -1;
         if (kind == TP_K_KERNEL || kind == TP_K_MEMCPY || kind == TP_K_MEMSET)
-            rc = add_device_row(b, r, kind);
+            add_device_row(b, k, r, kind);
         else if (is_launch_call(kind))
-            rc = add_launch(b, r);
-        else
-            rc = add_host_node(b, r, kind, name);
-        if (rc < 0)
+            add_launch(b, k, r);
+        else if (add_host_node(b, r, kind, tp_store_str(st, st->name[r])) < 0)
             return -1;
     }
     return 0;
 }
 
-/* attach runtimes by external id: threads in first-appearance order, nodes
- * in list order; a list goes to the first node with its id */
+/* attach runtimes by external id: each id's launch calls, in time order
+ * (chained by next), go to the first node with that id, threads taken in
+ * first-appearance order and nodes in time order.  Both sides sorted by id,
+ * the nodes then by (thread rank, node), and merged. */
 static int attach_by_ext(struct tb_build *b)
 {
     struct tb_model *m = b->m;
-    for (size_t ti = 0; ti < m->ntids; ti++)
-        for (size_t i = 0; i < m->nnodes; i++) {
-            struct tb_node *N = &m->nodes[i];
-            if (N->tid != m->tids[ti]) continue;
-            int64_t key = N->ext == TP_NONE ? INT64_MIN + 2 : N->ext;
-            int64_t lid = tp_i64map_get(&b->extmap, key);
-            if (lid < 0 || b->ext_head[lid] < 0) continue;
-            for (int64_t r = b->ext_head[lid]; r >= 0; r = m->rts[r].next)
-                if (node_attach_rt(N, r) < 0) return -1;
-            b->ext_head[lid] = -1;
-        }
-    return 0;
+    size_t nn = m->nnodes;
+    if (tp_sort_kv(b->ext, b->next) < 0) return -1;
+    if (m->ntids && nn + 1 > (size_t)INT64_MAX / m->ntids) return -1;
+    struct tp_kv *nodes = malloc((nn + 1) * sizeof *nodes);
+    if (!nodes) return -1;
+    for (size_t i = 0; i < nn; i++) {
+        nodes[i].k = m->nodes[i].ext == TP_NONE ? INT64_MIN + 2 : m->nodes[i].ext;
+        nodes[i].r = b->node_rank[i] * (int64_t)(nn + 1) + (int64_t)i;
+    }
+    int rc = tp_sort_kv(nodes, nn);
+    for (size_t g = 0, h, j = 0; rc == 0 && g < b->next; g = h) {
+        for (h = g + 1; h < b->next && b->ext[h].k == b->ext[g].k; h++)
+            m->rts[b->ri_at[b->ext[h - 1].r]].next = b->ri_at[b->ext[h].r];
+        while (j < nn && nodes[j].k < b->ext[g].k) j++;
+        if (j == nn || nodes[j].k != b->ext[g].k) continue;
+        struct tb_node *N = &m->nodes[nodes[j].r % (int64_t)(nn + 1)];
+        for (size_t q = g; q < h && rc == 0; q++)
+            rc = node_attach_rt(N, b->ri_at[b->ext[q].r]);
+    }
+    free(nodes);
+    return rc;
 }
 
 /* staled kernels: those whose launch call never came, on one runtime
@@ -541,9 +604,9 @@ static int add_stale_runtime(struct tb_build *b)
     struct tb_model *m = b->m;
     struct tb_rt *D = &m->rts[m->nrts];
     D->row = -1; D->next = -1;
-    for (size_t p = 0; p < b->npend; p++)
-        if (b->pend_dev[p] >= 0 && st->kind[b->pend_dev[p]] == TP_K_KERNEL)
-            if (push64(&D->dev, &D->ndev, &D->capdev, b->pend_dev[p]) < 0) return -1;
+    (void)st;
+    D->dev = b->stale; D->ndev = b->nstale; D->capdev = b->capstale;
+    b->stale = NULL;
     if (D->ndev) qsort(D->dev, D->ndev, sizeof *D->dev, cmp_dev);
     b->dummy = (int64_t)m->nrts++;
     return 0;
@@ -563,7 +626,7 @@ static int build_thread_tree(struct tb_build *b, size_t ti, size_t nodes_real, i
             buf[nb++] = (int64_t)i;
             if (m->nodes[i].cl == CL_STEP) has_step = 1;
         }
-    qsort(buf, nb, sizeof *buf, cmp_node);
+    if (tp_sort_runs(buf, nb, cmp_node, m) < 0) return -1;
     /* root (nodes array was allocated with room for one extra; grow for more roots) */
     struct tb_node *nn = realloc(m->nodes, (m->nnodes + 1) * sizeof *nn);
     if (!nn) return -1;
@@ -652,27 +715,37 @@ static int tb_build(const tp_store *st, struct tb_model *m)
     g_st = st;
     g_m = m;
     struct tb_build b = { .st = st, .m = m, .dummy = -1 };
+    struct tc_memo memo = { .st = st };
     int rc = -1;
-    if (tb_alloc(&b) < 0 || scan_rows(&b) < 0 || attach_by_ext(&b) < 0 || split_captured(st, m) < 0 ||
+    if (tb_alloc(&b) < 0 || scan_rows(&b) < 0 || pair_by_correlation(&b) < 0 || attach_by_ext(&b) < 0 ||
+        split_captured(st, m) < 0 ||
         attach_by_model(st, m, attached_mark(m)) < 0 || add_stale_runtime(&b) < 0 || build_trees(&b) < 0)
         goto done;
     remove_dup_nodes(m);
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].nrts) qsort(m->nodes[i].rts, m->nodes[i].nrts, sizeof(int64_t), cmp_rt);
+    size_t nstr = st->strings.count ? st->strings.count : 1;
+    memo.kernel = calloc(nstr, 1);
+    memo.op = calloc(nstr, 1);
+    if (!memo.kernel || !memo.op) goto done;
     for (size_t i = 0; i < m->nroots; i++)
-        if (fill_stats(m, m->roots[i]) < 0 || collect(m, m->roots[i]) < 0) goto done;
+        if (fill_stats(m, m->roots[i], &memo) < 0 || collect(m, m->roots[i]) < 0) goto done;
     rc = 0;
 done:
-    free(b.pend_dev); free(b.pend_next); free(b.ext_last); free(b.ext_head);
-    free(b.ord);
-    tp_i64map_free(&b.corr); tp_i64map_free(&b.extmap); tp_i64map_free(&b.tidmap); tp_i64map_free(&b.pend);
+    free(memo.kernel); free(memo.op);
+    free(b.ri_at); free(b.corr); free(b.ext); free(b.node_rank); free(b.stale);
+    tp_x_order_put(st, b.xo, TP_MODEL_TB_BREAKDOWN);
+    tp_i64map_free(&b.tidmap);
     if (rc < 0) tb_free(m);
     return rc;
 }
 
 static void *tb_new(const tp_store *st)
 {
-    struct tb_model *m = malloc(sizeof *m);
+    struct tb_model *m = tp_store_file_tree(st);   /* a .tprof store's, when it has one */
+    if (m)
+        return m;
+    m = malloc(sizeof *m);
     if (m && tb_build(st, m) < 0) {
         free(m);
         m = NULL;
@@ -680,7 +753,7 @@ static void *tb_new(const tp_store *st)
     return m;
 }
 
-static void tb_delete(void *p)
+void tp_tb_model_delete(void *p)
 {
     tb_free(p);
     free(p);
@@ -688,7 +761,7 @@ static void tb_delete(void *p)
 
 const struct tb_model *tp_store_tb(const tp_store *st)
 {
-    return tp_store_model(st, TP_MODEL_TB_TREE, tb_new, tb_delete);
+    return tp_store_model(st, TP_MODEL_TB_TREE, tb_new, tp_tb_model_delete);
 }
 
 int tp_tb_is_op(const struct tb_node *n)

@@ -56,7 +56,18 @@ struct tb_model {
      * that node's Tensor-Core allowlist eligibility and its thread */
     int64_t *kern; const char **kern_op; int *kern_elig; int64_t *kern_tid; size_t nkern, capkern;   /* kern_tid: the launching node's thread */
     int64_t *ops; size_t nops, capops;  /* operator nodes, post-order */
+    int64_t *pool;            /* read from a .tprof: every node's rts and runtime's dev
+                                 lie in this one block (NULL: each is its own) */
 };
+
+/* What a .tprof store keeps of the tree (store_file_model.c) is what this
+ * tprof's tbtree.c computes: bump this whenever tbtree.c (or what it reads)
+ * changes a result, and stores written before are rebuilt, not trusted. */
+#define TP_TB_MODEL_VERSION 1
+
+/* Free a tree (the model slot's free function; a tree read from a store
+ * is freed by it too). */
+void tp_tb_model_delete(void *p);
 
 /* The plugin's trees of a linked store, built on first use and kept with
  * the store (tp_store_model); NULL on out of memory.  Read-only. */

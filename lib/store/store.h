@@ -256,7 +256,9 @@ struct tp_store {
 };
 
 /* The shared models cached on a store (the `models` slots). */
-enum tp_model_id { TP_MODEL_TB_TREE, TP_MODEL_TB_BREAKDOWN };
+enum tp_model_id { TP_MODEL_TB_TREE, TP_MODEL_TB_BREAKDOWN,
+                   TP_MODEL_FILE /* a .tprof's model sections, still compressed (store_file_model.c) */,
+                   TP_MODEL_X_ORDER /* the X rows in time order, between two model builds (tbtree_order.c) */ };
 
 /* Model `id` of a linked store: built by `build` on first use (NULL when
  * out of memory, and asked again on the next use) and freed by `free_fn` with the

@@ -34,7 +34,7 @@
 
 /* ---- writing ---------------------------------------------------------------- */
 
-struct writer {
+struct tp_sf_writer {
     FILE *f;
     const char *path;
     tp_error *err;
@@ -43,7 +43,7 @@ struct writer {
     ZSTD_CCtx *cctx;
 };
 
-static int wfail(struct writer *w)
+static int wfail(struct tp_sf_writer *w)
 {
     return tp_error_set(w->err, TP_ERR_IO, "%s: cannot write: %s", w->path, strerror(errno));
 }
@@ -67,7 +67,7 @@ static uint32_t get_u32(const unsigned char *b) { uint32_t v = 0; for (int i = 3
 static uint64_t get_u64(const unsigned char *b) { uint64_t v = 0; for (int i = 7; i >= 0; i--) v = v << 8 | b[i]; return v; }
 
 /* Write one section of `count` values of `width` bytes from `data`. */
-static int put_section(struct writer *w, const char *name, const void *data, uint64_t count, uint32_t width,
+static int put_section(struct tp_sf_writer *w, const char *name, const void *data, uint64_t count, uint32_t width,
                        uint32_t flags)
 {
     size_t raw = (size_t)(count * width);
@@ -93,7 +93,7 @@ static int put_section(struct writer *w, const char *name, const void *data, uin
     return TP_OK;
 }
 
-static int put_string(struct writer *w, const char *name, const char *s)
+static int put_string(struct tp_sf_writer *w, const char *name, const char *s)
 {
     return put_section(w, name, s, strlen(s), 1, 0);
 }
@@ -124,7 +124,7 @@ static size_t table_count(const tp_store *st, enum tp_sf_table_id t)
     return n;
 }
 
-static int put_column(struct writer *w, const tp_store *st, const struct tp_sf_col *c)
+static int put_column(struct tp_sf_writer *w, const tp_store *st, const struct tp_sf_col *c)
 {
     const char *root = root_of(st, tp_sf_tables[c->table].root);
     size_t n = table_count(st, c->table);
@@ -149,7 +149,7 @@ static int put_column(struct writer *w, const tp_store *st, const struct tp_sf_c
     return put_section(w, c->name, out, n, (uint32_t)c->width, (uint32_t)(c->flags & TP_SF_DELTA));
 }
 
-static int write_all(struct writer *w, const tp_store *st, const tp_error *load_status)
+static int write_all(struct tp_sf_writer *w, const tp_store *st, const tp_error *load_status)
 {
     unsigned char h[16];
     memcpy(h, TP_STORE_MAGIC, TP_STORE_MAGIC_LEN);
@@ -182,6 +182,8 @@ static int write_all(struct writer *w, const tp_store *st, const tp_error *load_
         if ((rc = put_column(w, st, c)))
             return rc;
     }
+    if ((rc = tp_sf_write_models(w, st)))
+        return rc;
     unsigned char end[2 + 8];
     put_u16(end, 0);
     memcpy(end + 2, END_MARK, 8);
@@ -216,7 +218,7 @@ int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, t
         return rc;
     }
     fchmod(fd, 0644);
-    struct writer w = {.path = path, .err = err};
+    struct tp_sf_writer w = {.path = path, .err = err};
     w.f = fdopen(fd, "wb");
     w.cctx = ZSTD_createCCtx();
     int rc;
@@ -253,6 +255,9 @@ struct reader {
     const unsigned char *p, *end, *base;
     ZSTD_DCtx *dctx;
     size_t count[TP_SF_NTABLES];   /* values seen per table, (size_t)-1 not yet */
+    struct tp_sf_blobs models;     /* the model sections, read last (store_file_model.c) */
+    struct tp_sf_job *jobs;        /* the plain columns, inflated after the scan of the sections */
+    size_t njobs, capjobs;
     int have_strings;
     uint32_t load_status;
     char load_msg[sizeof ((tp_error *)0)->msg];
@@ -296,6 +301,23 @@ static int need_npu(struct reader *r, enum tp_sf_root root)
 
 /* Scatter a column's values into its records, allocating the table when
  * its first column arrives. */
+/* Values of `width` bytes into records `stride` bytes apart.  A memcpy of a
+ * width known only at run time was a call per value: the side tables'
+ * columns took a third of reading a store. */
+static void scatter(char *dst, size_t stride, const unsigned char *src, size_t width, size_t n)
+{
+#define SCATTER(W) for (size_t i = 0; i < n; i++) memcpy(dst + i * stride, src + i * (W), (W))
+    switch (width) {
+    case 1: SCATTER(1); break;
+    case 2: SCATTER(2); break;
+    case 4: SCATTER(4); break;
+    case 8: SCATTER(8); break;
+    case 12: SCATTER(12); break;
+    default: SCATTER(width); break;
+    }
+#undef SCATTER
+}
+
 static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned char *vals, uint64_t count,
                        uint32_t flags)
 {
@@ -331,6 +353,8 @@ static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned cha
             memcpy(root + c->base, &arr, sizeof arr);
         }
     }
+    if ((char *)vals == arr)             /* inflated in place later, differences summed then */
+        return TP_OK;
     if (flags & TP_SF_DELTA) {
         uint64_t acc = 0;
         for (uint64_t i = 0; i < count; i++) {
@@ -340,9 +364,7 @@ static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned cha
             memcpy(vals + i * 8, &acc, 8);
         }
     }
-    if ((char *)vals != arr)             /* else it was inflated in place */
-        for (uint64_t i = 0; i < count; i++)
-            memcpy(arr + i * c->stride + c->field, vals + i * c->width, c->width);
+    scatter(arr + c->field, c->stride, vals, c->width, (size_t)count);
     return TP_OK;
 }
 
@@ -451,6 +473,37 @@ static int load_section(struct reader *r, const char *name, uint32_t width, uint
 /* A crafted file could pass its checksums and still point past an array;
  * every value that the views use as an index is checked here once, so no
  * view has to distrust the store. */
+static int64_t value_at(const char *v, size_t width, int sign4)
+{
+    int64_t x;
+    uint32_t u;
+    if (width == 8)
+        memcpy(&x, v, 8);
+    else if (width == 4)
+        memcpy(&u, v, 4), x = sign4 ? (int64_t)(int32_t)u : (int64_t)u;
+    else
+        x = *(const uint8_t *)v;
+    return x;
+}
+
+/* The first of n values `stride` bytes apart outside [lo, hi), SIZE_MAX
+ * none: a loop per width (the generic one was 5% of a view on a store). */
+static size_t first_outside(const char *arr, size_t stride, size_t width, int sign4, size_t n, int64_t lo,
+                            int64_t hi)
+{
+#define SCAN(EXPR) for (size_t k = 0; k < n; k++) { int64_t x = (EXPR); if (x < lo || x >= hi) return k; }
+    if (width == 8)
+        SCAN(value_at(arr + k * stride, 8, 0))
+    else if (width == 4 && sign4)
+        SCAN(value_at(arr + k * stride, 4, 1))
+    else if (width == 4)
+        SCAN(value_at(arr + k * stride, 4, 0))
+    else
+        SCAN(value_at(arr + k * stride, 1, 0))
+#undef SCAN
+    return SIZE_MAX;
+}
+
 static int check_refs(struct reader *r)
 {
     tp_store *st = r->st;
@@ -462,28 +515,18 @@ static int check_refs(struct reader *r)
         const char *root = root_ptr(st, tp_sf_tables[c->table].root);
         if (!root || r->count[c->table] == (size_t)-1)
             continue;
-        const char *arr = tp_sf_array(root, c);
-        for (size_t k = 0; k < r->count[c->table]; k++) {
-            const char *v = arr + k * c->stride + c->field;
-            int64_t x;
-            if (c->width == 8) {
-                memcpy(&x, v, 8);
-            } else if (c->width == 4) {
-                uint32_t u; memcpy(&u, v, 4);
-                x = (c->flags & TP_SF_STR) || c->table == TP_SF_ANNOTS ? (int64_t)u : (int64_t)(int32_t)u;
-            } else {
-                x = *(const uint8_t *)v;
-            }
-            int ok = (c->flags & TP_SF_STR) ? x >= 0 && (uint64_t)x < nstr
-                   : (c->flags & TP_SF_ROW) ? x < 0 || (uint64_t)x < st->n
-                   : (c->flags & TP_SF_STEP) ? x < 0 || (uint64_t)x < st->nsteps
-                   : x < TP_K_COUNT;
-            if (!ok) {
-                char msg[160];
-                snprintf(msg, sizeof msg, "column %s, value %zu: %lld points past its table", c->name, k,
-                         (long long)x);
-                return bad(r, msg);
-            }
+        const char *arr = tp_sf_array(root, c) + c->field;
+        /* the values allowed: [lo, hi) */
+        int64_t lo = c->flags & (TP_SF_ROW | TP_SF_STEP) ? INT64_MIN : 0;
+        int64_t hi = (c->flags & TP_SF_STR) ? (int64_t)nstr : (c->flags & TP_SF_ROW) ? (int64_t)st->n
+                   : (c->flags & TP_SF_STEP) ? (int64_t)st->nsteps : TP_K_COUNT;
+        int sign4 = !(c->flags & TP_SF_STR) && c->table != TP_SF_ANNOTS;   /* a 4-byte value is signed */
+        size_t k = first_outside(arr, c->stride, c->width, sign4, r->count[c->table], lo, hi);
+        if (k != SIZE_MAX) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "column %s, value %zu: %lld points past its table", c->name, k,
+                     (long long)value_at(arr + k * c->stride, c->width, sign4));
+            return bad(r, msg);
         }
     }
     for (size_t i = 0; i < st->n; i++) {
@@ -558,6 +601,32 @@ static char *inflate_target(struct reader *r, const char *name, uint32_t width, 
     return NULL;
 }
 
+/* A model section is kept as the file holds it (compressed): most views
+ * never ask for the models.  KEPT, or out of memory. */
+static int keep_model_section(struct reader *r, const char *name, uint32_t width, uint64_t count,
+                              const unsigned char *z, size_t zlen)
+{
+    struct tp_sf_blobs *b = &r->models;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        struct tp_sf_blob *v = realloc(b->v, cap * sizeof *v);
+        if (!v)
+            return tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path);
+        b->v = v;
+        b->cap = cap;
+    }
+    struct tp_sf_blob *s = &b->v[b->n];
+    if (!(s->z = malloc(zlen ? zlen : 1)))
+        return tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path);
+    memcpy(s->z, z, zlen);
+    b->n++;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->width = width;
+    s->count = count;
+    s->zlen = zlen;
+    return KEPT;
+}
+
 static int read_sections(struct reader *r)
 {
     void *lens = NULL;
@@ -609,14 +678,32 @@ static int read_sections(struct reader *r)
          * more than its frame holds is damage, found before any allocation. */
         if (ZSTD_getFrameContentSize(z, (size_t)zlen) != count * width)
             { rc = bad(r, "section size does not match its data"); break; }
+        if (tp_sf_is_model_section(name)) {
+            if ((rc = keep_model_section(r, name, width, count, z, (size_t)zlen)) != KEPT)
+                break;
+            rc = TP_OK;
+            r->p = z + zlen;
+            continue;
+        }
         void *vals;
         char *direct = inflate_target(r, name, width, count);
         if (direct) {
             /* A plain column (an array of its own) is inflated straight
-             * into the store: no copy of the biggest sections. */
-            size_t got = ZSTD_decompressDCtx(r->dctx, direct, (size_t)(count * width), z, (size_t)zlen);
-            if (ZSTD_isError(got) || got != count * width)
-                { rc = bad(r, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "section shorter than its header says"); break; }
+             * into the store, with the others once every section is
+             * placed (store_file_inflate.c): no copy of the biggest
+             * sections, and every core at work. */
+            if (r->njobs == r->capjobs) {
+                size_t cap = r->capjobs ? 2 * r->capjobs : 64;
+                struct tp_sf_job *j = realloc(r->jobs, cap * sizeof *j);
+                if (!j)
+                    { rc = tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path); break; }
+                r->jobs = j;
+                r->capjobs = cap;
+            }
+            r->jobs[r->njobs++] = (struct tp_sf_job){.dst = direct, .z = z, .zlen = (size_t)zlen,
+                                                     .raw = (size_t)(count * width),
+                                                     .delta = (flags & TP_SF_DELTA) != 0,
+                                                     .at = (size_t)(r->p - r->base)};
             vals = direct;
         } else if ((rc = inflate_section(r, z, zlen, count * width, &vals))) {
             break;
@@ -630,6 +717,20 @@ static int read_sections(struct reader *r)
     }
     free(lens);
     return rc;
+}
+
+/* The plain columns, all at once; the first that failed is the message. */
+static int inflate_jobs(struct reader *r)
+{
+    tp_sf_inflate_all(r->jobs, r->njobs);
+    const struct tp_sf_job *first = NULL;
+    for (size_t i = 0; i < r->njobs; i++)
+        if (r->jobs[i].error && (!first || r->jobs[i].at < first->at))
+            first = &r->jobs[i];
+    if (!first)
+        return TP_OK;
+    r->p = r->base + first->at;
+    return bad(r, first->error);
 }
 
 int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
@@ -678,6 +779,8 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
     } else {
         r.p = buf + 16;
         rc = read_sections(&r);
+        if (rc == TP_OK)
+            rc = inflate_jobs(&r);
         if (rc == TP_OK && !r.have_strings)
             rc = bad(&r, "no string table");
         if (rc == TP_OK && r.count[TP_SF_EVENTS] == (size_t)-1)
@@ -687,6 +790,10 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
     }
     ZSTD_freeDCtx(r.dctx);
     free(buf);
+    if (rc == TP_OK)
+        tp_sf_keep_models(st, &r.models);
+    tp_sf_blobs_free(&r.models);
+    free(r.jobs);
     if (rc != TP_OK) {
         /* Half a store is worse than none: views would print wrong tables
          * (or index past arrays a crafted file left short). */
@@ -709,4 +816,20 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
     if (r.load_status != TP_OK)
         return tp_error_set(err, (enum tp_status)r.load_status, "%s", r.load_msg);
     return TP_OK;
+}
+
+int tp_sf_put(struct tp_sf_writer *w, const char *name, const void *data, uint64_t count, uint32_t width)
+{
+    return put_section(w, name, data, count, width, 0);
+}
+
+int tp_sf_put_field(struct tp_sf_writer *w, const char *name, const void *recs, size_t n, size_t stride, size_t off,
+                    uint32_t width)
+{
+    if (grow(&w->raw, &w->rawcap, n * width + 1) < 0)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "%s: out of memory", w->path);
+    unsigned char *out = w->raw;
+    for (size_t i = 0; i < n; i++)
+        memcpy(out + i * width, (const char *)recs + i * stride + off, width);
+    return put_section(w, name, out, n, width, 0);
 }

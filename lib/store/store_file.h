@@ -23,4 +23,13 @@
 struct tp_source;
 int tp_store_read_file(tp_store *st, struct tp_source *src, tp_error *err);
 
+/* The operator tree and the step breakdown a .tprof store holds, read
+ * from its model sections (store_file_model.c) when a view first asks for
+ * them; NULL when the store has none of this tprof's version, they do not
+ * fit the store, or out of memory: the caller builds them then. */
+struct tb_model;
+struct tp_tb_breakdown;
+struct tb_model *tp_store_file_tree(const tp_store *st);
+struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st);
+
 #endif

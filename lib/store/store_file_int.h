@@ -4,6 +4,7 @@
 #define TPROF_STORE_FILE_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "store_file.h"
 
 enum tp_sf_root { TP_SF_ROOT_STORE, TP_SF_ROOT_NPU };
@@ -56,5 +57,48 @@ extern const struct tp_sf_col tp_sf_cols[];
 extern const size_t tp_sf_ncols;
 extern const struct tp_sf_scalar tp_sf_scalars[];
 extern const size_t tp_sf_nscalars;
+
+/* ---- inflating the big columns on every core (store_file_inflate.c) ---- */
+struct tp_sf_job {
+    char *dst;                     /* raw bytes of room */
+    const unsigned char *z;        /* its zstd frame, zlen bytes */
+    size_t zlen, raw;
+    int delta;                     /* int64 differences to sum back */
+    size_t at;                     /* the section's byte offset in the file, for messages */
+    const char *error;             /* set when it failed */
+};
+/* Inflate every job (in any order; the array is reordered). */
+void tp_sf_inflate_all(struct tp_sf_job *jobs, size_t n);
+
+/* ---- the shared models in the file (store_file_model.c) ----
+ * store_file.c writes sections through tp_sf_put and hands the model
+ * sections it reads (tp_sf_is_model_section) to tp_sf_read_models once the
+ * rest of the store is read and checked. */
+struct tp_sf_writer;
+int tp_sf_put(struct tp_sf_writer *w, const char *name, const void *data, uint64_t count, uint32_t width);
+/* The field `off` bytes into each of n records `stride` bytes apart, as one
+ * section of n values of `width` bytes. */
+int tp_sf_put_field(struct tp_sf_writer *w, const char *name, const void *recs, size_t n, size_t stride, size_t off,
+                    uint32_t width);
+
+struct tp_sf_blob {            /* one model section, as the file holds it */
+    char name[65];
+    uint32_t width;
+    uint64_t count;
+    void *z;                       /* its zstd frame (CRC and size checked) */
+    size_t zlen;
+};
+struct tp_sf_blobs { struct tp_sf_blob *v; size_t n, cap; };
+
+int tp_sf_is_model_section(const char *name);
+/* Build the models of a kineto store and write them (a store of another
+ * format, or one with a capture attached, gets none). */
+int tp_sf_write_models(struct tp_sf_writer *w, const tp_store *st);
+/* Keep the model sections with the store (its TP_MODEL_FILE slot) when
+ * their version is this tprof's, to be inflated only when a view asks for
+ * a model (tp_store_file_tree, tp_store_file_breakdown); else free them.
+ * *b is emptied either way. */
+void tp_sf_keep_models(tp_store *st, struct tp_sf_blobs *b);
+void tp_sf_blobs_free(struct tp_sf_blobs *b);
 
 #endif

@@ -1,0 +1,141 @@
+/* tbtree_order.c — time order of a store's X events (see tbtree_order.h).
+ *
+ * A kineto trace lists its events a few categories at a time, each already
+ * in time order (the host operators, then the launches, then the kernels
+ * ...), so the rows in (ts, row) order are a merge of a few sorted runs.
+ * qsort (glibc's merge sort) ignored that and compared through the store's
+ * ts column at random rows: it was the largest part of building the
+ * operator tree.  Here the rows are merged run by run, on (ts, row) pairs
+ * held side by side. */
+#include <stdlib.h>
+#include <string.h>
+#include "tbtree_order.h"
+
+/* A natural merge sort of T: find where each ascending run starts, then
+ * merge the runs two by two until one is left (a tie takes the left run:
+ * stable).  FIRST(x, y) says x may go before y.  0, or -1 when out of
+ * memory (the array is then unchanged). */
+#define DEFINE_SORT_RUNS(NAME, T, CTX_T, FIRST)                                            \
+    static int NAME(T *a, size_t n, CTX_T ctx)                                               \
+    {                                                                                        \
+        size_t nr = 0;                                                                       \
+        for (size_t i = 0; i < n; i++)                                                       \
+            nr += i == 0 || !FIRST(a[i - 1], a[i]);                                          \
+        if (nr <= 1)                                                                         \
+            return 0;                                                                        \
+        T *tmp = malloc(n * sizeof *tmp);                                                    \
+        size_t *starts = malloc((nr + 1) * sizeof *starts);                                  \
+        if (!tmp || !starts) {                                                               \
+            free(tmp);                                                                       \
+            free(starts);                                                                    \
+            return -1;                                                                       \
+        }                                                                                    \
+        nr = 0;                                                                              \
+        for (size_t i = 0; i < n; i++)                                                       \
+            if (i == 0 || !FIRST(a[i - 1], a[i]))                                            \
+                starts[nr++] = i;                                                            \
+        starts[nr] = n;                                                                      \
+        T *src = a, *dst = tmp;                                                              \
+        while (nr > 1) {                                                                     \
+            size_t out = 0;                                                                  \
+            for (size_t i = 0; i < nr; i += 2) {                                             \
+                size_t lo = starts[i], hi = starts[i + 2 <= nr ? i + 2 : nr];                \
+                size_t mid = i + 1 < nr ? starts[i + 1] : hi, x = lo, y = mid, k = lo;       \
+                while (x < mid && y < hi)                                                    \
+                    dst[k++] = FIRST(src[x], src[y]) ? src[x++] : src[y++];                  \
+                memcpy(dst + k, src + x, (mid - x) * sizeof *dst);                           \
+                memcpy(dst + k + (mid - x), src + y, (hi - y) * sizeof *dst);                \
+                starts[out++] = lo;                                                          \
+            }                                                                                \
+            starts[out] = n;                                                                 \
+            nr = out;                                                                        \
+            T *t = src; src = dst; dst = t;                                                  \
+        }                                                                                    \
+        if (src != a)                                                                        \
+            memcpy(a, src, n * sizeof *a);                                                   \
+        free(tmp);                                                                           \
+        free(starts);                                                                        \
+        (void)ctx;                                                                           \
+        return 0;                                                                            \
+    }
+
+#define KV_FIRST(x, y) ((x).k < (y).k || ((x).k == (y).k && (x).r <= (y).r))
+DEFINE_SORT_RUNS(sort_kv, struct tp_kv, const void *, KV_FIRST)
+
+struct by_cmp { int (*cmp)(int64_t x, int64_t y, const void *ctx); const void *ctx; };
+#define CMP_FIRST(x, y) (ctx->cmp((x), (y), ctx->ctx) <= 0)
+DEFINE_SORT_RUNS(sort_by_cmp, int64_t, const struct by_cmp *, CMP_FIRST)
+
+int tp_sort_kv(struct tp_kv *a, size_t n)
+{
+    return sort_kv(a, n, NULL);
+}
+
+int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx)
+{
+    struct by_cmp c = {cmp, ctx};
+    return sort_by_cmp(a, n, &c);
+}
+
+int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
+{
+    size_t no = 0;
+    for (size_t i = 0; i < st->n; i++)
+        no += st->ph[i] == 'X';
+    int64_t *ord = malloc((st->n ? st->n : 1) * sizeof *ord);
+    struct tp_kv *a = malloc((no ? no : 1) * sizeof *a);
+    size_t k = 0;
+    for (size_t i = 0; ord && a && i < st->n; i++)
+        if (st->ph[i] == 'X') {
+            a[k].k = st->ts[i];
+            a[k++].r = (int64_t)i;
+        }
+    if (!ord || !a || tp_sort_kv(a, no) < 0) {
+        free(ord);
+        free(a);
+        return NULL;
+    }
+    for (size_t i = 0; i < no; i++)
+        ord[i] = a[i].r;
+    free(a);
+    *n = no;
+    return ord;
+}
+
+
+static void x_order_free(void *p)
+{
+    struct tp_x_order *x = p;
+    if (x)
+        free(x->ord);
+    free(x);
+}
+
+struct tp_x_order *tp_x_order_get(const tp_store *st)
+{
+    struct tp_model_slot *s = &((tp_store *)st)->models[TP_MODEL_X_ORDER];   /* the cache, not the store */
+    struct tp_x_order *x = s->p;
+    if (x) {
+        memset(s, 0, sizeof *s);
+        return x;
+    }
+    /* the holder now, so that keeping it later cannot fail */
+    x = malloc(sizeof *x);
+    if (x && !(x->ord = tp_x_rows_by_time(st, &x->n))) {
+        free(x);
+        x = NULL;
+    }
+    return x;
+}
+
+void tp_x_order_put(const tp_store *st, struct tp_x_order *x, enum tp_model_id other)
+{
+    struct tp_model_slot *s = &((tp_store *)st)->models[TP_MODEL_X_ORDER];
+    if (!x || st->models[other].tried || s->p) {
+        x_order_free(x);
+        return;
+    }
+    s->p = x;
+    s->free = x_order_free;
+    s->tried = 1;
+}

@@ -1,0 +1,39 @@
+/* tbtree_order.h — the X events of a store in time order, sorted fast
+ * (internal to libtprof; the operator tree and the step breakdown both walk
+ * the events so). */
+#ifndef TPROF_TBTREE_ORDER_H
+#define TPROF_TBTREE_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "store.h"
+
+/* The rows with ph 'X' in (ts, row) order: a malloc'd array the caller
+ * frees (room for st->n rows, at least one), its length in *n; NULL when
+ * out of memory. */
+int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n);
+
+/* The same for a model builder (it runs under the store's model lock): the
+ * order the other model's build left (tp_x_order_put), else a fresh one;
+ * NULL when out of memory. */
+struct tp_x_order { int64_t *ord; size_t n; };
+struct tp_x_order *tp_x_order_get(const tp_store *st);
+/* A builder done with the order (NULL: nothing): kept for model `other`
+ * when that one has not been built yet (gpu and advice build both, the
+ * second then sorts nothing), else freed.  Allocates nothing. */
+void tp_x_order_put(const tp_store *st, struct tp_x_order *x, enum tp_model_id other);
+
+/* A key and a tie-break; pairs sort by (k, r). */
+struct tp_kv { int64_t k, r; };
+
+/* Sort a[0..n) by (k, r), merging its ascending runs (cheap when the pairs
+ * come mostly in order).  0, or -1 when out of memory (a is then unchanged). */
+int tp_sort_kv(struct tp_kv *a, size_t n);
+
+/* Sort a[0..n) stably by cmp (qsort's contract, with a context) as a
+ * natural merge sort: input that is already in order, or made of a few
+ * ordered runs, costs one pass (or a few merges) instead of n log n
+ * comparisons.  0, or -1 when out of memory (a is then unchanged). */
+int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx);
+
+#endif

@@ -1,0 +1,564 @@
+/* store_file_model.c — the shared models in a .tprof store: the operator
+ * tree (tbtree.h) and the step breakdown (breakdown.h).
+ *
+ * Building the tree was most of what `ops`, `gpu` and `memory` cost on a
+ * store (0.6 of 1.15 s for a 1 GB trace), and the breakdown a third of
+ * `steps`; both depend on the store alone, so `tprof import` builds them
+ * once and writes them as sections of their own.  The reader keeps those
+ * sections compressed with the store, and the first view that asks for a
+ * model inflates them instead of building it (a view that never asks pays
+ * nothing).  Their names start with "opt.", so a tprof that predates them
+ * reads the store and builds the models as before.  opt.model.version holds
+ * TP_TB_MODEL_VERSION and TP_TB_BREAKDOWN_VERSION of the writer: a model of
+ * another version, or one whose sections do not fit the store (a damaged or
+ * crafted file), is not used and is built instead, so what a view prints
+ * never depends on which tprof imported the trace.
+ *
+ * A tree's pointers are written as numbers: a name as its byte offset in
+ * the string table (which the store keeps byte for byte; UINT64_MAX for the
+ * roots' "CallTreeRoot"), each node's launch calls and each call's device
+ * rows as one flat array and a count per node or call.  What follows from
+ * a node's or call's row (start, end, thread) is not written, nor are the
+ * roots' threads (the thread list, in root order); indices and ids are
+ * written as differences from the previous value, which makes the mostly
+ * increasing ones small and repeating. */
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include "breakdown.h"
+#include "store_file_int.h"
+#include "tbtree.h"
+
+#define ROOT_NAME "CallTreeRoot"
+#define NO_NAME UINT64_MAX
+
+int tp_sf_is_model_section(const char *name)
+{
+    return strncmp(name, "opt.model.", 10) == 0;
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/* n int64 values at `stride` bytes apart (`off` into each record), as
+ * differences from the one before. */
+static int put_delta(struct tp_sf_writer *w, const char *name, const void *recs, size_t n, size_t stride, size_t off)
+{
+    int64_t *d = malloc((n + 1) * sizeof *d);
+    if (!d)
+        return -1;
+    int64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v;
+        memcpy(&v, (const char *)recs + i * stride + off, 8);
+        d[i] = (int64_t)((uint64_t)v - (uint64_t)prev);   /* wraps: exact both ways */
+        prev = v;
+    }
+    int rc = tp_sf_put(w, name, d, n, 8);
+    free(d);
+    return rc;
+}
+
+/* A name's byte offset in the string table (NO_NAME for the roots' name);
+ * 0 when it has none there. */
+static int name_off(const tp_store *st, const char *name, uint64_t *off)
+{
+    uintptr_t p = (uintptr_t)name, b = (uintptr_t)st->strings.bytes;
+    if (st->strings.bytes && p >= b && p < b + st->strings.nbytes) {
+        *off = (uint64_t)(p - b);
+        return 1;
+    }
+    *off = NO_NAME;
+    return strcmp(name, ROOT_NAME) == 0;
+}
+
+/* What the file leaves out must follow from what it keeps: a node's and a
+ * call's times and thread from its row, a root's from the thread list.
+ * Trees built with a capture trace (stand-in nodes of no row) are never
+ * written. */
+static int derivable(const tp_store *st, const struct tb_model *m)
+{
+    if (m->nroots != m->ntids)
+        return 0;
+    size_t roots = 0;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const struct tb_node *N = &m->nodes[i];
+        if ((unsigned)N->ev > 7 || (unsigned)N->cl > 7 || (unsigned)N->dropped > 1 || (unsigned)N->tc_elig > 1 ||
+            (unsigned)N->tc_allow > 1)
+            return 0;
+        if (N->row < 0)
+            roots++;
+        else if (N->start != st->ts[N->row] || N->end != st->ts[N->row] + st->dur[N->row] || N->tid != st->tid[N->row])
+            return 0;
+    }
+    for (size_t i = 0; i < m->nroots; i++) {
+        const struct tb_node *R = &m->nodes[m->roots[i]];
+        if (R->row >= 0 || R->start != INT64_MIN || R->end != INT64_MAX || R->tid != m->tids[i])
+            return 0;
+    }
+    for (size_t i = 0; i < m->nrts; i++) {
+        const struct tb_rt *R = &m->rts[i];
+        if (R->row >= 0 ? R->start != st->ts[R->row] || R->end != st->ts[R->row] + st->dur[R->row]
+                        : R->start != 0 || R->end != 0)
+            return 0;
+    }
+    return roots == m->nroots;
+}
+
+static uint16_t node_bits(const struct tb_node *N)
+{
+    return (uint16_t)(N->ev | N->cl << 3 | N->dropped << 6 | N->tc_elig << 7 | N->tc_allow << 8);
+}
+
+/* The tree's lists flattened, its names as offsets, its classes as bits. */
+struct flat {
+    uint32_t *ncnt, *rcnt;
+    int64_t *nitems, *ritems;
+    size_t nn, nr;
+    uint64_t *noff, *koff;
+    uint16_t *bits;
+};
+
+static void flat_free(struct flat *f)
+{
+    free(f->ncnt); free(f->rcnt); free(f->nitems); free(f->ritems); free(f->noff); free(f->koff); free(f->bits);
+}
+
+/* 1, 0 when the tree cannot be written so, -1 out of memory */
+static int flatten(const tp_store *st, const struct tb_model *m, struct flat *f)
+{
+    size_t nr = 0, nd = 0;
+    for (size_t i = 0; i < m->nnodes; i++)
+        nr += m->nodes[i].nrts;
+    for (size_t i = 0; i < m->nrts; i++)
+        nd += m->rts[i].ndev;
+    f->ncnt = malloc((m->nnodes + 1) * sizeof *f->ncnt);
+    f->noff = malloc((m->nnodes + 1) * sizeof *f->noff);
+    f->bits = malloc((m->nnodes + 1) * sizeof *f->bits);
+    f->nitems = malloc((nr + 1) * sizeof *f->nitems);
+    f->rcnt = malloc((m->nrts + 1) * sizeof *f->rcnt);
+    f->ritems = malloc((nd + 1) * sizeof *f->ritems);
+    f->koff = malloc((m->nkern + 1) * sizeof *f->koff);
+    if (!f->ncnt || !f->noff || !f->bits || !f->nitems || !f->rcnt || !f->ritems || !f->koff)
+        return -1;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const struct tb_node *N = &m->nodes[i];
+        if (!name_off(st, N->name, &f->noff[i]) || N->nrts > UINT32_MAX)
+            return 0;
+        f->bits[i] = node_bits(N);
+        f->ncnt[i] = (uint32_t)N->nrts;
+        memcpy(f->nitems + f->nn, N->rts, N->nrts * sizeof *N->rts);
+        f->nn += N->nrts;
+    }
+    for (size_t i = 0; i < m->nrts; i++) {
+        if (m->rts[i].ndev > UINT32_MAX)
+            return 0;
+        f->rcnt[i] = (uint32_t)m->rts[i].ndev;
+        memcpy(f->ritems + f->nr, m->rts[i].dev, m->rts[i].ndev * sizeof *f->ritems);
+        f->nr += m->rts[i].ndev;
+    }
+    for (size_t k = 0; k < m->nkern; k++)
+        if (!name_off(st, m->kern_op[k], &f->koff[k]) || f->koff[k] == NO_NAME)
+            return 0;
+    return derivable(st, m);
+}
+
+#define NODE_I64(f) {"opt.model.tb.node." #f, offsetof(struct tb_node, f)}
+static const struct { const char *name; size_t off; } node_delta[] = {
+    NODE_I64(row), NODE_I64(ext), NODE_I64(first_child), NODE_I64(next_sib), NODE_I64(last_child)};
+static const struct { const char *name; size_t off; } node_plain[] = {
+    NODE_I64(dev), NODE_I64(self_dev), NODE_I64(self_host), NODE_I64(tc_total), NODE_I64(tc_self)};
+
+static int write_tree(struct tp_sf_writer *w, const tp_store *st, const struct tb_model *m)
+{
+    struct flat f = {0};
+    int32_t has[2] = {m->has_kernel, m->has_memcpy_or_memset};
+    int rc = 0;
+    /* out of memory, or a tree not to be written so: no tree in the file
+     * (it is built on first use, as before) */
+    if (flatten(st, m, &f) > 0) {
+        for (size_t i = 0; !rc && i < sizeof node_delta / sizeof *node_delta; i++)
+            rc = put_delta(w, node_delta[i].name, m->nodes, m->nnodes, sizeof *m->nodes, node_delta[i].off);
+        for (size_t i = 0; !rc && i < sizeof node_plain / sizeof *node_plain; i++)
+            rc = tp_sf_put_field(w, node_plain[i].name, m->nodes, m->nnodes, sizeof *m->nodes, node_plain[i].off, 8);
+        rc = rc || tp_sf_put(w, "opt.model.tb.node.bits", f.bits, m->nnodes, 2) ||
+             tp_sf_put(w, "opt.model.tb.node.name", f.noff, m->nnodes, 8) ||
+             tp_sf_put(w, "opt.model.tb.node.nrts", f.ncnt, m->nnodes, 4) ||
+             put_delta(w, "opt.model.tb.node.rts", f.nitems, f.nn, 8, 0) ||
+             put_delta(w, "opt.model.tb.rt.row", m->rts, m->nrts, sizeof *m->rts, offsetof(struct tb_rt, row)) ||
+             put_delta(w, "opt.model.tb.rt.next", m->rts, m->nrts, sizeof *m->rts, offsetof(struct tb_rt, next)) ||
+             tp_sf_put(w, "opt.model.tb.rt.ndev", f.rcnt, m->nrts, 4) ||
+             put_delta(w, "opt.model.tb.rt.dev", f.ritems, f.nr, 8, 0) ||
+             tp_sf_put(w, "opt.model.tb.roots", m->roots, m->nroots, 8) ||
+             tp_sf_put(w, "opt.model.tb.tids", m->tids, m->ntids, 8) ||
+             tp_sf_put(w, "opt.model.tb.has", has, 2, 4) ||
+             put_delta(w, "opt.model.tb.kern", m->kern, m->nkern, 8, 0) ||
+             tp_sf_put(w, "opt.model.tb.kern_op", f.koff, m->nkern, 8) ||
+             tp_sf_put(w, "opt.model.tb.kern_elig", m->kern_elig, m->nkern, sizeof *m->kern_elig) ||
+             tp_sf_put(w, "opt.model.tb.kern_tid", m->kern_tid, m->nkern, 8) ||
+             put_delta(w, "opt.model.tb.ops", m->ops, m->nops, 8, 0);
+    }
+    flat_free(&f);
+    return rc ? TP_ERR_IO : TP_OK;   /* the writer's message says what */
+}
+
+int tp_sf_write_models(struct tp_sf_writer *w, const tp_store *st)
+{
+    /* kineto traces only (the models' home); a capture trace changes the
+     * tree and is not part of the store */
+    if (st->format != TP_SRC_KINETO_JSON || !st->linked || st->attr.cap_inst)
+        return TP_OK;
+    uint32_t version[2] = {TP_TB_MODEL_VERSION, TP_TB_BREAKDOWN_VERSION};
+    int rc = tp_sf_put(w, "opt.model.version", version, 2, 4);
+    const struct tb_model *m = tp_store_tb(st);
+    const struct tp_tb_breakdown *bd = tp_store_breakdown(st);
+    /* out of memory: the store is whole without them */
+    if (!rc && m)
+        rc = write_tree(w, st, m);
+    if (!rc && bd &&
+        (tp_sf_put(w, "opt.model.bd.steps", bd->steps, bd->nsteps, sizeof *bd->steps) ||
+         tp_sf_put(w, "opt.model.bd.sum", bd->sum, 1, sizeof bd->sum)))
+        rc = TP_ERR_IO;
+    return rc;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+void tp_sf_blobs_free(struct tp_sf_blobs *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        free(b->v[i].z);
+    free(b->v);
+    memset(b, 0, sizeof *b);
+}
+
+static void blobs_delete(void *p)
+{
+    tp_sf_blobs_free(p);
+    free(p);
+}
+
+/* 1 when the sections' writer had version `want` of model `which` (0 the
+ * tree, 1 the breakdown). */
+static int version_is(const struct tp_sf_blobs *b, int which, uint32_t want)
+{
+    for (size_t i = 0; b && i < b->n; i++) {
+        const struct tp_sf_blob *s = &b->v[i];
+        uint32_t v[2];
+        if (strcmp(s->name, "opt.model.version") == 0 && s->width == 4 && s->count == 2 &&
+            ZSTD_decompress(v, sizeof v, s->z, s->zlen) == sizeof v)
+            return v[which] == want;
+    }
+    return 0;
+}
+
+void tp_sf_keep_models(tp_store *st, struct tp_sf_blobs *b)
+{
+    struct tp_sf_blobs *keep = NULL;
+    if (st->linked && (version_is(b, 0, TP_TB_MODEL_VERSION) || version_is(b, 1, TP_TB_BREAKDOWN_VERSION)))
+        keep = malloc(sizeof *keep);
+    if (keep) {
+        *keep = *b;
+        memset(b, 0, sizeof *b);
+        struct tp_model_slot *s = &st->models[TP_MODEL_FILE];
+        s->p = keep;
+        s->free = blobs_delete;
+        s->tried = 1;
+    }
+    tp_sf_blobs_free(b);
+}
+
+/* Section `name` inflated (count SIZE_MAX: any count, set in *count; else
+ * it must hold *count values), width checked; NULL when absent or out of
+ * memory.  The caller frees it. */
+static void *inflate(const struct tp_sf_blobs *b, const char *name, size_t width, size_t *count)
+{
+    for (size_t i = 0; b && i < b->n; i++) {
+        const struct tp_sf_blob *s = &b->v[i];
+        if (strcmp(s->name, name) != 0 || s->width != width || (*count != SIZE_MAX && s->count != *count))
+            continue;
+        size_t raw = (size_t)(s->count * s->width);
+        void *out = malloc(raw ? raw : 1);
+        if (out && ZSTD_decompress(out, raw, s->z, s->zlen) != raw) {
+            free(out);
+            return NULL;
+        }
+        *count = (size_t)s->count;
+        return out;
+    }
+    return NULL;
+}
+
+/* An int64 section written as differences, summed back. */
+static int64_t *inflate_delta(const struct tp_sf_blobs *b, const char *name, size_t *count)
+{
+    int64_t *v = inflate(b, name, 8, count);
+    uint64_t acc = 0;
+    for (size_t i = 0; v && i < *count; i++)
+        v[i] = (int64_t)(acc += (uint64_t)v[i]);
+    return v;
+}
+
+static int in(int64_t v, size_t n) { return v >= 0 && (uint64_t)v < n; }
+static int in_or_none(int64_t v, size_t n) { return v == -1 || in(v, n); }
+
+static int is_device_row(const tp_store *st, int64_t r)
+{
+    return in(r, st->n) && (st->kind[r] == TP_K_KERNEL || st->kind[r] == TP_K_MEMCPY || st->kind[r] == TP_K_MEMSET);
+}
+
+/* No walk down first_child / next_sib comes back to a node: each node is
+ * left by at most two links, so a depth-first search that meets a node
+ * still on its path has found a cycle (a crafted file; the builder makes
+ * none). */
+static int acyclic(const struct tb_model *m)
+{
+    uint8_t *color = calloc(m->nnodes + 1, 1);      /* 0 new, 1 on the path, 2 done */
+    int64_t *stack = malloc((m->nnodes + 1) * sizeof *stack);
+    uint8_t *state = malloc(m->nnodes + 1);         /* links of the path's nodes tried */
+    int ok = color && stack && state;
+    for (size_t s = 0; ok && s < m->nnodes; s++) {
+        if (color[s])
+            continue;
+        size_t sp = 0;
+        stack[sp] = (int64_t)s; state[sp++] = 0; color[s] = 1;
+        while (ok && sp) {
+            int64_t v = stack[sp - 1];
+            if (state[sp - 1] == 2) { color[v] = 2; sp--; continue; }
+            const struct tb_node *N = &m->nodes[v];
+            int64_t next = state[sp - 1]++ == 0 ? N->first_child : N->next_sib;
+            if (next < 0 || color[next] == 2)
+                continue;
+            if (color[next] == 1) { ok = 0; break; }
+            color[next] = 1;
+            stack[sp] = next; state[sp++] = 0;
+        }
+    }
+    free(color); free(stack); free(state);
+    return ok;
+}
+
+/* A name from its offset: inside the string table (each string ends with
+ * its NUL, so any offset in it starts a C string), or the roots' name. */
+static int name_at(const tp_store *st, uint64_t off, const char **out)
+{
+    if (off == NO_NAME)
+        *out = ROOT_NAME;
+    else if (off < st->strings.nbytes)
+        *out = st->strings.bytes + off;
+    else
+        return 0;
+    return 1;
+}
+
+/* The inflated sections of a tree (freed together). */
+struct secs {
+    int64_t *row, *ext, *fc, *ns, *lc, *plain[5], *nitems, *rrow, *rnext, *ritems, *kern, *ops;
+    uint16_t *bits;
+    uint64_t *noff, *koff;
+    uint32_t *ncnt, *rcnt;
+    int32_t *has;
+    int *kelig;
+    int64_t *ktid;
+};
+
+static void secs_free(struct secs *s)
+{
+    free(s->row); free(s->ext); free(s->fc); free(s->ns); free(s->lc);
+    for (size_t i = 0; i < 5; i++) free(s->plain[i]);
+    free(s->nitems); free(s->rrow); free(s->rnext); free(s->ritems); free(s->kern); free(s->ops);
+    free(s->bits); free(s->noff); free(s->koff); free(s->ncnt); free(s->rcnt); free(s->has); free(s->kelig);
+    free(s->ktid);
+}
+
+/* Every section of the tree, with the counts that must agree. */
+static int inflate_tree(const struct tp_sf_blobs *b, struct secs *s, size_t *nn, size_t *nr, size_t *nrl,
+                        size_t *ndl, size_t *nk, size_t *nops)
+{
+    size_t two = 2;
+    *nn = *nr = *nrl = *ndl = *nk = *nops = SIZE_MAX;
+    s->row = inflate_delta(b, "opt.model.tb.node.row", nn);
+    s->rrow = inflate_delta(b, "opt.model.tb.rt.row", nr);
+    s->kern = inflate_delta(b, "opt.model.tb.kern", nk);
+    if (!s->row || !s->rrow || !s->kern)
+        return 0;
+    s->ext = inflate_delta(b, "opt.model.tb.node.ext", nn);
+    s->fc = inflate_delta(b, "opt.model.tb.node.first_child", nn);
+    s->ns = inflate_delta(b, "opt.model.tb.node.next_sib", nn);
+    s->lc = inflate_delta(b, "opt.model.tb.node.last_child", nn);
+    for (size_t i = 0; i < 5; i++)
+        if (!(s->plain[i] = inflate(b, node_plain[i].name, 8, nn)))
+            return 0;
+    s->bits = inflate(b, "opt.model.tb.node.bits", 2, nn);
+    s->noff = inflate(b, "opt.model.tb.node.name", 8, nn);
+    s->ncnt = inflate(b, "opt.model.tb.node.nrts", 4, nn);
+    s->nitems = inflate_delta(b, "opt.model.tb.node.rts", nrl);
+    s->rnext = inflate_delta(b, "opt.model.tb.rt.next", nr);
+    s->rcnt = inflate(b, "opt.model.tb.rt.ndev", 4, nr);
+    s->ritems = inflate_delta(b, "opt.model.tb.rt.dev", ndl);
+    s->has = inflate(b, "opt.model.tb.has", 4, &two);
+    s->koff = inflate(b, "opt.model.tb.kern_op", 8, nk);
+    s->kelig = inflate(b, "opt.model.tb.kern_elig", sizeof *s->kelig, nk);
+    s->ktid = inflate(b, "opt.model.tb.kern_tid", 8, nk);
+    s->ops = inflate_delta(b, "opt.model.tb.ops", nops);
+    return s->ext && s->fc && s->ns && s->lc && s->bits && s->noff && s->ncnt && s->nitems && s->rnext &&
+           s->rcnt && s->ritems && s->has && s->koff && s->kelig && s->ktid && s->ops;
+}
+
+/* Each node's launch calls and each call's device rows in one pool; 0 when
+ * they do not add up or point outside. */
+static int lists_from(const tp_store *st, struct tb_model *m, const struct secs *s, size_t nrl, size_t ndl)
+{
+    m->pool = malloc((nrl + ndl + 1) * sizeof *m->pool);
+    if (!m->pool)
+        return 0;
+    memcpy(m->pool, s->nitems, nrl * sizeof *m->pool);
+    memcpy(m->pool + nrl, s->ritems, ndl * sizeof *m->pool);
+    size_t k = 0;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        struct tb_node *N = &m->nodes[i];
+        if (s->ncnt[i] > nrl - k)
+            return 0;
+        N->rts = m->pool + k;
+        N->nrts = N->caprts = s->ncnt[i];
+        k += N->nrts;
+    }
+    for (size_t j = 0; j < nrl; j++)
+        if (!in(m->pool[j], m->nrts))
+            return 0;
+    size_t d = 0;
+    for (size_t i = 0; i < m->nrts; i++) {
+        struct tb_rt *R = &m->rts[i];
+        if (s->rcnt[i] > ndl - d)
+            return 0;
+        R->dev = m->pool + nrl + d;
+        R->ndev = R->capdev = s->rcnt[i];
+        d += R->ndev;
+    }
+    for (size_t j = 0; j < ndl; j++)
+        if (!is_device_row(st, m->pool[nrl + j]))
+            return 0;
+    return k == nrl && d == ndl;
+}
+
+static int nodes_from(const tp_store *st, struct tb_model *m, const struct secs *s)
+{
+    for (size_t i = 0; i < m->nnodes; i++) {
+        struct tb_node *N = &m->nodes[i];
+        int64_t r = s->row[i];
+        unsigned bits = s->bits[i];
+        N->row = r;
+        N->ev = bits & 7;
+        N->cl = bits >> 3 & 7;
+        N->dropped = bits >> 6 & 1;
+        N->tc_elig = bits >> 7 & 1;
+        N->tc_allow = bits >> 8 & 1;
+        N->ext = s->ext[i];
+        N->first_child = s->fc[i];
+        N->next_sib = s->ns[i];
+        N->last_child = s->lc[i];
+        N->dev = s->plain[0][i];
+        N->self_dev = s->plain[1][i];
+        N->self_host = s->plain[2][i];
+        N->tc_total = s->plain[3][i];
+        N->tc_self = s->plain[4][i];
+        /* a root and only a root has no row */
+        if (!in_or_none(r, st->n) || (r < 0) != (N->ev == EV_ROOT) || N->cl > CL_ROOT || (bits >> 9) ||
+            !in_or_none(N->first_child, m->nnodes) || !in_or_none(N->next_sib, m->nnodes) ||
+            !in_or_none(N->last_child, m->nnodes) || !name_at(st, s->noff[i], &N->name))
+            return 0;
+        if (r >= 0) {
+            N->start = st->ts[r];
+            N->end = st->ts[r] + st->dur[r];
+            N->tid = st->tid[r];
+        } else {
+            N->start = INT64_MIN;
+            N->end = INT64_MAX;
+        }
+    }
+    for (size_t i = 0; i < m->nroots; i++) {
+        if (!in(m->roots[i], m->nnodes) || m->nodes[m->roots[i]].ev != EV_ROOT)
+            return 0;
+        m->nodes[m->roots[i]].tid = m->tids[i];
+    }
+    return 1;
+}
+
+static int rest_from(const tp_store *st, struct tb_model *m, const struct secs *s)
+{
+    for (size_t i = 0; i < m->nrts; i++) {
+        struct tb_rt *R = &m->rts[i];
+        R->row = s->rrow[i];
+        R->next = s->rnext[i];
+        if (!in_or_none(R->row, st->n) || !in_or_none(R->next, m->nrts))
+            return 0;
+        if (R->row >= 0) {
+            R->start = st->ts[R->row];
+            R->end = st->ts[R->row] + st->dur[R->row];
+        }
+    }
+    for (size_t k = 0; k < m->nkern; k++)
+        if (!is_device_row(st, m->kern[k]) || !name_at(st, s->koff[k], &m->kern_op[k]) || s->koff[k] == NO_NAME)
+            return 0;
+    for (size_t i = 0; i < m->nops; i++)
+        if (!in(m->ops[i], m->nnodes))
+            return 0;
+    return 1;
+}
+
+struct tb_model *tp_store_file_tree(const tp_store *st)
+{
+    const struct tp_sf_blobs *b = st->models[TP_MODEL_FILE].p;
+    struct secs s = {0};
+    size_t nn, nr, nrl, ndl, nk, nops;
+    struct tb_model *m = version_is(b, 0, TP_TB_MODEL_VERSION) ? calloc(1, sizeof *m) : NULL;
+    if (!m || !inflate_tree(b, &s, &nn, &nr, &nrl, &ndl, &nk, &nops))
+        goto bad;
+    m->nodes = calloc(nn + 1, sizeof *m->nodes);
+    m->rts = calloc(nr + 1, sizeof *m->rts);
+    m->kern_op = malloc((nk + 1) * sizeof *m->kern_op);
+    size_t nroots = SIZE_MAX, ntids = SIZE_MAX;
+    m->roots = inflate(b, "opt.model.tb.roots", 8, &nroots);
+    m->tids = inflate(b, "opt.model.tb.tids", 8, &ntids);
+    if (!m->nodes || !m->rts || !m->kern_op || !m->roots || !m->tids || nroots != ntids)
+        goto bad;
+    m->nnodes = nn;
+    m->nrts = nr;
+    m->nroots = nroots;
+    m->ntids = m->captids = ntids;
+    m->has_kernel = s.has[0];
+    m->has_memcpy_or_memset = s.has[1];
+    /* the arrays taken over from the sections */
+    m->kern = s.kern; s.kern = NULL;
+    m->kern_elig = s.kelig; s.kelig = NULL;
+    m->kern_tid = s.ktid; s.ktid = NULL;
+    m->nkern = m->capkern = nk;
+    m->ops = s.ops; s.ops = NULL;
+    m->nops = m->capops = nops;
+    if (!nodes_from(st, m, &s) || !rest_from(st, m, &s) || !lists_from(st, m, &s, nrl, ndl) || !acyclic(m))
+        goto bad;
+    secs_free(&s);
+    return m;
+bad:
+    secs_free(&s);
+    if (m)
+        tp_tb_model_delete(m);
+    return NULL;
+}
+
+struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st)
+{
+    const struct tp_sf_blobs *b = st->models[TP_MODEL_FILE].p;
+    size_t ns = SIZE_MAX, one = 1;
+    struct tp_tb_breakdown *bd = version_is(b, 1, TP_TB_BREAKDOWN_VERSION) ? calloc(1, sizeof *bd) : NULL;
+    void *sum = bd ? inflate(b, "opt.model.bd.sum", sizeof bd->sum, &one) : NULL;
+    if (bd && sum && (bd->steps = inflate(b, "opt.model.bd.steps", sizeof *bd->steps, &ns))) {
+        bd->nsteps = ns;
+        memcpy(bd->sum, sum, sizeof bd->sum);
+        free(sum);
+        return bd;
+    }
+    free(sum);
+    if (bd)
+        tp_tb_breakdown_delete(bd);
+    return NULL;
+}
