@@ -111,21 +111,6 @@ static int copy_row(tp_store *dst, const tp_store *src, size_t i, struct remap *
     }
 }
 
-static int parse_steps(const char *s, int64_t *a, int64_t *b)
-{
-    char *end;
-    long long x = strtoll(s, &end, 10), y = x;
-    if (end == s || x < 0)
-        return -1;
-    if (*end == '-') {
-        const char *t = end + 1;
-        y = strtoll(t, &end, 10);
-        if (end == t || y < x)
-            return -1;
-    }
-    return *end ? -1 : (*a = x, *b = y, 0);
-}
-
 static int is_gpu_work(uint8_t k) { return k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET; }
 
 /* Which rows the filter keeps; the window it used in *w0, *w1. */
@@ -135,8 +120,8 @@ static int keep_mask(const tp_store *st, const char *steps, const char *window, 
     int by_step = steps != NULL;
     if (by_step) {
         int64_t a, b;
-        if (parse_steps(steps, &a, &b) != 0)
-            return tp_error_set(err, TP_ERR_USAGE, "--step: '%s' is not N or A-B (ProfilerStep numbers)", steps);
+        if (tp_parse_steps(steps, &a, &b, err) != TP_OK)
+            return TP_ERR_USAGE;
         *w0 = INT64_MAX;
         *w1 = INT64_MIN;
         for (size_t s = 0; s < st->nsteps; s++)
