@@ -28,6 +28,18 @@ int tp_hta_summ_check(const struct tp_section *sec, const char *path, const stru
 struct tp_hta;
 int tp_hta_summ_init(struct tp_hta *h, struct tp_section *sec, const tp_store *st);
 
+/* tp_hta_summ_init, then tp_hta_collect's sets of the GPU events: TP_OK,
+ * or TP_ERR_NOMEM in err with nothing held (else free s, then h). */
+struct tp_hta_sets;
+int tp_hta_summ_sets(struct tp_hta *h, struct tp_hta_sets *s, struct tp_section *sec, const tp_store *st,
+                     tp_error *err);
+
+/* A table of cols with one row, and the sums over sec's groups of their
+ * first nx numbers in x (the views of one row per rank, or per run for a
+ * merge).  NULL on out of memory. */
+tp_table *tp_hta_summ_row(const struct tp_section *sec, const struct tp_coldef *cols, size_t ncols, int nx,
+                          int64_t *x);
+
 /* The group of st's rank (then the `more` keys, nkeys - 1 of them), counted
  * once as a rank that has it.  NULL on out of memory. */
 struct tp_sgroup *tp_hta_summ_group(struct tp_section *sec, const tp_store *st, const char *const *more);

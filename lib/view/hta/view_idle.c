@@ -20,6 +20,7 @@
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "try.h"
 #include "views.h"
 #include "view_options.h"
 
@@ -54,8 +55,7 @@ enum { X_TIME = 0, X_COUNT = 3, X_N = 6 };
 static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
-    if (tp_hta_summ_init(&h, sec, st) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_hta_summ_init(&h, sec, st) == 0, err);
     size_t n = 0;
     for (size_t r = 0; r < st->n; r++)
         if (tp_hta_is_kernel(&h, r) && tp_hta_keep(&h, r))
@@ -184,12 +184,6 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return tp_summ_view_build(&tp_summ_idle, st, vo, out, err);
 }
 
-static const struct tp_view_option idle_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_HTA_QUIRKS,
-    TP_VOPT_ALL_STEPS,
-};
-
 const tp_view tp_view_idle = {
     .name = "idle",
     .summary = "HTA idle time breakdown per stream: host wait, kernel wait, other",
@@ -198,5 +192,5 @@ const tp_view tp_view_idle = {
     .default_columns = "rank,stream,category,time,ratio",
     .build = build,
     .timeline = 1,
-    TP_VIEW_OPTIONS(idle_options),
+    TP_VIEW_HTA_OPTIONS,
 };

@@ -24,6 +24,7 @@
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "try.h"
 #include "views.h"
 #include "view_options.h"
 
@@ -273,12 +274,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    if (tp_hta_summ_init(&h, sec, st) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (tp_hta_collect(&h, &s) < 0) {
-        tp_hta_free(&h);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    TP_TRY(tp_hta_summ_sets(&h, &s, sec, st, err));
     const struct tp_hta_iv *sets[3] = {s.type[0], s.type[1], s.type[2]};
     const int w[3] = {TP_HTA_COMP, TP_HTA_COMM, TP_HTA_MEM};
     int64_t time[8];
@@ -361,8 +357,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!by_kernel_group(vo))   /* one trace is a run of one rank: its table comes from its summary */
         return tp_summ_view_build(&tp_summ_kernel_types, st, vo, out, err);
     struct tp_hta h;
-    if (tp_hta_init(&h, st, vo) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_hta_init(&h, st, vo) == 0, err);
     tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
     int rc = t ? build_kernels(st, &h, t) : -1;
     tp_hta_free(&h);

@@ -8,10 +8,10 @@
  * percentage is "-" (HTA divides by zero).  --merge sums the ranks' times
  * (their summaries, hta_summ.h), the percentage from the sums. */
 #include <stdlib.h>
-#include "checked.h"
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "try.h"
 #include "views.h"
 #include "view_options.h"
 
@@ -33,12 +33,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    if (tp_hta_summ_init(&h, sec, st) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (tp_hta_collect(&h, &s) < 0) {
-        tp_hta_free(&h);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    TP_TRY(tp_hta_summ_sets(&h, &s, sec, st, err));
     /* HTA's sweep: communication counts 1, computation 2; both = 3. */
     const struct tp_hta_iv *sets[2] = {s.type[1], s.type[0]};
     const size_t n[2] = {s.ntype[1], s.ntype[0]};
@@ -64,15 +59,9 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
     int rc = tp_hta_summ_check(sec, path, vo, err);
     if (rc != TP_OK)
         return rc;
-    int64_t x[X_N] = {0};
-    for (size_t i = 0; i < sec->ng; i++)
-        for (int k = 0; k < X_N; k++)
-            tp_sat_add(&x[k], sec->g[i].x[k]);
-    tp_table *t = tp_table_new(ocols, sizeof ocols / sizeof *ocols);
-    if (!t || tp_table_add_row(t) < 0) {
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    int64_t x[X_N];
+    tp_table *t = tp_hta_summ_row(sec, ocols, sizeof ocols / sizeof *ocols, X_N, x);
+    TP_TRY_NOMEM(t, err);
     int64_t comm = x[X_COMM], comp = x[X_COMP];
     tp_hta_summ_set_rank(t, C_RANK, sec, sec->ng ? &sec->g[0] : NULL);
     tp_table_set_int(t, C_OVERLAP, x[X_OVERLAP]);
@@ -103,12 +92,6 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return tp_summ_view_build(&tp_summ_overlap, st, vo, out, err);
 }
 
-static const struct tp_view_option overlap_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_HTA_QUIRKS,
-    TP_VOPT_ALL_STEPS,
-};
-
 const tp_view tp_view_overlap = {
     .name = "overlap",
     .summary = "HTA communication/computation overlap per rank",
@@ -117,5 +100,5 @@ const tp_view tp_view_overlap = {
     .default_columns = "rank,overlap,comm,comm_comp_overlap_pct",
     .build = build,
     .timeline = 1,
-    TP_VIEW_OPTIONS(overlap_options),
+    TP_VIEW_HTA_OPTIONS,
 };
