@@ -867,30 +867,15 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
         case TP_K_KERNEL:
         case TP_K_MEMCPY:
         case TP_K_MEMSET:
-            if (a < src->nkernels) {
-                struct tp_kernel_info *ki = tp_store_add_kernel_info(dst, o);
-                if (!ki)
-                    goto oom;
-                *ki = src->kernels[a];
-            }
-            break;
         case TP_K_MEMORY:
-            if (a < src->nmems) {
-                struct tp_mem_info *mi = tp_store_add_mem_info(dst, o);
-                if (!mi)
-                    goto oom;
-                *mi = src->mems[a];
-            }
-            break;
         case TP_K_CPU_OP:
         case TP_K_USER_ANNOTATION:
         case TP_K_GPU_USER_ANNOTATION:
-        case TP_K_PYTHON_FUNCTION:
-            if (a < src->nops) {
-                struct tp_op_info *oi = tp_store_add_op_info(dst, o);
-                if (!oi)
-                    goto oom;
-                *oi = src->ops[a];
+        case TP_K_PYTHON_FUNCTION: {
+            struct tp_op_info *oi;
+            if (tp_store_copy_info(dst, o, src, i, &oi) < 0)
+                goto oom;
+            if (oi) {
                 oi->input_dims = rs(&m, oi->input_dims);
                 oi->input_types = rs(&m, oi->input_types);
                 oi->concrete_inputs = rs(&m, oi->concrete_inputs);
@@ -900,6 +885,7 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
                 oi->python_parent_id = apart(oi->python_parent_id, k);
             }
             break;
+        }
         default:
             dst->aux[o] = a;   /* a value, not an index into a side table we know */
             break;
