@@ -612,13 +612,7 @@ static int build_curve(const tp_store *st, const struct tp_mem *mem, int dev, in
         fmt_bytes(mem->recs[peak].total_allocated, pk, sizeof pk);
         snprintf(head, sizeof head, "%s  peak %s at %.3f ms  (fill: allocated, line: reserved)",
                  mem->devs[d].name, pk, (double)(mem->recs[peak].ts - mem->start_ts) / 1e6);
-        tp_table_add_row(t);
-        tp_table_set_str(t, C_PLOT, head);
-        for (size_t l = 0; l < pl.n; l++) {
-            tp_table_add_row(t);
-            tp_table_set_str(t, C_PLOT, pl.lines[l]);
-        }
-        tp_plot_free(&pl);
+        tp_plot_to_table(&pl, head, t, C_PLOT);
     }
     return 0;
 }
