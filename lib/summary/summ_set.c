@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "summ.h"
+#include "cmp.h"
 
 static int ends_with(const char *s, const char *tail)
 {
@@ -103,7 +104,7 @@ static int cmp_rank(const void *a, const void *b)
     int ax = rx == INT64_MIN, ay = ry == INT64_MIN;   /* no rank: after the ranked ones */
     if (ax != ay) return ax - ay;
     if (rx != ry) return rx < ry ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+    return TP_CMP(x->i, y->i);
 }
 
 int tp_summary_load_set(const char *const *paths, size_t n, tp_summary **out, tp_error *err)

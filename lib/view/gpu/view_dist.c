@@ -30,6 +30,7 @@
 #include "tb_classify.h"
 #include "view_options.h"
 #include "dist_rank.h"
+#include "cmp.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -180,19 +181,16 @@ static int64_t comm_bytes(const char *dims, const char *types)
 static int cmp_node(const void *a, const void *b)
 {
     const struct dist_cnode *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    if (x->e != y->e)
-        return x->e > y->e ? -1 : 1;
+    TP_CMP_BY(x, y, s);
+    TP_CMP_BY(y, x, e);   /* descending */
     return 0;
 }
 
 static int cmp_rg_rev_end(const void *a, const void *b)
 {
     const struct tp_range *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return x->e > y->e ? -1 : x->e < y->e;
+    TP_CMP_BY(x, y, s);
+    return TP_CMP(y->e, x->e);   /* descending */
 }
 
 static int64_t key_find(const int64_t *keys, const size_t *val, size_t n, int64_t k)
@@ -225,9 +223,8 @@ struct extidx { int64_t ext; size_t node; };
 static int cmp_extidx(const void *a, const void *b)
 {
     const struct extidx *x = a, *y = b;
-    if (x->ext != y->ext)
-        return x->ext < y->ext ? -1 : 1;
-    return x->node < y->node ? -1 : x->node > y->node;
+    TP_CMP_BY(x, y, ext);
+    return TP_CMP(x->node, y->node);
 }
 
 /* The communication nodes (with their CPU range as the first kernel range

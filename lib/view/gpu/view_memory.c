@@ -29,6 +29,7 @@
 #include "views.h"
 #include "view_options.h"
 #include "summ.h"
+#include "cmp.h"
 
 static const struct tp_coldef mem_cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "operator name (--events: the allocating operator, <unknown> if none)"},
@@ -413,13 +414,12 @@ static _Thread_local const struct ev *g_ev;
 static int cmp_ev(const void *a, const void *b)
 {
     const struct ev *x = &g_ev[*(const size_t *)a], *y = &g_ev[*(const size_t *)b];
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
+    TP_CMP_BY(x, y, dev);
     int64_t tx = x->at != TP_NONE ? x->at : x->rel, ty = y->at != TP_NONE ? y->at : y->rel;
     if (tx != ty)
         return tx < ty ? -1 : 1;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    return i < j ? -1 : i > j;
+    return TP_CMP(i, j);
 }
 
 /* The plugin's operator label of an allocation record. */

@@ -23,6 +23,7 @@
 #include "try.h"
 #include "views.h"
 #include "view_options.h"
+#include "cmp.h"
 
 static const struct tp_coldef icols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0,
@@ -42,9 +43,9 @@ struct kev { int32_t stream; int64_t s, e, rt, row; };
 static int cmp_kev(const void *a, const void *b)
 {
     const struct kev *x = a, *y = b;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    if (x->s != y->s) return x->s < y->s ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, stream);
+    TP_CMP_BY(x, y, s);
+    return TP_CMP(x->row, y->row);
 }
 
 /* x[]: the idle time of each category, then their gap counts */
@@ -117,7 +118,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 static int cmp_stream(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
 {
     long long x = strtoll((*a)->key[1], NULL, 10), y = strtoll((*b)->key[1], NULL, 10);
-    return x < y ? -1 : x > y;
+    return TP_CMP(x, y);
 }
 
 /* Three rows per stream (its number ascending): the rank's, or a merge's

@@ -27,6 +27,7 @@
 #include "try.h"
 #include "views.h"
 #include "view_options.h"
+#include "cmp.h"
 
 static const struct tp_coldef kcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0,
@@ -61,20 +62,20 @@ static int cmp_kev(const void *a, const void *b)
 {
     const struct kev *x = a, *y = b;
     if (x->type != y->type) return x->type - y->type;
-    return x->name < y->name ? -1 : x->name > y->name;
+    return TP_CMP(x->name, y->name);
 }
 
 static int cmp_by_sum(const void *a, const void *b)
 {
     const struct kgrp *x = a, *y = b;
-    if (x->sum != y->sum) return x->sum > y->sum ? -1 : 1;
+    TP_CMP_BY(y, x, sum);   /* descending */
     return strcmp(x->name, y->name);
 }
 
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
+    return TP_CMP(x, y);
 }
 
 /* pandas' Series.quantile (linear) of v[0..n), sorted in place */

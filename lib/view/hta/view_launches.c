@@ -22,6 +22,7 @@
 #include "views.h"
 #include "view_options.h"
 #include "summ.h"
+#include "cmp.h"
 
 static const struct tp_coldef lcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -57,9 +58,9 @@ struct lev { int64_t rts, ts, row; };
 static int cmp_lev(const void *a, const void *b)
 {
     const struct lev *x = a, *y = b;
-    if (x->rts != y->rts) return x->rts < y->rts ? -1 : 1;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, rts);
+    TP_CMP_BY(x, y, ts);
+    return TP_CMP(x->row, y->row);
 }
 
 static int64_t cutoff_ns(double us, double dflt)
@@ -265,8 +266,7 @@ static int cmp_keys(const struct tp_sgroup *const *a, const struct tp_sgroup *co
 static int cmp_lrow(const void *a, const void *b)
 {
     const struct tp_sgroup *x = ((const struct lrow *)a)->m[M_CPU], *y = ((const struct lrow *)b)->m[M_CPU];
-    if (x->n != y->n)
-        return x->n > y->n ? -1 : 1;
+    TP_CMP_BY(y, x, n);   /* descending */
     int c = strcmp(x->key[0], y->key[0]);
     return c ? c : strcmp(x->key[1], y->key[1]);
 }
