@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "summ.h"
 #include "cmp.h"
+#include "grow.h"
 
 static int ends_with(const char *s, const char *tail)
 {
@@ -52,13 +53,8 @@ static long list_dir(const char *dir, char ***out, int *others)
             *others = 1;
             continue;
         }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **p = realloc(v, cap * sizeof *p);
-            if (!p)
-                goto oom;
-            v = p;
-        }
+        if (tp_grow((void **)&v, &cap, n + 1, sizeof *v) < 0)
+            goto oom;
         if (!(v[n] = strdup(full)))
             goto oom;
         n++;
@@ -141,14 +137,9 @@ int tp_summary_load_set_view(const char *const *paths, size_t n, const char *vie
                 snprintf(dirlabel, sizeof dirlabel, "%s", paths[p]);
         }
         for (long f = 0; f < nf && rc == TP_OK; f++) {
-            if (nv == cap) {
-                cap = cap ? cap * 2 : 16;
-                struct member *q = realloc(v, cap * sizeof *q);
-                if (!q) {
-                    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                v = q;
+            if (tp_grow((void **)&v, &cap, nv + 1, sizeof *v) < 0) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+                break;
             }
             tp_summary *meta = NULL;
             const char *path = files ? files[f] : paths[p];
