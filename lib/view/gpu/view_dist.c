@@ -31,6 +31,7 @@
 #include "view_options.h"
 #include "dist_rank.h"
 #include "cmp.h"
+#include "grow.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -675,14 +676,9 @@ static int overview(struct dist_rank *R, size_t n, int aligned, int merge, tp_ta
             while (a < nacc && strcmp(acc[a].name, name) != 0)
                 a++;
             if (a == nacc) {
-                if (nacc == capacc) {
-                    capacc = capacc ? capacc * 2 : 16;
-                    void *p = realloc(acc, capacc * sizeof *acc);
-                    if (!p) {
-                        free(acc);
-                        return -1;
-                    }
-                    acc = p;
+                if (tp_grow((void **)&acc, &capacc, nacc + 1, sizeof *acc) < 0) {
+                    free(acc);
+                    return -1;
                 }
                 memset(&acc[nacc], 0, sizeof *acc);
                 snprintf(acc[nacc].name, sizeof acc[nacc].name, "%s", name);
