@@ -32,6 +32,7 @@
 #include "dist_rank.h"
 #include "cmp.h"
 #include "grow.h"
+#include "try.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -899,8 +900,7 @@ static int build_run(const tp_store *const *stores, size_t n, const struct tp_vi
 {
     *out = NULL;
     struct dist_rank *R = calloc(n ? n : 1, sizeof *R);
-    if (!R)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(R, err);
     for (size_t w = 0; w < n; w++)
         if (tp_dist_rank_build(&R[w], stores[w]) < 0) {
             for (size_t v = 0; v <= w; v++)

@@ -30,6 +30,7 @@
 #include "view_options.h"
 #include "summ.h"
 #include "cmp.h"
+#include "try.h"
 
 static const struct tp_coldef mem_cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "operator name (--events: the allocating operator, <unknown> if none)"},
@@ -628,8 +629,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     struct tp_mem mem;
     if (!curve && !(tree = tp_store_tb(st)))
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (tp_mem_collect(st, tree, &mem) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_mem_collect(st, tree, &mem) >= 0, err);
     tp_table *t = tp_table_new(mem_cols, sizeof mem_cols / sizeof *mem_cols);
     int rc = TP_OK;
     if (!t) {

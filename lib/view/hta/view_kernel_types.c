@@ -283,8 +283,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     tp_hta_sets_free(&s);
     tp_hta_free(&h);
     struct tp_sgroup *g = rc < 0 ? NULL : tp_hta_summ_group(sec, st, NULL);
-    if (!g)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(g, err);
     for (int m = 1; m <= 7; m++)
         g->x[m - 1] = time[m];
     return TP_OK;
@@ -303,8 +302,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
         for (int m = 1; m <= 7; m++)
             tp_sat_add(&time[m], sec->g[i].x[m - 1]);
     tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     int order[7], n = 0;
     int64_t total = 0;
     for (int m = 1; m <= 7; m++)

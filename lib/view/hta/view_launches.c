@@ -23,6 +23,7 @@
 #include "view_options.h"
 #include "summ.h"
 #include "cmp.h"
+#include "try.h"
 
 static const struct tp_coldef lcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -224,8 +225,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     struct tp_view_opts vo = {.hta_quirks = (int)(p & 1), .all_steps = (int)(p >> 1 & 1)};
     struct launch *L;
     size_t n;
-    if (collect(st, &vo, &L, &n) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(collect(st, &vo, &L, &n) >= 0, err);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct launch *x = &L[i];
