@@ -31,6 +31,7 @@
 #include "store.h"
 #include "cmp.h"
 #include "try.h"
+#include "grow.h"
 
 struct tp_run {
     char dir[1024];
@@ -320,16 +321,11 @@ int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err)
             continue;
         }
         x.name = strdup(e->d_name);
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct found *p = realloc(f, cap * sizeof *p);
-            if (!p) {
-                free(x.name);
-                free(x.worker);
-                free(x.span);
-                goto oom;
-            }
-            f = p;
+        if (tp_grow((void **)&f, &cap, n + 1, sizeof *f) < 0) {
+            free(x.name);
+            free(x.worker);
+            free(x.span);
+            goto oom;
         }
         f[n++] = x;
         if (!x.name || !x.worker || !x.span)

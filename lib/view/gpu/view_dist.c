@@ -246,13 +246,8 @@ static int collect_comm_nodes(struct dist_rank *R, struct tp_ranges *cpu)
             if (tp_ranges_push(&R->comm, s, e) < 0)
                 return -1;
             R->lib |= lib;
-            if (R->nnodes == capn) {
-                capn = capn ? capn * 2 : 16;
-                struct dist_cnode *p = realloc(R->nodes, capn * sizeof *p);
-                if (!p)
-                    return -1;
-                R->nodes = p;
-            }
+            if (tp_grow((void **)&R->nodes, &capn, R->nnodes + 1, sizeof *R->nodes) < 0)
+                return -1;
             struct dist_cnode *c = &R->nodes[R->nnodes++];
             memset(c, 0, sizeof *c);
             c->s = s;
