@@ -86,11 +86,7 @@ static const struct tp_summ_desc desc = {
 const struct tp_summ_view tp_summ_overlap = {&desc, "overlap", tp_summ_reads_always, summarize, table,
                                              tp_hta_summ_param};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(&tp_summ_overlap, st, vo, out, err);
-}
+TP_SUMM_BUILD(tp_summ_overlap)
 
 const tp_view tp_view_overlap = {
     .name = "overlap",
