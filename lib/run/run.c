@@ -703,6 +703,18 @@ const char *tp_run_notes(const tp_run *r)
 }
 
 /* "0,2,5-7" -> does it name rank x? (-1: the list is not one) */
+/* What rank k of r holds (its names, store and result); not k itself. */
+static void free_rank(const tp_run *r, struct tp_run_rank *k)
+{
+    free((char *)k->path);
+    free((char *)k->worker);
+    free((char *)k->span);
+    free(k->step_numbers);
+    tp_store_free(k->store);
+    if (k->result && r->drop)
+        r->drop(k->result);
+}
+
 static int rank_listed(const char *list, int64_t x)
 {
     for (const char *p = list; *p;) {
@@ -765,13 +777,7 @@ static int apply_keep(tp_run *r, tp_error *err)
             r->r[k++] = r->r[i];
             continue;
         }
-        free((char *)r->r[i].path);
-        free((char *)r->r[i].worker);
-        free((char *)r->r[i].span);
-        free(r->r[i].step_numbers);
-        tp_store_free(r->r[i].store);
-        if (r->r[i].result && r->drop)
-            r->drop(r->r[i].result);
+        free_rank(r, &r->r[i]);
     }
     r->n = k;
     return TP_OK;
@@ -782,13 +788,7 @@ void tp_run_free(tp_run *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n; i++) {
-        free((char *)r->r[i].path);
-        free((char *)r->r[i].worker);
-        free((char *)r->r[i].span);
-        free(r->r[i].step_numbers);
-        tp_store_free(r->r[i].store);
-        if (r->r[i].result && r->drop)
-            r->drop(r->r[i].result);
+        free_rank(r, &r->r[i]);
     }
     free(r->r);
     free(r->notes);
