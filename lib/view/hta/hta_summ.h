@@ -34,11 +34,17 @@ struct tp_hta_sets;
 int tp_hta_summ_sets(struct tp_hta *h, struct tp_hta_sets *s, struct tp_section *sec, const tp_store *st,
                      tp_error *err);
 
-/* A table of cols with one row, and the sums over sec's groups of their
- * first nx numbers in x (the views of one row per rank, or per run for a
- * merge).  NULL on out of memory. */
-tp_table *tp_hta_summ_row(const struct tp_section *sec, const struct tp_coldef *cols, size_t ncols, int nx,
-                          int64_t *x);
+/* The end of a summarize(): s and h freed; TP_OK when ok, else
+ * TP_ERR_NOMEM in err. */
+int tp_hta_summ_done(struct tp_hta *h, struct tp_hta_sets *s, int ok, tp_error *err);
+
+/* The table of the views of one row per rank (or per run for a merge):
+ * after tp_hta_summ_check, *t is a table of cols with one row, its rank in
+ * column rank_col, and x the sums over sec's groups of their first nx
+ * numbers.  TP_OK, or an error (nothing in *t). */
+int tp_hta_summ_row(struct tp_section *sec, const char *path, const struct tp_view_opts *vo,
+                    const struct tp_coldef *cols, size_t ncols, int rank_col, int nx, int64_t *x, tp_table **t,
+                    tp_error *err);
 
 /* The group of st's rank (then the `more` keys, nkeys - 1 of them), counted
  * once as a rank that has it.  NULL on out of memory. */

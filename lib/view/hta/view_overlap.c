@@ -46,9 +46,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
         g->x[X_COMM] = tp_hta_len(s.type[1], s.ntype[1]);
         g->x[X_COMP] = tp_hta_len(s.type[0], s.ntype[0]);
     }
-    tp_hta_sets_free(&s);
-    tp_hta_free(&h);
-    return g ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    return tp_hta_summ_done(&h, &s, g != NULL, err);
 }
 
 /* One row: the rank's times, or a merge's sums over its ranks (the share
@@ -56,14 +54,10 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err)
 {
-    int rc = tp_hta_summ_check(sec, path, vo, err);
-    if (rc != TP_OK)
-        return rc;
     int64_t x[X_N];
-    tp_table *t = tp_hta_summ_row(sec, ocols, sizeof ocols / sizeof *ocols, X_N, x);
-    TP_TRY_NOMEM(t, err);
+    tp_table *t;
+    TP_TRY(tp_hta_summ_row(sec, path, vo, ocols, sizeof ocols / sizeof *ocols, C_RANK, X_N, x, &t, err));
     int64_t comm = x[X_COMM], comp = x[X_COMP];
-    tp_hta_summ_set_rank(t, C_RANK, sec, sec->ng ? &sec->g[0] : NULL);
     tp_table_set_int(t, C_OVERLAP, x[X_OVERLAP]);
     tp_table_set_int(t, C_COMM, comm);
     tp_table_set_int(t, C_COMP, comp);

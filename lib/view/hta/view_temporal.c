@@ -54,9 +54,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
         g->x[X_KT] = kt;
         g->x[X_EVENTS] = (int64_t)s.nevents;
     }
-    tp_hta_sets_free(&s);
-    tp_hta_free(&h);
-    return g ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    return tp_hta_summ_done(&h, &s, g != NULL, err);
 }
 
 /* One row: the rank's numbers, or a merge's sums over its ranks (exact
@@ -64,13 +62,9 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err)
 {
-    int rc = tp_hta_summ_check(sec, path, vo, err);
-    if (rc != TP_OK)
-        return rc;
     int64_t x[X_N];
-    tp_table *t = tp_hta_summ_row(sec, tcols, sizeof tcols / sizeof *tcols, X_N, x);
-    TP_TRY_NOMEM(t, err);
-    tp_hta_summ_set_rank(t, C_RANK, sec, sec->ng ? &sec->g[0] : NULL);
+    tp_table *t;
+    TP_TRY(tp_hta_summ_row(sec, path, vo, tcols, sizeof tcols / sizeof *tcols, C_RANK, X_N, x, &t, err));
     tp_table_set_int(t, C_EVENTS, x[X_EVENTS]);
     tp_table_set_int(t, C_IDLE, x[X_IDLE]);
     tp_table_set_int(t, C_COMP, x[X_COMP]);
