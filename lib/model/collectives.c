@@ -19,6 +19,7 @@
 #include <string.h>
 #include "collectives.h"
 #include "cmp.h"
+#include "grow.h"
 
 static const char *const op_names[TP_COLL_NOPS] = {
     [TP_COLL_OTHER] = "other", [TP_COLL_ALL_REDUCE] = "all_reduce", [TP_COLL_ALL_GATHER] = "all_gather",
@@ -381,14 +382,9 @@ int tp_coll_extract(const tp_store *st, struct tp_coll_list *out)
         if (st->ph[r] != 'X' || st->external_id[r] == TP_NONE || st->kind[r] == TP_K_KERNEL ||
             !is_comm_op_name(tp_store_str(st, st->name[r])))
             continue;
-        if (nx == capx) {
-            capx = capx ? capx * 2 : 64;
-            void *p = realloc(x, capx * sizeof *x);
-            if (!p) {
-                free(x);
-                return -1;
-            }
-            x = p;
+        if (tp_grow((void **)&x, &capx, nx + 1, sizeof *x) < 0) {
+            free(x);
+            return -1;
         }
         x[nx++] = (struct extop){st->external_id[r], (int64_t)r};
     }
@@ -398,15 +394,10 @@ int tp_coll_extract(const tp_store *st, struct tp_coll_list *out)
     for (size_t r = 0; r < st->n; r++) {
         if (st->kind[r] != TP_K_KERNEL || st->ph[r] != 'X' || !is_comm_kernel(st, r))
             continue;
-        if (out->n == cap) {
-            cap = cap ? cap * 2 : 64;
-            void *p = realloc(out->v, cap * sizeof *out->v);
-            if (!p) {
-                free(x);
-                tp_coll_list_free(out);
-                return -1;
-            }
-            out->v = p;
+        if (tp_grow((void **)&out->v, &cap, out->n + 1, sizeof *out->v) < 0) {
+            free(x);
+            tp_coll_list_free(out);
+            return -1;
         }
         struct tp_coll_rec *rec = &out->v[out->n++];
         memset(rec, 0, sizeof *rec);

@@ -14,6 +14,7 @@
 #include "critical_path.h"
 #include "i64map.h"
 #include "cmp.h"
+#include "grow.h"
 
 #define KERNEL_KERNEL_DELAY_NS INT64_C(1500000)   /* HTA: 1.5 ms; longer gaps are other dependencies */
 
@@ -96,14 +97,8 @@ static int add_edge(struct builder *b, uint32_t from, uint32_t to, enum tp_cp_ed
     if (!slot)
         return -1;
     if (*slot < 0) {   /* a new pair */
-        if (g->nedges == g->capedges) {
-            size_t cap = g->capedges ? 2 * g->capedges : 1024;
-            struct tp_cp_edge *p = realloc(g->edges, cap * sizeof *p);
-            if (!p)
-                return -1;
-            g->edges = p;
-            g->capedges = cap;
-        }
+        if (tp_grow((void **)&g->edges, &g->capedges, g->nedges + 1, sizeof *g->edges) < 0)
+            return -1;
         *slot = (int64_t)g->nedges++;
         g->edges[*slot].attr_row = -1;
     }

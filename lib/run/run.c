@@ -31,6 +31,7 @@
 #include "store.h"
 #include "cmp.h"
 #include "try.h"
+#include "grow.h"
 
 struct tp_run {
     char dir[1024];
@@ -320,16 +321,11 @@ int tp_run_open(tp_run **out, const char *dir, const char *span, tp_error *err)
             continue;
         }
         x.name = strdup(e->d_name);
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct found *p = realloc(f, cap * sizeof *p);
-            if (!p) {
-                free(x.name);
-                free(x.worker);
-                free(x.span);
-                goto oom;
-            }
-            f = p;
+        if (tp_grow((void **)&f, &cap, n + 1, sizeof *f) < 0) {
+            free(x.name);
+            free(x.worker);
+            free(x.span);
+            goto oom;
         }
         f[n++] = x;
         if (!x.name || !x.worker || !x.span)
@@ -707,6 +703,18 @@ const char *tp_run_notes(const tp_run *r)
 }
 
 /* "0,2,5-7" -> does it name rank x? (-1: the list is not one) */
+/* What rank k of r holds (its names, store and result); not k itself. */
+static void free_rank(const tp_run *r, struct tp_run_rank *k)
+{
+    free((char *)k->path);
+    free((char *)k->worker);
+    free((char *)k->span);
+    free(k->step_numbers);
+    tp_store_free(k->store);
+    if (k->result && r->drop)
+        r->drop(k->result);
+}
+
 static int rank_listed(const char *list, int64_t x)
 {
     for (const char *p = list; *p;) {
@@ -769,13 +777,7 @@ static int apply_keep(tp_run *r, tp_error *err)
             r->r[k++] = r->r[i];
             continue;
         }
-        free((char *)r->r[i].path);
-        free((char *)r->r[i].worker);
-        free((char *)r->r[i].span);
-        free(r->r[i].step_numbers);
-        tp_store_free(r->r[i].store);
-        if (r->r[i].result && r->drop)
-            r->drop(r->r[i].result);
+        free_rank(r, &r->r[i]);
     }
     r->n = k;
     return TP_OK;
@@ -786,13 +788,7 @@ void tp_run_free(tp_run *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n; i++) {
-        free((char *)r->r[i].path);
-        free((char *)r->r[i].worker);
-        free((char *)r->r[i].span);
-        free(r->r[i].step_numbers);
-        tp_store_free(r->r[i].store);
-        if (r->r[i].result && r->drop)
-            r->drop(r->r[i].result);
+        free_rank(r, &r->r[i]);
     }
     free(r->r);
     free(r->notes);
@@ -867,30 +863,15 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
         case TP_K_KERNEL:
         case TP_K_MEMCPY:
         case TP_K_MEMSET:
-            if (a < src->nkernels) {
-                struct tp_kernel_info *ki = tp_store_add_kernel_info(dst, o);
-                if (!ki)
-                    goto oom;
-                *ki = src->kernels[a];
-            }
-            break;
         case TP_K_MEMORY:
-            if (a < src->nmems) {
-                struct tp_mem_info *mi = tp_store_add_mem_info(dst, o);
-                if (!mi)
-                    goto oom;
-                *mi = src->mems[a];
-            }
-            break;
         case TP_K_CPU_OP:
         case TP_K_USER_ANNOTATION:
         case TP_K_GPU_USER_ANNOTATION:
-        case TP_K_PYTHON_FUNCTION:
-            if (a < src->nops) {
-                struct tp_op_info *oi = tp_store_add_op_info(dst, o);
-                if (!oi)
-                    goto oom;
-                *oi = src->ops[a];
+        case TP_K_PYTHON_FUNCTION: {
+            struct tp_op_info *oi;
+            if (tp_store_copy_info(dst, o, src, i, &oi) < 0)
+                goto oom;
+            if (oi) {
                 oi->input_dims = rs(&m, oi->input_dims);
                 oi->input_types = rs(&m, oi->input_types);
                 oi->concrete_inputs = rs(&m, oi->concrete_inputs);
@@ -900,6 +881,7 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
                 oi->python_parent_id = apart(oi->python_parent_id, k);
             }
             break;
+        }
         default:
             dst->aux[o] = a;   /* a value, not an index into a side table we know */
             break;

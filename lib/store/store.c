@@ -229,6 +229,41 @@ struct tp_mem_info *tp_store_add_mem_info(tp_store *st, size_t row)
     return m;
 }
 
+int tp_store_copy_info(tp_store *dst, size_t row, const tp_store *src, size_t i, struct tp_op_info **op)
+{
+    uint32_t a = src->aux[i];
+    *op = NULL;
+    switch (src->kind[i]) {
+    case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET: case TP_K_SYNC:
+        if (a < src->nkernels) {
+            struct tp_kernel_info *ki = tp_store_add_kernel_info(dst, row);
+            if (!ki)
+                return -1;
+            *ki = src->kernels[a];
+        }
+        return 0;
+    case TP_K_MEMORY:
+        if (a < src->nmems) {
+            struct tp_mem_info *mi = tp_store_add_mem_info(dst, row);
+            if (!mi)
+                return -1;
+            *mi = src->mems[a];
+        }
+        return 0;
+    case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION: case TP_K_PYTHON_FUNCTION:
+        if (a < src->nops) {
+            struct tp_op_info *oi = tp_store_add_op_info(dst, row);
+            if (!oi)
+                return -1;
+            *oi = src->ops[a];
+            *op = oi;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 struct tp_coll_info *tp_store_add_coll_info(tp_store *st, size_t row)
 {
     if (st->ncolls && (size_t)st->colls[st->ncolls - 1].row >= row)

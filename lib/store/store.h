@@ -274,6 +274,11 @@ int64_t tp_store_add(tp_store *st);
 struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row);
 struct tp_op_info     *tp_store_add_op_info(tp_store *st, size_t row);
 struct tp_mem_info    *tp_store_add_mem_info(tp_store *st, size_t row);
+/* Copy the side-table record of src's row i (its kernel, memory or op info,
+ * by the row's kind) to dst's row `row` as it is: its strings are still
+ * src's ids, so *op is the op info copied (else NULL) for the caller to
+ * re-intern them.  0 (nothing to copy included), or -1 on out of memory. */
+int tp_store_copy_info(tp_store *dst, size_t row, const tp_store *src, size_t i, struct tp_op_info **op);
 /* Append the collective record of row `row` (rows must come in increasing
  * order; the record is not attached through aux: tp_store_coll finds it). */
 struct tp_coll_info   *tp_store_add_coll_info(tp_store *st, size_t row);

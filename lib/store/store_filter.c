@@ -76,28 +76,12 @@ static int copy_row(tp_store *dst, const tp_store *src, size_t i, struct remap *
     case TP_K_META:
         dst->aux[o] = rs(m, a);
         return 0;
-    case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET: case TP_K_SYNC:
-        if (a < src->nkernels) {
-            struct tp_kernel_info *ki = tp_store_add_kernel_info(dst, o);
-            if (!ki)
-                return -1;
-            *ki = src->kernels[a];
-        }
-        return 0;
-    case TP_K_MEMORY:
-        if (a < src->nmems) {
-            struct tp_mem_info *mi = tp_store_add_mem_info(dst, o);
-            if (!mi)
-                return -1;
-            *mi = src->mems[a];
-        }
-        return 0;
-    case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION: case TP_K_PYTHON_FUNCTION:
-        if (a < src->nops) {
-            struct tp_op_info *oi = tp_store_add_op_info(dst, o);
-            if (!oi)
-                return -1;
-            *oi = src->ops[a];
+    case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET: case TP_K_SYNC: case TP_K_MEMORY:
+    case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION: case TP_K_PYTHON_FUNCTION: {
+        struct tp_op_info *oi;
+        if (tp_store_copy_info(dst, o, src, i, &oi) < 0)
+            return -1;
+        if (oi) {
             oi->input_dims = rs(m, oi->input_dims);
             oi->input_types = rs(m, oi->input_types);
             oi->concrete_inputs = rs(m, oi->concrete_inputs);
@@ -105,25 +89,11 @@ static int copy_row(tp_store *dst, const tp_store *src, size_t i, struct remap *
             oi->call_stack = rs(m, oi->call_stack);
         }
         return 0;
+    }
     default:
         dst->aux[o] = a;   /* a value, not an index into a side table */
         return 0;
     }
-}
-
-static int parse_steps(const char *s, int64_t *a, int64_t *b)
-{
-    char *end;
-    long long x = strtoll(s, &end, 10), y = x;
-    if (end == s || x < 0)
-        return -1;
-    if (*end == '-') {
-        const char *t = end + 1;
-        y = strtoll(t, &end, 10);
-        if (end == t || y < x)
-            return -1;
-    }
-    return *end ? -1 : (*a = x, *b = y, 0);
 }
 
 static int is_gpu_work(uint8_t k) { return k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET; }
@@ -135,8 +105,8 @@ static int keep_mask(const tp_store *st, const char *steps, const char *window, 
     int by_step = steps != NULL;
     if (by_step) {
         int64_t a, b;
-        if (parse_steps(steps, &a, &b) != 0)
-            return tp_error_set(err, TP_ERR_USAGE, "--step: '%s' is not N or A-B (ProfilerStep numbers)", steps);
+        if (tp_parse_steps(steps, &a, &b, err) != TP_OK)
+            return TP_ERR_USAGE;
         *w0 = INT64_MAX;
         *w1 = INT64_MIN;
         for (size_t s = 0; s < st->nsteps; s++)

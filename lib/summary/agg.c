@@ -9,6 +9,7 @@
 #include "checked.h"
 #include "store.h"
 #include "grow.h"
+#include "cmp.h"
 
 static int key_index(const struct tp_agg_spec *spec, const char *w, size_t len)
 {
@@ -439,7 +440,7 @@ static int cmp_groups(const void *a, const void *b, void *arg)
     int c = s->reverse ? strcmp(x->key[0], y->key[0]) : 0;
     if (c)
         return -c;
-    return x->order < y->order ? -1 : x->order > y->order;
+    return TP_CMP(x->order, y->order);
 }
 
 static double pct(int64_t v, int64_t of)

@@ -7,6 +7,7 @@
 #include "summ.h"
 #include "checked.h"
 #include "i64map.h"
+#include "cmp.h"
 
 /* 128-bit sums saturate as the int64 ones do (checked.h): a forged trace's
  * squares may pass 2^127; the std then comes from the multiset instead. */
@@ -164,7 +165,7 @@ int tp_summ_seen(struct tp_section *sec, struct tp_sgroup *g, int64_t stream, in
 static int cmp_rl(const void *a, const void *b)
 {
     int64_t x = ((const struct tp_rl *)a)->v, y = ((const struct tp_rl *)b)->v;
-    return x < y ? -1 : x > y;
+    return TP_CMP(x, y);
 }
 
 /* Sort a list and add up the counts of equal values, in place. */
@@ -290,10 +291,10 @@ struct firstkey { int64_t sp, seq, pos; size_t i; };
 static int cmp_first(const void *a, const void *b)
 {
     const struct firstkey *x = a, *y = b;
-    if (x->sp != y->sp) return x->sp < y->sp ? -1 : 1;
-    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
-    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+    TP_CMP_BY(x, y, sp);
+    TP_CMP_BY(x, y, seq);
+    TP_CMP_BY(x, y, pos);
+    return TP_CMP(x->i, y->i);
 }
 
 int tp_summ_order(struct tp_section *sec)
@@ -354,7 +355,7 @@ const struct tp_sgroup **tp_summ_sorted(struct tp_section *sec,
 
 int tp_summ_cmp_order(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
 {
-    return (*a)->order < (*b)->order ? -1 : (*a)->order > (*b)->order;
+    return TP_CMP((*a)->order, (*b)->order);
 }
 
 /* The value at 0-based position q of the multiset. */

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "summ.h"
+#include "cmp.h"
+#include "grow.h"
 
 static int ends_with(const char *s, const char *tail)
 {
@@ -51,13 +53,8 @@ static long list_dir(const char *dir, char ***out, int *others)
             *others = 1;
             continue;
         }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **p = realloc(v, cap * sizeof *p);
-            if (!p)
-                goto oom;
-            v = p;
-        }
+        if (tp_grow((void **)&v, &cap, n + 1, sizeof *v) < 0)
+            goto oom;
         if (!(v[n] = strdup(full)))
             goto oom;
         n++;
@@ -103,7 +100,7 @@ static int cmp_rank(const void *a, const void *b)
     int ax = rx == INT64_MIN, ay = ry == INT64_MIN;   /* no rank: after the ranked ones */
     if (ax != ay) return ax - ay;
     if (rx != ry) return rx < ry ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+    return TP_CMP(x->i, y->i);
 }
 
 int tp_summary_load_set(const char *const *paths, size_t n, tp_summary **out, tp_error *err)
@@ -140,14 +137,9 @@ int tp_summary_load_set_view(const char *const *paths, size_t n, const char *vie
                 snprintf(dirlabel, sizeof dirlabel, "%s", paths[p]);
         }
         for (long f = 0; f < nf && rc == TP_OK; f++) {
-            if (nv == cap) {
-                cap = cap ? cap * 2 : 16;
-                struct member *q = realloc(v, cap * sizeof *q);
-                if (!q) {
-                    rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                v = q;
+            if (tp_grow((void **)&v, &cap, nv + 1, sizeof *v) < 0) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+                break;
             }
             tp_summary *meta = NULL;
             const char *path = files ? files[f] : paths[p];

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "summ.h"
 #include "summary.h"
+#include "cmp.h"
 
 int tp_summ_sample(struct tp_section *sec, int which, const struct tp_sample *s, const char *tagname)
 {
@@ -36,7 +37,7 @@ static int cmp_stat(const void *a, const void *b)
     const struct tp_summary *x = a, *y = b;
     int c = strcmp(x->key, y->key);
     if (c) return c;
-    if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+    TP_CMP_BY(x, y, tag);
     return strcmp(x->tagname, y->tagname);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "summ.h"
 #include "store.h"
+#include "try.h"
 
 static const struct tp_summ_view *const summ_views[] = {
     &tp_summ_kernels_name, &tp_summ_kernels_props, &tp_summ_ops_name, &tp_summ_ops_shape, &tp_summ_ops_stack, &tp_summ_steps, &tp_summ_diff,
@@ -37,8 +38,7 @@ int tp_summ_view_add(const struct tp_summ_view *sv, const tp_store *st, const st
                      tp_summary *s, tp_error *err)
 {
     struct tp_section *sec = tp_summ_section(s, sv->desc);
-    if (!sec)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(sec, err);
     if (sv->param)
         sec->flags = (int)(sv->param(vo) << TP_SUMM_PARAM_SHIFT);
     int rc = sv->summarize(st, sec, err);
@@ -68,8 +68,7 @@ int tp_summary_build(const tp_store *st, const tp_view *v, const struct tp_view_
     if (v && !(only = summ_for(v, vo)))
         return tp_error_set(err, TP_ERR_USAGE, "%s: this view (with these options) has no mergeable summary", v->name);
     tp_summary *s = calloc(1, sizeof *s);
-    if (!s)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(s, err);
     snprintf(s->path, sizeof s->path, "%s", st->path);
     s->nranks = 1;
     s->meta.source_size = -1;

@@ -11,6 +11,12 @@ const struct tp_view_option tp_vopt_filters[2] = {
     TP_VOPT_FILTERS,
 };
 
+const struct tp_view_option tp_vopt_hta[4] = {
+    TP_VOPT_FILTERS,
+    TP_VOPT_HTA_QUIRKS,
+    TP_VOPT_ALL_STEPS,
+};
+
 const struct tp_view_option *tp_view_options(const tp_view *v, size_t *n)
 {
     /* an NPU twin (tp_view_for_store) honours the options of the view of its name */

@@ -48,5 +48,10 @@ extern const struct tp_view_option tp_vopt_filters[2];
 #define TP_VIEW_FILTER_OPTIONS TP_VIEW_OPTIONS(tp_vopt_filters)
 #define TP_VOPT_ALL_STEPS \
     TP_VOPT_FLAG("all-steps", all_steps, "keep the last ProfilerStep (HTA leaves it out)")
+/* The HTA timeline views with no option of their own (temporal, overlap,
+ * idle) share one table (view_options.c): --step, --window, --hta-quirks,
+ * --all-steps. */
+extern const struct tp_view_option tp_vopt_hta[4];
+#define TP_VIEW_HTA_OPTIONS TP_VIEW_OPTIONS(tp_vopt_hta)
 
 #endif

@@ -16,6 +16,7 @@
 #include "table.h"
 #include "views.h"
 #include "view_options.h"
+#include "grow.h"
 
 static const struct tp_coldef cols[] = {
     {"idx", "Idx", TP_COL_INT, 7, 0, "index: 1-based position in kernel order"},
@@ -171,15 +172,9 @@ static const struct fentry *fmemo_get(struct fmemo *m, const struct fkey *k, con
     }
     if (m->n == FMEMO_MAX)
         return NULL;
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        struct fentry *e = realloc(m->e, cap * sizeof *e);
-        if (!e) {
-            m->oom = 1;
-            return NULL;
-        }
-        m->e = e;
-        m->cap = cap;
+    if (tp_grow((void **)&m->e, &m->cap, m->n + 1, sizeof *m->e) < 0) {
+        m->oom = 1;
+        return NULL;
     }
     struct fentry *e = &m->e[m->n];
     e->key = *k;

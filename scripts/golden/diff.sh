@@ -48,6 +48,12 @@ def run(*args):
     p = subprocess.run([tprof, 'diff'] + list(args), capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
+def gate(name, want, threshold, a, b, note=''):
+    """`tprof diff --fail-above THRESHOLD A B` exits with want (note: a text its stderr holds)."""
+    rc, out, err = run('--fail-above', threshold, a, b)
+    ok(name, rc == want and note in err, 'exit %d: %s' % (rc, err.strip()))
+    return rc, out, err
+
 def table(*args):
     rc, out, err = run('--csv', *args)
     return rc, list(csv.DictReader(io.StringIO(out))), err
@@ -138,19 +144,14 @@ try:
     ok('gate.self_exit0', rc == 0 and err == '', 'exit %d: %s' % (rc, err.strip()))
     nosteps = variant('nosteps', drop_steps=True)
     doubled = variant('doubled_nosteps', kernel_factor=2, drop_steps=True)
-    rc, out, err = run('--fail-above', '5%', nosteps, doubled)
-    ok('gate.kernels_doubled_exit1', rc == 1, 'exit %d: %s' % (rc, err.strip()))
+    rc, out, err = gate('gate.kernels_doubled_exit1', 1, '5%', nosteps, doubled)
     ok('gate.kernels_doubled_message',
        err.strip() == 'tprof: regression: total kernel time %.1f us -> %.1f us (+100.0%%) exceeds 5%%'
        % (ktot(A) / 1000, 2 * ktot(A) / 1000), repr(err))
-    rc, out, err = run('--fail-above', '5%', doubled, nosteps)
-    ok('gate.kernels_halved_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
-    rc, out, err = run('--fail-above', '101%', nosteps, doubled)
-    ok('gate.kernels_doubled_under_101pct_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
-    rc, out, err = run('--fail-above', '400us', nosteps, doubled)
-    ok('gate.kernels_doubled_over_400us_exit1', rc == 1, 'exit %d: %s' % (rc, err.strip()))
-    rc, out, err = run('--fail-above', '1ms', nosteps, doubled)
-    ok('gate.kernels_doubled_under_1ms_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
+    gate('gate.kernels_halved_exit0', 0, '5%', doubled, nosteps)
+    gate('gate.kernels_doubled_under_101pct_exit0', 0, '101%', nosteps, doubled)
+    gate('gate.kernels_doubled_over_400us_exit1', 1, '400us', nosteps, doubled)
+    gate('gate.kernels_doubled_under_1ms_exit0', 0, '1ms', nosteps, doubled)
     slow = variant('steps_slower', step_factor=1.1)
     rc, out, err = run('--fail-above', '5%', base, slow)
     avg = Decimal(sum(sa)) / len(sa) / 1000
@@ -159,16 +160,14 @@ try:
        err.strip() == 'tprof: regression: avg step time %.1f us -> %.1f us (+10.0%%) exceeds 5%%'
        % (avg, avg * Decimal('1.1')), repr(err))
     kd = variant('doubled_steps_kept', kernel_factor=2)
-    rc, out, err = run('--fail-above', '5%', base, kd)
-    ok('gate.steps_decide_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
+    gate('gate.steps_decide_exit0', 0, '5%', base, kd)
 
     # ---- exit 2 ----
     rc, out, err = run(base, os.path.join(tmp, 'missing.json'))
     ok('exit2.missing_file', rc == 2 and 'missing.json' in err, 'exit %d: %s' % (rc, err.strip()))
     rc, out, err = run(base)
     ok('exit2.one_input', rc == 2, 'exit %d: %s' % (rc, err.strip()))
-    rc, out, err = run('--fail-above', 'five', base, base)
-    ok('exit2.bad_threshold', rc == 2, 'exit %d: %s' % (rc, err.strip()))
+    gate('exit2.bad_threshold', 2, 'five', base, base)
     rc, out, err = run('-c', 'nope', base, base)
     ok('exit2.bad_column', rc == 2, 'exit %d: %s' % (rc, err.strip()))
 
@@ -224,14 +223,10 @@ try:
            len(steps_a) == 8 and Decimal(s['avg_step_time']['A(us)']) * 1000 == Decimal(sum(steps_a)) / len(steps_a),
            repr(s.get('avg_step_time')))
         slow = run_variant('run_steps_slower', step_factor=1.1)
-        rc, out, err = run('--fail-above', '5%', ra, slow)
-        ok('run.gate.steps_slower_exit1', rc == 1 and 'avg step time' in err, 'exit %d: %s' % (rc, err.strip()))
-        rc, out, err = run('--fail-above', '15%', ra, slow)
-        ok('run.gate.steps_slower_under_15pct_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
-        rc, out, err = run('--fail-above', '5%', slow, ra)
-        ok('run.gate.steps_faster_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
-        rc, out, err = run('--fail-above', '5%', ra, ra)
-        ok('run.gate.self_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
+        gate('run.gate.steps_slower_exit1', 1, '5%', ra, slow, 'avg step time')
+        gate('run.gate.steps_slower_under_15pct_exit0', 0, '15%', ra, slow)
+        gate('run.gate.steps_faster_exit0', 0, '5%', slow, ra)
+        gate('run.gate.self_exit0', 0, '5%', ra, ra)
         # a rank less in B: its ops and kernels are fewer, and the gate still runs
         fewer = run_variant('run_fewer', drop='worker7')
         rc, rows, err = table(ra, fewer)
@@ -272,12 +267,9 @@ try:
         s = {r['Metric']: r for r in srows}
         ok('sqlite.summary_kernel_time', rc == 0 and s['total_kernel_time']['A(us)'] == us(ktot),
            'exit %d %r (want %s)' % (rc, s.get('total_kernel_time'), us(ktot)))
-        rc, out, err = run('--fail-above', '5%', sql, slow_sql)
-        ok('sqlite.gate_slower_exit1', rc == 1 and 'total kernel time' in err, 'exit %d: %s' % (rc, err.strip()))
-        rc, out, err = run('--fail-above', '5%', slow_sql, sql)
-        ok('sqlite.gate_faster_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
-        rc, out, err = run('--fail-above', '20%', sql, slow_sql)
-        ok('sqlite.gate_under_20pct_exit0', rc == 0, 'exit %d: %s' % (rc, err.strip()))
+        gate('sqlite.gate_slower_exit1', 1, '5%', sql, slow_sql, 'total kernel time')
+        gate('sqlite.gate_faster_exit0', 0, '5%', slow_sql, sql)
+        gate('sqlite.gate_under_20pct_exit0', 0, '20%', sql, slow_sql)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 PY

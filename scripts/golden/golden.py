@@ -98,3 +98,63 @@ def print_case(name, why):
 def case(name, fn):
     """Run one case (run_cases) and print it (print_case)."""
     run_cases([(name, fn)], print_case)
+
+
+def run_clean(tprof, *args, env=None, drop=('TPROF_MERGE_CONCAT',)):
+    """(exit status, stdout, stderr) of `tprof ARGS` in this environment
+    less the variables in drop (which would change what a view prints),
+    plus env."""
+    e = dict(os.environ)
+    for k in drop:
+        e.pop(k, None)
+    e.update(env or {})
+    p = subprocess.run([tprof] + list(args), capture_output=True, text=True, env=e)
+    return p.returncode, p.stdout, p.stderr
+
+
+def summary_runs(ref, tmp):
+    """{name: folder} of the multi-rank reference runs the summary scripts
+    merge: param's 8-rank DLRM, HTA's trace_filter, the plugin's ResNet-50
+    spans, kineto's docs traces, TraceLens' mi300 folder, and the kineto
+    distributed unit tests as runs (folders of links made under tmp); only
+    those that are there."""
+    peers = os.path.join(ref, 'peers')
+    runs = {'dlrm': os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto'),
+            'trace_filter': os.path.join(peers, 'hta_data/tests/data/trace_filter'),
+            'resnet_spans': os.path.join(ref, 'kineto/data/tb_plugin/samples/resnet50_num_workers_0'),
+            'docs_traces': os.path.join(ref, 'kineto/data/kineto_docs_traces/docs/traces'),
+            'mi300': os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests/traces/mi300')}
+    exp = os.path.join(ref, 'kineto/expected/extracted_unit_tests')
+    data = os.path.join(ref, 'kineto/data/extracted_unit_tests')
+    for test in ('nccl', 'gloo_gpu', 'gloo_cpu'):
+        f = os.path.join(exp, 'test_distributed_%s__DISTRIBUTED.expected.json' % test)
+        if not os.path.exists(f):
+            continue
+        d = os.path.join(tmp, test)
+        os.mkdir(d)
+        for inp in json.load(open(f))['inputs']:
+            src, worker = inp.split(' as ')
+            os.symlink(os.path.join(data, src), os.path.join(d, worker + '.pt.trace.json'))
+        runs[test] = d
+    return {k: v for k, v in runs.items() if os.path.isdir(v)}
+
+
+def reference_traces(ref, bases, max_size):
+    """The traces (.json, .json.gz; no expected output) under the folders
+    bases (below ref) of more than 2000 and less than max_size bytes, sorted."""
+    found = []
+    for base in bases:
+        for root, _, names in os.walk(os.path.join(ref, base)):
+            for n in sorted(names):
+                p = os.path.join(root, n)
+                if n.endswith(('.json', '.json.gz')) and 'expected' not in p and 2000 < os.path.getsize(p) < max_size:
+                    found.append(p)
+    return sorted(found)
+
+
+def link_run(folder, paths, prefix='t'):
+    """folder made a run of the traces paths (links PREFIX00.pt.trace.json[.gz], ...: ranks from the order)."""
+    os.mkdir(folder)
+    for i, p in enumerate(paths):
+        os.symlink(p, os.path.join(folder, '%s%02d.pt.trace.json%s' % (prefix, i, '.gz' if p.endswith('.gz') else '')))
+    return folder

@@ -19,22 +19,17 @@ REF=${REF:-$top/../shared/reference}
 F=$REF/kineto/data/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz
 DLRM=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_need group_keys "$DLRM" "$top/cli/tprof" python3
-exec python3 - "$top/cli/tprof" "$F" "$DLRM" <<'PY'
+golden_python group_keys "$DLRM" "$top/cli/tprof" "$top/cli/tprof" "$F" "$DLRM" <<'PY'
 import collections, csv, gzip, io, json, os, shutil, subprocess, sys, tempfile
 from decimal import Decimal as D
+from golden import okf, run_clean
 
 T, F, DLRM = sys.argv[1:4]
 
-def ok(name, cond, why=''):
-    print(('ok group_keys.%s' % name) if cond else ('FAIL group_keys.%s: %s' % (name, why)))
+ok = okf('group_keys')
 
 def run(*args, env=None):
-    e = dict(os.environ)
-    e.pop('TPROF_MERGE_CONCAT', None)
-    e.update(env or {})
-    p = subprocess.run([T] + list(args), capture_output=True, text=True, env=e)
-    return p.returncode, p.stdout, p.stderr
+    return run_clean(T, *args, env=env)
 
 def events(path):
     op = gzip.open if path.endswith('.gz') else open

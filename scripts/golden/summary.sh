@@ -26,24 +26,19 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
 dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_need golden.summary "$dlrm" "$top/cli/tprof" python3
-exec python3 - "$top/cli/tprof" "$REF" <<'PY'
+golden_python golden.summary "$dlrm" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
 import csv, io, json, os, random, shutil, sqlite3, subprocess, sys, tempfile
+from golden import link_run, okf, reference_traces, run_clean, summary_runs
 
 tprof, ref = sys.argv[1:3]
 peers = os.path.join(ref, 'peers')
 dlrm = os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto')
 hta = os.path.join(peers, 'hta_data/tests/data')
 
-def ok(name, cond, why=''):
-    print(('ok golden.summary.%s' % name) if cond else ('FAIL golden.summary.%s: %s' % (name, why)))
+ok = okf('golden.summary')
 
 def run(*args, env=None):
-    e = dict(os.environ)
-    e.pop('TPROF_MERGE_CONCAT', None)
-    e.update(env or {})
-    p = subprocess.run([tprof] + list(args), capture_output=True, text=True, env=e)
-    return p.returncode, p.stdout, p.stderr
+    return run_clean(tprof, *args, env=env)
 
 CONCAT = {'TPROF_MERGE_CONCAT': '1'}
 VARIANTS = [('kernels',), ('kernels', '--group', 'props'), ('ops',), ('ops', '--group', 'shape'), ('api',), ('labels',),
@@ -51,36 +46,10 @@ VARIANTS = [('kernels',), ('kernels', '--group', 'props'), ('ops',), ('ops', '--
 
 tmp = tempfile.mkdtemp(prefix='tprof_summary_golden.')
 try:
-    runs = {'dlrm': dlrm, 'trace_filter': os.path.join(hta, 'trace_filter'),
-            'resnet_spans': os.path.join(ref, 'kineto/data/tb_plugin/samples/resnet50_num_workers_0'),
-            'docs_traces': os.path.join(ref, 'kineto/data/kineto_docs_traces/docs/traces'),
-            'mi300': os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests/traces/mi300')}
-    exp = os.path.join(ref, 'kineto/expected/extracted_unit_tests')
-    data = os.path.join(ref, 'kineto/data/extracted_unit_tests')
-    for test in ('nccl', 'gloo_gpu', 'gloo_cpu'):
-        f = os.path.join(exp, 'test_distributed_%s__DISTRIBUTED.expected.json' % test)
-        if not os.path.exists(f):
-            continue
-        d = os.path.join(tmp, test)
-        os.mkdir(d)
-        for inp in json.load(open(f))['inputs']:
-            src, worker = inp.split(' as ')
-            os.symlink(os.path.join(data, src), os.path.join(d, worker + '.pt.trace.json'))
-        runs[test] = d
+    runs = summary_runs(ref, tmp)
     # a run of unrelated traces: ranks from the order, threads that differ
-    mixed = os.path.join(tmp, 'mixed')
-    os.mkdir(mixed)
-    found = []
-    for base in (os.path.join(ref, 'kineto/data'), hta, os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests')):
-        for root, _, names in os.walk(base):
-            for n in sorted(names):
-                p = os.path.join(root, n)
-                if n.endswith(('.json', '.json.gz')) and 'expected' not in p and 2000 < os.path.getsize(p) < 4000000:
-                    found.append(p)
-    for i, p in enumerate(sorted(found)[:40]):
-        os.symlink(p, os.path.join(mixed, 't%02d.pt.trace.json%s' % (i, '.gz' if p.endswith('.gz') else '')))
-    runs['mixed'] = mixed
-    runs = {k: v for k, v in runs.items() if os.path.isdir(v)}
+    runs['mixed'] = link_run(os.path.join(tmp, 'mixed'), reference_traces(
+        ref, ('kineto/data', 'peers/hta_data/tests/data', 'peers/other_data/AMD-AGI-TraceLens/tests'), 4000000)[:40])
 
     # ---- --merge by summaries = the concatenated store ----
     for name, d in sorted(runs.items()):

@@ -32,9 +32,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
 dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_need golden.summary_hta "$dlrm" "$top/cli/tprof" python3
-exec python3 - "$top/cli/tprof" "$REF" <<'PY'
+golden_python golden.summary_hta "$dlrm" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
 import csv, io, json, os, random, shutil, sqlite3, subprocess, sys, tempfile
+from golden import link_run, okf, reference_traces, run_clean, summary_runs
 
 tprof, ref = sys.argv[1:3]
 peers = os.path.join(ref, 'peers')
@@ -46,15 +46,10 @@ COLS = {'temporal': 'rank,idle,compute,non_compute,kernel_time,idle_pct,compute_
         'overlap': 'rank,overlap,comm,comp,comm_comp_overlap_pct',
         'idle': 'rank,stream,category,time,ratio,count'}
 
-def ok(name, cond, why=''):
-    print(('ok golden.summary_hta.%s' % name) if cond else ('FAIL golden.summary_hta.%s: %s' % (name, why)))
+ok = okf('golden.summary_hta')
 
 def run(*args):
-    e = dict(os.environ)
-    e.pop('TPROF_MERGE_CONCAT', None)
-    e.pop('TPROF_HTA_QUIRKS', None)
-    p = subprocess.run([tprof] + list(args), capture_output=True, text=True, env=e)
-    return p.returncode, p.stdout, p.stderr
+    return run_clean(tprof, *args, drop=('TPROF_MERGE_CONCAT', 'TPROF_HTA_QUIRKS'))
 
 def table(*args):
     rc, out, err = run(*args, '--csv', '--timeunit', 'ns', '--header', 'keys')
@@ -114,36 +109,10 @@ def expect(view, rows):
 
 tmp = tempfile.mkdtemp(prefix='tprof_summary_hta_golden.')
 try:
-    runs = {'dlrm': dlrm, 'trace_filter': os.path.join(hta, 'trace_filter'),
-            'resnet_spans': os.path.join(ref, 'kineto/data/tb_plugin/samples/resnet50_num_workers_0'),
-            'docs_traces': os.path.join(ref, 'kineto/data/kineto_docs_traces/docs/traces'),
-            'mi300': os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests/traces/mi300')}
-    exp = os.path.join(ref, 'kineto/expected/extracted_unit_tests')
-    data = os.path.join(ref, 'kineto/data/extracted_unit_tests')
-    for test in ('nccl', 'gloo_gpu', 'gloo_cpu'):
-        f = os.path.join(exp, 'test_distributed_%s__DISTRIBUTED.expected.json' % test)
-        if not os.path.exists(f):
-            continue
-        d = os.path.join(tmp, test)
-        os.mkdir(d)
-        for inp in json.load(open(f))['inputs']:
-            src, worker = inp.split(' as ')
-            os.symlink(os.path.join(data, src), os.path.join(d, worker + '.pt.trace.json'))
-        runs[test] = d
+    runs = summary_runs(ref, tmp)
     # a run of unrelated traces (summary.sh's): ranks from the order
-    mixed = os.path.join(tmp, 'mixed')
-    os.mkdir(mixed)
-    found = []
-    for base in (os.path.join(ref, 'kineto/data'), hta, os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests')):
-        for root, _, names in os.walk(base):
-            for n in sorted(names):
-                p = os.path.join(root, n)
-                if n.endswith(('.json', '.json.gz')) and 'expected' not in p and 2000 < os.path.getsize(p) < 4000000:
-                    found.append(p)
-    for i, p in enumerate(sorted(found)[:40]):
-        os.symlink(p, os.path.join(mixed, 't%02d.pt.trace.json%s' % (i, '.gz' if p.endswith('.gz') else '')))
-    runs['mixed'] = mixed
-    runs = {k: v for k, v in runs.items() if os.path.isdir(v)}
+    runs['mixed'] = link_run(os.path.join(tmp, 'mixed'), reference_traces(
+        ref, ('kineto/data', 'peers/hta_data/tests/data', 'peers/other_data/AMD-AGI-TraceLens/tests'), 4000000)[:40])
 
     # ---- (1) --merge RUN = the per-rank tables summed ----
     for name, d in sorted(runs.items()):

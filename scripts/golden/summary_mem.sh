@@ -26,24 +26,19 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 REF=${REF:-$top/../shared/reference}
 dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_need golden.summary_mem "$dlrm" "$top/cli/tprof" python3
-exec python3 - "$top/cli/tprof" "$REF" <<'PY'
+golden_python golden.summary_mem "$dlrm" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
 import csv, gzip, io, json, math, os, random, shutil, statistics, subprocess, sys, tempfile
+from golden import link_run, okf, reference_traces, run_clean, summary_runs
 
 tprof, ref = sys.argv[1:3]
 peers = os.path.join(ref, 'peers')
 dlrm = os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto')
 hta = os.path.join(peers, 'hta_data/tests/data')
 
-def ok(name, cond, why=''):
-    print(('ok golden.summary_mem.%s' % name) if cond else ('FAIL golden.summary_mem.%s: %s' % (name, why)))
+ok = okf('golden.summary_mem')
 
 def run(*args, env=None):
-    e = dict(os.environ)
-    e.pop('TPROF_MERGE_CONCAT', None)
-    e.update(env or {})
-    p = subprocess.run([tprof] + list(args), capture_output=True, text=True, env=e)
-    return p.returncode, p.stdout, p.stderr
+    return run_clean(tprof, *args, env=env)
 
 def note(err):
     # the view's notes, without the coverage lines (attribution.sh tests them)
@@ -64,43 +59,12 @@ def has_memory(path):
 
 tmp = tempfile.mkdtemp(prefix='tprof_summary_mem_golden.')
 try:
-    runs = {'dlrm': dlrm, 'trace_filter': os.path.join(hta, 'trace_filter'),
-            'resnet_spans': os.path.join(ref, 'kineto/data/tb_plugin/samples/resnet50_num_workers_0'),
-            'docs_traces': os.path.join(ref, 'kineto/data/kineto_docs_traces/docs/traces'),
-            'mi300': os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests/traces/mi300')}
-    exp = os.path.join(ref, 'kineto/expected/extracted_unit_tests')
-    data = os.path.join(ref, 'kineto/data/extracted_unit_tests')
-    for test in ('nccl', 'gloo_gpu', 'gloo_cpu'):
-        f = os.path.join(exp, 'test_distributed_%s__DISTRIBUTED.expected.json' % test)
-        if not os.path.exists(f):
-            continue
-        d = os.path.join(tmp, test)
-        os.mkdir(d)
-        for inp in json.load(open(f))['inputs']:
-            src, worker = inp.split(' as ')
-            os.symlink(os.path.join(data, src), os.path.join(d, worker + '.pt.trace.json'))
-        runs[test] = d
+    runs = summary_runs(ref, tmp)
     # a run of unrelated traces, and a run of every trace with [memory] events
-    found = []
-    for base in (os.path.join(ref, 'kineto/data'), hta, os.path.join(peers, 'other_data')):
-        for root, _, names in os.walk(base):
-            for n in sorted(names):
-                p = os.path.join(root, n)
-                if n.endswith(('.json', '.json.gz')) and 'expected' not in p and 2000 < os.path.getsize(p) < 40000000:
-                    found.append(p)
-    found.sort()
-    mixed = os.path.join(tmp, 'mixed')
-    os.mkdir(mixed)
-    for i, p in enumerate([p for p in found if os.path.getsize(p) < 4000000][:40]):
-        os.symlink(p, os.path.join(mixed, 't%02d.pt.trace.json%s' % (i, '.gz' if p.endswith('.gz') else '')))
-    runs['mixed'] = mixed
-    memrun = os.path.join(tmp, 'memrun')
-    os.mkdir(memrun)
+    found = reference_traces(ref, ('kineto/data', 'peers/hta_data/tests/data', 'peers/other_data'), 40000000)
+    runs['mixed'] = link_run(os.path.join(tmp, 'mixed'), [p for p in found if os.path.getsize(p) < 4000000][:40])
     mem_traces = [p for p in found if has_memory(p)]
-    for i, p in enumerate(mem_traces):
-        os.symlink(p, os.path.join(memrun, 'm%02d.pt.trace.json%s' % (i, '.gz' if p.endswith('.gz') else '')))
-    runs['memrun'] = memrun
-    runs = {k: v for k, v in runs.items() if os.path.isdir(v)}
+    memrun = runs['memrun'] = link_run(os.path.join(tmp, 'memrun'), mem_traces, 'm')
     ok('memrun.has_traces', len(mem_traces) >= 10, '%d traces with [memory] events' % len(mem_traces))
 
     MERGED = [('memory',), ('memory', '--device', 'GPU0'), ('memory', '--device', 'CPU'), ('dist',), ('dist', '--comm')]

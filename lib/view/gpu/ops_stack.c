@@ -24,6 +24,7 @@
 #include "table.h"
 #include "view_extra.h"
 #include "agg.h"
+#include "cmp.h"
 
 long tp_ops_stack_depth(const char *group)
 {
@@ -79,9 +80,9 @@ struct fwd {
 static int cmp_fwd(const void *a, const void *b)
 {
     const struct fwd *x = a, *y = b;
-    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;   /* torch's order: start, */
-    if (x->dur != y->dur) return x->dur > y->dur ? -1 : 1;   /* then the outer one */
+    TP_CMP_BY(x, y, seq);
+    TP_CMP_BY(x, y, ts);   /* torch's order: start, */
+    TP_CMP_BY(y, x, dur);   /* then the outer one, descending */
     return 0;
 }
 

@@ -30,6 +30,9 @@
 #include "tb_classify.h"
 #include "view_options.h"
 #include "dist_rank.h"
+#include "cmp.h"
+#include "grow.h"
+#include "try.h"
 
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
@@ -180,19 +183,16 @@ static int64_t comm_bytes(const char *dims, const char *types)
 static int cmp_node(const void *a, const void *b)
 {
     const struct dist_cnode *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    if (x->e != y->e)
-        return x->e > y->e ? -1 : 1;
+    TP_CMP_BY(x, y, s);
+    TP_CMP_BY(y, x, e);   /* descending */
     return 0;
 }
 
 static int cmp_rg_rev_end(const void *a, const void *b)
 {
     const struct tp_range *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return x->e > y->e ? -1 : x->e < y->e;
+    TP_CMP_BY(x, y, s);
+    return TP_CMP(y->e, x->e);   /* descending */
 }
 
 static int64_t key_find(const int64_t *keys, const size_t *val, size_t n, int64_t k)
@@ -225,9 +225,8 @@ struct extidx { int64_t ext; size_t node; };
 static int cmp_extidx(const void *a, const void *b)
 {
     const struct extidx *x = a, *y = b;
-    if (x->ext != y->ext)
-        return x->ext < y->ext ? -1 : 1;
-    return x->node < y->node ? -1 : x->node > y->node;
+    TP_CMP_BY(x, y, ext);
+    return TP_CMP(x->node, y->node);
 }
 
 /* The communication nodes (with their CPU range as the first kernel range
@@ -247,13 +246,8 @@ static int collect_comm_nodes(struct dist_rank *R, struct tp_ranges *cpu)
             if (tp_ranges_push(&R->comm, s, e) < 0)
                 return -1;
             R->lib |= lib;
-            if (R->nnodes == capn) {
-                capn = capn ? capn * 2 : 16;
-                struct dist_cnode *p = realloc(R->nodes, capn * sizeof *p);
-                if (!p)
-                    return -1;
-                R->nodes = p;
-            }
+            if (tp_grow((void **)&R->nodes, &capn, R->nnodes + 1, sizeof *R->nodes) < 0)
+                return -1;
             struct dist_cnode *c = &R->nodes[R->nnodes++];
             memset(c, 0, sizeof *c);
             c->s = s;
@@ -678,14 +672,9 @@ static int overview(struct dist_rank *R, size_t n, int aligned, int merge, tp_ta
             while (a < nacc && strcmp(acc[a].name, name) != 0)
                 a++;
             if (a == nacc) {
-                if (nacc == capacc) {
-                    capacc = capacc ? capacc * 2 : 16;
-                    void *p = realloc(acc, capacc * sizeof *acc);
-                    if (!p) {
-                        free(acc);
-                        return -1;
-                    }
-                    acc = p;
+                if (tp_grow((void **)&acc, &capacc, nacc + 1, sizeof *acc) < 0) {
+                    free(acc);
+                    return -1;
                 }
                 memset(&acc[nacc], 0, sizeof *acc);
                 snprintf(acc[nacc].name, sizeof acc[nacc].name, "%s", name);
@@ -906,8 +895,7 @@ static int build_run(const tp_store *const *stores, size_t n, const struct tp_vi
 {
     *out = NULL;
     struct dist_rank *R = calloc(n ? n : 1, sizeof *R);
-    if (!R)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(R, err);
     for (size_t w = 0; w < n; w++)
         if (tp_dist_rank_build(&R[w], stores[w]) < 0) {
             for (size_t v = 0; v <= w; v++)

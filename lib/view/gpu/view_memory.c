@@ -29,6 +29,8 @@
 #include "views.h"
 #include "view_options.h"
 #include "summ.h"
+#include "cmp.h"
+#include "try.h"
 
 static const struct tp_coldef mem_cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "operator name (--events: the allocating operator, <unknown> if none)"},
@@ -413,13 +415,12 @@ static _Thread_local const struct ev *g_ev;
 static int cmp_ev(const void *a, const void *b)
 {
     const struct ev *x = &g_ev[*(const size_t *)a], *y = &g_ev[*(const size_t *)b];
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
+    TP_CMP_BY(x, y, dev);
     int64_t tx = x->at != TP_NONE ? x->at : x->rel, ty = y->at != TP_NONE ? y->at : y->rel;
     if (tx != ty)
         return tx < ty ? -1 : 1;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    return i < j ? -1 : i > j;
+    return TP_CMP(i, j);
 }
 
 /* The plugin's operator label of an allocation record. */
@@ -612,13 +613,7 @@ static int build_curve(const tp_store *st, const struct tp_mem *mem, int dev, in
         fmt_bytes(mem->recs[peak].total_allocated, pk, sizeof pk);
         snprintf(head, sizeof head, "%s  peak %s at %.3f ms  (fill: allocated, line: reserved)",
                  mem->devs[d].name, pk, (double)(mem->recs[peak].ts - mem->start_ts) / 1e6);
-        tp_table_add_row(t);
-        tp_table_set_str(t, C_PLOT, head);
-        for (size_t l = 0; l < pl.n; l++) {
-            tp_table_add_row(t);
-            tp_table_set_str(t, C_PLOT, pl.lines[l]);
-        }
-        tp_plot_free(&pl);
+        tp_plot_to_table(&pl, head, t, C_PLOT);
     }
     return 0;
 }
@@ -634,8 +629,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     struct tp_mem mem;
     if (!curve && !(tree = tp_store_tb(st)))
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (tp_mem_collect(st, tree, &mem) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_mem_collect(st, tree, &mem) >= 0, err);
     tp_table *t = tp_table_new(mem_cols, sizeof mem_cols / sizeof *mem_cols);
     int rc = TP_OK;
     if (!t) {

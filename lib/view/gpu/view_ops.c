@@ -15,6 +15,7 @@
 #include "view_options.h"
 #include "summ.h"
 #include "agg.h"
+#include "try.h"
 
 /* ---- the view ---- */
 
@@ -282,8 +283,7 @@ static const struct tp_agg_spec ops_spec = {
 static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     const struct tb_model *mc = tp_store_tb(st);   /* built once per store */
-    if (!mc)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(mc, err);
     const struct tb_model m = *mc;
     unsigned keys = tp_agg_summarizing(&ops_spec, sec);
     struct oitem it = {st, NULL, NULL, tp_agg_section_own(&ops_spec, sec), sec};

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include "hta.h"
 #include "hta_summ.h"
+#include "checked.h"
+#include "try.h"
 #include "store.h"
 
 long tp_hta_summ_param(const struct tp_view_opts *vo)
@@ -37,6 +39,44 @@ int tp_hta_summ_init(struct tp_hta *h, struct tp_section *sec, const tp_store *s
     if (st->nsteps >= 2)
         sec->flags |= TP_HTA_F_STEPS;
     return tp_hta_init(h, st, &vo);
+}
+
+int tp_hta_summ_sets(struct tp_hta *h, struct tp_hta_sets *s, struct tp_section *sec, const tp_store *st,
+                     tp_error *err)
+{
+    TP_TRY_NOMEM(tp_hta_summ_init(h, sec, st) == 0, err);
+    if (tp_hta_collect(h, s) < 0) {
+        tp_hta_free(h);
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    }
+    return TP_OK;
+}
+
+int tp_hta_summ_done(struct tp_hta *h, struct tp_hta_sets *s, int ok, tp_error *err)
+{
+    tp_hta_sets_free(s);
+    tp_hta_free(h);
+    return ok ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+}
+
+int tp_hta_summ_row(struct tp_section *sec, const char *path, const struct tp_view_opts *vo,
+                    const struct tp_coldef *cols, size_t ncols, int rank_col, int nx, int64_t *x, tp_table **t,
+                    tp_error *err)
+{
+    TP_TRY(tp_hta_summ_check(sec, path, vo, err));
+    for (int k = 0; k < nx; k++)
+        x[k] = 0;
+    for (size_t i = 0; i < sec->ng; i++)
+        for (int k = 0; k < nx; k++)
+            tp_sat_add(&x[k], sec->g[i].x[k]);
+    *t = tp_table_new(cols, ncols);
+    if (*t && tp_table_add_row(*t) < 0) {
+        tp_table_free(*t);
+        *t = NULL;
+    }
+    TP_TRY_NOMEM(*t, err);
+    tp_hta_summ_set_rank(*t, rank_col, sec, sec->ng ? &sec->g[0] : NULL);
+    return TP_OK;
 }
 
 struct tp_sgroup *tp_hta_summ_group(struct tp_section *sec, const tp_store *st, const char *const *more)

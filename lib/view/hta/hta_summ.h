@@ -28,6 +28,24 @@ int tp_hta_summ_check(const struct tp_section *sec, const char *path, const stru
 struct tp_hta;
 int tp_hta_summ_init(struct tp_hta *h, struct tp_section *sec, const tp_store *st);
 
+/* tp_hta_summ_init, then tp_hta_collect's sets of the GPU events: TP_OK,
+ * or TP_ERR_NOMEM in err with nothing held (else free s, then h). */
+struct tp_hta_sets;
+int tp_hta_summ_sets(struct tp_hta *h, struct tp_hta_sets *s, struct tp_section *sec, const tp_store *st,
+                     tp_error *err);
+
+/* The end of a summarize(): s and h freed; TP_OK when ok, else
+ * TP_ERR_NOMEM in err. */
+int tp_hta_summ_done(struct tp_hta *h, struct tp_hta_sets *s, int ok, tp_error *err);
+
+/* The table of the views of one row per rank (or per run for a merge):
+ * after tp_hta_summ_check, *t is a table of cols with one row, its rank in
+ * column rank_col, and x the sums over sec's groups of their first nx
+ * numbers.  TP_OK, or an error (nothing in *t). */
+int tp_hta_summ_row(struct tp_section *sec, const char *path, const struct tp_view_opts *vo,
+                    const struct tp_coldef *cols, size_t ncols, int rank_col, int nx, int64_t *x, tp_table **t,
+                    tp_error *err);
+
 /* The group of st's rank (then the `more` keys, nkeys - 1 of them), counted
  * once as a rank that has it.  NULL on out of memory. */
 struct tp_sgroup *tp_hta_summ_group(struct tp_section *sec, const tp_store *st, const char *const *more);

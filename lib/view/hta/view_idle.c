@@ -20,8 +20,10 @@
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "try.h"
 #include "views.h"
 #include "view_options.h"
+#include "cmp.h"
 
 static const struct tp_coldef icols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0,
@@ -41,9 +43,9 @@ struct kev { int32_t stream; int64_t s, e, rt, row; };
 static int cmp_kev(const void *a, const void *b)
 {
     const struct kev *x = a, *y = b;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    if (x->s != y->s) return x->s < y->s ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, stream);
+    TP_CMP_BY(x, y, s);
+    return TP_CMP(x->row, y->row);
 }
 
 /* x[]: the idle time of each category, then their gap counts */
@@ -54,8 +56,7 @@ enum { X_TIME = 0, X_COUNT = 3, X_N = 6 };
 static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
-    if (tp_hta_summ_init(&h, sec, st) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_hta_summ_init(&h, sec, st) == 0, err);
     size_t n = 0;
     for (size_t r = 0; r < st->n; r++)
         if (tp_hta_is_kernel(&h, r) && tp_hta_keep(&h, r))
@@ -117,7 +118,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 static int cmp_stream(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
 {
     long long x = strtoll((*a)->key[1], NULL, 10), y = strtoll((*b)->key[1], NULL, 10);
-    return x < y ? -1 : x > y;
+    return TP_CMP(x, y);
 }
 
 /* Three rows per stream (its number ascending): the rank's, or a merge's
@@ -178,17 +179,7 @@ static const struct tp_summ_desc desc = {
 const struct tp_summ_view tp_summ_idle = {&desc, "idle", tp_summ_reads_always, summarize, table,
                                           tp_hta_summ_param};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(&tp_summ_idle, st, vo, out, err);
-}
-
-static const struct tp_view_option idle_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_HTA_QUIRKS,
-    TP_VOPT_ALL_STEPS,
-};
+TP_SUMM_BUILD(tp_summ_idle)
 
 const tp_view tp_view_idle = {
     .name = "idle",
@@ -198,5 +189,5 @@ const tp_view tp_view_idle = {
     .default_columns = "rank,stream,category,time,ratio",
     .build = build,
     .timeline = 1,
-    TP_VIEW_OPTIONS(idle_options),
+    TP_VIEW_HTA_OPTIONS,
 };

@@ -24,8 +24,10 @@
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "try.h"
 #include "views.h"
 #include "view_options.h"
+#include "cmp.h"
 
 static const struct tp_coldef kcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0,
@@ -60,20 +62,20 @@ static int cmp_kev(const void *a, const void *b)
 {
     const struct kev *x = a, *y = b;
     if (x->type != y->type) return x->type - y->type;
-    return x->name < y->name ? -1 : x->name > y->name;
+    return TP_CMP(x->name, y->name);
 }
 
 static int cmp_by_sum(const void *a, const void *b)
 {
     const struct kgrp *x = a, *y = b;
-    if (x->sum != y->sum) return x->sum > y->sum ? -1 : 1;
+    TP_CMP_BY(y, x, sum);   /* descending */
     return strcmp(x->name, y->name);
 }
 
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
+    return TP_CMP(x, y);
 }
 
 /* pandas' Series.quantile (linear) of v[0..n), sorted in place */
@@ -273,12 +275,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    if (tp_hta_summ_init(&h, sec, st) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (tp_hta_collect(&h, &s) < 0) {
-        tp_hta_free(&h);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    TP_TRY(tp_hta_summ_sets(&h, &s, sec, st, err));
     const struct tp_hta_iv *sets[3] = {s.type[0], s.type[1], s.type[2]};
     const int w[3] = {TP_HTA_COMP, TP_HTA_COMM, TP_HTA_MEM};
     int64_t time[8];
@@ -286,8 +283,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     tp_hta_sets_free(&s);
     tp_hta_free(&h);
     struct tp_sgroup *g = rc < 0 ? NULL : tp_hta_summ_group(sec, st, NULL);
-    if (!g)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(g, err);
     for (int m = 1; m <= 7; m++)
         g->x[m - 1] = time[m];
     return TP_OK;
@@ -306,8 +302,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
         for (int m = 1; m <= 7; m++)
             tp_sat_add(&time[m], sec->g[i].x[m - 1]);
     tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
-    if (!t)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(t, err);
     int order[7], n = 0;
     int64_t total = 0;
     for (int m = 1; m <= 7; m++)
@@ -361,8 +356,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!by_kernel_group(vo))   /* one trace is a run of one rank: its table comes from its summary */
         return tp_summ_view_build(&tp_summ_kernel_types, st, vo, out, err);
     struct tp_hta h;
-    if (tp_hta_init(&h, st, vo) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(tp_hta_init(&h, st, vo) == 0, err);
     tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
     int rc = t ? build_kernels(st, &h, t) : -1;
     tp_hta_free(&h);

@@ -22,6 +22,8 @@
 #include "views.h"
 #include "view_options.h"
 #include "summ.h"
+#include "cmp.h"
+#include "try.h"
 
 static const struct tp_coldef lcols[] = {
     {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
@@ -57,9 +59,9 @@ struct lev { int64_t rts, ts, row; };
 static int cmp_lev(const void *a, const void *b)
 {
     const struct lev *x = a, *y = b;
-    if (x->rts != y->rts) return x->rts < y->rts ? -1 : 1;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+    TP_CMP_BY(x, y, rts);
+    TP_CMP_BY(x, y, ts);
+    return TP_CMP(x->row, y->row);
 }
 
 static int64_t cutoff_ns(double us, double dflt)
@@ -223,8 +225,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     struct tp_view_opts vo = {.hta_quirks = (int)(p & 1), .all_steps = (int)(p >> 1 & 1)};
     struct launch *L;
     size_t n;
-    if (collect(st, &vo, &L, &n) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(collect(st, &vo, &L, &n) >= 0, err);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct launch *x = &L[i];
@@ -265,8 +266,7 @@ static int cmp_keys(const struct tp_sgroup *const *a, const struct tp_sgroup *co
 static int cmp_lrow(const void *a, const void *b)
 {
     const struct tp_sgroup *x = ((const struct lrow *)a)->m[M_CPU], *y = ((const struct lrow *)b)->m[M_CPU];
-    if (x->n != y->n)
-        return x->n > y->n ? -1 : 1;
+    TP_CMP_BY(y, x, n);   /* descending */
     int c = strcmp(x->key[0], y->key[0]);
     return c ? c : strcmp(x->key[1], y->key[1]);
 }

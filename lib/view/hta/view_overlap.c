@@ -8,10 +8,10 @@
  * percentage is "-" (HTA divides by zero).  --merge sums the ranks' times
  * (their summaries, hta_summ.h), the percentage from the sums. */
 #include <stdlib.h>
-#include "checked.h"
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "try.h"
 #include "views.h"
 #include "view_options.h"
 
@@ -33,12 +33,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    if (tp_hta_summ_init(&h, sec, st) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (tp_hta_collect(&h, &s) < 0) {
-        tp_hta_free(&h);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    TP_TRY(tp_hta_summ_sets(&h, &s, sec, st, err));
     /* HTA's sweep: communication counts 1, computation 2; both = 3. */
     const struct tp_hta_iv *sets[2] = {s.type[1], s.type[0]};
     const size_t n[2] = {s.ntype[1], s.ntype[0]};
@@ -51,9 +46,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
         g->x[X_COMM] = tp_hta_len(s.type[1], s.ntype[1]);
         g->x[X_COMP] = tp_hta_len(s.type[0], s.ntype[0]);
     }
-    tp_hta_sets_free(&s);
-    tp_hta_free(&h);
-    return g ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    return tp_hta_summ_done(&h, &s, g != NULL, err);
 }
 
 /* One row: the rank's times, or a merge's sums over its ranks (the share
@@ -61,20 +54,10 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err)
 {
-    int rc = tp_hta_summ_check(sec, path, vo, err);
-    if (rc != TP_OK)
-        return rc;
-    int64_t x[X_N] = {0};
-    for (size_t i = 0; i < sec->ng; i++)
-        for (int k = 0; k < X_N; k++)
-            tp_sat_add(&x[k], sec->g[i].x[k]);
-    tp_table *t = tp_table_new(ocols, sizeof ocols / sizeof *ocols);
-    if (!t || tp_table_add_row(t) < 0) {
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    int64_t x[X_N];
+    tp_table *t;
+    TP_TRY(tp_hta_summ_row(sec, path, vo, ocols, sizeof ocols / sizeof *ocols, C_RANK, X_N, x, &t, err));
     int64_t comm = x[X_COMM], comp = x[X_COMP];
-    tp_hta_summ_set_rank(t, C_RANK, sec, sec->ng ? &sec->g[0] : NULL);
     tp_table_set_int(t, C_OVERLAP, x[X_OVERLAP]);
     tp_table_set_int(t, C_COMM, comm);
     tp_table_set_int(t, C_COMP, comp);
@@ -97,17 +80,7 @@ static const struct tp_summ_desc desc = {
 const struct tp_summ_view tp_summ_overlap = {&desc, "overlap", tp_summ_reads_always, summarize, table,
                                              tp_hta_summ_param};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(&tp_summ_overlap, st, vo, out, err);
-}
-
-static const struct tp_view_option overlap_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_HTA_QUIRKS,
-    TP_VOPT_ALL_STEPS,
-};
+TP_SUMM_BUILD(tp_summ_overlap)
 
 const tp_view tp_view_overlap = {
     .name = "overlap",
@@ -117,5 +90,5 @@ const tp_view tp_view_overlap = {
     .default_columns = "rank,overlap,comm,comm_comp_overlap_pct",
     .build = build,
     .timeline = 1,
-    TP_VIEW_OPTIONS(overlap_options),
+    TP_VIEW_HTA_OPTIONS,
 };

@@ -44,7 +44,7 @@ static int cmp_qpt(const void *a, const void *b)
     const struct qpt *x = a, *y = b;
     TP_CMP_BY(x, y, stream);
     TP_CMP_BY(x, y, t);
-    if (x->d != y->d) return x->d > y->d ? -1 : 1;      /* the launch first */
+    TP_CMP_BY(y, x, d);      /* the launch first, descending */
     return TP_CMP(x->row, y->row);
 }
 

@@ -11,10 +11,10 @@
  * its summary (hta_summ.h); --merge prints one row of their sums over the
  * ranks, the percentages from the sums. */
 #include <stdlib.h>
-#include "checked.h"
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "try.h"
 #include "views.h"
 #include "view_options.h"
 
@@ -39,12 +39,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     struct tp_hta h;
     struct tp_hta_sets s;
-    if (tp_hta_summ_init(&h, sec, st) < 0)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (tp_hta_collect(&h, &s) < 0) {
-        tp_hta_free(&h);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    TP_TRY(tp_hta_summ_sets(&h, &s, sec, st, err));
     int64_t kt = 0, idle = 0, comp = 0;
     if (s.nall) {
         kt = s.all[s.nall - 1].e - s.all[0].s;
@@ -59,9 +54,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
         g->x[X_KT] = kt;
         g->x[X_EVENTS] = (int64_t)s.nevents;
     }
-    tp_hta_sets_free(&s);
-    tp_hta_free(&h);
-    return g ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    return tp_hta_summ_done(&h, &s, g != NULL, err);
 }
 
 /* One row: the rank's numbers, or a merge's sums over its ranks (exact
@@ -69,19 +62,9 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err)
 {
-    int rc = tp_hta_summ_check(sec, path, vo, err);
-    if (rc != TP_OK)
-        return rc;
-    int64_t x[X_N] = {0};
-    for (size_t i = 0; i < sec->ng; i++)
-        for (int k = 0; k < X_N; k++)
-            tp_sat_add(&x[k], sec->g[i].x[k]);
-    tp_table *t = tp_table_new(tcols, sizeof tcols / sizeof *tcols);
-    if (!t || tp_table_add_row(t) < 0) {
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    tp_hta_summ_set_rank(t, C_RANK, sec, sec->ng ? &sec->g[0] : NULL);
+    int64_t x[X_N];
+    tp_table *t;
+    TP_TRY(tp_hta_summ_row(sec, path, vo, tcols, sizeof tcols / sizeof *tcols, C_RANK, X_N, x, &t, err));
     tp_table_set_int(t, C_EVENTS, x[X_EVENTS]);
     tp_table_set_int(t, C_IDLE, x[X_IDLE]);
     tp_table_set_int(t, C_COMP, x[X_COMP]);
@@ -110,17 +93,7 @@ static const struct tp_summ_desc desc = {
 const struct tp_summ_view tp_summ_temporal = {&desc, "temporal", tp_summ_reads_always, summarize, table,
                                               tp_hta_summ_param};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    /* one trace is a run of one rank: its table comes from its summary */
-    return tp_summ_view_build(&tp_summ_temporal, st, vo, out, err);
-}
-
-static const struct tp_view_option temporal_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_HTA_QUIRKS,
-    TP_VOPT_ALL_STEPS,
-};
+TP_SUMM_BUILD(tp_summ_temporal)
 
 const tp_view tp_view_temporal = {
     .name = "temporal",
@@ -130,5 +103,5 @@ const tp_view tp_view_temporal = {
     .default_columns = "rank,idle,compute,non_compute,kernel_time,idle_pct,compute_pct,non_compute_pct",
     .build = build,
     .timeline = 1,
-    TP_VIEW_OPTIONS(temporal_options),
+    TP_VIEW_HTA_OPTIONS,
 };

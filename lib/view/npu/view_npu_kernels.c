@@ -19,6 +19,7 @@
 #include "view_npu_kernels.h"
 #include "views.h"
 #include "agg.h"
+#include "try.h"
 
 /* The PMU columns of an aic_metrics set, the same for the AI Core (aic_)
  * and the AI Vector Core (aiv_): key, header (the key and its unit) and
@@ -248,8 +249,7 @@ static int add(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, s
     struct kctx *c = ctx;
     struct side *s;
     struct tp_sgroup *g = tp_agg_local_group(l, it, (void **)&c->side, &c->cap, sizeof *c->side, (void **)&s);
-    if (!g)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(g, err);
     if (l->rd.keys == KEY_NAME)   /* only the by-name table prints it */
         s->rtotal = g->n == 0 ? k->dur_us : tp_npu_round2(s->rtotal + k->dur_us);
     int q = 0;

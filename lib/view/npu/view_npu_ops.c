@@ -17,6 +17,7 @@
 #include "ascend.h"
 #include "views.h"
 #include "agg.h"
+#include "try.h"
 
 static const struct tp_coldef cols[] = {
     {"name", "Name", TP_COL_STR, -1, 0, "operator name"},
@@ -178,8 +179,7 @@ static int add(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, s
     struct ctx *c = ctx;
     double *r;
     struct tp_sgroup *g = tp_agg_local_group(l, it, (void **)&c->r, &c->cap, sizeof *c->r, (void **)&r);
-    if (!g)
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    TP_TRY_NOMEM(g, err);
     int64_t dself = g->sum;
     if (tp_npu_add(&g->x[X_HSELF], o->host_self) < 0 || tp_npu_add(&g->x[X_HTOTAL], o->host_total) < 0 ||
         tp_npu_add(&dself, o->dev_self) < 0 || tp_npu_add(&g->x[X_DTOTAL], o->dev_total) < 0 ||

@@ -24,12 +24,4 @@ int nsys_groups_open(struct nsys_groups *q, struct tp_section *sec, int set, con
  * was found: "PATH: none".  Returns TP_OK. */
 int nsys_groups_close(struct nsys_groups *q, const char *path, const char *none, tp_table **out, tp_error *err);
 
-/* The build() of a view whose table comes from summary view sv: one trace
- * is a run of one rank. */
-#define NSYS_SUMM_BUILD(sv)                                                                              \
-    static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err) \
-    {                                                                                                  \
-        return tp_summ_view_build(&(sv), st, vo, out, err);                                            \
-    }
-
 #endif

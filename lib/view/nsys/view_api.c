@@ -84,7 +84,7 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_api = {&desc, "api", tp_summ_reads_always, summarize, table, NULL};
 
-NSYS_SUMM_BUILD(tp_summ_api)
+TP_SUMM_BUILD(tp_summ_api)
 
 const tp_view tp_view_api = {
     .name = "api",

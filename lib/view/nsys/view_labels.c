@@ -134,7 +134,7 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_labels = {&desc, "labels", tp_summ_reads_always, summarize, table, NULL};
 
-NSYS_SUMM_BUILD(tp_summ_labels)
+TP_SUMM_BUILD(tp_summ_labels)
 
 const tp_view tp_view_labels = {
     .name = "labels",

@@ -121,7 +121,7 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_memops = {&desc, "memops", tp_summ_reads_always, summarize, table, NULL};
 
-NSYS_SUMM_BUILD(tp_summ_memops)
+TP_SUMM_BUILD(tp_summ_memops)
 
 const tp_view tp_view_memops = {
     .name = "memops",

@@ -113,7 +113,7 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_nvtx = {&desc, "nvtx", tp_summ_reads_always, summarize, table, NULL};
 
-NSYS_SUMM_BUILD(tp_summ_nvtx)
+TP_SUMM_BUILD(tp_summ_nvtx)
 
 const tp_view tp_view_nvtx = {
     .name = "nvtx",
