@@ -863,6 +863,7 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
         case TP_K_KERNEL:
         case TP_K_MEMCPY:
         case TP_K_MEMSET:
+        case TP_K_SYNC:
         case TP_K_MEMORY:
         case TP_K_CPU_OP:
         case TP_K_USER_ANNOTATION:
@@ -880,6 +881,10 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
                 oi->python_id = apart(oi->python_id, k);
                 oi->python_parent_id = apart(oi->python_parent_id, k);
             }
+            /* a sync's record names the cudaEventRecord it waits for by
+             * correlation, which is kept apart per rank like the rows' own */
+            if (src->kind[i] == TP_K_SYNC && dst->aux[o] != TP_NO_AUX && dst->aux[o] < dst->nkernels)
+                dst->kernels[dst->aux[o]].sync_record_corr = apart(dst->kernels[dst->aux[o]].sync_record_corr, k);
             break;
         }
         default:

@@ -70,6 +70,53 @@ static const struct tp_run_rank *by_worker(const tp_run *r, const char *w)
 }
 
 /* ranks from metadata, names, order */
+/* A sync's record (the cudaEventRecord it waits for, by correlation) must
+ * follow its rank into the merged store: rank 1's sync names rank 1's
+ * kernel info with rank 1's correlations kept apart, not the row of rank
+ * 0's table its index had in its own store. */
+static void sync_trace(const char *dir, const char *name, int rank, int nkernels, int corr)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s/%s", base, dir, name);
+    FILE *f = fopen(p, "w");
+    if (!f)
+        return;
+    fprintf(f, "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":%d,\"world_size\":2},\"traceEvents\":[\n", rank);
+    for (int i = 0; i < nkernels; i++)
+        fprintf(f, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":5,"
+                   "\"args\":{\"stream\":7,\"correlation\":%d,\"device\":0,\"grid\":[%d,1,1]}},\n",
+                i, 200 + 10 * i, 100 + i, i + 1);
+    fprintf(f, "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"pid\":0,\"tid\":8,\"ts\":900,\"dur\":1,"
+               "\"args\":{\"stream\":8,\"correlation\":99,\"device\":0,\"wait_on_cuda_event_record_corr_id\":%d,"
+               "\"wait_on_stream\":7}}\n]}\n", corr);
+    fclose(f);
+}
+
+static void test_merge_sync(void)
+{
+    mk("sync");
+    sync_trace("sync", "rank0.json", 0, 3, 41);
+    sync_trace("sync", "rank1.json", 1, 1, 42);
+    int ro, rl;
+    tp_error err = {0};
+    tp_run *r = open_load("sync", NULL, 1, &ro, &rl, &err);
+    tp_store *m = NULL;
+    CHECK_INT("run.merge_sync.ok", r ? tp_run_merge(r, &m, &err) : -1, TP_OK);
+    int nsync = 0, ok = 1;
+    int64_t want[2] = {41, 42 + ((int64_t)1 << 40)};   /* rank 1's correlations are kept apart */
+    for (size_t i = 0; m && i < m->n; i++) {
+        if (m->kind[i] != TP_K_SYNC)
+            continue;
+        const struct tp_kernel_info *k = tp_store_kernel(m, i);
+        ok &= nsync < 2 && k && k->sync_record_corr == want[nsync] && k->sync_wait_stream == 7 &&
+              k->grid[0] == -1;
+        nsync++;
+    }
+    CHECK("run.merge_sync.records_follow_rank", m && nsync == 2 && ok);
+    tp_store_free(m);
+    tp_run_free(r);
+}
+
 static void test_names(void)
 {
     tp_error err = {0};
@@ -266,6 +313,7 @@ int main(void)
     snprintf(base, sizeof base, "/tmp/tprof_run_test.%d", (int)getpid());
     mkdir(base, 0755);
     test_names();
+    test_merge_sync();
     test_spans();
     test_dup();
     test_fill();
