@@ -130,6 +130,25 @@ int main(void)
     CHECK("summ_order_thread_then_rank", p->s[0]->g[0].order == 0 && p->s[0]->g[2].order == 1 &&
                                          p->s[0]->g[1].order == 2);
 
+    /* a group seen on the same thread by many ranks keeps one sighting
+     * per thread (the first rank's), so merges do not grow with the ranks;
+     * a later rank's sighting on a new thread is kept */
+    tp_summary *many = calloc(1, sizeof *many);
+    many->nranks = 1;
+    struct tp_section *ms = tp_summ_section(many, &desc);
+    tp_summ_seen(ms, tp_summ_group(ms, ka), 10, 5);
+    for (int i = 0; i < 100; i++) {
+        tp_summary *o = calloc(1, sizeof *o);
+        o->nranks = 1;
+        struct tp_section *os = tp_summ_section(o, &desc);
+        tp_summ_seen(os, tp_summ_group(os, ka), i == 50 ? 30 : 10, i == 50 ? 7 : 0);
+        tp_summary_merge(many, o, &err);
+    }
+    const struct tp_sgroup *mg = &many->s[0]->g[0];
+    CHECK("summ_first_one_per_thread", mg->nf == 2 && mg->f[0].stream == 10 && mg->f[0].seq == 0 &&
+                                       mg->f[0].pos == 5 && mg->f[1].stream == 30 && mg->f[1].seq == 51);
+    tp_summary_free(many);
+
     /* a summary file gives back every number (128-bit ones included) */
     char path[64] = "/tmp/tprof_summ_test.XXXXXX";   /* room for the suffix below */
     int fd = mkstemp(path);
