@@ -702,7 +702,6 @@ const char *tp_run_notes(const tp_run *r)
     return r && r->notes ? r->notes : "";
 }
 
-/* "0,2,5-7" -> does it name rank x? (-1: the list is not one) */
 /* What rank k of r holds (its names, store and result); not k itself. */
 static void free_rank(const tp_run *r, struct tp_run_rank *k)
 {
@@ -715,6 +714,7 @@ static void free_rank(const tp_run *r, struct tp_run_rank *k)
         r->drop(k->result);
 }
 
+/* "0,2,5-7" -> does it name rank x? (-1: the list is not one) */
 static int rank_listed(const char *list, int64_t x)
 {
     for (const char *p = list; *p;) {
