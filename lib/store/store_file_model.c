@@ -146,14 +146,16 @@ static int flatten(const tp_store *st, const struct tb_model *m, struct flat *f)
             return 0;
         f->bits[i] = node_bits(N);
         f->ncnt[i] = (uint32_t)N->nrts;
-        memcpy(f->nitems + f->nn, N->rts, N->nrts * sizeof *N->rts);
+        if (N->nrts)   /* a node without runtimes has no array: memcpy of NULL is undefined */
+            memcpy(f->nitems + f->nn, N->rts, N->nrts * sizeof *N->rts);
         f->nn += N->nrts;
     }
     for (size_t i = 0; i < m->nrts; i++) {
         if (m->rts[i].ndev > UINT32_MAX)
             return 0;
         f->rcnt[i] = (uint32_t)m->rts[i].ndev;
-        memcpy(f->ritems + f->nr, m->rts[i].dev, m->rts[i].ndev * sizeof *f->ritems);
+        if (m->rts[i].ndev)
+            memcpy(f->ritems + f->nr, m->rts[i].dev, m->rts[i].ndev * sizeof *f->ritems);
         f->nr += m->rts[i].ndev;
     }
     for (size_t k = 0; k < m->nkern; k++)
@@ -411,8 +413,10 @@ static int lists_from(const tp_store *st, struct tb_model *m, const struct secs 
     m->pool = malloc((nrl + ndl + 1) * sizeof *m->pool);
     if (!m->pool)
         return 0;
-    memcpy(m->pool, s->nitems, nrl * sizeof *m->pool);
-    memcpy(m->pool + nrl, s->ritems, ndl * sizeof *m->pool);
+    if (nrl)   /* an empty section may have no array: memcpy of NULL is undefined */
+        memcpy(m->pool, s->nitems, nrl * sizeof *m->pool);
+    if (ndl)
+        memcpy(m->pool + nrl, s->ritems, ndl * sizeof *m->pool);
     size_t k = 0;
     for (size_t i = 0; i < m->nnodes; i++) {
         struct tb_node *N = &m->nodes[i];
