@@ -179,6 +179,22 @@ static int extra_done(struct tp_npu_data *d)
     return 0;
 }
 
+int64_t tp_ascend_task_event(tp_store *st, const struct tp_npu_task *t, uint32_t cat)
+{
+    int64_t row = tp_store_add(st);
+    if (row < 0)
+        return -1;
+    st->kind[row] = TP_K_KERNEL;
+    st->ts[row] = t->start == TP_NONE ? 0 : t->start;
+    st->dur[row] = t->dur;
+    st->name[row] = t->name;
+    st->cat[row] = cat;
+    st->device[row] = t->device;
+    st->stream[row] = t->stream_id != TP_NONE && t->stream_id >= 0 && t->stream_id < INT32_MAX ? (int32_t)t->stream_id : -1;
+    st->tid[row] = t->stream_id;
+    return row;
+}
+
 static int kernel_row(struct tp_npu_csv *c, void *vctx)
 {
     struct kctx *k = vctx;
@@ -299,18 +315,9 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
     t.out_shapes = cell_raw(c, k->osh);
     t.out_types = cell_str(c, k->oty);
     t.out_formats = cell_str(c, k->ofm);
-    int64_t row = tp_store_add(st);
-    if (row < 0)
+    t.row = tp_ascend_task_event(st, &t, tp_store_intern(st, "kernel_details", 14));
+    if (t.row < 0)
         return -1;
-    st->kind[row] = TP_K_KERNEL;
-    st->ts[row] = t.start == TP_NONE ? 0 : t.start;
-    st->dur[row] = t.dur;
-    st->name[row] = t.name;
-    st->cat[row] = tp_store_intern(st, "kernel_details", 14);
-    st->device[row] = t.device;
-    st->stream[row] = t.stream_id != TP_NONE && t.stream_id >= 0 && t.stream_id < INT32_MAX ? (int32_t)t.stream_id : -1;
-    st->tid[row] = t.stream_id;
-    t.row = row;
     note_first(d, t.start);
     if (extra_cells(c, k) < 0)
         return -1;
