@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "options.h"
 
 static const char usage[] =
     "usage: tprof cut FILE (--step N[-M] | --window T0..T1) -o OUT[.gz]\n"
@@ -18,8 +19,8 @@ static const char usage[] =
 int cmd_cut(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"step", required_argument, NULL, 's'}, {"window", required_argument, NULL, 'W'},
-        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+        CLI_ARG("step", 's'), CLI_ARG("window", 'W'),
+        CLI_ARG("output", 'o'), CLI_LONGOPTS_END,
     };
     struct tp_cut_opts o = { -1, -1, 0, INT64_MAX };
     const char *out = NULL;

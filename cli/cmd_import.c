@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "commands.h"
+#include "options.h"
 #include "report.h"
 #include "tprof.h"
 
@@ -97,9 +98,8 @@ static int import_run(const char *dir, const char *outdir)
 int cmd_import(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CLI_ARG("output", 'o'),
+        CLI_LONGOPTS_END,
     };
     const char *out = NULL;
     int c;
@@ -107,16 +107,12 @@ int cmd_import(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
-        case 'h': import_usage(stdout); return 0;
-        default: fprintf(stderr, "Try 'tprof import --help'.\n"); return 2;
+        default: return cli_help_or_hint(c, "import", import_usage);
         }
     }
-    if (optind != argc - 1 || !out) {
-        fprintf(stderr, "tprof: import: %s\nTry 'tprof import --help'.\n",
-                optind >= argc ? "no input file" : optind < argc - 1 ? "one input at a time" : "no -o OUT.tprof");
+    const char *in = cli_one_input("import", argc, argv, out, "no input file", "OUT.tprof");
+    if (!in)
         return 2;
-    }
-    const char *in = argv[optind];
     if (tp_path_is_run(in))
         return import_run(in, out);
     return import_one(in, out);

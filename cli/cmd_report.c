@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "commands.h"
+#include "options.h"
 #include "tprof.h"
 
 static void report_usage(FILE *out)
@@ -163,14 +164,13 @@ int cmd_report(int argc, char **argv)
 {
     enum { OPT_CSV = 256, OPT_JSONL, OPT_SPACE, OPT_MARKDOWN };
     static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"csv", no_argument, NULL, OPT_CSV},
-        {"jsonl", no_argument, NULL, OPT_JSONL},
-        {"markdown", no_argument, NULL, OPT_MARKDOWN},
-        {"space", no_argument, NULL, OPT_SPACE},
-        {"width", required_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CLI_ARG("output", 'o'),
+        CLI_FLAG("csv", OPT_CSV),
+        CLI_FLAG("jsonl", OPT_JSONL),
+        CLI_FLAG("markdown", OPT_MARKDOWN),
+        CLI_FLAG("space", OPT_SPACE),
+        CLI_ARG("width", 'w'),
+        CLI_LONGOPTS_END,
     };
     struct report R = {.ext = "txt"};
     tp_output_opts_init(&R.out);
@@ -197,16 +197,12 @@ int cmd_report(int argc, char **argv)
             R.out.width = (int)w;
             R.ext = "txt";
             break;
-        case 'h': report_usage(stdout); return 0;
-        default: fprintf(stderr, "Try 'tprof report --help'.\n"); return 2;
+        default: return cli_help_or_hint(c, "report", report_usage);
         }
     }
-    if (optind != argc - 1 || !R.dir) {
-        fprintf(stderr, "tprof: report: %s\nTry 'tprof report --help'.\n",
-                optind >= argc ? "no input file" : optind < argc - 1 ? "one input at a time" : "no -o OUTDIR");
+    const char *in = cli_one_input("report", argc, argv, R.dir, "no input file", "OUTDIR");
+    if (!in)
         return 2;
-    }
-    const char *in = argv[optind];
     if (tp_path_is_run(in)) {
         fprintf(stderr, "tprof: %s: report takes one trace; report each rank of a run on its own\n", in);
         return 2;

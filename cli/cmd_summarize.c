@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "commands.h"
+#include "options.h"
 #include "report.h"
 #include "tprof.h"
 
@@ -168,11 +169,10 @@ static int summarize_one(const char *in, const char *outdir)
 int cmd_summarize(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"rank", required_argument, NULL, 'r'},
-        {"span", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CLI_ARG("output", 'o'),
+        CLI_ARG("rank", 'r'),
+        CLI_ARG("span", 's'),
+        CLI_LONGOPTS_END,
     };
     const char *out = NULL, *ranks = NULL, *span = NULL;
     int c;
@@ -182,16 +182,12 @@ int cmd_summarize(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'r': ranks = optarg; break;
         case 's': span = optarg; break;
-        case 'h': summarize_usage(stdout); return 0;
-        default: fprintf(stderr, "Try 'tprof summarize --help'.\n"); return 2;
+        default: return cli_help_or_hint(c, "summarize", summarize_usage);
         }
     }
-    if (optind != argc - 1 || !out) {
-        fprintf(stderr, "tprof: summarize: %s\nTry 'tprof summarize --help'.\n",
-                optind >= argc ? "no input" : optind < argc - 1 ? "one input at a time" : "no -o OUTDIR");
+    const char *in = cli_one_input("summarize", argc, argv, out, "no input", "OUTDIR");
+    if (!in)
         return 2;
-    }
-    const char *in = argv[optind];
     int is_run = tp_path_is_run(in);
     if (span && !is_run) {
         fprintf(stderr, "tprof: --span %s: --span selects a span of a run directory\n", span);

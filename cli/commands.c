@@ -1,5 +1,7 @@
 /* commands.c — the one command table: the library's views and the
  * subcommands, for dispatch (main), usage (--help) and "did you mean". */
+#include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
@@ -49,4 +51,30 @@ const struct cli_command *cli_command_find(const char *name)
         if (strcmp(c[i].name, name) == 0)
             return &c[i];
     return NULL;
+}
+
+const char *cli_one_input(const char *cmd, int argc, char **argv, const char *out, const char *none,
+                          const char *out_what)
+{
+    if (optind == argc - 1 && out)
+        return argv[optind];
+    fprintf(stderr, "tprof: %s: ", cmd);
+    if (optind >= argc)
+        fputs(none, stderr);
+    else if (optind < argc - 1)
+        fputs("one input at a time", stderr);
+    else
+        fprintf(stderr, "no -o %s", out_what);
+    fprintf(stderr, "\nTry 'tprof %s --help'.\n", cmd);
+    return NULL;
+}
+
+int cli_help_or_hint(int c, const char *cmd, void (*usage)(FILE *out))
+{
+    if (c == 'h') {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "Try 'tprof %s --help'.\n", cmd);
+    return 2;
 }

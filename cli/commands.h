@@ -6,6 +6,7 @@
 #define TPROF_CLI_COMMANDS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "tprof.h"
 
 struct cli_command {
@@ -38,6 +39,18 @@ int cmd_report(int argc, char **argv);
 /* `tprof cut FILE --step N[-M] | --window T0..T1 -o OUT`: a slice of a
  * kineto trace, as a kineto trace. */
 int cmd_cut(int argc, char **argv);
+
+/* For the subcommands of one input and -o (import, summarize, report):
+ * after getopt, argv[optind]; or NULL once "tprof: CMD: no input file" (as
+ * `none` says), "one input at a time" or "no -o OUT" (`out_what` names OUT)
+ * and the --help hint are on stderr, out being NULL when -o was not given. */
+const char *cli_one_input(const char *cmd, int argc, char **argv, const char *out, const char *none,
+                          const char *out_what);
+
+/* The end of a subcommand's getopt switch: -h (c == 'h') prints the usage
+ * on stdout and gives 0; anything else says "Try 'tprof CMD --help'." on
+ * stderr and gives 2, the exit status of bad usage. */
+int cli_help_or_hint(int c, const char *cmd, void (*usage)(FILE *out));
 
 /* `tprof help [VIEW|COMMAND]`: the usage, a view's options and columns, or
  * a subcommand's own --help. */

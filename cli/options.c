@@ -22,19 +22,19 @@ enum { OPT_CSV = 256, OPT_SPACE, OPT_JSONL, OPT_MARKDOWN, OPT_TSV, OPT_HEADER, O
 
 static const struct option global_opts[] = {
     CLI_FORMAT_LONGOPTS,
-    {"name", required_argument, NULL, OPT_NAME},
-    {"timeunit", required_argument, NULL, OPT_TIMEUNIT},
-    {"header", required_argument, NULL, OPT_HEADER},
+    CLI_ARG("name", OPT_NAME),
+    CLI_ARG("timeunit", OPT_TIMEUNIT),
+    CLI_ARG("header", OPT_HEADER),
     CLI_ROWS_LONGOPTS,
-    {"merge", no_argument, NULL, OPT_MERGE},
-    {"span", required_argument, NULL, OPT_SPAN},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"capture", required_argument, NULL, OPT_CAPTURE},
-    {"rank", required_argument, NULL, OPT_RANK},
-    {"human", no_argument, NULL, OPT_HUMAN},
-    {"with-file", no_argument, NULL, OPT_WITH_FILE},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
+    CLI_FLAG("merge", OPT_MERGE),
+    CLI_ARG("span", OPT_SPAN),
+    CLI_FLAG("quiet", OPT_QUIET),
+    CLI_ARG("capture", OPT_CAPTURE),
+    CLI_ARG("rank", OPT_RANK),
+    CLI_FLAG("human", OPT_HUMAN),
+    CLI_FLAG("with-file", OPT_WITH_FILE),
+    CLI_FLAG("help", 'h'),
+    CLI_FLAG("version", OPT_VERSION),
 };
 #define NGLOBAL (sizeof global_opts / sizeof *global_opts)
 

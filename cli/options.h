@@ -43,6 +43,13 @@ size_t cli_command_words(const char **w, size_t cap);
     {"sort", required_argument, NULL, OPT_SORT}, {"top", required_argument, NULL, OPT_TOP},            \
         {"no-header", no_argument, NULL, OPT_NO_HEADER}
 
+/* Entries of a getopt_long table: an option without an argument, and one
+ * that takes one. */
+#define CLI_FLAG(name, val) {name, no_argument, NULL, val}
+#define CLI_ARG(name, val) {name, required_argument, NULL, val}
+/* The end of a subcommand's table: every subcommand takes --help (-h). */
+#define CLI_LONGOPTS_END CLI_FLAG("help", 'h'), {NULL, 0, NULL, 0}
+
 /* The options every view takes (getopt_long's table), *n of them. */
 struct option;
 const struct option *cli_global_options(size_t *n);

@@ -415,15 +415,9 @@ void tp_npu_free(struct tp_npu_data *d)
 {
     if (!d)
         return;
-    free(d->tasks);
-    free(d->ops);
-    free(d->allocs);
-    free(d->records);
-    free(d->modules);
-    free(d->steps);
-    free(d->comms);
-    free(d->xcols);
-    free(d->xcells);
+    void *arrays[] = {d->tasks, d->ops, d->allocs, d->records, d->modules, d->steps, d->comms, d->xcols, d->xcells};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        free(arrays[i]);
     free(d);
 }
 

@@ -19,6 +19,7 @@
 #include "ingest.h"
 #include "pylit.h"
 #include "pyprof.h"
+#include "grow.h"
 
 struct dctx {
     tp_store *st;
@@ -34,16 +35,10 @@ struct dctx {
 
 static int need_ints(struct dctx *c, size_t n)
 {
-    if (n <= c->capints)
-        return 0;
-    size_t nc = n * 2;
-    int64_t *p = realloc(c->ints, nc * sizeof *p);
-    if (!p) {
+    if (tp_grow((void **)&c->ints, &c->capints, n, sizeof *c->ints) < 0) {
         c->oom = 1;
         return -1;
     }
-    c->ints = p;
-    c->capints = nc;
     return 0;
 }
 

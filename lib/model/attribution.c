@@ -271,27 +271,24 @@ int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char
         const char *key, *what;
         int64_t ns, n;
     } rows[] = {
-        {"", "kernels", attributed,
-         a->cause_n[TP_ATTR_OPERATOR] + a->cause_n[TP_ATTR_LAUNCH_CALL]},
-        {".operator", "kernels launched inside a CPU operator", a->cause_ns[TP_ATTR_OPERATOR],
-         a->cause_n[TP_ATTR_OPERATOR]},
-        {".launch_call", "kernels of graph launches outside any operator, charged to the launch call",
-         a->cause_ns[TP_ATTR_LAUNCH_CALL], a->cause_n[TP_ATTR_LAUNCH_CALL]},
-        {".runtime_launches", "kernels of runtime launch calls", a->kind_ns[TP_LAUNCH_RUNTIME],
-         a->kind_n[TP_LAUNCH_RUNTIME]},
-        {".driver_launches", "kernels of driver launch calls (cuLaunchKernel[Ex])", a->kind_ns[TP_LAUNCH_DRIVER],
-         a->kind_n[TP_LAUNCH_DRIVER]},
-        {".graph_replays", "kernels of graph replays", a->kind_ns[TP_LAUNCH_GRAPH], a->kind_n[TP_LAUNCH_GRAPH]},
+/* a line of kernels of one cause, or of one kind of launch */
+#define CAUSE(key, what, c) {key, what, a->cause_ns[c], a->cause_n[c]}
+#define KIND(key, what, k) {key, what, a->kind_ns[k], a->kind_n[k]}
+        {"", "kernels", attributed, a->cause_n[TP_ATTR_OPERATOR] + a->cause_n[TP_ATTR_LAUNCH_CALL]},
+        CAUSE(".operator", "kernels launched inside a CPU operator", TP_ATTR_OPERATOR),
+        CAUSE(".launch_call", "kernels of graph launches outside any operator, charged to the launch call",
+              TP_ATTR_LAUNCH_CALL),
+        KIND(".runtime_launches", "kernels of runtime launch calls", TP_LAUNCH_RUNTIME),
+        KIND(".driver_launches", "kernels of driver launch calls (cuLaunchKernel[Ex])", TP_LAUNCH_DRIVER),
+        KIND(".graph_replays", "kernels of graph replays", TP_LAUNCH_GRAPH),
         {".graph_replays.captured", "kernels of graph replays charged to captured operators (--capture)",
          a->captured_ns, a->captured_n},
-        {".none.outside_operator", "kernels of launch calls outside any operator",
-         a->cause_ns[TP_ATTR_OUTSIDE_OPERATOR], a->cause_n[TP_ATTR_OUTSIDE_OPERATOR]},
-        {".none.no_correlation", "kernels without a correlation id", a->cause_ns[TP_ATTR_NO_CORRELATION],
-         a->cause_n[TP_ATTR_NO_CORRELATION]},
-        {".none.before_profiler", "kernels launched before the profiler started", a->cause_ns[TP_ATTR_BEFORE_PROFILER],
-         a->cause_n[TP_ATTR_BEFORE_PROFILER]},
-        {".none.no_launch_record", "kernels whose launch call the profiler lost",
-         a->cause_ns[TP_ATTR_NO_LAUNCH_RECORD], a->cause_n[TP_ATTR_NO_LAUNCH_RECORD]},
+        CAUSE(".none.outside_operator", "kernels of launch calls outside any operator", TP_ATTR_OUTSIDE_OPERATOR),
+        CAUSE(".none.no_correlation", "kernels without a correlation id", TP_ATTR_NO_CORRELATION),
+        CAUSE(".none.before_profiler", "kernels launched before the profiler started", TP_ATTR_BEFORE_PROFILER),
+        CAUSE(".none.no_launch_record", "kernels whose launch call the profiler lost", TP_ATTR_NO_LAUNCH_RECORD),
+#undef CAUSE
+#undef KIND
     };
     if (i >= sizeof rows / sizeof *rows)
         return 0;

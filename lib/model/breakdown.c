@@ -20,6 +20,7 @@
 #include "tb_classify.h"
 #include "tbtree_order.h"
 #include "store_file.h"
+#include "model_new.h"
 
 enum { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DL, R_CPU, R_OTHER, R_TOTAL, NROLE = 7 };
 
@@ -302,17 +303,14 @@ void tp_tb_breakdown_free(struct tp_tb_breakdown *b)
     memset(b, 0, sizeof *b);
 }
 
+static int build(const tp_store *st, void *out)
+{
+    return tp_tb_breakdown(st, out);
+}
+
 static void *breakdown_new(const tp_store *st)
 {
-    struct tp_tb_breakdown *b = tp_store_file_breakdown(st);   /* a .tprof store's, when it has one */
-    if (b)
-        return b;
-    b = malloc(sizeof *b);
-    if (b && tp_tb_breakdown(st, b) < 0) {
-        free(b);
-        b = NULL;
-    }
-    return b;
+    return tp_model_new(st, tp_store_file_breakdown(st), sizeof(struct tp_tb_breakdown), build);
 }
 
 void tp_tb_breakdown_delete(void *p)

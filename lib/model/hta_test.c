@@ -13,27 +13,31 @@
 
 static void test_classify(void)
 {
-    CHECK_INT("type nccl", tp_hta_kernel_type("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 0),
-              TP_HTA_COMM);
-    CHECK_INT("type ncclKernel inside", tp_hta_kernel_type("void ncclKernel_AllReduce_RING_LL_Sum_float(x)", 0),
-              TP_HTA_COMM);
-    CHECK_INT("type hccl", tp_hta_kernel_type("hccl_allreduce", 0), TP_HTA_COMM);
-    CHECK_INT("type memcpy", tp_hta_kernel_type("Memcpy DtoD (Device -> Device)", 0), TP_HTA_MEM);
-    CHECK_INT("type memset", tp_hta_kernel_type("Memset (Device)", 0), TP_HTA_MEM);
-    CHECK_INT("type dma", tp_hta_kernel_type("dma_request", 0), TP_HTA_MEM);
-    CHECK_INT("type gemm", tp_hta_kernel_type("volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_stages_32x1_tn", 0),
-              TP_HTA_COMP);
-    CHECK_INT("type sync other", tp_hta_kernel_type("Event Sync", 0), TP_HTA_OTHER);
-    CHECK_INT("type stream wait other", tp_hta_kernel_type("Stream Wait Event", 0), TP_HTA_OTHER);
-    CHECK_INT("type Memcpy inside other", tp_hta_kernel_type("fooMemcpyKernel", 0), TP_HTA_OTHER);
-    CHECK_INT("type cuda launch other", tp_hta_kernel_type("cudaLaunchKernel", 0), TP_HTA_OTHER);
-    /* '.' does not match a newline: "Sync" on the second line does not count */
-    CHECK_INT("type newline", tp_hta_kernel_type("kernel\nSync", 0), TP_HTA_COMP);
-    /* HTA's ^hip quirk and tprof's fix */
-    CHECK_INT("type hipMemcpy quirk", tp_hta_kernel_type("hipMemcpyDtoD", 1), TP_HTA_COMM);
-    CHECK_INT("type hipMemcpy fixed", tp_hta_kernel_type("hipMemcpyDtoD", 0), TP_HTA_MEM);
-    CHECK_INT("type hip kernel quirk", tp_hta_kernel_type("hipKernelFoo", 1), TP_HTA_COMM);
-    CHECK_INT("type hip kernel fixed", tp_hta_kernel_type("hipKernelFoo", 0), TP_HTA_COMP);
+    static const struct {
+        const char *name, *kernel;
+        int quirks, want;
+    } cases[] = {
+        {"type nccl", "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 0, TP_HTA_COMM},
+        {"type ncclKernel inside", "void ncclKernel_AllReduce_RING_LL_Sum_float(x)", 0, TP_HTA_COMM},
+        {"type hccl", "hccl_allreduce", 0, TP_HTA_COMM},
+        {"type memcpy", "Memcpy DtoD (Device -> Device)", 0, TP_HTA_MEM},
+        {"type memset", "Memset (Device)", 0, TP_HTA_MEM},
+        {"type dma", "dma_request", 0, TP_HTA_MEM},
+        {"type gemm", "volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_stages_32x1_tn", 0, TP_HTA_COMP},
+        {"type sync other", "Event Sync", 0, TP_HTA_OTHER},
+        {"type stream wait other", "Stream Wait Event", 0, TP_HTA_OTHER},
+        {"type Memcpy inside other", "fooMemcpyKernel", 0, TP_HTA_OTHER},
+        {"type cuda launch other", "cudaLaunchKernel", 0, TP_HTA_OTHER},
+        /* '.' does not match a newline: "Sync" on the second line does not count */
+        {"type newline", "kernel\nSync", 0, TP_HTA_COMP},
+        /* HTA's ^hip quirk and tprof's fix */
+        {"type hipMemcpy quirk", "hipMemcpyDtoD", 1, TP_HTA_COMM},
+        {"type hipMemcpy fixed", "hipMemcpyDtoD", 0, TP_HTA_MEM},
+        {"type hip kernel quirk", "hipKernelFoo", 1, TP_HTA_COMM},
+        {"type hip kernel fixed", "hipKernelFoo", 0, TP_HTA_COMP},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CHECK_INT(cases[i].name, tp_hta_kernel_type(cases[i].kernel, cases[i].quirks), cases[i].want);
     CHECK_STR("label 3", tp_hta_type_label(3), "COMPUTATION overlapping COMMUNICATION");
     CHECK_STR("label 6", tp_hta_type_label(6), "COMMUNICATION overlapping MEMORY");
     CHECK_STR("label 7", tp_hta_type_label(7), "COMPUTATION overlapping COMMUNICATION overlapping MEMORY");

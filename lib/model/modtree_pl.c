@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modtree.h"
+#include "tbtree_order.h"
 
 static uint64_t hash_str(const char *s, size_t n)
 {
@@ -40,12 +41,30 @@ static int64_t by_name(struct tp_modtree *T, struct tp_i64map *idx, const char *
     }
 }
 
-static _Thread_local const tp_store *g_st;
-static int cmp_ts(const void *a, const void *b)
+static int cmp_ts(const void *a, const void *b, void *ctx)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
+    const tp_store *st = ctx;
+    if (st->ts[x] != st->ts[y]) return st->ts[x] < st->ts[y] ? -1 : 1;
     return x < y ? -1 : x > y;
+}
+
+/* The X rows of CPU ops and user annotations that are Lightning's module
+ * calls (hooks: its [pl][profile] hook calls instead), in (ts, row) order,
+ * into rows (room for st->n rows): their count. */
+static size_t pl_rows(const tp_store *st, int hooks, int64_t *rows)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        if (st->ph[i] != 'X' || (st->kind[i] != TP_K_CPU_OP && st->kind[i] != TP_K_USER_ANNOTATION))
+            continue;
+        const char *name = tp_store_str(st, st->name[i]);
+        if (hooks ? tp_tb_is_pl_profile(name) : tp_tb_pl_module_name(name) != NULL)
+            rows[n++] = (int64_t)i;
+    }
+    if (n)
+        qsort_r(rows, n, sizeof *rows, cmp_ts, (void *)st);
+    return n;
 }
 
 static _Thread_local const struct tp_modtree *g_T;
@@ -65,13 +84,7 @@ int tp_modtree_from_lightning(struct tp_modtree *T, const tp_store *st)
     int rc = -1;
     rows = malloc((st->n ? st->n : 1) * sizeof *rows);
     if (!rows) goto out;
-    for (size_t i = 0; i < st->n; i++)
-        if (st->ph[i] == 'X' && (st->kind[i] == TP_K_CPU_OP || st->kind[i] == TP_K_USER_ANNOTATION) &&
-            tp_tb_pl_module_name(tp_store_str(st, st->name[i])))
-            rows[n++] = (int64_t)i;
-    g_st = st;
-    if (n)
-        qsort(rows, n, sizeof *rows, cmp_ts);
+    n = pl_rows(st, 0, rows);
     for (size_t k = 0; k < n; k++) {
         const char *name = tp_tb_pl_module_name(tp_store_str(st, st->name[rows[k]]));
         if (by_name(T, &idx, name, strlen(name), 1) == -2) goto out;
@@ -101,18 +114,7 @@ out:
 
 /* ---- the hooks ---- */
 
-static _Thread_local const tp_store *g_hst;
-static int cmp_span(const void *a, const void *b)   /* (start, -end), then row */
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    const tp_store *st = g_hst;
-    if (st->ts[x] != st->ts[y]) return st->ts[x] < st->ts[y] ? -1 : 1;
-    int64_t ex = st->ts[x] + st->dur[x], ey = st->ts[y] + st->dur[y];
-    if (ex != ey) return ex > ey ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
-
-/* One thread's calls (rows[0..n), sorted by cmp_span): nested with a stack
+/* One thread's calls (rows[0..n), sorted by tp_sort_rows_nested): nested with a stack
  * as the op trees nest (tbtree.c's build_thread_tree). */
 static int nest(struct tp_modtree *T, const tp_store *st, const int64_t *rows, size_t n, int64_t *stack,
                 int64_t *dropped)
@@ -148,13 +150,7 @@ int tp_modtree_from_hooks(struct tp_modtree *T, const tp_store *st, int64_t *dro
     int rc = -1;
     *dropped = 0;
     if (!rows) goto out;
-    for (size_t i = 0; i < st->n; i++)
-        if (st->ph[i] == 'X' && (st->kind[i] == TP_K_CPU_OP || st->kind[i] == TP_K_USER_ANNOTATION) &&
-            tp_tb_is_pl_profile(tp_store_str(st, st->name[i])))
-            rows[n++] = (int64_t)i;
-    g_st = g_hst = st;
-    if (n)
-        qsort(rows, n, sizeof *rows, cmp_ts);
+    n = pl_rows(st, 1, rows);
     by = malloc((n ? n : 1) * sizeof *by);
     stack = malloc((n ? n : 1) * sizeof *stack);
     tix = malloc((n ? n : 1) * sizeof *tix);
@@ -174,7 +170,7 @@ int tp_modtree_from_hooks(struct tp_modtree *T, const tp_store *st, int64_t *dro
         by[start[tix[k]]++] = rows[k];
     for (size_t t = 0, lo = 0; t < nt; t++) {
         size_t hi = start[t];
-        qsort(by + lo, hi - lo, sizeof *by, cmp_span);
+        tp_sort_rows_nested(st, by + lo, hi - lo);
         if (nest(T, st, by + lo, hi - lo, stack, dropped) < 0) goto out;
         lo = hi;
     }

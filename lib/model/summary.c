@@ -8,8 +8,7 @@
 static int cmp_sample(const void *a, const void *b)
 {
     const struct tp_sample *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
-    if (c) return c;
+    TP_CMP_STR_BY(x, y, key);
     TP_CMP_BY(x, y, tag);
     return TP_CMP(x->v, y->v);
 }
@@ -57,8 +56,7 @@ static int cmp_total(const void *a, const void *b)
 {
     const struct tp_summary *x = a, *y = b;
     if (x->total != y->total) return x->total > y->total ? -1 : 1;
-    int c = strcmp(x->key, y->key);
-    if (c) return c;
+    TP_CMP_STR_BY(x, y, key);
     TP_CMP_BY(x, y, tag);
     return x->tagname && y->tagname ? strcmp(x->tagname, y->tagname) : 0;
 }

@@ -22,6 +22,7 @@
 #include "tb_classify.h"
 #include "tbtree_order.h"
 #include "store_file.h"
+#include "model_new.h"
 
 #define ZERO_EXT_TO_ROOT 0
 
@@ -95,15 +96,6 @@ static int push64(int64_t **a, size_t *n, size_t *cap, int64_t v)
 static _Thread_local const tp_store *g_st;
 static _Thread_local struct tb_model *g_m;
 
-static int cmp_dev(const void *a, const void *b)   /* (start, -end), stable by row */
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    const tp_store *st = g_st;
-    if (st->ts[x] != st->ts[y]) return st->ts[x] < st->ts[y] ? -1 : 1;
-    int64_t ex = st->ts[x] + st->dur[x], ey = st->ts[y] + st->dur[y];
-    if (ex != ey) return ex > ey ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
 /* (start, -end, index): the nodes come in time order already but for
  * equal starts and the stand-in nodes, so this sorts by runs (tp_sort_runs) */
 static int cmp_node(int64_t i, int64_t j, const void *ctx)
@@ -469,7 +461,7 @@ static int pair_by_correlation(struct tb_build *b)
                 struct tb_rt *R = &m->rts[ri];
                 for (size_t w = 0; w < nwait; w++)
                     if (push64(&R->dev, &R->ndev, &R->capdev, wait[w]) < 0) goto done;
-                if (R->ndev) qsort(R->dev, R->ndev, sizeof *R->dev, cmp_dev);
+                if (R->ndev) tp_sort_rows_nested(g_st, R->dev, R->ndev);
                 nwait = 0;
                 latest = ri;
             } else if (latest >= 0 && st->correlation[r] != TP_NONE) {
@@ -607,7 +599,7 @@ static int add_stale_runtime(struct tb_build *b)
     (void)st;
     D->dev = b->stale; D->ndev = b->nstale; D->capdev = b->capstale;
     b->stale = NULL;
-    if (D->ndev) qsort(D->dev, D->ndev, sizeof *D->dev, cmp_dev);
+    if (D->ndev) tp_sort_rows_nested(g_st, D->dev, D->ndev);
     b->dummy = (int64_t)m->nrts++;
     return 0;
 }
@@ -709,8 +701,9 @@ static void remove_dup_nodes(struct tb_model *m)
     }
 }
 
-static int tb_build(const tp_store *st, struct tb_model *m)
+static int tb_build(const tp_store *st, void *out)
 {
+    struct tb_model *m = out;
     memset(m, 0, sizeof *m);
     g_st = st;
     g_m = m;
@@ -742,15 +735,7 @@ done:
 
 static void *tb_new(const tp_store *st)
 {
-    struct tb_model *m = tp_store_file_tree(st);   /* a .tprof store's, when it has one */
-    if (m)
-        return m;
-    m = malloc(sizeof *m);
-    if (m && tb_build(st, m) < 0) {
-        free(m);
-        m = NULL;
-    }
-    return m;
+    return tp_model_new(st, tp_store_file_tree(st), sizeof(struct tb_model), tb_build);
 }
 
 void tp_tb_model_delete(void *p)

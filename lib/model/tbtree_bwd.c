@@ -4,6 +4,7 @@
  * the plugin's diff sees. */
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "i64map.h"
 #include "tbtree_bwd.h"
 
@@ -17,13 +18,8 @@ static int is_bwd_root(const struct tb_bnode *n)
 
 static int push_kid(struct tb_bnode *n, size_t k)
 {
-    if (n->nkids == n->capkids) {
-        size_t cap = n->capkids ? 2 * n->capkids : 4;
-        size_t *v = realloc(n->kids, cap * sizeof *v);
-        if (!v)
-            return -1;
-        n->kids = v, n->capkids = cap;
-    }
+    if (tp_grow((void **)&n->kids, &n->capkids, n->nkids + 1, sizeof *n->kids) < 0)
+        return -1;
     n->kids[n->nkids++] = k;
     return 0;
 }
@@ -252,13 +248,8 @@ static int build_backward(struct rebuild *rb, size_t node, size_t parent)
         B->name = B->owned_name = name;
         B->cl = CL_BWD, B->start = M->start, B->end = M->end, B->tid = M->tid;
         if (parent == (size_t)-1) {
-            if (rb->nresult == rb->capresult) {
-                size_t cap = rb->capresult ? 2 * rb->capresult : 16;
-                size_t *v = realloc(rb->result, cap * sizeof *v);
-                if (!v)
-                    return -1;
-                rb->result = v, rb->capresult = cap;
-            }
+            if (tp_grow((void **)&rb->result, &rb->capresult, rb->nresult + 1, sizeof *rb->result) < 0)
+                return -1;
             rb->result[rb->nresult++] = b;
         } else if (push_kid(&t->v[parent], b) < 0) {
             return -1;

@@ -139,3 +139,18 @@ void tp_x_order_put(const tp_store *st, struct tp_x_order *x, enum tp_model_id o
     s->free = x_order_free;
     s->tried = 1;
 }
+
+static int cmp_nested(const void *a, const void *b, void *ctx)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    const tp_store *st = ctx;
+    if (st->ts[x] != st->ts[y]) return st->ts[x] < st->ts[y] ? -1 : 1;
+    int64_t ex = st->ts[x] + st->dur[x], ey = st->ts[y] + st->dur[y];
+    if (ex != ey) return ex > ey ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+void tp_sort_rows_nested(const tp_store *st, int64_t *rows, size_t n)
+{
+    qsort_r(rows, n, sizeof *rows, cmp_nested, (void *)st);
+}

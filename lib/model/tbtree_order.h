@@ -36,4 +36,9 @@ int tp_sort_kv(struct tp_kv *a, size_t n);
  * comparisons.  0, or -1 when out of memory (a is then unchanged). */
 int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx);
 
+/* Sort rows[0..n) of st so that an event comes before the events it
+ * contains: by start, then by end descending (the longer first), then by
+ * row (a total order: any sort gives the same array). */
+void tp_sort_rows_nested(const tp_store *st, int64_t *rows, size_t n);
+
 #endif

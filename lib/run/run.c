@@ -31,6 +31,7 @@
 #include "store.h"
 #include "cmp.h"
 #include "try.h"
+#include "dir.h"
 #include "grow.h"
 
 struct tp_run {
@@ -247,13 +248,10 @@ static int first_run_below(const char *dir, char *out, size_t cap)
         return 0;
     struct dirent *e;
     int found = 0;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char full[2048];
-        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
-        struct stat sb;
-        if (stat(full, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    char full[2048];
+    struct stat sb;
+    while ((e = tp_dir_next(d, dir, full, sizeof full, &sb))) {
+        if (!S_ISDIR(sb.st_mode))
             continue;
         DIR *sd = opendir(full);
         if (!sd)

@@ -130,6 +130,18 @@ static int write_meta(sqlite3 *db, const tp_summary *s)
 }
 
 /* The section's groups, multisets, first sightings and stream order. */
+/* One row of a section's side table: the section id, the group (or
+ * stream) index, then the n numbers v; 0, or -1 when the insert fails. */
+static int insert_row(sqlite3_stmt *st, int id, size_t i, const int64_t *v, int n)
+{
+    sqlite3_reset(st);
+    sqlite3_bind_int(st, 1, id);
+    sqlite3_bind_int64(st, 2, (int64_t)i);
+    for (int k = 0; k < n; k++)
+        sqlite3_bind_int64(st, 3 + k, v[k]);
+    return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
 static int write_section(sqlite3 *db, const struct tp_section *sec, int id)
 {
     sqlite3_stmt *gs = NULL, *ds = NULL, *fs = NULL, *ss = NULL, *cs = NULL;
@@ -154,11 +166,7 @@ static int write_section(sqlite3 *db, const struct tp_section *sec, int id)
     if (sqlite3_step(cs) != SQLITE_DONE)
         goto done;
     for (size_t i = 0; i < sec->nstreams; i++) {
-        sqlite3_reset(ss);
-        sqlite3_bind_int(ss, 1, id);
-        sqlite3_bind_int64(ss, 2, (int64_t)i);
-        sqlite3_bind_int64(ss, 3, sec->streams[i]);
-        if (sqlite3_step(ss) != SQLITE_DONE)
+        if (insert_row(ss, id, i, (int64_t[]){sec->streams[i]}, 1) < 0)
             goto done;
     }
     for (size_t i = 0; i < sec->ng; i++) {
@@ -190,25 +198,12 @@ static int write_section(sqlite3 *db, const struct tp_section *sec, int id)
         sqlite3_bind_int(gs, c++, g->flag);
         if (sqlite3_step(gs) != SQLITE_DONE)
             goto done;
-        for (size_t j = 0; j < g->nd; j++) {
-            sqlite3_reset(ds);
-            sqlite3_bind_int(ds, 1, id);
-            sqlite3_bind_int64(ds, 2, (int64_t)i);
-            sqlite3_bind_int64(ds, 3, g->d[j].v);
-            sqlite3_bind_int64(ds, 4, g->d[j].n);
-            if (sqlite3_step(ds) != SQLITE_DONE)
+        for (size_t j = 0; j < g->nd; j++)
+            if (insert_row(ds, id, i, (int64_t[]){g->d[j].v, g->d[j].n}, 2) < 0)
                 goto done;
-        }
-        for (size_t j = 0; j < g->nf; j++) {
-            sqlite3_reset(fs);
-            sqlite3_bind_int(fs, 1, id);
-            sqlite3_bind_int64(fs, 2, (int64_t)i);
-            sqlite3_bind_int64(fs, 3, g->f[j].stream);
-            sqlite3_bind_int64(fs, 4, g->f[j].seq);
-            sqlite3_bind_int64(fs, 5, g->f[j].pos);
-            if (sqlite3_step(fs) != SQLITE_DONE)
+        for (size_t j = 0; j < g->nf; j++)
+            if (insert_row(fs, id, i, (int64_t[]){g->f[j].stream, g->f[j].seq, g->f[j].pos}, 3) < 0)
                 goto done;
-        }
     }
     rc = 0;
 done:

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "summ.h"
 #include "cmp.h"
+#include "dir.h"
 #include "grow.h"
 
 static int ends_with(const char *s, const char *tail)
@@ -41,13 +42,10 @@ static long list_dir(const char *dir, char ***out, int *others)
     if (!d)
         return 0;
     struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char full[4200];
-        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
-        struct stat sb;
-        if (stat(full, &sb) != 0 || !S_ISREG(sb.st_mode))
+    char full[4200];
+    struct stat sb;
+    while ((e = tp_dir_next(d, dir, full, sizeof full, &sb))) {
+        if (!S_ISREG(sb.st_mode))
             continue;
         if (!ends_with(e->d_name, ".tpsum") || !sqlite_magic(full)) {
             *others = 1;

@@ -35,8 +35,7 @@ int tp_summ_samples(struct tp_section *sec, int which, const struct tp_sample *s
 static int cmp_stat(const void *a, const void *b)
 {
     const struct tp_summary *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
-    if (c) return c;
+    TP_CMP_STR_BY(x, y, key);
     TP_CMP_BY(x, y, tag);
     return strcmp(x->tagname, y->tagname);
 }

@@ -6,6 +6,13 @@
 #include "bars.h"
 #include "testing.h"
 
+/* the buffer emptied, for the next drawing */
+static struct tp_sbuf *emptied(struct tp_sbuf *b)
+{
+    b->len = 0;
+    return b;
+}
+
 /* the text of a buffer, NUL-terminated (the buffer keeps it) */
 static const char *text(struct tp_sbuf *b)
 {
@@ -64,15 +71,12 @@ int main(void)
     CHECK_INT("hbar.cells", cells(text(&b)), 6);
     CHECK("hbar.no_colour", !strchr(text(&b), '\x1b'));
     CHECK_STR("hbar.glyphs", text(&b), "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x8b  ");
-    b.len = 0;
-    tp_bars_hbar(&b, 29, 6, "36", 1);
+    tp_bars_hbar(emptied(&b), 29, 6, "36", 1);
     CHECK("hbar.colour", strncmp(text(&b), "\x1b[36m", 5) == 0 && strstr(text(&b), "\x1b[0m"));
     CHECK_INT("hbar.colour_cells", cells(text(&b)), 6);
-    b.len = 0;
-    tp_bars_hbar(&b, 0, 4, "36", 1);
+    tp_bars_hbar(emptied(&b), 0, 4, "36", 1);
     CHECK_STR("hbar.empty", text(&b), "    ");
-    b.len = 0;
-    tp_bars_hbar(&b, 1000, 3, NULL, 0);
+    tp_bars_hbar(emptied(&b), 1000, 3, NULL, 0);
     CHECK_INT("hbar.clipped", eighths_of(text(&b)), 24);
 
     /* stacked: boundaries from the running sum, so the cells add up to the
@@ -102,25 +106,20 @@ int main(void)
     {
         static const struct tp_bar_glyph g[] = {{"#", "32"}, {"=", "34"}, {".", NULL}};
         int64_t v[] = {50, 25, 25};
-        b.len = 0;
-        tp_bars_stack(&b, v, 3, 200, 8, g, 0);
+        tp_bars_stack(emptied(&b), v, 3, 200, 8, g, 0);
         CHECK_STR("stack.draw", text(&b), "##=.    ");
-        b.len = 0;
-        tp_bars_stack(&b, v, 3, 200, 8, g, 1);
+        tp_bars_stack(emptied(&b), v, 3, 200, 8, g, 1);
         CHECK_STR("stack.draw_colour", text(&b), "\x1b[32m##\x1b[0m\x1b[34m=\x1b[0m.    ");
     }
 
     /* vertical bars: 2 rows, heights 0, 3, 8, 11, 16 eighths */
     {
         int64_t h[] = {0, 3, 8, 11, 16};
-        b.len = 0;
-        tp_bars_column_row(&b, h, 5, 2, 0, NULL, 0);
+        tp_bars_column_row(emptied(&b), h, 5, 2, 0, NULL, 0);
         CHECK_STR("column.top", text(&b), "   \xe2\x96\x83\xe2\x96\x88");
-        b.len = 0;
-        tp_bars_column_row(&b, h, 5, 2, 1, NULL, 0);
+        tp_bars_column_row(emptied(&b), h, 5, 2, 1, NULL, 0);
         CHECK_STR("column.bottom", text(&b), " \xe2\x96\x83\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88");
-        b.len = 0;
-        tp_bars_column_row(&b, h, 5, 2, 1, "32", 1);
+        tp_bars_column_row(emptied(&b), h, 5, 2, 1, "32", 1);
         CHECK_STR("column.colour", text(&b), " \x1b[32m\xe2\x96\x83\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\x1b[0m");
     }
     tp_sbuf_free(&b);

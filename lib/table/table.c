@@ -219,24 +219,25 @@ void tp_table_set_str(tp_table *t, size_t col, const char *s)
     tp_table_set_strn(t, col, s, s ? strlen(s) : 0);
 }
 
-void tp_table_set_int(tp_table *t, size_t col, int64_t x)
+/* The cell col of the last row holds val, of kind (see last_cell). */
+static inline void set_last(tp_table *t, size_t col, unsigned char kind, union tp_cellval val)
 {
     union tp_cellval *v;
     unsigned char *k;
     if (!last_cell(t, col, &v, &k))
         return;
-    v->i = x;
-    *k = TP_CELL_INT;
+    *v = val;
+    *k = kind;
+}
+
+void tp_table_set_int(tp_table *t, size_t col, int64_t x)
+{
+    set_last(t, col, TP_CELL_INT, (union tp_cellval){.i = x});
 }
 
 void tp_table_set_float(tp_table *t, size_t col, double x)
 {
-    union tp_cellval *v;
-    unsigned char *k;
-    if (!last_cell(t, col, &v, &k))
-        return;
-    v->f = x;
-    *k = TP_CELL_FLOAT;
+    set_last(t, col, TP_CELL_FLOAT, (union tp_cellval){.f = x});
 }
 
 void tp_table_set_null(tp_table *t, size_t col)

@@ -6,18 +6,12 @@
 # severity and the exit status: 0 when only info, 1 with warnings, 2 with
 # errors.  Copies go to a mktemp folder; ../shared is never written.
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-REF=${REF:-$top/../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_python golden.check "$REF/peers/hta_data/tests/data" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
+golden_ref_python golden.check "$REF/peers/hta_data/tests/data" <<'PY'
 import copy, csv, gzip, io, json, os, shutil, subprocess, sys, tempfile
-from golden import print_case
+from golden import print_case, ref_args
 
-tprof, ref = sys.argv[1:3]
-peers = os.path.join(ref, 'peers')
-hta = os.path.join(peers, 'hta_data/tests/data')
-tl = os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests/traces')
-unit = os.path.join(ref, 'kineto/data/extracted_unit_tests')
+tprof, ref, hta, tl, unit = ref_args('hta', 'tl', 'unit')
 bert = os.path.join(tl, 'mi300/gaunernst_bert-small-uncased__1016001.json.gz')
 
 def ok(name, why):

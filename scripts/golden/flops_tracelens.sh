@@ -6,19 +6,14 @@
 # AMD-AGI-TraceLens/tests/traces, and the Tensor Core column on the full
 # kernel names of recent NVIDIA / AMD traces.
 # One line per case: "ok NAME", "FAIL NAME: why" or "skip NAME: why".
-top=$(cd "$(dirname "$0")/../.." && pwd)
-ref="$top/../shared/reference"
-tl="$ref/peers/other_data/AMD-AGI-TraceLens/tests/traces"
-tprof="$top/cli/tprof"
 . "$(dirname "$0")/lib.sh"
-golden_need flops_tracelens "$tl" "$tprof" python3
+tl="$REF/peers/other_data/AMD-AGI-TraceLens/tests/traces"
+golden_need flops_tracelens "$tl" "$TPROF" python3
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # case name | trace | TraceLens csv folder ("-": none): the TraceLens traces
 # roofline.sh reads too (tracelens_cases.txt), then this script's own
-{
-    cat "$(dirname "$0")/tracelens_cases.txt"
-    cat <<EOF
+cat "$(dirname "$0")/tracelens_cases.txt" - >"$tmp/cases" <<EOF
 resnet|mi300/resnet_act_checkpoint.json.gz|mi300/resnet_act_checkpoint_recompute_perf_report_csvs
 b200|b200/eager_trace.json.gz|-
 cutlass_kernel2|../../../JeremyMorlier-GPUModel/trace2.json|-
@@ -26,7 +21,6 @@ sm80_xmma|../../../JeremyMorlier-GPUModel/trace3.json|-
 cutlass_kernel|../../../../hta_data/tests/data/negative_queue_length_values_check/rank0.json.gz|-
 xmma_fprop|../../../../hta_data/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz|-
 EOF
-} >"$tmp/cases"
 
 cols=op,opname,params,tc,flops,bytes,name
 while IFS='|' read -r name trace csvs; do
@@ -34,7 +28,7 @@ while IFS='|' read -r name trace csvs; do
         echo "skip flops_tracelens_$name: $trace is absent"
         continue
     fi
-    if ! "$tprof" prof --csv -c $cols "$tl/$trace" >"$tmp/$name.csv" 2>"$tmp/$name.err"; then
+    if ! "$TPROF" prof --csv -c $cols "$tl/$trace" >"$tmp/$name.csv" 2>"$tmp/$name.err"; then
         echo "FAIL flops_tracelens_$name: tprof prof failed: $(head -c 200 "$tmp/$name.err")"
         continue
     fi
@@ -247,7 +241,7 @@ if [ -f "$one" ]; then
     mkdir "$tmp/run"
     cp "$one" "$tmp/run/rank0.json.gz"
     cp "$one" "$tmp/run/rank1.json.gz"
-    n=$("$tprof" prof --merge --csv -c op,flops "$tmp/run" 2>/dev/null | grep -c '^"miopen_convolution","924844032"$')
+    n=$("$TPROF" prof --merge --csv -c op,flops "$tmp/run" 2>/dev/null | grep -c '^"miopen_convolution","924844032"$')
     if [ "$n" = 10 ]; then
         echo "ok flops_tracelens_merged_run"
     else

@@ -3,9 +3,27 @@
 lib.sh's golden_python runs a script's Python with this folder on
 PYTHONPATH, so a script says `from golden import ...`.  Every helper here
 only runs tprof or reads reference files; none writes into ../shared."""
-import csv, io, json, os, subprocess
+import csv, io, json, os, subprocess, sys
 
 COVERAGE = 'of kernel time attributed to operators'
+
+# The reference folders the scripts name, below ../shared/reference.
+REF_DIRS = {
+    'peers': 'peers',
+    'hta': 'peers/hta_data/tests/data',
+    'dlrm': 'peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto',
+    'tl': 'peers/other_data/AMD-AGI-TraceLens/tests/traces',
+    'unit': 'kineto/data/extracted_unit_tests',
+    'samples': 'kineto/data/tb_plugin/samples/resnet50_num_workers_0',
+    'kineto': 'kineto',
+}
+
+
+def ref_args(*names):
+    """(tprof, ref, then the folders names of REF_DIRS below ref): what
+    lib.sh's golden_ref_python gives the script (sys.argv[1:3])."""
+    tprof, ref = sys.argv[1:3]
+    return (tprof, ref) + tuple(os.path.join(ref, REF_DIRS[n]) for n in names)
 
 
 def without_coverage(stderr):
@@ -112,18 +130,18 @@ def run_clean(tprof, *args, env=None, drop=('TPROF_MERGE_CONCAT',)):
     return p.returncode, p.stdout, p.stderr
 
 
-def summary_runs(ref, tmp):
+def summary_runs(ref, tmp, mixed=False):
     """{name: folder} of the multi-rank reference runs the summary scripts
     merge: param's 8-rank DLRM, HTA's trace_filter, the plugin's ResNet-50
     spans, kineto's docs traces, TraceLens' mi300 folder, and the kineto
     distributed unit tests as runs (folders of links made under tmp); only
-    those that are there."""
-    peers = os.path.join(ref, 'peers')
-    runs = {'dlrm': os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto'),
-            'trace_filter': os.path.join(peers, 'hta_data/tests/data/trace_filter'),
-            'resnet_spans': os.path.join(ref, 'kineto/data/tb_plugin/samples/resnet50_num_workers_0'),
+    those that are there.  With mixed, also 'mixed': a run of 40 unrelated
+    reference traces (ranks from the order, threads that differ)."""
+    runs = {'dlrm': os.path.join(ref, REF_DIRS['dlrm']),
+            'trace_filter': os.path.join(ref, REF_DIRS['hta'], 'trace_filter'),
+            'resnet_spans': os.path.join(ref, REF_DIRS['samples']),
             'docs_traces': os.path.join(ref, 'kineto/data/kineto_docs_traces/docs/traces'),
-            'mi300': os.path.join(peers, 'other_data/AMD-AGI-TraceLens/tests/traces/mi300')}
+            'mi300': os.path.join(ref, REF_DIRS['tl'], 'mi300')}
     exp = os.path.join(ref, 'kineto/expected/extracted_unit_tests')
     data = os.path.join(ref, 'kineto/data/extracted_unit_tests')
     for test in ('nccl', 'gloo_gpu', 'gloo_cpu'):
@@ -136,6 +154,9 @@ def summary_runs(ref, tmp):
             src, worker = inp.split(' as ')
             os.symlink(os.path.join(data, src), os.path.join(d, worker + '.pt.trace.json'))
         runs[test] = d
+    if mixed:
+        runs['mixed'] = link_run(os.path.join(tmp, 'mixed'), reference_traces(
+            ref, ('kineto/data', REF_DIRS['hta'], 'peers/other_data/AMD-AGI-TraceLens/tests'), 4000000)[:40])
     return {k: v for k, v in runs.items() if os.path.isdir(v)}
 
 

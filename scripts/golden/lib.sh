@@ -1,5 +1,12 @@
 # scripts/golden/lib.sh — what golden scripts share (sourced, not run).
 #
+# Where the scripts find things, unless the script (or the caller, for REF
+# and TPROF) said it first: top, the repository; REF, the reference data
+# (../shared/reference beside the repository); TPROF, the binary.
+top=${top:-$(cd "$(dirname "$0")/../.." && pwd)}
+REF=${REF:-$top/../shared/reference}
+TPROF=${TPROF:-$top/cli/tprof}
+
 # golden_need NAME DIR TPROF [python3]: the prerequisites of a golden script.
 # A missing reference folder DIR (empty: none needed) or python3 (when asked
 # for) prints "skip NAME: ..." and ends the script with 0: golden tests skip,
@@ -27,6 +34,14 @@ golden_python() {
     golden_need "$1" "$2" "$3" python3
     shift 3
     PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}" exec python3 - "$@"
+}
+
+# golden_ref_python NAME DIR [ARG...] <<'PY' ... PY: golden_python NAME DIR
+# TPROF with TPROF and REF before the ARGs (golden.py's ref_args reads them).
+golden_ref_python() {
+    name=$1 dir=$2
+    shift 2
+    golden_python "$name" "$dir" "$TPROF" "$TPROF" "$REF" "$@"
 }
 
 # golden_need_files NAME DIR FILE...: "skip NAME: DIR is missing" and end the

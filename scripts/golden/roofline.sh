@@ -15,21 +15,16 @@
 #                  short_kernels_summary (count and time per operator, input
 #                  dims and kernel name).
 # One line per compared group: "ok NAME", "FAIL NAME: why" or "skip NAME: why".
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tl="$top/../shared/reference/peers/other_data/AMD-AGI-TraceLens/tests/traces"
-tprof="$top/cli/tprof"
 . "$(dirname "$0")/lib.sh"
-golden_need roofline "$tl" "$tprof" python3
+tl="$REF/peers/other_data/AMD-AGI-TraceLens/tests/traces"
+golden_need roofline "$tl" "$TPROF" python3
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # case name | trace | TraceLens csv folder: the TraceLens traces
 # flops_tracelens.sh reads too (tracelens_cases.txt), then this script's own
-{
-    cat "$(dirname "$0")/tracelens_cases.txt"
-    cat <<EOF
+cat "$(dirname "$0")/tracelens_cases.txt" - >"$tmp/cases" <<EOF
 norm|perf_model/normalization/normalization_layer_test.json.gz|perf_model/normalization/normalization_layer_test_perf_report_csvs
 EOF
-} >"$tmp/cases"
 
 while IFS='|' read -r name trace csvs; do
     if [ ! -f "$tl/$trace" ] || [ ! -d "$tl/$csvs" ]; then
@@ -45,7 +40,7 @@ while IFS='|' read -r name trace csvs; do
              "short|kernels --short 10 -c op,dims,name,calls,total" "histogram|kernels --short 10 --group histogram"; do
         f=${v%%|*}
         # shellcheck disable=SC2086
-        if ! "$tprof" ${v#*|} $capture --csv --header keys "$tl/$trace" >"$tmp/$name.$f.csv" 2>"$tmp/$name.$f.err"; then
+        if ! "$TPROF" ${v#*|} $capture --csv --header keys "$tl/$trace" >"$tmp/$name.$f.csv" 2>"$tmp/$name.$f.err"; then
             echo "FAIL roofline_$name: tprof ${v#*|} failed: $(head -c 200 "$tmp/$name.$f.err")"
             ok=0
         fi
@@ -352,27 +347,27 @@ done <"$tmp/cases"
 one="$tl/mi300/gaunernst_bert-small-uncased__1016001.json.gz"
 if [ -f "$one" ]; then
     sum='{ s += $1 } END { print s + 0 }'
-    a=$("$tprof" kernels --short 5 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
-    b=$("$tprof" kernels --short=5 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
-    c=$("$tprof" kernels --short 10 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
+    a=$("$TPROF" kernels --short 5 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
+    b=$("$TPROF" kernels --short=5 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
+    c=$("$TPROF" kernels --short 10 --tsv --header none -c calls "$one" 2>/dev/null | awk "$sum")
     if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" -lt "$c" ]; then
         echo "ok roofline_short_threshold"
     else
         echo "FAIL roofline_short_threshold: --short 5 gave $a kernels, --short=5 $b, --short 10 $c"
     fi
-    "$tprof" kernels --short=0 "$one" >/dev/null 2>"$tmp/err"; rc=$?
+    "$TPROF" kernels --short=0 "$one" >/dev/null 2>"$tmp/err"; rc=$?
     if [ "$rc" = 2 ] && grep -q "not a positive number" "$tmp/err"; then
         echo "ok roofline_short_bad_value"
     else
         echo "FAIL roofline_short_bad_value: exit $rc, $(head -c 200 "$tmp/err")"
     fi
-    "$tprof" kernels --short 10 --group props "$one" >/dev/null 2>"$tmp/err"; rc=$?
+    "$TPROF" kernels --short 10 --group props "$one" >/dev/null 2>"$tmp/err"; rc=$?
     if [ "$rc" = 2 ] && grep -q "must be histogram" "$tmp/err"; then
         echo "ok roofline_short_bad_group"
     else
         echo "FAIL roofline_short_bad_group: exit $rc, $(head -c 200 "$tmp/err")"
     fi
-    "$tprof" ops --group kind "$one" >/dev/null 2>"$tmp/err"; rc=$?
+    "$TPROF" ops --group kind "$one" >/dev/null 2>"$tmp/err"; rc=$?
     if [ "$rc" = 2 ] && grep -q "name, shape, stack\[=N\] or category" "$tmp/err"; then
         echo "ok roofline_ops_bad_group"
     else
@@ -381,7 +376,7 @@ if [ -f "$one" ]; then
     # every table says what it covers
     for v in roofline "ops --group category" "kernels --short 10"; do
         # shellcheck disable=SC2086
-        "$tprof" $v "$one" >/dev/null 2>"$tmp/err"
+        "$TPROF" $v "$one" >/dev/null 2>"$tmp/err"
         if grep -q "of kernel time\|of GPU activity time\|of all kernel time" "$tmp/err"; then
             echo "ok roofline_coverage_$(echo "$v" | tr -c 'a-z\n' _)"
         else
@@ -389,7 +384,7 @@ if [ -f "$one" ]; then
         fi
     done
     # MI300X: bandwidth from the table, compute peak unknown ("-")
-    line=$("$tprof" roofline --csv --header keys -c peak_tbs,peak_tflops,pct_compute,bound,device "$one" 2>/dev/null |
+    line=$("$TPROF" roofline --csv --header keys -c peak_tbs,peak_tflops,pct_compute,bound,device "$one" 2>/dev/null |
            sed -n 2p)
     if [ "$line" = '"5.300",,,,"AMD Instinct MI300X VF"' ]; then
         echo "ok roofline_peaks_mi300x"
@@ -403,9 +398,9 @@ fi
 nsys="$tl/../../../NVIDIA-Fuser/8fa9ec29/report1.sqlite"
 if [ -f "$nsys" ]; then
     cp "$nsys" "$tmp/r.sqlite"
-    a=$("$tprof" roofline --csv --header keys -c peak_tbs,device "$tmp/r.sqlite" 2>/dev/null | sed -n 2p)
-    "$tprof" import "$tmp/r.sqlite" -o "$tmp/r.tprof" >/dev/null 2>&1
-    b=$("$tprof" roofline --csv --header keys -c peak_tbs,device "$tmp/r.tprof" 2>/dev/null | sed -n 2p)
+    a=$("$TPROF" roofline --csv --header keys -c peak_tbs,device "$tmp/r.sqlite" 2>/dev/null | sed -n 2p)
+    "$TPROF" import "$tmp/r.sqlite" -o "$tmp/r.tprof" >/dev/null 2>&1
+    b=$("$TPROF" roofline --csv --header keys -c peak_tbs,device "$tmp/r.tprof" 2>/dev/null | sed -n 2p)
     if [ "$a" = '"3.352","NVIDIA H100 80GB HBM3"' ] && [ "$a" = "$b" ]; then
         echo "ok roofline_peaks_from_trace"
     else
@@ -417,7 +412,7 @@ fi
 # the bound: compute at or above the ridge point (peak FLOP/s over peak B/s), memory below; % of peak from the peaks
 b200="$tl/b200/eager_trace.json.gz"
 if [ -f "$b200" ]; then
-    "$tprof" roofline --csv --header keys -c tflops,tbs,intensity,peak_tflops,peak_tbs,pct_compute,pct_bw,bound \
+    "$TPROF" roofline --csv --header keys -c tflops,tbs,intensity,peak_tflops,peak_tbs,pct_compute,pct_bw,bound \
         "$b200" >"$tmp/b200.csv" 2>/dev/null
     python3 - "$tmp/b200.csv" <<'PY'
 import csv, sys

@@ -13,26 +13,19 @@
 #     the other ranks printed), two files claiming one rank, mixed GPU and
 #     CPU-only ranks (and their disagreement on steps, on stderr).
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-REF=${REF:-$top/../shared/reference}
-dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_python golden.run "$dlrm" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
+golden_ref_python golden.run "$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto" <<'PY'
 import csv, io, os, shutil, subprocess, sys, tempfile
-from golden import okf, run_tprof
+from functools import partial
+from golden import okf, ref_args, run_tprof
 from collections import defaultdict
 from decimal import Decimal
 
-tprof, ref = sys.argv[1:3]
-peers = os.path.join(ref, 'peers')
-dlrm = os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto')
-hta = os.path.join(peers, 'hta_data/tests/data')
-samples = os.path.join(ref, 'kineto/data/tb_plugin/samples/resnet50_num_workers_0')
+tprof, ref, dlrm, hta, samples = ref_args('dlrm', 'hta', 'samples')
 
 ok = okf('golden.run')
 
-def run(*args):
-    return run_tprof(tprof, *args)
+run = partial(run_tprof, tprof)
 
 def table(*args):
     rc, out, err = run(*(list(args[:-1]) + ['--csv', args[-1]]))

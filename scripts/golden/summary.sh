@@ -22,23 +22,17 @@
 #   - refusals: a view without summary, --step on summary files, a summary set
 #     against a trace, a file that is not a summary.
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-REF=${REF:-$top/../shared/reference}
-dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_python golden.summary "$dlrm" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
+golden_ref_python golden.summary "$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto" <<'PY'
 import csv, io, json, os, random, shutil, sqlite3, subprocess, sys, tempfile
-from golden import link_run, okf, reference_traces, run_clean, summary_runs
+from functools import partial
+from golden import okf, ref_args, run_clean, summary_runs
 
-tprof, ref = sys.argv[1:3]
-peers = os.path.join(ref, 'peers')
-dlrm = os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto')
-hta = os.path.join(peers, 'hta_data/tests/data')
+tprof, ref, dlrm, hta = ref_args('dlrm', 'hta')
 
 ok = okf('golden.summary')
 
-def run(*args, env=None):
-    return run_clean(tprof, *args, env=env)
+run = partial(run_clean, tprof)
 
 CONCAT = {'TPROF_MERGE_CONCAT': '1'}
 VARIANTS = [('kernels',), ('kernels', '--group', 'props'), ('ops',), ('ops', '--group', 'shape'), ('api',), ('labels',),
@@ -46,10 +40,7 @@ VARIANTS = [('kernels',), ('kernels', '--group', 'props'), ('ops',), ('ops', '--
 
 tmp = tempfile.mkdtemp(prefix='tprof_summary_golden.')
 try:
-    runs = summary_runs(ref, tmp)
-    # a run of unrelated traces: ranks from the order, threads that differ
-    runs['mixed'] = link_run(os.path.join(tmp, 'mixed'), reference_traces(
-        ref, ('kineto/data', 'peers/hta_data/tests/data', 'peers/other_data/AMD-AGI-TraceLens/tests'), 4000000)[:40])
+    runs = summary_runs(ref, tmp, mixed=True)
 
     # ---- --merge by summaries = the concatenated store ----
     for name, d in sorted(runs.items()):

@@ -28,18 +28,12 @@
 #   - refuse: a summary file asked for with --hta-quirks (it holds the
 #     defaults) is refused, exit 2, nothing on stdout.
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-REF=${REF:-$top/../shared/reference}
-dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_python golden.summary_hta "$dlrm" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
+golden_ref_python golden.summary_hta "$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto" <<'PY'
 import csv, io, json, os, random, shutil, sqlite3, subprocess, sys, tempfile
-from golden import link_run, okf, reference_traces, run_clean, summary_runs
+from golden import okf, ref_args, run_clean, summary_runs
 
-tprof, ref = sys.argv[1:3]
-peers = os.path.join(ref, 'peers')
-dlrm = os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto')
-hta = os.path.join(peers, 'hta_data/tests/data')
+tprof, ref, dlrm, hta = ref_args('dlrm', 'hta')
 VIEWS = ('temporal', 'kernel-types', 'overlap', 'idle')
 COLS = {'temporal': 'rank,idle,compute,non_compute,kernel_time,idle_pct,compute_pct,non_compute_pct,events',
         'kernel-types': 'rank,kernel_type,time,pct',
@@ -109,10 +103,7 @@ def expect(view, rows):
 
 tmp = tempfile.mkdtemp(prefix='tprof_summary_hta_golden.')
 try:
-    runs = summary_runs(ref, tmp)
-    # a run of unrelated traces (summary.sh's): ranks from the order
-    runs['mixed'] = link_run(os.path.join(tmp, 'mixed'), reference_traces(
-        ref, ('kineto/data', 'peers/hta_data/tests/data', 'peers/other_data/AMD-AGI-TraceLens/tests'), 4000000)[:40])
+    runs = summary_runs(ref, tmp, mixed=True)   # mixed: summary.sh's run of unrelated traces
 
     # ---- (1) --merge RUN = the per-rank tables summed ----
     for name, d in sorted(runs.items()):

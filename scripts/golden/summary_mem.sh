@@ -22,23 +22,17 @@
 #   - --events and --curve stay per trace (timelines: --merge lays them out);
 #   - tprof-mpi prints what tprof VIEW --merge prints (where make mpi built it).
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; run from the repo root.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-REF=${REF:-$top/../shared/reference}
-dlrm=$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto
 . "$(dirname "$0")/lib.sh"
-golden_python golden.summary_mem "$dlrm" "$top/cli/tprof" "$top/cli/tprof" "$REF" <<'PY'
+golden_ref_python golden.summary_mem "$REF/peers/other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto" <<'PY'
 import csv, gzip, io, json, math, os, random, shutil, statistics, subprocess, sys, tempfile
-from golden import link_run, okf, reference_traces, run_clean, summary_runs
+from functools import partial
+from golden import link_run, okf, ref_args, reference_traces, run_clean, summary_runs
 
-tprof, ref = sys.argv[1:3]
-peers = os.path.join(ref, 'peers')
-dlrm = os.path.join(peers, 'other_data/facebookresearch-param/et_replay/tests/inputs/dlrm_kineto')
-hta = os.path.join(peers, 'hta_data/tests/data')
+tprof, ref, dlrm, hta = ref_args('dlrm', 'hta')
 
 ok = okf('golden.summary_mem')
 
-def run(*args, env=None):
-    return run_clean(tprof, *args, env=env)
+run = partial(run_clean, tprof)
 
 def note(err):
     # the view's notes, without the coverage lines (attribution.sh tests them)

@@ -6,18 +6,15 @@
 # tprof prints bytes and exact µs; the plugin's KB / MB / ms with its
 # DisplayRounder are computed here from tprof's numbers and compared exactly.
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
-REF=${REF:-../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_python tbmemory "$REF/kineto/expected" "./cli/tprof" "$REF/kineto" <<'PY'
+golden_ref_python tbmemory "$REF/kineto/expected" <<'PY'
 import csv, glob, gzip, io, json, math, os, subprocess, sys
 from decimal import Decimal
-from golden import csv_view
+from functools import partial
+from golden import csv_view, ref_args
 
-K = sys.argv[1]
-TPROF = "./cli/tprof"
-
-def run(view, path, *extra):
-    return csv_view(TPROF, view, path, *extra)
+TPROF, REF, K = ref_args('kineto')
+run = partial(csv_view, TPROF)
 
 def rounder(v):
     # the plugin's DisplayRounder(ndigits=2) (T/utils.py)

@@ -2,15 +2,13 @@
 # Golden tests: tprof's kernels / ops / steps views against the TensorBoard
 # plugin's own outputs (../shared/reference/kineto/expected, SPEC §14.2).
 # Prints one "ok NAME" / "FAIL NAME: why" / "skip NAME: why" line per case.
-REF=${REF:-../shared/reference}
 . "$(dirname "$0")/lib.sh"
-golden_python tbviews "$REF/kineto/expected" "./cli/tprof" "$REF/kineto" <<'PY'
+golden_ref_python tbviews "$REF/kineto/expected" <<'PY'
 import csv, glob, io, json, os, subprocess, sys
 from decimal import Decimal
-from golden import attempt, csv_view, tb_expected, tb_table, tprof_views
+from golden import attempt, csv_view, ref_args, tb_expected, tb_table, tprof_views
 
-K = sys.argv[1]
-TPROF = "./cli/tprof"
+TPROF, REF, K = ref_args('kineto')
 
 def run(view, path, *extra):
     return csv_view(TPROF, view, path, *extra)[0]

@@ -23,6 +23,10 @@
 int tp_ascend_read_csv(tp_store *st, struct tp_npu_data *d, enum tp_npu_file which, const char *name,
                        const char *data, size_t len);
 
+/* ascend_tables.c: the kernel event of task t in the store (kind, times,
+ * name, category cat, device, stream); its row, or -1 on out of memory. */
+int64_t tp_ascend_task_event(tp_store *st, const struct tp_npu_task *t, uint32_t cat);
+
 /* ascend_comm.c: communication.json into d->comms. */
 int tp_ascend_read_comm(tp_store *st, struct tp_npu_data *d, const char *path, tp_error *err);
 

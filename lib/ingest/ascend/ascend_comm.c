@@ -26,88 +26,92 @@ static int num(tp_json *j, double *out)
     return 0;
 }
 
-/* Open the object j is at: 1; or skip a value of another type: 0 (the
- * plugin's files leave out or null what they have not measured); -1 on error. */
-static int obj_enter(tp_json *j)
+/* The members of the object j is at, each read (or skipped) by
+ * member(j, its key, ctx): 1 at the object's end; 0 when the value is of
+ * another type, skipped (the plugin's files leave out or null what they
+ * have not measured); -1 on error. */
+static int members(tp_json *j, int (*member)(tp_json *j, tp_jspan key, void *ctx), void *ctx)
 {
     if (tp_json_type(j) != TP_J_OBJECT)
         return tp_json_skip(j, NULL) < 0 ? -1 : 0;
-    return tp_json_obj_begin(j) < 0 ? -1 : 1;
-}
-
-static int time_info(tp_json *j, struct tp_npu_comm *c)
-{
-    int e = obj_enter(j);
-    if (e <= 0)
-        return e;
+    if (tp_json_obj_begin(j) < 0)
+        return -1;
     int n = 0, r;
     tp_jspan k;
-    while ((r = tp_json_obj_next(j, &n, &k)) == 1) {
-        double *dst = NULL;
-        if (TP_JEQ(j, k, "Start Timestamp(us)")) {
-            tp_jspan s;
-            if (tp_json_type(j) != TP_J_NUMBER) {
-                if (tp_json_skip(j, NULL) < 0) return -1;
-                continue;
-            }
-            if (tp_json_number(j, &s) < 0)
-                return -1;
-            int64_t ns;
-            if (tp_decimal_us_to_ns(tp_json_ptr(j, s), s.len, &ns) == 0)
-                c->start = ns;
-            continue;
-        }
-        if (TP_JEQ(j, k, "Elapse Time(ms)")) dst = &c->elapse_ms;
-        else if (TP_JEQ(j, k, "Transit Time(ms)")) dst = &c->transit_ms;
-        else if (TP_JEQ(j, k, "Wait Time(ms)")) dst = &c->wait_ms;
-        else if (TP_JEQ(j, k, "Synchronization Time(ms)")) dst = &c->sync_ms;
-        else if (TP_JEQ(j, k, "Idle Time(ms)")) dst = &c->idle_ms;
-        else if (TP_JEQ(j, k, "Wait Time Ratio")) dst = &c->wait_ratio;
-        else if (TP_JEQ(j, k, "Synchronization Time Ratio")) dst = &c->sync_ratio;
-        if (dst) {
-            if (num(j, dst) < 0) return -1;
-        } else if (tp_json_skip(j, NULL) < 0) {
+    while ((r = tp_json_obj_next(j, &n, &k)) == 1)
+        if (member(j, k, ctx) < 0)
             return -1;
-        }
-    }
-    return r;
+    return r < 0 ? -1 : 1;
 }
 
-static int bw_info(tp_json *j, struct tp_npu_comm *c)
+/* "Communication Time Info": the start and the times of one op. */
+static int time_member(tp_json *j, tp_jspan k, void *ctx)
 {
-    int e = obj_enter(j);
-    if (e <= 0)
-        return e;
-    int n = 0, r;
-    tp_jspan k;
-    while ((r = tp_json_obj_next(j, &n, &k)) == 1) {
-        int link = -1;
-        for (int i = 0; i < 5; i++)
-            if (tp_jspan_eq(j, k, tp_npu_links[i], strlen(tp_npu_links[i])))
-                link = i;
-        int e = obj_enter(j);
-        if (e < 0)
+    struct tp_npu_comm *c = ctx;
+    double *dst = NULL;
+    if (TP_JEQ(j, k, "Start Timestamp(us)")) {
+        tp_jspan s;
+        if (tp_json_type(j) != TP_J_NUMBER)
+            return tp_json_skip(j, NULL) < 0 ? -1 : 0;
+        if (tp_json_number(j, &s) < 0)
             return -1;
-        if (e == 0)
-            continue;
-        int m = 0, q;
-        tp_jspan kk;
-        while ((q = tp_json_obj_next(j, &m, &kk)) == 1) {
-            double v = NAN;
-            if (TP_JEQ(j, kk, "Transit Size(MB)")) {
-                if (num(j, &v) < 0) return -1;
-                if (!isnan(v)) c->transit_size_mb += v;
-            } else if (TP_JEQ(j, kk, "Bandwidth(GB/s)") && link >= 0) {
-                if (num(j, &v) < 0) return -1;
-                c->bw_gbps[link] = v;
-            } else if (tp_json_skip(j, NULL) < 0) {
-                return -1;
-            }
-        }
-        if (q < 0)
-            return -1;
+        int64_t ns;
+        if (tp_decimal_us_to_ns(tp_json_ptr(j, s), s.len, &ns) == 0)
+            c->start = ns;
+        return 0;
     }
-    return r;
+    if (TP_JEQ(j, k, "Elapse Time(ms)")) dst = &c->elapse_ms;
+    else if (TP_JEQ(j, k, "Transit Time(ms)")) dst = &c->transit_ms;
+    else if (TP_JEQ(j, k, "Wait Time(ms)")) dst = &c->wait_ms;
+    else if (TP_JEQ(j, k, "Synchronization Time(ms)")) dst = &c->sync_ms;
+    else if (TP_JEQ(j, k, "Idle Time(ms)")) dst = &c->idle_ms;
+    else if (TP_JEQ(j, k, "Wait Time Ratio")) dst = &c->wait_ratio;
+    else if (TP_JEQ(j, k, "Synchronization Time Ratio")) dst = &c->sync_ratio;
+    if (dst)
+        return num(j, dst);
+    return tp_json_skip(j, NULL) < 0 ? -1 : 0;
+}
+
+/* One link of "Communication Bandwidth Info" (HCCS, PCIE, ...: link, -1
+ * another): its size adds to the op's, its bandwidth is the link's. */
+struct link_ctx {
+    struct tp_npu_comm *c;
+    int link;
+};
+
+static int link_member(tp_json *j, tp_jspan k, void *ctx)
+{
+    struct link_ctx *l = ctx;
+    double v = NAN;
+    if (TP_JEQ(j, k, "Transit Size(MB)")) {
+        if (num(j, &v) < 0) return -1;
+        if (!isnan(v)) l->c->transit_size_mb += v;
+    } else if (TP_JEQ(j, k, "Bandwidth(GB/s)") && l->link >= 0) {
+        if (num(j, &v) < 0) return -1;
+        l->c->bw_gbps[l->link] = v;
+    } else if (tp_json_skip(j, NULL) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static int bw_member(tp_json *j, tp_jspan k, void *ctx)
+{
+    struct link_ctx l = {ctx, -1};
+    for (int i = 0; i < 5; i++)
+        if (tp_jspan_eq(j, k, tp_npu_links[i], strlen(tp_npu_links[i])))
+            l.link = i;
+    return members(j, link_member, &l) < 0 ? -1 : 0;
+}
+
+/* One op: its time and bandwidth infos. */
+static int op_member(tp_json *j, tp_jspan k, void *ctx)
+{
+    if (TP_JEQ(j, k, "Communication Time Info"))
+        return members(j, time_member, ctx) < 0 ? -1 : 0;
+    if (TP_JEQ(j, k, "Communication Bandwidth Info"))
+        return members(j, bw_member, ctx) < 0 ? -1 : 0;
+    return tp_json_skip(j, NULL) < 0 ? -1 : 0;
 }
 
 static int add(struct tp_npu_data *d, const struct tp_npu_comm *c)
@@ -135,24 +139,11 @@ static int ops(tp_json *j, tp_store *st, struct tp_npu_data *d, int64_t step, ui
             c.bw_gbps[i] = NAN;
         c.name = tp_store_intern(st, tp_json_ptr(j, k), k.len);
         c.total = TP_JEQ(j, k, "Total Op Info");
-        int e = obj_enter(j);
+        int e = members(j, op_member, &c);
         if (e < 0)
             return -1;
         if (e == 0)
             continue;
-        int m = 0, q;
-        tp_jspan kk;
-        while ((q = tp_json_obj_next(j, &m, &kk)) == 1) {
-            if (TP_JEQ(j, kk, "Communication Time Info")) {
-                if (time_info(j, &c) < 0) return -1;
-            } else if (TP_JEQ(j, kk, "Communication Bandwidth Info")) {
-                if (bw_info(j, &c) < 0) return -1;
-            } else if (tp_json_skip(j, NULL) < 0) {
-                return -1;
-            }
-        }
-        if (q < 0)
-            return -1;
         if (add(d, &c) < 0)
             return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
     }

@@ -208,38 +208,36 @@ static int absent(const char *s, size_t n)
     return n == 0 || (n == 3 && memcmp(s, "N/A", 3) == 0);
 }
 
-int tp_npu_cell_ns(struct tp_npu_csv *c, int col, int64_t *out)
+/* The typed cells share what is absent and how a cell that is not of its
+ * type is said; they differ only in the parser. */
+enum cell_type { CELL_NS, CELL_I64, CELL_F64 };
+
+static int typed_cell(struct tp_npu_csv *c, int col, enum cell_type type, void *out)
 {
+    static const char *const not_one[] = {"not a number of microseconds", "not an integer", "not a number"};
     size_t n;
     const char *s = tp_npu_cell(c, col, &n);
     if (absent(s, n))
         return 0;
-    if (tp_decimal_us_to_ns(s, n, out) == 0)
+    int e = type == CELL_NS ? tp_decimal_us_to_ns(s, n, out)
+          : type == CELL_I64 ? tp_decimal_to_i64(s, n, out) : tp_decimal_to_double(s, n, out);
+    if (e == 0)
         return 1;
-    tp_npu_csv_bad(c, col, "not a number of microseconds");
+    tp_npu_csv_bad(c, col, not_one[type]);
     return -1;
+}
+
+int tp_npu_cell_ns(struct tp_npu_csv *c, int col, int64_t *out)
+{
+    return typed_cell(c, col, CELL_NS, out);
 }
 
 int tp_npu_cell_i64(struct tp_npu_csv *c, int col, int64_t *out)
 {
-    size_t n;
-    const char *s = tp_npu_cell(c, col, &n);
-    if (absent(s, n))
-        return 0;
-    if (tp_decimal_to_i64(s, n, out) == 0)
-        return 1;
-    tp_npu_csv_bad(c, col, "not an integer");
-    return -1;
+    return typed_cell(c, col, CELL_I64, out);
 }
 
 int tp_npu_cell_f64(struct tp_npu_csv *c, int col, double *out)
 {
-    size_t n;
-    const char *s = tp_npu_cell(c, col, &n);
-    if (absent(s, n))
-        return 0;
-    if (tp_decimal_to_double(s, n, out) == 0)
-        return 1;
-    tp_npu_csv_bad(c, col, "not a number");
-    return -1;
+    return typed_cell(c, col, CELL_F64, out);
 }

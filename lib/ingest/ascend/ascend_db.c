@@ -36,6 +36,7 @@ struct db {
     int rc;                 /* the first error (TP_OK while none) */
     char checked[512];      /* " T1 T2 ": the tables quick_check passed */
     char note[200];         /* "FILE: its -wal ... was not read": said at the end */
+    uint32_t cat;           /* the category of the tasks' events ("ascend_db") */
 };
 
 static int fail(struct db *b, const char *table, int64_t rows, int stepping)
@@ -144,12 +145,79 @@ static uint32_t dev_name(struct db *b, int64_t dev)
     return tp_store_intern(b->st, n, (size_t)l);
 }
 
+/* One table's rows into one array of the Ascend data (ARRAY(d, records):
+ * d->records, its count and its capacity).  row() fills the record at the
+ * array's end from the statement's row and says whether to keep it (1),
+ * pass over it (0) or stop (<0: out of memory).  The table's bit is set in
+ * d->files once the query is prepared, and in d->read when the rows are
+ * read: the rows before an error are kept. */
+struct table_rows {
+    const char *table, *reads, *sql;
+    unsigned bit;
+    void **arr;
+    size_t *n, *cap, size;
+    int (*row)(struct db *b, sqlite3_stmt *s, void *rec);
+};
+#define ARRAY(d, a) (void **)&(d)->a, &(d)->n##a, &(d)->cap##a, sizeof *(d)->a
+
+static int read_rows(struct db *b, struct table_rows t)
+{
+    sqlite3_stmt *s = prep(b, t.table, t.reads, t.sql);
+    if (!s)
+        return b->rc;
+    b->d->files |= t.bit;
+    int r, keep;
+    int64_t n = 0;
+    while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+        n++;
+        if (tp_grow(t.arr, t.cap, *t.n + 1, t.size) < 0 || (keep = t.row(b, s, (char *)*t.arr + *t.n * t.size)) < 0) {
+            sqlite3_finalize(s);
+            return nomem(b);
+        }
+        *t.n += (size_t)keep;
+    }
+    b->d->read |= t.bit;
+    return step_end(b, t.table, s, r, n);
+}
+
 #define S(col) "(SELECT value FROM STRING_IDS WHERE id=" col ")"
 
-static int tasks(struct db *b)
+/* A task (a kernel_details row) and its kernel event in the store. */
+static int task_row(struct db *b, sqlite3_stmt *s, void *rec)
 {
     struct tp_npu_data *d = b->d;
     tp_store *st = b->st;
+    struct tp_npu_task t;
+    memset(&t, 0, sizeof t);
+    t.name = col_str(b, s, 0);
+    t.type = col_str(b, s, 1);
+    t.core = col_str(b, s, 2);
+    t.start = col_i64(s, 3);
+    int64_t end = col_i64(s, 4);
+    t.dur = t.start != TP_NONE && end != TP_NONE ? end - t.start : 0;
+    t.dur_us = (double)t.dur / 1000.0;
+    int64_t *i64[6] = {&t.wait, &t.block_dim, &t.mix_block_dim, &t.model_id, &t.task_id, &t.stream_id};
+    for (int i = 0; i < 6; i++)
+        *i64[i] = col_i64(s, 5 + i);
+    int64_t dev = col_i64(s, 11);
+    t.device = dev == TP_NONE ? -1 : (int32_t)dev;
+    uint32_t *strs[6] = {&t.in_shapes, &t.in_types, &t.in_formats, &t.out_shapes, &t.out_types, &t.out_formats};
+    for (int i = 0; i < 6; i++)
+        *strs[i] = col_str(b, s, 12 + i);
+    t.step = col_i64(s, 18);
+    if (!t.core)
+        t.core = tp_store_intern(st, "N/A", 3);
+    t.row = tp_ascend_task_event(st, &t, b->cat);
+    if (t.row < 0)
+        return -1;
+    if (t.start != TP_NONE && (d->first_ns == TP_NONE || t.start < d->first_ns))
+        d->first_ns = t.start;
+    *(struct tp_npu_task *)rec = t;
+    return 1;
+}
+
+static int tasks(struct db *b)
+{
     int have_steps = has_table(b, "STEP_TIME");
     char sql[2048];
     snprintf(sql, sizeof sql,
@@ -168,193 +236,135 @@ static int tasks(struct db *b)
              have_steps ? "(SELECT id FROM STEP_TIME WHERE o.startNs BETWEEN startNs AND endNs LIMIT 1)" : "NULL");
     if (!has_table(b, "RANK_DEVICE_MAP"))
         return b->rc;
-    sqlite3_stmt *s = prep(b, "TASK", "TASK COMPUTE_TASK_INFO COMMUNICATION_OP STRING_IDS RANK_DEVICE_MAP STEP_TIME", sql);
-    if (!s)
-        return b->rc;
-    d->files |= TP_NPU_KERNEL_DETAILS;
-    uint32_t cat = tp_store_intern(st, "ascend_db", 9);
-    int r;
-    int64_t n = 0;
-    while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-        n++;
-        struct tp_npu_task t;
-        memset(&t, 0, sizeof t);
-        t.name = col_str(b, s, 0);
-        t.type = col_str(b, s, 1);
-        t.core = col_str(b, s, 2);
-        t.start = col_i64(s, 3);
-        int64_t end = col_i64(s, 4);
-        t.dur = t.start != TP_NONE && end != TP_NONE ? end - t.start : 0;
-        t.dur_us = (double)t.dur / 1000.0;
-        t.wait = col_i64(s, 5);
-        t.block_dim = col_i64(s, 6);
-        t.mix_block_dim = col_i64(s, 7);
-        t.model_id = col_i64(s, 8);
-        t.task_id = col_i64(s, 9);
-        t.stream_id = col_i64(s, 10);
-        int64_t dev = col_i64(s, 11);
-        t.device = dev == TP_NONE ? -1 : (int32_t)dev;
-        t.in_shapes = col_str(b, s, 12);
-        t.in_types = col_str(b, s, 13);
-        t.in_formats = col_str(b, s, 14);
-        t.out_shapes = col_str(b, s, 15);
-        t.out_types = col_str(b, s, 16);
-        t.out_formats = col_str(b, s, 17);
-        t.step = col_i64(s, 18);
-        if (!t.core)
-            t.core = tp_store_intern(st, "N/A", 3);
-        int64_t row = tp_store_add(st);
-        if (row < 0) {
-            sqlite3_finalize(s);
-            return nomem(b);
-        }
-        st->kind[row] = TP_K_KERNEL;
-        st->ts[row] = t.start == TP_NONE ? 0 : t.start;
-        st->dur[row] = t.dur;
-        st->name[row] = t.name;
-        st->cat[row] = cat;
-        st->device[row] = t.device;
-        st->stream[row] = t.stream_id != TP_NONE && t.stream_id >= 0 && t.stream_id < INT32_MAX ? (int32_t)t.stream_id : -1;
-        st->tid[row] = t.stream_id;
-        t.row = row;
-        if (t.start != TP_NONE && (d->first_ns == TP_NONE || t.start < d->first_ns))
-            d->first_ns = t.start;
-        if (tp_grow((void **)&d->tasks, &d->captasks, d->ntasks + 1, sizeof *d->tasks) < 0) {
-            sqlite3_finalize(s);
-            return nomem(b);
-        }
-        d->tasks[d->ntasks++] = t;
-    }
-    d->read |= TP_NPU_KERNEL_DETAILS;   /* the rows before an error are kept */
-    return step_end(b, "TASK", s, r, n);
+    b->cat = tp_store_intern(b->st, "ascend_db", 9);
+    return read_rows(b, (struct table_rows){"TASK", "TASK COMPUTE_TASK_INFO COMMUNICATION_OP STRING_IDS RANK_DEVICE_MAP STEP_TIME",
+                                            sql, TP_NPU_KERNEL_DETAILS, ARRAY(b->d, tasks), task_row});
+}
+
+static int record_row(struct db *b, sqlite3_stmt *s, void *rec)
+{
+    struct tp_npu_data *d = b->d;
+    struct tp_npu_record r;
+    r.component = col_str(b, s, 0);
+    r.ts = col_i64(s, 1);
+    r.allocated_mb = col_mb(s, 2);
+    r.reserved_mb = col_mb(s, 3);
+    r.active_mb = col_mb(s, 4);
+    r.device = dev_name(b, col_i64(s, 5));
+    if (r.ts == TP_NONE)
+        return 0;
+    if (d->first_ns == TP_NONE || r.ts < d->first_ns) d->first_ns = r.ts;
+    *(struct tp_npu_record *)rec = r;
+    return 1;
+}
+
+static int alloc_row(struct db *b, sqlite3_stmt *s, void *rec)
+{
+    struct tp_npu_data *d = b->d;
+    struct tp_npu_alloc a;
+    a.name = col_str(b, s, 0);
+    if (!a.name)
+        a.name = tp_store_intern(b->st, "<unknown>", 9);
+    a.size_kb = sqlite3_column_double(s, 1) / 1024.0;
+    int64_t *i64[5] = {&a.alloc, &a.release, &a.active_release, &a.dur, &a.active_dur};
+    for (int i = 0; i < 5; i++)
+        *i64[i] = col_i64(s, 2 + i);
+    double *mb[4] = {&a.alloc_allocated_mb, &a.alloc_reserved_mb, &a.release_allocated_mb, &a.release_reserved_mb};
+    for (int i = 0; i < 4; i++)
+        *mb[i] = col_mb(s, 7 + i);
+    a.device = dev_name(b, col_i64(s, 11));
+    if (a.alloc != TP_NONE && (d->first_ns == TP_NONE || a.alloc < d->first_ns)) d->first_ns = a.alloc;
+    *(struct tp_npu_alloc *)rec = a;
+    return 1;
+}
+
+static int module_row(struct db *b, sqlite3_stmt *s, void *rec)
+{
+    struct tp_npu_module m;
+    m.component = col_str(b, s, 0);
+    m.ts = col_i64(s, 1);
+    m.reserved_mb = col_mb(s, 2);
+    m.device = dev_name(b, col_i64(s, 3));
+    if (m.ts == TP_NONE || isnan(m.reserved_mb))
+        return 0;
+    *(struct tp_npu_module *)rec = m;
+    return 1;
 }
 
 static int memory(struct db *b)
 {
-    struct tp_npu_data *d = b->d;
-    sqlite3_stmt *s;
     if (has_table(b, "MEMORY_RECORD") &&
-        (s = prep(b, "MEMORY_RECORD", "MEMORY_RECORD STRING_IDS", "SELECT " S("component") ", timestamp, totalAllocated, totalReserved, totalActive, deviceId "
-                     "FROM MEMORY_RECORD ORDER BY rowid"))) {
-        d->files |= TP_NPU_MEMORY_RECORD;
-        int r;
-        int64_t n = 0;
-        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-            n++;
-            struct tp_npu_record r;
-            r.component = col_str(b, s, 0);
-            r.ts = col_i64(s, 1);
-            r.allocated_mb = col_mb(s, 2);
-            r.reserved_mb = col_mb(s, 3);
-            r.active_mb = col_mb(s, 4);
-            r.device = dev_name(b, col_i64(s, 5));
-            if (r.ts == TP_NONE)
-                continue;
-            if (d->first_ns == TP_NONE || r.ts < d->first_ns) d->first_ns = r.ts;
-            if (tp_grow((void **)&d->records, &d->caprecords, d->nrecords + 1, sizeof *d->records) < 0) {
-                sqlite3_finalize(s);
-                return nomem(b);
-            }
-            d->records[d->nrecords++] = r;
-        }
-        d->read |= TP_NPU_MEMORY_RECORD;   /* the rows before an error are kept */
-        if (step_end(b, "MEMORY_RECORD", s, r, n))
-            return b->rc;
-    }
+        read_rows(b, (struct table_rows){"MEMORY_RECORD", "MEMORY_RECORD STRING_IDS",
+                                         "SELECT " S("component") ", timestamp, totalAllocated, totalReserved, "
+                                         "totalActive, deviceId FROM MEMORY_RECORD ORDER BY rowid",
+                                         TP_NPU_MEMORY_RECORD, ARRAY(b->d, records), record_row}))
+        return b->rc;
     if (has_table(b, "OP_MEMORY") &&
-        (s = prep(b, "OP_MEMORY", "OP_MEMORY STRING_IDS", "SELECT " S("name") ", size, allocationTime, releaseTime, activeReleaseTime, duration, "
-                     "activeDuration, allocationTotalAllocated, allocationTotalReserved, releaseTotalAllocated, "
-                     "releaseTotalReserved, deviceId FROM OP_MEMORY ORDER BY rowid"))) {
-        d->files |= TP_NPU_OPERATOR_MEMORY;
-        int r;
-        int64_t n = 0;
-        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-            n++;
-            struct tp_npu_alloc a;
-            a.name = col_str(b, s, 0);
-            if (!a.name)
-                a.name = tp_store_intern(b->st, "<unknown>", 9);
-            a.size_kb = sqlite3_column_double(s, 1) / 1024.0;
-            a.alloc = col_i64(s, 2);
-            a.release = col_i64(s, 3);
-            a.active_release = col_i64(s, 4);
-            a.dur = col_i64(s, 5);
-            a.active_dur = col_i64(s, 6);
-            a.alloc_allocated_mb = col_mb(s, 7);
-            a.alloc_reserved_mb = col_mb(s, 8);
-            a.release_allocated_mb = col_mb(s, 9);
-            a.release_reserved_mb = col_mb(s, 10);
-            a.device = dev_name(b, col_i64(s, 11));
-            if (a.alloc != TP_NONE && (d->first_ns == TP_NONE || a.alloc < d->first_ns)) d->first_ns = a.alloc;
-            if (tp_grow((void **)&d->allocs, &d->capallocs, d->nallocs + 1, sizeof *d->allocs) < 0) {
-                sqlite3_finalize(s);
-                return nomem(b);
-            }
-            d->allocs[d->nallocs++] = a;
-        }
-        d->read |= TP_NPU_OPERATOR_MEMORY;   /* the rows before an error are kept */
-        if (step_end(b, "OP_MEMORY", s, r, n))
-            return b->rc;
-    }
-    if (has_table(b, "NPU_MODULE_MEM") && has_table(b, "ENUM_MODULE") &&
-        (s = prep(b, "NPU_MODULE_MEM", "NPU_MODULE_MEM ENUM_MODULE", "SELECT (SELECT name FROM ENUM_MODULE WHERE id=moduleId), timestampNs, totalReserved, deviceId "
-                     "FROM NPU_MODULE_MEM ORDER BY rowid"))) {
-        d->files |= TP_NPU_MODULE_MEM;
-        int r;
-        int64_t n = 0;
-        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-            n++;
-            struct tp_npu_module m;
-            m.component = col_str(b, s, 0);
-            m.ts = col_i64(s, 1);
-            m.reserved_mb = col_mb(s, 2);
-            m.device = dev_name(b, col_i64(s, 3));
-            if (m.ts == TP_NONE || isnan(m.reserved_mb))
-                continue;
-            if (tp_grow((void **)&d->modules, &d->capmodules, d->nmodules + 1, sizeof *d->modules) < 0) {
-                sqlite3_finalize(s);
-                return nomem(b);
-            }
-            d->modules[d->nmodules++] = m;
-        }
-        d->read |= TP_NPU_MODULE_MEM;   /* the rows before an error are kept */
-        if (step_end(b, "NPU_MODULE_MEM", s, r, n))
-            return b->rc;
-    }
+        read_rows(b, (struct table_rows){"OP_MEMORY", "OP_MEMORY STRING_IDS",
+                                         "SELECT " S("name") ", size, allocationTime, releaseTime, activeReleaseTime, "
+                                         "duration, activeDuration, allocationTotalAllocated, allocationTotalReserved, "
+                                         "releaseTotalAllocated, releaseTotalReserved, deviceId FROM OP_MEMORY ORDER BY rowid",
+                                         TP_NPU_OPERATOR_MEMORY, ARRAY(b->d, allocs), alloc_row}))
+        return b->rc;
+    if (has_table(b, "NPU_MODULE_MEM") && has_table(b, "ENUM_MODULE"))
+        read_rows(b, (struct table_rows){"NPU_MODULE_MEM", "NPU_MODULE_MEM ENUM_MODULE",
+                                         "SELECT (SELECT name FROM ENUM_MODULE WHERE id=moduleId), timestampNs, "
+                                         "totalReserved, deviceId FROM NPU_MODULE_MEM ORDER BY rowid",
+                                         TP_NPU_MODULE_MEM, ARRAY(b->d, modules), module_row});
     return b->rc;
+}
+
+static int steptime_row(struct db *b, sqlite3_stmt *s, void *rec)
+{
+    (void)b;
+    struct tp_npu_steptime t;
+    const unsigned char *stx = sqlite3_column_text(s, 0);
+    t.step = stx && *stx ? strtoll((const char *)stx, NULL, 10) : TP_NONE;
+    t.device = -1;
+    double *dst[9] = {&t.computing, &t.comm_not_overlapped, &t.overlapped, &t.comm, &t.free, &t.stage,
+                      &t.bubble, &t.comm_not_overlapped_excl_recv, &t.preparing};
+    for (int i = 0; i < 9; i++)
+        *dst[i] = sqlite3_column_type(s, i + 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i + 1);
+    *(struct tp_npu_steptime *)rec = t;
+    return 1;
+}
+
+static int comm_row(struct db *b, sqlite3_stmt *s, void *rec)
+{
+    struct tp_npu_comm c;
+    memset(&c, 0, sizeof c);
+    c.name = col_str(b, s, 0);
+    const unsigned char *stx = sqlite3_column_text(s, 1);
+    c.step = stx && strncmp((const char *)stx, "step", 4) == 0 && stx[4] ? strtoll((const char *)stx + 4, NULL, 10)
+                                                                        : TP_NONE;
+    c.kind = col_str(b, s, 2);
+    double start_us = sqlite3_column_double(s, 3);
+    /* range first: llround of a double past int64 has no defined value */
+    c.start = sqlite3_column_type(s, 3) == SQLITE_NULL || !(fabs(start_us) < 9.2e15) ? TP_NONE
+                                                        : (int64_t)llround(start_us * 1000.0);
+    c.elapse_ms = sqlite3_column_double(s, 4);
+    c.transit_ms = sqlite3_column_double(s, 5);
+    c.wait_ms = sqlite3_column_double(s, 6);
+    c.sync_ms = sqlite3_column_double(s, 7);
+    c.idle_ms = sqlite3_column_double(s, 8);
+    c.wait_ratio = c.sync_ratio = NAN;
+    c.transit_size_mb = sqlite3_column_double(s, 9);
+    for (int i = 0; i < 5; i++)
+        c.bw_gbps[i] = NAN;
+    *(struct tp_npu_comm *)rec = c;
+    return 1;
 }
 
 /* analysis.db beside the profiler export: step times and communication. */
 static int analysis(struct db *b)
 {
     struct tp_npu_data *d = b->d;
-    sqlite3_stmt *s;
     if (has_table(b, "StepTraceTime") &&
-        (s = prep(b, "StepTraceTime", "StepTraceTime", "SELECT step, computing, communication_not_overlapped, overlapped, communication, free, stage, "
-                     "bubble, communication_not_overlapped_and_exclude_receive, preparing FROM StepTraceTime"))) {
-        d->files |= TP_NPU_STEP_TRACE;
-        int r;
-        int64_t n = 0;
-        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-            n++;
-            struct tp_npu_steptime t;
-            const unsigned char *stx = sqlite3_column_text(s, 0);
-            t.step = stx && *stx ? strtoll((const char *)stx, NULL, 10) : TP_NONE;
-            t.device = -1;
-            double *dst[9] = {&t.computing, &t.comm_not_overlapped, &t.overlapped, &t.comm, &t.free, &t.stage,
-                              &t.bubble, &t.comm_not_overlapped_excl_recv, &t.preparing};
-            for (int i = 0; i < 9; i++)
-                *dst[i] = sqlite3_column_type(s, i + 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i + 1);
-            if (tp_grow((void **)&d->steps, &d->capsteps, d->nsteps + 1, sizeof *d->steps) < 0) {
-                sqlite3_finalize(s);
-                return nomem(b);
-            }
-            d->steps[d->nsteps++] = t;
-        }
-        d->read |= TP_NPU_STEP_TRACE;   /* the rows before an error are kept */
-        if (step_end(b, "StepTraceTime", s, r, n))
-            return b->rc;
-    }
+        read_rows(b, (struct table_rows){"StepTraceTime", "StepTraceTime",
+                                         "SELECT step, computing, communication_not_overlapped, overlapped, communication, "
+                                         "free, stage, bubble, communication_not_overlapped_and_exclude_receive, preparing "
+                                         "FROM StepTraceTime", TP_NPU_STEP_TRACE, ARRAY(d, steps), steptime_row}))
+        return b->rc;
     int bw = has_table(b, "CommAnalyzerBandwidth");
     char sql[1024];
     snprintf(sql, sizeof sql,
@@ -363,41 +373,14 @@ static int analysis(struct db *b)
              bw ? "(SELECT sum(ts) FROM (SELECT DISTINCT b.transport_type, b.transit_size AS ts FROM "
                   "CommAnalyzerBandwidth b WHERE b.hccl_op_name = CommAnalyzerTime.hccl_op_name AND "
                   "b.step IS CommAnalyzerTime.step AND b.type IS CommAnalyzerTime.type))" : "0");
-    if (has_table(b, "CommAnalyzerTime") && (s = prep(b, "CommAnalyzerTime", "CommAnalyzerTime CommAnalyzerBandwidth", sql))) {
-        d->files |= TP_NPU_COMMUNICATION;
+    if (has_table(b, "CommAnalyzerTime")) {
         size_t first = d->ncomms;
-        int r;
-        int64_t n = 0;
-        while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-            n++;
-            struct tp_npu_comm c;
-            memset(&c, 0, sizeof c);
-            c.name = col_str(b, s, 0);
-            const unsigned char *stx = sqlite3_column_text(s, 1);
-            c.step = stx && strncmp((const char *)stx, "step", 4) == 0 && stx[4] ? strtoll((const char *)stx + 4, NULL, 10)
-                                                                                : TP_NONE;
-            c.kind = col_str(b, s, 2);
-            double start_us = sqlite3_column_double(s, 3);
-            /* range first: llround of a double past int64 has no defined value */
-            c.start = sqlite3_column_type(s, 3) == SQLITE_NULL || !(fabs(start_us) < 9.2e15) ? TP_NONE
-                                                                : (int64_t)llround(start_us * 1000.0);
-            c.elapse_ms = sqlite3_column_double(s, 4);
-            c.transit_ms = sqlite3_column_double(s, 5);
-            c.wait_ms = sqlite3_column_double(s, 6);
-            c.sync_ms = sqlite3_column_double(s, 7);
-            c.idle_ms = sqlite3_column_double(s, 8);
-            c.wait_ratio = c.sync_ratio = NAN;
-            c.transit_size_mb = sqlite3_column_double(s, 9);
-            for (int i = 0; i < 5; i++)
-                c.bw_gbps[i] = NAN;
-            if (tp_grow((void **)&d->comms, &d->capcomms, d->ncomms + 1, sizeof *d->comms) < 0) {
-                sqlite3_finalize(s);
-                return nomem(b);
-            }
-            d->comms[d->ncomms++] = c;
-        }
-        if (step_end(b, "CommAnalyzerTime", s, r, n))
+        /* the totals below are of every row: a table cut by an error is not read */
+        if (read_rows(b, (struct table_rows){"CommAnalyzerTime", "CommAnalyzerTime CommAnalyzerBandwidth", sql,
+                                             TP_NPU_COMMUNICATION, ARRAY(d, comms), comm_row})) {
+            d->read &= ~(unsigned)TP_NPU_COMMUNICATION;
             return b->rc;
+        }
         /* communication.json has a "Total Op Info" per step and kind: the sums */
         size_t end = d->ncomms;
         for (size_t i = first; i < end; i++) {

@@ -72,6 +72,53 @@ static void note_first(struct tp_npu_data *d, int64_t ts)
         d->first_ns = ts;
 }
 
+/* A reader's columns, found by header name on its first row: col[i] is the
+ * column named names[i] (-1 when absent).  find_cols says whether the file
+ * is unreadable: a column whose bit is in required is missing (said once;
+ * every row is then left out). */
+struct cols {
+    struct tp_npu_data *d;
+    int ready, bad;
+    int col[12];
+};
+
+static int find_cols(struct tp_npu_csv *c, struct cols *k, const char *const *names, int n, unsigned required)
+{
+    if (k->ready)
+        return k->bad;
+    k->ready = 1;
+    int req[12];
+    const char *rn[12];
+    size_t nreq = 0;
+    for (int i = 0; i < n; i++) {
+        k->col[i] = tp_npu_col(c, names[i]);
+        if (required >> i & 1) {
+            req[nreq] = k->col[i];
+            rn[nreq++] = names[i];
+        }
+    }
+    k->bad = need(c, req, rn, nreq) < 0;
+    return k->bad;
+}
+
+/* A cell the row cannot do without: 0 with *out set, or -1 when it is
+ * empty or not a number (said with the row), and the row is left out. */
+static int need_ns(struct tp_npu_csv *c, int col, int64_t *out)
+{
+    int r = tp_npu_cell_ns(c, col, out);
+    if (r == 0)
+        tp_npu_csv_bad(c, col, "empty");
+    return r == 1 ? 0 : -1;
+}
+
+static int need_f64(struct tp_npu_csv *c, int col, double *out)
+{
+    int r = tp_npu_cell_f64(c, col, out);
+    if (r == 0)
+        tp_npu_csv_bad(c, col, "empty");
+    return r == 1 ? 0 : -1;
+}
+
 /* ---- kernel_details.csv ---- */
 
 struct kctx {
@@ -179,6 +226,22 @@ static int extra_done(struct tp_npu_data *d)
     return 0;
 }
 
+int64_t tp_ascend_task_event(tp_store *st, const struct tp_npu_task *t, uint32_t cat)
+{
+    int64_t row = tp_store_add(st);
+    if (row < 0)
+        return -1;
+    st->kind[row] = TP_K_KERNEL;
+    st->ts[row] = t->start == TP_NONE ? 0 : t->start;
+    st->dur[row] = t->dur;
+    st->name[row] = t->name;
+    st->cat[row] = cat;
+    st->device[row] = t->device;
+    st->stream[row] = t->stream_id != TP_NONE && t->stream_id >= 0 && t->stream_id < INT32_MAX ? (int32_t)t->stream_id : -1;
+    st->tid[row] = t->stream_id;
+    return row;
+}
+
 static int kernel_row(struct tp_npu_csv *c, void *vctx)
 {
     struct kctx *k = vctx;
@@ -261,17 +324,13 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
     t.start = t.wait = TP_NONE;
     if ((r = tp_npu_cell_ns(c, k->start, &x)) < 0) return 0;
     if (r) t.start = x;
-    if ((r = tp_npu_cell_ns(c, k->dur, &x)) < 0) return 0;
-    if (!r) {
-        tp_npu_csv_bad(c, k->dur, "empty");
+    if (need_ns(c, k->dur, &t.dur) < 0)
         return 0;
-    }
-    t.dur = x;
     {
         size_t n_;
         const char *s_ = tp_npu_cell(c, k->dur, &n_);
         if (tp_decimal_to_double(s_, n_, &t.dur_us) != 0)
-            t.dur_us = (double)x / 1000.0;
+            t.dur_us = (double)t.dur / 1000.0;
     }
     if (shifted) {
         size_t n_;
@@ -299,18 +358,9 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
     t.out_shapes = cell_raw(c, k->osh);
     t.out_types = cell_str(c, k->oty);
     t.out_formats = cell_str(c, k->ofm);
-    int64_t row = tp_store_add(st);
-    if (row < 0)
+    t.row = tp_ascend_task_event(st, &t, tp_store_intern(st, "kernel_details", 14));
+    if (t.row < 0)
         return -1;
-    st->kind[row] = TP_K_KERNEL;
-    st->ts[row] = t.start == TP_NONE ? 0 : t.start;
-    st->dur[row] = t.dur;
-    st->name[row] = t.name;
-    st->cat[row] = tp_store_intern(st, "kernel_details", 14);
-    st->device[row] = t.device;
-    st->stream[row] = t.stream_id != TP_NONE && t.stream_id >= 0 && t.stream_id < INT32_MAX ? (int32_t)t.stream_id : -1;
-    st->tid[row] = t.stream_id;
-    t.row = row;
     note_first(d, t.start);
     if (extra_cells(c, k) < 0)
         return -1;
@@ -321,42 +371,22 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
 
 /* ---- operator_details.csv ---- */
 
-struct octx {
-    struct tp_npu_data *d;
-    int ready, bad;
-    int col[9];
-};
-
 static int op_row(struct tp_npu_csv *c, void *vctx)
 {
     static const char *const names[9] = {
         "Name", "Input Shapes", "Call Stack", "Host Self Duration(us)", "Host Total Duration(us)",
         "Device Self Duration(us)", "Device Total Duration(us)", "Device Self Duration With AICore(us)",
         "Device Total Duration With AICore(us)"};
-    struct octx *o = vctx;
-    if (!o->ready) {
-        o->ready = 1;
-        for (int i = 0; i < 9; i++)
-            o->col[i] = tp_npu_col(c, names[i]);
-        /* Input Shapes and Call Stack are optional (record_shapes/with_stack off). */
-        int req[] = {o->col[0], o->col[3], o->col[4], o->col[5], o->col[6], o->col[7], o->col[8]};
-        const char *const rn[] = {names[0], names[3], names[4], names[5], names[6], names[7], names[8]};
-        o->bad = need(c, req, rn, 7) < 0;
-    }
-    if (o->bad || !full_row(c, o->col, 9))
+    struct cols *o = vctx;
+    /* Input Shapes and Call Stack are optional (record_shapes/with_stack off). */
+    if (find_cols(c, o, names, 9, 0x1f9) || !full_row(c, o->col, 9))
         return 0;
     struct tp_npu_op op;
     int64_t v[6];
-    for (int i = 0; i < 6; i++) {
-        int r = tp_npu_cell_ns(c, o->col[3 + i], &v[i]);
-        if (r < 0)
+    /* the plugin's float('') fails on an empty one too: the row is not an operator row */
+    for (int i = 0; i < 6; i++)
+        if (need_ns(c, o->col[3 + i], &v[i]) < 0)
             return 0;
-        if (r == 0) {
-            /* the plugin's float('') fails too: the row is not an operator row */
-            tp_npu_csv_bad(c, o->col[3 + i], "empty");
-            return 0;
-        }
-    }
     op.name = cell_raw(c, o->col[0]);
     op.shapes = o->col[1] >= 0 ? cell_raw(c, o->col[1]) : tp_store_intern(c->st, "", 0);
     op.stack = o->col[2] >= 0 ? cell_raw(c, o->col[2]) : tp_store_intern(c->st, "", 0);
@@ -380,12 +410,6 @@ static int op_row(struct tp_npu_csv *c, void *vctx)
 
 /* ---- operator_memory.csv ---- */
 
-struct mctx {
-    struct tp_npu_data *d;
-    int ready, bad;
-    int name, size, alloc, rel, arel, dur, adur, aa, ar, ra, rr, dev;
-};
-
 static int get_ns_opt(struct tp_npu_csv *c, int col, int64_t *out)
 {
     int64_t x;
@@ -402,50 +426,33 @@ static int get_f_opt(struct tp_npu_csv *c, int col, double *out)
     return r;
 }
 
+enum { A_NAME, A_SIZE, A_ALLOC, A_REL, A_AREL, A_DUR, A_ADUR, A_AA, A_AR, A_RA, A_RR, A_DEV };
+
 static int alloc_row(struct tp_npu_csv *c, void *vctx)
 {
-    struct mctx *m = vctx;
-    if (!m->ready) {
-        m->ready = 1;
-        m->name = tp_npu_col(c, "Name");
-        m->size = tp_npu_col(c, "Size(KB)");
-        m->alloc = tp_npu_col(c, "Allocation Time(us)");
-        m->rel = tp_npu_col(c, "Release Time(us)");
-        m->arel = tp_npu_col(c, "Active Release Time(us)");
-        m->dur = tp_npu_col(c, "Duration(us)");
-        m->adur = tp_npu_col(c, "Active Duration(us)");
-        m->aa = tp_npu_col(c, "Allocation Total Allocated(MB)");
-        m->ar = tp_npu_col(c, "Allocation Total Reserved(MB)");
-        m->ra = tp_npu_col(c, "Release Total Allocated(MB)");
-        m->rr = tp_npu_col(c, "Release Total Reserved(MB)");
-        m->dev = tp_npu_col(c, "Device Type");
-        static const char *const req[] = {"Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)",
-                                          "Duration(us)", "Device Type"};
-        int cols[] = {m->name, m->size, m->alloc, m->rel, m->dur, m->dev};
-        m->bad = need(c, cols, req, 6) < 0;
-    }
-    if (m->bad || !full_row(c, (int[]){m->name, m->size, m->alloc, m->dev}, 4))
+    static const char *const names[12] = {
+        "Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)", "Active Release Time(us)", "Duration(us)",
+        "Active Duration(us)", "Allocation Total Allocated(MB)", "Allocation Total Reserved(MB)",
+        "Release Total Allocated(MB)", "Release Total Reserved(MB)", "Device Type"};
+    struct cols *m = vctx;
+    const int *k = m->col;
+    if (find_cols(c, m, names, 12, 1u << A_NAME | 1u << A_SIZE | 1u << A_ALLOC | 1u << A_REL | 1u << A_DUR | 1u << A_DEV) ||
+        !full_row(c, (int[]){k[A_NAME], k[A_SIZE], k[A_ALLOC], k[A_DEV]}, 4))
         return 0;
     struct tp_npu_alloc a;
     memset(&a, 0, sizeof a);
-    int r = tp_npu_cell_f64(c, m->size, &a.size_kb);
-    if (r < 0)
+    if (need_f64(c, k[A_SIZE], &a.size_kb) < 0)
         return 0;
-    if (r == 0) {
-        tp_npu_csv_bad(c, m->size, "empty");
-        return 0;
-    }
-    if (get_ns_opt(c, m->alloc, &a.alloc) < 0 || get_ns_opt(c, m->rel, &a.release) < 0 ||
-        get_ns_opt(c, m->dur, &a.dur) < 0 || get_ns_opt(c, m->arel, &a.active_release) < 0 ||
-        get_ns_opt(c, m->adur, &a.active_dur) < 0 || get_f_opt(c, m->aa, &a.alloc_allocated_mb) < 0 ||
-        get_f_opt(c, m->ar, &a.alloc_reserved_mb) < 0 || get_f_opt(c, m->ra, &a.release_allocated_mb) < 0 ||
-        get_f_opt(c, m->rr, &a.release_reserved_mb) < 0)
+    if (get_ns_opt(c, k[A_ALLOC], &a.alloc) < 0 || get_ns_opt(c, k[A_REL], &a.release) < 0 ||
+        get_ns_opt(c, k[A_DUR], &a.dur) < 0 || get_ns_opt(c, k[A_AREL], &a.active_release) < 0 ||
+        get_ns_opt(c, k[A_ADUR], &a.active_dur) < 0 || get_f_opt(c, k[A_AA], &a.alloc_allocated_mb) < 0 ||
+        get_f_opt(c, k[A_AR], &a.alloc_reserved_mb) < 0 || get_f_opt(c, k[A_RA], &a.release_allocated_mb) < 0 ||
+        get_f_opt(c, k[A_RR], &a.release_reserved_mb) < 0)
         return 0;
     size_t n;
-    const char *nm = tp_npu_cell(c, m->name, &n);
-    a.name = n ? cell_raw(c, m->name) : tp_store_intern(c->st, "<unknown>", 9);
-    (void)nm;
-    a.device = cell_str(c, m->dev);
+    tp_npu_cell(c, k[A_NAME], &n);
+    a.name = n ? cell_raw(c, k[A_NAME]) : tp_store_intern(c->st, "<unknown>", 9);
+    a.device = cell_str(c, k[A_DEV]);
     struct tp_npu_data *d = m->d;
     note_first(d, a.alloc);
     GROW(d->allocs, d->nallocs, d->capallocs);
@@ -455,43 +462,25 @@ static int alloc_row(struct tp_npu_csv *c, void *vctx)
 
 /* ---- memory_record.csv ---- */
 
-struct rctx {
-    struct tp_npu_data *d;
-    int ready, bad;
-    int comp, ts, alloc, res, act, dev;
-};
+enum { R_COMP, R_TS, R_ALLOC, R_RES, R_ACT, R_DEV };
 
 static int record_row(struct tp_npu_csv *c, void *vctx)
 {
-    struct rctx *m = vctx;
-    if (!m->ready) {
-        m->ready = 1;
-        m->comp = tp_npu_col(c, "Component");
-        m->ts = tp_npu_col(c, "Timestamp(us)");
-        m->alloc = tp_npu_col(c, "Total Allocated(MB)");
-        m->res = tp_npu_col(c, "Total Reserved(MB)");
-        m->act = tp_npu_col(c, "Total Active(MB)");
-        m->dev = tp_npu_col(c, "Device Type");
-        static const char *const req[] = {"Component", "Timestamp(us)", "Total Allocated(MB)",
-                                          "Total Reserved(MB)", "Device Type"};
-        int cols[] = {m->comp, m->ts, m->alloc, m->res, m->dev};
-        m->bad = need(c, cols, req, 5) < 0;
-    }
-    if (m->bad || !full_row(c, (int[]){m->comp, m->ts, m->dev}, 3))
+    static const char *const names[6] = {"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
+                                         "Total Active(MB)", "Device Type"};
+    struct cols *m = vctx;
+    const int *k = m->col;
+    if (find_cols(c, m, names, 6, 1u << R_COMP | 1u << R_TS | 1u << R_ALLOC | 1u << R_RES | 1u << R_DEV) ||
+        !full_row(c, (int[]){k[R_COMP], k[R_TS], k[R_DEV]}, 3))
         return 0;
     struct tp_npu_record rec;
-    int r = tp_npu_cell_ns(c, m->ts, &rec.ts);
-    if (r < 0)
+    if (need_ns(c, k[R_TS], &rec.ts) < 0)
         return 0;
-    if (r == 0) {
-        tp_npu_csv_bad(c, m->ts, "empty");
+    if (get_f_opt(c, k[R_ALLOC], &rec.allocated_mb) < 0 || get_f_opt(c, k[R_RES], &rec.reserved_mb) < 0 ||
+        get_f_opt(c, k[R_ACT], &rec.active_mb) < 0)
         return 0;
-    }
-    if (get_f_opt(c, m->alloc, &rec.allocated_mb) < 0 || get_f_opt(c, m->res, &rec.reserved_mb) < 0 ||
-        get_f_opt(c, m->act, &rec.active_mb) < 0)
-        return 0;
-    rec.component = cell_str(c, m->comp);
-    rec.device = cell_str(c, m->dev);
+    rec.component = cell_str(c, k[R_COMP]);
+    rec.device = cell_str(c, k[R_DEV]);
     struct tp_npu_data *d = m->d;
     note_first(d, rec.ts);
     GROW(d->records, d->nrecords, d->caprecords);
@@ -503,36 +492,16 @@ static int record_row(struct tp_npu_csv *c, void *vctx)
 
 static int module_row(struct tp_npu_csv *c, void *vctx)
 {
-    struct rctx *m = vctx;
-    if (!m->ready) {
-        m->ready = 1;
-        m->comp = tp_npu_col(c, "Component");
-        m->ts = tp_npu_col(c, "Timestamp(us)");
-        m->res = tp_npu_col(c, "Total Reserved(MB)");
-        m->dev = tp_npu_col(c, "Device");
-        static const char *const req[] = {"Component", "Timestamp(us)", "Total Reserved(MB)", "Device"};
-        int cols[] = {m->comp, m->ts, m->res, m->dev};
-        m->bad = need(c, cols, req, 4) < 0;
-    }
-    if (m->bad || !full_row(c, (int[]){m->comp, m->ts, m->res, m->dev}, 4))
+    static const char *const names[4] = {"Component", "Timestamp(us)", "Total Reserved(MB)", "Device"};
+    struct cols *m = vctx;
+    const int *k = m->col;
+    if (find_cols(c, m, names, 4, 0xf) || !full_row(c, k, 4))
         return 0;
     struct tp_npu_module mm;
-    int r = tp_npu_cell_ns(c, m->ts, &mm.ts);
-    if (r < 0)
+    if (need_ns(c, k[1], &mm.ts) < 0 || need_f64(c, k[2], &mm.reserved_mb) < 0)
         return 0;
-    if (r == 0) {
-        tp_npu_csv_bad(c, m->ts, "empty");
-        return 0;
-    }
-    r = tp_npu_cell_f64(c, m->res, &mm.reserved_mb);
-    if (r < 0)
-        return 0;
-    if (r == 0) {
-        tp_npu_csv_bad(c, m->res, "empty");
-        return 0;
-    }
-    mm.component = cell_str(c, m->comp);
-    mm.device = cell_str(c, m->dev);
+    mm.component = cell_str(c, k[0]);
+    mm.device = cell_str(c, k[3]);
     struct tp_npu_data *d = m->d;
     note_first(d, mm.ts);
     GROW(d->modules, d->nmodules, d->capmodules);
@@ -542,44 +511,30 @@ static int module_row(struct tp_npu_csv *c, void *vctx)
 
 /* ---- step_trace_time.csv ---- */
 
-struct sctx {
-    struct tp_npu_data *d;
-    int ready, bad;
-    int step, dev, col[9];
-};
-
 static int step_row(struct tp_npu_csv *c, void *vctx)
 {
-    static const char *const names[9] = {
-        "Computing", "Communication(Not Overlapped)", "Overlapped", "Communication", "Free", "Stage",
-        "Bubble", "Communication(Not Overlapped and Exclude Receive)", "Preparing"};
-    struct sctx *s = vctx;
-    if (!s->ready) {
-        s->ready = 1;
-        s->step = tp_npu_col(c, "Step");
-        s->dev = tp_npu_col(c, "Device_id");
-        for (int i = 0; i < 9; i++)
-            s->col[i] = tp_npu_col(c, names[i]);
-        static const char *const req[] = {"Step", "Computing", "Communication(Not Overlapped)", "Overlapped",
-                                          "Free"};
-        int cols[] = {s->step, s->col[0], s->col[1], s->col[2], s->col[4]};
-        s->bad = need(c, cols, req, 5) < 0;
-    }
-    if (s->bad || !full_row(c, (int[]){s->step, s->col[0]}, 2))
+    /* Step, Device_id, then the times */
+    static const char *const names[11] = {
+        "Step", "Device_id", "Computing", "Communication(Not Overlapped)", "Overlapped", "Communication", "Free",
+        "Stage", "Bubble", "Communication(Not Overlapped and Exclude Receive)", "Preparing"};
+    struct cols *s = vctx;
+    const int *k = s->col;
+    if (find_cols(c, s, names, 11, 1u << 0 | 1u << 2 | 1u << 3 | 1u << 4 | 1u << 6) ||
+        !full_row(c, (int[]){k[0], k[2]}, 2))
         return 0;
     struct tp_npu_steptime t;
     int64_t x;
     int r;
     t.step = TP_NONE;
-    if ((r = tp_npu_cell_i64(c, s->step, &x)) < 0) return 0;
+    if ((r = tp_npu_cell_i64(c, k[0], &x)) < 0) return 0;
     if (r) t.step = x;
     t.device = -1;
-    if ((r = tp_npu_cell_i64(c, s->dev, &x)) < 0) return 0;
+    if ((r = tp_npu_cell_i64(c, k[1], &x)) < 0) return 0;
     if (r) t.device = (int32_t)x;
     double *dst[9] = {&t.computing, &t.comm_not_overlapped, &t.overlapped, &t.comm, &t.free, &t.stage,
                       &t.bubble, &t.comm_not_overlapped_excl_recv, &t.preparing};
     for (int i = 0; i < 9; i++)
-        if (get_f_opt(c, s->col[i], dst[i]) < 0)
+        if (get_f_opt(c, k[2 + i], dst[i]) < 0)
             return 0;
     struct tp_npu_data *d = s->d;
     GROW(d->steps, d->nsteps, d->capsteps);
@@ -598,21 +553,18 @@ int tp_ascend_read_csv(tp_store *st, struct tp_npu_data *d, enum tp_npu_file whi
     c.file = name;
     union {
         struct kctx k;
-        struct octx o;
-        struct mctx m;
-        struct rctx r;
-        struct sctx s;
+        struct cols t;            /* every other table's */
     } u;
     memset(&u, 0, sizeof u);
     tp_npu_row_fn fn;
     size_t before = 0;
     switch (which) {
     case TP_NPU_KERNEL_DETAILS: u.k.d = d; fn = kernel_row; before = d->ntasks; break;
-    case TP_NPU_OPERATOR_DETAILS: u.o.d = d; fn = op_row; before = d->nops; break;
-    case TP_NPU_OPERATOR_MEMORY: u.m.d = d; fn = alloc_row; before = d->nallocs; break;
-    case TP_NPU_MEMORY_RECORD: u.r.d = d; fn = record_row; before = d->nrecords; break;
-    case TP_NPU_MODULE_MEM: u.r.d = d; fn = module_row; before = d->nmodules; break;
-    case TP_NPU_STEP_TRACE: u.s.d = d; fn = step_row; before = d->nsteps; break;
+    case TP_NPU_OPERATOR_DETAILS: u.t.d = d; fn = op_row; before = d->nops; break;
+    case TP_NPU_OPERATOR_MEMORY: u.t.d = d; fn = alloc_row; before = d->nallocs; break;
+    case TP_NPU_MEMORY_RECORD: u.t.d = d; fn = record_row; before = d->nrecords; break;
+    case TP_NPU_MODULE_MEM: u.t.d = d; fn = module_row; before = d->nmodules; break;
+    case TP_NPU_STEP_TRACE: u.t.d = d; fn = step_row; before = d->nsteps; break;
     default: return 0;
     }
     int rc = tp_npu_csv_parse(&c, data, len, fn, &u);

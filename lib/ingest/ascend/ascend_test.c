@@ -49,6 +49,14 @@ static void clean(void)
     }
 }
 
+/* A folder of one file: clean(), put(name, text), load(). */
+static tp_store *load_file(const char *name, const char *text)
+{
+    clean();
+    put(name, text);
+    return load();
+}
+
 static const char *skip_reason(const tp_store *st, const char *prefix, uint64_t *count, int *malformed)
 {
     for (size_t i = 0; i < st->nskips; i++)
@@ -157,11 +165,9 @@ static void variants(void)
     tp_store_free(st);
 
     /* 2026: Device_id in front, Block Num, Step ID spelled upper-case */
-    clean();
-    put("kernel_details.csv", "Step ID,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num\n"
-                              "7,1,MatMul1,MatMul,AI_CORE,1736405443887058.352,3.5,0,24\n"
-                              "7,1,allreduce,hcom,COMMUNICATION,1736405443887158.352,9,0,N/A\n");
-    st = load();
+    st = load_file("kernel_details.csv", "Step ID,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num\n"
+                                         "7,1,MatMul1,MatMul,AI_CORE,1736405443887058.352,3.5,0,24\n"
+                                         "7,1,allreduce,hcom,COMMUNICATION,1736405443887158.352,9,0,N/A\n");
     d = st->npu;
     CHECK_INT("ascend.variant.2026.rows", d ? (long long)d->ntasks : -1, 2);
     if (d && d->ntasks == 2) {
@@ -173,10 +179,8 @@ static void variants(void)
     tp_store_free(st);
 
     /* step_trace_time with Device_id first: the step comes from "Step" */
-    clean();
-    put("step_trace_time.csv", "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
-                               "Communication(Not Overlapped and Exclude Receive),Preparing\r\n0,12,10.5,2,1,3,4,0,0,2,0\r\n");
-    st = load();
+    st = load_file("step_trace_time.csv", "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+                                          "Communication(Not Overlapped and Exclude Receive),Preparing\r\n0,12,10.5,2,1,3,4,0,0,2,0\r\n");
     d = st->npu;
     CHECK_INT("ascend.variant.steps.rows", d ? (long long)d->nsteps : -1, 1);
     if (d && d->nsteps == 1) {
@@ -186,10 +190,8 @@ static void variants(void)
     tp_store_free(st);
 
     /* dist: computation = computing - overlapped; avg row over two steps */
-    clean();
-    put("step_trace_time.csv", "Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
-                               "Communication(Not Overlapped and Exclude Receive)\n1,10.5,2,1,3,4,0,0,2\n2,20.5,4,3,7,6,0,0,4\n");
-    st = load();
+    st = load_file("step_trace_time.csv", "Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+                                          "Communication(Not Overlapped and Exclude Receive)\n1,10.5,2,1,3,4,0,0,2\n2,20.5,4,3,7,6,0,0,4\n");
     const tp_view *dist = tp_view_find("dist");
     tp_table *dt = NULL;
     tp_error de = {0};
@@ -208,11 +210,9 @@ static void variants(void)
     tp_store_free(st);
 
     /* operator_details with its columns moved: found by name */
-    clean();
-    put("operator_details.csv", "Call Stack,Name,Input Shapes,Device Total Duration(us),Host Self Duration(us),Host Total Duration(us),"
-                                "Device Self Duration(us),Device Self Duration With AICore(us),Device Total Duration With AICore(us)\n"
-                                "\"a.py(1): f;\nb.py(2): g\",aten::add,\"8,8;\n8,8;\n\",7.5,1,2,5.25,5.25,7.5\n");
-    st = load();
+    st = load_file("operator_details.csv", "Call Stack,Name,Input Shapes,Device Total Duration(us),Host Self Duration(us),Host Total Duration(us),"
+                                           "Device Self Duration(us),Device Self Duration With AICore(us),Device Total Duration With AICore(us)\n"
+                                           "\"a.py(1): f;\nb.py(2): g\",aten::add,\"8,8;\n8,8;\n\",7.5,1,2,5.25,5.25,7.5\n");
     d = st->npu;
     CHECK_INT("ascend.variant.ops.rows", d ? (long long)d->nops : -1, 1);
     if (d && d->nops == 1) {
@@ -253,9 +253,7 @@ static void bad_input(void)
     tp_store_free(st);
 
     /* a view whose file is missing names it */
-    clean();
-    put("kernel_details.csv", "Name,Duration(us)\nk,1\n");
-    st = load();
+    st = load_file("kernel_details.csv", "Name,Duration(us)\nk,1\n");
     tp_error e = {0};
     tp_table *t = NULL;
     const tp_view *ops = tp_view_find("ops");
@@ -348,13 +346,11 @@ static void extras(void)
     CHECK_STR("ascend.xkey.spaces", k, "hf32_eligible");
     tp_npu_kernel_key("cube_utilization(%)", k, sizeof k);
     CHECK_STR("ascend.xkey.percent", k, "cube_utilization");
-    clean();
-    put("kernel_details.csv", "Step Id,Name,Duration(us),HF32 Eligible,Context ID,aicore_time(us),aic_mac_ratio,my_metric\r\n"
-                              "1,MatMul,5,YES,N/A,4.50,0.519,7\r\n"
-                              "1,bad,abc,NO,N/A,1,1,1\r\n"
-                              "1,Cast,2,NO,3,0.0,abc,\r\n"
-                              "1,hcom,9,NO,N/A,N/A\r\n");
-    tp_store *st = load();
+    tp_store *st = load_file("kernel_details.csv", "Step Id,Name,Duration(us),HF32 Eligible,Context ID,aicore_time(us),aic_mac_ratio,my_metric\r\n"
+                                                   "1,MatMul,5,YES,N/A,4.50,0.519,7\r\n"
+                                                   "1,bad,abc,NO,N/A,1,1,1\r\n"
+                                                   "1,Cast,2,NO,3,0.0,abc,\r\n"
+                                                   "1,hcom,9,NO,N/A,N/A\r\n");
     struct tp_npu_data *d = st->npu;
     CHECK_INT("ascend.xcol.tasks", d ? (long long)d->ntasks : -1, 3);
     CHECK_INT("ascend.xcol.count", d ? (long long)d->nxcols : -1, 5);
