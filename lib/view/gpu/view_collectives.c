@@ -175,8 +175,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 const tp_view tp_view_collectives = {
     .name = "collectives",
     .summary = "a run's collectives matched across ranks: arrival skew, wait vs transfer, algbw/busbw per op and group",
-    .cols = ccols,
-    .ncols = sizeof ccols / sizeof *ccols,
+    TP_VIEW_COLS(ccols),
     .default_columns = "op,group,n,calls,bytes,skew,skew_max,wait,transfer,wait_pct,algbw,busbw",
     .build = build,
     .build_run = build_run,

@@ -926,8 +926,7 @@ static const struct tp_view_option dist_options[] = {
 const tp_view tp_view_dist = {
     .name = "dist",
     .summary = "TensorBoard plugin Distributed view: computation/overlap/communication per rank and step; --comm: communication ops",
-    .cols = dcols,
-    .ncols = sizeof dcols / sizeof *dcols,
+    TP_VIEW_COLS(dcols),
     .default_columns = "rank,worker,step,computation,overlap,communication,other,total,transfer,sync",
     .build = build,
     .columns_for = columns_for,

@@ -245,8 +245,7 @@ static const struct tp_view_option kernels_options[] = {
 const tp_view tp_view_kernels = {
     .name = "kernels",
     .summary = "TensorBoard plugin Kernel view: time per kernel name (--group props: per launch shape and op)",
-    .cols = kcols,
-    .ncols = K_N,
+    TP_VIEW_COLS(kcols),
     .default_columns = "name,tc,calls,total,mean,median,max,min,std,blocks_per_sm,occupancy,pct",
     .build = build,
     .columns_for = columns_for,

@@ -693,8 +693,7 @@ static const struct tp_view_option memory_options[] = {
 const tp_view tp_view_memory = {
     .name = "memory",
     .summary = "TensorBoard plugin Memory view: allocations per operator and device; --events, --curve [--plot]",
-    .cols = mem_cols,
-    .ncols = sizeof mem_cols / sizeof *mem_cols,
+    TP_VIEW_COLS(mem_cols),
     .default_columns = STATS_COLS,
     .build = build,
     .columns_for = columns_for,

@@ -451,8 +451,7 @@ static const struct tp_view_option ops_options[] = {
 const tp_view tp_view_ops = {
     .name = "ops",
     .summary = "TensorBoard plugin Operator view: device/host self and total time per operator",
-    .cols = ops_cols,
-    .ncols = sizeof ops_cols / sizeof *ops_cols,
+    TP_VIEW_COLS(ops_cols),
     .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,tc",
     .build = build,
     .columns_for = columns_for,

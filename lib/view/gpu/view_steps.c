@@ -143,8 +143,7 @@ const tp_view tp_view_steps = {
     .name = "steps",
     TP_VIEW_OPTIONS(steps_filter_options),
     .summary = "TensorBoard plugin Overview: step time breakdown (kernel, memcpy, runtime, dataloader, CPU...)",
-    .cols = scols,
-    .ncols = sizeof scols / sizeof *scols,
+    TP_VIEW_COLS(scols),
     .default_columns = "step,kernel,memcpy,memset,comm,runtime,dataloader,cpu,other,total,kernel_pct,dataloader_pct,cpu_pct",
     .build = build,
 };

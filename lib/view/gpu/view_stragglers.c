@@ -221,8 +221,7 @@ static const struct tp_view_option straggler_options[] = {
 const tp_view tp_view_stragglers = {
     .name = "stragglers",
     .summary = "which rank the others waited for at the collectives: wait caused per rank, steps as the straggler",
-    .cols = scols,
-    .ncols = sizeof scols / sizeof *scols,
+    TP_VIEW_COLS(scols),
     .default_columns = "rank,caused,share,last,steps,recurrence,streak,waited",
     .build = build,
     .columns_for = columns_for,

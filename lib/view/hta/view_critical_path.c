@@ -149,8 +149,7 @@ static const struct tp_view_option critical_path_options[] = {
 const tp_view tp_view_critical_path = {
     .name = "critical-path",
     .summary = "HTA critical path of a step: its time by what bounds it (--path: edge by edge)",
-    .cols = ccols,
-    .ncols = sizeof ccols / sizeof *ccols,
+    TP_VIEW_COLS(ccols),
     .default_columns = "bound_by,duration,pct",
     .build = build,
     .columns_for = columns_for,

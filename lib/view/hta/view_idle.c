@@ -184,8 +184,7 @@ TP_SUMM_BUILD(tp_summ_idle)
 const tp_view tp_view_idle = {
     .name = "idle",
     .summary = "HTA idle time breakdown per stream: host wait, kernel wait, other",
-    .cols = icols,
-    .ncols = sizeof icols / sizeof *icols,
+    TP_VIEW_COLS(icols),
     .default_columns = "rank,stream,category,time,ratio",
     .build = build,
     .timeline = 1,

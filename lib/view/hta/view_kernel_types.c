@@ -385,8 +385,7 @@ static const struct tp_view_option kernel_types_options[] = {
 const tp_view tp_view_kernel_types = {
     .name = "kernel-types",
     .summary = "HTA kernel type breakdown: computation, communication, memory and their overlaps",
-    .cols = kcols,
-    .ncols = sizeof kcols / sizeof *kcols,
+    TP_VIEW_COLS(kcols),
     .default_columns = "rank,kernel_type,time,pct",
     .build = build,
     .columns_for = columns_for,

@@ -387,8 +387,7 @@ static const struct tp_view_option launches_options[] = {
 const tp_view tp_view_launches = {
     .name = "launches",
     .summary = "HTA kernel launch statistics: runtime call, GPU duration and launch delay per launch",
-    .cols = lcols,
-    .ncols = C_N,
+    TP_VIEW_COLS(lcols),
     .columns_for = columns_for,
     .default_columns = "rank,correlation,cpu_dur,gpu_dur,launch_delay,outlier,runtime,kernel",
     .build = build,

@@ -85,8 +85,7 @@ TP_SUMM_BUILD(tp_summ_overlap)
 const tp_view tp_view_overlap = {
     .name = "overlap",
     .summary = "HTA communication/computation overlap per rank",
-    .cols = ocols,
-    .ncols = sizeof ocols / sizeof *ocols,
+    TP_VIEW_COLS(ocols),
     .default_columns = "rank,overlap,comm,comm_comp_overlap_pct",
     .build = build,
     .timeline = 1,

@@ -196,8 +196,7 @@ static const struct tp_view_option queue_options[] = {
 const tp_view tp_view_queue = {
     .name = "queue",
     .summary = "HTA queue length summary per stream: launched but not started GPU events",
-    .cols = qcols,
-    .ncols = sizeof qcols / sizeof *qcols,
+    TP_VIEW_COLS(qcols),
     .default_columns = "rank,stream,count,mean,std,min,p25,p50,p75,max",
     .build = build,
     .timeline = 1,

@@ -98,8 +98,7 @@ TP_SUMM_BUILD(tp_summ_temporal)
 const tp_view tp_view_temporal = {
     .name = "temporal",
     .summary = "HTA temporal breakdown: idle, compute and non-compute GPU time per rank",
-    .cols = tcols,
-    .ncols = sizeof tcols / sizeof *tcols,
+    TP_VIEW_COLS(tcols),
     .default_columns = "rank,idle,compute,non_compute,kernel_time,idle_pct,compute_pct,non_compute_pct",
     .build = build,
     .timeline = 1,

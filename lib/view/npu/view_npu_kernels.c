@@ -18,6 +18,7 @@
 #include <string.h>
 #include "view_npu_kernels.h"
 #include "views.h"
+#include "view_options.h"
 #include "agg.h"
 #include "try.h"
 
@@ -300,8 +301,7 @@ TP_AGG_DESCRIBER(group_words, npu_spec)
 const tp_view tp_view_npu_kernels = {
     .name = "kernels",
     .summary = "Ascend plugin Kernel statistics: time per task name, per core type (--group core|props|all: every task, PMU columns)",
-    .cols = tp_npu_kernel_cols,
-    .ncols = NK_N,
+    TP_VIEW_COLS(tp_npu_kernel_cols),
     .default_columns = "name,core,calls,total,min,mean,max,pct",
     .build = build,
     .columns_for = columns_for,

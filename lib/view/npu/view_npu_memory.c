@@ -321,8 +321,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 const tp_view tp_view_npu_memory = {
     .name = "memory",
     .summary = "Ascend plugin Memory view: peaks per device and component (--events, --curve [--plot], --group component)",
-    .cols = cols,
-    .ncols = sizeof cols / sizeof *cols,
+    TP_VIEW_COLS(cols),
     .default_columns = PEAK_COLS,
     .build = build,
     .columns_for = columns_for,

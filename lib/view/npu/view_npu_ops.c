@@ -16,6 +16,7 @@
 #include <string.h>
 #include "ascend.h"
 #include "views.h"
+#include "view_options.h"
 #include "agg.h"
 #include "try.h"
 
@@ -220,8 +221,7 @@ TP_AGG_DESCRIBER(group_words, op_spec)
 const tp_view tp_view_npu_ops = {
     .name = "ops",
     .summary = "Ascend plugin Operator view: time per operator (--group shape|stack)",
-    .cols = cols,
-    .ncols = C_N,
+    TP_VIEW_COLS(cols),
     .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total",
     .build = build,
     .columns_for = columns_for,

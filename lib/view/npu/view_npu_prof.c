@@ -115,8 +115,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 const tp_view tp_view_npu_prof = {
     .name = "prof",
     .summary = "every device task of kernel_details.csv (Ascend)",
-    .cols = cols,
-    .ncols = sizeof cols / sizeof *cols,
+    TP_VIEW_COLS(cols),
     .default_columns = "idx,step,device,stream,core,op,kernel,sil,start,wait,block_dim,in_shapes,in_types,out_shapes,out_types",
     .build = build,
 };

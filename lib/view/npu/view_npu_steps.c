@@ -109,8 +109,7 @@ static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_tab
 const tp_view tp_view_npu_steps = {
     .name = "steps",
     .summary = "step_trace_time.csv per step (Ascend)",
-    .cols = scols,
-    .ncols = sizeof scols / sizeof *scols,
+    TP_VIEW_COLS(scols),
     .default_columns = "step,device,computing,comm_not_overlapped,overlapped,communication,free,stage,bubble,preparing",
     .build = steps_build,
 };
@@ -286,8 +285,7 @@ static const char *dist_columns_for(const struct tp_view_opts *vo)
 const tp_view tp_view_npu_dist = {
     .name = "dist",
     .summary = "Ascend plugin Distributed view of one rank: overlap per step (--comm: communication ops)",
-    .cols = dcols,
-    .ncols = sizeof dcols / sizeof *dcols,
+    TP_VIEW_COLS(dcols),
     .default_columns = "rank,step,computation,overlap,communication,other,total,transfer,sync",
     .build = dist_build,
     .columns_for = dist_columns_for,

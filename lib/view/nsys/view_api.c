@@ -90,8 +90,7 @@ const tp_view tp_view_api = {
     .name = "api",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "nsys cuda_api_sum: time per CUDA runtime/driver API (calls, avg, med, min, max, std)",
-    .cols = acols,
-    .ncols = sizeof acols / sizeof *acols,
+    TP_VIEW_COLS(acols),
     .default_columns = "pct,total,calls,avg,med,min,max,std,name",
     .build = build,
 };

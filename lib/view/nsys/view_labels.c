@@ -140,8 +140,7 @@ const tp_view tp_view_labels = {
     .name = "labels",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "record_function labels: calls, host time, device time launched inside, GPU-side annotation",
-    .cols = lcols,
-    .ncols = sizeof lcols / sizeof *lcols,
+    TP_VIEW_COLS(lcols),
     .default_columns = "pct,total,calls,avg,med,min,max,std,device_ops,device_time,gpu_calls,gpu_time,name",
     .build = build,
 };

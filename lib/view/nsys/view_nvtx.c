@@ -119,8 +119,7 @@ const tp_view tp_view_nvtx = {
     .name = "nvtx",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "nsys nvtx_sum: time per NVTX range, and the kernel time launched inside it",
-    .cols = ncols,
-    .ncols = sizeof ncols / sizeof *ncols,
+    TP_VIEW_COLS(ncols),
     .default_columns = "pct,total,instances,avg,med,min,max,std,style,gpu_kernels,gpu_time,range",
     .build = build,
 };
