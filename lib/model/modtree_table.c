@@ -16,6 +16,7 @@
 #include "modtree.h"
 #include "tprof.h"
 #include "try.h"
+#include "coldefs.h"
 
 const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL] = {
     {"module", "Module", TP_COL_STR, -1, 0, "module name, indented two spaces per level of the tree"},
@@ -23,10 +24,10 @@ const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL] = {
     {"depth", "Depth", TP_COL_INT, -1, 0, "level in the tree (0: top)"},
     {"occurrences", "Occurrences", TP_COL_INT, -1, 0, "calls of the module"},
     {"operators", "Operators", TP_COL_INT, -1, 0, "operators called directly by the module"},
-    {"host_total", "HostTotal(us)", TP_COL_US, -1, 0, "host time of the calls"},
-    {"host_self", "HostSelf(us)", TP_COL_US, -1, 0, "host time minus child modules/operators and own runtime calls"},
-    {"dev_total", "DeviceTotal(us)", TP_COL_US, -1, 0, "device time of everything the calls launched"},
-    {"dev_self", "DeviceSelf(us)", TP_COL_US, -1, 0, "device time of direct operators and own runtime calls"},
+    TP_COLDEF_HOST_TOTAL("host time of the calls"),
+    TP_COLDEF_HOST_SELF("host time minus child modules/operators and own runtime calls"),
+    TP_COLDEF_DEV_TOTAL("device time of everything the calls launched"),
+    TP_COLDEF_DEV_SELF("device time of direct operators and own runtime calls"),
     {"tree", "Module", TP_COL_STR, -1, 0, "module name under its parent, drawn with ├─ └─ │ (ASCII: |- `- |)"},
     {"share", "Share(%)", TP_COL_FIXED, -1, 1,
      "device total in % of its top-level module's (host total where that has no device time; "
@@ -37,7 +38,7 @@ const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL] = {
      "--hooks: Lightning hook, indented two spaces per level of calls (drawn with --tree)"},
     {"tid", "Tid", TP_COL_INT, -1, 0, "--hooks: thread"},
     {"start", "Start(us)", TP_COL_US, -1, 0, "--hooks: start, since the trace's first event"},
-    {"duration", "Duration(us)", TP_COL_US, -1, 0, "--hooks: host time of the call"},
+    TP_COLDEF_DURATION("--hooks: host time of the call"),
 };
 enum { C_MOD, C_ID, C_DEPTH, C_OCC, C_OPS, C_HTOT, C_HSELF, C_DTOT, C_DSELF, C_TREE, C_SHARE, C_BAR,
        C_HOOK, C_TID, C_START, C_DUR };

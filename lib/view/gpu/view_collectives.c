@@ -12,6 +12,7 @@
 #include <string.h>
 #include "coll_run.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 
@@ -21,7 +22,7 @@ static const struct tp_coldef ccols[] = {
     {"desc", "Desc", TP_COL_STR, -1, 0, "process group description (default_pg, ...)"},
     {"n", "N", TP_COL_INT, -1, 0, "ranks in the group (Group size, else the world size, else the ranks found)"},
     {"ranks", "Ranks", TP_COL_INT, -1, 0, "fewest ranks a collective of the row was found on"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "collectives matched on two ranks or more"},
+    TP_COLDEF_CALLS("collectives matched on two ranks or more"),
     {"partial", "Partial", TP_COL_INT, -1, 0, "collectives found on fewer ranks than N (one rank alone: left out of calls)"},
     {"bytes", "Bytes", TP_COL_INT, -1, 0, "size S per collective (nccl-tests: the larger of input and output), mean"},
     {"skew", "Skew(us)", TP_COL_US, -1, 0, "arrival skew: last rank's start minus first rank's start, mean"},
@@ -29,7 +30,7 @@ static const struct tp_coldef ccols[] = {
     {"wait", "Wait(us)", TP_COL_US, -1, 0, "a rank's wait: from its start to the last rank's arrival, mean over ranks and calls"},
     {"transfer", "Transfer(us)", TP_COL_US, -1, 0, "from the last arrival to the end of its kernel, mean"},
     {"wait_pct", "Wait%", TP_COL_FIXED, -1, 1, "wait / (wait + transfer)"},
-    {"total", "Total(us)", TP_COL_US, -1, 0, "the row's time on all ranks: each rank's wait plus the transfer, summed"},
+    TP_COLDEF_TOTAL("the row's time on all ranks: each rank's wait plus the transfer, summed"),
     {"algbw", "AlgBW(GB/s)", TP_COL_FIXED, -1, 2, "algorithm bandwidth: sum of S / sum of transfer times"},
     {"busbw", "BusBW(GB/s)", TP_COL_FIXED, -1, 2, "bus bandwidth: algbw x 2(n-1)/n all_reduce, (n-1)/n all_gather, reduce_scatter, all_to_all, 1 broadcast, reduce, send/recv"},
     {"mixed", "Mixed", TP_COL_INT, -1, 0, "matched collectives whose ranks disagree on the op (matching is off)"},

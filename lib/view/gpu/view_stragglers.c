@@ -13,17 +13,18 @@
 #include <string.h>
 #include "coll_run.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 #include "cmp.h"
 
 static const struct tp_coldef scols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "rank (--per-step: the step's straggler)"},
-    {"step", "Step", TP_COL_STR, -1, 0, "--per-step: ProfilerStep number (- : collectives outside steps)"},
+    TP_COLDEF_RANK("rank (--per-step: the step's straggler)"),
+    TP_COLDEF_STEP("--per-step: ProfilerStep number (- : collectives outside steps)"),
     {"caused", "Caused(us)", TP_COL_US, -1, 0, "wait it caused: at each collective it came last to, the other ranks' waits, summed"},
     {"share", "Share%", TP_COL_FIXED, -1, 1, "caused / all the wait of the run (--per-step: of the step)"},
     {"wait", "Wait(us)", TP_COL_US, -1, 0, "--per-step: all the wait in the step"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "--per-step: collectives matched in the step"},
+    TP_COLDEF_CALLS("--per-step: collectives matched in the step"),
     {"last", "Last", TP_COL_INT, -1, 0, "collectives it arrived last to (and others waited)"},
     {"steps", "Steps", TP_COL_INT, -1, 0, "steps in which it caused the most wait"},
     {"recurrence", "Recur%", TP_COL_FIXED, -1, 1, "steps / steps with any wait"},

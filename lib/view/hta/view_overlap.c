@@ -11,13 +11,13 @@
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "coldefs.h"
 #include "try.h"
 #include "views.h"
 #include "view_options.h"
 
 static const struct tp_coldef ocols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0,
-     "distributedInfo.rank (0 when the trace has none, as HTA; - for --merge: the run)"},
+    TP_COLDEF_HTA_RANK_MERGE,
     {"overlap", "Overlap(us)", TP_COL_US, -1, 0, "time communication and computation kernels both run"},
     {"comm", "Comm(us)", TP_COL_US, -1, 0, "union of the communication kernels"},
     {"comp", "Comp(us)", TP_COL_US, -1, 0, "union of the computation kernels"},

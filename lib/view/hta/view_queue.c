@@ -13,15 +13,16 @@
 #include <string.h>
 #include "hta.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 #include "cmp.h"
 #include "try.h"
 
 static const struct tp_coldef qcols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
-    {"stream", "Stream", TP_COL_INT, -1, 0, "GPU stream"},
-    {"count", "Count", TP_COL_INT, -1, 0, "points of the series (2 per launch)"},
+    TP_COLDEF_HTA_RANK,
+    TP_COLDEF_GPU_STREAM,
+    TP_COLDEF_COUNT("points of the series (2 per launch)"),
     {"mean", "Mean", TP_COL_FIXED, -1, 3, "mean queue length over the points"},
     {"std", "Std", TP_COL_FIXED, -1, 3, "sample standard deviation"},
     {"min", "Min", TP_COL_INT, -1, 0, "shortest queue"},

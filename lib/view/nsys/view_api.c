@@ -17,11 +17,12 @@
 #include "summ.h"
 #include "nsys_table.h"
 #include "try.h"
+#include "coldefs.h"
 
 static const struct tp_coldef acols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every API call (%)"},
     TP_SUMMARY_COLS("calls", "NumCalls", "call"),
-    {"name", "Name", TP_COL_STR, 0, 0, "API name, _vNNNN version suffix folded as nsys"},
+    TP_COLDEF_NAME_FILL("API name, _vNNNN version suffix folded as nsys"),
 };
 enum { A_PCT, A_TOTAL, A_NAME = A_TOTAL + 7, A_N };
 

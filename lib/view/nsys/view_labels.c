@@ -16,6 +16,7 @@
 #include "summ.h"
 #include "nsys_table.h"
 #include "try.h"
+#include "coldefs.h"
 
 static const struct tp_coldef lcols[] = {
     {"pct", "Host(%)", TP_COL_FIXED, -1, 1, "share of the host time of every label (%)"},
@@ -24,7 +25,7 @@ static const struct tp_coldef lcols[] = {
     {"device_time", "DeviceTime(ns)", TP_COL_INT, -1, 0, "their summed duration (ns)"},
     {"gpu_calls", "GpuCalls", TP_COL_INT, -1, 0, "gpu_user_annotation events of the label (- none)"},
     {"gpu_time", "GpuTime(ns)", TP_COL_INT, -1, 0, "their summed duration (ns; - none)"},
-    {"name", "Name", TP_COL_STR, 0, 0, "label (record_function name)"},
+    TP_COLDEF_NAME_FILL("label (record_function name)"),
 };
 enum { L_PCT, L_TOTAL, L_DEVN = L_TOTAL + 7, L_DEVT, L_GPUN, L_GPUT, L_NAME, L_N };
 
