@@ -122,8 +122,9 @@ static void put(tp_table *t, const struct agg *g)
 }
 
 /* The table of a matched run (cr is freed). */
-static int table_of(struct coll_run *cr, tp_table **out, tp_error *err)
+static int table_of(struct coll_run *cr, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
+    (void)vo;
     struct agg *a = calloc(cr->m.ninst ? cr->m.ninst : 1, sizeof *a);
     tp_table *t = tp_table_new(ccols, NCOLS);
     if (!a || !t) {
@@ -147,41 +148,13 @@ static int table_of(struct coll_run *cr, tp_table **out, tp_error *err)
     return TP_OK;
 }
 
-static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out,
-                     tp_error *err)
-{
-    (void)vo;
-    *out = NULL;
-    struct coll_run cr;
-    int rc = tp_coll_run_build(stores, n, "collectives", &cr, err);
-    return rc != TP_OK ? rc : table_of(&cr, out, err);
-}
-
-static int build_summaries(void *const *sums, const int64_t *ranks, size_t n, const struct tp_view_opts *vo,
-                           tp_table **out, tp_error *err)
-{
-    (void)vo;
-    *out = NULL;
-    struct coll_run cr;
-    int rc = tp_coll_run_from_summaries(sums, ranks, n, "collectives", &cr, err);
-    return rc != TP_OK ? rc : table_of(&cr, out, err);
-}
-
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    const tp_store *one[1] = {st};
-    return build_run(one, 1, vo, out, err);
-}
+TP_COLL_RUN_BUILDS("collectives", table_of)
 
 const tp_view tp_view_collectives = {
     .name = "collectives",
     .summary = "a run's collectives matched across ranks: arrival skew, wait vs transfer, algbw/busbw per op and group",
     TP_VIEW_COLS(ccols),
     .default_columns = "op,group,n,calls,bytes,skew,skew_max,wait,transfer,wait_pct,algbw,busbw",
-    .build = build,
-    .build_run = build_run,
+    TP_COLL_RUN_VIEW,
     TP_VIEW_FILTER_OPTIONS,
-    .rank_summary = tp_coll_rank_summary,
-    .summary_free = tp_coll_summary_free,
-    .build_summaries = build_summaries,
 };

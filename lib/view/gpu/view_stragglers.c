@@ -185,29 +185,7 @@ static int table_of(struct coll_run *cr, const struct tp_view_opts *vo, tp_table
     return TP_OK;
 }
 
-static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out,
-                     tp_error *err)
-{
-    *out = NULL;
-    struct coll_run cr;
-    int rc = tp_coll_run_build(stores, n, "stragglers", &cr, err);
-    return rc != TP_OK ? rc : table_of(&cr, vo, out, err);
-}
-
-static int build_summaries(void *const *sums, const int64_t *ranks, size_t n, const struct tp_view_opts *vo,
-                           tp_table **out, tp_error *err)
-{
-    *out = NULL;
-    struct coll_run cr;
-    int rc = tp_coll_run_from_summaries(sums, ranks, n, "stragglers", &cr, err);
-    return rc != TP_OK ? rc : table_of(&cr, vo, out, err);
-}
-
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    const tp_store *one[1] = {st};
-    return build_run(one, 1, vo, out, err);
-}
+TP_COLL_RUN_BUILDS("stragglers", table_of)
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
@@ -224,11 +202,7 @@ const tp_view tp_view_stragglers = {
     .summary = "which rank the others waited for at the collectives: wait caused per rank, steps as the straggler",
     TP_VIEW_COLS(scols),
     .default_columns = "rank,caused,share,last,steps,recurrence,streak,waited",
-    .build = build,
+    TP_COLL_RUN_VIEW,
     .columns_for = columns_for,
-    .build_run = build_run,
     TP_VIEW_OPTIONS(straggler_options),
-    .rank_summary = tp_coll_rank_summary,
-    .summary_free = tp_coll_summary_free,
-    .build_summaries = build_summaries,
 };
