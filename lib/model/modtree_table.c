@@ -68,10 +68,19 @@ static const struct tp_modstat *stat_of(const struct emit *E, int64_t ni)
     return M ? M : &none;
 }
 
-static size_t us_width(int64_t ns)
+/* Pass 0: widen the drawing to a row at this depth: its tree text and its
+ * two numbers (host and device total; --hooks: start and duration). */
+static void measure(struct emit *E, const char *name, size_t depth, int64_t num0, int64_t num1)
 {
-    char buf[64];
-    return tp_fmt_us(ns, buf, sizeof buf);
+    size_t cells = 3 * depth + tp_disp_width(name, strlen(name));
+    if (cells > E->tree_w) E->tree_w = cells;
+    if (depth > E->deepest) E->deepest = depth;
+    const int64_t num[2] = {num0, num1};
+    for (int k = 0; k < 2; k++) {
+        char buf[64];
+        size_t w = tp_fmt_us(num[k], buf, sizeof buf);
+        if (w > E->num_w[k]) E->num_w[k] = w;
+    }
 }
 
 /* A name indented two spaces per level (the plugin's table, as text). */
@@ -107,12 +116,8 @@ static void row(struct emit *E, int64_t ni, size_t depth)
     char name[1024];
     tp_modtree_display_name(E->T->n[ni].name, name, sizeof name);
     const struct tp_modstat *M = stat_of(E, ni);
-    size_t cells = 3 * depth + tp_disp_width(name, strlen(name));
     if (E->pass == 0) {
-        if (cells > E->tree_w) E->tree_w = cells;
-        if (depth > E->deepest) E->deepest = depth;
-        if (us_width(M->htot) > E->num_w[0]) E->num_w[0] = us_width(M->htot);
-        if (us_width(M->dtot) > E->num_w[1]) E->num_w[1] = us_width(M->dtot);
+        measure(E, name, depth, M->htot, M->dtot);
         return;
     }
     if (depth == 0) {
@@ -142,11 +147,7 @@ static void hook_row(struct emit *E, int64_t ni, size_t depth)
     int64_t r = E->T->n[ni].id;
     const char *name = E->T->n[ni].name;
     if (E->pass == 0) {
-        size_t cells = 3 * depth + tp_disp_width(name, strlen(name));
-        if (cells > E->tree_w) E->tree_w = cells;
-        if (depth > E->deepest) E->deepest = depth;
-        if (us_width(st->ts[r] - E->t0) > E->num_w[0]) E->num_w[0] = us_width(st->ts[r] - E->t0);
-        if (us_width(st->dur[r]) > E->num_w[1]) E->num_w[1] = us_width(st->dur[r]);
+        measure(E, name, depth, st->ts[r] - E->t0, st->dur[r]);
         return;
     }
     if (depth == 0)
