@@ -42,11 +42,6 @@
 #define TP_VOPT_MODTREE \
     TP_VOPT_FLAG("tree", tree, "the module tree drawn: ├─ branches, host/device total, a bar of the share of its top-level module"), \
     TP_VOPT_FLAG("ascii", ascii, "draw with ASCII characters only (the default where LC_ALL/LC_CTYPE/LANG is not UTF-8)")
-/* ... and their tp_view's table: the module tree's columns (ncols of them:
- * TP_MODTREE_NCOLS or TP_MODTREE_NCOLS_PL, modtree.h) and their defaults. */
-#define TP_VIEW_MODTREE_COLS(ncols_)                                                 \
-    .cols = tp_modtree_cols, .ncols = (ncols_), .default_columns = TP_MODTREE_COLUMNS, \
-    .columns_for = tp_modtree_columns_for
 #define TP_VOPT_HTA_QUIRKS \
     TP_VOPT_FLAG("hta-quirks", hta_quirks, "HTA's own numbers (µs rounding, its bugs; also TPROF_HTA_QUIRKS=1)")
 /* The views whose only options are --step and --window share one table

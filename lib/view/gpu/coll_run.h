@@ -60,10 +60,5 @@ void tp_coll_summary_free(void *summary);
         const tp_store *one[1] = {st};                                                                        \
         return build_run(one, 1, vo, out, err);                                                               \
     }
-/* In their tp_view: those builds, and a run read in bounded memory (each
- * rank's summary is its record list). */
-#define TP_COLL_RUN_VIEW                                                                                \
-    .build = build, .build_run = build_run, .rank_summary = tp_coll_rank_summary,                       \
-    .summary_free = tp_coll_summary_free, .build_summaries = build_summaries
 
 #endif

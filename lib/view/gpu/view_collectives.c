@@ -155,6 +155,10 @@ const tp_view tp_view_collectives = {
     .summary = "a run's collectives matched across ranks: arrival skew, wait vs transfer, algbw/busbw per op and group",
     TP_VIEW_COLS(ccols),
     .default_columns = "op,group,n,calls,bytes,skew,skew_max,wait,transfer,wait_pct,algbw,busbw",
-    TP_COLL_RUN_VIEW,
+    .build = build,
+    .build_run = build_run,
+    .rank_summary = tp_coll_rank_summary,
+    .summary_free = tp_coll_summary_free,
+    .build_summaries = build_summaries,
     TP_VIEW_FILTER_OPTIONS,
 };

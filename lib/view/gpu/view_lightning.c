@@ -69,7 +69,10 @@ const tp_view tp_view_lightning = {
     .name = "lightning",
     TP_VIEW_OPTIONS(lightning_options),
     .summary = "TensorBoard plugin Lightning view: PyTorch Lightning's module tree with host/device total and self time",
-    TP_VIEW_MODTREE_COLS(TP_MODTREE_NCOLS_PL),
+    .cols = tp_modtree_cols,
+    .ncols = TP_MODTREE_NCOLS_PL,
+    .default_columns = TP_MODTREE_COLUMNS,
+    .columns_for = tp_modtree_columns_for,
     .build = build,
     .attributes = TP_ATTRIBUTES_ALWAYS,
 };

@@ -49,7 +49,10 @@ const tp_view tp_view_modules = {
     .name = "modules",
     TP_VIEW_OPTIONS(modules_options),
     .summary = "TensorBoard plugin Module view: the nn.Module tree with host/device total and self time",
-    TP_VIEW_MODTREE_COLS(TP_MODTREE_NCOLS),
+    .cols = tp_modtree_cols,
+    .ncols = TP_MODTREE_NCOLS,
+    .default_columns = TP_MODTREE_COLUMNS,
+    .columns_for = tp_modtree_columns_for,
     .build = build,
     .attributes = TP_ATTRIBUTES_ALWAYS,
 };

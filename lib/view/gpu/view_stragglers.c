@@ -202,7 +202,11 @@ const tp_view tp_view_stragglers = {
     .summary = "which rank the others waited for at the collectives: wait caused per rank, steps as the straggler",
     TP_VIEW_COLS(scols),
     .default_columns = "rank,caused,share,last,steps,recurrence,streak,waited",
-    TP_COLL_RUN_VIEW,
+    .build = build,
+    .build_run = build_run,
+    .rank_summary = tp_coll_rank_summary,
+    .summary_free = tp_coll_summary_free,
+    .build_summaries = build_summaries,
     .columns_for = columns_for,
     TP_VIEW_OPTIONS(straggler_options),
 };
