@@ -67,17 +67,18 @@ done:
     return rc;
 }
 
+static void api_row(tp_table *t, const struct tp_summary *g, void *ctx)
+{
+    (void)ctx;
+    tp_table_set_str(t, A_NAME, g->key);
+}
+
 static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err)
 {
     (void)vo;
-    struct nsys_groups q;
-    TP_TRY(nsys_groups_open(&q, sec, 0, acols, A_N, err));
-    for (long i = 0; i < q.n; i++) {
-        tp_summary_row(q.t, A_PCT, &q.g[i], q.all);
-        tp_table_set_str(q.t, A_NAME, q.g[i].key);
-    }
-    return nsys_groups_close(&q, path, "no CUDA runtime or driver API call: no API summary", out, err);
+    return nsys_table(sec, path, acols, A_N, A_PCT, api_row, NULL,
+                      "no CUDA runtime or driver API call: no API summary", out, err);
 }
 
 static const struct tp_summ_desc desc = {

@@ -96,37 +96,40 @@ done:
     return rc;
 }
 
+/* The GPU-side annotations (sample set 1), by name. */
+struct gpu_side {
+    struct tp_summary *g;
+    long n;
+};
+
+static void label_row(tp_table *t, const struct tp_summary *g, void *ctx)
+{
+    const struct gpu_side *gs = ctx;
+    const struct tp_summary *gpu = find(gs->g, gs->n, g->key);
+    tp_table_set_int(t, L_DEVN, g->xsum);
+    tp_table_set_int(t, L_DEVT, g->ysum);
+    if (gpu) {
+        tp_table_set_int(t, L_GPUN, (int64_t)gpu->n);
+        tp_table_set_int(t, L_GPUT, gpu->total);
+    } else {
+        tp_table_set_null(t, L_GPUN);
+        tp_table_set_null(t, L_GPUT);
+    }
+    tp_table_set_str(t, L_NAME, g->key);
+}
+
 static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err)
 {
     (void)vo;
-    struct nsys_groups q;
-    struct tp_summary *gg = NULL;
-    TP_TRY(nsys_groups_open(&q, sec, 0, lcols, L_N, err));
-    long ngg = tp_summ_stats(sec, 1, &gg);
-    if (ngg < 0) {
-        free(q.g);
-        tp_table_free(q.t);
+    struct gpu_side gs = {NULL, 0};
+    gs.n = tp_summ_stats(sec, 1, &gs.g);
+    if (gs.n < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    tp_table *t = q.t;
-    for (long i = 0; i < q.n; i++) {
-        const struct tp_summary *g = &q.g[i], *gpu = find(gg, ngg, g->key);
-        tp_summary_row(t, L_PCT, g, q.all);
-        tp_table_set_int(t, L_DEVN, g->xsum);
-        tp_table_set_int(t, L_DEVT, g->ysum);
-        if (gpu) {
-            tp_table_set_int(t, L_GPUN, (int64_t)gpu->n);
-            tp_table_set_int(t, L_GPUT, gpu->total);
-        } else {
-            tp_table_set_null(t, L_GPUN);
-            tp_table_set_null(t, L_GPUT);
-        }
-        tp_table_set_str(t, L_NAME, g->key);
-    }
-    free(gg);
-    return nsys_groups_close(&q, path, "no record_function label (user_annotation other than ProfilerStep#N)", out,
-                             err);
+    int rc = nsys_table(sec, path, lcols, L_N, L_PCT, label_row, &gs,
+                        "no record_function label (user_annotation other than ProfilerStep#N)", out, err);
+    free(gs.g);
+    return rc;
 }
 
 static const struct tp_summ_desc desc = {
