@@ -16,6 +16,7 @@
 #include "modtree.h"
 #include "tprof.h"
 #include "try.h"
+#include "coldefs.h"
 
 const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL] = {
     {"module", "Module", TP_COL_STR, -1, 0, "module name, indented two spaces per level of the tree"},
@@ -23,10 +24,10 @@ const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL] = {
     {"depth", "Depth", TP_COL_INT, -1, 0, "level in the tree (0: top)"},
     {"occurrences", "Occurrences", TP_COL_INT, -1, 0, "calls of the module"},
     {"operators", "Operators", TP_COL_INT, -1, 0, "operators called directly by the module"},
-    {"host_total", "HostTotal(us)", TP_COL_US, -1, 0, "host time of the calls"},
-    {"host_self", "HostSelf(us)", TP_COL_US, -1, 0, "host time minus child modules/operators and own runtime calls"},
-    {"dev_total", "DeviceTotal(us)", TP_COL_US, -1, 0, "device time of everything the calls launched"},
-    {"dev_self", "DeviceSelf(us)", TP_COL_US, -1, 0, "device time of direct operators and own runtime calls"},
+    TP_COLDEF_HOST_TOTAL("host time of the calls"),
+    TP_COLDEF_HOST_SELF("host time minus child modules/operators and own runtime calls"),
+    TP_COLDEF_DEV_TOTAL("device time of everything the calls launched"),
+    TP_COLDEF_DEV_SELF("device time of direct operators and own runtime calls"),
     {"tree", "Module", TP_COL_STR, -1, 0, "module name under its parent, drawn with ├─ └─ │ (ASCII: |- `- |)"},
     {"share", "Share(%)", TP_COL_FIXED, -1, 1,
      "device total in % of its top-level module's (host total where that has no device time; "
@@ -37,7 +38,7 @@ const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL] = {
      "--hooks: Lightning hook, indented two spaces per level of calls (drawn with --tree)"},
     {"tid", "Tid", TP_COL_INT, -1, 0, "--hooks: thread"},
     {"start", "Start(us)", TP_COL_US, -1, 0, "--hooks: start, since the trace's first event"},
-    {"duration", "Duration(us)", TP_COL_US, -1, 0, "--hooks: host time of the call"},
+    TP_COLDEF_DURATION("--hooks: host time of the call"),
 };
 enum { C_MOD, C_ID, C_DEPTH, C_OCC, C_OPS, C_HTOT, C_HSELF, C_DTOT, C_DSELF, C_TREE, C_SHARE, C_BAR,
        C_HOOK, C_TID, C_START, C_DUR };
@@ -67,10 +68,19 @@ static const struct tp_modstat *stat_of(const struct emit *E, int64_t ni)
     return M ? M : &none;
 }
 
-static size_t us_width(int64_t ns)
+/* Pass 0: widen the drawing to a row at this depth: its tree text and its
+ * two numbers (host and device total; --hooks: start and duration). */
+static void measure(struct emit *E, const char *name, size_t depth, int64_t num0, int64_t num1)
 {
-    char buf[64];
-    return tp_fmt_us(ns, buf, sizeof buf);
+    size_t cells = 3 * depth + tp_disp_width(name, strlen(name));
+    if (cells > E->tree_w) E->tree_w = cells;
+    if (depth > E->deepest) E->deepest = depth;
+    const int64_t num[2] = {num0, num1};
+    for (int k = 0; k < 2; k++) {
+        char buf[64];
+        size_t w = tp_fmt_us(num[k], buf, sizeof buf);
+        if (w > E->num_w[k]) E->num_w[k] = w;
+    }
 }
 
 /* A name indented two spaces per level (the plugin's table, as text). */
@@ -106,12 +116,8 @@ static void row(struct emit *E, int64_t ni, size_t depth)
     char name[1024];
     tp_modtree_display_name(E->T->n[ni].name, name, sizeof name);
     const struct tp_modstat *M = stat_of(E, ni);
-    size_t cells = 3 * depth + tp_disp_width(name, strlen(name));
     if (E->pass == 0) {
-        if (cells > E->tree_w) E->tree_w = cells;
-        if (depth > E->deepest) E->deepest = depth;
-        if (us_width(M->htot) > E->num_w[0]) E->num_w[0] = us_width(M->htot);
-        if (us_width(M->dtot) > E->num_w[1]) E->num_w[1] = us_width(M->dtot);
+        measure(E, name, depth, M->htot, M->dtot);
         return;
     }
     if (depth == 0) {
@@ -141,11 +147,7 @@ static void hook_row(struct emit *E, int64_t ni, size_t depth)
     int64_t r = E->T->n[ni].id;
     const char *name = E->T->n[ni].name;
     if (E->pass == 0) {
-        size_t cells = 3 * depth + tp_disp_width(name, strlen(name));
-        if (cells > E->tree_w) E->tree_w = cells;
-        if (depth > E->deepest) E->deepest = depth;
-        if (us_width(st->ts[r] - E->t0) > E->num_w[0]) E->num_w[0] = us_width(st->ts[r] - E->t0);
-        if (us_width(st->dur[r]) > E->num_w[1]) E->num_w[1] = us_width(st->dur[r]);
+        measure(E, name, depth, st->ts[r] - E->t0, st->dur[r]);
         return;
     }
     if (depth == 0)

@@ -30,6 +30,7 @@
 #include "step_parts.h"
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "try.h"
 
 enum { GQ_STEP = TP_NPARTS, GQ_N };   /* quantities: the parts, then the step time */
@@ -66,15 +67,19 @@ struct tp_gate {
 
 /* ---- columns ---- */
 
+/* Both tables compare a time per step of A and B. */
+#define PER_STEP_A_B_DELTA                                   \
+    TP_COLDEF_A("time per step in A, microseconds"),         \
+    TP_COLDEF_B("time per step in B, microseconds"),         \
+    TP_COLDEF_DELTA("b - a, microseconds per step")
+
 enum { GC_QUANTITY, GC_A, GC_B, GC_DELTA, GC_DELTA_PCT, GC_LO, GC_HI, GC_LO_PCT, GC_HI_PCT, GC_STEPS_A,
        GC_STEPS_B, GC_VERDICT, GC_N };
 static const struct tp_coldef gate_cols[GC_N] = {
     {"quantity", "Quantity", TP_COL_STR, -1, 0,
      "step_time, or a part of it: computation, communication, memcpy, host, idle"},
-    {"a", "A(us)", TP_COL_US, -1, 0, "time per step in A, microseconds"},
-    {"b", "B(us)", TP_COL_US, -1, 0, "time per step in B, microseconds"},
-    {"delta", "Delta(us)", TP_COL_US, -1, 0, "b - a, microseconds per step"},
-    {"delta_pct", "Delta(%)", TP_COL_FIXED, -1, 2, "delta / a * 100 (- when a is 0)"},
+    PER_STEP_A_B_DELTA,
+    TP_COLDEF_DELTA_PCT("delta / a * 100 (- when a is 0)"),
     {"ci_low", "Low(us)", TP_COL_US, -1, 0, "lower end of the bootstrap interval of delta at --confidence"},
     {"ci_high", "High(us)", TP_COL_US, -1, 0, "upper end of the bootstrap interval of delta"},
     {"ci_low_pct", "Low(%)", TP_COL_FIXED, -1, 2, "ci_low / a * 100 (- when a is 0)"},
@@ -89,10 +94,8 @@ static const struct tp_coldef gate_cols[GC_N] = {
 enum { WC_PART, WC_NAME, WC_A, WC_B, WC_DELTA, WC_CUMULATIVE, WC_SHARE, WC_N };
 static const struct tp_coldef waterfall_cols[WC_N] = {
     {"part", "Part", TP_COL_STR, -1, 0, "computation, communication, memcpy, host, idle; step_time last"},
-    {"name", "Name", TP_COL_STR, 0, 0, "a kernel, copy, operator or call of the part (- on the part's own row)"},
-    {"a", "A(us)", TP_COL_US, -1, 0, "time per step in A, microseconds"},
-    {"b", "B(us)", TP_COL_US, -1, 0, "time per step in B, microseconds"},
-    {"delta", "Delta(us)", TP_COL_US, -1, 0, "b - a, microseconds per step"},
+    TP_COLDEF_NAME_FILL("a kernel, copy, operator or call of the part (- on the part's own row)"),
+    PER_STEP_A_B_DELTA,
     {"cumulative", "Cumulative(us)", TP_COL_US, -1, 0,
      "running sum of the parts' deltas (part rows); the last equals the step-time delta"},
     {"share", "Share(%)", TP_COL_FIXED, -1, 2, "delta / the step-time delta * 100 (- when that is 0)"},

@@ -59,6 +59,34 @@ static long find_row(const tp_table *t, const char *kind, const char *name)
     return -1;
 }
 
+/* The diff of a and b into *t (the table there before is freed) and its row
+ * of (kind, name), or -1. */
+static long diff_row(tp_store *a, tp_store *b, tp_table **t, const char *kind, const char *name)
+{
+    tp_error err = {0};
+    tp_table_free(*t);
+    *t = NULL;
+    tp_diff_build(a, b, t, &err);
+    return *t ? find_row(*t, kind, name) : -1;
+}
+
+/* tp_diff_check of s against the gate spec: 1 failed, 0 passed; msg says why. */
+static int gate(const struct tp_diff_summary *s, const char *spec, char *msg, size_t cap)
+{
+    struct tp_diff_gate g;
+    tp_error err = {0};
+    tp_diff_parse_gate(spec, &g, &err);
+    return tp_diff_check(s, &g, msg, cap);
+}
+
+/* The end of a test: its table and the two stores. */
+static void free_all(tp_table *t, tp_store *a, tp_store *b)
+{
+    tp_table_free(t);
+    tp_store_free(a);
+    tp_store_free(b);
+}
+
 static void test_identical(void)
 {
     const char *a = write_trace("same", 1, 30, 1, "aten::add");
@@ -114,9 +142,7 @@ static void test_identical(void)
         CHECK_STR("diff summary: avg step printed", buf, "1000");
     }
     tp_table_free(st);
-    tp_table_free(t);
-    tp_store_free(sa);
-    tp_store_free(sb);
+    free_all(t, sa, sb);
 }
 
 static void test_kernel_slower(void)
@@ -139,45 +165,31 @@ static void test_kernel_slower(void)
     }
     struct tp_diff_summary s;
     tp_diff_summarize(sa, sb, &s);
-    struct tp_diff_gate g;
     char msg[256];
-    tp_diff_parse_gate("5%", &g, &err);
-    CHECK_INT("diff slower kernel: 5% gate fails", tp_diff_check(&s, &g, msg, sizeof msg), 1);
+    CHECK_INT("diff slower kernel: 5% gate fails", gate(&s, "5%", msg, sizeof msg), 1);
     CHECK_STR("diff slower kernel: message", msg, "total kernel time 30.0 us -> 45.0 us (+50.0%) exceeds 5%");
-    tp_diff_parse_gate("60%", &g, &err);
-    CHECK_INT("diff slower kernel: 60% gate passes", tp_diff_check(&s, &g, msg, sizeof msg), 0);
-    tp_diff_parse_gate("10us", &g, &err);
-    CHECK_INT("diff slower kernel: 10us gate fails", tp_diff_check(&s, &g, msg, sizeof msg), 1);
-    tp_diff_parse_gate("0.02ms", &g, &err);
-    CHECK_INT("diff slower kernel: 0.02ms gate passes", tp_diff_check(&s, &g, msg, sizeof msg), 0);
+    CHECK_INT("diff slower kernel: 60% gate passes", gate(&s, "60%", msg, sizeof msg), 0);
+    CHECK_INT("diff slower kernel: 10us gate fails", gate(&s, "10us", msg, sizeof msg), 1);
+    CHECK_INT("diff slower kernel: 0.02ms gate passes", gate(&s, "0.02ms", msg, sizeof msg), 0);
     /* The other way round is an improvement. */
     tp_diff_summarize(sb, sa, &s);
-    tp_diff_parse_gate("0%", &g, &err);
-    CHECK_INT("diff faster kernel: gate passes", tp_diff_check(&s, &g, msg, sizeof msg), 0);
-    tp_table_free(t);
-    tp_store_free(sa);
-    tp_store_free(sb);
+    CHECK_INT("diff faster kernel: gate passes", gate(&s, "0%", msg, sizeof msg), 0);
+    free_all(t, sa, sb);
 
     /* More calls: increased; fewer: decreased. */
     sa = load(write_trace("c_a", 0, 30, 1, NULL));
     sb = load(write_trace("c_b", 0, 30, 3, NULL));
     t = NULL;
-    tp_diff_build(sa, sb, &t, &err);
-    r = t ? find_row(t, "kernel", "gemm_kernel") : -1;
+    r = diff_row(sa, sb, &t, "kernel", "gemm_kernel");
     CHECK("diff more calls: row", r >= 0);
     if (r >= 0) {
         CHECK_STR("diff more calls: increased", tp_table_cell_str(t, r, TP_DIFF_CATEGORY), "increased");
         CHECK_INT("diff more calls: b_calls", tp_table_cell_int(t, r, TP_DIFF_B_CALLS), 3);
     }
-    tp_table_free(t);
-    t = NULL;
-    tp_diff_build(sb, sa, &t, &err);
-    r = t ? find_row(t, "kernel", "gemm_kernel") : -1;
+    r = diff_row(sb, sa, &t, "kernel", "gemm_kernel");
     CHECK_STR("diff fewer calls: decreased", r >= 0 ? tp_table_cell_str(t, r, TP_DIFF_CATEGORY) : "",
               "decreased");
-    tp_table_free(t);
-    tp_store_free(sa);
-    tp_store_free(sb);
+    free_all(t, sa, sb);
 }
 
 static void test_added_deleted(void)
@@ -200,10 +212,7 @@ static void test_added_deleted(void)
     r = t ? find_row(t, "op", "aten::mm") : -1;
     CHECK_STR("diff op added: others unchanged", r >= 0 ? tp_table_cell_str(t, r, TP_DIFF_CATEGORY) : "",
               "unchanged");
-    tp_table_free(t);
-    t = NULL;
-    tp_diff_build(sb, sa, &t, &err);
-    r = t ? find_row(t, "op", "aten::relu") : -1;
+    r = diff_row(sb, sa, &t, "op", "aten::relu");
     CHECK_STR("diff op deleted: category", r >= 0 ? tp_table_cell_str(t, r, TP_DIFF_CATEGORY) : "",
               "deleted");
     CHECK_INT("diff op deleted: delta", r >= 0 ? tp_table_cell_int(t, r, TP_DIFF_DELTA) : 0, -7000);
@@ -211,13 +220,9 @@ static void test_added_deleted(void)
     struct tp_diff_summary s;
     tp_diff_summarize(sa, sb, &s);
     CHECK_INT("diff op added: op time grew", s.b_op_ns - s.a_op_ns, 7000);
-    struct tp_diff_gate g;
     char msg[256];
-    tp_diff_parse_gate("0%", &g, &err);
-    CHECK_INT("diff op added: step gate passes", tp_diff_check(&s, &g, msg, sizeof msg), 0);
-    tp_table_free(t);
-    tp_store_free(sa);
-    tp_store_free(sb);
+    CHECK_INT("diff op added: step gate passes", gate(&s, "0%", msg, sizeof msg), 0);
+    free_all(t, sa, sb);
 }
 
 static void test_step_gate(void)
@@ -227,17 +232,12 @@ static void test_step_gate(void)
     s.a_step_ns = 1234500;
     s.b_step_ns = 1400000;
     s.a_kernel_ns = s.b_kernel_ns = 5;
-    struct tp_diff_gate g;
-    tp_error err = {0};
     char msg[256];
-    tp_diff_parse_gate("5%", &g, &err);
-    CHECK_INT("diff step gate: fails", tp_diff_check(&s, &g, msg, sizeof msg), 1);
+    CHECK_INT("diff step gate: fails", gate(&s, "5%", msg, sizeof msg), 1);
     CHECK_STR("diff step gate: message", msg, "avg step time 1234.5 us -> 1400.0 us (+13.4%) exceeds 5%");
-    tp_diff_parse_gate("13.5%", &g, &err);
-    CHECK_INT("diff step gate: 13.5% passes", tp_diff_check(&s, &g, msg, sizeof msg), 0);
+    CHECK_INT("diff step gate: 13.5% passes", gate(&s, "13.5%", msg, sizeof msg), 0);
     s.b_has_steps = 0;   /* one side without steps: kernel time decides */
-    tp_diff_parse_gate("5%", &g, &err);
-    CHECK_INT("diff step gate: falls back to kernels", tp_diff_check(&s, &g, msg, sizeof msg), 0);
+    CHECK_INT("diff step gate: falls back to kernels", gate(&s, "5%", msg, sizeof msg), 0);
     CHECK("diff step gate: fallback message", strncmp(msg, "total kernel time", 17) == 0);
 }
 

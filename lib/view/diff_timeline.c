@@ -27,6 +27,7 @@
 #include "diff.h"
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "tbtree_bwd.h"
 
 enum { TC_PATH, TC_DEPTH, TC_KIND, TC_NAME, TC_A_HOST, TC_A_DEVICE, TC_A_TOTAL, TC_A_SELF_HOST,
@@ -38,7 +39,7 @@ static const struct tp_coldef timeline_cols[TC_N] = {
     {"depth", "Depth", TP_COL_INT, -1, 0, "0 for the root (the whole timeline)"},
     {"kind", "Kind", TP_COL_STR, -1, 0,
      "dataloader, module, backward, optimizer, step, operator, composite (several nodes), blank (none on a side)"},
-    {"name", "Name", TP_COL_STR, 0, 0, "the node's name in A (in B when A has none); CompositeNodes as the plugin"},
+    TP_COLDEF_NAME_FILL("the node's name in A (in B when A has none); CompositeNodes as the plugin"),
     {"a_host", "A_Host(us)", TP_COL_US, -1, 0, "host duration in A: sum of end - start"},
     {"a_device", "A_Device(us)", TP_COL_US, -1, 0, "device duration in A: kernels launched inside"},
     {"a_total", "A_Total(us)", TP_COL_US, -1, 0, "the device duration, or the host duration without GPU work (A)"},
@@ -49,7 +50,7 @@ static const struct tp_coldef timeline_cols[TC_N] = {
     {"b_total", "B_Total(us)", TP_COL_US, -1, 0, "the device duration, or the host duration (B)"},
     {"b_self_host", "B_SelfHost(us)", TP_COL_US, -1, 0, "host self time (B)"},
     {"b_self_device", "B_SelfDevice(us)", TP_COL_US, -1, 0, "device self time (B)"},
-    {"delta", "Delta(us)", TP_COL_US, -1, 0, "b_total - a_total"},
+    TP_COLDEF_DELTA("b_total - a_total"),
     {"accumulated", "Accumulated(us)", TP_COL_US, -1, 0,
      "running sum of delta over the node's earlier siblings and itself (the plugin's Accumulated Diff)"},
 };

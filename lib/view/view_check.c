@@ -15,14 +15,15 @@
 #include "check.h"
 #include "grow.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 
 static const struct tp_coldef check_cols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "rank of the trace (distributedInfo, run: also the file name); - none"},
+    TP_COLDEF_RANK("rank of the trace (distributedInfo, run: also the file name); - none"),
     {"severity", "Severity", TP_COL_STR, -1, 0, "info, warning or error (exit status 0, 1, 2)"},
     {"finding", "Finding", TP_COL_STR, -1, 0, "what was found (man tprof: CHECK)"},
-    {"count", "Count", TP_COL_INT, -1, 0, "how many events (or ranks, steps) it concerns"},
+    TP_COLDEF_COUNT("how many events (or ranks, steps) it concerns"),
     {"first_ts", "FirstTs(us)", TP_COL_US, -1, 0, "ts of the first occurrence, as written in the trace"},
     {"first_byte", "FirstByte", TP_COL_INT, -1, 0, "byte offset of the first occurrence (input findings)"},
     {"first_event", "FirstEvent", TP_COL_STR, 0, 0, "name of the first occurrence's event"},
@@ -263,8 +264,7 @@ const tp_view tp_view_check = {
     .name = "check",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "trace health, one row per finding (exit 0 clean, 1 warnings, 2 errors)",
-    .cols = check_cols,
-    .ncols = sizeof check_cols / sizeof *check_cols,
+    TP_VIEW_COLS(check_cols),
     .default_columns = "rank,severity,finding,count,first_ts,first_event,detail",
     .build = build,
     .build_run = build_run,

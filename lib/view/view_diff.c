@@ -8,21 +8,21 @@
 #include "diff.h"
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "summ.h"
 #include "cmp.h"
 #include "try.h"
 
 const struct tp_coldef tp_diff_cols[TP_DIFF_NCOLS] = {
     {"kind", "Kind", TP_COL_STR, -1, 0, "op (CPU operator) or kernel (GPU kernel)"},
-    {"name", "Name", TP_COL_STR, 0, 0, "operator or kernel name"},
+    TP_COLDEF_NAME_FILL("operator or kernel name"),
     {"a_calls", "A_Calls", TP_COL_INT, -1, 0, "calls in A"},
     {"b_calls", "B_Calls", TP_COL_INT, -1, 0, "calls in B"},
     {"a_time", "A_Time(us)", TP_COL_US, -1, 0, "summed duration in A, microseconds"},
     {"b_time", "B_Time(us)", TP_COL_US, -1, 0, "summed duration in B, microseconds"},
-    {"delta", "Delta(us)", TP_COL_US, -1, 0, "b_time - a_time, microseconds"},
-    {"delta_pct", "Delta(%)", TP_COL_FIXED, -1, 2, "delta / a_time * 100 (- when a_time is 0)"},
-    {"category", "Category", TP_COL_STR, -1, 0,
-     "added, deleted, increased, decreased, unchanged (by call count, HTA's ops_diff)"},
+    TP_COLDEF_DELTA("b_time - a_time, microseconds"),
+    TP_COLDEF_DELTA_PCT("delta / a_time * 100 (- when a_time is 0)"),
+    TP_COLDEF_CATEGORY("added, deleted, increased, decreased, unchanged (by call count, HTA's ops_diff)"),
 };
 const char tp_diff_default_columns[] =
     "kind,name,a_calls,b_calls,a_time,b_time,delta,delta_pct,category";
@@ -30,10 +30,10 @@ const char tp_diff_default_columns[] =
 const struct tp_coldef tp_diff_summary_cols[TP_DIFFSUM_NCOLS] = {
     {"metric", "Metric", TP_COL_STR, -1, 0,
      "avg_step_time, total_kernel_time or total_op_time"},
-    {"a", "A(us)", TP_COL_US, -1, 0, "the value in A, microseconds"},
-    {"b", "B(us)", TP_COL_US, -1, 0, "the value in B, microseconds"},
-    {"delta", "Delta(us)", TP_COL_US, -1, 0, "b - a, microseconds"},
-    {"delta_pct", "Delta(%)", TP_COL_FIXED, -1, 2, "delta / a * 100 (- when a is 0)"},
+    TP_COLDEF_A("the value in A, microseconds"),
+    TP_COLDEF_B("the value in B, microseconds"),
+    TP_COLDEF_DELTA("b - a, microseconds"),
+    TP_COLDEF_DELTA_PCT("delta / a * 100 (- when a is 0)"),
 };
 const char tp_diff_summary_default_columns[] = "metric,a,b,delta,delta_pct";
 

@@ -151,8 +151,7 @@ const tp_view tp_view_info = {
     .name = "info",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "what an input holds: format, size, events by kind, devices, streams, steps, skips",
-    .cols = info_cols,
-    .ncols = sizeof info_cols / sizeof *info_cols,
+    TP_VIEW_COLS(info_cols),
     .default_columns = "property,value",
     .build = build,
 };

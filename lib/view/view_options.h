@@ -29,6 +29,8 @@
 
 /* In a tp_view initializer: .options and .noptions from a static array. */
 #define TP_VIEW_OPTIONS(table) .options = (table), .noptions = sizeof(table) / sizeof *(table)
+/* Likewise .cols and .ncols from the static array of its columns. */
+#define TP_VIEW_COLS(table) .cols = (table), .ncols = sizeof(table) / sizeof *(table)
 
 /* Options several views share (the HTA views all read tp_hta_init's). */
 /* --step and --window: the views that read a slice of the trace as they

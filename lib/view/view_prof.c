@@ -14,6 +14,7 @@
 #include "pyprof.h"
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 #include "grow.h"
@@ -39,7 +40,7 @@ static const struct tp_coldef cols[] = {
     {"block", "Block", TP_COL_STR, 12, 0, "block dimensions"},
     {"flops", "FLOPs", TP_COL_NUM, 12, 0, "floating point operations (FMA = 2)"},
     {"bytes", "Bytes", TP_COL_NUM, 12, 0, "bytes moved to and from DRAM"},
-    {"name", "Name", TP_COL_STR, 0, 0, "full kernel name, as the profiler wrote it (tprof extension)"},
+    TP_COLDEF_NAME_FILL("full kernel name, as the profiler wrote it (tprof extension)"),
     {"opname", "OpName", TP_COL_STR, 0, 0, "full name of the launching operator, N/A if none (tprof extension)"},
 };
 enum { C_IDX, C_SEQ, C_ALTSEQ, C_TID, C_LAYER, C_TRACE, C_DIR, C_SUB, C_MOD, C_OP, C_KERNEL, C_PARAMS, C_SIL,
@@ -406,8 +407,7 @@ const tp_view tp_view_prof = {
     .name = "prof",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "PyProf prof.py's per-kernel table: op, params, FLOPs, bytes, tensor cores (default view)",
-    .cols = cols,
-    .ncols = sizeof cols / sizeof *cols,
+    TP_VIEW_COLS(cols),
     .default_columns = "idx,dir,sub,mod,op,kernel,params,sil",
     .build = build,
     .attributes = TP_ATTRIBUTES_ALWAYS,

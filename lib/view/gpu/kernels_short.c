@@ -13,24 +13,24 @@
 #include "store.h"
 #include "json.h"
 #include "table.h"
+#include "coldefs.h"
 #include "view_extra.h"
 #include "cmp.h"
 
 static const struct tp_coldef short_cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "launching operator (--group props; --short)"},
-    {"dims", "InputDims", TP_COL_STR, -1, 0, "the launching operator's Input Dims (--short)"},
-    {"name", "Name", TP_COL_STR, -1, 0, "kernel name"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "number of launches"},
-    {"total", "Total(us)", TP_COL_US, -1, 0, "total duration"},
-    {"mean", "Mean(us)", TP_COL_FIXED, -1, 3, "mean duration"},
-    {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of all kernel time (%)"},
+    TP_COLDEF_SHORT_DIMS,
+    TP_COLDEF_KERNEL_NAME,
+    TP_COLDEF_LAUNCHES,
+    TP_COLDEF_KERNEL_TOTAL,
+    TP_COLDEF_KERNEL_MEAN,
+    TP_COLDEF_KERNEL_PCT,
 };
 enum { S_OP, S_DIMS, S_NAME, S_CALLS, S_TOTAL, S_MEAN, S_PCT, S_N };
 
 static const struct tp_coldef hist_cols[] = {
-    {"bin_start", "BinStart(us)", TP_COL_NUM, -1, 0, "histogram bin: first duration (--short --group histogram)"},
-    {"bin_end", "BinEnd(us)", TP_COL_NUM, -1, 0, "histogram bin: end of the bin (--short --group histogram)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "number of launches"},
+    TP_COLDEF_SHORT_BINS,
+    TP_COLDEF_LAUNCHES,
 };
 enum { H_START, H_END, H_COUNT, H_N };
 

@@ -13,15 +13,15 @@
 #include "category.h"
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "view_extra.h"
 #include "cmp.h"
 
 static const struct tp_coldef cat_cols[] = {
-    {"category", "Category", TP_COL_STR, -1, 0, "operator category after TraceLens (--group category)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "number of calls"},
-    {"dev_self", "DeviceSelf(us)", TP_COL_US, -1, 0, "device time of kernels launched by the op itself"},
-    {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of the table's device time (%, --group category)"},
-    {"cum_pct", "CumPct", TP_COL_FIXED, -1, 2, "running total of Pct (--group category)"},
+    TP_COLDEF_OP_CATEGORY,
+    TP_COLDEF_OP_CALLS,
+    TP_COLDEF_OP_DEV_SELF,
+    TP_COLDEF_OP_CATEGORY_SHARES,
 };
 enum { C_CAT, C_CALLS, C_TIME, C_PCT, C_CUM, C_N };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "coll_run.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 
@@ -21,7 +22,7 @@ static const struct tp_coldef ccols[] = {
     {"desc", "Desc", TP_COL_STR, -1, 0, "process group description (default_pg, ...)"},
     {"n", "N", TP_COL_INT, -1, 0, "ranks in the group (Group size, else the world size, else the ranks found)"},
     {"ranks", "Ranks", TP_COL_INT, -1, 0, "fewest ranks a collective of the row was found on"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "collectives matched on two ranks or more"},
+    TP_COLDEF_CALLS("collectives matched on two ranks or more"),
     {"partial", "Partial", TP_COL_INT, -1, 0, "collectives found on fewer ranks than N (one rank alone: left out of calls)"},
     {"bytes", "Bytes", TP_COL_INT, -1, 0, "size S per collective (nccl-tests: the larger of input and output), mean"},
     {"skew", "Skew(us)", TP_COL_US, -1, 0, "arrival skew: last rank's start minus first rank's start, mean"},
@@ -29,7 +30,7 @@ static const struct tp_coldef ccols[] = {
     {"wait", "Wait(us)", TP_COL_US, -1, 0, "a rank's wait: from its start to the last rank's arrival, mean over ranks and calls"},
     {"transfer", "Transfer(us)", TP_COL_US, -1, 0, "from the last arrival to the end of its kernel, mean"},
     {"wait_pct", "Wait%", TP_COL_FIXED, -1, 1, "wait / (wait + transfer)"},
-    {"total", "Total(us)", TP_COL_US, -1, 0, "the row's time on all ranks: each rank's wait plus the transfer, summed"},
+    TP_COLDEF_TOTAL("the row's time on all ranks: each rank's wait plus the transfer, summed"),
     {"algbw", "AlgBW(GB/s)", TP_COL_FIXED, -1, 2, "algorithm bandwidth: sum of S / sum of transfer times"},
     {"busbw", "BusBW(GB/s)", TP_COL_FIXED, -1, 2, "bus bandwidth: algbw x 2(n-1)/n all_reduce, (n-1)/n all_gather, reduce_scatter, all_to_all, 1 broadcast, reduce, send/recv"},
     {"mixed", "Mixed", TP_COL_INT, -1, 0, "matched collectives whose ranks disagree on the op (matching is off)"},
@@ -121,8 +122,9 @@ static void put(tp_table *t, const struct agg *g)
 }
 
 /* The table of a matched run (cr is freed). */
-static int table_of(struct coll_run *cr, tp_table **out, tp_error *err)
+static int table_of(struct coll_run *cr, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
+    (void)vo;
     struct agg *a = calloc(cr->m.ninst ? cr->m.ninst : 1, sizeof *a);
     tp_table *t = tp_table_new(ccols, NCOLS);
     if (!a || !t) {
@@ -146,42 +148,17 @@ static int table_of(struct coll_run *cr, tp_table **out, tp_error *err)
     return TP_OK;
 }
 
-static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out,
-                     tp_error *err)
-{
-    (void)vo;
-    *out = NULL;
-    struct coll_run cr;
-    int rc = tp_coll_run_build(stores, n, "collectives", &cr, err);
-    return rc != TP_OK ? rc : table_of(&cr, out, err);
-}
-
-static int build_summaries(void *const *sums, const int64_t *ranks, size_t n, const struct tp_view_opts *vo,
-                           tp_table **out, tp_error *err)
-{
-    (void)vo;
-    *out = NULL;
-    struct coll_run cr;
-    int rc = tp_coll_run_from_summaries(sums, ranks, n, "collectives", &cr, err);
-    return rc != TP_OK ? rc : table_of(&cr, out, err);
-}
-
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    const tp_store *one[1] = {st};
-    return build_run(one, 1, vo, out, err);
-}
+TP_COLL_RUN_BUILDS("collectives", table_of)
 
 const tp_view tp_view_collectives = {
     .name = "collectives",
     .summary = "a run's collectives matched across ranks: arrival skew, wait vs transfer, algbw/busbw per op and group",
-    .cols = ccols,
-    .ncols = sizeof ccols / sizeof *ccols,
+    TP_VIEW_COLS(ccols),
     .default_columns = "op,group,n,calls,bytes,skew,skew_max,wait,transfer,wait_pct,algbw,busbw",
     .build = build,
     .build_run = build_run,
-    TP_VIEW_FILTER_OPTIONS,
     .rank_summary = tp_coll_rank_summary,
     .summary_free = tp_coll_summary_free,
     .build_summaries = build_summaries,
+    TP_VIEW_FILTER_OPTIONS,
 };

@@ -24,6 +24,7 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "breakdown.h"
 #include "views.h"
 #include "ranges.h"
@@ -38,21 +39,21 @@
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
  * other). */
 static const struct tp_coldef dcols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "rank (all: --merge, every rank)"},
+    TP_COLDEF_RANK("rank (all: --merge, every rank)"),
     {"worker", "Worker", TP_COL_STR, -1, 0, "worker: the trace file name without [.SPAN].pt.trace.json"},
-    {"step", "Step", TP_COL_STR, -1, 0, "ProfilerStep number (0: the whole trace), avg: the mean of the steps"},
+    TP_COLDEF_STEP("ProfilerStep number (0: the whole trace), avg: the mean of the steps"),
     {"computation", "Computation(us)", TP_COL_US, -1, 0,
      "computation not overlapped by communication (kernels; CPU ops on a rank without kernels)"},
     {"overlap", "Overlap(us)", TP_COL_US, -1, 0, "computation and communication at the same time"},
     {"communication", "Communication(us)", TP_COL_US, -1, 0,
      "communication (NCCL/Gloo ops and their kernels) not overlapped by computation"},
     {"other", "Other(us)", TP_COL_US, -1, 0, "step time with neither"},
-    {"total", "Total(us)", TP_COL_US, -1, 0, "step time: the four parts sum to it"},
+    TP_COLDEF_TOTAL("step time: the four parts sum to it"),
     {"transfer", "Transfer(us)", TP_COL_US, -1, 0,
      "data transfer time (per step, or per op with --comm): waiting for the slowest rank left out"},
     {"sync", "Sync(us)", TP_COL_US, -1, 0, "synchronizing time: the rest of the step's communication time"},
     {"op", "Op", TP_COL_STR, -1, 0, "--comm: communication op (nccl:* / gloo:*)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "--comm: calls"},
+    TP_COLDEF_CALLS("--comm: calls"),
     {"size", "Size(B)", TP_COL_INT, -1, 0, "--comm: bytes, Input Dims x element size of Input type, summed"},
     {"avg_size", "AvgSize(B)", TP_COL_INT, -1, 0, "--comm: size / calls, rounded"},
     {"latency", "Latency(us)", TP_COL_US, -1, 0, "--comm: time covered by the op and its kernels"},
@@ -926,8 +927,7 @@ static const struct tp_view_option dist_options[] = {
 const tp_view tp_view_dist = {
     .name = "dist",
     .summary = "TensorBoard plugin Distributed view: computation/overlap/communication per rank and step; --comm: communication ops",
-    .cols = dcols,
-    .ncols = sizeof dcols / sizeof *dcols,
+    TP_VIEW_COLS(dcols),
     .default_columns = "rank,worker,step,computation,overlap,communication,other,total,transfer,sync",
     .build = build,
     .columns_for = columns_for,

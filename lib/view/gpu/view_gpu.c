@@ -10,6 +10,7 @@
 #include "gpu_metrics.h"
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_extra.h"
 #include "view_options.h"
@@ -17,7 +18,7 @@
 
 static const struct tp_coldef gcols[] = {
     {"device", "Device", TP_COL_INT, -1, 0, "GPU id (the kernels' device arg)"},
-    {"name", "Name", TP_COL_STR, -1, 0, "device name (deviceProperties)"},
+    TP_COLDEF_NAME("device name (deviceProperties)"),
     {"memory", "Memory(B)", TP_COL_INT, -1, 0, "total global memory, bytes"},
     {"memory_gb", "Memory(GB)", TP_COL_FIXED, -1, 2, "total global memory, GiB as the plugin shows it"},
     {"capability", "Capability", TP_COL_STR, -1, 0, "compute capability major.minor"},
@@ -123,8 +124,7 @@ const tp_view tp_view_gpu = {
     .name = "gpu",
     TP_VIEW_OPTIONS(gpu_options),
     .summary = "TensorBoard plugin GPU Summary: utilization, est. SM efficiency, occupancy, Tensor Core time per GPU",
-    .cols = gcols,
-    .ncols = sizeof gcols / sizeof *gcols,
+    TP_VIEW_COLS(gcols),
     .default_columns = "device,name,memory_gb,capability,util,sm_eff,occupancy,tc",
     .build = build,
     .columns_for = columns_for,

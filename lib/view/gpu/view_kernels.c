@@ -17,6 +17,7 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "tbtree.h"
 #include "views.h"
 #include "view_extra.h"
@@ -27,7 +28,7 @@
 
 
 static const struct tp_coldef kcols[] = {
-    {"name", "Name", TP_COL_STR, -1, 0, "kernel name"},
+    TP_COLDEF_KERNEL_NAME,
     {"op", "Operator", TP_COL_STR, -1, 0, "launching operator (--group props)"},
     {"grid", "Grid", TP_COL_STR, -1, 0, "grid dimensions (--group props)"},
     {"block", "Block", TP_COL_STR, -1, 0, "block dimensions (--group props)"},
@@ -35,20 +36,19 @@ static const struct tp_coldef kcols[] = {
     {"smem", "Smem", TP_COL_STR, -1, 0, "shared memory bytes (--group props)"},
     {"tc", "TC", TP_COL_STR, -1, 0, "kernel uses Tensor Cores (plugin's name list)"},
     {"op_tc", "OpTC", TP_COL_STR, -1, 0, "launching op is Tensor Core eligible (--group props)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "number of launches"},
-    {"total", "Total(us)", TP_COL_US, -1, 0, "total duration"},
-    {"mean", "Mean(us)", TP_COL_FIXED, -1, 3, "mean duration"},
-    {"max", "Max(us)", TP_COL_US, -1, 0, "longest"},
-    {"min", "Min(us)", TP_COL_US, -1, 0, "shortest"},
+    TP_COLDEF_LAUNCHES,
+    TP_COLDEF_KERNEL_TOTAL,
+    TP_COLDEF_KERNEL_MEAN,
+    TP_COLDEF_KERNEL_MAX,
+    TP_COLDEF_KERNEL_MIN,
     {"median", "Median(us)", TP_COL_US, -1, 0, "median duration (mean of the middle two for an even count)"},
     {"std", "Std(us)", TP_COL_US, -1, 0, "sample standard deviation of the duration (n - 1; - for one call)"},
     {"blocks_per_sm", "BlocksPerSM", TP_COL_FIXED, -1, 2, "duration-weighted mean blocks per SM"},
     {"occupancy", "Occupancy(%)", TP_COL_FIXED, -1, 2, "duration-weighted mean est. achieved occupancy"},
-    {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of all kernel time (%)"},
+    TP_COLDEF_KERNEL_PCT,
     /* --short (kernels_short.c builds those tables) */
-    {"dims", "InputDims", TP_COL_STR, -1, 0, "the launching operator's Input Dims (--short)"},
-    {"bin_start", "BinStart(us)", TP_COL_NUM, -1, 0, "histogram bin: first duration (--short --group histogram)"},
-    {"bin_end", "BinEnd(us)", TP_COL_NUM, -1, 0, "histogram bin: end of the bin (--short --group histogram)"},
+    TP_COLDEF_SHORT_DIMS,
+    TP_COLDEF_SHORT_BINS,
     /* keys only a --group list names */
     {"stream", "Stream", TP_COL_STR, -1, 0, "CUDA stream (--group ...,stream; - none recorded)"},
     {"device", "Device", TP_COL_STR, -1, 0, "GPU device (--group ...,device; - none recorded)"},
@@ -245,8 +245,7 @@ static const struct tp_view_option kernels_options[] = {
 const tp_view tp_view_kernels = {
     .name = "kernels",
     .summary = "TensorBoard plugin Kernel view: time per kernel name (--group props: per launch shape and op)",
-    .cols = kcols,
-    .ncols = K_N,
+    TP_VIEW_COLS(kcols),
     .default_columns = "name,tc,calls,total,mean,median,max,min,std,blocks_per_sm,occupancy,pct",
     .build = build,
     .columns_for = columns_for,

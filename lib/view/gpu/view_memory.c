@@ -25,6 +25,7 @@
 #include "plot.h"
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "tbtree.h"
 #include "views.h"
 #include "view_options.h"
@@ -35,7 +36,7 @@
 static const struct tp_coldef mem_cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "operator name (--events: the allocating operator, <unknown> if none)"},
     {"device", "Device", TP_COL_STR, -1, 0, "CPU, GPU0, GPU1 ..."},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "calls of the operator (the plugin's count, SPEC 8.3)"},
+    TP_COLDEF_CALLS("calls of the operator (the plugin's count, SPEC 8.3)"),
     {"size_inc", "SizeInc(B)", TP_COL_INT, -1, 0, "bytes allocated minus freed, children included"},
     {"self_size_inc", "SelfSizeInc(B)", TP_COL_INT, -1, 0, "bytes allocated minus freed by the operator itself"},
     {"allocs", "Allocs", TP_COL_INT, -1, 0, "allocations, children included"},
@@ -43,14 +44,14 @@ static const struct tp_coldef mem_cols[] = {
     {"alloc_size", "AllocSize(B)", TP_COL_INT, -1, 0, "bytes allocated, children included (frees not subtracted)"},
     {"self_alloc_size", "SelfAllocSize(B)", TP_COL_INT, -1, 0, "bytes allocated by the operator itself"},
     {"size", "Size(B)", TP_COL_INT, -1, 0, "--events: bytes of the allocation"},
-    {"alloc_time", "AllocTime(us)", TP_COL_US, -1, 0, "--events: allocated at, since the profiler started"},
+    TP_COLDEF_MEM_ALLOC_TIME,
     {"release_time", "ReleaseTime(us)", TP_COL_US, -1, 0, "--events: released at (- never in the trace)"},
-    {"duration", "Duration(us)", TP_COL_US, -1, 0, "--events: release minus allocation time"},
-    {"time", "Time(us)", TP_COL_US, -1, 0, "--curve: time since the profiler started"},
+    TP_COLDEF_DURATION("--events: release minus allocation time"),
+    TP_COLDEF_MEM_CURVE_TIME,
     {"allocated", "Allocated(B)", TP_COL_INT, -1, 0, "--curve: Total Allocated after the record"},
     {"reserved", "Reserved(B)", TP_COL_INT, -1, 0, "--curve: Total Reserved after the record"},
     {"mark", "Mark", TP_COL_STR, -1, 0, "--curve: peak on the device's peak row (its largest Allocated)"},
-    {"plot", "Memory", TP_COL_STR, -1, 0, "--curve --plot: one line of the drawing"},
+    TP_COLDEF_MEM_CURVE_PLOT,
 };
 enum { C_OP, C_DEV, C_CALLS, C_SINC, C_SSINC, C_ALLOCS, C_SALLOCS, C_ASIZE, C_SASIZE,
        C_SIZE, C_ATIME, C_RTIME, C_DUR, C_TIME, C_ALLOC, C_RES, C_MARK, C_PLOT };
@@ -693,8 +694,7 @@ static const struct tp_view_option memory_options[] = {
 const tp_view tp_view_memory = {
     .name = "memory",
     .summary = "TensorBoard plugin Memory view: allocations per operator and device; --events, --curve [--plot]",
-    .cols = mem_cols,
-    .ncols = sizeof mem_cols / sizeof *mem_cols,
+    TP_VIEW_COLS(mem_cols),
     .default_columns = STATS_COLS,
     .build = build,
     .columns_for = columns_for,

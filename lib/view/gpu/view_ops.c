@@ -7,6 +7,7 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "memory_attr.h"
 #include "tbtree.h"
 #include "views.h"
@@ -20,13 +21,13 @@
 /* ---- the view ---- */
 
 static const struct tp_coldef ops_cols[] = {
-    {"name", "Name", TP_COL_STR, -1, 0, "operator name"},
+    TP_COLDEF_OP_NAME,
     {"shape", "Input Shape", TP_COL_STR, -1, 0, "input shapes (--group shape)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "number of calls"},
-    {"dev_self", "DeviceSelf(us)", TP_COL_US, -1, 0, "device time of kernels launched by the op itself"},
-    {"dev_total", "DeviceTotal(us)", TP_COL_US, -1, 0, "device time including child operators"},
-    {"host_self", "HostSelf(us)", TP_COL_US, -1, 0, "host time minus child operators and own runtime calls"},
-    {"host_total", "HostTotal(us)", TP_COL_US, -1, 0, "host time"},
+    TP_COLDEF_OP_CALLS,
+    TP_COLDEF_OP_DEV_SELF,
+    TP_COLDEF_OP_DEV_TOTAL,
+    TP_COLDEF_HOST_SELF("host time minus child operators and own runtime calls"),
+    TP_COLDEF_OP_HOST_TOTAL,
     {"tc", "TCEligible", TP_COL_STR, -1, 0, "operator is Tensor Core eligible (Yes/No)"},
     {"tc_self", "TCSelf(%)", TP_COL_FIXED, -1, 2, "Tensor Core kernel time / self device time"},
     {"tc_total", "TCTotal(%)", TP_COL_FIXED, -1, 2, "Tensor Core kernel time / total device time"},
@@ -42,9 +43,8 @@ static const struct tp_coldef ops_cols[] = {
     {"dev_mem", "DevMem(B)", TP_COL_INT, -1, 0, "device bytes allocated minus freed, children included (CUDA Mem)"},
     {"self_dev_mem", "SelfDevMem(B)", TP_COL_INT, -1, 0, "device bytes allocated minus freed by the op itself (Self CUDA Mem)"},
     /* --group category (ops_category.c builds that table) */
-    {"category", "Category", TP_COL_STR, -1, 0, "operator category after TraceLens (--group category)"},
-    {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of the table's device time (%, --group category)"},
-    {"cum_pct", "CumPct", TP_COL_FIXED, -1, 2, "running total of Pct (--group category)"},
+    TP_COLDEF_OP_CATEGORY,
+    TP_COLDEF_OP_CATEGORY_SHARES,
     {"stack", "Source Location", TP_COL_STR, -1, 0, "--group stack[=N]: the first N frames of the Call stack, "
                                                     "innermost first, joined by \" <- \" (- none recorded)"},
 };
@@ -451,8 +451,7 @@ static const struct tp_view_option ops_options[] = {
 const tp_view tp_view_ops = {
     .name = "ops",
     .summary = "TensorBoard plugin Operator view: device/host self and total time per operator",
-    .cols = ops_cols,
-    .ncols = sizeof ops_cols / sizeof *ops_cols,
+    TP_VIEW_COLS(ops_cols),
     .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,tc",
     .build = build,
     .columns_for = columns_for,

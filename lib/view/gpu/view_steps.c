@@ -17,6 +17,7 @@
 #include <string.h>
 #include "store.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "ranges.h"
 #include "breakdown.h"
@@ -27,7 +28,7 @@
 #include "try.h"
 
 static const struct tp_coldef scols[] = {
-    {"step", "Step", TP_COL_STR, -1, 0, "ProfilerStep number (0: the whole trace), avg: the mean"},
+    TP_COLDEF_STEP("ProfilerStep number (0: the whole trace), avg: the mean"),
     {"kernel", "Kernel(us)", TP_COL_US, -1, 0, "GPU kernels (not communication)"},
     {"memcpy", "Memcpy(us)", TP_COL_US, -1, 0, "GPU memcpy not hidden by kernels"},
     {"memset", "Memset(us)", TP_COL_US, -1, 0, "GPU memset not hidden by the above"},
@@ -36,7 +37,7 @@ static const struct tp_coldef scols[] = {
     {"dataloader", "DataLoader(us)", TP_COL_US, -1, 0, "DataLoader __next__ not hidden by the above"},
     {"cpu", "CPU(us)", TP_COL_US, -1, 0, "CPU ops not hidden by the above"},
     {"other", "Other(us)", TP_COL_US, -1, 0, "step time covered by none of the above"},
-    {"total", "Total(us)", TP_COL_US, -1, 0, "step duration"},
+    TP_COLDEF_TOTAL("step duration"),
     {"kernel_pct", "Kernel(%)", TP_COL_FIXED, -1, 2, "kernel share of the step (avg row: of the average step)"},
     {"memcpy_pct", "Memcpy(%)", TP_COL_FIXED, -1, 2, "memcpy share of the step"},
     {"memset_pct", "Memset(%)", TP_COL_FIXED, -1, 2, "memset share of the step"},
@@ -143,8 +144,7 @@ const tp_view tp_view_steps = {
     .name = "steps",
     TP_VIEW_OPTIONS(steps_filter_options),
     .summary = "TensorBoard plugin Overview: step time breakdown (kernel, memcpy, runtime, dataloader, CPU...)",
-    .cols = scols,
-    .ncols = sizeof scols / sizeof *scols,
+    TP_VIEW_COLS(scols),
     .default_columns = "step,kernel,memcpy,memset,comm,runtime,dataloader,cpu,other,total,kernel_pct,dataloader_pct,cpu_pct",
     .build = build,
 };

@@ -13,17 +13,18 @@
 #include <string.h>
 #include "coll_run.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 #include "cmp.h"
 
 static const struct tp_coldef scols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "rank (--per-step: the step's straggler)"},
-    {"step", "Step", TP_COL_STR, -1, 0, "--per-step: ProfilerStep number (- : collectives outside steps)"},
+    TP_COLDEF_RANK("rank (--per-step: the step's straggler)"),
+    TP_COLDEF_STEP("--per-step: ProfilerStep number (- : collectives outside steps)"),
     {"caused", "Caused(us)", TP_COL_US, -1, 0, "wait it caused: at each collective it came last to, the other ranks' waits, summed"},
     {"share", "Share%", TP_COL_FIXED, -1, 1, "caused / all the wait of the run (--per-step: of the step)"},
     {"wait", "Wait(us)", TP_COL_US, -1, 0, "--per-step: all the wait in the step"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "--per-step: collectives matched in the step"},
+    TP_COLDEF_CALLS("--per-step: collectives matched in the step"),
     {"last", "Last", TP_COL_INT, -1, 0, "collectives it arrived last to (and others waited)"},
     {"steps", "Steps", TP_COL_INT, -1, 0, "steps in which it caused the most wait"},
     {"recurrence", "Recur%", TP_COL_FIXED, -1, 1, "steps / steps with any wait"},
@@ -184,29 +185,7 @@ static int table_of(struct coll_run *cr, const struct tp_view_opts *vo, tp_table
     return TP_OK;
 }
 
-static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out,
-                     tp_error *err)
-{
-    *out = NULL;
-    struct coll_run cr;
-    int rc = tp_coll_run_build(stores, n, "stragglers", &cr, err);
-    return rc != TP_OK ? rc : table_of(&cr, vo, out, err);
-}
-
-static int build_summaries(void *const *sums, const int64_t *ranks, size_t n, const struct tp_view_opts *vo,
-                           tp_table **out, tp_error *err)
-{
-    *out = NULL;
-    struct coll_run cr;
-    int rc = tp_coll_run_from_summaries(sums, ranks, n, "stragglers", &cr, err);
-    return rc != TP_OK ? rc : table_of(&cr, vo, out, err);
-}
-
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
-{
-    const tp_store *one[1] = {st};
-    return build_run(one, 1, vo, out, err);
-}
+TP_COLL_RUN_BUILDS("stragglers", table_of)
 
 static const char *columns_for(const struct tp_view_opts *vo)
 {
@@ -221,14 +200,13 @@ static const struct tp_view_option straggler_options[] = {
 const tp_view tp_view_stragglers = {
     .name = "stragglers",
     .summary = "which rank the others waited for at the collectives: wait caused per rank, steps as the straggler",
-    .cols = scols,
-    .ncols = sizeof scols / sizeof *scols,
+    TP_VIEW_COLS(scols),
     .default_columns = "rank,caused,share,last,steps,recurrence,streak,waited",
     .build = build,
-    .columns_for = columns_for,
     .build_run = build_run,
-    TP_VIEW_OPTIONS(straggler_options),
     .rank_summary = tp_coll_rank_summary,
     .summary_free = tp_coll_summary_free,
     .build_summaries = build_summaries,
+    .columns_for = columns_for,
+    TP_VIEW_OPTIONS(straggler_options),
 };

@@ -9,15 +9,16 @@
 #include "checked.h"
 #include "critical_path.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 #include "try.h"
 
 static const struct tp_coldef ccols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
+    TP_COLDEF_HTA_RANK,
     {"bound_by", "BoundBy", TP_COL_STR, -1, 0, "what bounds the time: cpu_bound, gpu_compute_bound, ... (HTA's names)"},
-    {"duration", "Duration(us)", TP_COL_US, -1, 0, "time of the path (summary: of the category; --path: of the edge)"},
-    {"pct", "Pct", TP_COL_FIXED, -1, 2, "summary: share of the path's length, %"},
+    TP_COLDEF_DURATION("time of the path (summary: of the category; --path: of the edge)"),
+    TP_COLDEF_PCT(2, "summary: share of the path's length, %"),
     {"edges", "Edges", TP_COL_INT, -1, 0, "summary: path edges of the category"},
     {"index", "Index", TP_COL_INT, -1, 0, "--path: position of the edge along the path"},
     {"from", "From", TP_COL_INT, -1, 0, "--path: the edge's first node (HTA's numbering: time order)"},
@@ -25,11 +26,11 @@ static const struct tp_coldef ccols[] = {
     {"ts", "Ts(us)", TP_COL_US, -1, 0, "--path: time of the first node"},
     {"type", "Type", TP_COL_STR, -1, 0, "--path: edge type (HTA's CPEdgeType values)"},
     {"event_idx", "Event", TP_COL_INT, -1, 0, "--path: row of the event the edge's time belongs to (operator, kernel_kernel)"},
-    {"name", "Name", TP_COL_STR, 0, 0, "--path: that event's name"},
+    TP_COLDEF_NAME_FILL("--path: that event's name"),
     {"cat", "Cat", TP_COL_STR, -1, 0, "--path: its category"},
     {"pid", "Pid", TP_COL_INT, -1, 0, "--path: its pid"},
     {"tid", "Tid", TP_COL_STR, -1, 0, "--path: its tid"},
-    {"stream", "Stream", TP_COL_INT, -1, 0, "--path: its stream (-1 on the CPU)"},
+    TP_COLDEF_STREAM("--path: its stream (-1 on the CPU)"),
 };
 enum { C_RANK, C_BOUND, C_DUR, C_PCT, C_EDGES, C_INDEX, C_FROM, C_TO, C_TS, C_TYPE, C_EVENT, C_NAME, C_CAT,
        C_PID, C_TID, C_STREAM };
@@ -149,8 +150,7 @@ static const struct tp_view_option critical_path_options[] = {
 const tp_view tp_view_critical_path = {
     .name = "critical-path",
     .summary = "HTA critical path of a step: its time by what bounds it (--path: edge by edge)",
-    .cols = ccols,
-    .ncols = sizeof ccols / sizeof *ccols,
+    TP_VIEW_COLS(ccols),
     .default_columns = "bound_by,duration,pct",
     .build = build,
     .columns_for = columns_for,

@@ -20,16 +20,16 @@
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "coldefs.h"
 #include "try.h"
 #include "views.h"
 #include "view_options.h"
 #include "cmp.h"
 
 static const struct tp_coldef icols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0,
-     "distributedInfo.rank (0 when the trace has none, as HTA; - for --merge: the run)"},
-    {"stream", "Stream", TP_COL_INT, -1, 0, "GPU stream (--merge: this stream number on every rank)"},
-    {"category", "Category", TP_COL_STR, -1, 0, "host_wait, kernel_wait or other"},
+    TP_COLDEF_HTA_RANK_MERGE,
+    TP_COLDEF_STREAM("GPU stream (--merge: this stream number on every rank)"),
+    TP_COLDEF_CATEGORY("host_wait, kernel_wait or other"),
     {"time", "Idle(us)", TP_COL_US, -1, 0, "idle time of this category on the stream"},
     {"ratio", "Ratio", TP_COL_FIXED, -1, 2, "share of the stream's idle time"},
     {"count", "Gaps", TP_COL_INT, -1, 0, "number of idle gaps of this category"},
@@ -184,8 +184,7 @@ TP_SUMM_BUILD(tp_summ_idle)
 const tp_view tp_view_idle = {
     .name = "idle",
     .summary = "HTA idle time breakdown per stream: host wait, kernel wait, other",
-    .cols = icols,
-    .ncols = sizeof icols / sizeof *icols,
+    TP_VIEW_COLS(icols),
     .default_columns = "rank,stream,category,time,ratio",
     .build = build,
     .timeline = 1,

@@ -24,22 +24,22 @@
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "coldefs.h"
 #include "try.h"
 #include "views.h"
 #include "view_options.h"
 #include "cmp.h"
 
 static const struct tp_coldef kcols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0,
-     "distributedInfo.rank (0 when the trace has none, as HTA; - for --merge: the run)"},
+    TP_COLDEF_HTA_RANK_MERGE,
     {"kernel_type", "KernelType", TP_COL_STR, -1, 0, "kernel type, or types running at once (\"A overlapping B\")"},
     {"time", "Time(us)", TP_COL_US, -1, 0, "time with exactly these types running"},
-    {"pct", "Pct", TP_COL_FIXED, -1, 1, "share of the time of all rows (%)"},
-    {"name", "Name", TP_COL_STR, 0, 0, "kernel name, or others (--group kernel)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "number of GPU events (--group kernel)"},
-    {"max", "Max(us)", TP_COL_US, -1, 0, "longest (--group kernel)"},
-    {"min", "Min(us)", TP_COL_US, -1, 0, "shortest (--group kernel)"},
-    {"mean", "Mean(us)", TP_COL_FIXED, -1, 3, "mean duration (--group kernel)"},
+    TP_COLDEF_PCT(1, "share of the time of all rows (%)"),
+    TP_COLDEF_NAME_FILL("kernel name, or others (--group kernel)"),
+    TP_COLDEF_CALLS("number of GPU events (--group kernel)"),
+    TP_COLDEF_MAX("longest (--group kernel)"),
+    TP_COLDEF_MIN("shortest (--group kernel)"),
+    TP_COLDEF_MEAN("mean duration (--group kernel)"),
     {"std", "Std(us)", TP_COL_FIXED, -1, 3, "sample standard deviation (--group kernel)"},
 };
 enum { C_RANK, C_TYPE, C_TIME, C_PCT, C_NAME, C_CALLS, C_MAX, C_MIN, C_MEAN, C_STD };
@@ -385,8 +385,7 @@ static const struct tp_view_option kernel_types_options[] = {
 const tp_view tp_view_kernel_types = {
     .name = "kernel-types",
     .summary = "HTA kernel type breakdown: computation, communication, memory and their overlaps",
-    .cols = kcols,
-    .ncols = sizeof kcols / sizeof *kcols,
+    TP_VIEW_COLS(kcols),
     .default_columns = "rank,kernel_type,time,pct",
     .build = build,
     .columns_for = columns_for,

@@ -19,6 +19,7 @@
 #include <string.h>
 #include "hta.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 #include "summ.h"
@@ -26,17 +27,17 @@
 #include "try.h"
 
 static const struct tp_coldef lcols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
+    TP_COLDEF_HTA_RANK,
     {"correlation", "Correlation", TP_COL_INT, -1, 0, "correlation id of the launch"},
     {"runtime", "Runtime", TP_COL_STR, -1, 0, "launching runtime call"},
     {"kernel", "Kernel", TP_COL_STR, 0, 0, "GPU event launched"},
-    {"stream", "Stream", TP_COL_INT, -1, 0, "GPU stream"},
+    TP_COLDEF_GPU_STREAM,
     {"cpu_dur", "CpuDur(us)", TP_COL_US, -1, 0, "duration of the runtime call"},
     {"gpu_dur", "GpuDur(us)", TP_COL_US, -1, 0, "duration of the GPU event"},
     {"launch_delay", "LaunchDelay(us)", TP_COL_US, -1, 0, "GPU start minus runtime call end (0 if negative)"},
     {"outlier", "Outlier", TP_COL_STR, -1, 0, "short, runtime and/or delay (HTA's plots), - none"},
     /* --summary: per (runtime call, kernel) */
-    {"calls", "Calls", TP_COL_INT, -1, 0, "--summary: launches"},
+    TP_COLDEF_CALLS("--summary: launches"),
 #define STAT_COLS(k, H, what)                                                                              \
     {k "_total", H "Total(us)", TP_COL_US, -1, 0, "--summary: sum of " what},                               \
     {k "_mean", H "Mean(us)", TP_COL_FIXED, -1, 3, "--summary: mean " what},                                \
@@ -387,8 +388,7 @@ static const struct tp_view_option launches_options[] = {
 const tp_view tp_view_launches = {
     .name = "launches",
     .summary = "HTA kernel launch statistics: runtime call, GPU duration and launch delay per launch",
-    .cols = lcols,
-    .ncols = C_N,
+    TP_VIEW_COLS(lcols),
     .columns_for = columns_for,
     .default_columns = "rank,correlation,cpu_dur,gpu_dur,launch_delay,outlier,runtime,kernel",
     .build = build,

@@ -13,15 +13,16 @@
 #include <string.h>
 #include "hta.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 #include "cmp.h"
 #include "try.h"
 
 static const struct tp_coldef qcols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "distributedInfo.rank (0 when the trace has none, as HTA)"},
-    {"stream", "Stream", TP_COL_INT, -1, 0, "GPU stream"},
-    {"count", "Count", TP_COL_INT, -1, 0, "points of the series (2 per launch)"},
+    TP_COLDEF_HTA_RANK,
+    TP_COLDEF_GPU_STREAM,
+    TP_COLDEF_COUNT("points of the series (2 per launch)"),
     {"mean", "Mean", TP_COL_FIXED, -1, 3, "mean queue length over the points"},
     {"std", "Std", TP_COL_FIXED, -1, 3, "sample standard deviation"},
     {"min", "Min", TP_COL_INT, -1, 0, "shortest queue"},
@@ -196,8 +197,7 @@ static const struct tp_view_option queue_options[] = {
 const tp_view tp_view_queue = {
     .name = "queue",
     .summary = "HTA queue length summary per stream: launched but not started GPU events",
-    .cols = qcols,
-    .ncols = sizeof qcols / sizeof *qcols,
+    TP_VIEW_COLS(qcols),
     .default_columns = "rank,stream,count,mean,std,min,p25,p50,p75,max",
     .build = build,
     .timeline = 1,

@@ -14,13 +14,13 @@
 #include "hta.h"
 #include "hta_summ.h"
 #include "table.h"
+#include "coldefs.h"
 #include "try.h"
 #include "views.h"
 #include "view_options.h"
 
 static const struct tp_coldef tcols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0,
-     "distributedInfo.rank (0 when the trace has none, as HTA; - for --merge: the run)"},
+    TP_COLDEF_HTA_RANK_MERGE,
     {"idle", "Idle(us)", TP_COL_US, -1, 0, "time in the kernel span with no GPU event running"},
     {"compute", "Compute(us)", TP_COL_US, -1, 0, "union of the computation kernels"},
     {"non_compute", "NonCompute(us)", TP_COL_US, -1, 0, "GPU busy with communication/memory/other only"},
@@ -98,8 +98,7 @@ TP_SUMM_BUILD(tp_summ_temporal)
 const tp_view tp_view_temporal = {
     .name = "temporal",
     .summary = "HTA temporal breakdown: idle, compute and non-compute GPU time per rank",
-    .cols = tcols,
-    .ncols = sizeof tcols / sizeof *tcols,
+    TP_VIEW_COLS(tcols),
     .default_columns = "rank,idle,compute,non_compute,kernel_time,idle_pct,compute_pct,non_compute_pct",
     .build = build,
     .timeline = 1,

@@ -18,8 +18,10 @@
 #include <string.h>
 #include "view_npu_kernels.h"
 #include "views.h"
+#include "view_options.h"
 #include "agg.h"
 #include "try.h"
+#include "coldefs.h"
 
 /* The PMU columns of an aic_metrics set, the same for the AI Core (aic_)
  * and the AI Vector Core (aiv_): key, header (the key and its unit) and
@@ -83,15 +85,15 @@
     PMU(p, core, "_ub_write_bw_scalar", "(GB/s)", "bandwidth, MemoryUB")
 
 const struct tp_coldef tp_npu_kernel_cols[] = {
-    {"name", "Name", TP_COL_STR, -1, 0, "task (kernel) name"},
+    TP_COLDEF_NAME("task (kernel) name"),
     {"core", "Core", TP_COL_STR, -1, 0, "Accelerator Core (several: joined with |)"},
     {"block_dim", "BlockDim", TP_COL_STR, -1, 0, "block dim (--group props, all)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "number of tasks"},
-    {"total", "Total(us)", TP_COL_US, -1, 0, "total duration"},
-    {"min", "Min(us)", TP_COL_US, -1, 0, "shortest"},
-    {"mean", "Mean(us)", TP_COL_FIXED, -1, 3, "mean duration"},
-    {"max", "Max(us)", TP_COL_US, -1, 0, "longest"},
-    {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of all device task time (%)"},
+    TP_COLDEF_CALLS("number of tasks"),
+    TP_COLDEF_KERNEL_TOTAL,
+    TP_COLDEF_KERNEL_MIN,
+    TP_COLDEF_KERNEL_MEAN,
+    TP_COLDEF_KERNEL_MAX,
+    TP_COLDEF_PCT(2, "share of all device task time (%)"),
     {"ai_core", "AICore(us)", TP_COL_US, -1, 0, "time on AI_CORE"},
     {"ai_vector_core", "AIVectorCore(us)", TP_COL_US, -1, 0, "time on AI_VECTOR_CORE"},
     {"mix_aic", "MixAIC(us)", TP_COL_US, -1, 0, "time on MIX_AIC"},
@@ -100,7 +102,7 @@ const struct tp_coldef tp_npu_kernel_cols[] = {
     {"other_core", "OtherCore(us)", TP_COL_US, -1, 0, "time on other cores (AI_CPU, DSA_SQE, N/A ...)"},
     {"total_exact", "TotalExact(us)", TP_COL_US, -1, 0, "total duration, exact sum"},
     /* --group all: one row per task, the columns of kernel_details.csv */
-    {"step", "Step", TP_COL_STR, -1, 0, "Step Id (--group all)"},
+    TP_COLDEF_STEP("Step Id (--group all)"),
     {"device", "Device", TP_COL_STR, -1, 0, "Device_id (--group all)"},
     {"model_id", "ModelId", TP_COL_STR, -1, 0, "Model ID (--group all)"},
     {"task_id", "TaskId", TP_COL_STR, -1, 0, "Task ID (--group all)"},
@@ -108,7 +110,7 @@ const struct tp_coldef tp_npu_kernel_cols[] = {
     {"type", "Type", TP_COL_STR, -1, 0, "op type (--group all)"},
     {"state", "State", TP_COL_STR, -1, 0, "OP State (--group all)"},
     {"start_time", "StartTime(us)", TP_COL_US, -1, 0, "Start Time(us), epoch µs, exact (--group all)"},
-    {"duration", "Duration(us)", TP_COL_US, -1, 0, "Duration(us) (--group all)"},
+    TP_COLDEF_DURATION("Duration(us) (--group all)"),
     {"wait", "Wait(us)", TP_COL_US, -1, 0, "Wait Time(us) (--group all)"},
     {"mix_block_dim", "MixBlockDim", TP_COL_STR, -1, 0, "Mix Block Dim (--group all)"},
     {"in_shapes", "InputShapes", TP_COL_STR, -1, 0, "Input Shapes, as written (--group all)"},
@@ -300,8 +302,7 @@ TP_AGG_DESCRIBER(group_words, npu_spec)
 const tp_view tp_view_npu_kernels = {
     .name = "kernels",
     .summary = "Ascend plugin Kernel statistics: time per task name, per core type (--group core|props|all: every task, PMU columns)",
-    .cols = tp_npu_kernel_cols,
-    .ncols = NK_N,
+    TP_VIEW_COLS(tp_npu_kernel_cols),
     .default_columns = "name,core,calls,total,min,mean,max,pct",
     .build = build,
     .columns_for = columns_for,

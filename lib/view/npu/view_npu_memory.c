@@ -23,19 +23,20 @@
 #include "views.h"
 #include "view_options.h"
 #include "try.h"
+#include "coldefs.h"
 
 static const struct tp_coldef cols[] = {
     {"op", "Operator", TP_COL_STR, -1, 0, "--events: the allocating operator (cann::... for GE), <unknown> if none"},
     {"device", "Device", TP_COL_STR, -1, 0, "NPU:0, NPU:1 ..."},
     {"component", "Component", TP_COL_STR, -1, 0, "PTA, GE, PTA+GE, APP, WORKSPACE; driver modules with --group component"},
     {"size", "Size(KB)", TP_COL_FIXED, -1, 3, "--events: size of the block, KB"},
-    {"alloc_time", "AllocTime(us)", TP_COL_US, -1, 0, "--events: allocated at, since the profiler started"},
+    TP_COLDEF_MEM_ALLOC_TIME,
     {"release_time", "ReleaseTime(us)", TP_COL_US, -1, 0, "--events: released at (- not inside the window)"},
-    {"duration", "Duration(us)", TP_COL_US, -1, 0, "--events: Duration(us) (- never released)"},
+    TP_COLDEF_DURATION("--events: Duration(us) (- never released)"),
     {"active_release_time", "ActiveReleaseTime(us)", TP_COL_US, -1, 0, "--events: Active Release Time (MEMORY_BLOCK_FREE)"},
     {"active_duration", "ActiveDuration(us)", TP_COL_US, -1, 0, "--events: Active Duration(us)"},
     {"alloc_ts", "AllocationTime(us)", TP_COL_US, -1, 0, "--events: Allocation Time(us) as written (epoch µs, exact)"},
-    {"time", "Time(us)", TP_COL_US, -1, 0, "--curve: time since the profiler started"},
+    TP_COLDEF_MEM_CURVE_TIME,
     {"ts", "Timestamp(us)", TP_COL_US, -1, 0, "--curve: Timestamp(us) as written (epoch µs, exact)"},
     {"allocated", "Allocated(MB)", TP_COL_FIXED, -1, 3, "--curve: Total Allocated; default: its peak"},
     {"reserved", "Reserved(MB)", TP_COL_FIXED, -1, 3, "--curve: Total Reserved; default and --group component: its peak"},
@@ -43,7 +44,7 @@ static const struct tp_coldef cols[] = {
     {"allocated_at", "AllocatedPeakAt(us)", TP_COL_US, -1, 0, "default: when the Allocated peak was first reached"},
     {"reserved_at", "ReservedPeakAt(us)", TP_COL_US, -1, 0, "default, --group component: when the Reserved peak was first reached"},
     {"samples", "Samples", TP_COL_INT, -1, 0, "default, --group component: records of the component"},
-    {"plot", "Memory", TP_COL_STR, -1, 0, "--curve --plot: one line of the drawing"},
+    TP_COLDEF_MEM_CURVE_PLOT,
 };
 enum { C_OP, C_DEV, C_COMP, C_SIZE, C_ALLOC, C_REL, C_DUR, C_AREL, C_ADUR, C_ATS, C_TIME, C_TS, C_ALLOCATED,
        C_RESERVED, C_ACTIVE, C_ALLOC_AT, C_RES_AT, C_SAMPLES, C_PLOT, C_N };
@@ -321,8 +322,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
 const tp_view tp_view_npu_memory = {
     .name = "memory",
     .summary = "Ascend plugin Memory view: peaks per device and component (--events, --curve [--plot], --group component)",
-    .cols = cols,
-    .ncols = sizeof cols / sizeof *cols,
+    TP_VIEW_COLS(cols),
     .default_columns = PEAK_COLS,
     .build = build,
     .columns_for = columns_for,

@@ -16,17 +16,19 @@
 #include <string.h>
 #include "ascend.h"
 #include "views.h"
+#include "view_options.h"
 #include "agg.h"
 #include "try.h"
+#include "coldefs.h"
 
 static const struct tp_coldef cols[] = {
-    {"name", "Name", TP_COL_STR, -1, 0, "operator name"},
+    TP_COLDEF_OP_NAME,
     {"shape", "Input Shape", TP_COL_STR, -1, 0, "input shapes, as the plugin prints them (--group shape)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "number of calls"},
-    {"dev_self", "DeviceSelf(us)", TP_COL_US, -1, 0, "device time of the tasks the op launched itself"},
-    {"dev_total", "DeviceTotal(us)", TP_COL_US, -1, 0, "device time including child operators"},
-    {"host_self", "HostSelf(us)", TP_COL_US, -1, 0, "host time minus child operators"},
-    {"host_total", "HostTotal(us)", TP_COL_US, -1, 0, "host time"},
+    TP_COLDEF_OP_CALLS,
+    TP_COLDEF_DEV_SELF("device time of the tasks the op launched itself"),
+    TP_COLDEF_OP_DEV_TOTAL,
+    TP_COLDEF_HOST_SELF("host time minus child operators"),
+    TP_COLDEF_OP_HOST_TOTAL,
     {"ai_core_eligible", "AICoreEligible", TP_COL_STR, -1, 0, "Yes when some of its device time ran on AI Cores"},
     {"ai_core_self", "AICoreSelf(%)", TP_COL_FIXED, -1, 2, "AI Core (incl. vector core) self time / device self time"},
     {"ai_core_total", "AICoreTotal(%)", TP_COL_FIXED, -1, 2, "AI Core total time / device total time"},
@@ -220,8 +222,7 @@ TP_AGG_DESCRIBER(group_words, op_spec)
 const tp_view tp_view_npu_ops = {
     .name = "ops",
     .summary = "Ascend plugin Operator view: time per operator (--group shape|stack)",
-    .cols = cols,
-    .ncols = C_N,
+    TP_VIEW_COLS(cols),
     .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total",
     .build = build,
     .columns_for = columns_for,

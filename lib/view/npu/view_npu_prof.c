@@ -11,6 +11,7 @@
 #include "views.h"
 #include "view_options.h"
 #include "try.h"
+#include "coldefs.h"
 
 static const struct tp_coldef cols[] = {
     {"idx", "Idx", TP_COL_INT, 5, 0, "1-based position in kernel_details.csv"},
@@ -20,7 +21,7 @@ static const struct tp_coldef cols[] = {
     {"core", "Core", TP_COL_STR, 14, 0, "Accelerator Core: AI_CORE, AI_VECTOR_CORE, MIX_AIC, HCCL ..."},
     {"type", "Type", TP_COL_STR, 12, 0, "op type (Type)"},
     {"kernel", "Kernel", TP_COL_STR, 0, 0, "task name (Name)"},
-    {"name", "Name", TP_COL_STR, 0, 0, "task name (Name), as -c name on GPUs"},
+    TP_COLDEF_NAME_FILL("task name (Name), as -c name on GPUs"),
     {"sil", "Sil(ns)", TP_COL_INT, 10, 0, "duration in ns"},
     {"start", "Start(us)", TP_COL_US, 12, 0, "start, µs since the profiler started"},
     {"ts", "StartTime(us)", TP_COL_US, 20, 0, "Start Time(us) as written (epoch µs, exact)"},
@@ -115,8 +116,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 const tp_view tp_view_npu_prof = {
     .name = "prof",
     .summary = "every device task of kernel_details.csv (Ascend)",
-    .cols = cols,
-    .ncols = sizeof cols / sizeof *cols,
+    TP_VIEW_COLS(cols),
     .default_columns = "idx,step,device,stream,core,op,kernel,sil,start,wait,block_dim,in_shapes,in_types,out_shapes,out_types",
     .build = build,
 };

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "ascend.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 #include "try.h"
@@ -58,7 +59,7 @@ static void set_step(tp_table *t, size_t col, int64_t step)
 /* ---- steps ---- */
 
 static const struct tp_coldef scols[] = {
-    {"step", "Step", TP_COL_STR, -1, 0, "step number (all: the file has no step information)"},
+    TP_COLDEF_STEP("step number (all: the file has no step information)"),
     {"device", "Device", TP_COL_INT, -1, 0, "Device_id (-1 when the file has none)"},
     {"computing", "Computing(us)", TP_COL_US, -1, 0, "time with computation on the device"},
     {"comm_not_overlapped", "CommNotOverlapped(us)", TP_COL_US, -1, 0, "communication with no computation"},
@@ -109,8 +110,7 @@ static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_tab
 const tp_view tp_view_npu_steps = {
     .name = "steps",
     .summary = "step_trace_time.csv per step (Ascend)",
-    .cols = scols,
-    .ncols = sizeof scols / sizeof *scols,
+    TP_VIEW_COLS(scols),
     .default_columns = "step,device,computing,comm_not_overlapped,overlapped,communication,free,stage,bubble,preparing",
     .build = steps_build,
 };
@@ -118,17 +118,17 @@ const tp_view tp_view_npu_steps = {
 /* ---- dist ---- */
 
 static const struct tp_coldef dcols[] = {
-    {"rank", "Rank", TP_COL_INT, -1, 0, "rank (profiler_info rank_id; -1 unknown)"},
-    {"step", "Step", TP_COL_STR, -1, 0, "step number (all: no step information; avg: the mean of the steps)"},
+    TP_COLDEF_RANK("rank (profiler_info rank_id; -1 unknown)"),
+    TP_COLDEF_STEP("step number (all: no step information; avg: the mean of the steps)"),
     {"computation", "Computation(us)", TP_COL_US, -1, 0, "computing minus overlapped"},
     {"overlap", "Overlap(us)", TP_COL_US, -1, 0, "computation and communication at once"},
     {"communication", "Communication(us)", TP_COL_US, -1, 0, "communication not overlapped"},
     {"other", "Other(us)", TP_COL_US, -1, 0, "free: neither"},
-    {"total", "Total(us)", TP_COL_US, -1, 0, "the four parts"},
+    TP_COLDEF_TOTAL("the four parts"),
     {"transfer", "Transfer(us)", TP_COL_US, -1, 0, "communication.json: transit time of the step's ops; --comm: of the op"},
     {"sync", "Sync(us)", TP_COL_US, -1, 0, "communication.json: synchronization time of the step's ops"},
     {"op", "Op", TP_COL_STR, -1, 0, "--comm: op type (the name up to its first digit)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "--comm: ops"},
+    TP_COLDEF_CALLS("--comm: ops"),
     {"size", "Size(B)", TP_COL_INT, -1, 0, "--comm: Transit Size over every link type, bytes"},
     {"avg_size", "AvgSize(B)", TP_COL_INT, -1, 0, "--comm: size / calls, rounded"},
     {"latency", "Elapse(us)", TP_COL_US, -1, 0, "--comm: Elapse Time"},
@@ -286,8 +286,7 @@ static const char *dist_columns_for(const struct tp_view_opts *vo)
 const tp_view tp_view_npu_dist = {
     .name = "dist",
     .summary = "Ascend plugin Distributed view of one rank: overlap per step (--comm: communication ops)",
-    .cols = dcols,
-    .ncols = sizeof dcols / sizeof *dcols,
+    TP_VIEW_COLS(dcols),
     .default_columns = "rank,step,computation,overlap,communication,other,total,transfer,sync",
     .build = dist_build,
     .columns_for = dist_columns_for,

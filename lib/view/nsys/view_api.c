@@ -17,11 +17,12 @@
 #include "summ.h"
 #include "nsys_table.h"
 #include "try.h"
+#include "coldefs.h"
 
 static const struct tp_coldef acols[] = {
     {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every API call (%)"},
     TP_SUMMARY_COLS("calls", "NumCalls", "call"),
-    {"name", "Name", TP_COL_STR, 0, 0, "API name, _vNNNN version suffix folded as nsys"},
+    TP_COLDEF_NAME_FILL("API name, _vNNNN version suffix folded as nsys"),
 };
 enum { A_PCT, A_TOTAL, A_NAME = A_TOTAL + 7, A_N };
 
@@ -66,17 +67,18 @@ done:
     return rc;
 }
 
+static void api_row(tp_table *t, const struct tp_summary *g, void *ctx)
+{
+    (void)ctx;
+    tp_table_set_str(t, A_NAME, g->key);
+}
+
 static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err)
 {
     (void)vo;
-    struct nsys_groups q;
-    TP_TRY(nsys_groups_open(&q, sec, 0, acols, A_N, err));
-    for (long i = 0; i < q.n; i++) {
-        tp_summary_row(q.t, A_PCT, &q.g[i], q.all);
-        tp_table_set_str(q.t, A_NAME, q.g[i].key);
-    }
-    return nsys_groups_close(&q, path, "no CUDA runtime or driver API call: no API summary", out, err);
+    return nsys_table(sec, path, acols, A_N, A_PCT, api_row, NULL,
+                      "no CUDA runtime or driver API call: no API summary", out, err);
 }
 
 static const struct tp_summ_desc desc = {
@@ -90,8 +92,7 @@ const tp_view tp_view_api = {
     .name = "api",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "nsys cuda_api_sum: time per CUDA runtime/driver API (calls, avg, med, min, max, std)",
-    .cols = acols,
-    .ncols = sizeof acols / sizeof *acols,
+    TP_VIEW_COLS(acols),
     .default_columns = "pct,total,calls,avg,med,min,max,std,name",
     .build = build,
 };

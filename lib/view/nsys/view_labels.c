@@ -16,6 +16,7 @@
 #include "summ.h"
 #include "nsys_table.h"
 #include "try.h"
+#include "coldefs.h"
 
 static const struct tp_coldef lcols[] = {
     {"pct", "Host(%)", TP_COL_FIXED, -1, 1, "share of the host time of every label (%)"},
@@ -24,7 +25,7 @@ static const struct tp_coldef lcols[] = {
     {"device_time", "DeviceTime(ns)", TP_COL_INT, -1, 0, "their summed duration (ns)"},
     {"gpu_calls", "GpuCalls", TP_COL_INT, -1, 0, "gpu_user_annotation events of the label (- none)"},
     {"gpu_time", "GpuTime(ns)", TP_COL_INT, -1, 0, "their summed duration (ns; - none)"},
-    {"name", "Name", TP_COL_STR, 0, 0, "label (record_function name)"},
+    TP_COLDEF_NAME_FILL("label (record_function name)"),
 };
 enum { L_PCT, L_TOTAL, L_DEVN = L_TOTAL + 7, L_DEVT, L_GPUN, L_GPUT, L_NAME, L_N };
 
@@ -95,37 +96,40 @@ done:
     return rc;
 }
 
+/* The GPU-side annotations (sample set 1), by name. */
+struct gpu_side {
+    struct tp_summary *g;
+    long n;
+};
+
+static void label_row(tp_table *t, const struct tp_summary *g, void *ctx)
+{
+    const struct gpu_side *gs = ctx;
+    const struct tp_summary *gpu = find(gs->g, gs->n, g->key);
+    tp_table_set_int(t, L_DEVN, g->xsum);
+    tp_table_set_int(t, L_DEVT, g->ysum);
+    if (gpu) {
+        tp_table_set_int(t, L_GPUN, (int64_t)gpu->n);
+        tp_table_set_int(t, L_GPUT, gpu->total);
+    } else {
+        tp_table_set_null(t, L_GPUN);
+        tp_table_set_null(t, L_GPUT);
+    }
+    tp_table_set_str(t, L_NAME, g->key);
+}
+
 static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err)
 {
     (void)vo;
-    struct nsys_groups q;
-    struct tp_summary *gg = NULL;
-    TP_TRY(nsys_groups_open(&q, sec, 0, lcols, L_N, err));
-    long ngg = tp_summ_stats(sec, 1, &gg);
-    if (ngg < 0) {
-        free(q.g);
-        tp_table_free(q.t);
+    struct gpu_side gs = {NULL, 0};
+    gs.n = tp_summ_stats(sec, 1, &gs.g);
+    if (gs.n < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
-    tp_table *t = q.t;
-    for (long i = 0; i < q.n; i++) {
-        const struct tp_summary *g = &q.g[i], *gpu = find(gg, ngg, g->key);
-        tp_summary_row(t, L_PCT, g, q.all);
-        tp_table_set_int(t, L_DEVN, g->xsum);
-        tp_table_set_int(t, L_DEVT, g->ysum);
-        if (gpu) {
-            tp_table_set_int(t, L_GPUN, (int64_t)gpu->n);
-            tp_table_set_int(t, L_GPUT, gpu->total);
-        } else {
-            tp_table_set_null(t, L_GPUN);
-            tp_table_set_null(t, L_GPUT);
-        }
-        tp_table_set_str(t, L_NAME, g->key);
-    }
-    free(gg);
-    return nsys_groups_close(&q, path, "no record_function label (user_annotation other than ProfilerStep#N)", out,
-                             err);
+    int rc = nsys_table(sec, path, lcols, L_N, L_PCT, label_row, &gs,
+                        "no record_function label (user_annotation other than ProfilerStep#N)", out, err);
+    free(gs.g);
+    return rc;
 }
 
 static const struct tp_summ_desc desc = {
@@ -140,8 +144,7 @@ const tp_view tp_view_labels = {
     .name = "labels",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "record_function labels: calls, host time, device time launched inside, GPU-side annotation",
-    .cols = lcols,
-    .ncols = sizeof lcols / sizeof *lcols,
+    TP_VIEW_COLS(lcols),
     .default_columns = "pct,total,calls,avg,med,min,max,std,device_ops,device_time,gpu_calls,gpu_time,name",
     .build = build,
 };

@@ -127,8 +127,7 @@ const tp_view tp_view_memops = {
     .name = "memops",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "nsys cuda_gpu_mem_time_sum + cuda_gpu_mem_size_sum: time and bytes per copy kind and memset",
-    .cols = mcols,
-    .ncols = sizeof mcols / sizeof *mcols,
+    TP_VIEW_COLS(mcols),
     .default_columns = "pct,total,count,avg,med,min,max,std,bytes,bytes_avg,bytes_med,bytes_min,bytes_max,bytes_std,operation",
     .build = build,
 };

@@ -87,24 +87,24 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     return rc;
 }
 
+static void range_row(tp_table *t, const struct tp_summary *g, void *ctx)
+{
+    (void)ctx;
+    if (g->tagname && *g->tagname)
+        tp_table_set_str(t, N_STYLE, g->tagname);
+    else
+        tp_table_set_null(t, N_STYLE);
+    tp_table_set_int(t, N_GPUN, g->xsum);
+    tp_table_set_int(t, N_GPUT, g->ysum);
+    tp_table_set_str(t, N_RANGE, g->key);
+}
+
 static int table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                  tp_error *err)
 {
     (void)vo;
-    struct nsys_groups q;
-    TP_TRY(nsys_groups_open(&q, sec, 0, ncols, N_N, err));
-    for (long i = 0; i < q.n; i++) {
-        const struct tp_summary *g = &q.g[i];
-        tp_summary_row(q.t, N_PCT, g, q.all);
-        if (g->tagname && *g->tagname)
-            tp_table_set_str(q.t, N_STYLE, g->tagname);
-        else
-            tp_table_set_null(q.t, N_STYLE);
-        tp_table_set_int(q.t, N_GPUN, g->xsum);
-        tp_table_set_int(q.t, N_GPUT, g->ysum);
-        tp_table_set_str(q.t, N_RANGE, g->key);
-    }
-    return nsys_groups_close(&q, path, "no NVTX range (nsys or nvprof export with NVTX): no NVTX summary", out, err);
+    return nsys_table(sec, path, ncols, N_N, N_PCT, range_row, NULL,
+                      "no NVTX range (nsys or nvprof export with NVTX): no NVTX summary", out, err);
 }
 
 static const struct tp_summ_desc desc = {
@@ -119,8 +119,7 @@ const tp_view tp_view_nvtx = {
     .name = "nvtx",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "nsys nvtx_sum: time per NVTX range, and the kernel time launched inside it",
-    .cols = ncols,
-    .ncols = sizeof ncols / sizeof *ncols,
+    TP_VIEW_COLS(ncols),
     .default_columns = "pct,total,instances,avg,med,min,max,std,style,gpu_kernels,gpu_time,range",
     .build = build,
 };

@@ -20,15 +20,16 @@
 #include "store.h"
 #include "strtab.h"
 #include "table.h"
+#include "coldefs.h"
 #include "views.h"
 #include "view_options.h"
 
 static const struct tp_coldef cols[] = {
     {"name", "Operator", TP_COL_STR, -1, 0, "launching operator (PyProf rows: the op)"},
     {"shape", "Params", TP_COL_STR, -1, 0, "input shapes and dtypes as the prof view prints them (Input Dims when no formula)"},
-    {"category", "Category", TP_COL_STR, -1, 0, "operator category after TraceLens"},
+    TP_COLDEF_CATEGORY("operator category after TraceLens"),
     {"dtype", "DType", TP_COL_STR, -1, 0, "data type of the inputs (the first named in the params)"},
-    {"calls", "Calls", TP_COL_INT, -1, 0, "operator calls"},
+    TP_COLDEF_CALLS("operator calls"),
     {"kernels", "Kernels", TP_COL_INT, -1, 0, "kernels of these calls"},
     {"time", "KernelTime(us)", TP_COL_US, -1, 0, "total duration of the kernels"},
     {"flops", "FLOPs", TP_COL_NUM, -1, 0, "floating point operations of all calls (FMA = 2; - unknown)"},
@@ -43,7 +44,7 @@ static const struct tp_coldef cols[] = {
     {"pct_bw", "Bandwidth(%)", TP_COL_FIXED, -1, 2, "TB/s as a share of the bandwidth peak"},
     {"bound", "Bound", TP_COL_STR, -1, 0, "compute (FLOPs/Byte at or above peak FLOP/s / peak B/s) or memory"},
     {"device", "Device", TP_COL_STR, -1, 0, "the device name the peaks were looked up by"},
-    {"pct", "Pct", TP_COL_FIXED, -1, 2, "share of all kernel time (%)"},
+    TP_COLDEF_KERNEL_PCT,
 };
 enum { C_NAME, C_SHAPE, C_CAT, C_DTYPE, C_CALLS, C_KERNELS, C_TIME, C_FLOPS, C_BYTES, C_TFLOPS, C_TBS, C_AI,
        C_PEAK, C_PEAK_TF, C_PEAK_BW, C_PCT_C, C_PCT_BW, C_BOUND, C_DEVICE, C_PCT, C_N };
@@ -281,8 +282,7 @@ const tp_view tp_view_roofline = {
     .name = "roofline",
     TP_VIEW_FILTER_OPTIONS,
     .summary = "achieved TFLOPS/s and TB/s per operator and shape against the device's peaks (compute or memory bound)",
-    .cols = cols,
-    .ncols = sizeof cols / sizeof *cols,
+    TP_VIEW_COLS(cols),
     .default_columns = "name,shape,category,calls,time,flops,bytes,tflops,tbs,intensity,pct_compute,pct_bw,bound",
     .build = build,
     .attributes = TP_ATTRIBUTES_ALWAYS,
