@@ -3,7 +3,7 @@
  *  - launcher:  device activity (kernel, memcpy, memset) -> the runtime or
  *               driver call with the same correlation id (CUDA graphs: one
  *               launch, many kernels);
- *  - parent, depth, self_ns: per-thread trees of host events (CPU ops,
+ *  - parent:    per-thread trees of host events (CPU ops,
  *               annotations, python functions, runtime calls) by time
  *               containment; a partially overlapping event is attached to the
  *               innermost event that contains it whole (the TensorBoard
@@ -111,11 +111,7 @@ static int build_trees(tp_store *st)
             else
                 break;
         }
-        st->parent[r] = sp ? stack[sp - 1] : -1;
-        st->depth[r] = (int32_t)sp;
-        st->self_ns[r] = st->dur[r];
-        if (sp)
-            st->self_ns[stack[sp - 1]] -= st->dur[r];
+        st->parent[r] = sp ? (int32_t)stack[sp - 1] : -1;
         stack[sp++] = r;
     }
     free(idx);
@@ -184,7 +180,7 @@ static int build_steps(tp_store *st)
             else
                 hi = mid;
         }
-        st->step[i] = (lo > 0 && t < st->steps[lo - 1].end) ? (int64_t)(lo - 1) : -1;
+        st->step[i] = (lo > 0 && t < st->steps[lo - 1].end) ? (int32_t)(lo - 1) : -1;
     }
     for (size_t i = 0; i < st->n; i++)
         if (is_device_kind(st->kind[i]) && st->launcher[i] >= 0)
@@ -202,20 +198,18 @@ int tp_store_link(tp_store *st, tp_error *err)
             return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
         return TP_OK;
     }
+    if (st->n > (size_t)TP_STORE_MAX_ROWS)
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: %zu events; tprof links at most %d (2^31 - 1) per input",
+                            st->path, st->n, TP_STORE_MAX_ROWS);
     size_t n = st->n ? st->n : 1;
     st->parent = malloc(n * sizeof *st->parent);
-    st->depth = malloc(n * sizeof *st->depth);
-    st->self_ns = malloc(n * sizeof *st->self_ns);
     st->launcher = malloc(n * sizeof *st->launcher);
     st->launch_op = malloc(n * sizeof *st->launch_op);
     st->step = malloc(n * sizeof *st->step);
-    if (!st->parent || !st->depth || !st->self_ns || !st->launcher || !st->launch_op || !st->step)
+    if (!st->parent || !st->launcher || !st->launch_op || !st->step)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
-    for (size_t i = 0; i < st->n; i++) {
+    for (size_t i = 0; i < st->n; i++)
         st->parent[i] = st->launcher[i] = st->launch_op[i] = st->step[i] = -1;
-        st->depth[i] = 0;
-        st->self_ns[i] = st->dur[i];
-    }
 
     /* Runtime <-> device by correlation id.  The map holds the device
      * activities' ids (an nvprof dump has ten or more runtime calls per
@@ -255,7 +249,7 @@ int tp_store_link(tp_store *st, tp_error *err)
         int64_t rt = tp_i64map_get(&corr, st->correlation[i]);
         if (rt < 0)
             rt = -1;
-        st->launcher[i] = rt;
+        st->launcher[i] = (int32_t)rt;
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {
             int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
@@ -267,7 +261,7 @@ int tp_store_link(tp_store *st, tp_error *err)
             if (e != TP_NONE && e != 0)
                 op = tp_i64map_get(&ext, e);
         }
-        st->launch_op[i] = op;
+        st->launch_op[i] = (int32_t)op;
     }
     tp_i64map_free(&corr);
     tp_i64map_free(&ext);

@@ -100,7 +100,7 @@ int tp_link_attribution(tp_store *st)
                 a->op[i] = st->launch_op[i];
                 cause = TP_ATTR_OPERATOR;
             } else if (a->kind[i] == TP_LAUNCH_GRAPH) {
-                a->op[i] = l;
+                a->op[i] = (int32_t)l;
                 cause = TP_ATTR_LAUNCH_CALL;
                 a->call_example = l;
             } else {

@@ -59,15 +59,12 @@ void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(con
 static void free_links(tp_store *st)
 {
     free(st->parent);
-    free(st->depth);
-    free(st->self_ns);
     free(st->launcher);
     free(st->launch_op);
     free(st->step);
     free(st->annots);
     free(st->steps);
-    st->parent = st->launcher = st->launch_op = st->step = st->self_ns = NULL;
-    st->depth = NULL;
+    st->parent = st->launcher = st->launch_op = st->step = NULL;
     st->annots = NULL;
     st->steps = NULL;
     st->nannots = st->nsteps = 0;

@@ -73,8 +73,6 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"ev.aux", TP_SF_EVENTS, ROW(aux), 0},
     /* the linker's columns (present when the store was linked) */
     {"link.parent", TP_SF_LINKS, ROW(parent), TP_SF_ROW},
-    {"link.depth", TP_SF_LINKS, ROW(depth), 0},
-    {"link.self_ns", TP_SF_LINKS, ROW(self_ns), 0},
     {"link.launcher", TP_SF_LINKS, ROW(launcher), TP_SF_ROW},
     {"link.launch_op", TP_SF_LINKS, ROW(launch_op), TP_SF_ROW},
     {"link.step", TP_SF_LINKS, ROW(step), TP_SF_STEP},
