@@ -65,6 +65,7 @@ struct importer {
     uint32_t memory_name;      /* id of "[memory]" */
     uint32_t last[TEXT_FIELDS];   /* per text field, the id of the last string interned */
     int oom;                   /* a string could not be interned */
+    int64_t seq;               /* the event's "Sequence number", kept once the row is (tp_store_set_seq) */
 };
 
 static enum tp_kind kind_of_cat(const char *cat)
@@ -434,6 +435,7 @@ static int drop_row_oom(tp_store *st, int64_t row, tp_json *j)
     st->n = (size_t)row;
     while (st->ncolls && st->colls[st->ncolls - 1].row >= row)
         st->ncolls--;
+    tp_store_trim_seqs(st);
     return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
 }
 
@@ -530,7 +532,7 @@ static void read_common_args(struct importer *im, const struct event *ev, int64_
     st->external_id[row] = pick_i64(im, ext, "\"External id\"", off, bad);
     if (kind != TP_K_FLOW)
         st->correlation[row] = pick_i64(im, &ev->correlation, "\"correlation\"", off, bad);
-    st->seq[row] = pick_i64(im, &ev->seq, "\"Sequence number\"", off, bad);
+    im->seq = pick_i64(im, &ev->seq, "\"Sequence number\"", off, bad);
     int64_t x = pick_i64(im, &ev->device, "\"device\"", off, bad);
     if (x != TP_NONE)
         st->device[row] = (int32_t)x;
@@ -644,6 +646,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     st->tid[row] = get_id(im, &ev->tid, F_TID);
     enum tp_kind kind = event_kind(im, ev, row, ph, off, &bad);
     st->kind[row] = (uint8_t)kind;
+    im->seq = TP_NONE;
     if (ev->has_args)
         read_common_args(im, ev, row, kind, off, &bad);
     int rc = 0;
@@ -679,6 +682,8 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
         return drop_row_oom(st, row, j);
     if (bad)
         st->n--;   /* drop the row; the reason is counted */
+    else if (tp_store_set_seq(st, (size_t)row, im->seq) < 0)
+        return drop_row_oom(st, row, j);
     return 0;
 }
 
@@ -821,6 +826,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     st->nkernels = first->nkernels;
     st->nops = first->nops;
     st->nmems = first->nmems;
+    tp_store_trim_seqs(st);
     static const char reason[] = "\"traceEvents\" repeats: the last array wins (as in Python's json), "
                                  "earlier events dropped";
     tp_store_skip(st, reason, off);

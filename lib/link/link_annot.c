@@ -149,8 +149,8 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
             const char *nm = tp_store_str(st, st->name[r]);
             if (is_autograd_name(nm))
                 a->bprop = 1;
-            if (seq == TP_NONE && st->kind[r] == TP_K_CPU_OP && st->seq[r] != TP_NONE)
-                seq = st->seq[r];
+            if (seq == TP_NONE && st->kind[r] == TP_K_CPU_OP)
+                seq = tp_store_seq(st, (size_t)r);
             if (!call_stack && st->aux[r] != TP_NO_AUX && st->kind[r] != TP_K_RUNTIME &&
                 st->ops[st->aux[r]].call_stack)
                 call_stack = st->ops[st->aux[r]].call_stack;

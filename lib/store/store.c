@@ -92,7 +92,7 @@ void tp_store_free(tp_store *st)
     free(st->stream);
     free(st->correlation);
     free(st->external_id);
-    free(st->seq);
+    free(st->seqs);
     free(st->aux);
     free(st->kernels);
     free(st->ops);
@@ -127,7 +127,6 @@ static int grow_columns(tp_store *st)
     GROW(st->stream, cap);
     GROW(st->correlation, cap);
     GROW(st->external_id, cap);
-    GROW(st->seq, cap);
     GROW(st->aux, cap);
     st->cap = cap;
     return 0;
@@ -156,7 +155,6 @@ int64_t tp_store_add(tp_store *st)
     st->stream[i] = -1;
     st->correlation[i] = TP_NONE;
     st->external_id[i] = TP_NONE;
-    st->seq[i] = TP_NONE;
     st->aux[i] = TP_NO_AUX;
     return (int64_t)i;
 }
@@ -291,6 +289,43 @@ const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row)
             hi = mid;
     }
     return lo < st->ncolls && (size_t)st->colls[lo].row == row ? &st->colls[lo] : NULL;
+}
+
+void tp_store_trim_seqs(tp_store *st)
+{
+    while (st->nseqs && (size_t)st->seqs[st->nseqs - 1].row >= st->n)
+        st->nseqs--;
+}
+
+int tp_store_set_seq(tp_store *st, size_t row, int64_t seq)
+{
+    while (st->nseqs && (size_t)st->seqs[st->nseqs - 1].row >= row)
+        st->nseqs--;
+    if (seq == TP_NONE)
+        return 0;
+    if (st->nseqs == st->capseqs) {
+        size_t c = st->capseqs ? st->capseqs * 2 : 256;
+        void *p = realloc(st->seqs, c * sizeof *st->seqs);
+        if (!p)
+            return -1;
+        st->seqs = p;
+        st->capseqs = c;
+    }
+    st->seqs[st->nseqs++] = (struct tp_seq_rec){(int64_t)row, seq};
+    return 0;
+}
+
+int64_t tp_store_seq(const tp_store *st, size_t row)
+{
+    size_t lo = 0, hi = st->nseqs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((size_t)st->seqs[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < st->nseqs && (size_t)st->seqs[lo].row == row ? st->seqs[lo].seq : TP_NONE;
 }
 
 static struct tp_skip *skip_slot(tp_store *st, const char *reason, uint64_t offset);

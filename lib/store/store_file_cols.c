@@ -53,6 +53,7 @@ const struct tp_sf_table tp_sf_tables[TP_SF_NTABLES] = {
     [TP_SF_NPU_XCELLS]  = {"npu.xcell", TP_SF_ROOT_NPU, offsetof(struct tp_npu_data, nxcells),
                            offsetof(struct tp_npu_data, capxcells), 0},
     [TP_SF_COLLS]   = {"coll", TP_SF_ROOT_STORE, offsetof(tp_store, ncolls),   offsetof(tp_store, capcolls), 0},
+    [TP_SF_SEQS]    = {"seq", TP_SF_ROOT_STORE, offsetof(tp_store, nseqs),     offsetof(tp_store, capseqs), 0},
 };
 
 const struct tp_sf_col tp_sf_cols[] = {
@@ -69,7 +70,6 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"ev.stream", TP_SF_EVENTS, ROW(stream), 0},
     {"ev.correlation", TP_SF_EVENTS, ROW(correlation), 0},
     {"ev.external_id", TP_SF_EVENTS, ROW(external_id), 0},
-    {"ev.seq", TP_SF_EVENTS, ROW(seq), 0},
     {"ev.aux", TP_SF_EVENTS, ROW(aux), 0},
     /* the linker's columns (present when the store was linked) */
     {"link.parent", TP_SF_LINKS, ROW(parent), TP_SF_ROW},
@@ -96,6 +96,9 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"op.python_parent_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, python_parent_id), 0},
     {"op.module_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, module_id), 0},
     {"op.fwd_thread", TP_SF_OPS, SIDE(ops, struct tp_op_info, fwd_thread), 0},
+    /* operators' sequence numbers, sorted by row (format 3: a column of every event before) */
+    {"seq.row", TP_SF_SEQS, SIDE(seqs, struct tp_seq_rec, row), TP_SF_ROW},
+    {"seq.seq", TP_SF_SEQS, SIDE(seqs, struct tp_seq_rec, seq), 0},
     {"opt.coll.row", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, row), TP_SF_ROW},
     {"opt.coll.name", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, name), TP_SF_STR},
     {"opt.coll.dtype", TP_SF_COLLS, SIDE(colls, struct tp_coll_info, dtype), TP_SF_STR},

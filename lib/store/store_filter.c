@@ -55,7 +55,8 @@ static int copy_row(tp_store *dst, const tp_store *src, size_t i, struct remap *
     dst->stream[o] = src->stream[i];
     dst->correlation[o] = src->correlation[i];
     dst->external_id[o] = src->external_id[i];
-    dst->seq[o] = src->seq[i];
+    if (tp_store_set_seq(dst, o, tp_store_seq(src, i)) < 0)
+        return -1;
     const struct tp_coll_info *ci = tp_store_coll(src, i);
     if (ci) {
         struct tp_coll_info *c = tp_store_add_coll_info(dst, o);
