@@ -56,12 +56,13 @@ const char *tp_kind_name(enum tp_kind k);
 struct tp_kernel_info {      /* kernels, memcpy, memset; cuda_sync events that wait on a CUDA event */
     int32_t grid[3], block[3];     /* -1 when absent */
     int32_t regs;                  /* registers per thread, -1 absent */
+    int32_t sync_wait_stream;      /* sync: the stream that event was recorded on, -1 absent
+                                      (here, beside regs: no padding, 72 bytes a record, not 80) */
     int64_t smem;                  /* shared memory bytes, -1 absent */
     double blocks_per_sm;          /* NAN when absent */
     double occupancy;              /* est. achieved occupancy %, NAN when absent */
     int64_t bytes;                 /* memcpy/memset bytes, -1 absent */
     int64_t sync_record_corr;      /* sync: the cudaEventRecord waited for (correlation), TP_NONE absent */
-    int32_t sync_wait_stream;      /* sync: the stream that event was recorded on, -1 absent */
 };
 
 struct tp_op_info {          /* cpu_op, user_annotation, python_function */
@@ -128,20 +129,20 @@ struct tp_skip {             /* events we could not use, counted by reason */
 /* One row of prof.py's per-kernel table before the formulas run.  Filled by
  * the linker for kineto traces and by the PyProf decoder for nvprof/nsys
  * dumps; the kernel view reads only this. */
-struct tp_kernel_annot {
-    uint32_t event;                /* the kernel's row in the store */
+struct tp_kernel_annot {       /* the 8-byte fields first: 72 bytes a row, no padding */
     int64_t tid;                   /* launching thread */
+    int64_t  op_event;             /* launching operator row, -1 none */
+    uint32_t event;                /* the kernel's row in the store */
     uint32_t seq, altseq;          /* strtab: ",".join(ids); 0 ("") prints as "-" */
     uint32_t layer;                /* ":".join(layers) */
     uint32_t trace;                /* ",".join(full trace entries) */
     uint32_t trace_last;           /* basename of the last trace entry (for -w) */
-    uint8_t  bprop;                /* direction: 0 fprop, 1 bprop */
     int32_t  sub;                  /* sub-sequence id */
     uint32_t mod, op;              /* strtab; "na" when unknown */
     uint32_t marker;               /* PyProf argument marker (a Python dict literal), 0 none */
     uint32_t input_dims, input_types;  /* kineto: the launching op's inputs (raw JSON), 0 none */
     uint32_t concrete_inputs;      /* kineto: the launching op's "Concrete Inputs" (raw JSON), 0 none */
-    int64_t  op_event;             /* launching operator row, -1 none */
+    uint8_t  bprop;                /* direction: 0 fprop, 1 bprop */
 };
 
 /* ---- attribution: every GPU activity's launch and operator (attribution.c) ----
