@@ -598,9 +598,11 @@ static int read_op_args(struct importer *im, const struct event *ev, int64_t row
         o->concrete_inputs = get_str(im, &ev->concrete_inputs, F_CONCRETE);
     if (ev->call_stack.type == TP_J_STRING)
         o->call_stack = get_str(im, &ev->call_stack, F_STACK);
-    o->python_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
-    o->python_parent_id = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
-    o->module_id = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
+    int64_t py_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
+    int64_t py_parent = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
+    int64_t py_module = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
+    if (tp_store_set_py(im->st, o, py_id, py_parent, py_module) < 0)
+        return -1;
     o->fwd_thread = pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, bad);
     return 0;
 }

@@ -160,7 +160,7 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
             int64_t r = chain[c];
             const char *nm = tp_store_str(st, st->name[r]);
             int is_module = st->kind[r] == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX &&
-                            st->ops[st->aux[r]].module_id != TP_NONE;
+                            tp_store_py(st, &st->ops[st->aux[r]])->module_id != TP_NONE;
             if ((st->kind[r] == TP_K_USER_ANNOTATION && strncmp(nm, "ProfilerStep#", 13) != 0) || is_module) {
                 if (layer.len)
                     tp_sbuf_put(&layer, ":", 1);

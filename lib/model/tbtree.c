@@ -504,7 +504,7 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char
     if (kind == TP_K_CPU_OP) ev = EV_OPERATOR;
     else if (kind == TP_K_USER_ANNOTATION || kind == TP_K_GPU_USER_ANNOTATION) ev = EV_USER_ANNOT;
     else if (kind == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(cat)) ev = EV_PYTHON;
-    else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && st->ops[st->aux[r]].module_id != TP_NONE)
+    else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && tp_store_py(st, &st->ops[st->aux[r]])->module_id != TP_NONE)
         ev = EV_MODULE;
     if (ev == EV_NONE) return 0;
     int64_t ext = st->external_id[r];

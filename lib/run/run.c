@@ -879,8 +879,11 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
                 oi->concrete_inputs = rs(&m, oi->concrete_inputs);
                 oi->input_strides = rs(&m, oi->input_strides);
                 oi->call_stack = rs(&m, oi->call_stack);
-                oi->python_id = apart(oi->python_id, k);
-                oi->python_parent_id = apart(oi->python_parent_id, k);
+                if (oi->py < dst->npys) {
+                    struct tp_py_info *py = &dst->pys[oi->py];
+                    py->python_id = apart(py->python_id, k);
+                    py->python_parent_id = apart(py->python_parent_id, k);
+                }
             }
             /* a sync's record names the cudaEventRecord it waits for by
              * correlation, which is kept apart per rank like the rows' own */

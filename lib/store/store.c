@@ -93,6 +93,7 @@ void tp_store_free(tp_store *st)
     free(st->correlation);
     free(st->external_id);
     free(st->seqs);
+    free(st->pys);
     free(st->aux);
     free(st->kernels);
     free(st->ops);
@@ -203,8 +204,10 @@ static struct tp_op_info *add_op(tp_store *st, size_t row)
 struct tp_op_info *tp_store_add_op_info(tp_store *st, size_t row)
 {
     struct tp_op_info *o = add_op(st, row);
-    if (o)
-        o->python_id = o->python_parent_id = o->module_id = o->fwd_thread = TP_NONE;
+    if (o) {
+        o->py = TP_NO_AUX;
+        o->fwd_thread = TP_NONE;
+    }
     return o;
 }
 
@@ -251,6 +254,10 @@ int tp_store_copy_info(tp_store *dst, size_t row, const tp_store *src, size_t i,
             if (!oi)
                 return -1;
             *oi = src->ops[a];
+            oi->py = TP_NO_AUX;
+            const struct tp_py_info *py = tp_store_py(src, &src->ops[a]);
+            if (tp_store_set_py(dst, oi, py->python_id, py->python_parent_id, py->module_id) < 0)
+                return -1;
             *op = oi;
         }
         return 0;
@@ -289,6 +296,26 @@ const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row)
             hi = mid;
     }
     return lo < st->ncolls && (size_t)st->colls[lo].row == row ? &st->colls[lo] : NULL;
+}
+
+int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64_t python_parent_id,
+                    int64_t module_id)
+{
+    if (python_id == TP_NONE && python_parent_id == TP_NONE && module_id == TP_NONE)
+        return 0;
+    if (st->npys >= TP_NO_AUX)
+        return -1;
+    if (st->npys == st->cappys) {
+        size_t c = st->cappys ? st->cappys * 2 : 256;
+        void *p = realloc(st->pys, c * sizeof *st->pys);
+        if (!p)
+            return -1;
+        st->pys = p;
+        st->cappys = c;
+    }
+    st->pys[st->npys] = (struct tp_py_info){python_id, python_parent_id, module_id};
+    o->py = (uint32_t)st->npys++;
+    return 0;
 }
 
 void tp_store_trim_seqs(tp_store *st)

@@ -54,6 +54,7 @@ const struct tp_sf_table tp_sf_tables[TP_SF_NTABLES] = {
                            offsetof(struct tp_npu_data, capxcells), 0},
     [TP_SF_COLLS]   = {"coll", TP_SF_ROOT_STORE, offsetof(tp_store, ncolls),   offsetof(tp_store, capcolls), 0},
     [TP_SF_SEQS]    = {"seq", TP_SF_ROOT_STORE, offsetof(tp_store, nseqs),     offsetof(tp_store, capseqs), 0},
+    [TP_SF_PYS]     = {"py", TP_SF_ROOT_STORE, offsetof(tp_store, npys),       offsetof(tp_store, cappys), 0},
 };
 
 const struct tp_sf_col tp_sf_cols[] = {
@@ -92,10 +93,12 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"op.concrete_inputs", TP_SF_OPS, SIDE(ops, struct tp_op_info, concrete_inputs), TP_SF_STR},
     {"op.input_strides", TP_SF_OPS, SIDE(ops, struct tp_op_info, input_strides), TP_SF_STR},
     {"op.call_stack", TP_SF_OPS, SIDE(ops, struct tp_op_info, call_stack), TP_SF_STR},
-    {"op.python_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, python_id), 0},
-    {"op.python_parent_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, python_parent_id), 0},
-    {"op.module_id", TP_SF_OPS, SIDE(ops, struct tp_op_info, module_id), 0},
+    {"op.py", TP_SF_OPS, SIDE(ops, struct tp_op_info, py), 0},
     {"op.fwd_thread", TP_SF_OPS, SIDE(ops, struct tp_op_info, fwd_thread), 0},
+    /* python functions' ids (format 3: three columns of every op record before) */
+    {"py.python_id", TP_SF_PYS, SIDE(pys, struct tp_py_info, python_id), 0},
+    {"py.python_parent_id", TP_SF_PYS, SIDE(pys, struct tp_py_info, python_parent_id), 0},
+    {"py.module_id", TP_SF_PYS, SIDE(pys, struct tp_py_info, module_id), 0},
     /* operators' sequence numbers, sorted by row (format 3: a column of every event before) */
     {"seq.row", TP_SF_SEQS, SIDE(seqs, struct tp_seq_rec, row), TP_SF_ROW},
     {"seq.seq", TP_SF_SEQS, SIDE(seqs, struct tp_seq_rec, seq), 0},
