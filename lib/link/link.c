@@ -183,8 +183,31 @@ static int build_steps(tp_store *st)
         st->step[i] = (lo > 0 && t < st->steps[lo - 1].end) ? (int32_t)(lo - 1) : -1;
     }
     for (size_t i = 0; i < st->n; i++)
-        if (is_device_kind(st->kind[i]) && st->launcher[i] >= 0)
-            st->step[i] = st->step[st->launcher[i]];
+        if (is_device_kind(st->kind[i]) && tp_store_launcher(st, i) >= 0)
+            st->step[i] = st->step[tp_store_launcher(st, i)];
+    return 0;
+}
+
+/* The device rows' bits and counts (tp_store_dev_index); st->ndev set.
+ * 0, -1 out of memory. */
+static int build_dev_index(tp_store *st, size_t *ndev)
+{
+    size_t nw = st->n / 64 + 1;
+    free(st->dev_bits);
+    free(st->dev_before);
+    st->dev_bits = calloc(nw, sizeof *st->dev_bits);
+    st->dev_before = malloc(nw * sizeof *st->dev_before);
+    if (!st->dev_bits || !st->dev_before)
+        return -1;
+    for (size_t i = 0; i < st->n; i++)
+        if (is_device_kind(st->kind[i]))
+            st->dev_bits[i >> 6] |= UINT64_C(1) << (i & 63);
+    size_t k = 0;
+    for (size_t w = 0; w < nw; w++) {
+        st->dev_before[w] = (uint32_t)k;
+        k += (size_t)__builtin_popcountll(st->dev_bits[w]);
+    }
+    *ndev = k;
     return 0;
 }
 
@@ -193,23 +216,43 @@ int tp_store_link(tp_store *st, tp_error *err)
     if (!st)
         return tp_error_set(err, TP_ERR_USAGE, "tp_store_link: no store");
     if (st->linked) {
-        /* a .tprof store comes back linked; the attribution model is not stored */
-        if (!st->attr.op && tp_link_attribution(st) < 0)
+        /* a .tprof store comes back linked, with the device rows' link
+         * arrays (dlink.*) but not their index; the attribution model is not stored */
+        size_t ndev = 0;
+        if (!st->dev_bits) {
+            if (build_dev_index(st, &ndev) < 0)
+                return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+            if (ndev != st->ndev || (ndev && (!st->dev_launcher || !st->dev_launch_op))) {
+                free(st->dev_bits);   /* no device rows for a view to index past the arrays */
+                st->dev_bits = NULL;
+                return tp_error_set(err, TP_ERR_FORMAT,
+                                    "%s: the device rows' link columns do not match the events", st->path);
+            }
+        }
+        if (!st->attr.dev_op && tp_link_attribution(st) < 0)
             return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
         return TP_OK;
     }
     if (st->n > (size_t)TP_STORE_MAX_ROWS)
         return tp_error_set(err, TP_ERR_FORMAT, "%s: %zu events; tprof links at most %d (2^31 - 1) per input",
                             st->path, st->n, TP_STORE_MAX_ROWS);
-    size_t n = st->n ? st->n : 1;
+    size_t n = st->n ? st->n : 1, ndev_rows = 0;
+    free(st->dev_launcher);
+    free(st->dev_launch_op);
+    st->dev_launcher = st->dev_launch_op = NULL;
+    if (build_dev_index(st, &ndev_rows) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+    st->ndev = ndev_rows;
     st->parent = malloc(n * sizeof *st->parent);
-    st->launcher = malloc(n * sizeof *st->launcher);
-    st->launch_op = malloc(n * sizeof *st->launch_op);
+    st->dev_launcher = malloc((ndev_rows ? ndev_rows : 1) * sizeof *st->dev_launcher);
+    st->dev_launch_op = malloc((ndev_rows ? ndev_rows : 1) * sizeof *st->dev_launch_op);
     st->step = malloc(n * sizeof *st->step);
-    if (!st->parent || !st->launcher || !st->launch_op || !st->step)
+    if (!st->parent || !st->dev_launcher || !st->dev_launch_op || !st->step)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
     for (size_t i = 0; i < st->n; i++)
-        st->parent[i] = st->launcher[i] = st->launch_op[i] = st->step[i] = -1;
+        st->parent[i] = st->step[i] = -1;
+    for (size_t k = 0; k < ndev_rows; k++)
+        st->dev_launcher[k] = st->dev_launch_op[k] = -1;
 
     /* Runtime <-> device by correlation id.  The map holds the device
      * activities' ids (an nvprof dump has ten or more runtime calls per
@@ -249,7 +292,8 @@ int tp_store_link(tp_store *st, tp_error *err)
         int64_t rt = tp_i64map_get(&corr, st->correlation[i]);
         if (rt < 0)
             rt = -1;
-        st->launcher[i] = (int32_t)rt;
+        int64_t d = tp_store_dev_index(st, i);
+        st->dev_launcher[d] = (int32_t)rt;
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {
             int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
@@ -261,7 +305,7 @@ int tp_store_link(tp_store *st, tp_error *err)
             if (e != TP_NONE && e != 0)
                 op = tp_i64map_get(&ext, e);
         }
-        st->launch_op[i] = (int32_t)op;
+        st->dev_launch_op[d] = (int32_t)op;
     }
     tp_i64map_free(&corr);
     tp_i64map_free(&ext);

@@ -113,8 +113,8 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
         int64_t kr = order[k];
         struct tp_kernel_annot *a = &st->annots[k];
         a->event = (uint32_t)kr;
-        int64_t rt = st->launcher[kr];
-        int64_t op = st->launch_op[kr];
+        int64_t rt = tp_store_launcher(st, kr);
+        int64_t op = tp_store_launch_op(st, kr);
         a->op_event = op;
         a->tid = rt >= 0 ? st->tid[rt] : TP_NONE;
         a->mod = a->op = na;

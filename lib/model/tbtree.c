@@ -324,7 +324,7 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
     /* most traces leave no launch call out: then there is no map to build */
     size_t left = 0;
     for (size_t ri = 0; ri < m->nrts && !left; ri++)
-        left = !on[ri] && m->rts[ri].ndev && st->attr.op && st->attr.op[m->rts[ri].dev[0]] >= 0;
+        left = !on[ri] && m->rts[ri].ndev && tp_store_attr_op(st, m->rts[ri].dev[0]) >= 0;
     if (!left) { rc = 0; goto done; }
     if (tp_i64map_init(&row_node, m->nnodes) < 0) goto done;
     for (size_t i = 0; i < m->nnodes; i++) {
@@ -334,8 +334,8 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
     }
     for (size_t ri = 0; ri < m->nrts; ri++) {
         struct tb_rt *R = &m->rts[ri];
-        if (on[ri] || R->ndev == 0 || !st->attr.op) continue;
-        int64_t op = st->attr.op[R->dev[0]];
+        if (on[ri] || R->ndev == 0 || !st->attr.dev_op) continue;
+        int64_t op = tp_store_attr_op(st, R->dev[0]);
         if (op < 0) continue;
         int64_t ni = tp_i64map_get(&row_node, op);
         if (ni < 0) {

@@ -59,12 +59,17 @@ void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(con
 static void free_links(tp_store *st)
 {
     free(st->parent);
-    free(st->launcher);
-    free(st->launch_op);
+    free(st->dev_launcher);
+    free(st->dev_launch_op);
+    free(st->dev_bits);
+    free(st->dev_before);
     free(st->step);
     free(st->annots);
     free(st->steps);
-    st->parent = st->launcher = st->launch_op = st->step = NULL;
+    st->parent = st->step = st->dev_launcher = st->dev_launch_op = NULL;
+    st->dev_bits = NULL;
+    st->dev_before = NULL;
+    st->ndev = 0;
     st->annots = NULL;
     st->steps = NULL;
     st->nannots = st->nsteps = 0;

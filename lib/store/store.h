@@ -157,10 +157,10 @@ struct tp_kernel_annot {       /* the 8-byte fields first: 72 bytes a row, no pa
  *
  * One model, computed once by tp_store_link, read by every view that charges
  * GPU time to something.  For each device row (kernel, memcpy, memset):
- *   launch  st->launcher[row]: the runtime or driver call with its correlation
+ *   launch  tp_store_launcher(st, row): the runtime or driver call with its correlation
  *           id (a graph launch for every kernel of a replay), -1 none;
  *   kind    how it was launched (enum tp_launch_kind);
- *   op      st->attr.op[row]: the launching CPU operator (st->launch_op); for a
+ *   op      tp_store_attr_op(st, row): the launching CPU operator (tp_store_launch_op); for a
  *           graph replay no operator encloses, the graph launch call itself
  *           (torch.cuda.CUDAGraph.replay records no operator: the call stands
  *           for the replayed graph); -1 unattributed;
@@ -178,9 +178,9 @@ enum tp_attr_cause {
 };
 
 struct tp_attribution {
-    int32_t *op;                   /* per row (device rows; -1 elsewhere); a row, TP_STORE_MAX_ROWS */
-    uint8_t *kind, *cause;         /* per row: enum tp_launch_kind, enum tp_attr_cause (device rows);
-                                      a graph launch call's own row has kind TP_LAUNCH_GRAPH */
+    int32_t *dev_op;               /* per device row (st->ndev, tp_store_attr_op): a row, -1 none */
+    uint8_t *dev_kind, *dev_cause; /* per device row: enum tp_launch_kind, enum tp_attr_cause
+                                      (tp_store_attr_kind, tp_store_attr_cause) */
     /* Totals over kernels (TP_K_KERNEL; copies are not kernel time). */
     int64_t kernel_ns, kernels;
     int64_t cause_ns[TP_ATTR_CAUSES], cause_n[TP_ATTR_CAUSES];
@@ -261,8 +261,16 @@ struct tp_store {
      * TP_STORE_MAX_ROWS events (tp_store_link refuses more by name).  Four
      * bytes less per row and array was 35 MB of a 1 GB trace's peak. */
     int32_t *parent;               /* enclosing CPU op/annotation on the same thread, -1 root */
-    int32_t *launcher;             /* device row -> runtime/driver row; -1 none */
-    int32_t *launch_op;            /* device row -> innermost CPU op enclosing the runtime call; -1 */
+    /* Per device row (kernel, memcpy, memset: ndev of them, in row order),
+     * not per row: an eighth of a 1 GB trace's rows are device rows, and
+     * two arrays of every row were 17 MB.  dev_bits has a bit per row (set
+     * for a device row), dev_before the device rows before each 64; read
+     * them through tp_store_launcher and tp_store_launch_op. */
+    size_t ndev;
+    int32_t *dev_launcher;         /* -> the runtime/driver call row; -1 none */
+    int32_t *dev_launch_op;        /* -> innermost CPU op enclosing the runtime call; -1 none */
+    uint64_t *dev_bits;
+    uint32_t *dev_before;
     int32_t *step;                 /* step index of each row (by launch for device rows); -1 none */
     struct tp_kernel_annot *annots; size_t nannots;   /* one per kernel, in kernel time order */
     int annots_from_pyprof;        /* annots came from nvprof/nsys NVTX markers */
@@ -358,6 +366,52 @@ static inline const struct tp_py_info *tp_store_py(const tp_store *st, const str
 {
     static const struct tp_py_info none = {TP_NONE, TP_NONE, TP_NONE};
     return o && o->py < st->npys ? &st->pys[o->py] : &none;
+}
+
+/* The index among the device rows (kernel, memcpy, memset) of row `row` of
+ * a linked store, -1 when it is none (or the store is not linked). */
+static inline int64_t tp_store_dev_index(const tp_store *st, size_t row)
+{
+    if (!st->dev_bits)
+        return -1;
+    uint64_t w = st->dev_bits[row >> 6], b = UINT64_C(1) << (row & 63);
+    return (w & b) ? (int64_t)st->dev_before[row >> 6] + __builtin_popcountll(w & (b - 1)) : -1;
+}
+
+/* A device row's launch call (the runtime or driver row with its
+ * correlation id), -1 none and for every other row. */
+static inline int64_t tp_store_launcher(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 ? -1 : st->dev_launcher[k];
+}
+
+/* A device row's innermost CPU operator around its launch call, -1 none. */
+static inline int64_t tp_store_launch_op(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 ? -1 : st->dev_launch_op[k];
+}
+
+/* A device row's operator by the attribution model (st->attr), -1 none. */
+static inline int64_t tp_store_attr_op(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 || !st->attr.dev_op ? -1 : st->attr.dev_op[k];
+}
+
+/* A device row's launch kind and cause by the attribution model
+ * (TP_LAUNCH_NONE and TP_ATTR_OPERATOR for every other row). */
+static inline int tp_store_attr_kind(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 || !st->attr.dev_kind ? TP_LAUNCH_NONE : st->attr.dev_kind[k];
+}
+
+static inline int tp_store_attr_cause(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 || !st->attr.dev_cause ? TP_ATTR_OPERATOR : st->attr.dev_cause[k];
 }
 
 /* Format a tid for printing (numeric or its string). */

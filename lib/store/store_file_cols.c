@@ -54,6 +54,7 @@ const struct tp_sf_table tp_sf_tables[TP_SF_NTABLES] = {
                            offsetof(struct tp_npu_data, capxcells), 0},
     [TP_SF_COLLS]   = {"coll", TP_SF_ROOT_STORE, offsetof(tp_store, ncolls),   offsetof(tp_store, capcolls), 0},
     [TP_SF_SEQS]    = {"seq", TP_SF_ROOT_STORE, offsetof(tp_store, nseqs),     offsetof(tp_store, capseqs), 0},
+    [TP_SF_DLINKS]  = {"dlink", TP_SF_ROOT_STORE, offsetof(tp_store, ndev),    (size_t)-1, 0},
     [TP_SF_PYS]     = {"py", TP_SF_ROOT_STORE, offsetof(tp_store, npys),       offsetof(tp_store, cappys), 0},
 };
 
@@ -74,9 +75,11 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"ev.aux", TP_SF_EVENTS, ROW(aux), 0},
     /* the linker's columns (present when the store was linked) */
     {"link.parent", TP_SF_LINKS, ROW(parent), TP_SF_ROW},
-    {"link.launcher", TP_SF_LINKS, ROW(launcher), TP_SF_ROW},
-    {"link.launch_op", TP_SF_LINKS, ROW(launch_op), TP_SF_ROW},
     {"link.step", TP_SF_LINKS, ROW(step), TP_SF_STEP},
+    /* the device rows' (kernel, memcpy, memset, in row order; format 3: link.launcher and
+     * link.launch_op of every event before) */
+    {"dlink.launcher", TP_SF_DLINKS, ROW(dev_launcher), TP_SF_ROW},
+    {"dlink.launch_op", TP_SF_DLINKS, ROW(dev_launch_op), TP_SF_ROW},
     /* kernel launch details */
     {"kern.grid", TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, grid), 0},
     {"kern.block", TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, block), 0},

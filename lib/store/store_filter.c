@@ -143,7 +143,7 @@ static int keep_mask(const tp_store *st, const char *steps, const char *window, 
         if (k == TP_K_META) {
             keep[i] = 1;
         } else if (by_step && is_gpu_work(k)) {
-            int64_t l = st->launcher[i];
+            int64_t l = tp_store_launcher(st, i);
             keep[i] = l >= 0 && st->ts[l] >= *w0 && st->ts[l] <= *w1;
         } else if (st->ph[i] == 'X') {
             keep[i] = ts <= *w1 && end >= *w0;
