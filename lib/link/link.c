@@ -169,23 +169,31 @@ static int build_steps(tp_store *st)
         s->name = r;
     }
     free(idx);
-    /* Step of each host row by its start time; device rows by their launch. */
-    for (size_t i = 0; i < st->n; i++) {
-        int64_t t = st->ts[i];
-        size_t lo = 0, hi = st->nsteps;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (st->steps[mid].ts <= t)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        st->step[i] = (lo > 0 && t < st->steps[lo - 1].end) ? (int32_t)(lo - 1) : -1;
-    }
-    for (size_t i = 0; i < st->n; i++)
-        if (is_device_kind(st->kind[i]) && tp_store_launcher(st, i) >= 0)
-            st->step[i] = st->step[tp_store_launcher(st, i)];
     return 0;
+}
+
+/* The step whose range holds time t, -1 none (steps sorted by start). */
+static int64_t step_at(const tp_store *st, int64_t t)
+{
+    size_t lo = 0, hi = st->nsteps;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (st->steps[mid].ts <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo > 0 && t < st->steps[lo - 1].end) ? (int64_t)(lo - 1) : -1;
+}
+
+int64_t tp_store_row_step(const tp_store *st, size_t row)
+{
+    if (row >= st->n)
+        return -1;
+    if (st->step)
+        return st->step[row];
+    int64_t l = tp_store_launcher(st, row);   /* a device row: by its launch */
+    return step_at(st, st->ts[l >= 0 ? (size_t)l : row]);
 }
 
 /* The device rows' bits and counts (tp_store_dev_index); st->ndev set.
@@ -246,11 +254,10 @@ int tp_store_link(tp_store *st, tp_error *err)
     st->parent = malloc(n * sizeof *st->parent);
     st->dev_launcher = malloc((ndev_rows ? ndev_rows : 1) * sizeof *st->dev_launcher);
     st->dev_launch_op = malloc((ndev_rows ? ndev_rows : 1) * sizeof *st->dev_launch_op);
-    st->step = malloc(n * sizeof *st->step);
-    if (!st->parent || !st->dev_launcher || !st->dev_launch_op || !st->step)
+    if (!st->parent || !st->dev_launcher || !st->dev_launch_op)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
     for (size_t i = 0; i < st->n; i++)
-        st->parent[i] = st->step[i] = -1;
+        st->parent[i] = -1;
     for (size_t k = 0; k < ndev_rows; k++)
         st->dev_launcher[k] = st->dev_launch_op[k] = -1;
 

@@ -403,7 +403,7 @@ int tp_coll_extract(const tp_store *st, struct tp_coll_list *out)
         memset(rec, 0, sizeof *rec);
         rec->start = st->ts[r];
         rec->end = st->ts[r] + st->dur[r];
-        int64_t s = st->step ? st->step[r] : -1;
+        int64_t s = tp_store_row_step(st, (size_t)r);
         rec->step = s >= 0 && (size_t)s < st->nsteps ? st->steps[s].number : TP_NONE;
         describe(st, r, x, nx, rec);
     }

@@ -990,8 +990,12 @@ int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err)
         if (usable(&r->r[i]))
             nsteps += r->r[i].store->nsteps;
     struct tp_step *steps = calloc(nsteps ? nsteps : 1, sizeof *steps);
-    if (!steps)
+    free(st->step);
+    st->step = malloc((st->n ? st->n : 1) * sizeof *st->step);   /* each rank's steps are its own */
+    if (!steps || !st->step) {
+        free(steps);
         goto oom;
+    }
     size_t row_off = 0, step_off = 0;
     for (size_t i = 0, kk = 0; i < r->n; i++) {
         const struct tp_run_rank *rk = &r->r[i];
@@ -1005,8 +1009,10 @@ int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err)
             steps[step_off + s].end += shift;
             steps[step_off + s].name += (int64_t)row_off;
         }
-        for (size_t e = 0; e < src->n; e++)
-            st->step[row_off + e] = src->step[e] >= 0 ? src->step[e] + (int64_t)step_off : -1;
+        for (size_t e = 0; e < src->n; e++) {
+            int64_t s = tp_store_row_step(src, e);
+            st->step[row_off + e] = s >= 0 ? (int32_t)(s + (int64_t)step_off) : -1;
+        }
         row_off += src->n;
         step_off += src->nsteps;
     }

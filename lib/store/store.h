@@ -271,7 +271,8 @@ struct tp_store {
     int32_t *dev_launch_op;        /* -> innermost CPU op enclosing the runtime call; -1 none */
     uint64_t *dev_bits;
     uint32_t *dev_before;
-    int32_t *step;                 /* step index of each row (by launch for device rows); -1 none */
+    int32_t *step;                 /* NULL but in a run's merged store (run.c): each row's step
+                                      index there; read any store's through tp_store_row_step */
     struct tp_kernel_annot *annots; size_t nannots;   /* one per kernel, in kernel time order */
     int annots_from_pyprof;        /* annots came from nvprof/nsys NVTX markers */
     struct tp_step { int64_t number, ts, end, name; } *steps; size_t nsteps;
@@ -413,6 +414,12 @@ static inline int tp_store_attr_cause(const tp_store *st, size_t row)
     int64_t k = tp_store_dev_index(st, row);
     return k < 0 || !st->attr.dev_cause ? TP_ATTR_OPERATOR : st->attr.dev_cause[k];
 }
+
+/* The step index (into st->steps) of row `row`: a host row's by its start,
+ * a device row's by its launch call's; -1 none.  Found when asked (a binary
+ * search of the steps), not kept per row: most views never ask, and the
+ * column was 8.5 MB of a 1 GB trace's peak. */
+int64_t tp_store_row_step(const tp_store *st, size_t row);
 
 /* Format a tid for printing (numeric or its string). */
 const char *tp_store_tid_str(const tp_store *st, int64_t tid, char buf[32]);

@@ -75,7 +75,6 @@ const struct tp_sf_col tp_sf_cols[] = {
     {"ev.aux", TP_SF_EVENTS, ROW(aux), 0},
     /* the linker's columns (present when the store was linked) */
     {"link.parent", TP_SF_LINKS, ROW(parent), TP_SF_ROW},
-    {"link.step", TP_SF_LINKS, ROW(step), TP_SF_STEP},
     /* the device rows' (kernel, memcpy, memset, in row order; format 3: link.launcher and
      * link.launch_op of every event before) */
     {"dlink.launcher", TP_SF_DLINKS, ROW(dev_launcher), TP_SF_ROW},
