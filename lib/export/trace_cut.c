@@ -355,7 +355,7 @@ int tp_trace_cut(const char *in, const char *outpath, const struct tp_cut_opts *
         if (!corr)
             rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", in);
         for (size_t r = 0; r < st->n && corr; r++) {
-            int64_t l = st->launcher[r];
+            int64_t l = tp_store_launcher(st, r);
             if (l >= 0 && st->correlation[r] != TP_NONE && st->ts[l] >= k.w0 && st->ts[l] <= k.w1)
                 corr[n++] = st->correlation[r];
         }

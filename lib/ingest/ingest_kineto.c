@@ -65,6 +65,7 @@ struct importer {
     uint32_t memory_name;      /* id of "[memory]" */
     uint32_t last[TEXT_FIELDS];   /* per text field, the id of the last string interned */
     int oom;                   /* a string could not be interned */
+    int64_t seq;               /* the event's "Sequence number", kept once the row is (tp_store_set_seq) */
 };
 
 static enum tp_kind kind_of_cat(const char *cat)
@@ -434,6 +435,7 @@ static int drop_row_oom(tp_store *st, int64_t row, tp_json *j)
     st->n = (size_t)row;
     while (st->ncolls && st->colls[st->ncolls - 1].row >= row)
         st->ncolls--;
+    tp_store_trim_seqs(st);
     return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
 }
 
@@ -530,7 +532,7 @@ static void read_common_args(struct importer *im, const struct event *ev, int64_
     st->external_id[row] = pick_i64(im, ext, "\"External id\"", off, bad);
     if (kind != TP_K_FLOW)
         st->correlation[row] = pick_i64(im, &ev->correlation, "\"correlation\"", off, bad);
-    st->seq[row] = pick_i64(im, &ev->seq, "\"Sequence number\"", off, bad);
+    im->seq = pick_i64(im, &ev->seq, "\"Sequence number\"", off, bad);
     int64_t x = pick_i64(im, &ev->device, "\"device\"", off, bad);
     if (x != TP_NONE)
         st->device[row] = (int32_t)x;
@@ -596,9 +598,11 @@ static int read_op_args(struct importer *im, const struct event *ev, int64_t row
         o->concrete_inputs = get_str(im, &ev->concrete_inputs, F_CONCRETE);
     if (ev->call_stack.type == TP_J_STRING)
         o->call_stack = get_str(im, &ev->call_stack, F_STACK);
-    o->python_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
-    o->python_parent_id = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
-    o->module_id = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
+    int64_t py_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
+    int64_t py_parent = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
+    int64_t py_module = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
+    if (tp_store_set_py(im->st, o, py_id, py_parent, py_module) < 0)
+        return -1;
     o->fwd_thread = pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, bad);
     return 0;
 }
@@ -644,6 +648,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     st->tid[row] = get_id(im, &ev->tid, F_TID);
     enum tp_kind kind = event_kind(im, ev, row, ph, off, &bad);
     st->kind[row] = (uint8_t)kind;
+    im->seq = TP_NONE;
     if (ev->has_args)
         read_common_args(im, ev, row, kind, off, &bad);
     int rc = 0;
@@ -679,6 +684,8 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
         return drop_row_oom(st, row, j);
     if (bad)
         st->n--;   /* drop the row; the reason is counted */
+    else if (tp_store_set_seq(st, (size_t)row, im->seq) < 0)
+        return drop_row_oom(st, row, j);
     return 0;
 }
 
@@ -821,6 +828,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     st->nkernels = first->nkernels;
     st->nops = first->nops;
     st->nmems = first->nmems;
+    tp_store_trim_seqs(st);
     static const char reason[] = "\"traceEvents\" repeats: the last array wins (as in Python's json), "
                                  "earlier events dropped";
     tp_store_skip(st, reason, off);

@@ -3,7 +3,7 @@
  *  - launcher:  device activity (kernel, memcpy, memset) -> the runtime or
  *               driver call with the same correlation id (CUDA graphs: one
  *               launch, many kernels);
- *  - parent, depth, self_ns: per-thread trees of host events (CPU ops,
+ *  - parent:    per-thread trees of host events (CPU ops,
  *               annotations, python functions, runtime calls) by time
  *               containment; a partially overlapping event is attached to the
  *               innermost event that contains it whole (the TensorBoard
@@ -111,11 +111,7 @@ static int build_trees(tp_store *st)
             else
                 break;
         }
-        st->parent[r] = sp ? stack[sp - 1] : -1;
-        st->depth[r] = (int32_t)sp;
-        st->self_ns[r] = st->dur[r];
-        if (sp)
-            st->self_ns[stack[sp - 1]] -= st->dur[r];
+        st->parent[r] = sp ? (int32_t)stack[sp - 1] : -1;
         stack[sp++] = r;
     }
     free(idx);
@@ -173,22 +169,53 @@ static int build_steps(tp_store *st)
         s->name = r;
     }
     free(idx);
-    /* Step of each host row by its start time; device rows by their launch. */
-    for (size_t i = 0; i < st->n; i++) {
-        int64_t t = st->ts[i];
-        size_t lo = 0, hi = st->nsteps;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (st->steps[mid].ts <= t)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        st->step[i] = (lo > 0 && t < st->steps[lo - 1].end) ? (int64_t)(lo - 1) : -1;
+    return 0;
+}
+
+/* The step whose range holds time t, -1 none (steps sorted by start). */
+static int64_t step_at(const tp_store *st, int64_t t)
+{
+    size_t lo = 0, hi = st->nsteps;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (st->steps[mid].ts <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    return (lo > 0 && t < st->steps[lo - 1].end) ? (int64_t)(lo - 1) : -1;
+}
+
+int64_t tp_store_row_step(const tp_store *st, size_t row)
+{
+    if (row >= st->n)
+        return -1;
+    if (st->step)
+        return st->step[row];
+    int64_t l = tp_store_launcher(st, row);   /* a device row: by its launch */
+    return step_at(st, st->ts[l >= 0 ? (size_t)l : row]);
+}
+
+/* The device rows' bits and counts (tp_store_dev_index); st->ndev set.
+ * 0, -1 out of memory. */
+static int build_dev_index(tp_store *st, size_t *ndev)
+{
+    size_t nw = st->n / 64 + 1;
+    free(st->dev_bits);
+    free(st->dev_before);
+    st->dev_bits = calloc(nw, sizeof *st->dev_bits);
+    st->dev_before = malloc(nw * sizeof *st->dev_before);
+    if (!st->dev_bits || !st->dev_before)
+        return -1;
     for (size_t i = 0; i < st->n; i++)
-        if (is_device_kind(st->kind[i]) && st->launcher[i] >= 0)
-            st->step[i] = st->step[st->launcher[i]];
+        if (is_device_kind(st->kind[i]))
+            st->dev_bits[i >> 6] |= UINT64_C(1) << (i & 63);
+    size_t k = 0;
+    for (size_t w = 0; w < nw; w++) {
+        st->dev_before[w] = (uint32_t)k;
+        k += (size_t)__builtin_popcountll(st->dev_bits[w]);
+    }
+    *ndev = k;
     return 0;
 }
 
@@ -197,25 +224,42 @@ int tp_store_link(tp_store *st, tp_error *err)
     if (!st)
         return tp_error_set(err, TP_ERR_USAGE, "tp_store_link: no store");
     if (st->linked) {
-        /* a .tprof store comes back linked; the attribution model is not stored */
-        if (!st->attr.op && tp_link_attribution(st) < 0)
+        /* a .tprof store comes back linked, with the device rows' link
+         * arrays (dlink.*) but not their index; the attribution model is not stored */
+        size_t ndev = 0;
+        if (!st->dev_bits) {
+            if (build_dev_index(st, &ndev) < 0)
+                return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+            if (ndev != st->ndev || (ndev && (!st->dev_launcher || !st->dev_launch_op))) {
+                free(st->dev_bits);   /* no device rows for a view to index past the arrays */
+                st->dev_bits = NULL;
+                return tp_error_set(err, TP_ERR_FORMAT,
+                                    "%s: the device rows' link columns do not match the events", st->path);
+            }
+        }
+        if (!st->attr.dev_op && tp_link_attribution(st) < 0)
             return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
         return TP_OK;
     }
-    size_t n = st->n ? st->n : 1;
-    st->parent = malloc(n * sizeof *st->parent);
-    st->depth = malloc(n * sizeof *st->depth);
-    st->self_ns = malloc(n * sizeof *st->self_ns);
-    st->launcher = malloc(n * sizeof *st->launcher);
-    st->launch_op = malloc(n * sizeof *st->launch_op);
-    st->step = malloc(n * sizeof *st->step);
-    if (!st->parent || !st->depth || !st->self_ns || !st->launcher || !st->launch_op || !st->step)
+    if (st->n > (size_t)TP_STORE_MAX_ROWS)
+        return tp_error_set(err, TP_ERR_FORMAT, "%s: %zu events; tprof links at most %d (2^31 - 1) per input",
+                            st->path, st->n, TP_STORE_MAX_ROWS);
+    size_t n = st->n ? st->n : 1, ndev_rows = 0;
+    free(st->dev_launcher);
+    free(st->dev_launch_op);
+    st->dev_launcher = st->dev_launch_op = NULL;
+    if (build_dev_index(st, &ndev_rows) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
-    for (size_t i = 0; i < st->n; i++) {
-        st->parent[i] = st->launcher[i] = st->launch_op[i] = st->step[i] = -1;
-        st->depth[i] = 0;
-        st->self_ns[i] = st->dur[i];
-    }
+    st->ndev = ndev_rows;
+    st->parent = malloc(n * sizeof *st->parent);
+    st->dev_launcher = malloc((ndev_rows ? ndev_rows : 1) * sizeof *st->dev_launcher);
+    st->dev_launch_op = malloc((ndev_rows ? ndev_rows : 1) * sizeof *st->dev_launch_op);
+    if (!st->parent || !st->dev_launcher || !st->dev_launch_op)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
+    for (size_t i = 0; i < st->n; i++)
+        st->parent[i] = -1;
+    for (size_t k = 0; k < ndev_rows; k++)
+        st->dev_launcher[k] = st->dev_launch_op[k] = -1;
 
     /* Runtime <-> device by correlation id.  The map holds the device
      * activities' ids (an nvprof dump has ten or more runtime calls per
@@ -255,7 +299,8 @@ int tp_store_link(tp_store *st, tp_error *err)
         int64_t rt = tp_i64map_get(&corr, st->correlation[i]);
         if (rt < 0)
             rt = -1;
-        st->launcher[i] = rt;
+        int64_t d = tp_store_dev_index(st, i);
+        st->dev_launcher[d] = (int32_t)rt;
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {
             int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
@@ -267,7 +312,7 @@ int tp_store_link(tp_store *st, tp_error *err)
             if (e != TP_NONE && e != 0)
                 op = tp_i64map_get(&ext, e);
         }
-        st->launch_op[i] = op;
+        st->dev_launch_op[d] = (int32_t)op;
     }
     tp_i64map_free(&corr);
     tp_i64map_free(&ext);

@@ -113,8 +113,8 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
         int64_t kr = order[k];
         struct tp_kernel_annot *a = &st->annots[k];
         a->event = (uint32_t)kr;
-        int64_t rt = st->launcher[kr];
-        int64_t op = st->launch_op[kr];
+        int64_t rt = tp_store_launcher(st, kr);
+        int64_t op = tp_store_launch_op(st, kr);
         a->op_event = op;
         a->tid = rt >= 0 ? st->tid[rt] : TP_NONE;
         a->mod = a->op = na;
@@ -149,8 +149,8 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
             const char *nm = tp_store_str(st, st->name[r]);
             if (is_autograd_name(nm))
                 a->bprop = 1;
-            if (seq == TP_NONE && st->kind[r] == TP_K_CPU_OP && st->seq[r] != TP_NONE)
-                seq = st->seq[r];
+            if (seq == TP_NONE && st->kind[r] == TP_K_CPU_OP)
+                seq = tp_store_seq(st, (size_t)r);
             if (!call_stack && st->aux[r] != TP_NO_AUX && st->kind[r] != TP_K_RUNTIME &&
                 st->ops[st->aux[r]].call_stack)
                 call_stack = st->ops[st->aux[r]].call_stack;
@@ -160,7 +160,7 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
             int64_t r = chain[c];
             const char *nm = tp_store_str(st, st->name[r]);
             int is_module = st->kind[r] == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX &&
-                            st->ops[st->aux[r]].module_id != TP_NONE;
+                            tp_store_py(st, &st->ops[st->aux[r]])->module_id != TP_NONE;
             if ((st->kind[r] == TP_K_USER_ANNOTATION && strncmp(nm, "ProfilerStep#", 13) != 0) || is_module) {
                 if (layer.len)
                     tp_sbuf_put(&layer, ":", 1);

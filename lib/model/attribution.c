@@ -43,9 +43,9 @@ static int is_host(uint8_t k)
 
 void tp_attribution_free(struct tp_attribution *a)
 {
-    free(a->op);
-    free(a->kind);
-    free(a->cause);
+    free(a->dev_op);
+    free(a->dev_kind);
+    free(a->dev_cause);
     free(a->cap_inst);
     free(a->cap_name);
     memset(a, 0, sizeof *a);
@@ -65,10 +65,13 @@ int tp_link_attribution(tp_store *st)
     struct tp_attribution *a = &st->attr;
     tp_attribution_free(a);
     size_t n = st->n ? st->n : 1;
-    a->op = malloc(n * sizeof *a->op);
-    a->kind = calloc(n, 1);
-    a->cause = calloc(n, 1);
-    if (!a->op || !a->kind || !a->cause) {
+    a->dev_op = malloc((st->ndev ? st->ndev : 1) * sizeof *a->dev_op);
+    a->dev_kind = calloc(st->ndev ? st->ndev : 1, 1);
+    a->dev_cause = calloc(st->ndev ? st->ndev : 1, 1);
+    /* the graph launch calls counted (the kernels of a replay share one) */
+    uint64_t *counted = calloc(n / 64 + 1, sizeof *counted);
+    if (!a->dev_op || !a->dev_kind || !a->dev_cause || !counted) {
+        free(counted);
         tp_attribution_free(a);
         return -1;
     }
@@ -78,7 +81,6 @@ int tp_link_attribution(tp_store *st)
     int64_t first_host = INT64_MAX, low_corr = INT64_MAX;
     for (size_t i = 0; i < st->n; i++) {
         uint8_t k = st->kind[i];
-        a->op[i] = -1;
         if (is_host(k) && st->ph[i] == 'X' && st->ts[i] < first_host)
             first_host = st->ts[i];
         if ((k == TP_K_RUNTIME || k == TP_K_DRIVER) && st->correlation[i] != TP_NONE && st->correlation[i] < low_corr)
@@ -90,27 +92,27 @@ int tp_link_attribution(tp_store *st)
         uint8_t k = st->kind[i];
         if (!is_device(k))
             continue;
-        int64_t l = st->launcher ? st->launcher[i] : -1;
+        int64_t d = tp_store_dev_index(st, i);   /* >= 0: a device row */
+        int64_t l = tp_store_launcher(st, i);
+        a->dev_op[d] = -1;
         uint8_t cause;
         if (l >= 0) {
             const char *ln = tp_store_str(st, st->name[l]);
-            a->kind[i] = tp_is_graph_launch(ln) ? TP_LAUNCH_GRAPH
+            a->dev_kind[d] = tp_is_graph_launch(ln) ? TP_LAUNCH_GRAPH
                          : st->kind[l] == TP_K_DRIVER ? TP_LAUNCH_DRIVER : TP_LAUNCH_RUNTIME;
-            if (st->launch_op[i] >= 0) {
-                a->op[i] = st->launch_op[i];
+            if (tp_store_launch_op(st, i) >= 0) {
+                a->dev_op[d] = (int32_t)tp_store_launch_op(st, i);
                 cause = TP_ATTR_OPERATOR;
-            } else if (a->kind[i] == TP_LAUNCH_GRAPH) {
-                a->op[i] = l;
+            } else if (a->dev_kind[d] == TP_LAUNCH_GRAPH) {
+                a->dev_op[d] = (int32_t)l;
                 cause = TP_ATTR_LAUNCH_CALL;
                 a->call_example = l;
             } else {
                 cause = TP_ATTR_OUTSIDE_OPERATOR;
                 a->outside_example = l;
             }
-            if (a->kind[i] == TP_LAUNCH_GRAPH && !a->kind[l]) {
-                /* the kernels of a replay share one launch: count it once
-                 * (a host row's kind is otherwise unused: the mark) */
-                a->kind[l] = TP_LAUNCH_GRAPH;
+            if (a->dev_kind[d] == TP_LAUNCH_GRAPH && !(counted[l >> 6] & (UINT64_C(1) << (l & 63)))) {
+                counted[l >> 6] |= UINT64_C(1) << (l & 63);
                 a->graph_launches++;
             }
         } else if (st->correlation[i] == TP_NONE) {
@@ -120,7 +122,7 @@ int tp_link_attribution(tp_store *st)
         } else {
             cause = TP_ATTR_NO_LAUNCH_RECORD;
         }
-        a->cause[i] = cause;
+        a->dev_cause[d] = cause;
         if (k != TP_K_KERNEL)
             continue;
         a->kernels++;
@@ -128,10 +130,11 @@ int tp_link_attribution(tp_store *st)
         tp_sat_add(&a->cause_ns[cause], st->dur[i]);
         a->cause_n[cause]++;
         if (cause <= TP_ATTR_LAUNCH_CALL) {
-            tp_sat_add(&a->kind_ns[a->kind[i]], st->dur[i]);
-            a->kind_n[a->kind[i]]++;
+            tp_sat_add(&a->kind_ns[a->dev_kind[d]], st->dur[i]);
+            a->kind_n[a->dev_kind[d]]++;
         }
     }
+    free(counted);
     return 0;
 }
 
@@ -182,7 +185,7 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
     const struct tp_attribution *a = &st->attr;
     /* nvprof/nsys/dict inputs attribute by NVTX markers (prof.py), Ascend by
      * its own tables: the operator coverage line is about kineto traces */
-    if (!st->linked || st->format != TP_SRC_KINETO_JSON || a->kernels == 0 || !a->op)
+    if (!st->linked || st->format != TP_SRC_KINETO_JSON || a->kernels == 0 || !a->dev_op)
         return 0;
     struct sbuf s = {buf, cap, 0};
     char p1[32], p2[32], p3[32];
@@ -263,7 +266,7 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
 int tp_attr_info_line(const tp_store *st, size_t i, char *key, size_t kcap, char *val, size_t vcap)
 {
     const struct tp_attribution *a = &st->attr;
-    if (!st->linked || st->format != TP_SRC_KINETO_JSON || a->kernels == 0 || !a->op)
+    if (!st->linked || st->format != TP_SRC_KINETO_JSON || a->kernels == 0 || !a->dev_op)
         return 0;
     int64_t attributed = a->cause_ns[TP_ATTR_OPERATOR];
     tp_sat_add(&attributed, a->cause_ns[TP_ATTR_LAUNCH_CALL]);

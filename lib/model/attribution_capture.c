@@ -38,7 +38,7 @@ static int cmp_replay(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     const tp_store *st = sort_st;
-    int64_t lx = st->launcher[x], ly = st->launcher[y];
+    int64_t lx = tp_store_launcher(st, x), ly = tp_store_launcher(st, y);
     if (lx != ly) {
         if (st->ts[lx] != st->ts[ly])
             return st->ts[lx] < st->ts[ly] ? -1 : 1;
@@ -94,7 +94,7 @@ static void drop_models(tp_store *st)
 int tp_store_attach_capture(tp_store *st, const tp_store *cap, tp_error *err)
 {
     struct tp_attribution *a = &st->attr;
-    if (!st->linked || !cap->linked || !a->op)
+    if (!st->linked || !cap->linked || !a->dev_op)
         return tp_error_set(err, TP_ERR_USAGE, "%s: capture trace given before linking", st->path);
     size_t nb = 0, ne = 0, ncalls = 0, ncap = 0;
     int64_t *begin = calls_named(cap, "StreamBeginCapture", &nb);
@@ -141,14 +141,14 @@ int tp_store_attach_capture(tp_store *st, const tp_store *cap, tp_error *err)
      * replay in GPU time order */
     size_t ndev = 0;
     for (size_t i = 0; i < st->n; i++)
-        if (a->kind[i] == TP_LAUNCH_GRAPH && st->launcher[i] >= 0 && a->cap_inst[i] < 0 &&
+        if (tp_store_attr_kind(st, i) == TP_LAUNCH_GRAPH && tp_store_launcher(st, i) >= 0 && a->cap_inst[i] < 0 &&
             (st->kind[i] == TP_K_KERNEL || st->kind[i] == TP_K_MEMCPY || st->kind[i] == TP_K_MEMSET))
             dev[ndev++] = (int64_t)i;
     sort_st = st;
     qsort(dev, ndev, sizeof *dev, cmp_replay);
     size_t next = 0;
     for (size_t g0 = 0, g1; g0 < ndev; g0 = g1) {
-        for (g1 = g0 + 1; g1 < ndev && st->launcher[dev[g1]] == st->launcher[dev[g0]]; g1++)
+        for (g1 = g0 + 1; g1 < ndev && tp_store_launcher(st, dev[g1]) == tp_store_launcher(st, dev[g0]); g1++)
             ;
         size_t nd = g1 - g0;
         size_t pick = ncap;

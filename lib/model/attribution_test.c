@@ -163,11 +163,11 @@ int main(void)
         if (r < 0)
             continue;
         snprintf(name, sizeof name, "attr: %s launch kind", want[k].kernel);
-        CHECK_INT(name, a->kind[r], want[k].kind);
+        CHECK_INT(name, tp_store_attr_kind(st, (size_t)r), want[k].kind);
         snprintf(name, sizeof name, "attr: %s cause", want[k].kernel);
-        CHECK_INT(name, a->cause[r], want[k].cause);
+        CHECK_INT(name, tp_store_attr_cause(st, (size_t)r), want[k].cause);
         snprintf(name, sizeof name, "attr: %s operator", want[k].kernel);
-        CHECK_STR(name, a->op[r] >= 0 ? tp_store_str(st, st->name[a->op[r]]) : "-", want[k].op ? want[k].op : "-");
+        CHECK_STR(name, tp_store_attr_op(st, (size_t)r) >= 0 ? tp_store_str(st, st->name[tp_store_attr_op(st, (size_t)r)]) : "-", want[k].op ? want[k].op : "-");
     }
     CHECK_INT("attr: kernels", a->kernels, 8);
     CHECK_INT("attr: kernel ns", a->kernel_ns, 360000);

@@ -147,7 +147,7 @@ static int group_by_launcher(struct bd *b)
         int64_t r = b->ord[k];
         uint8_t kd = st->kind[r];
         if (kd != TP_K_KERNEL && kd != TP_K_MEMCPY && kd != TP_K_MEMSET) continue;
-        int64_t l = st->launcher[r];
+        int64_t l = tp_store_launcher(st, r);
         if (l < 0 || (st->kind[l] != TP_K_RUNTIME && st->kind[l] != TP_K_DRIVER)) continue;
         b->dev_next[r] = b->rt_head[l];
         b->rt_head[l] = r;

@@ -58,13 +58,13 @@ int tp_check_attribution(const tp_store *st, struct tp_findings *f)
             host_start = st->ts[i];
     struct cause no_launch = {0}, no_op = {0};
     const struct tp_attribution *a = &st->attr;
-    for (size_t i = 0; i < st->n && a->cause; i++) {
+    for (size_t i = 0; i < st->n && a->dev_cause; i++) {
         if (st->kind[i] != TP_K_KERNEL)
             continue;
         total += st->dur[i];
-        if (a->cause[i] == TP_ATTR_OUTSIDE_OPERATOR)
+        if (tp_store_attr_cause(st, i) == TP_ATTR_OUTSIDE_OPERATOR)
             add(st, &no_op, i, host_start);
-        else if (a->cause[i] > TP_ATTR_OUTSIDE_OPERATOR)
+        else if (tp_store_attr_cause(st, i) > TP_ATTR_OUTSIDE_OPERATOR)
             add(st, &no_launch, i, host_start);
     }
     int64_t all_ns = no_launch.ns + no_op.ns;

@@ -137,7 +137,7 @@ static void graph_replays(const tp_store *st, uint8_t *cache, struct tp_findings
     int64_t ns = 0, first = -1;
     struct tp_i64map launches = {0};
     for (size_t i = 0; i < st->n; i++) {
-        int64_t l = st->launcher[i];
+        int64_t l = tp_store_launcher(st, i);
         if (st->kind[i] != TP_K_KERNEL || l < 0 || classify(st, cache, st->name[l]) != C_GRAPH)
             continue;
         if (!kernels++ || st->ts[i] < st->ts[first])
@@ -159,7 +159,7 @@ static void graph_replays(const tp_store *st, uint8_t *cache, struct tp_findings
                           "holds the replay, not the capture, so they are charged to the operator that "
                           "launched the graph, not to the captured operators (profile the capture too)",
                           (unsigned long long)kernels, total > 0 ? 100.0 * (double)ns / (double)total : 0.0,
-                          nlaunch, tp_store_str(st, st->name[st->launcher[first]]), nlaunch == 1 ? "" : "s");
+                          nlaunch, tp_store_str(st, st->name[tp_store_launcher(st, first)]), nlaunch == 1 ? "" : "s");
 }
 
 int tp_check_launches(const tp_store *st, struct tp_findings *f)

@@ -274,8 +274,8 @@ static void look_around(const tp_store *st, size_t r, const struct extop *x, siz
     memset(a, 0, sizeof *a);
     /* from the launch call's enclosing event: launch_op skips annotations,
      * and legacy nccl:* ranges are user annotations */
-    int64_t l = st->launcher ? st->launcher[r] : -1;
-    int64_t o = l >= 0 && (size_t)l < st->n && st->parent ? st->parent[l] : st->launch_op ? st->launch_op[r] : -1;
+    int64_t l = tp_store_launcher(st, r);
+    int64_t o = l >= 0 && (size_t)l < st->n && st->parent ? st->parent[l] : tp_store_launch_op(st, r);
     size_t at;
     if (o < 0 && st->external_id[r] != TP_NONE)
         o = by_ext(x, nx, st->external_id[r], &at);
@@ -403,7 +403,7 @@ int tp_coll_extract(const tp_store *st, struct tp_coll_list *out)
         memset(rec, 0, sizeof *rec);
         rec->start = st->ts[r];
         rec->end = st->ts[r] + st->dur[r];
-        int64_t s = st->step ? st->step[r] : -1;
+        int64_t s = tp_store_row_step(st, (size_t)r);
         rec->step = s >= 0 && (size_t)s < st->nsteps ? st->steps[s].number : TP_NONE;
         describe(st, r, x, nx, rec);
     }

@@ -68,8 +68,8 @@ struct builder {
 
 static int64_t launcher_of(const struct builder *b, size_t r)
 {
-    if (b->st->launcher[r] >= 0)
-        return b->st->launcher[r];
+    if (tp_store_launcher(b->st, r) >= 0)
+        return tp_store_launcher(b->st, r);
     return b->st->correlation[r] == TP_NONE ? -1 : tp_i64map_get(&b->corr, b->st->correlation[r]);
 }
 

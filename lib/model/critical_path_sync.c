@@ -70,8 +70,8 @@ static int cmp_by_thread(const void *a, const void *b)
 
 static int64_t call_of(const tp_store *st, const struct tp_i64map *corr, size_t r)
 {
-    if (st->launcher[r] >= 0)
-        return st->launcher[r];
+    if (tp_store_launcher(st, r) >= 0)
+        return tp_store_launcher(st, r);
     return st->correlation[r] == TP_NONE ? -1 : tp_i64map_get(corr, st->correlation[r]);
 }
 

@@ -32,7 +32,7 @@ static void test_hand_made(void)
     add(st, TP_K_RUNTIME, "cudaDeviceSynchronize", 85, 10, -1, 6);
     add(st, TP_K_SYNC, "Context Sync", 86, 8, -1, 6);
     CHECK_INT("cp link", tp_store_link(st, &err), TP_OK);
-    CHECK_INT("cp launcher", st->launcher[k], l);
+    CHECK_INT("cp launcher", tp_store_launcher(st, k), l);
     struct tp_hta h;
     tp_hta_init(&h, st, NULL);
     int64_t s, e;

@@ -237,7 +237,7 @@ int tp_hta_keep(const struct tp_hta *h, size_t r)
     if (corr_of(st, r) < 0) {
         tp_hta_times(h, r, &s, &e);       /* HTA treats it as a CPU event */
     } else {
-        int64_t l = st->launcher[r];
+        int64_t l = tp_store_launcher(st, r);
         if (l < 0)
             return 0;
         tp_hta_times(h, (size_t)l, &s, &e);

@@ -193,7 +193,7 @@ static int collect(struct collect *C, int64_t ni, int depth)
     C->odev[ni] = own_odev + sub;
     if (N->cl != C->cl || N->row < 0)
         return 0;
-    int64_t id = C->cl == CL_MOD && st->aux[N->row] != TP_NO_AUX ? st->ops[st->aux[N->row]].module_id : 0;
+    int64_t id = C->cl == CL_MOD && st->aux[N->row] != TP_NO_AUX ? tp_store_py(st, &st->ops[st->aux[N->row]])->module_id : 0;
     int64_t i = stat_find(T, N->name, id, 1);
     if (i == -2)
         return -1;

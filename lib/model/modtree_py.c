@@ -31,15 +31,15 @@ struct hier {
     struct tp_i64map mp_idx;                 /* python id -> index in mp_* */
 };
 
-static const struct tp_op_info *opinfo(const tp_store *st, int64_t row)
+/* A python function's ids (a record of TP_NONE when it has none). */
+static const struct tp_py_info *opinfo(const tp_store *st, int64_t row)
 {
-    return st->aux[row] == TP_NO_AUX ? NULL : &st->ops[st->aux[row]];
+    return tp_store_py(st, st->aux[row] == TP_NO_AUX ? NULL : &st->ops[st->aux[row]]);
 }
 
 static int is_module_ev(const tp_store *st, int64_t row)
 {
-    const struct tp_op_info *o = opinfo(st, row);
-    return o && o->module_id != TP_NONE;
+    return opinfo(st, row)->module_id != TP_NONE;
 }
 
 static _Thread_local const tp_store *g_st;
@@ -107,8 +107,7 @@ static int build_hierarchy(struct hier *H)
 {
     const tp_store *st = H->st;
     for (size_t i = 0; i < st->n; i++)
-        if (st->kind[i] == TP_K_PYTHON_FUNCTION && st->ph[i] == 'X' && opinfo(st, (int64_t)i) &&
-            opinfo(st, (int64_t)i)->python_id != TP_NONE &&
+        if (st->kind[i] == TP_K_PYTHON_FUNCTION && st->ph[i] == 'X' && opinfo(st, (int64_t)i)->python_id != TP_NONE &&
             ieq(tp_store_str(st, st->cat[i]), "python_function"))
             if (push(&H->ev, &H->nev, &H->capev, (int64_t)i) < 0) return -1;
     g_st = st;
@@ -122,14 +121,14 @@ static int build_hierarchy(struct hier *H)
     if (tp_i64map_init(&H->id2ev, H->nev) < 0 || tp_i64map_init(&kids, H->nev * 2) < 0 || tp_i64map_init(&H->mp_idx, 64) < 0)
         goto out;
     for (size_t e = 0; e < H->nev; e++) {
-        const struct tp_op_info *o = opinfo(st, H->ev[e]);
+        const struct tp_py_info *o = opinfo(st, H->ev[e]);
         int64_t *sl = tp_i64map_slot(&H->id2ev, o->python_id);
         if (!sl) goto out;
         *sl = (int64_t)e;
     }
     /* children counts per id (parent None is a key too, never a leaf) */
     for (size_t e = 0; e < H->nev; e++) {
-        const struct tp_op_info *o = opinfo(st, H->ev[e]);
+        const struct tp_py_info *o = opinfo(st, H->ev[e]);
         int64_t ids[2] = {o->python_id, o->python_parent_id == TP_NONE ? INT64_MIN + 1 : o->python_parent_id};
         for (int j = 0; j < 2; j++) {
             int64_t *s = tp_i64map_slot(&kids, ids[j]);

@@ -78,10 +78,13 @@ int tp_tb_kernel_tc(const char *name)
 
 /* struct tb_rt, tb_node, tb_model: tbtree.h */
 
+/* Most lists are a node's one or two launch calls, or a call's one kernel:
+ * three values fill glibc's smallest chunk (32 bytes).  Starting at eight
+ * made each an 80-byte chunk: 0.6M of them on a 1 GB trace, 30 MB. */
 static int push64(int64_t **a, size_t *n, size_t *cap, int64_t v)
 {
     if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 8;
+        size_t c = *cap ? *cap * 2 : 3;
         int64_t *p = realloc(*a, c * sizeof *p);
         if (!p)
             return -1;
@@ -313,7 +316,7 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
     /* most traces leave no launch call out: then there is no map to build */
     size_t left = 0;
     for (size_t ri = 0; ri < m->nrts && !left; ri++)
-        left = !on[ri] && m->rts[ri].ndev && st->attr.op && st->attr.op[m->rts[ri].dev[0]] >= 0;
+        left = !on[ri] && m->rts[ri].ndev && tp_store_attr_op(st, m->rts[ri].dev[0]) >= 0;
     if (!left) { rc = 0; goto done; }
     if (tp_i64map_init(&row_node, m->nnodes) < 0) goto done;
     for (size_t i = 0; i < m->nnodes; i++) {
@@ -323,8 +326,8 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
     }
     for (size_t ri = 0; ri < m->nrts; ri++) {
         struct tb_rt *R = &m->rts[ri];
-        if (on[ri] || R->ndev == 0 || !st->attr.op) continue;
-        int64_t op = st->attr.op[R->dev[0]];
+        if (on[ri] || R->ndev == 0 || !st->attr.dev_op) continue;
+        int64_t op = tp_store_attr_op(st, R->dev[0]);
         if (op < 0) continue;
         int64_t ni = tp_i64map_get(&row_node, op);
         if (ni < 0) {
@@ -493,7 +496,7 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char
     if (kind == TP_K_CPU_OP) ev = EV_OPERATOR;
     else if (kind == TP_K_USER_ANNOTATION || kind == TP_K_GPU_USER_ANNOTATION) ev = EV_USER_ANNOT;
     else if (kind == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(cat)) ev = EV_PYTHON;
-    else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && st->ops[st->aux[r]].module_id != TP_NONE)
+    else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && tp_store_py(st, &st->ops[st->aux[r]])->module_id != TP_NONE)
         ev = EV_MODULE;
     if (ev == EV_NONE) return 0;
     int64_t ext = st->external_id[r];

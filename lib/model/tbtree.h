@@ -33,16 +33,18 @@ struct tb_rt {
 
 struct tb_node {
     int64_t row;              /* -1 root */
-    int ev, cl;
     int64_t start, end, ext;  /* a root spans INT64_MIN..INT64_MAX */
     const char *name;
     int64_t tid;
     int64_t first_child, next_sib, last_child;   /* children sorted by (start, -end) */
     int64_t *rts; size_t nrts, caprts;
-    int dropped;              /* not in any tree (overlap, or absorbed by remove_dup_nodes) */
     /* stats */
     int64_t dev, self_dev, self_host, tc_total, tc_self;
-    int tc_elig, tc_allow;
+    /* the small ones together, in bytes: 144 bytes a node instead of 160
+     * (0.66M nodes on a 1 GB trace) */
+    uint8_t ev, cl;           /* EV_*, CL_* */
+    uint8_t dropped;          /* not in any tree (overlap, or absorbed by remove_dup_nodes) */
+    uint8_t tc_elig, tc_allow;
 };
 
 struct tb_model {

@@ -466,7 +466,7 @@ static void test_sample(const char *sample)
     /* the memcpy is launched by its runtime call */
     for (size_t i = 0; i < st->n; i++)
         if (st->kind[i] == TP_K_MEMCPY)
-            CHECK("link.memcpy.launcher", st->launcher[i] >= 0 && st->correlation[st->launcher[i]] == 504);
+            CHECK("link.memcpy.launcher", tp_store_launcher(st, i) >= 0 && st->correlation[tp_store_launcher(st, i)] == 504);
     tp_store_free(st);
 }
 

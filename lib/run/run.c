@@ -850,7 +850,8 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
         dst->stream[o] = src->stream[i];
         dst->correlation[o] = apart(src->correlation[i], k);
         dst->external_id[o] = apart(src->external_id[i], k);
-        dst->seq[o] = apart(src->seq[i], k);
+        if (tp_store_set_seq(dst, o, apart(tp_store_seq(src, i), k)) < 0)
+            goto oom;
         uint32_t a = src->aux[i];
         if (a == TP_NO_AUX)
             continue;
@@ -876,8 +877,11 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
                 oi->concrete_inputs = rs(&m, oi->concrete_inputs);
                 oi->input_strides = rs(&m, oi->input_strides);
                 oi->call_stack = rs(&m, oi->call_stack);
-                oi->python_id = apart(oi->python_id, k);
-                oi->python_parent_id = apart(oi->python_parent_id, k);
+                if (oi->py < dst->npys) {
+                    struct tp_py_info *py = &dst->pys[oi->py];
+                    py->python_id = apart(py->python_id, k);
+                    py->python_parent_id = apart(py->python_parent_id, k);
+                }
             }
             /* a sync's record names the cudaEventRecord it waits for by
              * correlation, which is kept apart per rank like the rows' own */
@@ -984,8 +988,12 @@ int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err)
         if (usable(&r->r[i]))
             nsteps += r->r[i].store->nsteps;
     struct tp_step *steps = calloc(nsteps ? nsteps : 1, sizeof *steps);
-    if (!steps)
+    free(st->step);
+    st->step = malloc((st->n ? st->n : 1) * sizeof *st->step);   /* each rank's steps are its own */
+    if (!steps || !st->step) {
+        free(steps);
         goto oom;
+    }
     size_t row_off = 0, step_off = 0;
     for (size_t i = 0, kk = 0; i < r->n; i++) {
         const struct tp_run_rank *rk = &r->r[i];
@@ -999,8 +1007,10 @@ int tp_run_merge(const tp_run *r, tp_store **out, tp_error *err)
             steps[step_off + s].end += shift;
             steps[step_off + s].name += (int64_t)row_off;
         }
-        for (size_t e = 0; e < src->n; e++)
-            st->step[row_off + e] = src->step[e] >= 0 ? src->step[e] + (int64_t)step_off : -1;
+        for (size_t e = 0; e < src->n; e++) {
+            int64_t s = tp_store_row_step(src, e);
+            st->step[row_off + e] = s >= 0 ? (int32_t)(s + (int64_t)step_off) : -1;
+        }
         row_off += src->n;
         step_off += src->nsteps;
     }

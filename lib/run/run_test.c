@@ -161,7 +161,7 @@ static void test_names(void)
         for (size_t i = 0; i < m->n; i++)
             if (m->kind[i] == TP_K_KERNEL) {
                 kernels++;
-                int64_t l = m->launcher[i];
+                int64_t l = tp_store_launcher(m, i);
                 /* each kernel's launcher is the runtime just before it, in its own rank */
                 linked += l >= 0 && m->ts[l] == m->ts[i] - 80000;
             }

@@ -59,15 +59,17 @@ void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(con
 static void free_links(tp_store *st)
 {
     free(st->parent);
-    free(st->depth);
-    free(st->self_ns);
-    free(st->launcher);
-    free(st->launch_op);
+    free(st->dev_launcher);
+    free(st->dev_launch_op);
+    free(st->dev_bits);
+    free(st->dev_before);
     free(st->step);
     free(st->annots);
     free(st->steps);
-    st->parent = st->launcher = st->launch_op = st->step = st->self_ns = NULL;
-    st->depth = NULL;
+    st->parent = st->step = st->dev_launcher = st->dev_launch_op = NULL;
+    st->dev_bits = NULL;
+    st->dev_before = NULL;
+    st->ndev = 0;
     st->annots = NULL;
     st->steps = NULL;
     st->nannots = st->nsteps = 0;
@@ -95,7 +97,8 @@ void tp_store_free(tp_store *st)
     free(st->stream);
     free(st->correlation);
     free(st->external_id);
-    free(st->seq);
+    free(st->seqs);
+    free(st->pys);
     free(st->aux);
     free(st->kernels);
     free(st->ops);
@@ -130,7 +133,6 @@ static int grow_columns(tp_store *st)
     GROW(st->stream, cap);
     GROW(st->correlation, cap);
     GROW(st->external_id, cap);
-    GROW(st->seq, cap);
     GROW(st->aux, cap);
     st->cap = cap;
     return 0;
@@ -159,7 +161,6 @@ int64_t tp_store_add(tp_store *st)
     st->stream[i] = -1;
     st->correlation[i] = TP_NONE;
     st->external_id[i] = TP_NONE;
-    st->seq[i] = TP_NONE;
     st->aux[i] = TP_NO_AUX;
     return (int64_t)i;
 }
@@ -208,8 +209,10 @@ static struct tp_op_info *add_op(tp_store *st, size_t row)
 struct tp_op_info *tp_store_add_op_info(tp_store *st, size_t row)
 {
     struct tp_op_info *o = add_op(st, row);
-    if (o)
-        o->python_id = o->python_parent_id = o->module_id = o->fwd_thread = TP_NONE;
+    if (o) {
+        o->py = TP_NO_AUX;
+        o->fwd_thread = TP_NONE;
+    }
     return o;
 }
 
@@ -256,6 +259,10 @@ int tp_store_copy_info(tp_store *dst, size_t row, const tp_store *src, size_t i,
             if (!oi)
                 return -1;
             *oi = src->ops[a];
+            oi->py = TP_NO_AUX;
+            const struct tp_py_info *py = tp_store_py(src, &src->ops[a]);
+            if (tp_store_set_py(dst, oi, py->python_id, py->python_parent_id, py->module_id) < 0)
+                return -1;
             *op = oi;
         }
         return 0;
@@ -294,6 +301,63 @@ const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row)
             hi = mid;
     }
     return lo < st->ncolls && (size_t)st->colls[lo].row == row ? &st->colls[lo] : NULL;
+}
+
+int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64_t python_parent_id,
+                    int64_t module_id)
+{
+    if (python_id == TP_NONE && python_parent_id == TP_NONE && module_id == TP_NONE)
+        return 0;
+    if (st->npys >= TP_NO_AUX)
+        return -1;
+    if (st->npys == st->cappys) {
+        size_t c = st->cappys ? st->cappys * 2 : 256;
+        void *p = realloc(st->pys, c * sizeof *st->pys);
+        if (!p)
+            return -1;
+        st->pys = p;
+        st->cappys = c;
+    }
+    st->pys[st->npys] = (struct tp_py_info){python_id, python_parent_id, module_id};
+    o->py = (uint32_t)st->npys++;
+    return 0;
+}
+
+void tp_store_trim_seqs(tp_store *st)
+{
+    while (st->nseqs && (size_t)st->seqs[st->nseqs - 1].row >= st->n)
+        st->nseqs--;
+}
+
+int tp_store_set_seq(tp_store *st, size_t row, int64_t seq)
+{
+    while (st->nseqs && (size_t)st->seqs[st->nseqs - 1].row >= row)
+        st->nseqs--;
+    if (seq == TP_NONE)
+        return 0;
+    if (st->nseqs == st->capseqs) {
+        size_t c = st->capseqs ? st->capseqs * 2 : 256;
+        void *p = realloc(st->seqs, c * sizeof *st->seqs);
+        if (!p)
+            return -1;
+        st->seqs = p;
+        st->capseqs = c;
+    }
+    st->seqs[st->nseqs++] = (struct tp_seq_rec){(int64_t)row, seq};
+    return 0;
+}
+
+int64_t tp_store_seq(const tp_store *st, size_t row)
+{
+    size_t lo = 0, hi = st->nseqs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((size_t)st->seqs[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < st->nseqs && (size_t)st->seqs[lo].row == row ? st->seqs[lo].seq : TP_NONE;
 }
 
 static struct tp_skip *skip_slot(tp_store *st, const char *reason, uint64_t offset);

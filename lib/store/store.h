@@ -44,6 +44,10 @@ enum tp_kind {
 const char *tp_kind_name(enum tp_kind k);
 
 #define TP_NONE     INT64_MIN      /* an absent integer field */
+/* The most events one store links (parent, launcher, launch_op, the
+ * attribution and a run's step column hold rows in 32 bits, -1 for none):
+ * 2^31 - 1. */
+#define TP_STORE_MAX_ROWS INT32_MAX
 #define TP_NO_AUX   UINT32_MAX
 
 /* tid: numeric tids are stored as is; a non-numeric tid string ("stream 7")
@@ -53,12 +57,13 @@ const char *tp_kind_name(enum tp_kind k);
 struct tp_kernel_info {      /* kernels, memcpy, memset; cuda_sync events that wait on a CUDA event */
     int32_t grid[3], block[3];     /* -1 when absent */
     int32_t regs;                  /* registers per thread, -1 absent */
+    int32_t sync_wait_stream;      /* sync: the stream that event was recorded on, -1 absent
+                                      (here, beside regs: no padding, 72 bytes a record, not 80) */
     int64_t smem;                  /* shared memory bytes, -1 absent */
     double blocks_per_sm;          /* NAN when absent */
     double occupancy;              /* est. achieved occupancy %, NAN when absent */
     int64_t bytes;                 /* memcpy/memset bytes, -1 absent */
     int64_t sync_record_corr;      /* sync: the cudaEventRecord waited for (correlation), TP_NONE absent */
-    int32_t sync_wait_stream;      /* sync: the stream that event was recorded on, -1 absent */
 };
 
 struct tp_op_info {          /* cpu_op, user_annotation, python_function */
@@ -67,8 +72,16 @@ struct tp_op_info {          /* cpu_op, user_annotation, python_function */
     uint32_t concrete_inputs;      /* raw JSON of "Concrete Inputs" (scalar argument values), 0 absent */
     uint32_t input_strides;        /* raw JSON of "Input Strides", 0 absent */
     uint32_t call_stack;           /* "Call stack" text */
-    int64_t python_id, python_parent_id, module_id;   /* TP_NONE when absent */
+    uint32_t py;                   /* its python ids: index into st->pys, TP_NO_AUX none (tp_store_py) */
     int64_t fwd_thread;            /* "Fwd thread id", TP_NONE when absent */
+};
+
+/* A python_function's ids ("Python id", "Python parent id", "Python module
+ * id"; TP_NONE when absent).  Only python functions have them, so they are
+ * a table of their own that an op record points into: 32 bytes an operator
+ * instead of 56 (0.66M operators on a 1 GB ResNet-50 trace: 16 MB). */
+struct tp_py_info {
+    int64_t python_id, python_parent_id, module_id;
 };
 
 struct tp_mem_info {         /* [memory] instants */
@@ -94,6 +107,15 @@ struct tp_coll_info {
     int64_t seq;                   /* "Seq": the collective's sequence number in its group, TP_NONE absent */
 };
 
+/* An operator's "Sequence number" (autograd's forward/backward pairing).
+ * Fewer than a tenth of the rows carry one (186k of 2.1M on a 1 GB
+ * ResNet-50 trace), so they are (row, value) records sorted by row, found
+ * by binary search (tp_store_seq), not a column of every row: 17 MB less. */
+struct tp_seq_rec {
+    int64_t row;
+    int64_t seq;
+};
+
 struct tp_device {
     int32_t id;
     uint32_t name;                 /* strtab */
@@ -116,30 +138,30 @@ struct tp_skip {             /* events we could not use, counted by reason */
 /* One row of prof.py's per-kernel table before the formulas run.  Filled by
  * the linker for kineto traces and by the PyProf decoder for nvprof/nsys
  * dumps; the kernel view reads only this. */
-struct tp_kernel_annot {
-    uint32_t event;                /* the kernel's row in the store */
+struct tp_kernel_annot {       /* the 8-byte fields first: 72 bytes a row, no padding */
     int64_t tid;                   /* launching thread */
+    int64_t  op_event;             /* launching operator row, -1 none */
+    uint32_t event;                /* the kernel's row in the store */
     uint32_t seq, altseq;          /* strtab: ",".join(ids); 0 ("") prints as "-" */
     uint32_t layer;                /* ":".join(layers) */
     uint32_t trace;                /* ",".join(full trace entries) */
     uint32_t trace_last;           /* basename of the last trace entry (for -w) */
-    uint8_t  bprop;                /* direction: 0 fprop, 1 bprop */
     int32_t  sub;                  /* sub-sequence id */
     uint32_t mod, op;              /* strtab; "na" when unknown */
     uint32_t marker;               /* PyProf argument marker (a Python dict literal), 0 none */
     uint32_t input_dims, input_types;  /* kineto: the launching op's inputs (raw JSON), 0 none */
     uint32_t concrete_inputs;      /* kineto: the launching op's "Concrete Inputs" (raw JSON), 0 none */
-    int64_t  op_event;             /* launching operator row, -1 none */
+    uint8_t  bprop;                /* direction: 0 fprop, 1 bprop */
 };
 
 /* ---- attribution: every GPU activity's launch and operator (attribution.c) ----
  *
  * One model, computed once by tp_store_link, read by every view that charges
  * GPU time to something.  For each device row (kernel, memcpy, memset):
- *   launch  st->launcher[row]: the runtime or driver call with its correlation
+ *   launch  tp_store_launcher(st, row): the runtime or driver call with its correlation
  *           id (a graph launch for every kernel of a replay), -1 none;
  *   kind    how it was launched (enum tp_launch_kind);
- *   op      st->attr.op[row]: the launching CPU operator (st->launch_op); for a
+ *   op      tp_store_attr_op(st, row): the launching CPU operator (tp_store_launch_op); for a
  *           graph replay no operator encloses, the graph launch call itself
  *           (torch.cuda.CUDAGraph.replay records no operator: the call stands
  *           for the replayed graph); -1 unattributed;
@@ -157,9 +179,9 @@ enum tp_attr_cause {
 };
 
 struct tp_attribution {
-    int64_t *op;                   /* per row (device rows; -1 elsewhere) */
-    uint8_t *kind, *cause;         /* per row: enum tp_launch_kind, enum tp_attr_cause (device rows);
-                                      a graph launch call's own row has kind TP_LAUNCH_GRAPH */
+    int32_t *dev_op;               /* per device row (st->ndev, tp_store_attr_op): a row, -1 none */
+    uint8_t *dev_kind, *dev_cause; /* per device row: enum tp_launch_kind, enum tp_attr_cause
+                                      (tp_store_attr_kind, tp_store_attr_cause) */
     /* Totals over kernels (TP_K_KERNEL; copies are not kernel time). */
     int64_t kernel_ns, kernels;
     int64_t cause_ns[TP_ATTR_CAUSES], cause_n[TP_ATTR_CAUSES];
@@ -206,7 +228,6 @@ struct tp_store {
     int32_t  *device, *stream;     /* -1 absent */
     int64_t  *correlation;         /* runtime<->device id; flow id for TP_K_FLOW */
     int64_t  *external_id;         /* "External id" */
-    int64_t  *seq;                 /* "Sequence number" */
     uint32_t *aux;                 /* index into the side table of this kind, TP_NO_AUX none */
 
     /* ---- side tables ---- */
@@ -215,6 +236,8 @@ struct tp_store {
     struct tp_mem_info    *mems;    size_t nmems, capmems;
     struct tp_device      *devices; size_t ndevices;
     struct tp_coll_info   *colls;   size_t ncolls, capcolls;   /* sorted by row */
+    struct tp_seq_rec     *seqs;    size_t nseqs, capseqs;     /* sorted by row (tp_store_seq) */
+    struct tp_py_info     *pys;     size_t npys, cappys;       /* tp_op_info.py indexes it */
 
     /* ---- about the input ---- */
     char path[1024];
@@ -235,12 +258,22 @@ struct tp_store {
 
     /* ---- derived by link (tp_store_link); views read, never rebuild ---- */
     int linked;
-    int64_t *parent;               /* enclosing CPU op/annotation on the same thread, -1 root */
-    int32_t *depth;
-    int64_t *self_ns;              /* dur minus children's dur (CPU ops) */
-    int64_t *launcher;             /* device row -> runtime/driver row; -1 none */
-    int64_t *launch_op;            /* device row -> innermost CPU op enclosing the runtime call; -1 */
-    int64_t *step;                 /* step index of each row (by launch for device rows); -1 none */
+    /* Rows and steps in 32 bits (-1 none): a store links at most
+     * TP_STORE_MAX_ROWS events (tp_store_link refuses more by name); int64
+     * was 8.5 MB more per column on a 1 GB trace (2.1M rows). */
+    int32_t *parent;               /* enclosing CPU op/annotation on the same thread, -1 root */
+    /* Per device row (kernel, memcpy, memset: ndev of them, in row order),
+     * not per row: an eighth of a 1 GB trace's rows are device rows, and
+     * two arrays of every row were 17 MB.  dev_bits has a bit per row (set
+     * for a device row), dev_before the device rows before each 64; read
+     * them through tp_store_launcher and tp_store_launch_op. */
+    size_t ndev;
+    int32_t *dev_launcher;         /* -> the runtime/driver call row; -1 none */
+    int32_t *dev_launch_op;        /* -> innermost CPU op enclosing the runtime call; -1 none */
+    uint64_t *dev_bits;
+    uint32_t *dev_before;
+    int32_t *step;                 /* NULL but in a run's merged store (run.c): each row's step
+                                      index there; read any store's through tp_store_row_step */
     struct tp_kernel_annot *annots; size_t nannots;   /* one per kernel, in kernel time order */
     int annots_from_pyprof;        /* annots came from nvprof/nsys NVTX markers */
     struct tp_step { int64_t number, ts, end, name; } *steps; size_t nsteps;
@@ -284,6 +317,18 @@ int tp_store_copy_info(tp_store *dst, size_t row, const tp_store *src, size_t i,
 struct tp_coll_info   *tp_store_add_coll_info(tp_store *st, size_t row);
 /* The collective record of row `row`, or NULL. */
 const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row);
+/* Give op record o (of st) python ids; all TP_NONE: nothing.  0, or -1 out
+ * of memory. */
+int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64_t python_parent_id,
+                    int64_t module_id);
+/* Row `row`'s "Sequence number", TP_NONE when it has none. */
+int64_t tp_store_seq(const tp_store *st, size_t row);
+/* Give row `row` sequence number `seq` (TP_NONE: nothing).  Rows come in
+ * increasing order; records of rows at or past `row` are dropped first (the
+ * rows an importer dropped and is filling again).  0, or -1 out of memory. */
+int tp_store_set_seq(tp_store *st, size_t row, int64_t seq);
+/* Drop the sequence records of rows at or past st->n (after rows were dropped). */
+void tp_store_trim_seqs(tp_store *st);
 
 /* Count a skipped event under `reason` (first byte offset kept). */
 void tp_store_skip(tp_store *st, const char *reason, uint64_t offset);
@@ -316,6 +361,66 @@ static inline const struct tp_kernel_info *tp_store_kernel(const tp_store *st, s
 {
     return st->aux[row] == TP_NO_AUX ? NULL : &st->kernels[st->aux[row]];
 }
+
+/* The python ids of op record o (NULL: none): a record of TP_NONE when it
+ * has none (or, read from a damaged store, points past the table). */
+static inline const struct tp_py_info *tp_store_py(const tp_store *st, const struct tp_op_info *o)
+{
+    static const struct tp_py_info none = {TP_NONE, TP_NONE, TP_NONE};
+    return o && o->py < st->npys ? &st->pys[o->py] : &none;
+}
+
+/* The index among the device rows (kernel, memcpy, memset) of row `row` of
+ * a linked store, -1 when it is none (or the store is not linked). */
+static inline int64_t tp_store_dev_index(const tp_store *st, size_t row)
+{
+    if (!st->dev_bits)
+        return -1;
+    uint64_t w = st->dev_bits[row >> 6], b = UINT64_C(1) << (row & 63);
+    return (w & b) ? (int64_t)st->dev_before[row >> 6] + __builtin_popcountll(w & (b - 1)) : -1;
+}
+
+/* A device row's launch call (the runtime or driver row with its
+ * correlation id), -1 none and for every other row. */
+static inline int64_t tp_store_launcher(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 ? -1 : st->dev_launcher[k];
+}
+
+/* A device row's innermost CPU operator around its launch call, -1 none. */
+static inline int64_t tp_store_launch_op(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 ? -1 : st->dev_launch_op[k];
+}
+
+/* A device row's operator by the attribution model (st->attr), -1 none. */
+static inline int64_t tp_store_attr_op(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 || !st->attr.dev_op ? -1 : st->attr.dev_op[k];
+}
+
+/* A device row's launch kind and cause by the attribution model
+ * (TP_LAUNCH_NONE and TP_ATTR_OPERATOR for every other row). */
+static inline int tp_store_attr_kind(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 || !st->attr.dev_kind ? TP_LAUNCH_NONE : st->attr.dev_kind[k];
+}
+
+static inline int tp_store_attr_cause(const tp_store *st, size_t row)
+{
+    int64_t k = tp_store_dev_index(st, row);
+    return k < 0 || !st->attr.dev_cause ? TP_ATTR_OPERATOR : st->attr.dev_cause[k];
+}
+
+/* The step index (into st->steps) of row `row`: a host row's by its start,
+ * a device row's by its launch call's; -1 none.  Found when asked (a binary
+ * search of the steps), not kept per row: most views never ask, and the
+ * column was 8.5 MB of a 1 GB trace's peak. */
+int64_t tp_store_row_step(const tp_store *st, size_t row);
 
 /* Format a tid for printing (numeric or its string). */
 const char *tp_store_tid_str(const tp_store *st, int64_t tid, char buf[32]);

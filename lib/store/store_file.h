@@ -15,7 +15,7 @@
 #define TP_STORE_MAGIC "TPROFST\n"
 #define TP_STORE_MAGIC_LEN 8
 /* The format this tprof writes.  Readers refuse newer versions by name. */
-#define TP_STORE_FORMAT 2
+#define TP_STORE_FORMAT 3
 
 /* Read a .tprof file into an empty store.  The load status that the original
  * import saw (a truncated trace: TP_ERR_TRUNCATED and its message) is

@@ -30,6 +30,8 @@
 #define LINK(f, how) {"link." #f, TP_SF_LINKS, ROW(f), how}
 #define KERN(f, how) {"kern." #f, TP_SF_KERNELS, SIDE(kernels, struct tp_kernel_info, f), how}
 #define OP(f, how) {"op." #f, TP_SF_OPS, SIDE(ops, struct tp_op_info, f), how}
+#define PY(f, how) {"py." #f, TP_SF_PYS, SIDE(pys, struct tp_py_info, f), how}
+#define SEQ(f, how) {"seq." #f, TP_SF_SEQS, SIDE(seqs, struct tp_seq_rec, f), how}
 #define COLL(f, how) {"opt.coll." #f, TP_SF_COLLS, SIDE(colls, struct tp_coll_info, f), how}
 #define MEM(f, how) {"mem." #f, TP_SF_MEMS, SIDE(mems, struct tp_mem_info, f), how}
 #define DEV(f, how) {"dev." #f, TP_SF_DEVICES, SIDE(devices, struct tp_device, f), how}
@@ -73,6 +75,9 @@ const struct tp_sf_table tp_sf_tables[TP_SF_NTABLES] = {
     [TP_SF_NPU_XCOLS]   = IN_NPU("npu.xcol", xcols),
     [TP_SF_NPU_XCELLS]  = IN_NPU("npu.xcell", xcells),
     [TP_SF_COLLS]   = IN_STORE("coll", colls),
+    [TP_SF_SEQS]    = IN_STORE("seq", seqs),
+    [TP_SF_DLINKS]  = {"dlink", TP_SF_ROOT_STORE, offsetof(tp_store, ndev), (size_t)-1, 0},
+    [TP_SF_PYS]     = IN_STORE("py", pys),
 };
 
 const struct tp_sf_col tp_sf_cols[] = {
@@ -89,15 +94,13 @@ const struct tp_sf_col tp_sf_cols[] = {
     EV(stream, 0),
     EV(correlation, 0),
     EV(external_id, 0),
-    EV(seq, 0),
     EV(aux, 0),
     /* the linker's columns (present when the store was linked) */
     LINK(parent, TP_SF_ROW),
-    LINK(depth, 0),
-    LINK(self_ns, 0),
-    LINK(launcher, TP_SF_ROW),
-    LINK(launch_op, TP_SF_ROW),
-    LINK(step, TP_SF_STEP),
+    /* the device rows' (kernel, memcpy, memset, in row order; format 3: link.launcher and
+     * link.launch_op of every event before) */
+    {"dlink.launcher", TP_SF_DLINKS, ROW(dev_launcher), TP_SF_ROW},
+    {"dlink.launch_op", TP_SF_DLINKS, ROW(dev_launch_op), TP_SF_ROW},
     /* kernel launch details */
     KERN(grid, 0),
     KERN(block, 0),
@@ -114,10 +117,15 @@ const struct tp_sf_col tp_sf_cols[] = {
     OP(concrete_inputs, TP_SF_STR),
     OP(input_strides, TP_SF_STR),
     OP(call_stack, TP_SF_STR),
-    OP(python_id, 0),
-    OP(python_parent_id, 0),
-    OP(module_id, 0),
+    OP(py, 0),
     OP(fwd_thread, 0),
+    /* python functions' ids (format 3: three columns of every op record before) */
+    PY(python_id, 0),
+    PY(python_parent_id, 0),
+    PY(module_id, 0),
+    /* operators' sequence numbers, sorted by row (format 3: a column of every event before) */
+    SEQ(row, TP_SF_ROW),
+    SEQ(seq, 0),
     COLL(row, TP_SF_ROW),
     COLL(name, TP_SF_STR),
     COLL(dtype, TP_SF_STR),

@@ -55,7 +55,8 @@ static int copy_row(tp_store *dst, const tp_store *src, size_t i, struct remap *
     dst->stream[o] = src->stream[i];
     dst->correlation[o] = src->correlation[i];
     dst->external_id[o] = src->external_id[i];
-    dst->seq[o] = src->seq[i];
+    if (tp_store_set_seq(dst, o, tp_store_seq(src, i)) < 0)
+        return -1;
     const struct tp_coll_info *ci = tp_store_coll(src, i);
     if (ci) {
         struct tp_coll_info *c = tp_store_add_coll_info(dst, o);
@@ -142,7 +143,7 @@ static int keep_mask(const tp_store *st, const char *steps, const char *window, 
         if (k == TP_K_META) {
             keep[i] = 1;
         } else if (by_step && is_gpu_work(k)) {
-            int64_t l = st->launcher[i];
+            int64_t l = tp_store_launcher(st, i);
             keep[i] = l >= 0 && st->ts[l] >= *w0 && st->ts[l] <= *w1;
         } else if (st->ph[i] == 'X') {
             keep[i] = ts <= *w1 && end >= *w0;

@@ -118,8 +118,9 @@ static void check_steps(const tp_store *st, struct tp_findings *f)
     for (size_t i = 0; i < st->n; i++)
         if (tp_check_is_device(st, i)) {
             ndev++;
-            if (st->step[i] >= 0 && (size_t)st->step[i] < st->nsteps)
-                busy[st->step[i]] = 1;
+            int64_t s = tp_store_row_step(st, i);
+            if (s >= 0 && (size_t)s < st->nsteps)
+                busy[s] = 1;
         }
     size_t idle = 0, first = 0;
     char list[200] = "";

@@ -192,7 +192,7 @@ head -c $((size - 20)) "$tmp/s.tprof" >"$tmp/cut.tprof"
 damaged cut-short "$tmp/cut.tprof" "cut.tprof: byte [0-9]*: .*truncated"
 cp "$tmp/s.tprof" "$tmp/v9.tprof"
 printf '\011' | dd of="$tmp/v9.tprof" bs=1 seek=8 conv=notrunc 2>/dev/null
-damaged newer-version "$tmp/v9.tprof" "v9.tprof: .tprof format version 9; this tprof reads version 2"
+damaged newer-version "$tmp/v9.tprof" "v9.tprof: .tprof format version 9; this tprof reads version 3"
 # An index past its table with valid checksums: rewrite one column.
 python3 - "$tmp/s.tprof" "$tmp/idx.tprof" <<'PY'
 import struct, sys, zlib

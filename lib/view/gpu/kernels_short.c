@@ -130,7 +130,7 @@ int tp_kernels_short(const tp_store *st, const struct tp_view_opts *vo, tp_table
         if (!((double)st->dur[i] < limit_ns))
             continue;
         short_ns += st->dur[i];
-        int64_t op = st->launch_op ? st->launch_op[i] : -1;
+        int64_t op = tp_store_launch_op(st, i);
         uint32_t dims = 0;
         if (op >= 0 && st->aux[op] != TP_NO_AUX && st->kind[op] == TP_K_CPU_OP)
             dims = st->ops[st->aux[op]].input_dims;

@@ -50,12 +50,12 @@ static int64_t launcher_of(const tp_store *st, size_t r, uint32_t *name)
         *name = a->cap_name[r];
         return (int64_t)st->n + a->cap_inst[r];
     }
-    int64_t op = st->launch_op ? st->launch_op[r] : -1;
+    int64_t op = tp_store_launch_op(st, r);
     /* "execute" forwards to the operator around it (TraceLens skips it) */
     while (op >= 0 && (st->kind[op] != TP_K_CPU_OP || strcmp(tp_store_str(st, st->name[op]), "execute") == 0))
         op = st->parent ? st->parent[op] : -1;
     if (op < 0)
-        op = st->launcher ? st->launcher[r] : -1;
+        op = tp_store_launcher(st, r);
     if (op >= 0)
         *name = st->name[op];
     return op;

@@ -106,7 +106,8 @@ static int is_backward_function(const tp_store *st, size_t r)
 /* torch's sequence_nr: -1 when the trace has none */
 static int64_t seq_nr(const tp_store *st, size_t r)
 {
-    return st->seq && st->seq[r] != TP_NONE ? st->seq[r] : -1;
+    int64_t seq = tp_store_seq(st, r);
+    return seq != TP_NONE ? seq : -1;
 }
 
 uint32_t *tp_ops_stacks(const tp_store *st)

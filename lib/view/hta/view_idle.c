@@ -75,9 +75,9 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
         v->row = (int64_t)r;
         tp_hta_times(&h, r, &v->s, &v->e);
         v->rt = INT64_MIN;
-        if (st->launcher[r] >= 0) {
+        if (tp_store_launcher(st, r) >= 0) {
             int64_t e;
-            tp_hta_times(&h, (size_t)st->launcher[r], &v->rt, &e);
+            tp_hta_times(&h, (size_t)tp_store_launcher(st, r), &v->rt, &e);
         }
     }
     qsort(k, n, sizeof *k, cmp_kev);

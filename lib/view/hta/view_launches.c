@@ -88,7 +88,7 @@ static int collect(const tp_store *st, const struct tp_view_opts *vo, struct lau
     uint8_t *is_launch = calloc(st->strings.count ? st->strings.count : 1, 1);
     size_t n = 0;
     for (size_t r = 0; r < st->n; r++)
-        if (st->launcher[r] >= 0 && tp_hta_is_gpu(&h, r))
+        if (tp_store_launcher(st, r) >= 0 && tp_hta_is_gpu(&h, r))
             n++;
     struct lev *v = malloc((n ? n : 1) * sizeof *v);
     struct launch *L = malloc((n ? n : 1) * sizeof *L);
@@ -101,7 +101,7 @@ static int collect(const tp_store *st, const struct tp_view_opts *vo, struct lau
     }
     n = 0;
     for (size_t r = 0; r < st->n; r++) {
-        int64_t l = st->launcher[r];
+        int64_t l = tp_store_launcher(st, r);
         if (l < 0 || !tp_hta_is_gpu(&h, r) || !tp_hta_keep(&h, r))
             continue;
         uint32_t id = st->name[l];
@@ -118,9 +118,9 @@ static int collect(const tp_store *st, const struct tp_view_opts *vo, struct lau
     }
     qsort(v, n, sizeof *v, cmp_lev);
     for (size_t i = 0; i < n; i++) {
-        size_t r = (size_t)v[i].row, l = (size_t)st->launcher[r];
+        size_t r = (size_t)v[i].row, l = (size_t)tp_store_launcher(st, r);
         /* a later kernel of the same graph replay: no launch delay of its own */
-        int replayed = i > 0 && st->launcher[v[i - 1].row] == (int64_t)l &&
+        int replayed = i > 0 && tp_store_launcher(st, v[i - 1].row) == (int64_t)l &&
                        tp_is_graph_launch(tp_store_str(st, st->name[l]));
         int64_t rs, re, ks, ke;
         tp_hta_times(&h, l, &rs, &re);

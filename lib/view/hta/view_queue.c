@@ -80,7 +80,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     uint8_t *is_launch = calloc(st->strings.count ? st->strings.count : 1, 1);
     size_t n = 0;
     for (size_t r = 0; r < st->n; r++)
-        if (st->launcher[r] >= 0 && tp_hta_is_gpu(&h, r))
+        if (tp_store_launcher(st, r) >= 0 && tp_hta_is_gpu(&h, r))
             n++;
     struct qpt *p = malloc((n ? 2 * n : 1) * sizeof *p);
     tp_table *t = tp_table_new(qcols, sizeof qcols / sizeof *qcols);
@@ -90,7 +90,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         goto oom;
     n = 0;
     for (size_t r = 0; r < st->n; r++) {
-        int64_t l = st->launcher[r], e;
+        int64_t l = tp_store_launcher(st, r), e;
         if (l < 0 || !tp_hta_is_gpu(&h, r) || !tp_hta_keep(&h, r))
             continue;
         uint32_t id = st->name[l];

@@ -79,9 +79,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         int64_t step = k->step;
         /* no Step Id (trace-only folders, no step range): the ProfilerStep
          * of the launching op, as the linker found it */
-        if (step == TP_NONE && k->op_row >= 0 && st->step && (size_t)k->op_row < st->n && st->step[k->op_row] >= 0 &&
-            (size_t)st->step[k->op_row] < st->nsteps)
-            step = st->steps[st->step[k->op_row]].number;
+        int64_t op_step = k->op_row >= 0 ? tp_store_row_step(st, (size_t)k->op_row) : -1;
+        if (step == TP_NONE && op_step >= 0 && (size_t)op_step < st->nsteps)
+            step = st->steps[op_step].number;
         set_opt(t, C_STEP, step, "-");
         tp_table_set_int(t, C_DEV, k->device);
         set_opt(t, C_STREAM, k->stream_id, "-");

@@ -67,9 +67,9 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
         goto nomem;
     /* every device op adds to each label above its launching call */
     for (size_t r = 0; r < st->n; r++) {
-        if (!is_device(st->kind[r]) || st->launcher[r] < 0)
+        if (!is_device(st->kind[r]) || tp_store_launcher(st, r) < 0)
             continue;
-        for (int64_t p = st->parent[st->launcher[r]]; p >= 0; p = st->parent[p])
+        for (int64_t p = st->parent[tp_store_launcher(st, r)]; p >= 0; p = st->parent[p])
             if (st->kind[p] == TP_K_USER_ANNOTATION) {
                 dev_ns[p] += st->dur[r];
                 dev_n[p]++;

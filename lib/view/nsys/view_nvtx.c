@@ -57,12 +57,12 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
     size_t nl = 0;
     for (size_t r = 0; r < st->n; r++)
-        if (st->kind[r] == TP_K_KERNEL && st->launcher[r] >= 0) nl++;
+        if (st->kind[r] == TP_K_KERNEL && tp_store_launcher(st, r) >= 0) nl++;
     struct launch *l = malloc((nl ? nl : 1) * sizeof *l);
     TP_TRY_NOMEM(l, err);
     nl = 0;
     for (size_t r = 0; r < st->n; r++) {
-        int64_t c = st->kind[r] == TP_K_KERNEL ? st->launcher[r] : -1;
+        int64_t c = st->kind[r] == TP_K_KERNEL ? tp_store_launcher(st, r) : -1;
         if (c >= 0)
             l[nl++] = (struct launch){st->pid[c], st->tid[c], st->ts[c], st->dur[r]};
     }
