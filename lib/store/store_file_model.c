@@ -233,12 +233,6 @@ void tp_sf_blobs_free(struct tp_sf_blobs *b)
     memset(b, 0, sizeof *b);
 }
 
-static void blobs_delete(void *p)
-{
-    tp_sf_blobs_free(p);
-    free(p);
-}
-
 /* 1 when the sections' writer had version `want` of model `which` (0 the
  * tree, 1 the breakdown). */
 static int version_is(const struct tp_sf_blobs *b, int which, uint32_t want)
@@ -253,20 +247,14 @@ static int version_is(const struct tp_sf_blobs *b, int which, uint32_t want)
     return 0;
 }
 
-void tp_sf_keep_models(tp_store *st, struct tp_sf_blobs *b)
+int tp_sf_keep_models(const tp_store *st, struct tp_sf_lazy *L)
 {
-    struct tp_sf_blobs *keep = NULL;
-    if (st->linked && (version_is(b, 0, TP_TB_MODEL_VERSION) || version_is(b, 1, TP_TB_BREAKDOWN_VERSION)))
-        keep = malloc(sizeof *keep);
-    if (keep) {
-        *keep = *b;
-        memset(b, 0, sizeof *b);
-        struct tp_model_slot *s = &st->models[TP_MODEL_FILE];
-        s->p = keep;
-        s->free = blobs_delete;
-        s->tried = 1;
-    }
-    tp_sf_blobs_free(b);
+    struct tp_sf_blobs *b = tp_sf_lazy_models(L);
+    int ok = st->linked && version_is(b, 0, TP_TB_MODEL_VERSION) && version_is(b, 1, TP_TB_BREAKDOWN_VERSION);
+    if (!ok)
+        tp_sf_blobs_free(b);
+    tp_sf_lazy_models_ok(L, ok);
+    return ok;
 }
 
 /* Section `name` inflated (count SIZE_MAX: any count, set in *count; else
@@ -511,7 +499,10 @@ static int rest_from(const tp_store *st, struct tb_model *m, const struct secs *
 
 struct tb_model *tp_store_file_tree(const tp_store *st)
 {
-    const struct tp_sf_blobs *b = st->models[TP_MODEL_FILE].p;
+    const struct tp_sf_blobs *b = tp_sf_file_models(st);
+    /* the nodes take their times and threads from their rows */
+    if (b && tp_store_need(st, TP_NEED_KIND | TP_NEED_TS | TP_NEED_DUR | TP_NEED_TID, NULL) != TP_OK)
+        b = NULL;
     struct secs s = {0};
     size_t nn, nr, nrl, ndl, nk, nops;
     struct tb_model *m = version_is(b, 0, TP_TB_MODEL_VERSION) ? calloc(1, sizeof *m) : NULL;
@@ -546,12 +537,14 @@ bad:
     secs_free(&s);
     if (m)
         tp_tb_model_delete(m);
+    /* the caller builds the tree from the columns then */
+    tp_store_need(st, TP_NEED_ALL, NULL);
     return NULL;
 }
 
 struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st)
 {
-    const struct tp_sf_blobs *b = st->models[TP_MODEL_FILE].p;
+    const struct tp_sf_blobs *b = tp_sf_file_models(st);
     size_t ns = SIZE_MAX, one = 1;
     struct tp_tb_breakdown *bd = version_is(b, 1, TP_TB_BREAKDOWN_VERSION) ? calloc(1, sizeof *bd) : NULL;
     void *sum = bd ? inflate(b, "opt.model.bd.sum", sizeof bd->sum, &one) : NULL;
@@ -564,5 +557,6 @@ struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st)
     free(sum);
     if (bd)
         tp_tb_breakdown_delete(bd);
+    tp_store_need(st, TP_NEED_ALL, NULL);   /* the caller builds it from the columns then */
     return NULL;
 }
