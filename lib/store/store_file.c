@@ -346,7 +346,7 @@ static int need_npu(struct reader *r, enum tp_sf_root root)
 /* Values of `width` bytes into records `stride` bytes apart.  A memcpy of a
  * width known only at run time was a call per value: the side tables'
  * columns took a third of reading a store. */
-static void scatter(char *dst, size_t stride, const unsigned char *src, size_t width, size_t n)
+void tp_sf_scatter(char *dst, size_t stride, const unsigned char *src, size_t width, size_t n)
 {
 #define SCATTER(W) for (size_t i = 0; i < n; i++) memcpy(dst + i * stride, src + i * (W), (W))
     switch (width) {
@@ -406,7 +406,7 @@ static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned cha
             memcpy(vals + i * 8, &acc, 8);
         }
     }
-    scatter(arr + c->field, c->stride, vals, c->width, (size_t)count);
+    tp_sf_scatter(arr + c->field, c->stride, vals, c->width, (size_t)count);
     return TP_OK;
 }
 
@@ -622,7 +622,7 @@ static int check_refs(struct reader *r)
     }
     if (st->linked ? r->count[TP_SF_LINKS] != st->n : r->count[TP_SF_LINKS] != (size_t)-1)
         return bad(r, "the link columns do not match the events");
-    for (int i = 0; i < TP_SF_NLAZY; i++)
+    for (int i = 0; i < TP_SF_NLAZY_COLS; i++)
         if (tp_sf_lazy_present(r->L, i) && tp_sf_lazy_count(r->L, i) != st->n)
             return bad(r, "a column's length differs from the events'");
     /* the views index the extra cells by column and task, and their text by
@@ -738,9 +738,9 @@ static int read_sections(struct reader *r)
         }
         if (lazy >= 0) {
             const char *why;
-            if (tp_sf_lazy_add(r->L, lazy, r->p, 2 + nlen + 24, crc, z, (size_t)zlen, count, width, flags, &why) < 0)
+            if (tp_sf_lazy_add(r->L, lazy, name, r->p, 2 + nlen + 24, crc, z, (size_t)zlen, count, width, flags, &why) < 0)
                 { rc = why ? bad(r, why) : tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path); break; }
-            /* the table's count, and its pointer already in place: the reservation */
+            /* the table's count (its pointer is in place: the reservation) */
             for (size_t i = 0; i < tp_sf_ncols; i++)
                 if (strcmp(tp_sf_cols[i].name, name) == 0) {
                     char *arr;
@@ -806,7 +806,7 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
         free(buf);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the store", st->path);
     }
-    tp_sf_lazy_take_file(r.L, buf, len);   /* the kept sections point into it */
+    tp_sf_lazy_take_file(r.L, buf);   /* the kept sections point into it */
     if (*(unsigned char *)&probe != 1) {
         rc = tp_error_set(err, TP_ERR_FORMAT, "%s: .tprof stores are little-endian; this machine is not", st->path);
     } else if (len < 16 || memcmp(buf, TP_STORE_MAGIC, TP_STORE_MAGIC_LEN) != 0) {

@@ -76,9 +76,10 @@ struct tp_sf_job {
 void tp_sf_inflate_all(struct tp_sf_job *jobs, size_t n);
 
 /* ---- the columns inflated on first need (store_file_lazy.c) ----
- * The event columns, the link columns and the attribution's per-row arrays,
- * in the order of the TP_NEED_ bits (store_file.h). */
-enum { TP_SF_NLAZY = 23,
+ * The event columns, the link columns and the attribution's per-row arrays
+ * (one unit each), then the side tables (kern, op, mem, annot, opt.coll:
+ * a unit each), in the order of the TP_NEED_ bits (store_file.h). */
+enum { TP_SF_NLAZY_COLS = 23, TP_SF_NLAZY = 28,
        /* opt.attr.totals: the attribution's sums, as int64 (store_file.c) */
        TP_SF_ATTR_TOTALS = 2 + 2 * TP_ATTR_CAUSES + 2 * TP_LAUNCH_KINDS + 4 };
 /* The attribution in opt.attr.*: bump when tp_link_attribution
@@ -86,17 +87,18 @@ enum { TP_SF_NLAZY = 23,
  * have theirs computed again. */
 #define TP_SF_ATTR_VERSION 1
 struct tp_sf_lazy;
-/* The lazy column a section name is (its TP_NEED_ bit number), or -1. */
+/* The lazy unit a section belongs to (its TP_NEED_ bit number), or -1. */
 int tp_sf_lazy_index(const char *name);
 struct tp_sf_lazy *tp_sf_lazy_new(tp_store *st);
 void tp_sf_lazy_free(struct tp_sf_lazy *L);
 /* The file's bytes, which the kept sections point into (freed with L). */
-void tp_sf_lazy_take_file(struct tp_sf_lazy *L, unsigned char *file, size_t len);
-/* Keep section i (its header, CRC and frame, not yet checked) and point the
- * store's column at a reservation.  0, or -1 with *why (NULL: out of memory). */
-int tp_sf_lazy_add(struct tp_sf_lazy *L, int i, const unsigned char *hdr, size_t hlen, uint32_t crc,
-                   const unsigned char *z, size_t zlen, uint64_t count, uint32_t width, uint32_t flags,
-                   const char **why);
+void tp_sf_lazy_take_file(struct tp_sf_lazy *L, unsigned char *file);
+/* Keep section `name` of unit i (its header, CRC and frame, not yet
+ * checked); the unit's first points the store's pointer at a reservation.
+ * 0, or -1 with *why (NULL: out of memory). */
+int tp_sf_lazy_add(struct tp_sf_lazy *L, int i, const char *name, const unsigned char *hdr, size_t hlen,
+                   uint32_t crc, const unsigned char *z, size_t zlen, uint64_t count, uint32_t width,
+                   uint32_t flags, const char **why);
 int tp_sf_lazy_present(const struct tp_sf_lazy *L, int i);
 uint64_t tp_sf_lazy_count(const struct tp_sf_lazy *L, int i);
 /* 1 when column `name` is not a lazy one, absent, or loaded. */
@@ -118,6 +120,8 @@ const struct tp_sf_blobs *tp_sf_file_models(const tp_store *st);
 const char *tp_sf_check_col(const tp_store *st, const struct tp_sf_col *c, size_t count, char *msg, size_t cap);
 const char *tp_sf_check_aux(const tp_store *st);   /* ev.aux against ev.kind and the side tables */
 const char *tp_sf_check_tid(const tp_store *st);   /* thread names against the string table */
+/* n values of `width` bytes into records `stride` bytes apart. */
+void tp_sf_scatter(char *dst, size_t stride, const unsigned char *src, size_t width, size_t n);
 /* A column's memory: big ones on huge pages where the kernel grants them;
  * freed with free(). */
 void *tp_sf_big_alloc(size_t n);

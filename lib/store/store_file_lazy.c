@@ -1,11 +1,12 @@
-/* store_file_lazy.c — a .tprof store's per-event columns inflated when
- * something first needs them (tp_store_need).
+/* store_file_lazy.c — a .tprof store's per-event columns and side tables
+ * inflated when something first needs them (tp_store_need).
  *
  * A view on a 1 GB trace's store spent most of its time having the kernel
- * clear pages for 400 MB of event, link and attribution columns, most of
- * which it never read.  So the reader keeps those sections as the file
+ * clear pages for 400 MB of event, link and attribution columns and side
+ * tables, most of which it never read.  So the reader keeps those sections as the file
  * holds them (compressed, checksum not yet verified) and points each
- * column at a reservation of address space that no access may touch
+ * column (and each side table: kernel, operator and memory details,
+ * prof.py rows, collectives) at a reservation of address space that no access may touch
  * (PROT_NONE): tp_view_build asks for the columns the view declared
  * (views.c), and they are checked (CRC, size, every index against its
  * table) and inflated then, several at once (store_file_inflate.c).  A view
@@ -29,39 +30,57 @@
 #include <zlib.h>
 #include "store_file_int.h"
 
-/* The columns read lazily, in the order of the TP_NEED_ bits. */
-static const char *const lazy_names[TP_SF_NLAZY] = {
+/* The units read lazily, in the order of the TP_NEED_ bits: one column
+ * each, then the side tables (all their columns at once). */
+static const char *const unit_names[TP_SF_NLAZY] = {
     "ev.kind", "ev.ph", "ev.ts", "ev.dur", "ev.name", "ev.cat", "ev.pid", "ev.tid", "ev.device", "ev.stream",
     "ev.correlation", "ev.external_id", "ev.seq", "ev.aux",
     "link.parent", "link.depth", "link.self_ns", "link.launcher", "link.launch_op", "link.step",
     "opt.attr.op", "opt.attr.kind", "opt.attr.cause",
+    "kern.*", "op.*", "mem.*", "annot.*", "opt.coll.*",
 };
+static const enum tp_sf_table_id unit_tables[TP_SF_NLAZY - TP_SF_NLAZY_COLS] = {
+    TP_SF_KERNELS, TP_SF_OPS, TP_SF_MEMS, TP_SF_ANNOTS, TP_SF_COLLS,
+};
+enum { ATTR_OP = TP_SF_NLAZY_COLS - 3, ATTR_KIND, ATTR_CAUSE, MAX_SECS = 24 };
+
+static const struct tp_sf_col *col_named(const char *name)
+{
+    for (size_t k = 0; k < tp_sf_ncols; k++)
+        if (strcmp(tp_sf_cols[k].name, name) == 0)
+            return &tp_sf_cols[k];
+    return NULL;
+}
 
 int tp_sf_lazy_index(const char *name)
 {
-    for (int i = 0; i < TP_SF_NLAZY; i++)
-        if (strcmp(lazy_names[i], name) == 0)
+    for (int i = 0; i < TP_SF_NLAZY_COLS; i++)
+        if (strcmp(unit_names[i], name) == 0)
+            return i;
+    const struct tp_sf_col *c = col_named(name);
+    for (int i = TP_SF_NLAZY_COLS; c && i < TP_SF_NLAZY; i++)
+        if (unit_tables[i - TP_SF_NLAZY_COLS] == c->table)
             return i;
     return -1;
 }
 
-/* Where column i's pointer lives in the store, its width, and what its
- * values must be (check_values). */
-static void lazy_def(int i, size_t *base, size_t *width, const struct tp_sf_col **col)
+/* Where unit i's pointer lives in the store, and the bytes of one of its
+ * values (a record, for a table). */
+static void unit_def(int i, size_t *base, size_t *size)
 {
-    *col = NULL;
     switch (i) {
-    case TP_SF_NLAZY - 3: *base = offsetof(tp_store, attr.op); *width = 8; return;
-    case TP_SF_NLAZY - 2: *base = offsetof(tp_store, attr.kind); *width = 1; return;
-    case TP_SF_NLAZY - 1: *base = offsetof(tp_store, attr.cause); *width = 1; return;
+    case ATTR_OP: *base = offsetof(tp_store, attr.op); *size = 8; return;
+    case ATTR_KIND: *base = offsetof(tp_store, attr.kind); *size = 1; return;
+    case ATTR_CAUSE: *base = offsetof(tp_store, attr.cause); *size = 1; return;
     }
-    for (size_t k = 0; k < tp_sf_ncols; k++)
-        if (strcmp(tp_sf_cols[k].name, lazy_names[i]) == 0) {
-            *col = &tp_sf_cols[k];
-            *base = tp_sf_cols[k].base;
-            *width = tp_sf_cols[k].width;
+    for (size_t k = 0; k < tp_sf_ncols; k++) {
+        const struct tp_sf_col *c = &tp_sf_cols[k];
+        if (i < TP_SF_NLAZY_COLS ? strcmp(c->name, unit_names[i]) == 0 : c->table == unit_tables[i - TP_SF_NLAZY_COLS]) {
+            *base = c->base;
+            *size = c->stride;
             return;
         }
+    }
     abort();   /* a name above that store_file_cols.c does not list: a bug caught by every test */
 }
 
@@ -89,7 +108,7 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
     uintptr_t a = (uintptr_t)si->si_addr;
     for (size_t i = 0; i < MAX_RESV; i++) {
         if (a >= atomic_load(&resv[i].lo) && a < atomic_load(&resv[i].hi)) {
-            say("tprof: internal error: column ");
+            say("tprof: internal error: ");
             say(resv[i].name);
             say(" of ");
             say(resv[i].path);
@@ -145,23 +164,29 @@ static void unreserve(void *p, size_t len)
 
 /* ---- the lazy state ----------------------------------------------------------- */
 
-struct lazy_col {
+struct lazy_sec {             /* one section as the file holds it */
+    const struct tp_sf_col *c;     /* NULL: an attribution array */
+    const unsigned char *hdr;      /* header (hlen bytes), then the frame (zlen) */
+    const unsigned char *z;
+    size_t hlen, zlen;
+    uint32_t crc, flags;
+};
+
+struct lazy_unit {
     int present;                   /* the file has it */
     int loaded;
-    const unsigned char *hdr;      /* the section in the file: header (hlen bytes), frame (zlen) */
-    size_t hlen, zlen;
-    const unsigned char *z;
-    uint32_t crc, flags;
     uint64_t count;
     void *resv; size_t resv_len;   /* while not loaded: the store's pointer */
+    struct lazy_sec sec[MAX_SECS];
+    size_t nsec;
 };
 
 struct tp_sf_lazy {
     tp_store *st;
-    unsigned char *file; size_t flen;   /* the whole file, until every column present is loaded */
+    unsigned char *file;           /* the whole file, until every unit present is loaded */
     pthread_mutex_t lock;
-    struct lazy_col col[TP_SF_NLAZY];
-    struct tp_sf_blobs models;          /* the model sections (store_file_model.c) */
+    struct lazy_unit u[TP_SF_NLAZY];
+    struct tp_sf_blobs models;     /* the model sections (store_file_model.c) */
     int models_ok;
     int64_t attr_totals[TP_SF_ATTR_TOTALS];
     int have_totals;
@@ -179,9 +204,8 @@ struct tp_sf_lazy *tp_sf_lazy_new(tp_store *st)
 
 static void **slot(tp_store *st, int i)
 {
-    size_t base, width;
-    const struct tp_sf_col *c;
-    lazy_def(i, &base, &width, &c);
+    size_t base, size;
+    unit_def(i, &base, &size);
     return (void **)((char *)st + base);
 }
 
@@ -190,11 +214,11 @@ void tp_sf_lazy_free(struct tp_sf_lazy *L)
     if (!L)
         return;
     for (int i = 0; i < TP_SF_NLAZY; i++) {
-        struct lazy_col *C = &L->col[i];
-        if (C->resv) {
-            unreserve(C->resv, C->resv_len);
+        struct lazy_unit *U = &L->u[i];
+        if (U->resv) {
+            unreserve(U->resv, U->resv_len);
             void **p = slot(L->st, i);
-            if (*p == C->resv)
+            if (*p == U->resv)
                 *p = NULL;              /* tp_store_free frees the loaded ones */
         }
     }
@@ -204,67 +228,67 @@ void tp_sf_lazy_free(struct tp_sf_lazy *L)
     free(L);
 }
 
-void tp_sf_lazy_take_file(struct tp_sf_lazy *L, unsigned char *file, size_t len)
+void tp_sf_lazy_take_file(struct tp_sf_lazy *L, unsigned char *file)
 {
     L->file = file;
-    L->flen = len;
 }
 
-/* Column i's reservation, in the store's pointer. */
-static int reserve_col(struct tp_sf_lazy *L, int i)
+/* Unit i's reservation, in the store's pointer. */
+static int reserve_unit(struct tp_sf_lazy *L, int i)
 {
-    size_t base, w;
-    const struct tp_sf_col *c;
-    lazy_def(i, &base, &w, &c);
-    struct lazy_col *C = &L->col[i];
+    size_t base, size;
+    unit_def(i, &base, &size);
+    struct lazy_unit *U = &L->u[i];
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    C->resv_len = ((size_t)(C->count ? C->count : 1) * w + page - 1) / page * page;
-    C->resv = reserve(C->resv_len, lazy_names[i], L->st->path);
-    if (!C->resv)
+    U->resv_len = ((size_t)(U->count ? U->count : 1) * size + page - 1) / page * page;
+    U->resv = reserve(U->resv_len, unit_names[i], L->st->path);
+    if (!U->resv)
         return -1;
-    *slot(L->st, i) = C->resv;
+    *slot(L->st, i) = U->resv;
     return 0;
 }
 
-int tp_sf_lazy_add(struct tp_sf_lazy *L, int i, const unsigned char *hdr, size_t hlen, uint32_t crc,
-                   const unsigned char *z, size_t zlen, uint64_t count, uint32_t width, uint32_t flags,
-                   const char **why)
+int tp_sf_lazy_add(struct tp_sf_lazy *L, int i, const char *name, const unsigned char *hdr, size_t hlen,
+                   uint32_t crc, const unsigned char *z, size_t zlen, uint64_t count, uint32_t width,
+                   uint32_t flags, const char **why)
 {
-    size_t base, w;
-    const struct tp_sf_col *c;
-    lazy_def(i, &base, &w, &c);
-    struct lazy_col *C = &L->col[i];
-    if (C->present)
-        return *why = "a section appears twice", -1;
+    const struct tp_sf_col *c = col_named(name);
+    size_t w = c ? c->width : i == ATTR_OP ? 8 : 1;
+    struct lazy_unit *U = &L->u[i];
+    for (size_t k = 0; k < U->nsec; k++)
+        if (U->sec[k].c == c)
+            return *why = "a section appears twice", -1;
     if (width != w || (flags & ~(uint32_t)TP_SF_DELTA) || (flags & TP_SF_DELTA) != (c ? (uint32_t)(c->flags & TP_SF_DELTA) : 0))
         return *why = "a column's width or encoding differs from this tprof's", -1;
-    C->count = count;
-    if (reserve_col(L, i) < 0)
-        return *why = NULL, -1;   /* out of memory (address space) */
-    C->present = 1;
-    C->hdr = hdr;
-    C->hlen = hlen;
-    C->crc = crc;
-    C->z = z;
-    C->zlen = zlen;
-    C->flags = flags;
+    if (U->present && count != U->count)
+        return *why = "columns of one table differ in length", -1;
+    if (U->nsec == MAX_SECS)
+        return *why = "more sections than any store has", -1;
+    if (!U->present) {
+        U->count = count;
+        if (reserve_unit(L, i) < 0)
+            return *why = NULL, -1;   /* out of memory (address space) */
+        U->present = 1;
+    }
+    U->sec[U->nsec++] = (struct lazy_sec){.c = c, .hdr = hdr, .hlen = hlen, .crc = crc, .z = z, .zlen = zlen,
+                                          .flags = flags};
     return 0;
 }
 
 int tp_sf_lazy_present(const struct tp_sf_lazy *L, int i)
 {
-    return L->col[i].present;
+    return L->u[i].present;
 }
 
 int tp_sf_lazy_loaded(const struct tp_sf_lazy *L, const char *name)
 {
     int i = tp_sf_lazy_index(name);
-    return i < 0 || !L->col[i].present || L->col[i].loaded;
+    return i < 0 || !L->u[i].present || L->u[i].loaded;
 }
 
 uint64_t tp_sf_lazy_count(const struct tp_sf_lazy *L, int i)
 {
-    return L->col[i].count;
+    return L->u[i].count;
 }
 
 void tp_sf_lazy_set_totals(struct tp_sf_lazy *L, const int64_t *v)
@@ -275,8 +299,7 @@ void tp_sf_lazy_set_totals(struct tp_sf_lazy *L, const int64_t *v)
 
 int tp_sf_lazy_has_attr(const struct tp_sf_lazy *L)
 {
-    return L->have_totals && L->col[TP_SF_NLAZY - 3].present && L->col[TP_SF_NLAZY - 2].present &&
-           L->col[TP_SF_NLAZY - 1].present;
+    return L->have_totals && L->u[ATTR_OP].present && L->u[ATTR_KIND].present && L->u[ATTR_CAUSE].present;
 }
 
 const int64_t *tp_sf_lazy_totals(const struct tp_sf_lazy *L)
@@ -300,27 +323,31 @@ const struct tp_sf_blobs *tp_sf_file_models(const tp_store *st)
     return L && L->models_ok ? &L->models : NULL;
 }
 
-/* The values of a freshly inflated column that the views use as indices,
+/* The values of a freshly inflated unit that the views use as indices,
  * checked against their tables (as store_file.c checks the others). */
-static const char *check_values(const tp_store *st, int i, char *msg, size_t cap)
+static const char *check_unit(const tp_store *st, int i, const struct lazy_unit *U, char *msg, size_t cap)
 {
-    size_t base, w;
-    const struct tp_sf_col *c;
-    lazy_def(i, &base, &w, &c);
-    if (c)
-        return tp_sf_check_col(st, c, st->n, msg, cap);
+    for (size_t k = 0; k < U->nsec; k++) {
+        const char *why = U->sec[k].c ? tp_sf_check_col(st, U->sec[k].c, (size_t)U->count, msg, cap) : NULL;
+        if (why)
+            return why;
+    }
+    if (1u << i == TP_NEED_AUX)   /* the details of the event's kind */
+        return tp_sf_check_aux(st);
+    if (1u << i == TP_NEED_TID)
+        return tp_sf_check_tid(st);
     const struct tp_attribution *a = &st->attr;
-    for (size_t k = 0; k < st->n; k++) {
-        if (i == TP_SF_NLAZY - 3 ? a->op[k] < -1 || (a->op[k] >= 0 && (uint64_t)a->op[k] >= st->n)
-            : i == TP_SF_NLAZY - 2 ? a->kind[k] >= TP_LAUNCH_KINDS : a->cause[k] >= TP_ATTR_CAUSES) {
-            snprintf(msg, cap, "column %s, value %zu: out of range", lazy_names[i], k);
+    for (size_t k = 0; i >= ATTR_OP && i <= ATTR_CAUSE && k < st->n; k++) {
+        if (i == ATTR_OP ? a->op[k] < -1 || (a->op[k] >= 0 && (uint64_t)a->op[k] >= st->n)
+            : i == ATTR_KIND ? a->kind[k] >= TP_LAUNCH_KINDS : a->cause[k] >= TP_ATTR_CAUSES) {
+            snprintf(msg, cap, "column %s, value %zu: out of range", unit_names[i], k);
             return msg;
         }
     }
     return NULL;
 }
 
-/* The bits of `want` with the columns their checks read too: an event's
+/* The bits of `want` with the units their checks read too: an event's
  * details (aux) are checked against its kind. */
 static uint32_t closure(uint32_t want)
 {
@@ -334,76 +361,109 @@ int tp_store_need(const tp_store *st, uint32_t want, tp_error *err)
     return L ? tp_sf_lazy_need(L, want, err) : TP_OK;   /* not read from a file: everything is there */
 }
 
+static const char *sec_name(const struct lazy_sec *S, int i)
+{
+    return S->c ? S->c->name : unit_names[i];
+}
+
 int tp_sf_lazy_need(struct tp_sf_lazy *L, uint32_t want, tp_error *err)
 {
     tp_store *st = L->st;
     want = closure(want);
     pthread_mutex_lock(&L->lock);
-    struct tp_sf_job jobs[TP_SF_NLAZY];
+    enum { MAX_JOBS = TP_SF_NLAZY_COLS + (TP_SF_NLAZY - TP_SF_NLAZY_COLS) * MAX_SECS };
+    struct tp_sf_job jobs[MAX_JOBS];
     int which[TP_SF_NLAZY];
-    size_t nj = 0;
+    size_t nj = 0, nu = 0;
     int rc = TP_OK;
+    /* Every section of the units asked for, inflated at once: a column
+     * straight into its memory, a table's columns each into its own
+     * buffer, scattered into the records after. */
     for (int i = 0; i < TP_SF_NLAZY && rc == TP_OK; i++) {
-        struct lazy_col *C = &L->col[i];
-        if (!(want >> i & 1) || !C->present || C->loaded)
+        struct lazy_unit *U = &L->u[i];
+        if (!(want >> i & 1) || !U->present || U->loaded)
             continue;
-        size_t base, w;
-        const struct tp_sf_col *c;
-        lazy_def(i, &base, &w, &c);
-        size_t raw = (size_t)C->count * w;
-        char *dst = tp_sf_big_alloc(raw ? raw : w);
-        if (!dst) {
-            rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the store", st->path);
-            break;
+        which[nu++] = i;
+        for (size_t k = 0; k < U->nsec && rc == TP_OK; k++) {
+            const struct lazy_sec *S = &U->sec[k];
+            size_t base, size;
+            unit_def(i, &base, &size);
+            size_t raw = (size_t)U->count * (S->c ? S->c->width : size);
+            char *dst = i < TP_SF_NLAZY_COLS ? tp_sf_big_alloc(raw ? raw : size) : malloc(raw ? raw : 1);
+            if (!dst) {
+                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the store", st->path);
+                break;
+            }
+            jobs[nj++] = (struct tp_sf_job){.dst = dst, .z = S->z, .zlen = S->zlen, .raw = raw,
+                                            .delta = (S->flags & TP_SF_DELTA) != 0,
+                                            .at = (size_t)(S->hdr - L->file), .hdr = S->hdr, .hlen = S->hlen,
+                                            .crc = S->crc, .check_crc = 1, .id = i * MAX_SECS + (int)k};
         }
-        jobs[nj] = (struct tp_sf_job){.dst = dst, .z = C->z, .zlen = C->zlen, .raw = raw,
-                                      .delta = (C->flags & TP_SF_DELTA) != 0,
-                                      .at = (size_t)(C->hdr - L->file), .hdr = C->hdr, .hlen = C->hlen,
-                                      .crc = C->crc, .check_crc = 1, .id = i};
-        which[nj++] = i;
     }
     if (rc == TP_OK && nj) {
-        tp_sf_inflate_all(jobs, nj);     /* (reorders them: each knows its column by id) */
+        tp_sf_inflate_all(jobs, nj);     /* (reorders them: each knows its section by id) */
         for (size_t j = 0; j < nj && rc == TP_OK; j++)
-            if (jobs[j].error)
+            if (jobs[j].error) {
+                int i = jobs[j].id / MAX_SECS;
                 rc = tp_error_set(err, TP_ERR_IO, "%s: byte %zu: %s (section %s)", st->path, jobs[j].at,
-                                  jobs[j].error, lazy_names[jobs[j].id]);
+                                  jobs[j].error, sec_name(&L->u[i].sec[jobs[j].id % MAX_SECS], i));
+            }
     }
-    /* Put the inflated columns in place of their reservations, then check
-     * them (a check may read another column just put in place). */
+    /* Put the units in place of their reservations, then check them (a
+     * check may read another unit just put in place). */
+    char *recs[TP_SF_NLAZY] = {0};
+    for (size_t k = 0; k < nu && rc == TP_OK; k++) {
+        int i = which[k];
+        size_t base, size;
+        unit_def(i, &base, &size);
+        if (i >= TP_SF_NLAZY_COLS && !(recs[i] = calloc(L->u[i].count ? (size_t)L->u[i].count : 1, size)))
+            rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the store", st->path);
+    }
     for (size_t j = 0; j < nj; j++) {
-        struct lazy_col *C = &L->col[jobs[j].id];
-        if (rc != TP_OK) {
+        int i = jobs[j].id / MAX_SECS;
+        struct lazy_unit *U = &L->u[i];
+        if (rc != TP_OK || i >= TP_SF_NLAZY_COLS) {
+            if (rc == TP_OK) {
+                const struct tp_sf_col *c = U->sec[jobs[j].id % MAX_SECS].c;
+                tp_sf_scatter(recs[i] + c->field, c->stride, (unsigned char *)jobs[j].dst, c->width, (size_t)U->count);
+            }
             free(jobs[j].dst);
             continue;
         }
-        *slot(st, jobs[j].id) = jobs[j].dst;
-        unreserve(C->resv, C->resv_len);
-        C->resv = NULL;
-        C->loaded = 1;
+        recs[i] = jobs[j].dst;
     }
-    for (size_t j = 0; j < nj && rc == TP_OK; j++) {   /* in column order: ev.kind before ev.aux */
+    for (size_t k = 0; k < nu; k++) {
+        int i = which[k];
+        struct lazy_unit *U = &L->u[i];
+        if (rc != TP_OK) {
+            if (i >= TP_SF_NLAZY_COLS)
+                free(recs[i]);
+            continue;
+        }
+        *slot(st, i) = recs[i];
+        unreserve(U->resv, U->resv_len);
+        U->resv = NULL;
+        U->loaded = 1;
+    }
+    for (size_t k = 0; k < nu && rc == TP_OK; k++) {   /* in unit order: ev.kind before ev.aux */
         char msg[160];
-        const char *why = check_values(st, which[j], msg, sizeof msg);
-        if (!why && 1u << which[j] == TP_NEED_AUX)   /* the details of the event's kind */
-            why = tp_sf_check_aux(st);
-        if (!why && 1u << which[j] == TP_NEED_TID)
-            why = tp_sf_check_tid(st);
+        int i = which[k];
+        struct lazy_unit *U = &L->u[i];
+        const char *why = check_unit(st, i, U, msg, sizeof msg);
         if (why) {
-            const struct lazy_col *C = &L->col[which[j]];
-            rc = tp_error_set(err, TP_ERR_IO, "%s: byte %zu: %s (section %s)", st->path, (size_t)(C->hdr - L->file),
-                              why, lazy_names[which[j]]);
-            /* a column that failed its checks must not be read: back to a
+            rc = tp_error_set(err, TP_ERR_IO, "%s: byte %zu: %s (section %s)", st->path,
+                              (size_t)(U->sec[0].hdr - L->file), why, sec_name(&U->sec[0], i));
+            /* a unit that failed its checks must not be read: back to a
              * reservation, still present (asked again, it fails again) */
-            free(*slot(st, which[j]));
-            *slot(st, which[j]) = NULL;
-            reserve_col(L, which[j]);   /* (failed: NULL, and inflated again when asked) */
-            L->col[which[j]].loaded = 0;
+            free(*slot(st, i));
+            *slot(st, i) = NULL;
+            reserve_unit(L, i);          /* (failed: NULL, and inflated again when asked) */
+            U->loaded = 0;
         }
     }
     int all = 1;
     for (int i = 0; i < TP_SF_NLAZY; i++)
-        all &= !L->col[i].present || L->col[i].loaded;
+        all &= !L->u[i].present || L->u[i].loaded;
     if (all && rc == TP_OK) {
         free(L->file);                   /* nothing more to inflate from it */
         L->file = NULL;

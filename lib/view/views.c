@@ -44,7 +44,7 @@ static const struct {
     const tp_view *v;
     uint32_t needs;
 } view_needs_list[] = {
-    {&tp_view_kernels, TP_NEED_KIND | TP_NEED_PH | TP_NEED_AUX | TP_NEED_DUR | TP_NEED_NAME},
+    {&tp_view_kernels, TP_NEED_KIND | TP_NEED_PH | TP_NEED_AUX | TP_NEED_DUR | TP_NEED_NAME | TP_NEED_KERNEL_INFO},
     {NULL, 0},
 };
 

@@ -25,15 +25,17 @@ views="prof info kernels ops steps dist gpu advice memory modules temporal kerne
 variants="kernels:--group=props kernels:--group=all ops:--group=shape dist:--comm memory:--curve memory:--events"
 
 # run VIEW-SPEC INPUT OUTPREFIX: stdout, stderr (paths made neutral) and status
+# (its variables are its own: sh has no locals, and roundtrip's $in must
+# stay the trace, not become the store of the previous call)
 run() {
-    spec=$1 in=$2 o=$3 orig=${4:-$2}
-    v=${spec%%:*}
+    rspec=$1 rin=$2 o=$3 orig=${4:-$2}
+    v=${rspec%%:*}
     extra=""
-    [ "$v" != "$spec" ] && extra=$(echo "${spec#*:}" | tr '=' ' ')
+    [ "$v" != "$rspec" ] && extra=$(echo "${rspec#*:}" | tr '=' ' ')
     # shellcheck disable=SC2086
-    "$T" "$v" $extra "$in" >"$o.out" 2>"$o.err"
+    "$T" "$v" $extra "$rin" >"$o.out" 2>"$o.err"
     echo $? >"$o.rc"
-    sed -i -e "s|$in|INPUT|g" -e "s|$orig|INPUT|g" "$o.err"   # a stored load error names the trace
+    sed -i -e "s|$rin|INPUT|g" -e "s|$orig|INPUT|g" "$o.err"   # a stored load error names the trace
     if [ "$v" = info ]; then
         grep -v '^file \|^origin ' "$o.out" >"$o.tmp"; mv "$o.tmp" "$o.out"
     fi
