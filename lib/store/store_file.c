@@ -738,8 +738,12 @@ static int read_sections(struct reader *r)
         }
         if (lazy >= 0) {
             const char *why;
-            if (tp_sf_lazy_add(r->L, lazy, name, r->p, 2 + nlen + 24, crc, z, (size_t)zlen, count, width, flags, &why) < 0)
-                { rc = why ? bad(r, why) : tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path); break; }
+            if (tp_sf_lazy_add(r->L, lazy, name, r->p, 2 + nlen + 24, crc, z, (size_t)zlen, count, width, flags,
+                               &why) < 0) {
+                rc = why ? bad(r, why)
+                         : tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path);
+                break;
+            }
             /* the table's count (its pointer is in place: the reservation) */
             for (size_t i = 0; i < tp_sf_ncols; i++)
                 if (strcmp(tp_sf_cols[i].name, name) == 0) {

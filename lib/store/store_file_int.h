@@ -152,7 +152,8 @@ int tp_sf_is_model_section(const char *name);
 int tp_sf_write_models(struct tp_sf_writer *w, const tp_store *st);
 /* Mark the model sections kept in L usable when their version is this
  * tprof's, to be inflated only when a view asks for a model
- * (tp_store_file_tree, tp_store_file_breakdown); else free them.  1 kept. */
+ * (tp_store_file_tree, tp_store_file_breakdown); else free them.  1 when
+ * both models are there (the store may then be read lazily). */
 int tp_sf_keep_models(const tp_store *st, struct tp_sf_lazy *L);
 void tp_sf_blobs_free(struct tp_sf_blobs *b);
 

@@ -75,7 +75,8 @@ static void unit_def(int i, size_t *base, size_t *size)
     }
     for (size_t k = 0; k < tp_sf_ncols; k++) {
         const struct tp_sf_col *c = &tp_sf_cols[k];
-        if (i < TP_SF_NLAZY_COLS ? strcmp(c->name, unit_names[i]) == 0 : c->table == unit_tables[i - TP_SF_NLAZY_COLS]) {
+        if (i < TP_SF_NLAZY_COLS ? strcmp(c->name, unit_names[i]) == 0
+                                 : c->table == unit_tables[i - TP_SF_NLAZY_COLS]) {
             *base = c->base;
             *size = c->stride;
             return;
@@ -258,7 +259,8 @@ int tp_sf_lazy_add(struct tp_sf_lazy *L, int i, const char *name, const unsigned
     for (size_t k = 0; k < U->nsec; k++)
         if (U->sec[k].c == c)
             return *why = "a section appears twice", -1;
-    if (width != w || (flags & ~(uint32_t)TP_SF_DELTA) || (flags & TP_SF_DELTA) != (c ? (uint32_t)(c->flags & TP_SF_DELTA) : 0))
+    uint32_t delta = c ? (uint32_t)(c->flags & TP_SF_DELTA) : 0;
+    if (width != w || (flags & ~(uint32_t)TP_SF_DELTA) || (flags & TP_SF_DELTA) != delta)
         return *why = "a column's width or encoding differs from this tprof's", -1;
     if (U->present && count != U->count)
         return *why = "columns of one table differ in length", -1;

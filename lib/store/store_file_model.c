@@ -247,14 +247,24 @@ static int version_is(const struct tp_sf_blobs *b, int which, uint32_t want)
     return 0;
 }
 
+static int has(const struct tp_sf_blobs *b, const char *name)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (strcmp(b->v[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
 int tp_sf_keep_models(const tp_store *st, struct tp_sf_lazy *L)
 {
     struct tp_sf_blobs *b = tp_sf_lazy_models(L);
-    int ok = st->linked && version_is(b, 0, TP_TB_MODEL_VERSION) && version_is(b, 1, TP_TB_BREAKDOWN_VERSION);
-    if (!ok)
+    int tree = st->linked && version_is(b, 0, TP_TB_MODEL_VERSION);
+    int bd = st->linked && version_is(b, 1, TP_TB_BREAKDOWN_VERSION);
+    if (!tree && !bd)
         tp_sf_blobs_free(b);
-    tp_sf_lazy_models_ok(L, ok);
-    return ok;
+    tp_sf_lazy_models_ok(L, tree || bd);
+    /* (a tree that could not be written leaves the version alone) */
+    return tree && bd && has(b, "opt.model.tb.roots") && has(b, "opt.model.bd.sum");
 }
 
 /* Section `name` inflated (count SIZE_MAX: any count, set in *count; else
