@@ -288,6 +288,31 @@ static void *inflate(const struct tp_sf_blobs *b, const char *name, size_t width
     return NULL;
 }
 
+/* The count of section `name` of values `width` bytes wide, SIZE_MAX when
+ * absent or of another width. */
+static size_t count_of(const struct tp_sf_blobs *b, const char *name, size_t width)
+{
+    for (size_t i = 0; b && i < b->n; i++)
+        if (strcmp(b->v[i].name, name) == 0 && b->v[i].width == width)
+            return (size_t)b->v[i].count;
+    return SIZE_MAX;
+}
+
+/* Section `name`, of exactly `count` values of `width` bytes, inflated into
+ * out through d: 1, or 0 when absent, of another size or damaged. */
+static int inflate_to(ZSTD_DCtx *d, const struct tp_sf_blobs *b, const char *name, size_t width, size_t count,
+                      void *out)
+{
+    for (size_t i = 0; b && i < b->n; i++) {
+        const struct tp_sf_blob *s = &b->v[i];
+        if (strcmp(s->name, name) != 0)
+            continue;
+        size_t raw = count * width;
+        return s->width == width && s->count == count && ZSTD_decompressDCtx(d, out, raw, s->z, s->zlen) == raw;
+    }
+    return 0;
+}
+
 /* An int64 section written as differences, summed back. */
 static int64_t *inflate_delta(const struct tp_sf_blobs *b, const char *name, size_t *count)
 {
@@ -352,9 +377,8 @@ static int name_at(const tp_store *st, uint64_t off, const char **out)
 
 /* The inflated sections of a tree (freed together). */
 struct secs {
-    int64_t *row, *ext, *fc, *ns, *lc, *plain[5], *nitems, *rrow, *rnext, *ritems, *kern, *ops;
-    uint16_t *bits;
-    uint64_t *noff, *koff;
+    int64_t *nitems, *rrow, *rnext, *ritems, *kern, *ops;
+    uint64_t *koff;
     uint32_t *ncnt, *rcnt;
     int32_t *has;
     int *kelig;
@@ -363,10 +387,8 @@ struct secs {
 
 static void secs_free(struct secs *s)
 {
-    free(s->row); free(s->ext); free(s->fc); free(s->ns); free(s->lc);
-    for (size_t i = 0; i < 5; i++) free(s->plain[i]);
     free(s->nitems); free(s->rrow); free(s->rnext); free(s->ritems); free(s->kern); free(s->ops);
-    free(s->bits); free(s->noff); free(s->koff); free(s->ncnt); free(s->rcnt); free(s->has); free(s->kelig);
+    free(s->koff); free(s->ncnt); free(s->rcnt); free(s->has); free(s->kelig);
     free(s->ktid);
 }
 
@@ -376,20 +398,11 @@ static int inflate_tree(const struct tp_sf_blobs *b, struct secs *s, size_t *nn,
 {
     size_t two = 2;
     *nn = *nr = *nrl = *ndl = *nk = *nops = SIZE_MAX;
-    s->row = inflate_delta(b, "opt.model.tb.node.row", nn);
+    *nn = count_of(b, "opt.model.tb.node.row", 8);
     s->rrow = inflate_delta(b, "opt.model.tb.rt.row", nr);
     s->kern = inflate_delta(b, "opt.model.tb.kern", nk);
-    if (!s->row || !s->rrow || !s->kern)
+    if (*nn == SIZE_MAX || !s->rrow || !s->kern)
         return 0;
-    s->ext = inflate_delta(b, "opt.model.tb.node.ext", nn);
-    s->fc = inflate_delta(b, "opt.model.tb.node.first_child", nn);
-    s->ns = inflate_delta(b, "opt.model.tb.node.next_sib", nn);
-    s->lc = inflate_delta(b, "opt.model.tb.node.last_child", nn);
-    for (size_t i = 0; i < 5; i++)
-        if (!(s->plain[i] = inflate(b, node_plain[i].name, 8, nn)))
-            return 0;
-    s->bits = inflate(b, "opt.model.tb.node.bits", 2, nn);
-    s->noff = inflate(b, "opt.model.tb.node.name", 8, nn);
     s->ncnt = inflate(b, "opt.model.tb.node.nrts", 4, nn);
     s->nitems = inflate_delta(b, "opt.model.tb.node.rts", nrl);
     s->rnext = inflate_delta(b, "opt.model.tb.rt.next", nr);
@@ -400,8 +413,7 @@ static int inflate_tree(const struct tp_sf_blobs *b, struct secs *s, size_t *nn,
     s->kelig = inflate(b, "opt.model.tb.kern_elig", sizeof *s->kelig, nk);
     s->ktid = inflate(b, "opt.model.tb.kern_tid", 8, nk);
     s->ops = inflate_delta(b, "opt.model.tb.ops", nops);
-    return s->ext && s->fc && s->ns && s->lc && s->bits && s->noff && s->ncnt && s->nitems && s->rnext &&
-           s->rcnt && s->ritems && s->has && s->koff && s->kelig && s->ktid && s->ops;
+    return s->ncnt && s->nitems && s->rnext && s->rcnt && s->ritems && s->has && s->koff && s->kelig && s->ktid && s->ops;
 }
 
 /* Each node's launch calls and each call's device rows in one pool; 0 when
@@ -442,31 +454,48 @@ static int lists_from(const tp_store *st, struct tb_model *m, const struct secs 
     return k == nrl && d == ndl;
 }
 
-static int nodes_from(const tp_store *st, struct tb_model *m, const struct secs *s)
+/* The nodes' fields, a section at a time through one scratch buffer of
+ * nnodes values, straight into the nodes: inflating every section into an
+ * array of its own first cost as much again in fresh pages as the nodes
+ * themselves. */
+static int nodes_from(const tp_store *st, struct tb_model *m, const struct tp_sf_blobs *b, int64_t *scratch)
 {
-    for (size_t i = 0; i < m->nnodes; i++) {
+    size_t nn = m->nnodes;
+    ZSTD_DCtx *d = ZSTD_createDCtx();
+    int ok = d != NULL;
+    for (size_t f = 0; ok && f < 10; f++) {
+        int delta = f < 5;
+        const char *name = delta ? node_delta[f].name : node_plain[f - 5].name;
+        size_t off = delta ? node_delta[f].off : node_plain[f - 5].off;
+        ok = inflate_to(d, b, name, 8, nn, scratch);
+        uint64_t acc = 0;
+        for (size_t i = 0; ok && i < nn; i++) {
+            int64_t v = delta ? (int64_t)(acc += (uint64_t)scratch[i]) : scratch[i];
+            memcpy((char *)&m->nodes[i] + off, &v, 8);
+        }
+    }
+    uint16_t *bits = (uint16_t *)scratch;
+    ok = ok && inflate_to(d, b, "opt.model.tb.node.bits", 2, nn, bits);
+    for (size_t i = 0; ok && i < nn; i++) {
         struct tb_node *N = &m->nodes[i];
-        int64_t r = s->row[i];
-        unsigned bits = s->bits[i];
-        N->row = r;
-        N->ev = bits & 7;
-        N->cl = bits >> 3 & 7;
-        N->dropped = bits >> 6 & 1;
-        N->tc_elig = bits >> 7 & 1;
-        N->tc_allow = bits >> 8 & 1;
-        N->ext = s->ext[i];
-        N->first_child = s->fc[i];
-        N->next_sib = s->ns[i];
-        N->last_child = s->lc[i];
-        N->dev = s->plain[0][i];
-        N->self_dev = s->plain[1][i];
-        N->self_host = s->plain[2][i];
-        N->tc_total = s->plain[3][i];
-        N->tc_self = s->plain[4][i];
+        unsigned v = bits[i];
+        N->ev = v & 7;
+        N->cl = v >> 3 & 7;
+        N->dropped = v >> 6 & 1;
+        N->tc_elig = v >> 7 & 1;
+        N->tc_allow = v >> 8 & 1;
+        ok = !(v >> 9);
+    }
+    uint64_t *noff = (uint64_t *)scratch;
+    ok = ok && inflate_to(d, b, "opt.model.tb.node.name", 8, nn, noff);
+    ZSTD_freeDCtx(d);
+    for (size_t i = 0; ok && i < nn; i++) {
+        struct tb_node *N = &m->nodes[i];
+        int64_t r = N->row;
         /* a root and only a root has no row */
-        if (!in_or_none(r, st->n) || (r < 0) != (N->ev == EV_ROOT) || N->cl > CL_ROOT || (bits >> 9) ||
-            !in_or_none(N->first_child, m->nnodes) || !in_or_none(N->next_sib, m->nnodes) ||
-            !in_or_none(N->last_child, m->nnodes) || !name_at(st, s->noff[i], &N->name))
+        if (!in_or_none(r, st->n) || (r < 0) != (N->ev == EV_ROOT) || N->cl > CL_ROOT ||
+            !in_or_none(N->first_child, nn) || !in_or_none(N->next_sib, nn) ||
+            !in_or_none(N->last_child, nn) || !name_at(st, noff[i], &N->name))
             return 0;
         if (r >= 0) {
             N->start = st->ts[r];
@@ -477,8 +506,10 @@ static int nodes_from(const tp_store *st, struct tb_model *m, const struct secs 
             N->end = INT64_MAX;
         }
     }
+    if (!ok)
+        return 0;
     for (size_t i = 0; i < m->nroots; i++) {
-        if (!in(m->roots[i], m->nnodes) || m->nodes[m->roots[i]].ev != EV_ROOT)
+        if (!in(m->roots[i], nn) || m->nodes[m->roots[i]].ev != EV_ROOT)
             return 0;
         m->nodes[m->roots[i]].tid = m->tids[i];
     }
@@ -539,7 +570,10 @@ struct tb_model *tp_store_file_tree(const tp_store *st)
     m->nkern = m->capkern = nk;
     m->ops = s.ops; s.ops = NULL;
     m->nops = m->capops = nops;
-    if (!nodes_from(st, m, &s) || !rest_from(st, m, &s) || !lists_from(st, m, &s, nrl, ndl) || !acyclic(m))
+    int64_t *scratch = malloc((nn + 1) * 8);
+    int ok = scratch && nodes_from(st, m, b, scratch);
+    free(scratch);
+    if (!ok || !rest_from(st, m, &s) || !lists_from(st, m, &s, nrl, ndl) || !acyclic(m))
         goto bad;
     secs_free(&s);
     return m;
