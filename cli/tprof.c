@@ -116,6 +116,8 @@ static int run_one(const struct cli_options *o, const char *path, struct sink *s
     }
     if (o->view->kernel_scope)
         tp_store_set_kernel_scope(st);   /* the prof view reads no other rows of a dump */
+    if (!o->capture && !o->vo.filter_steps && !o->vo.filter_window)
+        tp_store_set_lazy(st);   /* the view alone reads it: a .tprof inflates what the view reads */
     cli_progress_begin(path, cli_input_size(path, NULL), NULL, o->quiet);
     int rc = tp_store_load(st, path, &err);
     if (rc != TP_OK) {

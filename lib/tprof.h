@@ -66,6 +66,14 @@ uint64_t tp_input_bytes_read(void);
  * Such a store cannot be saved (tp_store_save).  Other inputs load whole. */
 void tp_store_set_kernel_scope(tp_store *st);
 
+/* Before tp_store_load: the caller gives the store to tp_view_build and to
+ * the queries below alone (not to tp_store_filter, tp_store_save, diff,
+ * run or capture functions).  A .tprof store then keeps its per-event
+ * columns compressed, and each view inflates the ones it reads when it is
+ * built; a damaged column is reported by tp_view_build then.  Other inputs
+ * load whole. */
+void tp_store_set_lazy(tp_store *st);
+
 /* After every load: build the derived structure (correlation, op trees,
  * steps...) that the views share. */
 int tp_store_link(tp_store *st, tp_error *err);

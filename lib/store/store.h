@@ -286,6 +286,9 @@ struct tp_store {
 
     /* ---- Ascend NPU folders: tables with no store equivalent (npu.h) ---- */
     struct tp_npu_data *npu;       /* NULL for every other input */
+
+    int lazy;                      /* tp_store_set_lazy: a .tprof's columns inflated on first need
+                                      (store_file_lazy.c, tp_store_need) */
 };
 
 /* The shared models cached on a store (the `models` slots). */

@@ -149,6 +149,47 @@ static int put_column(struct tp_sf_writer *w, const tp_store *st, const struct t
     return put_section(w, c->name, out, n, (uint32_t)c->width, (uint32_t)(c->flags & TP_SF_DELTA));
 }
 
+/* The attribution's sums as one array of int64 after the version, in this
+ * order (the reader puts them back through the same list). */
+static size_t attr_fields(struct tp_attribution *a, int64_t **f)
+{
+    size_t k = 0;
+    f[k++] = &a->kernel_ns;
+    f[k++] = &a->kernels;
+    for (int c = 0; c < TP_ATTR_CAUSES; c++)
+        f[k++] = &a->cause_ns[c], f[k++] = &a->cause_n[c];
+    for (int c = 0; c < TP_LAUNCH_KINDS; c++)
+        f[k++] = &a->kind_ns[c], f[k++] = &a->kind_n[c];
+    f[k++] = &a->graph_launches;
+    f[k++] = &a->host_ops;
+    f[k++] = &a->call_example;
+    f[k++] = &a->outside_example;
+    return k;
+}
+
+/* The attribution (model/attribution.c), which every view that charges GPU
+ * time reads: computing it needs eight event and link columns, reading it
+ * three (and only the views that want its rows).  Not for a store with a
+ * capture attached: the capture is not saved either. */
+static int put_attribution(struct tp_sf_writer *w, const tp_store *st)
+{
+    struct tp_attribution a = st->attr;
+    if (!a.op || a.cap_inst)
+        return TP_OK;
+    int64_t *f[TP_SF_ATTR_TOTALS], v[TP_SF_ATTR_TOTALS + 1];
+    size_t k = attr_fields(&a, f);
+    v[0] = TP_SF_ATTR_VERSION;
+    for (size_t i = 0; i < k; i++)
+        v[i + 1] = *f[i];
+    int rc;
+    if ((rc = put_section(w, "opt.attr.totals", v, k + 1, 8, 0)) ||
+        (rc = put_section(w, "opt.attr.op", a.op, st->n, 8, 0)) ||
+        (rc = put_section(w, "opt.attr.kind", a.kind, st->n, 1, 0)) ||
+        (rc = put_section(w, "opt.attr.cause", a.cause, st->n, 1, 0)))
+        return rc;
+    return TP_OK;
+}
+
 static int write_all(struct tp_sf_writer *w, const tp_store *st, const tp_error *load_status)
 {
     unsigned char h[16];
@@ -182,6 +223,8 @@ static int write_all(struct tp_sf_writer *w, const tp_store *st, const tp_error 
         if ((rc = put_column(w, st, c)))
             return rc;
     }
+    if ((rc = put_attribution(w, st)))
+        return rc;
     if ((rc = tp_sf_write_models(w, st)))
         return rc;
     unsigned char end[2 + 8];
@@ -255,9 +298,8 @@ struct reader {
     const unsigned char *p, *end, *base;
     ZSTD_DCtx *dctx;
     size_t count[TP_SF_NTABLES];   /* values seen per table, (size_t)-1 not yet */
-    struct tp_sf_blobs models;     /* the model sections, read last (store_file_model.c) */
-    struct tp_sf_job *jobs;        /* the plain columns, inflated after the scan of the sections */
-    size_t njobs, capjobs;
+    struct tp_sf_lazy *L;          /* the event, link and attribution columns and the model
+                                      sections, kept compressed (store_file_lazy.c) */
     int have_strings;
     uint32_t load_status;
     char load_msg[sizeof ((tp_error *)0)->msg];
@@ -304,7 +346,7 @@ static int need_npu(struct reader *r, enum tp_sf_root root)
 /* Values of `width` bytes into records `stride` bytes apart.  A memcpy of a
  * width known only at run time was a call per value: the side tables'
  * columns took a third of reading a store. */
-static void scatter(char *dst, size_t stride, const unsigned char *src, size_t width, size_t n)
+void tp_sf_scatter(char *dst, size_t stride, const unsigned char *src, size_t width, size_t n)
 {
 #define SCATTER(W) for (size_t i = 0; i < n; i++) memcpy(dst + i * stride, src + i * (W), (W))
     switch (width) {
@@ -364,7 +406,7 @@ static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned cha
             memcpy(vals + i * 8, &acc, 8);
         }
     }
-    scatter(arr + c->field, c->stride, vals, c->width, (size_t)count);
+    tp_sf_scatter(arr + c->field, c->stride, vals, c->width, (size_t)count);
     return TP_OK;
 }
 
@@ -461,6 +503,13 @@ static int load_section(struct reader *r, const char *name, uint32_t width, uint
         copy_text(r->load_msg, sizeof r->load_msg, vals, (size_t)count);
         return TP_OK;
     }
+    if (strcmp(name, "opt.attr.totals") == 0 && width == 8 && count == TP_SF_ATTR_TOTALS + 1) {
+        int64_t v[TP_SF_ATTR_TOTALS + 1];
+        memcpy(v, vals, sizeof v);
+        if (v[0] == TP_SF_ATTR_VERSION)   /* another version's: computed again by the linker */
+            tp_sf_lazy_set_totals(r->L, v + 1);
+        return TP_OK;
+    }
     /* Names this tprof does not know: a newer writer's optional extras
      * start with "opt."; anything else would change what the views print. */
     if (strncmp(name, "opt.", 4) == 0)
@@ -504,52 +553,78 @@ static size_t first_outside(const char *arr, size_t stride, size_t width, int si
     return SIZE_MAX;
 }
 
-static int check_refs(struct reader *r)
+const char *tp_sf_check_col(const tp_store *st, const struct tp_sf_col *c, size_t count, char *msg, size_t cap)
 {
-    tp_store *st = r->st;
+    if (!(c->flags & (TP_SF_STR | TP_SF_ROW | TP_SF_STEP | TP_SF_KIND)))
+        return NULL;
+    const char *root = root_of(st, tp_sf_tables[c->table].root);
+    const char *arr = tp_sf_array(root, c) + c->field;
+    /* the values allowed: [lo, hi) */
+    int64_t lo = c->flags & (TP_SF_ROW | TP_SF_STEP) ? INT64_MIN : 0;
+    int64_t hi = (c->flags & TP_SF_STR) ? (int64_t)st->strings.count : (c->flags & TP_SF_ROW) ? (int64_t)st->n
+               : (c->flags & TP_SF_STEP) ? (int64_t)st->nsteps : TP_K_COUNT;
+    int sign4 = !(c->flags & TP_SF_STR) && c->table != TP_SF_ANNOTS;   /* a 4-byte value is signed */
+    size_t k = first_outside(arr, c->stride, c->width, sign4, count, lo, hi);
+    if (k == SIZE_MAX)
+        return NULL;
+    snprintf(msg, cap, "column %s, value %zu: %lld points past its table", c->name, k,
+             (long long)value_at(arr + k * c->stride, c->width, sign4));
+    return msg;
+}
+
+const char *tp_sf_check_tid(const tp_store *st)
+{
     uint64_t nstr = st->strings.count;
-    for (size_t i = 0; i < tp_sf_ncols; i++) {
-        const struct tp_sf_col *c = &tp_sf_cols[i];
-        if (!(c->flags & (TP_SF_STR | TP_SF_ROW | TP_SF_STEP | TP_SF_KIND)))
-            continue;
-        const char *root = root_ptr(st, tp_sf_tables[c->table].root);
-        if (!root || r->count[c->table] == (size_t)-1)
-            continue;
-        const char *arr = tp_sf_array(root, c) + c->field;
-        /* the values allowed: [lo, hi) */
-        int64_t lo = c->flags & (TP_SF_ROW | TP_SF_STEP) ? INT64_MIN : 0;
-        int64_t hi = (c->flags & TP_SF_STR) ? (int64_t)nstr : (c->flags & TP_SF_ROW) ? (int64_t)st->n
-                   : (c->flags & TP_SF_STEP) ? (int64_t)st->nsteps : TP_K_COUNT;
-        int sign4 = !(c->flags & TP_SF_STR) && c->table != TP_SF_ANNOTS;   /* a 4-byte value is signed */
-        size_t k = first_outside(arr, c->stride, c->width, sign4, r->count[c->table], lo, hi);
-        if (k != SIZE_MAX) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "column %s, value %zu: %lld points past its table", c->name, k,
-                     (long long)value_at(arr + k * c->stride, c->width, sign4));
-            return bad(r, msg);
-        }
-    }
     for (size_t i = 0; i < st->n; i++) {
-        uint32_t a = st->aux[i];
         int64_t tid = st->tid[i];
         if (tid != TP_NONE && tid >= 0 && (tid & TP_TID_STRING) && (uint64_t)(tid & ~TP_TID_STRING) >= nstr)
-            return bad(r, "a thread name points past the string table");
+            return "a thread name points past the string table";
+    }
+    return NULL;
+}
+
+const char *tp_sf_check_aux(const tp_store *st)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        uint32_t a = st->aux[i];
         if (a == TP_NO_AUX)
             continue;
         size_t lim;
         switch (st->kind[i]) {
         case TP_K_KERNEL: case TP_K_MEMCPY: case TP_K_MEMSET: lim = st->nkernels; break;
         case TP_K_MEMORY: lim = st->nmems; break;
-        case TP_K_META: lim = (size_t)nstr; break;
+        case TP_K_META: lim = (size_t)st->strings.count; break;
         case TP_K_CPU_OP: case TP_K_USER_ANNOTATION: case TP_K_GPU_USER_ANNOTATION:
         case TP_K_PYTHON_FUNCTION: lim = st->nops; break;
         default: lim = SIZE_MAX; break;   /* a value, not an index (run.c keeps it so) */
         }
         if (a >= lim)
-            return bad(r, "an event's details point past their table");
+            return "an event's details point past their table";
+    }
+    return NULL;
+}
+
+/* The columns read with the store (the lazy ones are checked as they are
+ * inflated, store_file_lazy.c) and what ties the tables together. */
+static int check_refs(struct reader *r)
+{
+    tp_store *st = r->st;
+    uint64_t nstr = st->strings.count;
+    for (size_t i = 0; i < tp_sf_ncols; i++) {
+        const struct tp_sf_col *c = &tp_sf_cols[i];
+        if (tp_sf_lazy_index(c->name) >= 0 || !root_ptr(st, tp_sf_tables[c->table].root) ||
+            r->count[c->table] == (size_t)-1)
+            continue;
+        char msg[160];
+        const char *why = tp_sf_check_col(st, c, r->count[c->table], msg, sizeof msg);
+        if (why)
+            return bad(r, why);
     }
     if (st->linked ? r->count[TP_SF_LINKS] != st->n : r->count[TP_SF_LINKS] != (size_t)-1)
         return bad(r, "the link columns do not match the events");
+    for (int i = 0; i < TP_SF_NLAZY_COLS; i++)
+        if (tp_sf_lazy_present(r->L, i) && tp_sf_lazy_count(r->L, i) != st->n)
+            return bad(r, "a column's length differs from the events'");
     /* the views index the extra cells by column and task, and their text by
      * string id */
     size_t ncell;
@@ -565,7 +640,7 @@ static int check_refs(struct reader *r)
  * more system time than inflating them (0.24 s of 0.42 s for a 1 GB trace's
  * store), so they ask for transparent huge pages where the kernel grants
  * them on request.  The memory is freed with free() like any other column. */
-static void *big_alloc(size_t n)
+void *tp_sf_big_alloc(size_t n)
 {
     enum { HUGE = 2 << 20 };
     if (n < 4 * (size_t)HUGE)
@@ -576,37 +651,12 @@ static void *big_alloc(size_t n)
     return p;
 }
 
-/* Where a plain column section can be inflated directly: its own array,
- * allocated here (sized max(count, 1) as the linker sizes its arrays);
- * NULL for struct fields, known sections of other kinds, or a second copy. */
-static char *inflate_target(struct reader *r, const char *name, uint32_t width, uint64_t count)
-{
-    for (size_t i = 0; i < tp_sf_ncols; i++) {
-        const struct tp_sf_col *c = &tp_sf_cols[i];
-        if (strcmp(c->name, name) != 0)
-            continue;
-        const struct tp_sf_table *T = &tp_sf_tables[c->table];
-        if (c->stride != c->width || c->field || T->inline_max || width != c->width ||
-            T->root != TP_SF_ROOT_STORE)
-            return NULL;
-        char *arr;
-        memcpy(&arr, (char *)r->st + c->base, sizeof arr);
-        if (arr)
-            return NULL;
-        arr = big_alloc((size_t)(count ? count : 1) * c->width);
-        if (arr)
-            memcpy((char *)r->st + c->base, &arr, sizeof arr);
-        return arr;                      /* NULL on out of memory: the copying path says so */
-    }
-    return NULL;
-}
-
 /* A model section is kept as the file holds it (compressed): most views
  * never ask for the models.  KEPT, or out of memory. */
 static int keep_model_section(struct reader *r, const char *name, uint32_t width, uint64_t count,
                               const unsigned char *z, size_t zlen)
 {
-    struct tp_sf_blobs *b = &r->models;
+    struct tp_sf_blobs *b = tp_sf_lazy_models(r->L);
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 64;
         struct tp_sf_blob *v = realloc(b->v, cap * sizeof *v);
@@ -665,12 +715,13 @@ static int read_sections(struct reader *r)
         const unsigned char *z = h + 28;
         if (zlen > (uint64_t)(r->end - z))
             { rc = bad(r, "section runs past the end of the file: truncated?"); break; }
+        /* The event, link and attribution columns are checked when they
+         * are inflated (store_file_lazy.c), the rest now. */
+        int lazy = tp_sf_lazy_index(name);
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
         /* (a fuzzer cannot forge CRCs; its build checks what lies behind them) */
-        if ((uint32_t)crc32(crc32(0L, r->p, (uInt)(2 + nlen + 24)), z, (uInt)zlen) != crc)
+        if (lazy < 0 && (uint32_t)crc32(crc32(0L, r->p, (uInt)(2 + nlen + 24)), z, (uInt)zlen) != crc)
             { rc = bad(r, "checksum mismatch: the file is damaged"); break; }
-#else
-        (void)crc;
 #endif
         if (width == 0 || width > 4096 || count > ((uint64_t)1 << 40) / width)
             { rc = bad(r, "section size out of range"); break; }
@@ -685,33 +736,31 @@ static int read_sections(struct reader *r)
             r->p = z + zlen;
             continue;
         }
-        void *vals;
-        char *direct = inflate_target(r, name, width, count);
-        if (direct) {
-            /* A plain column (an array of its own) is inflated straight
-             * into the store, with the others once every section is
-             * placed (store_file_inflate.c): no copy of the biggest
-             * sections, and every core at work. */
-            if (r->njobs == r->capjobs) {
-                size_t cap = r->capjobs ? 2 * r->capjobs : 64;
-                struct tp_sf_job *j = realloc(r->jobs, cap * sizeof *j);
-                if (!j)
-                    { rc = tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path); break; }
-                r->jobs = j;
-                r->capjobs = cap;
+        if (lazy >= 0) {
+            const char *why;
+            if (tp_sf_lazy_add(r->L, lazy, name, r->p, 2 + nlen + 24, crc, z, (size_t)zlen, count, width, flags,
+                               &why) < 0) {
+                rc = why ? bad(r, why)
+                         : tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path);
+                break;
             }
-            r->jobs[r->njobs++] = (struct tp_sf_job){.dst = direct, .z = z, .zlen = (size_t)zlen,
-                                                     .raw = (size_t)(count * width),
-                                                     .delta = (flags & TP_SF_DELTA) != 0,
-                                                     .at = (size_t)(r->p - r->base)};
-            vals = direct;
-        } else if ((rc = inflate_section(r, z, zlen, count * width, &vals))) {
-            break;
+            /* the table's count (its pointer is in place: the reservation) */
+            for (size_t i = 0; i < tp_sf_ncols; i++)
+                if (strcmp(tp_sf_cols[i].name, name) == 0) {
+                    char *arr;
+                    memcpy(&arr, (char *)r->st + tp_sf_cols[i].base, sizeof arr);
+                    rc = load_column(r, &tp_sf_cols[i], (unsigned char *)arr, count, flags);
+                }
+            r->p = z + zlen;
+            continue;
         }
+        void *vals;
+        if ((rc = inflate_section(r, z, zlen, count * width, &vals)))
+            break;
         rc = load_section(r, name, width, flags, count, vals, &lens, &nlens);
         if (rc == KEPT)
             rc = TP_OK;                  /* str.lens: kept in `lens` */
-        else if (!direct)
+        else
             free(vals);
         r->p = z + zlen;
     }
@@ -719,18 +768,9 @@ static int read_sections(struct reader *r)
     return rc;
 }
 
-/* The plain columns, all at once; the first that failed is the message. */
-static int inflate_jobs(struct reader *r)
+static void lazy_delete(void *p)
 {
-    tp_sf_inflate_all(r->jobs, r->njobs);
-    const struct tp_sf_job *first = NULL;
-    for (size_t i = 0; i < r->njobs; i++)
-        if (r->jobs[i].error && (!first || r->jobs[i].at < first->at))
-            first = &r->jobs[i];
-    if (!first)
-        return TP_OK;
-    r->p = r->base + first->at;
-    return bad(r, first->error);
+    tp_sf_lazy_free(p);
 }
 
 int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
@@ -766,6 +806,11 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
         r.count[t] = (size_t)-1;
     int rc;
     uint16_t probe = 1;
+    if (!(r.L = tp_sf_lazy_new(st))) {
+        free(buf);
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the store", st->path);
+    }
+    tp_sf_lazy_take_file(r.L, buf);   /* the kept sections point into it */
     if (*(unsigned char *)&probe != 1) {
         rc = tp_error_set(err, TP_ERR_FORMAT, "%s: .tprof stores are little-endian; this machine is not", st->path);
     } else if (len < 16 || memcmp(buf, TP_STORE_MAGIC, TP_STORE_MAGIC_LEN) != 0) {
@@ -779,21 +824,43 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
     } else {
         r.p = buf + 16;
         rc = read_sections(&r);
-        if (rc == TP_OK)
-            rc = inflate_jobs(&r);
         if (rc == TP_OK && !r.have_strings)
             rc = bad(&r, "no string table");
         if (rc == TP_OK && r.count[TP_SF_EVENTS] == (size_t)-1)
             rc = bad(&r, "no event columns");
         if (rc == TP_OK)
             rc = check_refs(&r);
+        /* The columns stay compressed only for a caller that asked
+         * (tp_store_set_lazy), and only when the attribution and the
+         * models are in the file: building either would read most columns
+         * (an older tprof's store, another input format). */
+        int models = rc == TP_OK && tp_sf_keep_models(st, r.L);
+        int lazy = st->lazy && models && tp_sf_lazy_has_attr(r.L);
+        if (rc == TP_OK && !lazy)
+            rc = tp_sf_lazy_need(r.L, TP_NEED_ALL, err);
     }
     ZSTD_freeDCtx(r.dctx);
-    free(buf);
-    if (rc == TP_OK)
-        tp_sf_keep_models(st, &r.models);
-    tp_sf_blobs_free(&r.models);
-    free(r.jobs);
+    if (rc == TP_OK && tp_sf_lazy_has_attr(r.L)) {
+        int64_t *f[TP_SF_ATTR_TOTALS];
+        size_t k = attr_fields(&st->attr, f);
+        for (size_t i = 0; i < k; i++)
+            *f[i] = tp_sf_lazy_totals(r.L)[i];
+    } else if (rc == TP_OK && st->attr.op) {
+        /* part of an attribution (a damaged or crafted file): computed again */
+        free(st->attr.op);
+        free(st->attr.kind);
+        free(st->attr.cause);
+        st->attr.op = NULL;
+        st->attr.kind = st->attr.cause = NULL;
+    }
+    if (rc == TP_OK) {
+        struct tp_model_slot *s = &st->models[TP_MODEL_FILE];
+        s->p = r.L;
+        s->free = lazy_delete;
+        s->tried = 1;
+    } else {
+        tp_sf_lazy_free(r.L);            /* the reservations of columns never inflated go */
+    }
     if (rc != TP_OK) {
         /* Half a store is worse than none: views would print wrong tables
          * (or index past arrays a crafted file left short). */

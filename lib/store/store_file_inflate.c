@@ -5,11 +5,13 @@
  * store); the columns are independent, so the reader collects them as jobs
  * and inflates them here, biggest first, one worker per core (up to 4), the
  * calling thread included.  A store too small to gain from a thread is
- * inflated by the caller alone. */
+ * inflated by the caller alone.  A lazy column's CRC is verified here too,
+ * before its frame is trusted (store_file_lazy.c). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 #include "store_file_int.h"
 
@@ -23,6 +25,13 @@ struct pool {
 
 static void inflate_one(ZSTD_DCtx *d, struct tp_sf_job *j)
 {
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    /* (a fuzzer cannot forge CRCs; its build checks what lies behind them) */
+    if (j->check_crc && (uint32_t)crc32(crc32(0L, j->hdr, (uInt)j->hlen), j->z, (uInt)j->zlen) != j->crc) {
+        j->error = "checksum mismatch: the file is damaged";
+        return;
+    }
+#endif
     size_t got = ZSTD_decompressDCtx(d, j->dst, j->raw, j->z, j->zlen);
     if (ZSTD_isError(got) || got != j->raw) {
         j->error = ZSTD_isError(got) ? ZSTD_getErrorName(got) : "section shorter than its header says";

@@ -67,9 +67,65 @@ struct tp_sf_job {
     int delta;                     /* int64 differences to sum back */
     size_t at;                     /* the section's byte offset in the file, for messages */
     const char *error;             /* set when it failed */
+    int check_crc;                 /* 1: verify the section's CRC-32 first (a lazy column's) */
+    const unsigned char *hdr;      /* its header, hlen bytes (the CRC covers header and frame) */
+    size_t hlen;
+    uint32_t crc;
+    int id;                        /* the caller's */
 };
 /* Inflate every job (in any order; the array is reordered). */
 void tp_sf_inflate_all(struct tp_sf_job *jobs, size_t n);
+
+/* ---- the columns inflated on first need (store_file_lazy.c) ----
+ * The event columns, the link columns and the attribution's per-row arrays
+ * (one unit each), then the side tables (kern, op, mem, annot, opt.coll:
+ * a unit each), in the order of the TP_NEED_ bits (store_file.h). */
+enum { TP_SF_NLAZY_COLS = 23, TP_SF_NLAZY = 28,
+       /* opt.attr.totals: the attribution's sums, as int64 (store_file.c) */
+       TP_SF_ATTR_TOTALS = 2 + 2 * TP_ATTR_CAUSES + 2 * TP_LAUNCH_KINDS + 4 };
+/* The attribution in opt.attr.*: bump when tp_link_attribution
+ * (model/attribution.c) changes what it computes, and stores written before
+ * have theirs computed again. */
+#define TP_SF_ATTR_VERSION 1
+struct tp_sf_lazy;
+/* The lazy unit a section belongs to (its TP_NEED_ bit number), or -1. */
+int tp_sf_lazy_index(const char *name);
+struct tp_sf_lazy *tp_sf_lazy_new(tp_store *st);
+void tp_sf_lazy_free(struct tp_sf_lazy *L);
+/* The file's bytes, which the kept sections point into (freed with L). */
+void tp_sf_lazy_take_file(struct tp_sf_lazy *L, unsigned char *file);
+/* Keep section `name` of unit i (its header, CRC and frame, not yet
+ * checked); the unit's first points the store's pointer at a reservation.
+ * 0, or -1 with *why (NULL: out of memory). */
+int tp_sf_lazy_add(struct tp_sf_lazy *L, int i, const char *name, const unsigned char *hdr, size_t hlen,
+                   uint32_t crc, const unsigned char *z, size_t zlen, uint64_t count, uint32_t width,
+                   uint32_t flags, const char **why);
+int tp_sf_lazy_present(const struct tp_sf_lazy *L, int i);
+uint64_t tp_sf_lazy_count(const struct tp_sf_lazy *L, int i);
+/* 1 when column `name` is not a lazy one, absent, or loaded. */
+int tp_sf_lazy_loaded(const struct tp_sf_lazy *L, const char *name);
+void tp_sf_lazy_set_totals(struct tp_sf_lazy *L, const int64_t *v);
+const int64_t *tp_sf_lazy_totals(const struct tp_sf_lazy *L);
+/* 1 when the file holds the attribution: its totals and its three arrays. */
+int tp_sf_lazy_has_attr(const struct tp_sf_lazy *L);
+/* Inflate, check and put in place the columns of `want` not loaded yet. */
+int tp_sf_lazy_need(struct tp_sf_lazy *L, uint32_t want, tp_error *err);
+struct tp_sf_blobs;
+struct tp_sf_blobs *tp_sf_lazy_models(struct tp_sf_lazy *L);
+void tp_sf_lazy_models_ok(struct tp_sf_lazy *L, int ok);
+/* The model sections of a store read from a file, NULL none usable. */
+const struct tp_sf_blobs *tp_sf_file_models(const tp_store *st);
+
+/* The checks of store_file.c, one column at a time: NULL when every value
+ * is in range, else a message (in msg, or static). */
+const char *tp_sf_check_col(const tp_store *st, const struct tp_sf_col *c, size_t count, char *msg, size_t cap);
+const char *tp_sf_check_aux(const tp_store *st);   /* ev.aux against ev.kind and the side tables */
+const char *tp_sf_check_tid(const tp_store *st);   /* thread names against the string table */
+/* n values of `width` bytes into records `stride` bytes apart. */
+void tp_sf_scatter(char *dst, size_t stride, const unsigned char *src, size_t width, size_t n);
+/* A column's memory: big ones on huge pages where the kernel grants them;
+ * freed with free(). */
+void *tp_sf_big_alloc(size_t n);
 
 /* ---- the shared models in the file (store_file_model.c) ----
  * store_file.c writes sections through tp_sf_put and hands the model
@@ -95,11 +151,11 @@ int tp_sf_is_model_section(const char *name);
 /* Build the models of a kineto store and write them (a store of another
  * format, or one with a capture attached, gets none). */
 int tp_sf_write_models(struct tp_sf_writer *w, const tp_store *st);
-/* Keep the model sections with the store (its TP_MODEL_FILE slot) when
- * their version is this tprof's, to be inflated only when a view asks for
- * a model (tp_store_file_tree, tp_store_file_breakdown); else free them.
- * *b is emptied either way. */
-void tp_sf_keep_models(tp_store *st, struct tp_sf_blobs *b);
+/* Mark the model sections kept in L usable when their version is this
+ * tprof's, to be inflated only when a view asks for a model
+ * (tp_store_file_tree, tp_store_file_breakdown); else free them.  1 when
+ * both models are there (the store may then be read lazily). */
+int tp_sf_keep_models(const tp_store *st, struct tp_sf_lazy *L);
 void tp_sf_blobs_free(struct tp_sf_blobs *b);
 
 #endif

@@ -233,12 +233,6 @@ void tp_sf_blobs_free(struct tp_sf_blobs *b)
     memset(b, 0, sizeof *b);
 }
 
-static void blobs_delete(void *p)
-{
-    tp_sf_blobs_free(p);
-    free(p);
-}
-
 /* 1 when the sections' writer had version `want` of model `which` (0 the
  * tree, 1 the breakdown). */
 static int version_is(const struct tp_sf_blobs *b, int which, uint32_t want)
@@ -253,20 +247,24 @@ static int version_is(const struct tp_sf_blobs *b, int which, uint32_t want)
     return 0;
 }
 
-void tp_sf_keep_models(tp_store *st, struct tp_sf_blobs *b)
+static int has(const struct tp_sf_blobs *b, const char *name)
 {
-    struct tp_sf_blobs *keep = NULL;
-    if (st->linked && (version_is(b, 0, TP_TB_MODEL_VERSION) || version_is(b, 1, TP_TB_BREAKDOWN_VERSION)))
-        keep = malloc(sizeof *keep);
-    if (keep) {
-        *keep = *b;
-        memset(b, 0, sizeof *b);
-        struct tp_model_slot *s = &st->models[TP_MODEL_FILE];
-        s->p = keep;
-        s->free = blobs_delete;
-        s->tried = 1;
-    }
-    tp_sf_blobs_free(b);
+    for (size_t i = 0; i < b->n; i++)
+        if (strcmp(b->v[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+int tp_sf_keep_models(const tp_store *st, struct tp_sf_lazy *L)
+{
+    struct tp_sf_blobs *b = tp_sf_lazy_models(L);
+    int tree = st->linked && version_is(b, 0, TP_TB_MODEL_VERSION);
+    int bd = st->linked && version_is(b, 1, TP_TB_BREAKDOWN_VERSION);
+    if (!tree && !bd)
+        tp_sf_blobs_free(b);
+    tp_sf_lazy_models_ok(L, tree || bd);
+    /* (a tree that could not be written leaves the version alone) */
+    return tree && bd && has(b, "opt.model.tb.roots") && has(b, "opt.model.bd.sum");
 }
 
 /* Section `name` inflated (count SIZE_MAX: any count, set in *count; else
@@ -288,6 +286,31 @@ static void *inflate(const struct tp_sf_blobs *b, const char *name, size_t width
         return out;
     }
     return NULL;
+}
+
+/* The count of section `name` of values `width` bytes wide, SIZE_MAX when
+ * absent or of another width. */
+static size_t count_of(const struct tp_sf_blobs *b, const char *name, size_t width)
+{
+    for (size_t i = 0; b && i < b->n; i++)
+        if (strcmp(b->v[i].name, name) == 0 && b->v[i].width == width)
+            return (size_t)b->v[i].count;
+    return SIZE_MAX;
+}
+
+/* Section `name`, of exactly `count` values of `width` bytes, inflated into
+ * out through d: 1, or 0 when absent, of another size or damaged. */
+static int inflate_to(ZSTD_DCtx *d, const struct tp_sf_blobs *b, const char *name, size_t width, size_t count,
+                      void *out)
+{
+    for (size_t i = 0; b && i < b->n; i++) {
+        const struct tp_sf_blob *s = &b->v[i];
+        if (strcmp(s->name, name) != 0)
+            continue;
+        size_t raw = count * width;
+        return s->width == width && s->count == count && ZSTD_decompressDCtx(d, out, raw, s->z, s->zlen) == raw;
+    }
+    return 0;
 }
 
 /* An int64 section written as differences, summed back. */
@@ -312,7 +335,7 @@ static int is_device_row(const tp_store *st, int64_t r)
  * left by at most two links, so a depth-first search that meets a node
  * still on its path has found a cycle (a crafted file; the builder makes
  * none). */
-static int acyclic(const struct tb_model *m)
+static int acyclic_dfs(const struct tb_model *m)
 {
     uint8_t *color = calloc(m->nnodes + 1, 1);      /* 0 new, 1 on the path, 2 done */
     int64_t *stack = malloc((m->nnodes + 1) * sizeof *stack);
@@ -339,6 +362,28 @@ static int acyclic(const struct tb_model *m)
     return ok;
 }
 
+/* The builder numbers a node before its first child and its next sibling,
+ * except the roots (made last): when every link but a root's points forward
+ * and none points at a root, a cycle would have to go back through a root
+ * that nothing enters, so there is none.  One pass in node order, where the
+ * depth-first search jumped about a node array bigger than any cache (a
+ * third of reading the tree); a tree of any other shape is searched. */
+static int acyclic(const struct tb_model *m)
+{
+    size_t n = m->nnodes;
+    uint8_t *root = malloc(n + 1);
+    int forward = root != NULL;
+    for (size_t i = 0; forward && i < n; i++)
+        root[i] = m->nodes[i].ev == EV_ROOT;
+    for (size_t i = 0; forward && i < n; i++) {
+        int64_t l[2] = {m->nodes[i].first_child, m->nodes[i].next_sib};
+        for (int k = 0; k < 2 && forward; k++)
+            forward = l[k] < 0 || ((root[i] || (uint64_t)l[k] > i) && !root[l[k]]);
+    }
+    free(root);
+    return forward || acyclic_dfs(m);
+}
+
 /* A name from its offset: inside the string table (each string ends with
  * its NUL, so any offset in it starts a C string), or the roots' name. */
 static int name_at(const tp_store *st, uint64_t off, const char **out)
@@ -354,9 +399,8 @@ static int name_at(const tp_store *st, uint64_t off, const char **out)
 
 /* The inflated sections of a tree (freed together). */
 struct secs {
-    int64_t *row, *ext, *fc, *ns, *lc, *plain[5], *nitems, *rrow, *rnext, *ritems, *kern, *ops;
-    uint16_t *bits;
-    uint64_t *noff, *koff;
+    int64_t *nitems, *rrow, *rnext, *ritems, *kern, *ops;
+    uint64_t *koff;
     uint32_t *ncnt, *rcnt;
     int32_t *has;
     int *kelig;
@@ -365,10 +409,8 @@ struct secs {
 
 static void secs_free(struct secs *s)
 {
-    free(s->row); free(s->ext); free(s->fc); free(s->ns); free(s->lc);
-    for (size_t i = 0; i < 5; i++) free(s->plain[i]);
     free(s->nitems); free(s->rrow); free(s->rnext); free(s->ritems); free(s->kern); free(s->ops);
-    free(s->bits); free(s->noff); free(s->koff); free(s->ncnt); free(s->rcnt); free(s->has); free(s->kelig);
+    free(s->koff); free(s->ncnt); free(s->rcnt); free(s->has); free(s->kelig);
     free(s->ktid);
 }
 
@@ -378,20 +420,11 @@ static int inflate_tree(const struct tp_sf_blobs *b, struct secs *s, size_t *nn,
 {
     size_t two = 2;
     *nn = *nr = *nrl = *ndl = *nk = *nops = SIZE_MAX;
-    s->row = inflate_delta(b, "opt.model.tb.node.row", nn);
+    *nn = count_of(b, "opt.model.tb.node.row", 8);
     s->rrow = inflate_delta(b, "opt.model.tb.rt.row", nr);
     s->kern = inflate_delta(b, "opt.model.tb.kern", nk);
-    if (!s->row || !s->rrow || !s->kern)
+    if (*nn == SIZE_MAX || !s->rrow || !s->kern)
         return 0;
-    s->ext = inflate_delta(b, "opt.model.tb.node.ext", nn);
-    s->fc = inflate_delta(b, "opt.model.tb.node.first_child", nn);
-    s->ns = inflate_delta(b, "opt.model.tb.node.next_sib", nn);
-    s->lc = inflate_delta(b, "opt.model.tb.node.last_child", nn);
-    for (size_t i = 0; i < 5; i++)
-        if (!(s->plain[i] = inflate(b, node_plain[i].name, 8, nn)))
-            return 0;
-    s->bits = inflate(b, "opt.model.tb.node.bits", 2, nn);
-    s->noff = inflate(b, "opt.model.tb.node.name", 8, nn);
     s->ncnt = inflate(b, "opt.model.tb.node.nrts", 4, nn);
     s->nitems = inflate_delta(b, "opt.model.tb.node.rts", nrl);
     s->rnext = inflate_delta(b, "opt.model.tb.rt.next", nr);
@@ -402,8 +435,7 @@ static int inflate_tree(const struct tp_sf_blobs *b, struct secs *s, size_t *nn,
     s->kelig = inflate(b, "opt.model.tb.kern_elig", sizeof *s->kelig, nk);
     s->ktid = inflate(b, "opt.model.tb.kern_tid", 8, nk);
     s->ops = inflate_delta(b, "opt.model.tb.ops", nops);
-    return s->ext && s->fc && s->ns && s->lc && s->bits && s->noff && s->ncnt && s->nitems && s->rnext &&
-           s->rcnt && s->ritems && s->has && s->koff && s->kelig && s->ktid && s->ops;
+    return s->ncnt && s->nitems && s->rnext && s->rcnt && s->ritems && s->has && s->koff && s->kelig && s->ktid && s->ops;
 }
 
 /* Each node's launch calls and each call's device rows in one pool; 0 when
@@ -444,31 +476,49 @@ static int lists_from(const tp_store *st, struct tb_model *m, const struct secs 
     return k == nrl && d == ndl;
 }
 
-static int nodes_from(const tp_store *st, struct tb_model *m, const struct secs *s)
+/* The nodes' fields, a section at a time through one scratch buffer of
+ * nnodes values, straight into the nodes: inflating every section into an
+ * array of its own first cost as much again in fresh pages as the nodes
+ * themselves (and inflating the ten int64 sections side by side into one
+ * block, to write each node once, cost more than the ten passes). */
+static int nodes_from(const tp_store *st, struct tb_model *m, const struct tp_sf_blobs *b, int64_t *scratch)
 {
-    for (size_t i = 0; i < m->nnodes; i++) {
+    size_t nn = m->nnodes;
+    ZSTD_DCtx *d = ZSTD_createDCtx();
+    int ok = d != NULL;
+    for (size_t f = 0; ok && f < 10; f++) {
+        int delta = f < 5;
+        const char *name = delta ? node_delta[f].name : node_plain[f - 5].name;
+        size_t off = delta ? node_delta[f].off : node_plain[f - 5].off;
+        ok = inflate_to(d, b, name, 8, nn, scratch);
+        uint64_t acc = 0;
+        for (size_t i = 0; ok && i < nn; i++) {
+            int64_t v = delta ? (int64_t)(acc += (uint64_t)scratch[i]) : scratch[i];
+            memcpy((char *)&m->nodes[i] + off, &v, 8);
+        }
+    }
+    uint16_t *bits = (uint16_t *)scratch;
+    ok = ok && inflate_to(d, b, "opt.model.tb.node.bits", 2, nn, bits);
+    for (size_t i = 0; ok && i < nn; i++) {
         struct tb_node *N = &m->nodes[i];
-        int64_t r = s->row[i];
-        unsigned bits = s->bits[i];
-        N->row = r;
-        N->ev = bits & 7;
-        N->cl = bits >> 3 & 7;
-        N->dropped = bits >> 6 & 1;
-        N->tc_elig = bits >> 7 & 1;
-        N->tc_allow = bits >> 8 & 1;
-        N->ext = s->ext[i];
-        N->first_child = s->fc[i];
-        N->next_sib = s->ns[i];
-        N->last_child = s->lc[i];
-        N->dev = s->plain[0][i];
-        N->self_dev = s->plain[1][i];
-        N->self_host = s->plain[2][i];
-        N->tc_total = s->plain[3][i];
-        N->tc_self = s->plain[4][i];
+        unsigned v = bits[i];
+        N->ev = v & 7;
+        N->cl = v >> 3 & 7;
+        N->dropped = v >> 6 & 1;
+        N->tc_elig = v >> 7 & 1;
+        N->tc_allow = v >> 8 & 1;
+        ok = !(v >> 9);
+    }
+    uint64_t *noff = (uint64_t *)scratch;
+    ok = ok && inflate_to(d, b, "opt.model.tb.node.name", 8, nn, noff);
+    ZSTD_freeDCtx(d);
+    for (size_t i = 0; ok && i < nn; i++) {
+        struct tb_node *N = &m->nodes[i];
+        int64_t r = N->row;
         /* a root and only a root has no row */
-        if (!in_or_none(r, st->n) || (r < 0) != (N->ev == EV_ROOT) || N->cl > CL_ROOT || (bits >> 9) ||
-            !in_or_none(N->first_child, m->nnodes) || !in_or_none(N->next_sib, m->nnodes) ||
-            !in_or_none(N->last_child, m->nnodes) || !name_at(st, s->noff[i], &N->name))
+        if (!in_or_none(r, st->n) || (r < 0) != (N->ev == EV_ROOT) || N->cl > CL_ROOT ||
+            !in_or_none(N->first_child, nn) || !in_or_none(N->next_sib, nn) ||
+            !in_or_none(N->last_child, nn) || !name_at(st, noff[i], &N->name))
             return 0;
         if (r >= 0) {
             N->start = st->ts[r];
@@ -479,8 +529,10 @@ static int nodes_from(const tp_store *st, struct tb_model *m, const struct secs 
             N->end = INT64_MAX;
         }
     }
+    if (!ok)
+        return 0;
     for (size_t i = 0; i < m->nroots; i++) {
-        if (!in(m->roots[i], m->nnodes) || m->nodes[m->roots[i]].ev != EV_ROOT)
+        if (!in(m->roots[i], nn) || m->nodes[m->roots[i]].ev != EV_ROOT)
             return 0;
         m->nodes[m->roots[i]].tid = m->tids[i];
     }
@@ -511,7 +563,10 @@ static int rest_from(const tp_store *st, struct tb_model *m, const struct secs *
 
 struct tb_model *tp_store_file_tree(const tp_store *st)
 {
-    const struct tp_sf_blobs *b = st->models[TP_MODEL_FILE].p;
+    const struct tp_sf_blobs *b = tp_sf_file_models(st);
+    /* the nodes take their times and threads from their rows */
+    if (b && tp_store_need(st, TP_NEED_KIND | TP_NEED_TS | TP_NEED_DUR | TP_NEED_TID, NULL) != TP_OK)
+        b = NULL;
     struct secs s = {0};
     size_t nn, nr, nrl, ndl, nk, nops;
     struct tb_model *m = version_is(b, 0, TP_TB_MODEL_VERSION) ? calloc(1, sizeof *m) : NULL;
@@ -538,7 +593,10 @@ struct tb_model *tp_store_file_tree(const tp_store *st)
     m->nkern = m->capkern = nk;
     m->ops = s.ops; s.ops = NULL;
     m->nops = m->capops = nops;
-    if (!nodes_from(st, m, &s) || !rest_from(st, m, &s) || !lists_from(st, m, &s, nrl, ndl) || !acyclic(m))
+    int64_t *scratch = malloc((nn + 1) * 8);
+    int ok = scratch && nodes_from(st, m, b, scratch);
+    free(scratch);
+    if (!ok || !rest_from(st, m, &s) || !lists_from(st, m, &s, nrl, ndl) || !acyclic(m))
         goto bad;
     secs_free(&s);
     return m;
@@ -546,12 +604,14 @@ bad:
     secs_free(&s);
     if (m)
         tp_tb_model_delete(m);
+    /* the caller builds the tree from the columns then */
+    tp_store_need(st, TP_NEED_ALL, NULL);
     return NULL;
 }
 
 struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st)
 {
-    const struct tp_sf_blobs *b = st->models[TP_MODEL_FILE].p;
+    const struct tp_sf_blobs *b = tp_sf_file_models(st);
     size_t ns = SIZE_MAX, one = 1;
     struct tp_tb_breakdown *bd = version_is(b, 1, TP_TB_BREAKDOWN_VERSION) ? calloc(1, sizeof *bd) : NULL;
     void *sum = bd ? inflate(b, "opt.model.bd.sum", sizeof bd->sum, &one) : NULL;
@@ -564,5 +624,6 @@ struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st)
     free(sum);
     if (bd)
         tp_tb_breakdown_delete(bd);
+    tp_store_need(st, TP_NEED_ALL, NULL);   /* the caller builds it from the columns then */
     return NULL;
 }

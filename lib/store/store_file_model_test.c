@@ -64,7 +64,7 @@ static int same_tree(const struct tb_model *a, const struct tb_model *b)
 
 static struct tp_sf_blob *blob(tp_store *st, const char *name)
 {
-    struct tp_sf_blobs *b = st->models[TP_MODEL_FILE].p;
+    struct tp_sf_blobs *b = (struct tp_sf_blobs *)tp_sf_file_models(st);   /* (a test: changed in place) */
     for (size_t i = 0; b && i < b->n; i++)
         if (strcmp(b->v[i].name, name) == 0)
             return &b->v[i];

@@ -1,7 +1,14 @@
 /* store_query.c — what a caller of the public API may ask of a loaded store
- * (tprof.h): its size, its kind of source, the malformed input its load met. */
+ * (tprof.h): its size, its kind of source, the malformed input its load met;
+ * and how to read it (lazily). */
 #include <stdio.h>
 #include "store.h"
+
+void tp_store_set_lazy(tp_store *st)
+{
+    if (st)
+        st->lazy = 1;
+}
 
 int64_t tp_store_rank(const tp_store *st)
 {

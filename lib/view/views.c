@@ -2,6 +2,7 @@
  * one line here. */
 #include <string.h>
 #include "store.h"
+#include "store_file.h"
 #include "table.h"
 #include "views.h"
 
@@ -34,6 +35,72 @@ static const tp_view *const registry[] = {
     &tp_view_roofline,
     NULL,
 };
+
+/* The parts of a lazily read .tprof store (tp_store_set_lazy) that each
+ * view reads, from tp_store_need's list (store_file.h): with its default
+ * options, and with any other.  A view not listed gets them all.  A part
+ * read but not listed stops the process and names itself
+ * (store_file_lazy.c): the golden tests run every view on such stores
+ * (scripts/golden/store.sh).  The models read from the store ask for the
+ * rows they read themselves (tp_store_file_tree). */
+#define NEED(x) TP_NEED_##x
+#define HTA (NEED(CORRELATION) | NEED(DUR) | NEED(KIND) | NEED(NAME) | NEED(PH) | NEED(STREAM) | NEED(TS) | \
+             NEED(LAUNCHER))
+static const struct {
+    const tp_view *v;
+    uint32_t plain, opted;
+} view_needs_list[] = {
+    {&tp_view_prof, NEED(ANNOTS) | NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(STREAM) |
+                        NEED(KERNEL_INFO), 0},
+    {&tp_view_kernels, NEED(AUX) | NEED(DUR) | NEED(NAME) | NEED(KERNEL_INFO),
+                       NEED(STREAM) | NEED(TID) | NEED(TS) | NEED(LAUNCH_OP) | NEED(OP_INFO)},
+    {&tp_view_ops, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(PARENT) |
+                       NEED(MEM_INFO),
+                   NEED(OP_INFO) | NEED(SEQ) | NEED(LAUNCH_OP) | NEED(LAUNCHER)},
+    {&tp_view_steps, 0, 0},
+    {&tp_view_memory, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(MEM_INFO), 0},
+    {&tp_view_modules, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(OP_INFO), 0},
+    {&tp_view_lightning, NEED(NAME) | NEED(TS), 0},
+    {&tp_view_dist, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(EXTERNAL_ID) | NEED(NAME) | NEED(TS) | NEED(OP_INFO), 0},
+    {&tp_view_gpu, NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(KERNEL_INFO), 0},
+    {&tp_view_advice, NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(PID) | NEED(TID) | NEED(TS) |
+                          NEED(KERNEL_INFO) | NEED(MEM_INFO), 0},
+    {&tp_view_temporal, HTA, 0},
+    {&tp_view_kernel_types, HTA, 0},
+    {&tp_view_overlap, HTA, 0},
+    {&tp_view_idle, HTA, 0},
+    {&tp_view_launches, HTA, 0},
+    {&tp_view_queue, HTA, 0},
+    {&tp_view_check, NEED(CORRELATION) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(STREAM) | NEED(TS) |
+                         NEED(LAUNCHER) | NEED(STEP) | NEED(ATTR_CAUSE), 0},
+    {&tp_view_api, NEED(DUR) | NEED(NAME), 0},
+    {&tp_view_memops, NEED(AUX) | NEED(DUR) | NEED(NAME) | NEED(KERNEL_INFO), 0},
+    {&tp_view_nvtx, NEED(DUR) | NEED(PID) | NEED(TID) | NEED(TS) | NEED(LAUNCHER), 0},
+    {&tp_view_labels, NEED(DUR) | NEED(NAME) | NEED(LAUNCHER) | NEED(PARENT), 0},
+    {&tp_view_critical_path, NEED(AUX) | NEED(CAT) | NEED(CORRELATION) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) |
+                                 NEED(PID) | NEED(STREAM) | NEED(TID) | NEED(TS) | NEED(KERNEL_INFO) |
+                                 NEED(LAUNCHER) | NEED(PARENT), 0},
+    {&tp_view_roofline, NEED(ANNOTS) | NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(STREAM) |
+                            NEED(KERNEL_INFO), 0},
+    {NULL, 0, 0},
+};
+
+/* Any option that changes what a view computes (not how it is drawn). */
+static int opted(const struct tp_view_opts *vo)
+{
+    return vo->group || vo->device || vo->events || vo->curve || vo->all_steps || vo->columnated || vo->comm ||
+           vo->runtime_cutoff_us != 0 || vo->launch_delay_cutoff_us != 0 || vo->hta_quirks || vo->max_queue ||
+           vo->path || vo->step_given || vo->annotation || vo->instance || vo->short_us != 0 || vo->per_step ||
+           vo->series || vo->hooks || vo->summary;
+}
+
+static uint32_t view_needs(const tp_view *v, const struct tp_view_opts *vo)
+{
+    for (size_t i = 0; view_needs_list[i].v; i++)
+        if (view_needs_list[i].v == v)   /* (every view reads the kinds: one byte an event) */
+            return NEED(KIND) | NEED(PH) | view_needs_list[i].plain | (opted(vo) ? view_needs_list[i].opted : 0);
+    return TP_NEED_ALL;
+}
 
 const tp_view *const *tp_views(void)
 {
@@ -74,6 +141,9 @@ int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opt
     static const struct tp_view_opts defaults;   /* NULL options: every default */
     if (!vo)
         vo = &defaults;
+    int rc = tp_store_need(st, view_needs(v, vo), err);   /* a lazily read store's columns */
+    if (rc != TP_OK)
+        return rc;
     if (st->format == TP_SRC_ASCEND) {
         const tp_view *twin = tp_view_npu_twin(v);
         if (twin)
