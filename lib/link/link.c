@@ -22,6 +22,7 @@
 #include "ingest.h"
 #include "i64map.h"
 #include "link.h"
+#include "store_file.h"
 
 /* Keep the first row seen for an id (the plugin's dict keeps the first
  * too); -1 on out of memory. */
@@ -228,6 +229,11 @@ int tp_store_link(tp_store *st, tp_error *err)
          * arrays (dlink.*) but not their index; the attribution model is not stored */
         size_t ndev = 0;
         if (!st->dev_bits) {
+            /* the index reads every event's kind: a lazily read store
+             * inflates that column first (store_file_lazy.c) */
+            int rc = tp_store_need(st, TP_NEED_KIND, err);
+            if (rc != TP_OK)
+                return rc;
             if (build_dev_index(st, &ndev) < 0)
                 return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
             if (ndev != st->ndev || (ndev && (!st->dev_launcher || !st->dev_launch_op))) {

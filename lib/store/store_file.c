@@ -174,7 +174,7 @@ static size_t attr_fields(struct tp_attribution *a, int64_t **f)
 static int put_attribution(struct tp_sf_writer *w, const tp_store *st)
 {
     struct tp_attribution a = st->attr;
-    if (!a.op || a.cap_inst)
+    if (!a.dev_op || a.cap_inst)
         return TP_OK;
     int64_t *f[TP_SF_ATTR_TOTALS], v[TP_SF_ATTR_TOTALS + 1];
     size_t k = attr_fields(&a, f);
@@ -183,9 +183,9 @@ static int put_attribution(struct tp_sf_writer *w, const tp_store *st)
         v[i + 1] = *f[i];
     int rc;
     if ((rc = put_section(w, "opt.attr.totals", v, k + 1, 8, 0)) ||
-        (rc = put_section(w, "opt.attr.op", a.op, st->n, 8, 0)) ||
-        (rc = put_section(w, "opt.attr.kind", a.kind, st->n, 1, 0)) ||
-        (rc = put_section(w, "opt.attr.cause", a.cause, st->n, 1, 0)))
+        (rc = put_section(w, "opt.attr.op", a.dev_op, st->ndev, 4, 0)) ||
+        (rc = put_section(w, "opt.attr.kind", a.dev_kind, st->ndev, 1, 0)) ||
+        (rc = put_section(w, "opt.attr.cause", a.dev_cause, st->ndev, 1, 0)))
         return rc;
     return TP_OK;
 }
@@ -623,7 +623,7 @@ static int check_refs(struct reader *r)
     if (st->linked ? r->count[TP_SF_LINKS] != st->n : r->count[TP_SF_LINKS] != (size_t)-1)
         return bad(r, "the link columns do not match the events");
     for (int i = 0; i < TP_SF_NLAZY_COLS; i++)
-        if (tp_sf_lazy_present(r->L, i) && tp_sf_lazy_count(r->L, i) != st->n)
+        if (tp_sf_lazy_present(r->L, i) && tp_sf_lazy_count(r->L, i) != tp_sf_lazy_rows(st, i))
             return bad(r, "a column's length differs from the events'");
     /* the views index the extra cells by column and task, and their text by
      * string id */
@@ -845,13 +845,13 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
         size_t k = attr_fields(&st->attr, f);
         for (size_t i = 0; i < k; i++)
             *f[i] = tp_sf_lazy_totals(r.L)[i];
-    } else if (rc == TP_OK && st->attr.op) {
+    } else if (rc == TP_OK && st->attr.dev_op) {
         /* part of an attribution (a damaged or crafted file): computed again */
-        free(st->attr.op);
-        free(st->attr.kind);
-        free(st->attr.cause);
-        st->attr.op = NULL;
-        st->attr.kind = st->attr.cause = NULL;
+        free(st->attr.dev_op);
+        free(st->attr.dev_kind);
+        free(st->attr.dev_cause);
+        st->attr.dev_op = NULL;
+        st->attr.dev_kind = st->attr.dev_cause = NULL;
     }
     if (rc == TP_OK) {
         struct tp_model_slot *s = &st->models[TP_MODEL_FILE];

@@ -24,22 +24,25 @@ struct tp_source;
 int tp_store_read_file(tp_store *st, struct tp_source *src, tp_error *err);
 
 /* The parts of a store read lazily (tp_store_set_lazy), one bit each: the
- * event columns, the linker's, the attribution's per-row arrays
- * (st->attr.op, .kind, .cause) and the big side tables.  Everything else
- * of a store (strings, devices, steps, skips, counts, Ascend tables) is
- * read with it. */
+ * event columns, the linker's (link.parent per event; dlink.* per device
+ * row), the attribution's per-device-row arrays (st->attr.dev_op,
+ * .dev_kind, .dev_cause) and the big side tables.  Everything else of a
+ * store (strings, devices, steps, skips, counts, Ascend tables) is read
+ * with it. */
 enum {
     TP_NEED_KIND = 1u << 0, TP_NEED_PH = 1u << 1, TP_NEED_TS = 1u << 2, TP_NEED_DUR = 1u << 3,
     TP_NEED_NAME = 1u << 4, TP_NEED_CAT = 1u << 5, TP_NEED_PID = 1u << 6, TP_NEED_TID = 1u << 7,
     TP_NEED_DEVICE = 1u << 8, TP_NEED_STREAM = 1u << 9, TP_NEED_CORRELATION = 1u << 10,
-    TP_NEED_EXTERNAL_ID = 1u << 11, TP_NEED_SEQ = 1u << 12, TP_NEED_AUX = 1u << 13,
-    TP_NEED_PARENT = 1u << 14, TP_NEED_DEPTH = 1u << 15, TP_NEED_SELF_NS = 1u << 16,
-    TP_NEED_LAUNCHER = 1u << 17, TP_NEED_LAUNCH_OP = 1u << 18, TP_NEED_STEP = 1u << 19,
-    TP_NEED_ATTR_OP = 1u << 20, TP_NEED_ATTR_KIND = 1u << 21, TP_NEED_ATTR_CAUSE = 1u << 22,
+    TP_NEED_EXTERNAL_ID = 1u << 11, TP_NEED_AUX = 1u << 12,
+    TP_NEED_PARENT = 1u << 13, TP_NEED_LAUNCHER = 1u << 14, TP_NEED_LAUNCH_OP = 1u << 15,
+    TP_NEED_ATTR_OP = 1u << 16, TP_NEED_ATTR_KIND = 1u << 17, TP_NEED_ATTR_CAUSE = 1u << 18,
     /* the side tables: st->kernels (tp_store_kernel), st->ops, st->mems,
-     * st->annots, st->colls (tp_store_coll) */
-    TP_NEED_KERNEL_INFO = 1u << 23, TP_NEED_OP_INFO = 1u << 24, TP_NEED_MEM_INFO = 1u << 25,
-    TP_NEED_ANNOTS = 1u << 26, TP_NEED_COLLS = 1u << 27,
+     * st->annots, st->colls (tp_store_coll), st->seqs (tp_store_seq),
+     * st->pys (an operator's python ids) */
+    TP_NEED_KERNEL_INFO = 1u << 19, TP_NEED_OP_INFO = 1u << 20, TP_NEED_MEM_INFO = 1u << 21,
+    TP_NEED_ANNOTS = 1u << 22, TP_NEED_COLLS = 1u << 23, TP_NEED_SEQ = 1u << 24, TP_NEED_PY = 1u << 25,
+    /* a row's step (tp_store_row_step): its start, or its launch's */
+    TP_NEED_STEP = TP_NEED_TS | TP_NEED_LAUNCHER,
 };
 #define TP_NEED_ALL 0xffffffffu
 /* Make sure the columns in `want` are in memory (checked and inflated on

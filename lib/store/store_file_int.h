@@ -77,10 +77,10 @@ struct tp_sf_job {
 void tp_sf_inflate_all(struct tp_sf_job *jobs, size_t n);
 
 /* ---- the columns inflated on first need (store_file_lazy.c) ----
- * The event columns, the link columns and the attribution's per-row arrays
- * (one unit each), then the side tables (kern, op, mem, annot, opt.coll:
- * a unit each), in the order of the TP_NEED_ bits (store_file.h). */
-enum { TP_SF_NLAZY_COLS = 23, TP_SF_NLAZY = 28,
+ * The event columns, the link columns and the attribution's per-device-row
+ * arrays (one unit each), then the side tables (kern, op, mem, annot,
+ * opt.coll, seq, py: a unit each), in the order of the TP_NEED_ bits (store_file.h). */
+enum { TP_SF_NLAZY_COLS = 19, TP_SF_NLAZY = 26,
        /* opt.attr.totals: the attribution's sums, as int64 (store_file.c) */
        TP_SF_ATTR_TOTALS = 2 + 2 * TP_ATTR_CAUSES + 2 * TP_LAUNCH_KINDS + 4 };
 /* The attribution in opt.attr.*: bump when tp_link_attribution
@@ -91,6 +91,8 @@ struct tp_sf_lazy;
 /* The lazy unit a section belongs to (its TP_NEED_ bit number), or -1. */
 int tp_sf_lazy_index(const char *name);
 struct tp_sf_lazy *tp_sf_lazy_new(tp_store *st);
+/* The values column unit i (< TP_SF_NLAZY_COLS) has in an intact store. */
+size_t tp_sf_lazy_rows(const tp_store *st, int i);
 void tp_sf_lazy_free(struct tp_sf_lazy *L);
 /* The file's bytes, which the kept sections point into (freed with L). */
 void tp_sf_lazy_take_file(struct tp_sf_lazy *L, unsigned char *file);

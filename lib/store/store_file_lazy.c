@@ -34,13 +34,13 @@
  * each, then the side tables (all their columns at once). */
 static const char *const unit_names[TP_SF_NLAZY] = {
     "ev.kind", "ev.ph", "ev.ts", "ev.dur", "ev.name", "ev.cat", "ev.pid", "ev.tid", "ev.device", "ev.stream",
-    "ev.correlation", "ev.external_id", "ev.seq", "ev.aux",
-    "link.parent", "link.depth", "link.self_ns", "link.launcher", "link.launch_op", "link.step",
+    "ev.correlation", "ev.external_id", "ev.aux",
+    "link.parent", "dlink.launcher", "dlink.launch_op",
     "opt.attr.op", "opt.attr.kind", "opt.attr.cause",
-    "kern.*", "op.*", "mem.*", "annot.*", "opt.coll.*",
+    "kern.*", "op.*", "mem.*", "annot.*", "opt.coll.*", "seq.*", "py.*",
 };
 static const enum tp_sf_table_id unit_tables[TP_SF_NLAZY - TP_SF_NLAZY_COLS] = {
-    TP_SF_KERNELS, TP_SF_OPS, TP_SF_MEMS, TP_SF_ANNOTS, TP_SF_COLLS,
+    TP_SF_KERNELS, TP_SF_OPS, TP_SF_MEMS, TP_SF_ANNOTS, TP_SF_COLLS, TP_SF_SEQS, TP_SF_PYS,
 };
 enum { ATTR_OP = TP_SF_NLAZY_COLS - 3, ATTR_KIND, ATTR_CAUSE, MAX_SECS = 24 };
 
@@ -69,9 +69,9 @@ int tp_sf_lazy_index(const char *name)
 static void unit_def(int i, size_t *base, size_t *size)
 {
     switch (i) {
-    case ATTR_OP: *base = offsetof(tp_store, attr.op); *size = 8; return;
-    case ATTR_KIND: *base = offsetof(tp_store, attr.kind); *size = 1; return;
-    case ATTR_CAUSE: *base = offsetof(tp_store, attr.cause); *size = 1; return;
+    case ATTR_OP: *base = offsetof(tp_store, attr.dev_op); *size = 4; return;
+    case ATTR_KIND: *base = offsetof(tp_store, attr.dev_kind); *size = 1; return;
+    case ATTR_CAUSE: *base = offsetof(tp_store, attr.dev_cause); *size = 1; return;
     }
     for (size_t k = 0; k < tp_sf_ncols; k++) {
         const struct tp_sf_col *c = &tp_sf_cols[k];
@@ -254,7 +254,7 @@ int tp_sf_lazy_add(struct tp_sf_lazy *L, int i, const char *name, const unsigned
                    uint32_t flags, const char **why)
 {
     const struct tp_sf_col *c = col_named(name);
-    size_t w = c ? c->width : i == ATTR_OP ? 8 : 1;
+    size_t w = c ? c->width : i == ATTR_OP ? 4 : 1;
     struct lazy_unit *U = &L->u[i];
     for (size_t k = 0; k < U->nsec; k++)
         if (U->sec[k].c == c)
@@ -286,6 +286,16 @@ int tp_sf_lazy_loaded(const struct tp_sf_lazy *L, const char *name)
 {
     int i = tp_sf_lazy_index(name);
     return i < 0 || !L->u[i].present || L->u[i].loaded;
+}
+
+/* How many values column unit i has in an intact store: one per event, or
+ * one per device row (dlink.*, the attribution's). */
+size_t tp_sf_lazy_rows(const tp_store *st, int i)
+{
+    size_t base, size;
+    unit_def(i, &base, &size);
+    return i >= ATTR_OP || base == offsetof(tp_store, dev_launcher) || base == offsetof(tp_store, dev_launch_op)
+               ? st->ndev : st->n;
 }
 
 uint64_t tp_sf_lazy_count(const struct tp_sf_lazy *L, int i)
@@ -339,9 +349,9 @@ static const char *check_unit(const tp_store *st, int i, const struct lazy_unit 
     if (1u << i == TP_NEED_TID)
         return tp_sf_check_tid(st);
     const struct tp_attribution *a = &st->attr;
-    for (size_t k = 0; i >= ATTR_OP && i <= ATTR_CAUSE && k < st->n; k++) {
-        if (i == ATTR_OP ? a->op[k] < -1 || (a->op[k] >= 0 && (uint64_t)a->op[k] >= st->n)
-            : i == ATTR_KIND ? a->kind[k] >= TP_LAUNCH_KINDS : a->cause[k] >= TP_ATTR_CAUSES) {
+    for (size_t k = 0; i >= ATTR_OP && i <= ATTR_CAUSE && k < st->ndev; k++) {
+        if (i == ATTR_OP ? a->dev_op[k] < -1 || (a->dev_op[k] >= 0 && (uint64_t)a->dev_op[k] >= st->n)
+            : i == ATTR_KIND ? a->dev_kind[k] >= TP_LAUNCH_KINDS : a->dev_cause[k] >= TP_ATTR_CAUSES) {
             snprintf(msg, cap, "column %s, value %zu: out of range", unit_names[i], k);
             return msg;
         }

@@ -188,11 +188,14 @@ int main(void)
     CHECK("lazy.ts_equal", memcmp(ls->ts, js->ts, n * sizeof *js->ts) == 0);   /* (stored as differences) */
     CHECK("lazy.name_equal", memcmp(ls->name, js->name, n * sizeof *js->name) == 0);
     CHECK("lazy.parent_equal", memcmp(ls->parent, js->parent, n * sizeof *js->parent) == 0);
-    CHECK("lazy.attr_op_equal", memcmp(ls->attr.op, js->attr.op, n * sizeof *js->attr.op) == 0);
+    size_t nd = js->ndev;
+    CHECK("lazy.ndev_equal", ls->ndev == nd);
+    CHECK("lazy.attr_op_equal", memcmp(ls->attr.dev_op, js->attr.dev_op, nd * sizeof *js->attr.dev_op) == 0);
     CHECK("lazy.need_again_ok", tp_store_need(ls, TP_NEED_ALL, &err) == TP_OK);
     CHECK("lazy.all_equal", memcmp(ls->kind, js->kind, n) == 0 && memcmp(ls->dur, js->dur, n * 8) == 0 &&
-                                memcmp(ls->aux, js->aux, n * 4) == 0 && memcmp(ls->step, js->step, n * 8) == 0 &&
-                                memcmp(ls->attr.cause, js->attr.cause, n) == 0);
+                                memcmp(ls->aux, js->aux, n * 4) == 0 &&
+                                memcmp(ls->dev_launcher, js->dev_launcher, nd * sizeof *js->dev_launcher) == 0 &&
+                                memcmp(ls->attr.dev_cause, js->attr.dev_cause, nd) == 0);
     /* the model from the file asks for the rows it reads itself */
     tp_store *ms = load(path, 1, &err);
     struct tb_model *m = ms ? tp_store_file_tree(ms) : NULL;
@@ -250,8 +253,9 @@ int main(void)
         c = rewrite(b, len, NULL, 0, "opt.attr.", &clen);
         if (c && spill(dpath, c, clen) == 0 && (ds = load(dpath, 1, &e)) != NULL) {
             CHECK("lazy.no_attr_reads_all", tp_sf_lazy_loaded(ds->models[TP_MODEL_FILE].p, "ev.ts") &&
-                                                ds->attr.op && ds->attr.kernels == js->attr.kernels &&
-                                                memcmp(ds->attr.op, js->attr.op, n * 8) == 0);
+                                                ds->attr.dev_op && ds->attr.kernels == js->attr.kernels &&
+                                                memcmp(ds->attr.dev_op, js->attr.dev_op,
+                                                       js->ndev * sizeof *js->attr.dev_op) == 0);
             tp_store_free(ds);
         } else {
             CHECK("lazy.no_attr_loads", 0);

@@ -97,8 +97,11 @@ static int opted(const struct tp_view_opts *vo)
 static uint32_t view_needs(const tp_view *v, const struct tp_view_opts *vo)
 {
     for (size_t i = 0; view_needs_list[i].v; i++)
-        if (view_needs_list[i].v == v)   /* (every view reads the kinds: one byte an event) */
-            return NEED(KIND) | NEED(PH) | view_needs_list[i].plain | (opted(vo) ? view_needs_list[i].opted : 0);
+        if (view_needs_list[i].v == v) {   /* (every view reads the kinds: one byte an event) */
+            uint32_t need = NEED(KIND) | NEED(PH) | view_needs_list[i].plain | (opted(vo) ? view_needs_list[i].opted : 0);
+            /* an operator's python ids are a table of their own (format 3) */
+            return need & NEED(OP_INFO) ? need | NEED(PY) : need;
+        }
     return TP_NEED_ALL;
 }
 
