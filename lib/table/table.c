@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "numfmt.h"
 #include "strtab.h"
 #include "table.h"
 #include "cmp.h"
@@ -337,8 +338,9 @@ size_t tp_fmt_pyfloat(double v, char *buf, size_t cap)
     if (fabs(v) < 1e16 && v == trunc(v)) {
         /* Integral below 1e16: every such double prints exactly, and its exact
          * digits are also the shortest round-trip digits. */
-        int k = snprintf(out, sizeof out, "%.0f.0", v);
-        return put_out(out, (size_t)k, buf, cap);
+        size_t k = tp_numfmt_i64((int64_t)v, out);   /* "%.0f": exact below 2^63 */
+        memcpy(out + k, ".0", 2);
+        return put_out(out, k + 2, buf, cap);
     }
     /* Shortest digit string that reads back as v (Python's repr).  A double
      * whose shortest form has p <= 15 digits rounds to that form padded with
@@ -407,19 +409,21 @@ size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap)
     uint64_t div = 1;
     for (int i = 0; i < d; i++)
         div *= 10;
-    char out[48];
+    char out[TP_NUMFMT_CAP];
     uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     uint64_t frac = mag % div;
-    int n = snprintf(out, sizeof out, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(mag / div));
+    size_t n = 0;
+    if (ns < 0)
+        out[n++] = '-';
+    n += tp_numfmt_u64(mag / div, out + n);
     if (frac) {
-        char f[16];
-        snprintf(f, sizeof f, "%0*llu", d, (unsigned long long)frac);
-        int fl = d;
-        while (f[fl - 1] == '0')
+        out[n++] = '.';
+        size_t fl = tp_numfmt_u64_pad(frac, d, out + n);
+        while (out[n + fl - 1] == '0')
             fl--;
-        n += snprintf(out + n, sizeof out - (size_t)n, ".%.*s", fl, f);
+        n += fl;
     }
-    return put_out(out, (size_t)n, buf, cap);
+    return put_out(out, n, buf, cap);
 }
 
 size_t tp_fmt_us(int64_t ns, char *buf, size_t cap)
@@ -437,7 +441,9 @@ size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap)
         unit = TP_UNIT_US;
     if (!isfinite(ns))
         return tp_fmt_pyfloat(ns, buf, cap);
-    int n = snprintf(out, sizeof out, "%.*f", decimals[unit], ns / scale[unit]);
+    int n = (int)tp_numfmt_fixed(ns / scale[unit], decimals[unit], out);
+    if (!n)
+        n = snprintf(out, sizeof out, "%.*f", decimals[unit], ns / scale[unit]);
     if (decimals[unit]) {
         while (n > 0 && out[n - 1] == '0')
             n--;
@@ -464,8 +470,10 @@ static size_t fmt_fixed(double v, int decimals, char *buf, size_t cap)
         decimals = 0;
     if (decimals > 30)
         decimals = 30;
-    int n = snprintf(out, sizeof out, "%.*f", decimals, v);
-    return put_out(out, (size_t)n, buf, cap);
+    size_t n = tp_numfmt_fixed(v, decimals, out);
+    if (!n)
+        n = (size_t)snprintf(out, sizeof out, "%.*f", decimals, v);
+    return put_out(out, n, buf, cap);
 }
 
 /* Format a numeric cell value (kind INT or FLOAT) for column type ty. */
@@ -481,7 +489,7 @@ static size_t fmt_value(enum tp_coltype ty, int decimals, int kind, union tp_cel
     default:
         if (kind == TP_CELL_FLOAT)
             return tp_fmt_pyfloat(v.f, buf, cap);
-        return put_out(out, (size_t)snprintf(out, sizeof out, "%lld", (long long)v.i), buf, cap);
+        return put_out(out, tp_numfmt_i64(v.i, out), buf, cap);
     }
 }
 
