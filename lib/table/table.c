@@ -30,6 +30,13 @@ struct tp_chunk {
     unsigned char *k;      /* TP_CHUNK_ROWS * ncols kinds (enum tp_cellkind) */
 };
 
+/* A string's id by its address (tp_table_set_str_stable): open addressing
+ * on the address, p NULL when free. */
+struct addr_slot {
+    const char *p;
+    uint32_t id;
+};
+
 struct tp_table {
     const struct tp_coldef *cols;
     size_t ncols;
@@ -41,6 +48,8 @@ struct tp_table {
     char *footer;            /* lines printed after the table (key_averages' totals), "" none */
     const struct tp_chart *chart;   /* --plot: how to draw it (write_chart.c), NULL none */
     char *defcols;           /* default columns chosen by the view for this input, NULL none */
+    struct addr_slot *addr;  /* ids of stable strings by address; nslots a power of two */
+    size_t naddr, addr_slots;
 };
 
 /* ---- construction ------------------------------------------------------- */
@@ -70,6 +79,7 @@ void tp_table_free(tp_table *t)
     tp_strtab_free(&t->strs);
     free(t->footer);
     free(t->defcols);
+    free(t->addr);
     free(t);
 }
 
@@ -218,6 +228,62 @@ void tp_table_set_strn(tp_table *t, size_t col, const char *s, size_t len)
 void tp_table_set_str(tp_table *t, size_t col, const char *s)
 {
     tp_table_set_strn(t, col, s, s ? strlen(s) : 0);
+}
+
+static size_t addr_hash(const char *p, size_t nslots)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15u;
+    return (size_t)(h >> 32) & (nslots - 1);
+}
+
+/* Room for one more address (at most half the slots used); -1 when the
+ * map cannot grow (the caller then interns without it). */
+static int addr_room(tp_table *t)
+{
+    if (2 * (t->naddr + 1) <= t->addr_slots)
+        return 0;
+    size_t n = t->addr_slots ? 2 * t->addr_slots : 1024;
+    struct addr_slot *a = calloc(n, sizeof *a);
+    if (!a)
+        return -1;
+    for (size_t i = 0; i < t->addr_slots; i++) {
+        if (!t->addr[i].p)
+            continue;
+        size_t h = addr_hash(t->addr[i].p, n);
+        while (a[h].p)
+            h = (h + 1) & (n - 1);
+        a[h] = t->addr[i];
+    }
+    free(t->addr);
+    t->addr = a;
+    t->addr_slots = n;
+    return 0;
+}
+
+void tp_table_set_str_stable(tp_table *t, size_t col, const char *s)
+{
+    if (!s || !t || t->nrows == 0 || col >= t->ncols || addr_room(t) < 0) {
+        tp_table_set_str(t, col, s);
+        return;
+    }
+    size_t h = addr_hash(s, t->addr_slots);
+    while (t->addr[h].p && t->addr[h].p != s)
+        h = (h + 1) & (t->addr_slots - 1);
+    if (!t->addr[h].p) {
+        tp_table_set_str(t, col, s);
+        union tp_cellval *v;
+        unsigned char *k;
+        if (!last_cell(t, col, &v, &k) || *k != TP_CELL_STR)
+            return;   /* out of memory: the table says so */
+        t->addr[h] = (struct addr_slot){s, v->s};
+        t->naddr++;
+        return;
+    }
+    union tp_cellval *v;
+    unsigned char *k;
+    last_cell(t, col, &v, &k);
+    v->s = t->addr[h].id;
+    *k = TP_CELL_STR;
 }
 
 void tp_table_set_int(tp_table *t, size_t col, int64_t x)
