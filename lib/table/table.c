@@ -583,7 +583,12 @@ const char *tp_cell_text(const tp_table *t, size_t row, size_t col, char *buf, s
         *len = tp_strtab_len(&t->strs, v.s);
         return tp_strtab_get(&t->strs, v.s);
     }
-    size_t n = tp_table_format_cell(t, row, col, buf, cap);
+    if (kind != TP_CELL_INT && kind != TP_CELL_FLOAT) {
+        *len = 1;
+        return "-";
+    }
+    /* the cell read once (tp_table_format_cell would read it again) */
+    size_t n = fmt_value(t->cols[col].type, t->cols[col].decimals, kind, v, buf, cap);
     *len = n < cap ? n : cap - 1;
     return buf;
 }

@@ -126,6 +126,8 @@ const char *tp_wctx_header(const struct tp_wctx *w, size_t j, char *buf, size_t 
 const char *tp_wctx_cell(const struct tp_wctx *w, size_t row, size_t j, char *buf, size_t cap, size_t *len)
 {
     enum tp_cellkind k = tp_table_cell_kind(w->t, row, w->sel[j]);
+    if (k == TP_CELL_STR)   /* no option below changes a text cell */
+        return tp_table_cell_strn(w->t, row, w->sel[j], len);
     /* empty NULLs only where a field can be empty: space-separated text
      * would lose a field */
     if (w->o->keys && k == TP_CELL_NULL && (w->o->format == TP_FMT_CSV || w->o->format == TP_FMT_TSV)) {
