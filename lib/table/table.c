@@ -237,15 +237,18 @@ static size_t addr_hash(const char *p, size_t nslots)
 }
 
 /* Room for one more address (at most half the slots used); -1 when the
- * map cannot grow (the caller then interns without it). */
+ * map cannot grow: the table is then marked out of memory (a failed
+ * allocation is reported, never done without). */
 static int addr_room(tp_table *t)
 {
     if (2 * (t->naddr + 1) <= t->addr_slots)
         return 0;
     size_t n = t->addr_slots ? 2 * t->addr_slots : 1024;
     struct addr_slot *a = calloc(n, sizeof *a);
-    if (!a)
+    if (!a) {
+        t->oom = 1;
         return -1;
+    }
     for (size_t i = 0; i < t->addr_slots; i++) {
         if (!t->addr[i].p)
             continue;

@@ -398,7 +398,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         fill_row(t, st, i, a, kname, ki, &fr, ran, tc_from_name(&c, st->name[a->event]), columnated);
     }
     prof_ctx_free(&c);
-    if (nomem) {
+    if (nomem || tp_table_nomem(t)) {   /* a setter's failure too: roofline reads this table */
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
     }
