@@ -284,6 +284,10 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
     if (assign_roles(&b) < 0) goto done;
     for (int k = 0; k < NROLE; k++) tp_ranges_merge(&b.role[k]);
     if (!b.nsteps && b.cpu_min <= b.cpu_max) {
+        /* every field: match_gpu_work counts from matched = 0 (it was left as
+         * malloc gave it, so a trace without ProfilerStep got its kernel time
+         * or not by what the heap held: `report` differed from `steps`) */
+        memset(&b.steps[0], 0, sizeof b.steps[0]);
         b.steps[0].s = b.cpu_min; b.steps[0].e = b.cpu_max; b.steps[0].num = 0;
         b.nsteps = 1;
     }

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "numfmt.h"
 #include "strtab.h"
 #include "table.h"
 #include "cmp.h"
@@ -29,6 +30,13 @@ struct tp_chunk {
     unsigned char *k;      /* TP_CHUNK_ROWS * ncols kinds (enum tp_cellkind) */
 };
 
+/* A string's id by its address (tp_table_set_str_stable): open addressing
+ * on the address, p NULL when free. */
+struct addr_slot {
+    const char *p;
+    uint32_t id;
+};
+
 struct tp_table {
     const struct tp_coldef *cols;
     size_t ncols;
@@ -40,6 +48,8 @@ struct tp_table {
     char *footer;            /* lines printed after the table (key_averages' totals), "" none */
     const struct tp_chart *chart;   /* --plot: how to draw it (write_chart.c), NULL none */
     char *defcols;           /* default columns chosen by the view for this input, NULL none */
+    struct addr_slot *addr;  /* ids of stable strings by address; nslots a power of two */
+    size_t naddr, addr_slots;
 };
 
 /* ---- construction ------------------------------------------------------- */
@@ -69,6 +79,7 @@ void tp_table_free(tp_table *t)
     tp_strtab_free(&t->strs);
     free(t->footer);
     free(t->defcols);
+    free(t->addr);
     free(t);
 }
 
@@ -219,6 +230,65 @@ void tp_table_set_str(tp_table *t, size_t col, const char *s)
     tp_table_set_strn(t, col, s, s ? strlen(s) : 0);
 }
 
+static size_t addr_hash(const char *p, size_t nslots)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15u;
+    return (size_t)(h >> 32) & (nslots - 1);
+}
+
+/* Room for one more address (at most half the slots used); -1 when the
+ * map cannot grow: the table is then marked out of memory (a failed
+ * allocation is reported, never done without). */
+static int addr_room(tp_table *t)
+{
+    if (2 * (t->naddr + 1) <= t->addr_slots)
+        return 0;
+    size_t n = t->addr_slots ? 2 * t->addr_slots : 1024;
+    struct addr_slot *a = calloc(n, sizeof *a);
+    if (!a) {
+        t->oom = 1;
+        return -1;
+    }
+    for (size_t i = 0; i < t->addr_slots; i++) {
+        if (!t->addr[i].p)
+            continue;
+        size_t h = addr_hash(t->addr[i].p, n);
+        while (a[h].p)
+            h = (h + 1) & (n - 1);
+        a[h] = t->addr[i];
+    }
+    free(t->addr);
+    t->addr = a;
+    t->addr_slots = n;
+    return 0;
+}
+
+void tp_table_set_str_stable(tp_table *t, size_t col, const char *s)
+{
+    if (!s || !t || t->nrows == 0 || col >= t->ncols || addr_room(t) < 0) {
+        tp_table_set_str(t, col, s);
+        return;
+    }
+    size_t h = addr_hash(s, t->addr_slots);
+    while (t->addr[h].p && t->addr[h].p != s)
+        h = (h + 1) & (t->addr_slots - 1);
+    if (!t->addr[h].p) {
+        tp_table_set_str(t, col, s);
+        union tp_cellval *v;
+        unsigned char *k;
+        if (!last_cell(t, col, &v, &k) || *k != TP_CELL_STR)
+            return;   /* out of memory: the table says so */
+        t->addr[h] = (struct addr_slot){s, v->s};
+        t->naddr++;
+        return;
+    }
+    union tp_cellval *v;
+    unsigned char *k;
+    last_cell(t, col, &v, &k);
+    v->s = t->addr[h].id;
+    *k = TP_CELL_STR;
+}
+
 /* The cell col of the last row holds val, of kind (see last_cell). */
 static inline void set_last(tp_table *t, size_t col, unsigned char kind, union tp_cellval val)
 {
@@ -338,8 +408,9 @@ size_t tp_fmt_pyfloat(double v, char *buf, size_t cap)
     if (fabs(v) < 1e16 && v == trunc(v)) {
         /* Integral below 1e16: every such double prints exactly, and its exact
          * digits are also the shortest round-trip digits. */
-        int k = snprintf(out, sizeof out, "%.0f.0", v);
-        return put_out(out, (size_t)k, buf, cap);
+        size_t k = tp_numfmt_i64((int64_t)v, out);   /* "%.0f": exact below 2^63 */
+        memcpy(out + k, ".0", 2);
+        return put_out(out, k + 2, buf, cap);
     }
     /* Shortest digit string that reads back as v (Python's repr).  A double
      * whose shortest form has p <= 15 digits rounds to that form padded with
@@ -408,19 +479,21 @@ size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap)
     uint64_t div = 1;
     for (int i = 0; i < d; i++)
         div *= 10;
-    char out[48];
+    char out[TP_NUMFMT_CAP];
     uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     uint64_t frac = mag % div;
-    int n = snprintf(out, sizeof out, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(mag / div));
+    size_t n = 0;
+    if (ns < 0)
+        out[n++] = '-';
+    n += tp_numfmt_u64(mag / div, out + n);
     if (frac) {
-        char f[16];
-        snprintf(f, sizeof f, "%0*llu", d, (unsigned long long)frac);
-        int fl = d;
-        while (f[fl - 1] == '0')
+        out[n++] = '.';
+        size_t fl = tp_numfmt_u64_pad(frac, d, out + n);
+        while (out[n + fl - 1] == '0')
             fl--;
-        n += snprintf(out + n, sizeof out - (size_t)n, ".%.*s", fl, f);
+        n += fl;
     }
-    return put_out(out, (size_t)n, buf, cap);
+    return put_out(out, n, buf, cap);
 }
 
 size_t tp_fmt_us(int64_t ns, char *buf, size_t cap)
@@ -438,7 +511,9 @@ size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap)
         unit = TP_UNIT_US;
     if (!isfinite(ns))
         return tp_fmt_pyfloat(ns, buf, cap);
-    int n = snprintf(out, sizeof out, "%.*f", decimals[unit], ns / scale[unit]);
+    int n = (int)tp_numfmt_fixed(ns / scale[unit], decimals[unit], out);
+    if (!n)
+        n = snprintf(out, sizeof out, "%.*f", decimals[unit], ns / scale[unit]);
     if (decimals[unit]) {
         while (n > 0 && out[n - 1] == '0')
             n--;
@@ -465,8 +540,10 @@ static size_t fmt_fixed(double v, int decimals, char *buf, size_t cap)
         decimals = 0;
     if (decimals > 30)
         decimals = 30;
-    int n = snprintf(out, sizeof out, "%.*f", decimals, v);
-    return put_out(out, (size_t)n, buf, cap);
+    size_t n = tp_numfmt_fixed(v, decimals, out);
+    if (!n)
+        n = (size_t)snprintf(out, sizeof out, "%.*f", decimals, v);
+    return put_out(out, n, buf, cap);
 }
 
 /* Format a numeric cell value (kind INT or FLOAT) for column type ty. */
@@ -482,7 +559,7 @@ static size_t fmt_value(enum tp_coltype ty, int decimals, int kind, union tp_cel
     default:
         if (kind == TP_CELL_FLOAT)
             return tp_fmt_pyfloat(v.f, buf, cap);
-        return put_out(out, (size_t)snprintf(out, sizeof out, "%lld", (long long)v.i), buf, cap);
+        return put_out(out, tp_numfmt_i64(v.i, out), buf, cap);
     }
 }
 
@@ -510,7 +587,12 @@ const char *tp_cell_text(const tp_table *t, size_t row, size_t col, char *buf, s
         *len = tp_strtab_len(&t->strs, v.s);
         return tp_strtab_get(&t->strs, v.s);
     }
-    size_t n = tp_table_format_cell(t, row, col, buf, cap);
+    if (kind != TP_CELL_INT && kind != TP_CELL_FLOAT) {
+        *len = 1;
+        return "-";
+    }
+    /* the cell read once (tp_table_format_cell would read it again) */
+    size_t n = fmt_value(t->cols[col].type, t->cols[col].decimals, kind, v, buf, cap);
     *len = n < cap ? n : cap - 1;
     return buf;
 }

@@ -40,6 +40,11 @@ long tp_table_add_row(tp_table *t);
  * Strings are copied into the table's arena. */
 void tp_table_set_str(tp_table *t, size_t col, const char *s);
 void tp_table_set_strn(tp_table *t, size_t col, const char *s, size_t len);
+/* tp_table_set_str for a string whose address holds the same text as long
+ * as the table is built (a store string, a literal, a cache kept through
+ * the build): it is found again by its address, without strlen, hashing or
+ * comparing it (a 245K-row prof table sets 13 strings a row). */
+void tp_table_set_str_stable(tp_table *t, size_t col, const char *s);
 void tp_table_set_int(tp_table *t, size_t col, int64_t v);
 void tp_table_set_float(tp_table *t, size_t col, double v);    /* NUM/FIXED columns */
 void tp_table_set_null(tp_table *t, size_t col);               /* printed as "-" */

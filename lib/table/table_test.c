@@ -763,6 +763,97 @@ static void test_write_errors(void)
     tp_table_free(t);
 }
 
+/* tp_table_set_str_stable gives the cells tp_table_set_str gives: strings
+ * seen again by address, more addresses than the map's first size, NULL;
+ * and rows written in 64 KB batches read the same as the rows one by one. */
+static void test_stable_strings(void)
+{
+    enum { NBUF = 3000, NROWS = 20000 };
+    static char bufs[NBUF][16];
+    for (int i = 0; i < NBUF; i++)
+        snprintf(bufs[i], sizeof bufs[i], "name%d", i % 1700);   /* equal texts at other addresses too */
+    tp_table *a = tp_table_new(prof_cols, C_N), *b = tp_table_new(prof_cols, C_N);
+    struct tp_sbuf want = {0};
+    char line[96];
+    for (int r = 0; r < NROWS; r++) {
+        const char *s = bufs[(r * 7919) % NBUF], *lit = r & 1 ? "fprop" : "bprop";
+        tp_table_add_row(a);
+        tp_table_add_row(b);
+        tp_table_set_int(a, C_IDX, r);
+        tp_table_set_int(b, C_IDX, r);
+        tp_table_set_str(a, C_KERNEL, s);
+        tp_table_set_str_stable(b, C_KERNEL, s);
+        tp_table_set_str(a, C_DIR, lit);
+        tp_table_set_str_stable(b, C_DIR, lit);
+        tp_table_set_str(a, C_OP, r % 5 ? s : NULL);
+        tp_table_set_str_stable(b, C_OP, r % 5 ? s : NULL);
+        int n = snprintf(line, sizeof line, "%d %s %s %s\n", r, s, lit, r % 5 ? s : "-");
+        tp_sbuf_put(&want, line, (size_t)n);
+    }
+    tp_sbuf_putc(&want, 0);
+    int same = 1;
+    for (int r = 0; r < NROWS && same; r++)
+        for (size_t c = 0; c < C_N && same; c++) {
+            const char *x = tp_table_cell_str(a, (size_t)r, c), *y = tp_table_cell_str(b, (size_t)r, c);
+            same = tp_table_cell_kind(a, (size_t)r, c) == tp_table_cell_kind(b, (size_t)r, c) &&
+                   (x == y || (x && y && strcmp(x, y) == 0));
+        }
+    CHECK("stable strings: the cells of tp_table_set_str", same);
+    char *ga = render(a, TP_FMT_SPACE, 0, "idx,kernel,dir,op", NULL, 0, 0, NULL, NULL);
+    char *gb = render(b, TP_FMT_SPACE, 0, "idx,kernel,dir,op", NULL, 0, 0, NULL, NULL);
+    CHECK("stable strings: 20000 rows (over 64 KB batches) as written one by one", ga && gb && want.p &&
+          strcmp(ga, want.p) == 0 && strcmp(gb, want.p) == 0);
+    free(ga);
+    free(gb);
+    tp_sbuf_free(&want);
+    tp_table_free(a);
+    tp_table_free(b);
+}
+
+/* Text escaping reads plain ASCII eight bytes at a time: random strings of
+ * printable, control, DEL, UTF-8 and invalid bytes, at every alignment,
+ * come out as a byte-by-byte reference puts them. */
+static void test_escape_scan(void)
+{
+    static const unsigned char pool[] = {'a', 'Z', ' ', '~', '0', 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0x9f, 0xc2, 0xa0,
+                                         0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xff, '\n', '\t', 0};
+    uint64_t x = 88172645463325252u;
+    long bad = 0, badw = 0;
+    unsigned char s[80];
+    for (int iter = 0; iter < 20000; iter++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t len = (size_t)(x % 64), off = (size_t)(x >> 8) % 8;
+        for (size_t i = 0; i < len; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* mostly printable runs, as names are */
+            s[off + i] = x % 4 ? (unsigned char)(0x20 + (x >> 8) % 95) : pool[(x >> 8) % sizeof pool];
+        }
+        struct tp_sbuf got = {0}, ref = {0};
+        size_t width = 0;
+        tp_text_put(&got, (const char *)s + off, len);
+        for (size_t i = 0; i < len;) {
+            int esc;
+            size_t u = tp_text_unit(s + off + i, len - i, &esc);
+            width += esc ? 4 * u : 1;
+            for (size_t k = 0; k < u; k++) {
+                char e[5];
+                snprintf(e, sizeof e, "\\x%02x", s[off + i + k]);
+                if (esc)
+                    tp_sbuf_put(&ref, e, 4);
+                else
+                    tp_sbuf_putc(&ref, (char)s[off + i + k]);
+            }
+            i += u;
+        }
+        bad += got.len != ref.len || (got.len && memcmp(got.p, ref.p, got.len) != 0);
+        badw += tp_text_width((const char *)s + off, len) != width;
+        tp_sbuf_free(&got);
+        tp_sbuf_free(&ref);
+    }
+    CHECK_INT("escaping: 20000 random strings as the byte-by-byte reference", bad, 0);
+    CHECK_INT("escaping: their display width as the reference counts it", badw, 0);
+}
+
 /* ---- golden: regenerate prof.py's outputs from its own CSV -------------- */
 
 #define GOLDEN "../shared/reference/pyprof/data/golden/"
@@ -886,6 +977,8 @@ int main(void)
     test_select();
     test_sort_top();
     test_write_errors();
+    test_stable_strings();
+    test_escape_scan();
     test_golden_files();
     TEST_EXIT();
 }

@@ -49,7 +49,7 @@ enum { C_IDX, C_SEQ, C_ALTSEQ, C_TID, C_LAYER, C_TRACE, C_DIR, C_SUB, C_MOD, C_O
 static void set_dash(tp_table *t, size_t col, const tp_store *st, uint32_t id)
 {
     const char *s = id ? tp_store_str(st, id) : "";
-    tp_table_set_str(t, col, s[0] ? s : "-");
+    tp_table_set_str_stable(t, col, s[0] ? s : "-");
 }
 
 static char *put_int(char *o, int64_t v)
@@ -340,11 +340,14 @@ static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_
         tp_table_set_int(t, C_TID, a->tid);
     set_dash(t, C_LAYER, st, a->layer);
     set_dash(t, C_TRACE, st, columnated ? a->trace_last : a->trace);
-    tp_table_set_str(t, C_DIR, a->bprop ? "bprop" : "fprop");
+    tp_table_set_str_stable(t, C_DIR, a->bprop ? "bprop" : "fprop");
     tp_table_set_int(t, C_SUB, a->sub);
-    tp_table_set_str(t, C_MOD, tp_store_str(st, a->mod));
-    tp_table_set_str(t, C_OP, ran ? fr->op : tp_store_str(st, a->op));
-    tp_table_set_str(t, C_KERNEL, kname);
+    tp_table_set_str_stable(t, C_MOD, tp_store_str(st, a->mod));
+    if (ran)
+        tp_table_set_str(t, C_OP, fr->op);
+    else
+        tp_table_set_str_stable(t, C_OP, tp_store_str(st, a->op));
+    tp_table_set_str_stable(t, C_KERNEL, kname);   /* c.shortnames keeps it through the build */
     tp_table_set_str(t, C_PARAMS, ran ? fr->params : "na=na,");
     tp_table_set_int(t, C_SIL, st->dur[r]);
     tp_table_set_str(t, C_TC, tc_full ? "1" : ran ? fr->tc : "na");
@@ -369,8 +372,9 @@ static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_
         tp_table_set_str(t, C_FLOPS, "na");
         tp_table_set_str(t, C_BYTES, "na");
     }
-    tp_table_set_str(t, C_NAME, tp_store_str(st, st->name[r]));
-    tp_table_set_str(t, C_OPNAME, a->op_event >= 0 ? tp_store_str(st, st->name[a->op_event]) : "N/A");
+    /* store strings and literals: set by address (tp_table_set_str_stable) */
+    tp_table_set_str_stable(t, C_NAME, tp_store_str(st, st->name[r]));
+    tp_table_set_str_stable(t, C_OPNAME, a->op_event >= 0 ? tp_store_str(st, st->name[a->op_event]) : "N/A");
 }
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -395,7 +399,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         fill_row(t, st, i, a, kname, ki, &fr, ran, tc_from_name(&c, st->name[a->event]), columnated);
     }
     prof_ctx_free(&c);
-    if (nomem) {
+    if (nomem || tp_table_nomem(t)) {   /* a setter's failure too: roofline reads this table */
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
     }

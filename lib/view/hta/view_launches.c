@@ -171,8 +171,8 @@ static int build_launches(const tp_store *st, const struct tp_view_opts *vo, tp_
             tp_table_set_int(t, C_CORR, st->correlation[x->r]);
         else
             tp_table_set_null(t, C_CORR);
-        tp_table_set_str(t, C_RUNTIME, tp_store_str(st, st->name[x->l]));
-        tp_table_set_str(t, C_KERNEL, tp_store_str(st, st->name[x->r]));
+        tp_table_set_str_stable(t, C_RUNTIME, tp_store_str(st, st->name[x->l]));   /* store strings */
+        tp_table_set_str_stable(t, C_KERNEL, tp_store_str(st, st->name[x->r]));
         tp_table_set_int(t, C_STREAM, st->stream[x->r]);
         tp_table_set_int(t, C_CPU, x->cpu);
         tp_table_set_int(t, C_GPU, x->gpu);
