@@ -1,0 +1,15 @@
+/* sqlite_check.h — a cheaper stand-in for PRAGMA quick_check(table) that
+ * never passes what quick_check would fail.  See sqlite_check.c. */
+#ifndef TPROF_SQLITE_CHECK_H
+#define TPROF_SQLITE_CHECK_H
+
+#include <sqlite3.h>
+
+/* 1: the table's b-tree, its indexes' b-trees and its rows passed checks at
+ * least as strict as those of PRAGMA quick_check(table), so quick_check
+ * would answer "ok"; 0: not shown (a damaged page, an unusual schema or
+ * file the check does not model, a database read through a private copy,
+ * out of memory): the caller runs quick_check itself. */
+int tp_sqlite_fast_check(sqlite3 *db, const char *table);
+
+#endif
