@@ -129,15 +129,31 @@ static void fn_wanted(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, wanted);
 }
 
-/* The WHERE of a read of columns cols: tprof_wanted's in a scoped read, else
- * none.  Resets the row count. */
+/* tprof_kernel_call(correlationId): tprof_wanted where the table check
+ * proved every row's columns of the right types (and no string id is read):
+ * then only the correlation id decides, and SQLite loads one column a row
+ * instead of seven. */
+static void fn_kernel_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sq *q = sqlite3_user_data(ctx);
+    q->seen++;
+    sqlite3_result_int(ctx, argc == 1 && sqlite3_value_type(argv[0]) != SQLITE_NULL &&
+                                tp_corr_set_has(&q->kcorr, sqlite3_value_int64(argv[0])));
+}
+
+/* The WHERE of a read of columns cols: in a scoped read, tprof_kernel_call's
+ * on column corrcol where the types are proven (corrcol not NULL), else
+ * tprof_wanted's; none when not scoped.  Resets the row count. */
 static const char *call_filter(struct sq *q, char *buf, size_t cap, const char *kinds, int corr, int strid,
-                               const char *cols)
+                               const char *cols, const char *corrcol)
 {
     q->seen = 0;
     if (!q->scoped)
         return "";
-    snprintf(buf, cap, " WHERE tprof_wanted('%s', %d, %d, %s)", kinds, corr, strid, cols);
+    if (corrcol)
+        snprintf(buf, cap, " WHERE tprof_kernel_call(%s)", corrcol);
+    else
+        snprintf(buf, cap, " WHERE tprof_wanted('%s', %d, %d, %s)", kinds, corr, strid, cols);
     return buf;
 }
 
@@ -222,14 +238,22 @@ static int64_t col_i64(sqlite3_stmt *s, int i)
     return sqlite3_column_type(s, i) == SQLITE_NULL ? TP_NONE : sqlite3_column_int64(s, i);
 }
 
-/* The statement that reads table, after the table's b-tree passes quick_check. */
+/* The table's check (once a table); *sound: whether it proved the columns
+ * cols of every row hold what kinds says (tp_sqlite_check_table_types). */
+static int check(struct sq *q, const char *table, const char *const *cols, const char *kinds, int *sound)
+{
+    if (!q->checked || strcmp(q->checked, table) != 0) {
+        TP_TRY(tp_sqlite_check_table_types(q->err, q->path, q->db, table, cols, kinds, sound));
+        q->checked = table;
+    }
+    return TP_OK;
+}
+
+/* The statement that reads table, after the table passes its check. */
 static int prepare(struct sq *q, const char *table, const char *sql, sqlite3_stmt **s)
 {
     *s = NULL;
-    if (!q->checked || strcmp(q->checked, table) != 0) {
-        TP_TRY(tp_sqlite_check_table(q->err, q->path, q->db, table));
-        q->checked = table;
-    }
+    TP_TRY(check(q, table, NULL, NULL, NULL));
     if (sqlite3_prepare_v2(q->db, sql, -1, s, NULL) != SQLITE_OK)
         return fail_sql(q, table, sqlite3_errmsg(q->db));
     return TP_OK;
@@ -397,10 +421,14 @@ static int nvprof_kernels(struct sq *q, const char *table)
 
 static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
 {
+    static const char *const colnames[] = { "_id_", "cbid", "start", "end", "processId", "threadId", "correlationId",
+                                         NULL };
     char sql[512], where[256];
     const char *cols = "_id_, cbid, start, end, processId, threadId, correlationId";
+    int sound = 0;
+    TP_TRY(check(q, table, colnames, "iiiiiin", &sound));
     snprintf(sql, sizeof sql, "SELECT %s FROM %s%s", cols, table,
-             call_filter(q, where, sizeof where, "iiiiiin", 6, -1, cols));
+             call_filter(q, where, sizeof where, "iiiiiin", 6, -1, cols, sound ? "correlationId" : NULL));
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
     if (rc)
@@ -446,6 +474,7 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
 struct marks {
     struct tp_nvtx_pairs pairs;
     int oom;
+    int sound;                  /* the table check proved every row's types */
 };
 
 /* nvprof's objectId: pid (4 bytes LE) then tid (8 bytes LE); TP_NONE both
@@ -495,7 +524,7 @@ static void fn_marker(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     struct sq *q = sqlite3_user_data(ctx);
     q->seen++;
     int bad = argc != 6;
-    for (int i = 0; i < argc && !bad; i++)
+    for (int i = 0; i < argc && !bad && !q->marks->sound; i++)
         bad = type_breaks("iiiibi"[i], sqlite3_value_type(argv[i])) != NULL;
     if (bad) {
         sqlite3_result_int(ctx, 1);
@@ -522,7 +551,9 @@ static int nvprof_markers(struct sq *q)
     const char *table = "CUPTI_ACTIVITY_KIND_MARKER";
     sqlite3_stmt *s;
     /* start and end rows paired by id as they stream by (nvtx_pair.c) */
+    static const char *const colnames[] = { "_id_", "flags", "timestamp", "id", "objectId", "name", NULL };
     struct marks mk = {0};
+    TP_TRY(check(q, table, colnames, "iiiibi", &mk.sound));
     q->marks = &mk;
     q->seen = 0;
     int rc = prepare(q, table, "SELECT _id_, flags, timestamp, id, objectId, name FROM CUPTI_ACTIVITY_KIND_MARKER "
@@ -765,7 +796,7 @@ static int nsys_runtime(struct sq *q)
     snprintf(cols, sizeof cols, "start, end, globalTid, correlationId, %s",
              has_column(q, table, "nameId") ? "nameId" : "NULL");
     snprintf(sql, sizeof sql, "SELECT %s, rowid FROM %s%s", cols, table,
-             call_filter(q, where, sizeof where, "iinnn", 3, 4, cols));
+             call_filter(q, where, sizeof where, "iinnn", 3, 4, cols, NULL));
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
     if (rc)
@@ -940,6 +971,8 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
         return rc;
     struct sq q = { .db = in.db, .st = st, .path = path, .err = err };
     if (sqlite3_create_function_v2(q.db, "tprof_wanted", -1, SQLITE_UTF8, &q, fn_wanted, NULL, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function_v2(q.db, "tprof_kernel_call", 1, SQLITE_UTF8, &q, fn_kernel_call, NULL, NULL, NULL) !=
             SQLITE_OK ||
         sqlite3_create_function_v2(q.db, "tprof_marker", 6, SQLITE_UTF8, &q, fn_marker, NULL, NULL, NULL) != SQLITE_OK) {
         tp_sqlite_close(&in);

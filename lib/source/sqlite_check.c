@@ -33,8 +33,12 @@ enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 16 };
 
 enum { AFF_BLOB, AFF_TEXT, AFF_NUM };
 
+/* BAD: the storage class of the reserved serial types 10 and 11 */
+enum { BAD = 6 };
+
 struct column {
     unsigned char notnull, aff;
+    unsigned char deny;         /* bit 1 << class for each storage class (or BAD) it may not hold */
 };
 
 struct tree {
@@ -57,6 +61,7 @@ struct ck {
     int64_t woff;
     size_t wlen;
     struct column *cols;
+    unsigned char *types;       /* per column: 1 << each storage class seen */
     int ncol, alias;            /* alias: the INTEGER PRIMARY KEY column (stored as NULL), or -1 */
     struct tree *trees;         /* [0] the table, then its indexes */
     int ntree;
@@ -102,12 +107,6 @@ static int affinity(const char *decl)
     if (strcasestr(decl, "BLOB"))
         return AFF_BLOB;
     return AFF_NUM;
-}
-
-static uint64_t serial_len(uint64_t t)
-{
-    static const unsigned char small[12] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0 };
-    return t < 12 ? small[t] : (t - 12) / 2;
 }
 
 /* Marks page pgno reached; -1 when it is out of range or was reached before. */
@@ -171,7 +170,7 @@ static int load_columns(struct ck *c, sqlite3 *db, const char *table)
         c->ncol++;
     }
     sqlite3_finalize(s);
-    if (bad || rc != SQLITE_DONE || c->ncol == 0)
+    if (bad || rc != SQLITE_DONE || c->ncol == 0 || !(c->types = calloc((size_t)c->ncol, 1)))
         return -1;
     c->alias = -1;
     if (npk == 1 && pkcol >= 0) {
@@ -181,6 +180,22 @@ static int load_columns(struct ck *c, sqlite3 *db, const char *table)
         else if (sqlite3_table_column_metadata(db, "main", table, pkname, NULL, NULL, &notnull, &primary,
                                                &autoinc) == SQLITE_OK && primary && autoinc)
             c->alias = pkcol;
+    }
+    /* what quick_check finds wrong (NULL in a NOT NULL column, a number in
+     * a TEXT one, text that reads as a number in a numeric one), or more:
+     * all text in a numeric column, anything but the NULL SQLite stores for
+     * the rowid alias */
+    for (int j = 0; j < c->ncol; j++) {
+        struct column *col = &c->cols[j];
+        col->deny = 1 << BAD;
+        if (j == c->alias)
+            col->deny |= 1 << SQLITE_INTEGER | 1 << SQLITE_FLOAT | 1 << SQLITE_TEXT | 1 << SQLITE_BLOB;
+        if (col->notnull)
+            col->deny |= 1 << SQLITE_NULL;
+        if (col->aff == AFF_TEXT)
+            col->deny |= 1 << SQLITE_INTEGER | 1 << SQLITE_FLOAT;
+        if (col->aff == AFF_NUM)
+            col->deny |= 1 << SQLITE_TEXT;
     }
     return 0;
 }
@@ -222,8 +237,10 @@ static int load_roots(struct ck *c, sqlite3 *db, const char *table)
 
 static int setup(struct ck *c, sqlite3 *db, const char *table)
 {
-    /* a private copy is opened read-write and may hold its -wal's pages */
-    if (sqlite3_db_readonly(db, "main") != 1 ||
+    /* immutable: SQLite reads the file as it is (a private copy, opened
+     * read-write, and any -wal SQLite would read hold other pages) */
+    const char *file = sqlite3_db_filename(db, "main");
+    if (!file || !sqlite3_uri_boolean(file, "immutable", 0) || sqlite3_db_readonly(db, "main") != 1 ||
         sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &c->f) != SQLITE_OK || !c->f ||
         !c->f->pMethods)
         return -1;
@@ -305,8 +322,14 @@ static int check_overflow(struct ck *c, uint32_t pgno, uint64_t expected)
 
 /* A table row's record: its header within the page, its fields one per
  * column and adding up to the payload, each of a type its column allows. */
-static int check_row(const struct ck *c, const unsigned char *p, uint32_t nlocal, uint64_t npayload)
+static int check_row(struct ck *c, const unsigned char *p, uint32_t nlocal, uint64_t npayload)
 {
+    /* the storage class of serial types 0..11 (SQLite's codes; BAD for the
+     * reserved 10 and 11), and their sizes */
+    static const unsigned char cls[12] = { SQLITE_NULL, SQLITE_INTEGER, SQLITE_INTEGER, SQLITE_INTEGER,
+                                           SQLITE_INTEGER, SQLITE_INTEGER, SQLITE_INTEGER, SQLITE_FLOAT,
+                                           SQLITE_INTEGER, SQLITE_INTEGER, BAD, BAD };
+    static const unsigned char len[12] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0 };
     uint64_t hsize, t;
     int n = varint(p, &hsize);
     if (n > 4 || hsize < (uint64_t)n || hsize > nlocal)
@@ -315,18 +338,21 @@ static int check_row(const struct ck *c, const unsigned char *p, uint32_t nlocal
     uint32_t pos = (uint32_t)n;
     int j = 0;
     while (pos < hsize) {
-        int m = varint(p + pos, &t);
-        pos += (uint32_t)m;
-        if (m > 4 || pos > hsize || j >= c->ncol || t == 10 || t == 11)
+        if (p[pos] < 0x80) {
+            t = p[pos++];
+        } else {
+            int m = varint(p + pos, &t);
+            pos += (uint32_t)m;
+            if (m > 4)
+                return -1;
+        }
+        if (pos > hsize || j >= c->ncol)
             return -1;
-        const struct column *col = &c->cols[j];
-        if (j == c->alias ? t != 0
-            : t == 0      ? col->notnull
-            : t < 12      ? col->aff == AFF_TEXT
-            : (t & 1)     ? col->aff == AFF_NUM
-                          : 0)
+        unsigned k = t < 12 ? cls[t] : t & 1 ? SQLITE_TEXT : SQLITE_BLOB;
+        if (c->cols[j].deny >> k & 1)
             return -1;
-        off += serial_len(t);
+        c->types[j] |= (unsigned char)(1 << k);
+        off += t < 12 ? len[t] : (t - 12) / 2;
         j++;
     }
     return j == c->ncol && off == npayload ? 0 : -1;
@@ -496,12 +522,20 @@ static int walk(struct ck *c)
     return 0;
 }
 
-int tp_sqlite_fast_check(sqlite3 *db, const char *table)
+int tp_sqlite_fast_check(sqlite3 *db, const char *table, unsigned char **types, int *ncol)
 {
     struct ck *c = calloc(1, sizeof *c);
     if (!c)
         return 0;
     int ok = setup(c, db, table) == 0 && walk(c) == 0;
+    if (ok && c->alias >= 0 && c->types[c->alias])
+        c->types[c->alias] = 1 << SQLITE_INTEGER;   /* stored as NULL, read as the rowid */
+    if (ok && types) {
+        *types = c->types;
+        *ncol = c->ncol;
+        c->types = NULL;
+    }
+    free(c->types);
     free(c->used);
     free(c->win);
     free(c->cols);

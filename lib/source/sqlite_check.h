@@ -9,7 +9,11 @@
  * least as strict as those of PRAGMA quick_check(table), so quick_check
  * would answer "ok"; 0: not shown (a damaged page, an unusual schema or
  * file the check does not model, a database read through a private copy,
- * out of memory): the caller runs quick_check itself. */
-int tp_sqlite_fast_check(sqlite3 *db, const char *table);
+ * out of memory): the caller runs quick_check itself.  On 1 with types
+ * not NULL: (*types)[j] for each of the *ncol columns (PRAGMA table_xinfo
+ * order) has bit 1 << SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB
+ * or SQLITE_NULL set for each storage class the column holds in some row
+ * (the rowid alias holds integers), malloc'd for the caller to free. */
+int tp_sqlite_fast_check(sqlite3 *db, const char *table, unsigned char **types, int *ncol);
 
 #endif
