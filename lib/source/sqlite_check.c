@@ -31,7 +31,9 @@
 /* MAX_LEVELS: SQLite's cursors stop at 20 levels; real trees have 3 to 5 */
 enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 16 };
 
-enum { AFF_BLOB, AFF_TEXT, AFF_NUM };
+/* AFF_NUM: INTEGER or NUMERIC; AFF_REAL also reads integers stored on disk
+ * (SQLite's way with integral reals) back as reals */
+enum { AFF_BLOB, AFF_TEXT, AFF_NUM, AFF_REAL };
 
 /* BAD: the storage class of the reserved serial types 10 and 11 */
 enum { BAD = 6 };
@@ -106,6 +108,8 @@ static int affinity(const char *decl)
         return AFF_TEXT;
     if (strcasestr(decl, "BLOB"))
         return AFF_BLOB;
+    if (strcasestr(decl, "REAL") || strcasestr(decl, "FLOA") || strcasestr(decl, "DOUB"))
+        return AFF_REAL;
     return AFF_NUM;
 }
 
@@ -194,7 +198,7 @@ static int load_columns(struct ck *c, sqlite3 *db, const char *table)
             col->deny |= 1 << SQLITE_NULL;
         if (col->aff == AFF_TEXT)
             col->deny |= 1 << SQLITE_INTEGER | 1 << SQLITE_FLOAT;
-        if (col->aff == AFF_NUM)
+        if (col->aff == AFF_NUM || col->aff == AFF_REAL)
             col->deny |= 1 << SQLITE_TEXT;
     }
     return 0;
@@ -528,8 +532,12 @@ int tp_sqlite_fast_check(sqlite3 *db, const char *table, unsigned char **types, 
     if (!c)
         return 0;
     int ok = setup(c, db, table) == 0 && walk(c) == 0;
-    if (ok && c->alias >= 0 && c->types[c->alias])
-        c->types[c->alias] = 1 << SQLITE_INTEGER;   /* stored as NULL, read as the rowid */
+    for (int j = 0; ok && j < c->ncol; j++) {
+        if (j == c->alias && c->types[j])
+            c->types[j] = 1 << SQLITE_INTEGER;      /* stored as NULL, read as the rowid */
+        if (c->cols[j].aff == AFF_REAL && (c->types[j] & 1 << SQLITE_INTEGER))
+            c->types[j] = (unsigned char)((c->types[j] & ~(1 << SQLITE_INTEGER)) | 1 << SQLITE_FLOAT);
+    }
     if (ok && types) {
         *types = c->types;
         *ncol = c->ncol;
