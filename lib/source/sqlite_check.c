@@ -29,7 +29,7 @@
 #include "sqlite_check.h"
 
 /* MAX_LEVELS: SQLite's cursors stop at 20 levels; real trees have 3 to 5 */
-enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 16 };
+enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 16, HEADERS = 4 };
 
 /* AFF_NUM: INTEGER or NUMERIC; AFF_REAL also reads integers stored on disk
  * (SQLite's way with integral reals) back as reals */
@@ -70,6 +70,13 @@ struct ck {
     struct item *cur, *next;
     size_t ncur, ccur, nnext, cnext;
     uint32_t cov[65536 / 6 + 65536 / 4 + 8];   /* a page's cells and free blocks as start << 16 | end */
+    uint64_t bytes[65536 / 64];                 /* a page's bytes in use */
+    struct header {             /* a record header that passed (check_row) */
+        uint32_t len;
+        uint64_t content;       /* the record length its fields add up to */
+        unsigned char h[48];
+    } seen[HEADERS];
+    unsigned next_seen;
 };
 
 static uint32_t get2(const unsigned char *p)
@@ -338,6 +345,11 @@ static int check_row(struct ck *c, const unsigned char *p, uint32_t nlocal, uint
     int n = varint(p, &hsize);
     if (n > 4 || hsize < (uint64_t)n || hsize > nlocal)
         return -1;
+    /* rows of a table mostly share a few headers: a header seen before
+     * passed, its types were noted, its fields add up to a known length */
+    for (int i = 0; i < HEADERS && hsize <= sizeof c->seen[i].h; i++)
+        if (c->seen[i].len == hsize && memcmp(c->seen[i].h, p, hsize) == 0)
+            return c->seen[i].content == npayload ? 0 : -1;
     uint64_t off = hsize;
     uint32_t pos = (uint32_t)n;
     int j = 0;
@@ -359,34 +371,38 @@ static int check_row(struct ck *c, const unsigned char *p, uint32_t nlocal, uint
         off += t < 12 ? len[t] : (t - 12) / 2;
         j++;
     }
-    return j == c->ncol && off == npayload ? 0 : -1;
+    if (j != c->ncol || off != npayload)
+        return -1;
+    if (hsize <= sizeof c->seen[0].h) {
+        struct header *h = &c->seen[c->next_seen++ % HEADERS];
+        h->len = (uint32_t)hsize;
+        h->content = off;
+        memcpy(h->h, p, hsize);
+    }
+    return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* No byte of the content area used twice, and the bytes used by nothing
- * adding up to the fragment count in the header. */
+/* No byte of the content area [top, usable) used twice, and the bytes
+ * used by nothing adding up to the fragment count in the header: the
+ * cells and free blocks marked in a bitmap of the page's bytes. */
 static int check_coverage(struct ck *c, size_t n, uint32_t top, unsigned frag)
 {
-    int sorted = 1;
-    for (size_t i = 1; i < n && sorted; i++)
-        sorted = c->cov[i - 1] < c->cov[i];
-    if (!sorted)
-        qsort(c->cov, n, sizeof *c->cov, cmp_u32);
-    uint32_t prev = top - 1, gaps = 0;
+    uint64_t *bm = c->bytes;
+    uint32_t covered = 0;
+    for (uint32_t w = top >> 6; w <= (c->usable - 1) >> 6; w++)
+        bm[w] = 0;
     for (size_t i = 0; i < n; i++) {
-        uint32_t start = c->cov[i] >> 16, end = c->cov[i] & 0xffff;
-        if (prev >= start)
-            return -1;
-        gaps += start - prev - 1;
-        prev = end;
+        uint32_t start = c->cov[i] >> 16, end = c->cov[i] & 0xffff;   /* end >= start: sizes are >= 4 */
+        covered += end - start + 1;
+        for (uint32_t w = start >> 6; w <= end >> 6; w++) {
+            uint32_t lo = w << 6 > start ? 0 : start & 63, hi = (w << 6) + 63 < end ? 63 : end & 63;
+            uint64_t mask = (~UINT64_C(0) >> (63 - hi)) & (~UINT64_C(0) << lo);
+            if (bm[w] & mask)
+                return -1;
+            bm[w] |= mask;
+        }
     }
-    gaps += c->usable - prev - 1;
-    return gaps == frag ? 0 : -1;
+    return c->usable - top - covered == frag ? 0 : -1;
 }
 
 /* One b-tree page: its header, free blocks and cells; its children queued
