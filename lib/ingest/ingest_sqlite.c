@@ -375,7 +375,7 @@ static const char *copy_kind(int64_t k)
  * deviceId, streamId, grid x y z, block x y z, registers, static and dynamic
  * shared memory; nsys adds globalPid.  nvprof's names are string ids of
  * mangled names (kname_of), nsys's plain string ids. */
-static int read_kernels(struct sq *q, const char *table, const char *sql, int nsys)
+static int read_kernels(struct sq *q, const char *table, const char *sql, int nsys, int sound)
 {
     sqlite3_stmt *s;
     TP_TRY(prepare(q, table, sql, &s));
@@ -384,7 +384,7 @@ static int read_kernels(struct sq *q, const char *table, const char *sql, int ns
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
         int64_t id = sqlite3_column_int64(s, 0);
-        if (bad_types(q, table, s, nsys ? "iiniiiinnnnnnnnnn" : "iiniiiinnnnnnnnn", id) ||
+        if ((!sound && bad_types(q, table, s, nsys ? "iiniiiinnnnnnnnnn" : "iiniiiinnnnnnnnn", id)) ||
             dangling(q, table, s, 1, id))
             continue;
         int64_t r = tp_store_add(q->st);
@@ -411,12 +411,18 @@ static int read_kernels(struct sq *q, const char *table, const char *sql, int ns
 
 static int nvprof_kernels(struct sq *q, const char *table)
 {
+    static const char *const colnames[] = { "_id_", "name", "correlationId", "start", "end", "deviceId",
+                                            "streamId", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+                                            "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
+                                            NULL };
     char sql[512];
+    int sound = 0;
+    TP_TRY(check(q, table, colnames, "iiniiiinnnnnnnnn", &sound));
     snprintf(sql, sizeof sql,
              "SELECT _id_, name, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
              "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory "
              "FROM %s ORDER BY _id_", table);
-    return read_kernels(q, table, sql, 0);
+    return read_kernels(q, table, sql, 0, sound);
 }
 
 static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
@@ -786,7 +792,7 @@ static int nsys_kernels(struct sq *q)
              "SELECT rowid, %s, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
              "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, %s "
              "FROM %s ORDER BY start, rowid", name, has_column(q, table, "globalPid") ? "globalPid" : "NULL", table);
-    return read_kernels(q, table, sql, 1);
+    return read_kernels(q, table, sql, 1, 0);
 }
 
 static int nsys_runtime(struct sq *q)
