@@ -36,8 +36,10 @@
  * shown with made-up times or a blank name.  A sqlite3_step that fails
  * (a corrupt page, an I/O error) ends the input with an error naming the
  * table; the rows before it are kept.  Before a table is read, its b-tree
- * must pass PRAGMA quick_check: a damaged page can read as other rows with
- * no error at all (SQLite has no checksums).  A changed byte inside a stored
+ * must pass PRAGMA quick_check (or sqlite_check.c's one pass, as strict): a
+ * damaged page can read as other rows with no error at all (SQLite has no
+ * checksums).  Where that pass proved every row's column types, the reads
+ * below skip their per-row type tests.  A changed byte inside a stored
  * value stays undetectable: no reader can tell it from the real value. */
 #include <stdlib.h>
 #include <string.h>
