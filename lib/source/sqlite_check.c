@@ -56,6 +56,7 @@ struct item {
 };
 
 struct ck {
+    int oom;                    /* an allocation failed: the caller says so, never runs on */
     sqlite3_file *f;
     uint32_t psize, usable, npage;
     unsigned char *used;        /* a bit per page: reached already */
@@ -160,7 +161,7 @@ static int load_columns(struct ck *c, sqlite3 *db, const char *table)
             cap = cap ? cap * 2 : 32;
             void *p = realloc(c->cols, (size_t)cap * sizeof *c->cols);
             if (!p) {
-                bad = 1;
+                bad = c->oom = 1;
                 break;
             }
             c->cols = p;
@@ -181,8 +182,12 @@ static int load_columns(struct ck *c, sqlite3 *db, const char *table)
         c->ncol++;
     }
     sqlite3_finalize(s);
-    if (bad || rc != SQLITE_DONE || c->ncol == 0 || !(c->types = calloc((size_t)c->ncol, 1)))
+    if (bad || rc != SQLITE_DONE || c->ncol == 0)
         return -1;
+    if (!(c->types = calloc((size_t)c->ncol, 1))) {
+        c->oom = 1;
+        return -1;
+    }
     c->alias = -1;
     if (npk == 1 && pkcol >= 0) {
         int notnull = 0, primary = 0, autoinc = 0;
@@ -234,7 +239,7 @@ static int load_roots(struct ck *c, sqlite3 *db, const char *table)
         if (q)
             c->cur = q;
         if (!p || !q) {
-            bad = 1;
+            bad = c->oom = 1;
             break;
         }
         c->trees[c->ntree] = (struct tree){ .intkey = istable };
@@ -272,8 +277,10 @@ static int setup(struct ck *c, sqlite3 *db, const char *table)
     c->npage = (uint32_t)npage;
     c->used = calloc(c->npage / 8 + 1, 1);
     c->win = calloc(WINDOW + SLACK, 1);
-    if (!c->used || !c->win)
+    if (!c->used || !c->win) {
+        c->oom = 1;
         return -1;
+    }
     /* the page holding the lock byte at 1 GiB is never used: quick_check
      * counts it as reached */
     uint64_t pending = (uint64_t)0x40000000 / c->psize + 1;
@@ -307,8 +314,10 @@ static int push(struct ck *c, uint32_t pgno, uint32_t tree, int64_t lo, int64_t 
     if (c->nnext == c->cnext) {
         size_t nc = c->cnext ? c->cnext * 2 : 256;
         void *p = realloc(c->next, nc * sizeof *c->next);
-        if (!p)
+        if (!p) {
+            c->oom = 1;
             return -1;
+        }
         c->next = p;
         c->cnext = nc;
     }
@@ -546,7 +555,7 @@ int tp_sqlite_fast_check(sqlite3 *db, const char *table, unsigned char **types, 
 {
     struct ck *c = calloc(1, sizeof *c);
     if (!c)
-        return 0;
+        return -1;
     int ok = setup(c, db, table) == 0 && walk(c) == 0;
     for (int j = 0; ok && j < c->ncol; j++) {
         if (j == c->alias && c->types[j])
@@ -566,6 +575,7 @@ int tp_sqlite_fast_check(sqlite3 *db, const char *table, unsigned char **types, 
     free(c->trees);
     free(c->cur);
     free(c->next);
+    int oom = c->oom;
     free(c);
-    return ok;
+    return oom ? -1 : ok;
 }

@@ -315,7 +315,10 @@ int tp_sqlite_check_table_types(tp_error *err, const char *path, sqlite3 *db, co
         *sound = 0;
     /* the same checks in one pass over the pages; when it cannot vouch
      * for the table, quick_check decides and words the error */
-    if (tp_sqlite_fast_check(db, table, sound ? &types : NULL, &ncol) != 1)
+    int fast = tp_sqlite_fast_check(db, table, sound ? &types : NULL, &ncol);
+    if (fast < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: table %s: out of memory checking it", path, table);
+    if (fast != 1)
         return quick_check(err, path, db, table);
     if (sound) {
         int ok = 1;
