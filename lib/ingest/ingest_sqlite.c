@@ -36,12 +36,15 @@
  * shown with made-up times or a blank name.  A sqlite3_step that fails
  * (a corrupt page, an I/O error) ends the input with an error naming the
  * table; the rows before it are kept.  Before a table is read, its b-tree
- * must pass PRAGMA quick_check: a damaged page can read as other rows with
- * no error at all (SQLite has no checksums).  A changed byte inside a stored
+ * must pass PRAGMA quick_check (or sqlite_check.c's one pass, as strict): a
+ * damaged page can read as other rows with no error at all (SQLite has no
+ * checksums).  Where that pass proved every row's column types, the reads
+ * below skip their per-row type tests.  A changed byte inside a stored
  * value stays undetectable: no reader can tell it from the real value. */
 #include <stdlib.h>
 #include <string.h>
 #include "ingest.h"
+#include "nvtx_pair.h"
 #include "occupancy.h"
 #include "pyprof.h"
 #include "sqlite_open.h"
@@ -128,15 +131,31 @@ static void fn_wanted(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, wanted);
 }
 
-/* The WHERE of a read of columns cols: tprof_wanted's in a scoped read, else
- * none.  Resets the row count. */
+/* tprof_kernel_call(correlationId): tprof_wanted where the table check
+ * proved every row's columns of the right types (and no string id is read):
+ * then only the correlation id decides, and SQLite loads one column a row
+ * instead of seven. */
+static void fn_kernel_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sq *q = sqlite3_user_data(ctx);
+    q->seen++;
+    sqlite3_result_int(ctx, argc == 1 && sqlite3_value_type(argv[0]) != SQLITE_NULL &&
+                                tp_corr_set_has(&q->kcorr, sqlite3_value_int64(argv[0])));
+}
+
+/* The WHERE of a read of columns cols: in a scoped read, tprof_kernel_call's
+ * on column corrcol where the types are proven (corrcol not NULL), else
+ * tprof_wanted's; none when not scoped.  Resets the row count. */
 static const char *call_filter(struct sq *q, char *buf, size_t cap, const char *kinds, int corr, int strid,
-                               const char *cols)
+                               const char *cols, const char *corrcol)
 {
     q->seen = 0;
     if (!q->scoped)
         return "";
-    snprintf(buf, cap, " WHERE tprof_wanted('%s', %d, %d, %s)", kinds, corr, strid, cols);
+    if (corrcol)
+        snprintf(buf, cap, " WHERE tprof_kernel_call(%s)", corrcol);
+    else
+        snprintf(buf, cap, " WHERE tprof_wanted('%s', %d, %d, %s)", kinds, corr, strid, cols);
     return buf;
 }
 
@@ -221,14 +240,22 @@ static int64_t col_i64(sqlite3_stmt *s, int i)
     return sqlite3_column_type(s, i) == SQLITE_NULL ? TP_NONE : sqlite3_column_int64(s, i);
 }
 
-/* The statement that reads table, after the table's b-tree passes quick_check. */
+/* The table's check (once a table); *sound: whether it proved the columns
+ * cols of every row hold what kinds says (tp_sqlite_check_table_types). */
+static int check(struct sq *q, const char *table, const char *const *cols, const char *kinds, int *sound)
+{
+    if (!q->checked || strcmp(q->checked, table) != 0) {
+        TP_TRY(tp_sqlite_check_table_types(q->err, q->path, q->db, table, cols, kinds, sound));
+        q->checked = table;
+    }
+    return TP_OK;
+}
+
+/* The statement that reads table, after the table passes its check. */
 static int prepare(struct sq *q, const char *table, const char *sql, sqlite3_stmt **s)
 {
     *s = NULL;
-    if (!q->checked || strcmp(q->checked, table) != 0) {
-        TP_TRY(tp_sqlite_check_table(q->err, q->path, q->db, table));
-        q->checked = table;
-    }
+    TP_TRY(check(q, table, NULL, NULL, NULL));
     if (sqlite3_prepare_v2(q->db, sql, -1, s, NULL) != SQLITE_OK)
         return fail_sql(q, table, sqlite3_errmsg(q->db));
     return TP_OK;
@@ -350,7 +377,7 @@ static const char *copy_kind(int64_t k)
  * deviceId, streamId, grid x y z, block x y z, registers, static and dynamic
  * shared memory; nsys adds globalPid.  nvprof's names are string ids of
  * mangled names (kname_of), nsys's plain string ids. */
-static int read_kernels(struct sq *q, const char *table, const char *sql, int nsys)
+static int read_kernels(struct sq *q, const char *table, const char *sql, int nsys, int sound)
 {
     sqlite3_stmt *s;
     TP_TRY(prepare(q, table, sql, &s));
@@ -359,7 +386,7 @@ static int read_kernels(struct sq *q, const char *table, const char *sql, int ns
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
         int64_t id = sqlite3_column_int64(s, 0);
-        if (bad_types(q, table, s, nsys ? "iiniiiinnnnnnnnnn" : "iiniiiinnnnnnnnn", id) ||
+        if ((!sound && bad_types(q, table, s, nsys ? "iiniiiinnnnnnnnnn" : "iiniiiinnnnnnnnn", id)) ||
             dangling(q, table, s, 1, id))
             continue;
         int64_t r = tp_store_add(q->st);
@@ -386,20 +413,30 @@ static int read_kernels(struct sq *q, const char *table, const char *sql, int ns
 
 static int nvprof_kernels(struct sq *q, const char *table)
 {
+    static const char *const colnames[] = { "_id_", "name", "correlationId", "start", "end", "deviceId",
+                                            "streamId", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+                                            "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
+                                            NULL };
     char sql[512];
+    int sound = 0;
+    TP_TRY(check(q, table, colnames, "iiniiiinnnnnnnnn", &sound));
     snprintf(sql, sizeof sql,
              "SELECT _id_, name, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
              "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory "
              "FROM %s ORDER BY _id_", table);
-    return read_kernels(q, table, sql, 0);
+    return read_kernels(q, table, sql, 0, sound);
 }
 
 static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
 {
+    static const char *const colnames[] = { "_id_", "cbid", "start", "end", "processId", "threadId", "correlationId",
+                                         NULL };
     char sql[512], where[256];
     const char *cols = "_id_, cbid, start, end, processId, threadId, correlationId";
+    int sound = 0;
+    TP_TRY(check(q, table, colnames, "iiiiiin", &sound));
     snprintf(sql, sizeof sql, "SELECT %s FROM %s%s", cols, table,
-             call_filter(q, where, sizeof where, "iiiiiin", 6, -1, cols));
+             call_filter(q, where, sizeof where, "iiiiiin", 6, -1, cols, sound ? "correlationId" : NULL));
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
     if (rc)
@@ -441,127 +478,11 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
     return step_done(q, table, s, rc, q->scoped ? q->seen : n);
 }
 
-struct openmark {           /* a range's start row (and an instantaneous mark) */
-    int64_t id, ts, pid, tid, row;
-    uint32_t name;              /* the DB string id (checked to exist) */
-};
-
-struct endmark {            /* a range's end row: 24 bytes, a dump has millions */
-    int64_t id, ts, row;
-};
-
-/* The end rows ordered by (id, row) as positions into ends (collected in
- * row order): a counting sort by id when the ids are a dense counter, as
- * nvprof writes them, else a radix sort (both stable).  first[id - lo] is
- * then the first position of an id (dense only). */
-struct end_order {
-    uint32_t *pos;
-    uint32_t *first;            /* NULL: sorted, look ids up by bisection */
-    int64_t lo;
-    size_t span;
-};
-
-/* LSD radix sort of the positions by id - lo, 11 bits a pass. */
-static int radix_ends(uint32_t *pos, const struct endmark *ends, size_t ne, int64_t lo, uint64_t span)
-{
-    uint32_t *tmp = malloc((ne ? ne : 1) * sizeof *tmp), *src = pos, *dst = tmp;
-    if (!tmp)
-        return -1;
-    for (size_t i = 0; i < ne; i++)
-        pos[i] = (uint32_t)i;
-    for (unsigned shift = 0; shift < 64 && (span - 1) >> shift; shift += 11) {
-        size_t count[2049] = {0};
-        for (size_t i = 0; i < ne; i++)
-            count[((((uint64_t)ends[src[i]].id - (uint64_t)lo) >> shift) & 2047) + 1]++;
-        for (size_t d = 0; d < 2048; d++)
-            count[d + 1] += count[d];
-        for (size_t i = 0; i < ne; i++)
-            dst[count[(((uint64_t)ends[src[i]].id - (uint64_t)lo) >> shift) & 2047]++] = src[i];
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != pos)
-        memcpy(pos, src, ne * sizeof *pos);
-    free(tmp);
-    return 0;
-}
-
-static int order_ends(struct end_order *o, const struct endmark *ends, size_t ne)
-{
-    memset(o, 0, sizeof *o);
-    o->pos = malloc((ne ? ne : 1) * sizeof *o->pos);
-    if (!o->pos)
-        return -1;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t i = 0; i < ne; i++) {
-        if (ends[i].id < lo) lo = ends[i].id;
-        if (ends[i].id > hi) hi = ends[i].id;
-    }
-    uint64_t span = ne ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
-    if (!(ne && span / 4 <= ne && span < UINT32_MAX))
-        return radix_ends(o->pos, ends, ne, lo, span);   /* sparse ids */
-    /* dense ids: a counting sort (a failed allocation is reported, as
-     * every other, not replaced by the radix sort) */
-    o->first = calloc((size_t)span + 1, sizeof *o->first);
-    if (!o->first)
-        return -1;
-    o->lo = lo;
-    o->span = (size_t)span;
-    for (size_t i = 0; i < ne; i++)
-        o->first[ends[i].id - lo + 1]++;
-    for (size_t d = 0; d < o->span; d++)
-        o->first[d + 1] += o->first[d];
-    /* stable: ends are in row order */
-    for (size_t i = 0; i < ne; i++)
-        o->pos[o->first[ends[i].id - lo]++] = (uint32_t)i;
-    for (size_t d = o->span; d > 0; d--)
-        o->first[d] = o->first[d - 1];
-    o->first[0] = 0;
-    return 0;
-}
-
-/* The first position in o of an end with this id (past the ids below it).
- * *hint: the answer before; start rows mostly come in id order, so the
- * search gallops on from it. */
-static size_t first_end(const struct end_order *o, const struct endmark *ends, size_t ne, int64_t id, size_t *hint)
-{
-    if (o->first)
-        return id < o->lo ? 0 : (uint64_t)id - (uint64_t)o->lo >= o->span ? ne : o->first[id - o->lo];
-    size_t lo = 0, hi = *hint < ne ? *hint : ne;
-    if (hi < ne && ends[o->pos[hi]].id < id) {
-        size_t step = 1;
-        lo = hi + 1;
-        while (lo + step - 1 < ne && ends[o->pos[lo + step - 1]].id < id) {
-            lo += step;
-            step *= 2;
-        }
-        hi = lo + step - 1 < ne ? lo + step - 1 : ne;
-    }
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (ends[o->pos[mid]].id < id) lo = mid + 1; else hi = mid;
-    }
-    return *hint = lo;
-}
-
-static int grow(void **arr, size_t *cap, size_t size)
-{
-    size_t nc = *cap ? *cap * 2 : 1024;
-    void *p = realloc(*arr, nc * size);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = nc;
-    return 0;
-}
-
-/* The marker rows of one read: starts and ends collected, then paired. */
+/* The marker rows of one read: ranges paired as their rows stream by. */
 struct marks {
-    struct openmark *starts;
-    struct endmark *ends;
-    size_t ns, cs, ne, ce;
+    struct tp_nvtx_pairs pairs;
     int oom;
+    int sound;                  /* the table check proved every row's types */
 };
 
 /* nvprof's objectId: pid (4 bytes LE) then tid (8 bytes LE); TP_NONE both
@@ -578,26 +499,27 @@ static void marker_thread(const unsigned char *blob, int blen, int64_t *pid, int
     *tid = (int64_t)t;
 }
 
-/* A checked marker row: a start or an end is collected (0), an
- * instantaneous mark is for the caller to keep (1), or left out when the
- * read is scoped (0); -1 out of memory. */
+/* A checked marker row: a start or an end is paired (0; a range it
+ * completes is kept when the read keeps it), an instantaneous mark is for
+ * the caller to keep (1), or left out when the read is scoped (0); -1 out
+ * of memory. */
 static int take_marker(const struct sq *q, struct marks *mk, int64_t row, int64_t flags, int64_t ts, int64_t id,
                        const unsigned char *blob, int blen, int64_t name)
 {
+    struct tp_nvtx_mark m = { .id = id, .ts = ts, .pid = TP_NONE, .tid = TP_NONE, .row = row };
     if (!(flags & 2) && (flags & 4)) {
-        if (mk->ne == mk->ce && grow((void **)&mk->ends, &mk->ce, sizeof *mk->ends) < 0)
-            return -1;
-        mk->ends[mk->ne++] = (struct endmark){ id, ts, row };
-        return 0;
-    }
-    if (!(flags & 2))
+        m.is_end = 1;
+    } else if (!(flags & 2)) {
         return !q->scoped;     /* an instantaneous mark: PyProf reads none */
-    struct openmark m = { id, ts, TP_NONE, TP_NONE, row, (uint32_t)name };
-    marker_thread(blob, blen, &m.pid, &m.tid);
-    if (mk->ns == mk->cs && grow((void **)&mk->starts, &mk->cs, sizeof *mk->starts) < 0)
-        return -1;
-    mk->starts[mk->ns++] = m;
-    return 0;
+    } else {
+        m.name = (uint32_t)name;     /* the DB string id (checked to exist) */
+        marker_thread(blob, blen, &m.pid, &m.tid);
+    }
+    struct tp_nvtx_range r;
+    int t = tp_nvtx_pairs_add(&mk->pairs, &m, &r);
+    if (t <= 0)
+        return t;
+    return keep_range(q, r.pid, r.tid, r.ts, r.end) ? tp_nvtx_pairs_keep(&mk->pairs, &r) : 0;
 }
 
 /* tprof_marker(_id_, flags, timestamp, id, objectId, name) in the WHERE of
@@ -610,7 +532,7 @@ static void fn_marker(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     struct sq *q = sqlite3_user_data(ctx);
     q->seen++;
     int bad = argc != 6;
-    for (int i = 0; i < argc && !bad; i++)
+    for (int i = 0; i < argc && !bad && !q->marks->sound; i++)
         bad = type_breaks("iiiibi"[i], sqlite3_value_type(argv[i])) != NULL;
     if (bad) {
         sqlite3_result_int(ctx, 1);
@@ -636,16 +558,17 @@ static int nvprof_markers(struct sq *q)
 {
     const char *table = "CUPTI_ACTIVITY_KIND_MARKER";
     sqlite3_stmt *s;
-    /* start rows are collected, then paired with their end rows by id */
+    /* start and end rows paired by id as they stream by (nvtx_pair.c) */
+    static const char *const colnames[] = { "_id_", "flags", "timestamp", "id", "objectId", "name", NULL };
     struct marks mk = {0};
+    TP_TRY(check(q, table, colnames, "iiiibi", &mk.sound));
     q->marks = &mk;
     q->seen = 0;
     int rc = prepare(q, table, "SELECT _id_, flags, timestamp, id, objectId, name FROM CUPTI_ACTIVITY_KIND_MARKER "
                      "WHERE tprof_marker(_id_, flags, timestamp, id, objectId, name) ORDER BY _id_", &s);
     if (rc)
         return rc;
-    struct end_order order = {0};
-    char *used = NULL;
+    struct tp_nvtx_mark *left = NULL;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         int64_t flags = sqlite3_column_int64(s, 1);
         /* an end row's name is not used (the start row's is) */
@@ -679,54 +602,39 @@ static int nvprof_markers(struct sq *q)
                           sqlite3_errmsg(q->db));
         goto done;
     }
-    struct openmark *starts = mk.starts;
-    struct endmark *ends = mk.ends;
-    size_t ns = mk.ns, ne = mk.ne;
-    /* pair: each start (row order) takes the first unused end with its id */
-    used = calloc(ne ? ne : 1, 1);
-    if (!used || order_ends(&order, ends, ne) < 0)
+    /* the kept ranges in their start rows' order, as they were added
+     * when every start row was held until the table ended */
+    if (tp_nvtx_pairs_sort_kept(&mk.pairs) < 0)
         goto oom;
-    size_t hint = 0;
-    for (size_t i = 0; i < ns; i++) {
-        size_t lo = first_end(&order, ends, ne, starts[i].id, &hint);
-        while (lo < ne && ends[order.pos[lo]].id == starts[i].id && used[lo])
-            lo++;
-        if (lo >= ne || ends[order.pos[lo]].id != starts[i].id) {
-            tp_store_skip_row(q->st, "NVTX range never closed (CUPTI_ACTIVITY_KIND_MARKER start row without end)",
-                              starts[i].row);
-            continue;
-        }
-        used[lo] = 1;
-        const struct endmark *e = &ends[order.pos[lo]];
-        if (!keep_range(q, starts[i].pid, starts[i].tid, starts[i].ts, e->ts))
-            continue;
+    for (size_t i = 0; i < mk.pairs.nkept; i++) {
+        const struct tp_nvtx_range *k = &mk.pairs.kept[i];
         int64_t r = tp_store_add(q->st);
         if (r < 0)
             goto oom;
         tp_store *st = q->st;
         st->kind[r] = TP_K_NVTX;
         st->ph[r] = 'X';
-        st->ts[r] = starts[i].ts;
-        st->dur[r] = e->ts - starts[i].ts;
-        st->pid[r] = starts[i].pid;
-        st->tid[r] = starts[i].tid;
-        st->name[r] = str_of(q, starts[i].name);
-        st->correlation[r] = starts[i].row;     /* the start row's _id_ (PyProf's marker id) */
+        st->ts[r] = k->ts;
+        st->dur[r] = k->end - k->ts;
+        st->pid[r] = k->pid;
+        st->tid[r] = k->tid;
+        st->name[r] = str_of(q, k->name);
+        st->correlation[r] = k->row;     /* the start row's _id_ (PyProf's marker id) */
     }
-    for (size_t i = 0; i < ne; i++)
-        if (!used[i])
-            tp_store_skip_row(q->st, "NVTX range end without a start", ends[order.pos[i]].row);
+    size_t nleft, nstarts;
+    if (tp_nvtx_pairs_left(&mk.pairs, &left, &nleft, &nstarts) < 0)
+        goto oom;
+    for (size_t i = 0; i < nleft; i++)
+        tp_store_skip_row(q->st, i < nstarts ? "NVTX range never closed (CUPTI_ACTIVITY_KIND_MARKER start row without end)"
+                                             : "NVTX range end without a start", left[i].row);
     rc = TP_OK;
     goto done;
 oom:
     rc = nomem(q);
 done:
     sqlite3_finalize(s);
-    free(order.pos);
-    free(order.first);
-    free(used);
-    free(mk.starts);
-    free(mk.ends);
+    free(left);
+    tp_nvtx_pairs_free(&mk.pairs);
     q->marks = NULL;
     return rc;
 }
@@ -886,7 +794,7 @@ static int nsys_kernels(struct sq *q)
              "SELECT rowid, %s, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
              "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, %s "
              "FROM %s ORDER BY start, rowid", name, has_column(q, table, "globalPid") ? "globalPid" : "NULL", table);
-    return read_kernels(q, table, sql, 1);
+    return read_kernels(q, table, sql, 1, 0);
 }
 
 static int nsys_runtime(struct sq *q)
@@ -896,7 +804,7 @@ static int nsys_runtime(struct sq *q)
     snprintf(cols, sizeof cols, "start, end, globalTid, correlationId, %s",
              has_column(q, table, "nameId") ? "nameId" : "NULL");
     snprintf(sql, sizeof sql, "SELECT %s, rowid FROM %s%s", cols, table,
-             call_filter(q, where, sizeof where, "iinnn", 3, 4, cols));
+             call_filter(q, where, sizeof where, "iinnn", 3, 4, cols, NULL));
     sqlite3_stmt *s;
     int rc = prepare(q, table, sql, &s);
     if (rc)
@@ -1071,6 +979,8 @@ int tp_ingest_sqlite(tp_store *st, const char *path, tp_error *err)
         return rc;
     struct sq q = { .db = in.db, .st = st, .path = path, .err = err };
     if (sqlite3_create_function_v2(q.db, "tprof_wanted", -1, SQLITE_UTF8, &q, fn_wanted, NULL, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function_v2(q.db, "tprof_kernel_call", 1, SQLITE_UTF8, &q, fn_kernel_call, NULL, NULL, NULL) !=
             SQLITE_OK ||
         sqlite3_create_function_v2(q.db, "tprof_marker", 6, SQLITE_UTF8, &q, fn_marker, NULL, NULL, NULL) != SQLITE_OK) {
         tp_sqlite_close(&in);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "sqlite_check.h"
 #include "sqlite_open.h"
 
 static const char *const side_suffixes[] = { "-wal", "-journal" };
@@ -255,7 +256,7 @@ int tp_sqlite_has_column(sqlite3 *db, const char *table, const char *column)
     return exists(db, "SELECT 1 FROM pragma_table_info(?) WHERE name=?", table, column);
 }
 
-int tp_sqlite_check_table(tp_error *err, const char *path, sqlite3 *db, const char *table)
+static int quick_check(tp_error *err, const char *path, sqlite3 *db, const char *table)
 {
     char sql[160];
     snprintf(sql, sizeof sql, "PRAGMA quick_check(\"%s\")", table);
@@ -276,6 +277,64 @@ int tp_sqlite_check_table(tp_error *err, const char *path, sqlite3 *db, const ch
     }
     sqlite3_finalize(s);
     return e;
+}
+
+/* The storage classes a column kind allows (bad_types' letters). */
+static unsigned allowed(char kind)
+{
+    switch (kind) {
+    case 'i': return 1u << SQLITE_INTEGER;
+    case 'n': return 1u << SQLITE_INTEGER | 1u << SQLITE_NULL;
+    case 't': return 1u << SQLITE_TEXT | 1u << SQLITE_NULL;
+    case 'b': return 1u << SQLITE_BLOB | 1u << SQLITE_NULL;
+    default: return ~0u;
+    }
+}
+
+static int column_index(sqlite3 *db, const char *table, const char *column)
+{
+    sqlite3_stmt *s;
+    int cid = -1;
+    if (sqlite3_prepare_v2(db, "SELECT cid FROM pragma_table_xinfo(?1) WHERE name = ?2 COLLATE NOCASE", -1, &s,
+                           NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        cid = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    return cid;
+}
+
+int tp_sqlite_check_table_types(tp_error *err, const char *path, sqlite3 *db, const char *table,
+                                const char *const *cols, const char *kinds, int *sound)
+{
+    unsigned char *types = NULL;
+    int ncol = 0;
+    if (sound)
+        *sound = 0;
+    /* the same checks in one pass over the pages; when it cannot vouch
+     * for the table, quick_check decides and words the error */
+    int fast = tp_sqlite_fast_check(db, table, sound ? &types : NULL, &ncol);
+    if (fast < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: table %s: out of memory checking it", path, table);
+    if (fast != 1)
+        return quick_check(err, path, db, table);
+    if (sound) {
+        int ok = 1;
+        for (int i = 0; ok && cols[i] && kinds[i]; i++) {
+            int cid = column_index(db, table, cols[i]);
+            ok = cid >= 0 && cid < ncol && (types[cid] & ~allowed(kinds[i])) == 0;
+        }
+        *sound = ok;
+        free(types);
+    }
+    return TP_OK;
+}
+
+int tp_sqlite_check_table(tp_error *err, const char *path, sqlite3 *db, const char *table)
+{
+    return tp_sqlite_check_table_types(err, path, db, table, NULL, NULL, NULL);
 }
 
 int tp_sqlite_step_error(tp_error *err, const char *path, const char *table, int64_t rows, sqlite3 *db)

@@ -32,9 +32,20 @@ int tp_sqlite_has_column(sqlite3 *db, const char *table, const char *column);
 
 /* PRAGMA quick_check(table) before a table is read: SQLite has no
  * checksums, and a corrupt page can read as other rows without any error
- * from sqlite3_step; the b-tree checks catch what it can.  TP_OK, or
+ * from sqlite3_step; the b-tree checks catch what it can.  Where
+ * sqlite_check.c can vouch for the table (checks at least as strict, in one
+ * pass over the pages), quick_check is not run.  TP_OK, or
  * TP_ERR_FORMAT with "PATH: table T: corrupt: SQLite's first complaint". */
 int tp_sqlite_check_table(tp_error *err, const char *path, sqlite3 *db, const char *table);
+
+/* tp_sqlite_check_table, and whether every row holds in the columns cols
+ * (NULL-ended) what kinds says, a letter per column: 'i' an integer, 'n' an
+ * integer or NULL, 't' text or NULL, 'b' a blob or NULL, '-' anything.
+ * *sound = 1 when the check proved it of every row (sqlite_check.c), 0 when
+ * not (quick_check ran, or some row breaks it): then the reader checks each
+ * row itself. */
+int tp_sqlite_check_table_types(tp_error *err, const char *path, sqlite3 *db, const char *table,
+                                const char *const *cols, const char *kinds, int *sound);
 
 /* The error of a sqlite3_step loop that did not end in SQLITE_DONE:
  * "PATH: table T: after N rows: SQLite's message" (TP_ERR_FORMAT, so the
