@@ -205,6 +205,58 @@ static void test_numbers(void)
     }
 }
 
+/* tp_json_number_int reads eight digits at a time: integers of every length
+ * to 20 digits, with a byte next to the digits in ASCII (':', '/'), a UTF-8
+ * byte whose low half is a digit, a fraction or an exponent at every
+ * position, in a window that ends right after the number or a byte later:
+ * the span and error tp_json_number gives, the value tp_decimal_to_i64
+ * reads, and is_int exactly for a plain integer of up to 18 digits. */
+static void test_number_runs(void)
+{
+    static const char digits[] = "98765432109876543210";
+    static const char *breaks[] = {"", ":", "/", "\xb5", ".5", "e3", "x"};
+    int ok = 1;
+    for (size_t b = 0; b < sizeof breaks / sizeof breaks[0] && ok; b++) {
+        for (int len = 1; len <= 20 && ok; len++) {
+            for (int at = 0; at <= len && ok; at++) {
+                if (!breaks[b][0] && at != len)
+                    continue;
+                for (int neg = 0; neg < 2 && ok; neg++) {
+                    char doc[64];
+                    int n = snprintf(doc, sizeof doc, "[%s%.*s%s%.*s,", neg ? "-" : "", at, digits, breaks[b],
+                                     len - at, digits + at);
+                    for (int cut = 0; cut < 2 && ok; cut++) {
+                        size_t dlen = (size_t)n - (size_t)cut;   /* with the ',' or ending with the number */
+                        tp_error e1 = {0}, e2 = {0};
+                        tp_json j1, j2;
+                        tp_json_init_mem(&j1, doc, dlen, "mem", &e1);
+                        tp_json_init_mem(&j2, doc, dlen, "mem", &e2);
+                        int n1 = 0, n2 = 0, is_int = -1;
+                        int64_t v = 0, want = 0;
+                        tp_jspan s1 = {0, 0}, s2 = {0, 0};
+                        int r1 = tp_json_arr_begin(&j1) == 0 && tp_json_arr_next(&j1, &n1) == 1
+                                     ? tp_json_number(&j1, &s1) : -2;
+                        int r2 = tp_json_arr_begin(&j2) == 0 && tp_json_arr_next(&j2, &n2) == 1
+                                     ? tp_json_number_int(&j2, &s2, &v, &is_int) : -2;
+                        int plain = !breaks[b][0] && len <= 18 && !cut && !(digits[0] == '0' && len > 1);
+                        if (plain)
+                            tp_decimal_to_i64(doc + 1, (size_t)(len + neg), &want);
+                        if (!(r1 == r2 && s1.off == s2.off && s1.len == s2.len && strcmp(e1.msg, e2.msg) == 0 &&
+                              (r2 != 0 || is_int == plain) && (!is_int || v == want))) {
+                            fprintf(stderr, "  %.*s: r %d/%d len %u/%u is_int %d value %lld want %lld\n", (int)dlen,
+                                    doc, r1, r2, s1.len, s2.len, is_int, (long long)v, (long long)want);
+                            ok = 0;
+                        }
+                        tp_json_free(&j1);
+                        tp_json_free(&j2);
+                    }
+                }
+            }
+        }
+    }
+    CHECK("json.number_int.runs", ok);
+}
+
 /* tp_json_skip on `doc` (followed by " ,9" so the value never ends the
  * input), from memory (window 0) or streamed through a window of `window`
  * bytes; the result as text: "ok LEN" or the error message. */
@@ -665,6 +717,7 @@ int main(void)
         test_strings();
         test_scan_offsets();
         test_numbers();
+        test_number_runs();
         test_skip();
         test_sample(sample);
         test_truncation(sample);
