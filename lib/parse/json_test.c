@@ -257,6 +257,109 @@ static void test_number_runs(void)
     CHECK("json.number_int.runs", ok);
 }
 
+/* An object of string members read key by key, from memory (window 0) or
+ * streamed through a window of `window` bytes; the result as text: each
+ * key and value decoded (the key copied before the value is read: reading
+ * can move the window, reliability D1), the control characters and where
+ * the first was, or the error message. */
+static void stream_strings_result(const char *doc, size_t len, size_t window, char *out, size_t cap)
+{
+    tp_error err = {0};
+    tp_json j;
+    tp_source *src = NULL;
+    size_t saved = tp_json_window_bytes;
+    if (window) {
+        tp_json_window_bytes = window;
+        if (tp_source_open(&src, write_tmp("strings.json", doc, len), &err) != TP_OK) {
+            snprintf(out, cap, "open failed");
+            tp_json_window_bytes = saved;
+            return;
+        }
+        tp_json_init_source(&j, src, &err);
+    } else {
+        tp_json_init_mem(&j, doc, len, "strings.json", &err);
+    }
+    size_t o = 0;
+    int n = 0, r = tp_json_obj_begin(&j);
+    tp_jspan key, val;
+    while (r == 0 && (r = tp_json_obj_next(&j, &n, &key)) == 1) {
+        char k[64];
+        snprintf(k, sizeof k, "%.*s", (int)key.len, tp_json_ptr(&j, key));
+        if ((r = tp_json_string(&j, &val)) < 0)
+            break;
+        const unsigned char *v = (const unsigned char *)tp_json_ptr(&j, val);
+        o += (size_t)snprintf(out + o, cap - o, "%s=", k);
+        for (uint32_t i = 0; i < val.len && o + 8 < cap; i++)
+            o += (size_t)snprintf(out + o, cap - o, v[i] >= 0x20 && v[i] < 0x7f ? "%c" : "\\x%02x", v[i]);
+        o += (size_t)snprintf(out + o, cap - o, ";");
+        tp_json_set_mark(&j);
+        r = 0;
+    }
+    if (r < 0)
+        snprintf(out + o, cap - o, " error %.200s", strstr(err.msg, "byte") ? strstr(err.msg, "byte") : err.msg);
+    else
+        snprintf(out + o, cap - o, " ctl %llu@%llu", (unsigned long long)j.control_chars,
+                 (unsigned long long)j.first_control_off);
+    tp_json_free(&j);
+    tp_source_close(src);
+    tp_json_window_bytes = saved;
+}
+
+/* Strings that cross the window's end at every byte: escapes, runs of one
+ * to nine backslashes before a quote (an odd run escapes it), \u escapes
+ * and surrogate pairs, raw UTF-8 of two to four bytes, control characters,
+ * long plain runs that cross 16- and 32-byte steps; whole and truncated.
+ * Every window from 4 to 96 bytes gives what reading from memory gives. */
+static void test_stream_strings(void)
+{
+    static const char *values[] = {
+        "plain", "a\\\"b", "\\\\", "x\\\\\\\\", "\\\\\\\"\\\\", "\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\", "\\\\\\\\\\\\\\\\\\\"q",
+        "\\u00e9\\u20ac", "\\ud83d\\ude00!", "\\ud800", "caf\xc3\xa9", "\xe2\x82\xac\xf0\x9f\x98\x80", "t\x01" "ab\x1f",
+        "0123456789abcdef0123456789abcdef0123456789", "0123456789abcde\\n0123456789abcdef0123456789abcd\\t",
+        "\\/\\b\\f\\n\\r\\t", "",
+    };
+    /* each makes the doc fail: a cut UTF-8 sequence, a cut \u escape, a
+     * backslash that escapes the closing quote, a bad escape */
+    static const char *bad[] = {"\xc3", "\\u12", "\\", "\\x"};
+    enum { NGOOD = sizeof values / sizeof values[0], NBAD = sizeof bad / sizeof bad[0] };
+    char mem[4096], streamed[4096];
+    int ok = 1;
+    for (int b = -1; b < NBAD && ok; b++) {
+        /* the good members, then (b >= 0) one bad one */
+        char doc[2048];
+        size_t len = (size_t)snprintf(doc, sizeof doc, "{");
+        for (int i = 0; i < NGOOD + (b >= 0); i++)
+            len += (size_t)snprintf(doc + len, sizeof doc - len, "%s\"k%d\": \"%s\"", i ? ",\n  " : "", i,
+                                    i < NGOOD ? values[i] : bad[b]);
+        len += (size_t)snprintf(doc + len, sizeof doc - len, "}");
+        stream_strings_result(doc, len, 0, mem, sizeof mem);
+        if (b < 0)   /* what the good members decode to */
+            CHECK("json.stream.strings.decoded",
+                  strstr(mem, "k1=a\"b;k2=\\;k3=x\\\\;k4=\\\"\\;k5=\\\\\\\\\\\\\\\\\\;k6=\\\\\\\\\"q;"
+                              "k7=\\xc3\\xa9\\xe2\\x82\\xac;k8=\\xf0\\x9f\\x98\\x80!;k9=\\xef\\xbf\\xbd;") != NULL &&
+                      strstr(mem, "k12=t\\x01ab\\x1f;") != NULL && strstr(mem, "k16=; ctl 2@") != NULL);
+        else
+            ok = strstr(mem, " error byte ") != NULL;
+        for (size_t w = 4; w <= 96 && ok; w++) {
+            stream_strings_result(doc, len, w, streamed, sizeof streamed);
+            if (strcmp(streamed, mem) != 0) {
+                fprintf(stderr, "  window %zu:\n    %s\n  from memory:\n    %s\n", w, streamed, mem);
+                ok = 0;
+            }
+        }
+        /* truncated at every byte, through a 16-byte window */
+        for (size_t cut = 1; cut < len && ok && b < 0; cut++) {
+            stream_strings_result(doc, cut, 0, mem, sizeof mem);
+            stream_strings_result(doc, cut, 16, streamed, sizeof streamed);
+            if (strcmp(streamed, mem) != 0 || !strstr(mem, " error byte ")) {
+                fprintf(stderr, "  cut at %zu, window 16:\n    %s\n  from memory:\n    %s\n", cut, streamed, mem);
+                ok = 0;
+            }
+        }
+    }
+    CHECK("json.stream.strings", ok);
+}
+
 /* tp_json_skip on `doc` (followed by " ,9" so the value never ends the
  * input), from memory (window 0) or streamed through a window of `window`
  * bytes; the result as text: "ok LEN" or the error message. */
@@ -718,6 +821,7 @@ int main(void)
         test_scan_offsets();
         test_numbers();
         test_number_runs();
+        test_stream_strings();
         test_skip();
         test_sample(sample);
         test_truncation(sample);
