@@ -205,6 +205,23 @@ static void test_numbers(void)
     }
 }
 
+/* A reader of doc[0..len): from memory (window 0), or from a file named
+ * `name` streamed through a window of `window` bytes. */
+static int open_reader(tp_json *j, tp_source **src, const char *name, const char *doc, size_t len, size_t window,
+                       tp_error *err)
+{
+    *src = NULL;
+    if (!window)
+        return tp_json_init_mem(j, doc, len, name, err);
+    if (tp_source_open(src, write_tmp(name, doc, len), err) != TP_OK)
+        return err->status;
+    size_t saved = tp_json_window_bytes;
+    tp_json_window_bytes = window;
+    int rc = tp_json_init_source(j, *src, err);
+    tp_json_window_bytes = saved;
+    return rc;
+}
+
 /* tp_json_number_int reads eight digits at a time: integers of every length
  * to 20 digits, with a byte next to the digits in ASCII (':', '/'), a UTF-8
  * byte whose low half is a digit, a fraction or an exponent at every
@@ -267,17 +284,9 @@ static void stream_strings_result(const char *doc, size_t len, size_t window, ch
     tp_error err = {0};
     tp_json j;
     tp_source *src = NULL;
-    size_t saved = tp_json_window_bytes;
-    if (window) {
-        tp_json_window_bytes = window;
-        if (tp_source_open(&src, write_tmp("strings.json", doc, len), &err) != TP_OK) {
-            snprintf(out, cap, "open failed");
-            tp_json_window_bytes = saved;
-            return;
-        }
-        tp_json_init_source(&j, src, &err);
-    } else {
-        tp_json_init_mem(&j, doc, len, "strings.json", &err);
+    if (open_reader(&j, &src, "strings.json", doc, len, window, &err) != TP_OK) {
+        snprintf(out, cap, "open failed");
+        return;
     }
     size_t o = 0;
     int n = 0, r = tp_json_obj_begin(&j);
@@ -302,7 +311,6 @@ static void stream_strings_result(const char *doc, size_t len, size_t window, ch
                  (unsigned long long)j.first_control_off);
     tp_json_free(&j);
     tp_source_close(src);
-    tp_json_window_bytes = saved;
 }
 
 /* Strings that cross the window's end at every byte: escapes, runs of one
@@ -370,16 +378,9 @@ static void skip_result(const char *doc, size_t window, char *out, size_t cap)
     tp_error err = {0};
     tp_json j;
     tp_source *src = NULL;
-    size_t saved = tp_json_window_bytes;
-    if (window) {
-        tp_json_window_bytes = window;
-        if (tp_source_open(&src, write_tmp("skip.json", text, (size_t)n), &err) != TP_OK) {
-            snprintf(out, cap, "open failed");
-            return;
-        }
-        tp_json_init_source(&j, src, &err);
-    } else {
-        tp_json_init_mem(&j, text, (size_t)n, "skip.json", &err);
+    if (open_reader(&j, &src, "skip.json", text, (size_t)n, window, &err) != TP_OK) {
+        snprintf(out, cap, "open failed");
+        return;
     }
     tp_jspan raw = {0, 0};
     if (tp_json_skip(&j, &raw) == 0)
@@ -388,7 +389,6 @@ static void skip_result(const char *doc, size_t window, char *out, size_t cap)
         snprintf(out, cap, "%.200s", err.msg + (strstr(err.msg, "skip.json") ? strstr(err.msg, "skip.json") - err.msg : 0));
     tp_json_free(&j);
     tp_source_close(src);
-    tp_json_window_bytes = saved;
 }
 
 /* The fast lane of tp_json_skip hands over to the general loop at escapes,
