@@ -805,6 +805,31 @@ static void test_bad_inputs(void)
     tp_store_free(st);
 }
 
+/* deviceProperties of many objects, in two arrays (a repeated key adds to
+ * the devices read before): every one read, in order, with its fields. */
+static void test_many_devices(void)
+{
+    enum { N1 = 700, N2 = 333 };
+    size_t cap = (N1 + N2) * 64 + 256, o = 0;
+    char *doc = malloc(cap);
+    o += (size_t)snprintf(doc + o, cap - o, "{\"traceEvents\": [], \"deviceProperties\": [");
+    for (int i = 0; i < N1 + N2; i++) {
+        if (i == N1)
+            o += (size_t)snprintf(doc + o, cap - o, "], \"deviceProperties\": [");
+        o += (size_t)snprintf(doc + o, cap - o, "%s{\"numSms\": %d, \"warpSize\": 32}", i == 0 || i == N1 ? "" : ", ", i);
+    }
+    o += (size_t)snprintf(doc + o, cap - o, "]}");
+    tp_store *st = NULL;
+    tp_error err = {0};
+    CHECK_INT("kineto.many_devices.load", load(write_tmp("devices.json", doc, o), &st, &err), TP_OK);
+    int ok = st && st->ndevices == N1 + N2;
+    for (size_t i = 0; ok && i < st->ndevices; i++)
+        ok = st->devices[i].num_sms == (int32_t)i && st->devices[i].id == (int32_t)i && st->devices[i].warp_size == 32;
+    CHECK("kineto.many_devices", ok);
+    tp_store_free(st);
+    free(doc);
+}
+
 int main(void)
 {
     const char *sample = "testdata/sample.pt.trace.json";
@@ -831,6 +856,7 @@ int main(void)
     tt_prefix = "";
     tp_json_simd = -1;
     test_paths_agree();
+    test_many_devices();
     test_decimals();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir());
