@@ -337,25 +337,26 @@ static inline const char *scan_near(int simd, enum scan_kind kind, const char *p
     return kind == SCAN_BLANKS ? skip_blanks_words(p, end) : scan_plain_words(p, end);
 }
 
-/* skip_blanks with scan_near: NULL past 32 blanks. */
-static inline const char *skip_blanks_near(int simd, const char *p, const char *end)
-{
-    if (p < end && (unsigned char)*p > ' ')
-        return p;
-    if (p + 1 < end && *p == ' ' && (unsigned char)p[1] > ' ')
-        return p + 1;
-    return scan_near(simd, SCAN_BLANKS, p, end);
-}
-
-/* The first byte at or after p that is not a JSON blank, or end. */
-static inline const char *skip_blanks(int simd, const char *p, const char *end)
+/* The first byte at or after p that is not a JSON blank, or end; with
+ * `near`, NULL past 32 blanks (scan_near). */
+static inline const char *skip_blanks_to(int simd, int near, const char *p, const char *end)
 {
     /* Most runs are empty or the one space after ':' or ','. */
     if (p < end && (unsigned char)*p > ' ')
         return p;
     if (p + 1 < end && *p == ' ' && (unsigned char)p[1] > ' ')
         return p + 1;
-    return scan(simd, SCAN_BLANKS, p, end);
+    return near ? scan_near(simd, SCAN_BLANKS, p, end) : scan(simd, SCAN_BLANKS, p, end);
+}
+
+static inline const char *skip_blanks(int simd, const char *p, const char *end)
+{
+    return skip_blanks_to(simd, 0, p, end);
+}
+
+static inline const char *skip_blanks_near(int simd, const char *p, const char *end)
+{
+    return skip_blanks_to(simd, 1, p, end);
 }
 
 /* The end of the plain run from p, or end. */
