@@ -725,17 +725,25 @@ static int read_devices(struct importer *im)
     if (tp_json_arr_begin(j) < 0)
         return -1;
     int n = 0, r;
+    /* The array grows by doubling: one device more per realloc made a
+     * deviceProperties of two million objects (a trace grown wrong) take
+     * 42,000 mremap calls that each moved the whole array. */
+    size_t cap = st->ndevices;
     while ((r = tp_json_arr_next(j, &n)) == 1) {
         if (tp_json_type(j) != TP_J_OBJECT) {
             if (tp_json_skip(j, NULL) < 0)
                 return -1;
             continue;
         }
-        struct tp_device *d = realloc(st->devices, (st->ndevices + 1) * sizeof *d);
-        if (!d)
-            return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
-        st->devices = d;
-        d = &st->devices[st->ndevices++];
+        if (st->ndevices == cap) {
+            size_t c = cap ? cap * 2 : 8;
+            struct tp_device *grown = realloc(st->devices, c * sizeof *grown);
+            if (!grown)
+                return tp_json_fail(j, TP_ERR_NOMEM, "out of memory");
+            st->devices = grown;
+            cap = c;
+        }
+        struct tp_device *d = &st->devices[st->ndevices++];
         memset(d, 0, sizeof *d);
         d->id = (int32_t)(st->ndevices - 1);   /* the plugin indexes by position */
         if (tp_json_obj_begin(j) < 0)

@@ -161,6 +161,11 @@ static inline int is_blank(unsigned char c)
  * same answers; json_test runs all of them.
  *
  * Word-at-a-time C: the path of targets without SSE2 and of TPROF_SIMD=scalar. */
+/* What a scan stops at: the first non-blank, or the end of a plain run
+ * (the closing quote, or the escape, control character or UTF-8 byte the
+ * caller must look at). */
+enum scan_kind { SCAN_BLANKS, SCAN_PLAIN };
+
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
 static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
@@ -227,24 +232,25 @@ static inline unsigned special16(__m128i v)
 /* The loops past the first 16 bytes are out of line: they run for long
  * strings and long indentation only, where a call costs nothing, and keep
  * the many inlined call sites small. */
-static __attribute__((noinline)) const char *skip_blanks_sse2(const char *p, const char *end)
+static inline const char *scan_sse2(enum scan_kind kind, const char *p, const char *end)
 {
     for (; p + 16 <= end; p += 16) {
-        unsigned m = nonblank16(_mm_loadu_si128((const __m128i *)(const void *)p));
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = kind == SCAN_BLANKS ? nonblank16(v) : special16(v);
         if (m)
             return p + __builtin_ctz(m);
     }
-    return skip_blanks_words(p, end);
+    return kind == SCAN_BLANKS ? skip_blanks_words(p, end) : scan_plain_words(p, end);
+}
+
+static __attribute__((noinline)) const char *skip_blanks_sse2(const char *p, const char *end)
+{
+    return scan_sse2(SCAN_BLANKS, p, end);
 }
 
 static __attribute__((noinline)) const char *scan_plain_sse2(const char *p, const char *end)
 {
-    for (; p + 16 <= end; p += 16) {
-        unsigned m = special16(_mm_loadu_si128((const __m128i *)(const void *)p));
-        if (m)
-            return p + __builtin_ctz(m);
-    }
-    return scan_plain_words(p, end);
+    return scan_sse2(SCAN_PLAIN, p, end);
 }
 #endif
 
@@ -285,52 +291,78 @@ __attribute__((target("avx2"), noinline)) static const char *scan_plain_avx2(con
 }
 #endif
 
-/* The first byte at or after p that is not a JSON blank, or end. */
-static inline const char *skip_blanks(int simd, const char *p, const char *end)
+/* One scan on the chosen path, from p to the first stop or end.  `kind` is
+ * a constant at every call: each use inlines to one scan. */
+static inline const char *scan(int simd, enum scan_kind kind, const char *p, const char *end)
+{
+#if defined(TP_JSON_SSE2)
+    /* Most runs that get here end within 16 bytes (a newline and an
+     * indent; keys, phases, categories and most names): one inline step,
+     * then the loop of the chosen path. */
+    if (simd >= TP_SIMD_SSE2 && p + 16 <= end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = kind == SCAN_BLANKS ? nonblank16(v) : special16(v);
+        if (m)
+            return p + __builtin_ctz(m);
+#if defined(TP_JSON_AVX2)
+        if (simd >= TP_SIMD_AVX2)
+            return kind == SCAN_BLANKS ? skip_blanks_avx2(p + 16, end) : scan_plain_avx2(p + 16, end);
+#endif
+        return kind == SCAN_BLANKS ? skip_blanks_sse2(p + 16, end) : scan_plain_sse2(p + 16, end);
+    }
+#endif
+    (void)simd;
+    return kind == SCAN_BLANKS ? skip_blanks_words(p, end) : scan_plain_words(p, end);
+}
+
+/* scan() without calls: the stop within the next 32 bytes on the vector
+ * paths, else NULL (the caller then takes its general path).  For the
+ * member header of obj_next, whose fast path then keeps everything in
+ * registers that a call would clobber: with calls in it, its prologue and
+ * epilogue (six saved registers) were a fifth of its instructions. */
+static inline const char *scan_near(int simd, enum scan_kind kind, const char *p, const char *end)
+{
+#if defined(TP_JSON_SSE2)
+    if (simd >= TP_SIMD_SSE2 && p + 32 <= end) {
+        for (int k = 0; k < 2; k++, p += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+            unsigned m = kind == SCAN_BLANKS ? nonblank16(v) : special16(v);
+            if (m)
+                return p + __builtin_ctz(m);
+        }
+        return NULL;
+    }
+#endif
+    (void)simd;
+    return kind == SCAN_BLANKS ? skip_blanks_words(p, end) : scan_plain_words(p, end);
+}
+
+/* The first byte at or after p that is not a JSON blank, or end; with
+ * `near`, NULL past 32 blanks (scan_near). */
+static inline const char *skip_blanks_to(int simd, int near, const char *p, const char *end)
 {
     /* Most runs are empty or the one space after ':' or ','. */
     if (p < end && (unsigned char)*p > ' ')
         return p;
     if (p + 1 < end && *p == ' ' && (unsigned char)p[1] > ' ')
         return p + 1;
-#if defined(TP_JSON_SSE2)
-    /* The next most are a newline and an indent, under 16 bytes: one
-     * inline step, then the loop of the chosen path. */
-    if (simd >= TP_SIMD_SSE2 && p + 16 <= end) {
-        unsigned m = nonblank16(_mm_loadu_si128((const __m128i *)(const void *)p));
-        if (m)
-            return p + __builtin_ctz(m);
-#if defined(TP_JSON_AVX2)
-        if (simd >= TP_SIMD_AVX2)
-            return skip_blanks_avx2(p + 16, end);
-#endif
-        return skip_blanks_sse2(p + 16, end);
-    }
-#endif
-    (void)simd;
-    return skip_blanks_words(p, end);
+    return near ? scan_near(simd, SCAN_BLANKS, p, end) : scan(simd, SCAN_BLANKS, p, end);
 }
 
-/* The end of the plain run from p: its closing quote, or the escape,
- * control character or UTF-8 byte the caller must look at, or end. */
+static inline const char *skip_blanks(int simd, const char *p, const char *end)
+{
+    return skip_blanks_to(simd, 0, p, end);
+}
+
+static inline const char *skip_blanks_near(int simd, const char *p, const char *end)
+{
+    return skip_blanks_to(simd, 1, p, end);
+}
+
+/* The end of the plain run from p, or end. */
 static inline const char *scan_plain(int simd, const char *p, const char *end)
 {
-#if defined(TP_JSON_SSE2)
-    /* Keys, phases, categories and most names end within 16 bytes: one
-     * inline step before the loop of the chosen path. */
-    if (simd >= TP_SIMD_SSE2 && p + 16 <= end) {
-        unsigned m = special16(_mm_loadu_si128((const __m128i *)(const void *)p));
-        if (m)
-            return p + __builtin_ctz(m);
-#if defined(TP_JSON_AVX2)
-        if (simd >= TP_SIMD_AVX2)
-            return scan_plain_avx2(p + 16, end);
-#endif
-        return scan_plain_sse2(p + 16, end);
-    }
-#endif
-    (void)simd;
-    return scan_plain_words(p, end);
+    return scan(simd, SCAN_PLAIN, p, end);
 }
 
 int tp_json_peek_slow(tp_json *j)
@@ -363,6 +395,29 @@ static inline int need_char(tp_json *j, char c, const char *what)
 int tp_json_obj_begin(tp_json *j) { return need_char(j, '{', "expected '{'"); }
 int tp_json_arr_begin(tp_json *j) { return need_char(j, '[', "expected '['"); }
 
+/* The general path before a member of an object or of an array: 0 when
+ * its closing bracket was consumed, -1 on an error, else 1 with *chp the
+ * first character of the member (past the ',' after the first). */
+static int before_member(tp_json *j, int n, char close, const char *expected, int *chp)
+{
+    int ch = tp_json_peek(j);
+    if (ch == close) {
+        j->p++;
+        return 0;
+    }
+    if (n > 0) {
+        if (ch != ',')
+            return ch < 0 ? tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)")
+                          : tp_json_fail(j, TP_ERR_FORMAT, expected);
+        j->p++;
+        ch = tp_json_peek(j);
+    }
+    *chp = ch;
+    return 1;
+}
+
+static int obj_next_general(tp_json *j, int *n, tp_jspan *key);
+
 int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
 {
     /* The usual member, `, "key": ` (or the first one, without the comma),
@@ -373,16 +428,16 @@ int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
      * branches here predict well, the masks cost two loads every time. */
     const char *p = j->p, *end = j->end;
     if (*n > 0) {
-        p = skip_blanks(j->simd, p, end);
-        p = p < end && *p == ',' ? p + 1 : NULL;
+        p = skip_blanks_near(j->simd, p, end);
+        p = p && p < end && *p == ',' ? p + 1 : NULL;
     }
     if (p) {
-        p = skip_blanks(j->simd, p, end);
-        if (p < end && *p == '"') {
-            const char *q = scan_plain(j->simd, p + 1, end);
-            if (q < end && *q == '"') {
-                const char *c = skip_blanks(j->simd, q + 1, end);
-                if (c < end && *c == ':') {
+        p = skip_blanks_near(j->simd, p, end);
+        if (p && p < end && *p == '"') {
+            const char *q = scan_near(j->simd, SCAN_PLAIN, p + 1, end);
+            if (q && q < end && *q == '"') {
+                const char *c = skip_blanks_near(j->simd, q + 1, end);
+                if (c && c < end && *c == ':') {
                     key->off = j->base + (uint64_t)(p + 1 - j->buf);
                     key->len = (uint32_t)(q - p - 1);
                     j->p = c + 1;
@@ -392,18 +447,16 @@ int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
             }
         }
     }
-    int ch = tp_json_peek(j);
-    if (ch == '}') {
-        j->p++;
-        return 0;
-    }
-    if (*n > 0) {
-        if (ch != ',')
-            return ch < 0 ? tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)")
-                          : tp_json_fail(j, TP_ERR_FORMAT, "expected ',' or '}' in object");
-        j->p++;
-        ch = tp_json_peek(j);
-    }
+    return obj_next_general(j, n, key);
+}
+
+/* Out of line so that the fast path above needs no saved registers (its
+ * prologue and epilogue were a fifth of its instructions). */
+static __attribute__((noinline)) int obj_next_general(tp_json *j, int *n, tp_jspan *key)
+{
+    int ch = -1, r = before_member(j, *n, '}', "expected ',' or '}' in object", &ch);
+    if (r <= 0)
+        return r;
     if (ch != '"')
         return ch < 0 ? tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)")
                       : tp_json_fail(j, TP_ERR_FORMAT, "expected a string key in object");
@@ -417,18 +470,9 @@ int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
 
 int tp_json_arr_next(tp_json *j, int *n)
 {
-    int ch = tp_json_peek(j);
-    if (ch == ']') {
-        j->p++;
-        return 0;
-    }
-    if (*n > 0) {
-        if (ch != ',')
-            return ch < 0 ? tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)")
-                          : tp_json_fail(j, TP_ERR_FORMAT, "expected ',' or ']' in array");
-        j->p++;
-        ch = tp_json_peek(j);
-    }
+    int ch = -1, r = before_member(j, *n, ']', "expected ',' or ']' in array", &ch);
+    if (r <= 0)
+        return r;
     if (ch < 0)
         return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
     (*n)++;
@@ -663,6 +707,15 @@ static inline int is_num_char(unsigned char c)
     return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
+/* The index past the digits of s[i..n), or 0 when there is none. */
+static size_t digits_after(const char *s, size_t n, size_t i)
+{
+    size_t d = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i == d ? 0 : i;
+}
+
 static int valid_number(const char *s, size_t n)
 {
     size_t i = 0;
@@ -682,22 +735,13 @@ static int valid_number(const char *s, size_t n)
     } else {
         return 0;
     }
-    if (i < n && s[i] == '.') {
-        i++;
-        size_t d = i;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++;
-        if (i == d)
-            return 0;
-    }
+    if (i < n && s[i] == '.' && (i = digits_after(s, n, i + 1)) == 0)
+        return 0;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         i++;
         if (i < n && (s[i] == '+' || s[i] == '-'))
             i++;
-        size_t d = i;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++;
-        if (i == d)
+        if ((i = digits_after(s, n, i)) == 0)
             return 0;
     }
     return i == n;
@@ -776,6 +820,22 @@ int tp_json_number(tp_json *j, tp_jspan *out)
     return 0;
 }
 
+/* Eight ASCII digits (the first in the lowest byte) to their value, or -1
+ * when a byte is not a digit: the 8-digit step of fast_float.  A kineto
+ * timestamp has 16 digits and an id 10, where the byte loop's chain of
+ * multiply-adds is the cost; a short number fails the test at once. */
+static inline int64_t eight_digits(uint64_t w)
+{
+    if (((w & UINT64_C(0xf0f0f0f0f0f0f0f0)) | (((w + UINT64_C(0x0606060606060606)) & UINT64_C(0xf0f0f0f0f0f0f0f0)) >> 4)) !=
+        UINT64_C(0x3333333333333333))
+        return -1;
+    w -= UINT64_C(0x3030303030303030);
+    w = w * 10 + (w >> 8);
+    w = ((w & UINT64_C(0x000000ff000000ff)) * UINT64_C(0x000f424000000064) +
+         ((w >> 16) & UINT64_C(0x000000ff000000ff)) * UINT64_C(0x0000271000000001)) >> 32;
+    return (int64_t)(uint32_t)w;
+}
+
 int tp_json_number_int(tp_json *j, tp_jspan *out, int64_t *val, int *is_int)
 {
     const char *p = j->p, *end = j->end;
@@ -783,6 +843,15 @@ int tp_json_number_int(tp_json *j, tp_jspan *out, int64_t *val, int *is_int)
     if (p < end && (unsigned char)*p > ' ') {
         const char *d0 = p + (*p == '-'), *q = d0;
         uint64_t v = 0;   /* wraps past 19 digits: then unused */
+        while (end - q >= 8) {
+            uint64_t w;
+            memcpy(&w, q, 8);
+            int64_t e = eight_digits(w);
+            if (e < 0)
+                break;
+            v = v * 100000000 + (uint64_t)e;
+            q += 8;
+        }
         while (q < end && (unsigned)(*q - '0') < 10)
             v = v * 10 + (uint64_t)(*q++ - '0');
         size_t nd = (size_t)(q - d0);

@@ -205,6 +205,169 @@ static void test_numbers(void)
     }
 }
 
+/* A reader of doc[0..len): from memory (window 0), or from a file named
+ * `name` streamed through a window of `window` bytes. */
+static int open_reader(tp_json *j, tp_source **src, const char *name, const char *doc, size_t len, size_t window,
+                       tp_error *err)
+{
+    *src = NULL;
+    if (!window)
+        return tp_json_init_mem(j, doc, len, name, err);
+    if (tp_source_open(src, write_tmp(name, doc, len), err) != TP_OK)
+        return err->status;
+    size_t saved = tp_json_window_bytes;
+    tp_json_window_bytes = window;
+    int rc = tp_json_init_source(j, *src, err);
+    tp_json_window_bytes = saved;
+    return rc;
+}
+
+/* tp_json_number_int reads eight digits at a time: integers of every length
+ * to 20 digits, with a byte next to the digits in ASCII (':', '/'), a UTF-8
+ * byte whose low half is a digit, a fraction or an exponent at every
+ * position, in a window that ends right after the number or a byte later:
+ * the span and error tp_json_number gives, the value tp_decimal_to_i64
+ * reads, and is_int exactly for a plain integer of up to 18 digits. */
+static void test_number_runs(void)
+{
+    static const char digits[] = "98765432109876543210";
+    static const char *breaks[] = {"", ":", "/", "\xb5", ".5", "e3", "x"};
+    int ok = 1;
+    for (size_t b = 0; b < sizeof breaks / sizeof breaks[0] && ok; b++) {
+        for (int len = 1; len <= 20 && ok; len++) {
+            for (int at = 0; at <= len && ok; at++) {
+                if (!breaks[b][0] && at != len)
+                    continue;
+                for (int neg = 0; neg < 2 && ok; neg++) {
+                    char doc[64];
+                    int n = snprintf(doc, sizeof doc, "[%s%.*s%s%.*s,", neg ? "-" : "", at, digits, breaks[b],
+                                     len - at, digits + at);
+                    for (int cut = 0; cut < 2 && ok; cut++) {
+                        size_t dlen = (size_t)n - (size_t)cut;   /* with the ',' or ending with the number */
+                        tp_error e1 = {0}, e2 = {0};
+                        tp_json j1, j2;
+                        tp_json_init_mem(&j1, doc, dlen, "mem", &e1);
+                        tp_json_init_mem(&j2, doc, dlen, "mem", &e2);
+                        int n1 = 0, n2 = 0, is_int = -1;
+                        int64_t v = 0, want = 0;
+                        tp_jspan s1 = {0, 0}, s2 = {0, 0};
+                        int r1 = tp_json_arr_begin(&j1) == 0 && tp_json_arr_next(&j1, &n1) == 1
+                                     ? tp_json_number(&j1, &s1) : -2;
+                        int r2 = tp_json_arr_begin(&j2) == 0 && tp_json_arr_next(&j2, &n2) == 1
+                                     ? tp_json_number_int(&j2, &s2, &v, &is_int) : -2;
+                        int plain = !breaks[b][0] && len <= 18 && !cut && !(digits[0] == '0' && len > 1);
+                        if (plain)
+                            tp_decimal_to_i64(doc + 1, (size_t)(len + neg), &want);
+                        if (!(r1 == r2 && s1.off == s2.off && s1.len == s2.len && strcmp(e1.msg, e2.msg) == 0 &&
+                              (r2 != 0 || is_int == plain) && (!is_int || v == want))) {
+                            fprintf(stderr, "  %.*s: r %d/%d len %u/%u is_int %d value %lld want %lld\n", (int)dlen,
+                                    doc, r1, r2, s1.len, s2.len, is_int, (long long)v, (long long)want);
+                            ok = 0;
+                        }
+                        tp_json_free(&j1);
+                        tp_json_free(&j2);
+                    }
+                }
+            }
+        }
+    }
+    CHECK("json.number_int.runs", ok);
+}
+
+/* An object of string members read key by key, from memory (window 0) or
+ * streamed through a window of `window` bytes; the result as text: each
+ * key and value decoded (the key copied before the value is read: reading
+ * can move the window, reliability D1), the control characters and where
+ * the first was, or the error message. */
+static void stream_strings_result(const char *doc, size_t len, size_t window, char *out, size_t cap)
+{
+    tp_error err = {0};
+    tp_json j;
+    tp_source *src = NULL;
+    if (open_reader(&j, &src, "strings.json", doc, len, window, &err) != TP_OK) {
+        snprintf(out, cap, "open failed");
+        return;
+    }
+    size_t o = 0;
+    int n = 0, r = tp_json_obj_begin(&j);
+    tp_jspan key, val;
+    while (r == 0 && (r = tp_json_obj_next(&j, &n, &key)) == 1) {
+        char k[64];
+        snprintf(k, sizeof k, "%.*s", (int)key.len, tp_json_ptr(&j, key));
+        if ((r = tp_json_string(&j, &val)) < 0)
+            break;
+        const unsigned char *v = (const unsigned char *)tp_json_ptr(&j, val);
+        o += (size_t)snprintf(out + o, cap - o, "%s=", k);
+        for (uint32_t i = 0; i < val.len && o + 8 < cap; i++)
+            o += (size_t)snprintf(out + o, cap - o, v[i] >= 0x20 && v[i] < 0x7f ? "%c" : "\\x%02x", v[i]);
+        o += (size_t)snprintf(out + o, cap - o, ";");
+        tp_json_set_mark(&j);
+        r = 0;
+    }
+    if (r < 0)
+        snprintf(out + o, cap - o, " error %.200s", strstr(err.msg, "byte") ? strstr(err.msg, "byte") : err.msg);
+    else
+        snprintf(out + o, cap - o, " ctl %llu@%llu", (unsigned long long)j.control_chars,
+                 (unsigned long long)j.first_control_off);
+    tp_json_free(&j);
+    tp_source_close(src);
+}
+
+/* Strings that cross the window's end at every byte: escapes, runs of one
+ * to nine backslashes before a quote (an odd run escapes it), \u escapes
+ * and surrogate pairs, raw UTF-8 of two to four bytes, control characters,
+ * long plain runs that cross 16- and 32-byte steps; whole and truncated.
+ * Every window from 4 to 96 bytes gives what reading from memory gives. */
+static void test_stream_strings(void)
+{
+    static const char *values[] = {
+        "plain", "a\\\"b", "\\\\", "x\\\\\\\\", "\\\\\\\"\\\\", "\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\", "\\\\\\\\\\\\\\\\\\\"q",
+        "\\u00e9\\u20ac", "\\ud83d\\ude00!", "\\ud800", "caf\xc3\xa9", "\xe2\x82\xac\xf0\x9f\x98\x80", "t\x01" "ab\x1f",
+        "0123456789abcdef0123456789abcdef0123456789", "0123456789abcde\\n0123456789abcdef0123456789abcd\\t",
+        "\\/\\b\\f\\n\\r\\t", "",
+    };
+    /* each makes the doc fail: a cut UTF-8 sequence, a cut \u escape, a
+     * backslash that escapes the closing quote, a bad escape */
+    static const char *bad[] = {"\xc3", "\\u12", "\\", "\\x"};
+    enum { NGOOD = sizeof values / sizeof values[0], NBAD = sizeof bad / sizeof bad[0] };
+    char mem[4096], streamed[4096];
+    int ok = 1;
+    for (int b = -1; b < NBAD && ok; b++) {
+        /* the good members, then (b >= 0) one bad one */
+        char doc[2048];
+        size_t len = (size_t)snprintf(doc, sizeof doc, "{");
+        for (int i = 0; i < NGOOD + (b >= 0); i++)
+            len += (size_t)snprintf(doc + len, sizeof doc - len, "%s\"k%d\": \"%s\"", i ? ",\n  " : "", i,
+                                    i < NGOOD ? values[i] : bad[b]);
+        len += (size_t)snprintf(doc + len, sizeof doc - len, "}");
+        stream_strings_result(doc, len, 0, mem, sizeof mem);
+        if (b < 0)   /* what the good members decode to */
+            CHECK("json.stream.strings.decoded",
+                  strstr(mem, "k1=a\"b;k2=\\;k3=x\\\\;k4=\\\"\\;k5=\\\\\\\\\\\\\\\\\\;k6=\\\\\\\\\"q;"
+                              "k7=\\xc3\\xa9\\xe2\\x82\\xac;k8=\\xf0\\x9f\\x98\\x80!;k9=\\xef\\xbf\\xbd;") != NULL &&
+                      strstr(mem, "k12=t\\x01ab\\x1f;") != NULL && strstr(mem, "k16=; ctl 2@") != NULL);
+        else
+            ok = strstr(mem, " error byte ") != NULL;
+        for (size_t w = 4; w <= 96 && ok; w++) {
+            stream_strings_result(doc, len, w, streamed, sizeof streamed);
+            if (strcmp(streamed, mem) != 0) {
+                fprintf(stderr, "  window %zu:\n    %s\n  from memory:\n    %s\n", w, streamed, mem);
+                ok = 0;
+            }
+        }
+        /* truncated at every byte, through a 16-byte window */
+        for (size_t cut = 1; cut < len && ok && b < 0; cut++) {
+            stream_strings_result(doc, cut, 0, mem, sizeof mem);
+            stream_strings_result(doc, cut, 16, streamed, sizeof streamed);
+            if (strcmp(streamed, mem) != 0 || !strstr(mem, " error byte ")) {
+                fprintf(stderr, "  cut at %zu, window 16:\n    %s\n  from memory:\n    %s\n", cut, streamed, mem);
+                ok = 0;
+            }
+        }
+    }
+    CHECK("json.stream.strings", ok);
+}
+
 /* tp_json_skip on `doc` (followed by " ,9" so the value never ends the
  * input), from memory (window 0) or streamed through a window of `window`
  * bytes; the result as text: "ok LEN" or the error message. */
@@ -215,16 +378,9 @@ static void skip_result(const char *doc, size_t window, char *out, size_t cap)
     tp_error err = {0};
     tp_json j;
     tp_source *src = NULL;
-    size_t saved = tp_json_window_bytes;
-    if (window) {
-        tp_json_window_bytes = window;
-        if (tp_source_open(&src, write_tmp("skip.json", text, (size_t)n), &err) != TP_OK) {
-            snprintf(out, cap, "open failed");
-            return;
-        }
-        tp_json_init_source(&j, src, &err);
-    } else {
-        tp_json_init_mem(&j, text, (size_t)n, "skip.json", &err);
+    if (open_reader(&j, &src, "skip.json", text, (size_t)n, window, &err) != TP_OK) {
+        snprintf(out, cap, "open failed");
+        return;
     }
     tp_jspan raw = {0, 0};
     if (tp_json_skip(&j, &raw) == 0)
@@ -233,7 +389,6 @@ static void skip_result(const char *doc, size_t window, char *out, size_t cap)
         snprintf(out, cap, "%.200s", err.msg + (strstr(err.msg, "skip.json") ? strstr(err.msg, "skip.json") - err.msg : 0));
     tp_json_free(&j);
     tp_source_close(src);
-    tp_json_window_bytes = saved;
 }
 
 /* The fast lane of tp_json_skip hands over to the general loop at escapes,
@@ -650,6 +805,31 @@ static void test_bad_inputs(void)
     tp_store_free(st);
 }
 
+/* deviceProperties of many objects, in two arrays (a repeated key adds to
+ * the devices read before): every one read, in order, with its fields. */
+static void test_many_devices(void)
+{
+    enum { N1 = 700, N2 = 333 };
+    size_t cap = (N1 + N2) * 64 + 256, o = 0;
+    char *doc = malloc(cap);
+    o += (size_t)snprintf(doc + o, cap - o, "{\"traceEvents\": [], \"deviceProperties\": [");
+    for (int i = 0; i < N1 + N2; i++) {
+        if (i == N1)
+            o += (size_t)snprintf(doc + o, cap - o, "], \"deviceProperties\": [");
+        o += (size_t)snprintf(doc + o, cap - o, "%s{\"numSms\": %d, \"warpSize\": 32}", i == 0 || i == N1 ? "" : ", ", i);
+    }
+    o += (size_t)snprintf(doc + o, cap - o, "]}");
+    tp_store *st = NULL;
+    tp_error err = {0};
+    CHECK_INT("kineto.many_devices.load", load(write_tmp("devices.json", doc, o), &st, &err), TP_OK);
+    int ok = st && st->ndevices == N1 + N2;
+    for (size_t i = 0; ok && i < st->ndevices; i++)
+        ok = st->devices[i].num_sms == (int32_t)i && st->devices[i].id == (int32_t)i && st->devices[i].warp_size == 32;
+    CHECK("kineto.many_devices", ok);
+    tp_store_free(st);
+    free(doc);
+}
+
 int main(void)
 {
     const char *sample = "testdata/sample.pt.trace.json";
@@ -665,6 +845,8 @@ int main(void)
         test_strings();
         test_scan_offsets();
         test_numbers();
+        test_number_runs();
+        test_stream_strings();
         test_skip();
         test_sample(sample);
         test_truncation(sample);
@@ -674,6 +856,7 @@ int main(void)
     tt_prefix = "";
     tp_json_simd = -1;
     test_paths_agree();
+    test_many_devices();
     test_decimals();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir());
