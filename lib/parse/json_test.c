@@ -33,21 +33,6 @@ static const char *write_tmp(const char *name, const void *data, size_t len)
     return p;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = '\0';
-    fclose(f);
-    return b;
-}
-
 static void test_strings(void)
 {
     const char *doc = "[\"plain\", \"a\\\"b\\\\c\\/\\b\\f\\n\\r\\t\", \"\\u0041\\u00e9\\u20ac\", "
@@ -630,7 +615,11 @@ static void test_sample(const char *sample)
 static void test_truncation(const char *sample)
 {
     size_t len;
-    char *doc = read_file(sample, &len);
+    char *doc = tt_read_file(sample, &len);
+    if (!doc) {
+        CHECK("kineto.truncated.read_sample", 0);
+        return;
+    }
     tp_store *full;
     tp_error err;
     load(sample, &full, &err);
@@ -663,7 +652,11 @@ static void test_truncation(const char *sample)
 static void test_compressed(const char *sample)
 {
     size_t len;
-    char *doc = read_file(sample, &len);
+    char *doc = tt_read_file(sample, &len);
+    if (!doc) {
+        CHECK("source.compressed.read_sample", 0);
+        return;
+    }
     /* gzip */
     char gzpath[256];
     snprintf(gzpath, sizeof gzpath, "%s/s.json.gz", tmpdir());

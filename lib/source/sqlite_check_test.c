@@ -73,23 +73,6 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rng % n);
 }
 
-static unsigned char *slurp(const char *path, long *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    *len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)*len);
-    if (b && fread(b, 1, (size_t)*len, f) != (size_t)*len) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    return b;
-}
-
 /* One random damage to one page (never the file header): bytes, the page
  * header, a cell pointer, a cell's first bytes, a child pointer, a zeroed,
  * copied or swapped page, one bit. */
@@ -122,8 +105,9 @@ static void damage(unsigned char *b, long len, unsigned ps)
 /* Damaged copies of src: no table the check vouches for fails quick_check. */
 static void fuzz(const char *name, const char *src, const char *const *names, int rounds)
 {
-    long len;
-    unsigned char *orig = slurp(src, &len);
+    size_t ulen = 0;
+    unsigned char *orig = (unsigned char *)tt_read_file(src, &ulen);
+    long len = (long)ulen;
     if (!orig || len < 1024) {
         CHECK(name, 0);
         free(orig);

@@ -1,6 +1,7 @@
 /* store.c — the columnar event store: growth of the columns and side tables. */
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "npu.h"
 #include "store.h"
 #include "link.h"
@@ -275,14 +276,8 @@ struct tp_coll_info *tp_store_add_coll_info(tp_store *st, size_t row)
 {
     if (st->ncolls && (size_t)st->colls[st->ncolls - 1].row >= row)
         return NULL;   /* out of order: the binary search of tp_store_coll needs rows ascending */
-    if (st->ncolls == st->capcolls) {
-        size_t c = st->capcolls ? st->capcolls * 2 : 64;
-        void *p = realloc(st->colls, c * sizeof *st->colls);
-        if (!p)
-            return NULL;
-        st->colls = p;
-        st->capcolls = c;
-    }
+    if (tp_grow((void **)&st->colls, &st->capcolls, st->ncolls + 1, sizeof *st->colls) < 0)
+        return NULL;
     struct tp_coll_info *c = &st->colls[st->ncolls++];
     memset(c, 0, sizeof *c);
     c->row = (int64_t)row;
@@ -310,14 +305,8 @@ int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64
         return 0;
     if (st->npys >= TP_NO_AUX)
         return -1;
-    if (st->npys == st->cappys) {
-        size_t c = st->cappys ? st->cappys * 2 : 256;
-        void *p = realloc(st->pys, c * sizeof *st->pys);
-        if (!p)
-            return -1;
-        st->pys = p;
-        st->cappys = c;
-    }
+    if (tp_grow((void **)&st->pys, &st->cappys, st->npys + 1, sizeof *st->pys) < 0)
+        return -1;
     st->pys[st->npys] = (struct tp_py_info){python_id, python_parent_id, module_id};
     o->py = (uint32_t)st->npys++;
     return 0;
@@ -335,14 +324,8 @@ int tp_store_set_seq(tp_store *st, size_t row, int64_t seq)
         st->nseqs--;
     if (seq == TP_NONE)
         return 0;
-    if (st->nseqs == st->capseqs) {
-        size_t c = st->capseqs ? st->capseqs * 2 : 256;
-        void *p = realloc(st->seqs, c * sizeof *st->seqs);
-        if (!p)
-            return -1;
-        st->seqs = p;
-        st->capseqs = c;
-    }
+    if (tp_grow((void **)&st->seqs, &st->capseqs, st->nseqs + 1, sizeof *st->seqs) < 0)
+        return -1;
     st->seqs[st->nseqs++] = (struct tp_seq_rec){(int64_t)row, seq};
     return 0;
 }

@@ -30,24 +30,6 @@ static tp_store *load(const char *path, int lazy, tp_error *err)
     return st;
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static int spill(const char *path, const unsigned char *b, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -206,7 +188,7 @@ int main(void)
     tp_store_free(ms);
 
     size_t len, zat, zlen;
-    unsigned char *b = slurp(path, &len);
+    unsigned char *b = (unsigned char *)tt_read_file(path, &len);
     size_t at = b ? find(b, len, "ev.dur", &zat, &zlen) : 0;
     CHECK("lazy.found_section", at > 0 && zlen > 8);
     if (at && zlen > 8) {

@@ -7,6 +7,7 @@
 #define TPROF_TESTING_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tt_failed;
@@ -36,5 +37,29 @@ static const char *tt_prefix __attribute__((unused)) = "";
 #define SKIP(name, why) printf("skip %s%s: %s\n", tt_prefix, (name), (why))
 
 #define TEST_EXIT() return tt_failed ? 1 : 0
+
+/* The whole of a file the test reads (a fixture, a file it wrote), with a
+ * NUL after its *len bytes; NULL when it cannot be read.  Free it. */
+static inline char *tt_read_file(const char *path, size_t *len)
+{
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) {
+        b[n] = '\0';
+        *len = (size_t)n;
+    }
+    return b;
+}
 
 #endif
