@@ -71,7 +71,9 @@ void tp_store_set_kernel_scope(tp_store *st);
  * run or capture functions).  A .tprof store then keeps its per-event
  * columns compressed, and each view inflates the ones it reads when it is
  * built; a damaged column is reported by tp_view_build then.  Other inputs
- * load whole. */
+ * load whole.  The first lazy store installs a SIGSEGV handler: a fault in
+ * a column not yet inflated names it and aborts; any other fault goes to
+ * the handler installed before. */
 void tp_store_set_lazy(tp_store *st);
 
 /* After every load: build the derived structure (correlation, op trees,
