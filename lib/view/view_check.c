@@ -6,8 +6,9 @@
  * malformed events).  The families of findings live in check_*.c; this file
  * holds the input checks (truncation, skipped events), the steps without
  * GPU work, and the table.  A run directory is checked as a whole
- * (build_run): every rank's findings, then the ones between ranks (clocks).
- * The CLI exits with the worst severity (view.severity). */
+ * (tp_check_build_run): every rank's findings, then the ones between ranks
+ * (clocks).
+ * The CLI exits with the worst severity (view.severity, tp_check_severity). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,18 +20,10 @@
 #include "views.h"
 #include "view_options.h"
 
-static const struct tp_coldef check_cols[] = {
-    TP_COLDEF_RANK("rank of the trace (distributedInfo, run: also the file name); - none"),
-    {"severity", "Severity", TP_COL_STR, -1, 0, "info, warning or error (exit status 0, 1, 2)"},
-    {"finding", "Finding", TP_COL_STR, -1, 0, "what was found (man tprof: CHECK)"},
-    TP_COLDEF_COUNT("how many events (or ranks, steps) it concerns"),
-    {"first_ts", "FirstTs(us)", TP_COL_US, -1, 0, "ts of the first occurrence, as written in the trace"},
-    {"first_byte", "FirstByte", TP_COL_INT, -1, 0, "byte offset of the first occurrence (input findings)"},
-    {"first_event", "FirstEvent", TP_COL_STR, 0, 0, "name of the first occurrence's event"},
-    {"detail", "Detail", TP_COL_STR, 0, 0, "what it means and what it affects"},
-};
-enum { C_RANK, C_SEV, C_FINDING, C_COUNT, C_TS, C_BYTE, C_EVENT, C_DETAIL };
-#define NCOLS (sizeof check_cols / sizeof *check_cols)
+#define TP_COLS_FILE "view_check.def"
+#define TP_COLS_ARRAY tp_check_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 static const char *const sev_names[] = {"info", "warning", "error"};
 
@@ -176,7 +169,7 @@ static int to_table(struct tp_findings *f, tp_table **out, tp_error *err)
         free(f->v);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     }
-    tp_table *t = tp_table_new(check_cols, NCOLS);
+    tp_table *t = tp_table_new(tp_check_cols, C_N);
     if (!t) {
         free(f->v);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -218,7 +211,7 @@ static void say_clean(const tp_store *st, struct tp_findings *f)
         tp_finding_detail(x, "no finding");
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_check_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     (void)vo;
     struct tp_findings f = {0};
@@ -231,7 +224,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return to_table(&f, out, err);
 }
 
-static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out,
+int tp_check_build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out,
                      tp_error *err)
 {
     (void)vo;
@@ -249,7 +242,7 @@ static int build_run(const tp_store *const *stores, size_t n, const struct tp_vi
     return to_table(&f, out, err);
 }
 
-static enum tp_severity worst(const tp_table *t)
+enum tp_severity tp_check_severity(const tp_table *t)
 {
     enum tp_severity w = TP_SEV_INFO;
     for (size_t r = 0; r < tp_table_rows(t); r++) {
@@ -260,14 +253,3 @@ static enum tp_severity worst(const tp_table *t)
     }
     return w;
 }
-
-const tp_view tp_view_check = {
-    .name = "check",
-    TP_VIEW_FILTER_OPTIONS,
-    .summary = "trace health, one row per finding (exit 0 clean, 1 warnings, 2 errors)",
-    TP_VIEW_COLS(check_cols),
-    .default_columns = "rank,severity,finding,count,first_ts,first_event,detail",
-    .build = build,
-    .build_run = build_run,
-    .severity = worst,
-};

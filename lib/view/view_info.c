@@ -11,10 +11,10 @@
 #include "view_options.h"
 #include "try.h"
 
-static const struct tp_coldef info_cols[] = {
-    {"property", "Property", TP_COL_STR, -1, 0, "what is described"},
-    {"value", "Value", TP_COL_STR, -1, 0, "its value"},
-};
+#define TP_COLS_FILE "view_info.def"
+#define TP_COLS_ARRAY tp_info_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 static void row(tp_table *t, const char *prop, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -26,8 +26,8 @@ static void row(tp_table *t, const char *prop, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     tp_table_add_row(t);
-    tp_table_set_str(t, 0, prop);
-    tp_table_set_str(t, 1, buf);
+    tp_table_set_str(t, I_PROPERTY, prop);
+    tp_table_set_str(t, I_VALUE, buf);
 }
 
 static const char *format_name(enum tp_source_format f)
@@ -48,10 +48,10 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_info_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     (void)vo;
-    tp_table *t = tp_table_new(info_cols, 2);
+    tp_table *t = tp_table_new(tp_info_cols, I_N);
     TP_TRY_NOMEM(t, err);
     row(t, "file", "%s", st->path);
     if (st->origin[0])
@@ -146,12 +146,3 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     *out = t;
     return TP_OK;
 }
-
-const tp_view tp_view_info = {
-    .name = "info",
-    TP_VIEW_FILTER_OPTIONS,
-    .summary = "what an input holds: format, size, events by kind, devices, streams, steps, skips",
-    TP_VIEW_COLS(info_cols),
-    .default_columns = "property,value",
-    .build = build,
-};

@@ -1,10 +1,11 @@
 /* view_options.h — declaring the options a view honours (internal to
  * libtprof; struct tp_view_option and the functions are in tprof.h).
  *
- * A view lists its options in one static table in its own file and names
- * it in its tp_view with TP_VIEW_OPTIONS(table); the command line, the
- * usage text and the checks all come from that table, so a new option is a
- * field of struct tp_view_opts and one line here or in the view.  Each
+ * A view lists its options in its entry of the command table views.def,
+ * TP_VIEW_OPTS(...) or a shared table with TP_VIEW_OPTIONS(table); the
+ * command line, the usage text and the checks all come from that list, so
+ * a new option is a field of struct tp_view_opts and one line here or in
+ * the view's entry.  Each
  * macro checks at compile time that the field has the type its kind sets. */
 #ifndef TPROF_VIEW_OPTIONS_H
 #define TPROF_VIEW_OPTIONS_H
@@ -29,8 +30,12 @@
 
 /* In a tp_view initializer: .options and .noptions from a static array. */
 #define TP_VIEW_OPTIONS(table) .options = (table), .noptions = sizeof(table) / sizeof *(table)
-/* Likewise .cols and .ncols from the static array of its columns. */
-#define TP_VIEW_COLS(table) .cols = (table), .ncols = sizeof(table) / sizeof *(table)
+/* In an entry of views.def: .options and .noptions from the options
+ * themselves, an array of static storage (a compound literal at file
+ * scope) counted by the sizeof of the same list. */
+#define TP_VIEW_OPTS(...)                                      \
+    .options = (const struct tp_view_option[]){__VA_ARGS__}, \
+    .noptions = sizeof((const struct tp_view_option[]){__VA_ARGS__}) / sizeof(struct tp_view_option)
 
 /* Options several views share (the HTA views all read tp_hta_init's). */
 /* --step and --window: the views that read a slice of the trace as they

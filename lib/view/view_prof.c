@@ -19,32 +19,10 @@
 #include "view_options.h"
 #include "grow.h"
 
-static const struct tp_coldef cols[] = {
-    {"idx", "Idx", TP_COL_INT, 7, 0, "index: 1-based position in kernel order"},
-    {"seq", "SeqId", TP_COL_STR, 7, 0, "PyTorch sequence id(s) of the kernel's op"},
-    {"altseq", "AltSeqId", TP_COL_STR, 7, 0, "alternate sequence ids"},
-    {"tid", "TId", TP_COL_INT, 12, 0, "thread id of the launch"},
-    {"layer", "Layer", TP_COL_STR, 10, 0, "user NVTX \"layer:\" annotations, nested with ':'"},
-    {"trace", "Trace", TP_COL_STR, 25, 0, "Python call trace (-w: the last file:line)"},
-    {"dir", "Direction", TP_COL_STR, 5, 0, "fprop or bprop"},
-    {"sub", "Sub", TP_COL_INT, 3, 0, "sub-sequence id: n-th kernel of the op"},
-    {"mod", "Module", TP_COL_STR, 15, 0, "module of the op (torch, Tensor, torch.nn.functional, aten)"},
-    {"op", "Op", TP_COL_STR, 15, 0, "operator"},
-    {"kernel", "Kernel", TP_COL_STR, 0, 0, "kernel name (PyProf's short form)"},
-    {"params", "Params", TP_COL_STR, 0, 0, "op parameters (shapes, GEMM M,N,K, dtype)"},
-    {"sil", "Sil(ns)", TP_COL_INT, 10, 0, "silicon time: kernel duration in ns"},
-    {"tc", "TC", TP_COL_STR, 2, 0, "tensor cores: 1 used, 0 not used, - not applicable, na unknown"},
-    {"device", "Device", TP_COL_INT, 3, 0, "GPU device id"},
-    {"stream", "Stream", TP_COL_INT, 3, 0, "stream id"},
-    {"grid", "Grid", TP_COL_STR, 12, 0, "grid dimensions"},
-    {"block", "Block", TP_COL_STR, 12, 0, "block dimensions"},
-    {"flops", "FLOPs", TP_COL_NUM, 12, 0, "floating point operations (FMA = 2)"},
-    {"bytes", "Bytes", TP_COL_NUM, 12, 0, "bytes moved to and from DRAM"},
-    TP_COLDEF_NAME_FILL("full kernel name, as the profiler wrote it (tprof extension)"),
-    {"opname", "OpName", TP_COL_STR, 0, 0, "full name of the launching operator, N/A if none (tprof extension)"},
-};
-enum { C_IDX, C_SEQ, C_ALTSEQ, C_TID, C_LAYER, C_TRACE, C_DIR, C_SUB, C_MOD, C_OP, C_KERNEL, C_PARAMS, C_SIL,
-       C_TC, C_DEVICE, C_STREAM, C_GRID, C_BLOCK, C_FLOPS, C_BYTES, C_NAME, C_OPNAME, C_N };
+#define TP_COLS_FILE "view_prof.def"
+#define TP_COLS_ARRAY tp_prof_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 static void set_dash(tp_table *t, size_t col, const tp_store *st, uint32_t id)
 {
@@ -377,10 +355,10 @@ static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_
     tp_table_set_str_stable(t, C_OPNAME, a->op_event >= 0 ? tp_store_str(st, st->name[a->op_event]) : "N/A");
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_prof_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct prof_ctx c;
-    tp_table *t = tp_table_new(cols, C_N);
+    tp_table *t = tp_table_new(tp_prof_cols, C_N);
     if (!t || prof_ctx_init(&c, st) < 0) {
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
@@ -406,14 +384,3 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     *out = t;
     return TP_OK;
 }
-
-const tp_view tp_view_prof = {
-    .name = "prof",
-    TP_VIEW_FILTER_OPTIONS,
-    .summary = "PyProf prof.py's per-kernel table: op, params, FLOPs, bytes, tensor cores (default view)",
-    TP_VIEW_COLS(cols),
-    .default_columns = "idx,dir,sub,mod,op,kernel,params,sil",
-    .build = build,
-    .attributes = TP_ATTRIBUTES_ALWAYS,
-    .kernel_scope = 1,
-};

@@ -1,89 +1,97 @@
-/* views.c — the registry of views: a new analysis is one view_*.c file and
- * one line here. */
+/* views.c — the registry of views, built from the command table views.def:
+ * each entry gives one tp_view, its place in tp_views() (or among the NPU
+ * twins) and the parts of a lazily read store it reads.
+ *
+ * A view's columns are defined in its own file, expanded from its .def
+ * (coldefs_expand.h), where its code sets cells by the same enum.  Here
+ * the array is only an extern of unknown size, and C takes no sizeof of
+ * that, so the entry includes the view's .def once more and counts its
+ * lines into tp_ncols_ID: both counts come from one list, and the view's
+ * own expansion asserts its enum against its array.  (The other ways:
+ * defining the arrays here would take them away from the code that indexes
+ * them; a sentinel row would change struct tp_view's meaning of ncols.) */
 #include <string.h>
+#include "coll_run.h"
+#include "modtree.h"
 #include "store.h"
 #include "store_file.h"
+#include "summ.h"
 #include "table.h"
+#include "view_options.h"
 #include "views.h"
 
-static const tp_view *const registry[] = {
-    &tp_view_prof,
-    &tp_view_info,
-    &tp_view_kernels,
-    &tp_view_ops,
-    &tp_view_steps,
-    &tp_view_memory,
-    &tp_view_modules,
-    &tp_view_lightning,
-    &tp_view_dist,
-    &tp_view_collectives,
-    &tp_view_stragglers,
-    &tp_view_gpu,
-    &tp_view_advice,
-    &tp_view_temporal,
-    &tp_view_kernel_types,
-    &tp_view_overlap,
-    &tp_view_idle,
-    &tp_view_launches,
-    &tp_view_queue,
-    &tp_view_check,
-    &tp_view_api,
-    &tp_view_memops,
-    &tp_view_nvtx,
-    &tp_view_labels,
-    &tp_view_critical_path,
-    &tp_view_roofline,
-    NULL,
-};
-
-/* The parts of a lazily read .tprof store (tp_store_set_lazy) that each
- * view reads, from tp_store_need's list (store_file.h): with its default
- * options, and with any other.  A view not listed gets them all.  A part
- * read but not listed stops the process and names itself
- * (store_file_lazy.c): the golden tests run every view on such stores
- * (scripts/golden/store.sh).  The models read from the store ask for the
- * rows they read themselves (tp_store_file_tree). */
 #define NEED(x) TP_NEED_##x
+/* What every HTA view reads (tp_hta_init). */
 #define HTA (NEED(CORRELATION) | NEED(DUR) | NEED(KIND) | NEED(NAME) | NEED(PH) | NEED(STREAM) | NEED(TS) | \
              NEED(LAUNCHER))
+
+/* The descriptors, each after the count of its columns. */
+#define TP_VIEW_COLUMNS(id) enum { tp_ncols_##id = 0
+#define TP_COL(id, ...) +1
+#define TP_COLV(id, init) +1
+#define TP_COLN(id, n, init) +(n)
+#define TP_COLS_END(count) };
+#define TP_VIEW_OWN_COLS_(id, ...)                                                                 \
+    extern const struct tp_coldef tp_##id##_cols[];                                                \
+    const tp_view tp_view_##id = {.cols = tp_##id##_cols, .ncols = tp_ncols_##id, .build = tp_##id##_build, \
+                                  __VA_ARGS__};
+#define TP_VIEW(id, plain, opted, ...) TP_VIEW_OWN_COLS_(id, __VA_ARGS__)
+#define TP_NPU_VIEW(id, ...) TP_VIEW_OWN_COLS_(id, __VA_ARGS__)
+#define TP_VIEW_SHARED_COLS(id, plain, opted, ...) const tp_view tp_view_##id = {.build = tp_##id##_build, __VA_ARGS__};
+#define TP_SUMM_VIEW(id, sv, plain, opted, ...)                                                            \
+    int tp_##id##_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err) \
+    {                                                                                                      \
+        return tp_summ_view_build(&(sv), st, vo, out, err);                                                \
+    }                                                                                                      \
+    TP_VIEW_OWN_COLS_(id, __VA_ARGS__)
+#include "views.def"
+#undef TP_VIEW_COLUMNS
+#undef TP_COL
+#undef TP_COLV
+#undef TP_COLN
+#undef TP_COLS_END
+#undef TP_VIEW
+#undef TP_NPU_VIEW
+#undef TP_VIEW_SHARED_COLS
+#undef TP_SUMM_VIEW
+
+/* The views (tp_views) and, in the same order, the parts of a lazily read
+ * store each reads: with its default options, and with any other. */
+#define TP_VIEW(id, plain, opted, ...) &tp_view_##id,
+#define TP_VIEW_SHARED_COLS TP_VIEW
+#define TP_SUMM_VIEW(id, sv, plain, opted, ...) &tp_view_##id,
+#define TP_NPU_VIEW(id, ...)
+static const tp_view *const registry[] = {
+#include "views.def"
+    NULL,
+};
+#undef TP_VIEW
+#undef TP_SUMM_VIEW
+#define TP_VIEW(id, plain, opted, ...) {plain, opted},
+#define TP_SUMM_VIEW(id, sv, plain, opted, ...) {plain, opted},
 static const struct {
-    const tp_view *v;
     uint32_t plain, opted;
 } view_needs_list[] = {
-    {&tp_view_prof, NEED(ANNOTS) | NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(STREAM) |
-                        NEED(KERNEL_INFO), 0},
-    {&tp_view_kernels, NEED(AUX) | NEED(DUR) | NEED(NAME) | NEED(KERNEL_INFO),
-                       NEED(STREAM) | NEED(TID) | NEED(TS) | NEED(LAUNCH_OP) | NEED(OP_INFO)},
-    {&tp_view_ops, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(PARENT) |
-                       NEED(MEM_INFO),
-                   NEED(OP_INFO) | NEED(SEQ) | NEED(LAUNCH_OP) | NEED(LAUNCHER)},
-    {&tp_view_steps, 0, 0},
-    {&tp_view_memory, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(MEM_INFO), 0},
-    {&tp_view_modules, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(OP_INFO), 0},
-    {&tp_view_lightning, NEED(NAME) | NEED(TS), 0},
-    {&tp_view_dist, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(EXTERNAL_ID) | NEED(NAME) | NEED(TS) | NEED(OP_INFO), 0},
-    {&tp_view_gpu, NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(KERNEL_INFO), 0},
-    {&tp_view_advice, NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(PID) | NEED(TID) | NEED(TS) |
-                          NEED(KERNEL_INFO) | NEED(MEM_INFO), 0},
-    {&tp_view_temporal, HTA, 0},
-    {&tp_view_kernel_types, HTA, 0},
-    {&tp_view_overlap, HTA, 0},
-    {&tp_view_idle, HTA, 0},
-    {&tp_view_launches, HTA, 0},
-    {&tp_view_queue, HTA, 0},
-    {&tp_view_check, NEED(CORRELATION) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(STREAM) | NEED(TS) |
-                         NEED(LAUNCHER) | NEED(STEP) | NEED(ATTR_CAUSE), 0},
-    {&tp_view_api, NEED(DUR) | NEED(NAME), 0},
-    {&tp_view_memops, NEED(AUX) | NEED(DUR) | NEED(NAME) | NEED(KERNEL_INFO), 0},
-    {&tp_view_nvtx, NEED(DUR) | NEED(PID) | NEED(TID) | NEED(TS) | NEED(LAUNCHER), 0},
-    {&tp_view_labels, NEED(DUR) | NEED(NAME) | NEED(LAUNCHER) | NEED(PARENT), 0},
-    {&tp_view_critical_path, NEED(AUX) | NEED(CAT) | NEED(CORRELATION) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) |
-                                 NEED(PID) | NEED(STREAM) | NEED(TID) | NEED(TS) | NEED(KERNEL_INFO) |
-                                 NEED(LAUNCHER) | NEED(PARENT), 0},
-    {&tp_view_roofline, NEED(ANNOTS) | NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(STREAM) |
-                            NEED(KERNEL_INFO), 0},
-    {NULL, 0, 0},
+#include "views.def"
 };
+#undef TP_VIEW
+#undef TP_VIEW_SHARED_COLS
+#undef TP_SUMM_VIEW
+#undef TP_NPU_VIEW
+
+/* The Ascend NPU twins. */
+#define TP_VIEW(id, ...)
+#define TP_VIEW_SHARED_COLS(id, ...)
+#define TP_SUMM_VIEW(id, ...)
+#define TP_NPU_VIEW(id, ...) &tp_view_##id,
+static const tp_view *const npu_registry[] = {
+#include "views.def"
+    NULL,
+};
+#undef TP_VIEW
+#undef TP_VIEW_SHARED_COLS
+#undef TP_SUMM_VIEW
+#undef TP_NPU_VIEW
 
 /* Any option that changes what a view computes (not how it is drawn). */
 static int opted(const struct tp_view_opts *vo)
@@ -96,8 +104,8 @@ static int opted(const struct tp_view_opts *vo)
 
 static uint32_t view_needs(const tp_view *v, const struct tp_view_opts *vo)
 {
-    for (size_t i = 0; view_needs_list[i].v; i++)
-        if (view_needs_list[i].v == v) {   /* (every view reads the kinds: one byte an event) */
+    for (size_t i = 0; registry[i]; i++)
+        if (registry[i] == v) {   /* (every view reads the kinds: one byte an event) */
             uint32_t need = NEED(KIND) | NEED(PH) | view_needs_list[i].plain | (opted(vo) ? view_needs_list[i].opted : 0);
             /* an operator's python ids are a table of their own (format 3) */
             return need & NEED(OP_INFO) ? need | NEED(PY) : need;
@@ -124,9 +132,9 @@ const tp_view *tp_view_npu_twin(const tp_view *v)
 {
     if (!v || !v->name)
         return NULL;
-    for (size_t i = 0; tp_npu_views[i]; i++)
-        if (strcmp(tp_npu_views[i]->name, v->name) == 0)
-            return tp_npu_views[i];
+    for (size_t i = 0; npu_registry[i]; i++)
+        if (strcmp(npu_registry[i]->name, v->name) == 0)
+            return npu_registry[i];
     return NULL;
 }
 

@@ -1,41 +1,36 @@
-/* views.h — every view of libtprof; the registry (views.c) lists them. */
+/* views.h — every view of libtprof, declared from the command table
+ * views.def (views.c builds the tp_view of each entry). */
 #ifndef TPROF_VIEWS_H
 #define TPROF_VIEWS_H
 
 #include "tprof.h"
 
-extern const tp_view tp_view_prof;   /* prof.py's per-kernel table (default) */
-extern const tp_view tp_view_info;   /* what an input holds */
+/* The functions a view may give its entry, named after its id (the
+ * entry's first word): tp_ID_build always, the others when the entry names
+ * them.  Declared here for every view, so that each view's file is checked
+ * against the types tp_view expects. */
+#define TP_VIEW_FNS(id)                                                                                   \
+    int tp_##id##_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err); \
+    const char *tp_##id##_columns_for(const struct tp_view_opts *vo);                                      \
+    int tp_##id##_build_run(const tp_store *const *stores, size_t nstores, const struct tp_view_opts *vo,  \
+                            tp_table **out, tp_error *err);                                                \
+    int tp_##id##_build_summaries(void *const *summaries, const int64_t *ranks, size_t n,                  \
+                                  const struct tp_view_opts *vo, tp_table **out, tp_error *err);           \
+    enum tp_severity tp_##id##_severity(const tp_table *t);                                                \
+    size_t tp_##id##_group_keys(char *buf, size_t cap);                                                    \
+    extern const tp_view tp_view_##id;
 
-extern const tp_view tp_view_kernels;   /* TensorBoard plugin Kernel view */
-extern const tp_view tp_view_ops;       /* TensorBoard plugin Operator view */
-extern const tp_view tp_view_steps;     /* TensorBoard plugin Overview step breakdown */
-extern const tp_view tp_view_memory;    /* TensorBoard plugin Memory view */
-extern const tp_view tp_view_modules;   /* TensorBoard plugin Module view */
-extern const tp_view tp_view_lightning; /* TensorBoard plugin Lightning view */
-extern const tp_view tp_view_dist;      /* TensorBoard plugin Distributed view (runs) */
-extern const tp_view tp_view_gpu;       /* TensorBoard plugin GPU Summary */
-extern const tp_view tp_view_advice;    /* TensorBoard plugin recommendations */
-extern const tp_view tp_view_temporal;      /* HTA temporal breakdown */
-extern const tp_view tp_view_kernel_types;  /* HTA kernel type breakdown */
-extern const tp_view tp_view_overlap;       /* HTA comm/comp overlap */
-extern const tp_view tp_view_idle;          /* HTA idle time breakdown */
-extern const tp_view tp_view_launches;      /* HTA kernel launch statistics */
-extern const tp_view tp_view_queue;         /* HTA queue length summary */
-extern const tp_view tp_view_check;         /* trace health report */
-extern const tp_view tp_view_api;           /* nsys cuda_api_sum */
-extern const tp_view tp_view_memops;        /* nsys cuda_gpu_mem_time_sum + cuda_gpu_mem_size_sum */
-extern const tp_view tp_view_nvtx;          /* nsys nvtx_sum + kernel time inside each range */
-extern const tp_view tp_view_labels;        /* record_function labels (key_averages rows) */
-extern const tp_view tp_view_critical_path; /* HTA critical path analysis */
-extern const tp_view tp_view_collectives;    /* a run's collectives matched across ranks */
-extern const tp_view tp_view_stragglers;     /* the rank the others waited for */
-extern const tp_view tp_view_roofline;      /* rates against peaks per operator and shape (perf/) */
-
-/* Ascend NPU twins (views_npu.c lists them): built instead of the view of
- * the same name on an Ascend profiler folder. */
-extern const tp_view tp_view_npu_prof, tp_view_npu_ops, tp_view_npu_kernels, tp_view_npu_memory,
-    tp_view_npu_steps, tp_view_npu_dist;
-extern const tp_view *const tp_npu_views[];
+/* tp_view_prof, tp_view_kernels ... and the Ascend NPU twins
+ * tp_view_npu_prof ...: built instead of the view of the same name on an
+ * Ascend profiler folder. */
+#define TP_VIEW(id, ...) TP_VIEW_FNS(id)
+#define TP_VIEW_SHARED_COLS(id, ...) TP_VIEW_FNS(id)
+#define TP_SUMM_VIEW(id, ...) TP_VIEW_FNS(id)
+#define TP_NPU_VIEW(id, ...) TP_VIEW_FNS(id)
+#include "views.def"
+#undef TP_VIEW
+#undef TP_VIEW_SHARED_COLS
+#undef TP_SUMM_VIEW
+#undef TP_NPU_VIEW
 
 #endif

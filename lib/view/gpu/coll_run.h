@@ -34,31 +34,31 @@ void tp_coll_run_free(struct coll_run *cr);
 void *tp_coll_rank_summary(const tp_store *st, const struct tp_view_opts *vo, tp_error *err);
 void tp_coll_summary_free(void *summary);
 
-/* The three builds of both views, from table_of(cr, vo, out, err), the
- * view's table of a matched run (it frees cr): build_run matches the
- * stores of a run, build_summaries the ranks' record lists, build one
+/* The three builds of view `id` (views.def), from table_of(cr, vo, out,
+ * err), the view's table of a matched run (it frees cr): build_run matches
+ * the stores of a run, build_summaries the ranks' record lists, build one
  * trace as a run of one rank (which tp_coll_run_build refuses). */
-#define TP_COLL_RUN_BUILDS(view, table_of)                                                                     \
-    static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo, tp_table **out, \
-                         tp_error *err)                                                                       \
-    {                                                                                                         \
-        *out = NULL;                                                                                          \
-        struct coll_run cr;                                                                                   \
-        int rc = tp_coll_run_build(stores, n, view, &cr, err);                                                \
-        return rc != TP_OK ? rc : table_of(&cr, vo, out, err);                                                \
-    }                                                                                                         \
-    static int build_summaries(void *const *sums, const int64_t *ranks, size_t n, const struct tp_view_opts *vo, \
-                               tp_table **out, tp_error *err)                                                 \
-    {                                                                                                         \
-        *out = NULL;                                                                                          \
-        struct coll_run cr;                                                                                   \
-        int rc = tp_coll_run_from_summaries(sums, ranks, n, view, &cr, err);                                  \
-        return rc != TP_OK ? rc : table_of(&cr, vo, out, err);                                                \
-    }                                                                                                         \
-    static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)        \
-    {                                                                                                         \
-        const tp_store *one[1] = {st};                                                                        \
-        return build_run(one, 1, vo, out, err);                                                               \
+#define TP_COLL_RUN_BUILDS(id, view, table_of)                                                                   \
+    int tp_##id##_build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo,              \
+                            tp_table **out, tp_error *err)                                                       \
+    {                                                                                                            \
+        *out = NULL;                                                                                             \
+        struct coll_run cr;                                                                                      \
+        int rc = tp_coll_run_build(stores, n, view, &cr, err);                                                   \
+        return rc != TP_OK ? rc : table_of(&cr, vo, out, err);                                                   \
+    }                                                                                                            \
+    int tp_##id##_build_summaries(void *const *sums, const int64_t *ranks, size_t n, const struct tp_view_opts *vo, \
+                                  tp_table **out, tp_error *err)                                                 \
+    {                                                                                                            \
+        *out = NULL;                                                                                             \
+        struct coll_run cr;                                                                                      \
+        int rc = tp_coll_run_from_summaries(sums, ranks, n, view, &cr, err);                                     \
+        return rc != TP_OK ? rc : table_of(&cr, vo, out, err);                                                   \
+    }                                                                                                            \
+    int tp_##id##_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)        \
+    {                                                                                                            \
+        const tp_store *one[1] = {st};                                                                           \
+        return tp_##id##_build_run(one, 1, vo, out, err);                                                        \
     }
 
 #endif

@@ -22,12 +22,10 @@
 #include "view_options.h"
 #include "try.h"
 
-static const struct tp_coldef acols[] = {
-    {"kind", "Kind", TP_COL_STR, -1, 0,
-     "dataloader, dataparallel, nccl, communication, gpu_utilization, tensor_cores, memory"},
-    {"advice", "Advice", TP_COL_STR, 0, 0, "the recommendation"},
-};
-enum { A_KIND, A_TEXT, A_N };
+#define TP_COLS_FILE "view_advice.def"
+#define TP_COLS_ARRAY tp_advice_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 #define URL_DATA "https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading"
 #define URL_DDP "https://pytorch.org/docs/stable/notes/cuda.html#cuda-nn-ddp-instead"
@@ -224,12 +222,12 @@ static void advise_memory(tp_table *t, const tp_store *st)
     }
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_advice_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     (void)vo;
     struct tp_gpu_summary s;
     TP_TRY_NOMEM(tp_gpu_summary(st, &s) >= 0, err);
-    tp_table *t = tp_table_new(acols, A_N);
+    tp_table *t = tp_table_new(tp_advice_cols, A_N);
     int64_t *pids = malloc((st->n ? st->n : 1) * sizeof *pids);
     int rc = TP_OK;
     if (!t || !pids) {
@@ -266,14 +264,3 @@ done:
     tp_gpu_summary_free(&s);
     return rc;
 }
-
-const tp_view tp_view_advice = {
-    .name = "advice",
-    TP_VIEW_FILTER_OPTIONS,
-    .summary = "TensorBoard plugin performance recommendations, as plain sentences",
-    TP_VIEW_COLS(acols),
-    .default_columns = "kind,advice",
-    .build = build,
-    .timeline = 1,
-    .attributes = TP_ATTRIBUTES_ALWAYS,
-};

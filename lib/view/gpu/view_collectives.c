@@ -16,27 +16,10 @@
 #include "views.h"
 #include "view_options.h"
 
-static const struct tp_coldef ccols[] = {
-    {"op", "Op", TP_COL_STR, -1, 0, "collective: all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send, recv..."},
-    {"group", "Group", TP_COL_STR, -1, 0, "process group name (- : not in the trace, the default group)"},
-    {"desc", "Desc", TP_COL_STR, -1, 0, "process group description (default_pg, ...)"},
-    {"n", "N", TP_COL_INT, -1, 0, "ranks in the group (Group size, else the world size, else the ranks found)"},
-    {"ranks", "Ranks", TP_COL_INT, -1, 0, "fewest ranks a collective of the row was found on"},
-    TP_COLDEF_CALLS("collectives matched on two ranks or more"),
-    {"partial", "Partial", TP_COL_INT, -1, 0, "collectives found on fewer ranks than N (one rank alone: left out of calls)"},
-    {"bytes", "Bytes", TP_COL_INT, -1, 0, "size S per collective (nccl-tests: the larger of input and output), mean"},
-    {"skew", "Skew(us)", TP_COL_US, -1, 0, "arrival skew: last rank's start minus first rank's start, mean"},
-    {"skew_max", "SkewMax(us)", TP_COL_US, -1, 0, "arrival skew, largest"},
-    {"wait", "Wait(us)", TP_COL_US, -1, 0, "a rank's wait: from its start to the last rank's arrival, mean over ranks and calls"},
-    {"transfer", "Transfer(us)", TP_COL_US, -1, 0, "from the last arrival to the end of its kernel, mean"},
-    {"wait_pct", "Wait%", TP_COL_FIXED, -1, 1, "wait / (wait + transfer)"},
-    TP_COLDEF_TOTAL("the row's time on all ranks: each rank's wait plus the transfer, summed"),
-    {"algbw", "AlgBW(GB/s)", TP_COL_FIXED, -1, 2, "algorithm bandwidth: sum of S / sum of transfer times"},
-    {"busbw", "BusBW(GB/s)", TP_COL_FIXED, -1, 2, "bus bandwidth: algbw x 2(n-1)/n all_reduce, (n-1)/n all_gather, reduce_scatter, all_to_all, 1 broadcast, reduce, send/recv"},
-    {"mixed", "Mixed", TP_COL_INT, -1, 0, "matched collectives whose ranks disagree on the op (matching is off)"},
-};
-enum { C_OP, C_GROUP, C_DESC, C_N, C_RANKS, C_CALLS, C_PARTIAL, C_BYTES, C_SKEW, C_SKEW_MAX, C_WAIT, C_TRANSFER,
-       C_WAIT_PCT, C_TOTAL, C_ALGBW, C_BUSBW, C_MIXED, NCOLS };
+#define TP_COLS_FILE "view_collectives.def"
+#define TP_COLS_ARRAY tp_collectives_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 struct agg {
     int32_t op;
@@ -126,7 +109,7 @@ static int table_of(struct coll_run *cr, const struct tp_view_opts *vo, tp_table
 {
     (void)vo;
     struct agg *a = calloc(cr->m.ninst ? cr->m.ninst : 1, sizeof *a);
-    tp_table *t = tp_table_new(ccols, NCOLS);
+    tp_table *t = tp_table_new(tp_collectives_cols, NCOLS);
     if (!a || !t) {
         free(a);
         tp_table_free(t);
@@ -148,17 +131,4 @@ static int table_of(struct coll_run *cr, const struct tp_view_opts *vo, tp_table
     return TP_OK;
 }
 
-TP_COLL_RUN_BUILDS("collectives", table_of)
-
-const tp_view tp_view_collectives = {
-    .name = "collectives",
-    .summary = "a run's collectives matched across ranks: arrival skew, wait vs transfer, algbw/busbw per op and group",
-    TP_VIEW_COLS(ccols),
-    .default_columns = "op,group,n,calls,bytes,skew,skew_max,wait,transfer,wait_pct,algbw,busbw",
-    .build = build,
-    .build_run = build_run,
-    .rank_summary = tp_coll_rank_summary,
-    .summary_free = tp_coll_summary_free,
-    .build_summaries = build_summaries,
-    TP_VIEW_FILTER_OPTIONS,
-};
+TP_COLL_RUN_BUILDS(collectives, "collectives", table_of)

@@ -1,5 +1,5 @@
 /* view_dist.c — `tprof dist`: the TensorBoard plugin's Distributed view
- * (SPEC kineto §9) over every rank of a run (build_run); a single trace is a
+ * (SPEC kineto §9) over every rank of a run (tp_dist_build_run); a single trace is a
  * run of one rank.
  *
  * Per rank and step: computation, overlap, communication and other, as the
@@ -38,30 +38,10 @@
 /* One registry for both tables: the overview fills rank..sync, --comm fills
  * rank, worker, op..avg_transfer (transfer is per step in one, per op in the
  * other). */
-static const struct tp_coldef dcols[] = {
-    TP_COLDEF_RANK("rank (all: --merge, every rank)"),
-    {"worker", "Worker", TP_COL_STR, -1, 0, "worker: the trace file name without [.SPAN].pt.trace.json"},
-    TP_COLDEF_STEP("ProfilerStep number (0: the whole trace), avg: the mean of the steps"),
-    {"computation", "Computation(us)", TP_COL_US, -1, 0,
-     "computation not overlapped by communication (kernels; CPU ops on a rank without kernels)"},
-    {"overlap", "Overlap(us)", TP_COL_US, -1, 0, "computation and communication at the same time"},
-    {"communication", "Communication(us)", TP_COL_US, -1, 0,
-     "communication (NCCL/Gloo ops and their kernels) not overlapped by computation"},
-    {"other", "Other(us)", TP_COL_US, -1, 0, "step time with neither"},
-    TP_COLDEF_TOTAL("step time: the four parts sum to it"),
-    {"transfer", "Transfer(us)", TP_COL_US, -1, 0,
-     "data transfer time (per step, or per op with --comm): waiting for the slowest rank left out"},
-    {"sync", "Sync(us)", TP_COL_US, -1, 0, "synchronizing time: the rest of the step's communication time"},
-    {"op", "Op", TP_COL_STR, -1, 0, "--comm: communication op (nccl:* / gloo:*)"},
-    TP_COLDEF_CALLS("--comm: calls"),
-    {"size", "Size(B)", TP_COL_INT, -1, 0, "--comm: bytes, Input Dims x element size of Input type, summed"},
-    {"avg_size", "AvgSize(B)", TP_COL_INT, -1, 0, "--comm: size / calls, rounded"},
-    {"latency", "Latency(us)", TP_COL_US, -1, 0, "--comm: time covered by the op and its kernels"},
-    {"avg_latency", "AvgLatency(us)", TP_COL_US, -1, 0, "--comm: latency / calls"},
-    {"avg_transfer", "AvgTransfer(us)", TP_COL_US, -1, 0, "--comm: transfer / calls"},
-};
-enum { C_RANK, C_WORKER, C_STEP, C_COMP, C_OVERLAP, C_COMM, C_OTHER, C_TOTAL, C_TRANSFER, C_SYNC,
-       C_OP, C_CALLS, C_SIZE, C_AVG_SIZE, C_LAT, C_AVG_LAT, C_AVG_XFER };
+#define TP_COLS_FILE "view_dist.def"
+#define TP_COLS_ARRAY tp_dist_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 enum { O_RANK = C_RANK, O_WORKER = C_WORKER, O_OP = C_OP, O_CALLS = C_CALLS, O_SIZE = C_SIZE,
        O_AVG_SIZE = C_AVG_SIZE, O_LAT = C_LAT, O_AVG_LAT = C_AVG_LAT, O_XFER = C_TRANSFER,
        O_AVG_XFER = C_AVG_XFER };
@@ -868,7 +848,7 @@ int tp_dist_table(struct dist_rank *R, size_t n, const struct tp_view_opts *vo, 
     int rc = TP_OK;
     char why[256] = "";
     int aligned = n ? align(R, n, why, sizeof why) : 0;
-    tp_table *t = tp_table_new(dcols, sizeof dcols / sizeof *dcols);
+    tp_table *t = tp_table_new(tp_dist_cols, sizeof tp_dist_cols / sizeof *tp_dist_cols);
     if (aligned < 0 || !t)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     else if (vo && vo->comm ? ops_table(R, n, aligned, merge, t) < 0 : overview(R, n, aligned, merge, t) < 0)
@@ -891,7 +871,7 @@ int tp_dist_table(struct dist_rank *R, size_t n, const struct tp_view_opts *vo, 
     return TP_OK;
 }
 
-static int build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo,
+int tp_dist_build_run(const tp_store *const *stores, size_t n, const struct tp_view_opts *vo,
                      tp_table **out, tp_error *err)
 {
     *out = NULL;
@@ -907,31 +887,14 @@ static int build_run(const tp_store *const *stores, size_t n, const struct tp_vi
     return tp_dist_table(R, n, vo, vo && vo->merge, out, err);
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const tp_store *one[1] = {st};
-    return build_run(one, 1, vo, out, err);
+    return tp_dist_build_run(one, 1, vo, out, err);
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_dist_columns_for(const struct tp_view_opts *vo)
 {
     return vo && vo->comm ? "rank,worker,op,calls,size,avg_size,latency,avg_latency,transfer,avg_transfer"
                           : NULL;
 }
-
-static const struct tp_view_option dist_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_FLAG("comm", comm, "the communication ops table"),
-};
-
-const tp_view tp_view_dist = {
-    .name = "dist",
-    .summary = "TensorBoard plugin Distributed view: computation/overlap/communication per rank and step; --comm: communication ops",
-    TP_VIEW_COLS(dcols),
-    .default_columns = "rank,worker,step,computation,overlap,communication,other,total,transfer,sync",
-    .build = build,
-    .columns_for = columns_for,
-    .build_run = build_run,
-    .attributes = TP_ATTRIBUTES_ALWAYS,
-    TP_VIEW_OPTIONS(dist_options),
-};

@@ -16,27 +16,10 @@
 #include "view_options.h"
 #include "try.h"
 
-static const struct tp_coldef gcols[] = {
-    {"device", "Device", TP_COL_INT, -1, 0, "GPU id (the kernels' device arg)"},
-    TP_COLDEF_NAME("device name (deviceProperties)"),
-    {"memory", "Memory(B)", TP_COL_INT, -1, 0, "total global memory, bytes"},
-    {"memory_gb", "Memory(GB)", TP_COL_FIXED, -1, 2, "total global memory, GiB as the plugin shows it"},
-    {"capability", "Capability", TP_COL_STR, -1, 0, "compute capability major.minor"},
-    {"sms", "SMs", TP_COL_INT, -1, 0, "number of streaming multiprocessors"},
-    {"util", "Util(%)", TP_COL_FIXED, -1, 2, "GPU utilization: time with a kernel running / steps span"},
-    {"sm_eff", "SMEff(%)", TP_COL_FIXED, -1, 2, "est. SM efficiency: blocks per SM of running kernels, capped at 1"},
-    {"occupancy", "Occupancy(%)", TP_COL_FIXED, -1, 2, "est. achieved occupancy, kernel-time weighted"},
-    {"tc", "TC(%)", TP_COL_FIXED, -1, 2, "kernel time using Tensor Cores (kernels launched by operators)"},
-    {"kernels", "Kernels", TP_COL_INT, -1, 0, "kernel launches on this GPU"},
-    {"kernel_time", "KernelTime(us)", TP_COL_US, -1, 0, "summed kernel duration (whole trace)"},
-    {"busy", "Busy(us)", TP_COL_US, -1, 0, "time with at least one kernel running, within the steps"},
-    {"span", "Span(us)", TP_COL_US, -1, 0, "first step start to last step end (the utilization denominator)"},
-    {"steps", "Steps", TP_COL_INT, -1, 0, "number of steps in the span"},
-    {"start", "Start(us)", TP_COL_US, -1, 0, "--series: the interval's start, after the trace's first event"},
-    {"end", "End(us)", TP_COL_US, -1, 0, "--series: the interval's end (busy and util are of the interval)"},
-};
-enum { G_DEV, G_NAME, G_MEM, G_MEMGB, G_CAP, G_SMS, G_UTIL, G_SMEFF, G_OCC, G_TC, G_KERNELS, G_KTIME, G_BUSY,
-       G_SPAN, G_STEPS, G_START, G_END, G_N };
+#define TP_COLS_FILE "view_gpu.def"
+#define TP_COLS_ARRAY tp_gpu_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 /* --series --plot: per GPU, a vertical bar per interval for its utilization */
 static const char *const util_col[] = {"util"};
@@ -48,10 +31,10 @@ static void set_pct(tp_table *t, size_t col, double v, double scale)
     else tp_table_set_float(t, col, v * scale);
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_gpu_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     if (vo && vo->series) {
-        tp_table *t = tp_table_new(gcols, G_N);
+        tp_table *t = tp_table_new(tp_gpu_cols, G_N);
         TP_TRY_NOMEM(t, err);
         int rc = tp_gpu_series(st, vo, t, G_DEV, G_START, G_END, G_BUSY, G_UTIL, err);
         if (rc != TP_OK) {
@@ -67,7 +50,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         return tp_error_set(err, TP_ERR_USAGE, "gpu: --plot draws the utilization series: give --series too");
     struct tp_gpu_summary s;
     TP_TRY_NOMEM(tp_gpu_summary(st, &s) >= 0, err);
-    tp_table *t = tp_table_new(gcols, G_N);
+    tp_table *t = tp_table_new(tp_gpu_cols, G_N);
     if (!t) {
         tp_gpu_summary_free(&s);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -108,26 +91,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_gpu_columns_for(const struct tp_view_opts *vo)
 {
     return vo && vo->series ? "device,start,end,busy,util" : NULL;
 }
-
-static const struct tp_view_option gpu_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_OPTIONAL("series", "[INTERVAL]", series, "utilization per interval and GPU: 100 intervals of the span, "
-                     "N of them, or of a length (10ms, 500us)"),
-    TP_VOPT_FLAG("plot", plot, "with --series: a vertical bar per interval (-w or terminal wide)"),
-};
-
-const tp_view tp_view_gpu = {
-    .name = "gpu",
-    TP_VIEW_OPTIONS(gpu_options),
-    .summary = "TensorBoard plugin GPU Summary: utilization, est. SM efficiency, occupancy, Tensor Core time per GPU",
-    TP_VIEW_COLS(gcols),
-    .default_columns = "device,name,memory_gb,capability,util,sm_eff,occupancy,tc",
-    .build = build,
-    .columns_for = columns_for,
-    .timeline = 1,
-    .attributes = TP_ATTRIBUTES_ALWAYS,
-};

@@ -27,34 +27,10 @@
 #include "checked.h"
 
 
-static const struct tp_coldef kcols[] = {
-    TP_COLDEF_KERNEL_NAME,
-    {"op", "Operator", TP_COL_STR, -1, 0, "launching operator (--group props)"},
-    {"grid", "Grid", TP_COL_STR, -1, 0, "grid dimensions (--group props)"},
-    {"block", "Block", TP_COL_STR, -1, 0, "block dimensions (--group props)"},
-    {"regs", "Regs", TP_COL_STR, -1, 0, "registers per thread (--group props)"},
-    {"smem", "Smem", TP_COL_STR, -1, 0, "shared memory bytes (--group props)"},
-    {"tc", "TC", TP_COL_STR, -1, 0, "kernel uses Tensor Cores (plugin's name list)"},
-    {"op_tc", "OpTC", TP_COL_STR, -1, 0, "launching op is Tensor Core eligible (--group props)"},
-    TP_COLDEF_LAUNCHES,
-    TP_COLDEF_KERNEL_TOTAL,
-    TP_COLDEF_KERNEL_MEAN,
-    TP_COLDEF_KERNEL_MAX,
-    TP_COLDEF_KERNEL_MIN,
-    {"median", "Median(us)", TP_COL_US, -1, 0, "median duration (mean of the middle two for an even count)"},
-    {"std", "Std(us)", TP_COL_US, -1, 0, "sample standard deviation of the duration (n - 1; - for one call)"},
-    {"blocks_per_sm", "BlocksPerSM", TP_COL_FIXED, -1, 2, "duration-weighted mean blocks per SM"},
-    {"occupancy", "Occupancy(%)", TP_COL_FIXED, -1, 2, "duration-weighted mean est. achieved occupancy"},
-    TP_COLDEF_KERNEL_PCT,
-    /* --short (kernels_short.c builds those tables) */
-    TP_COLDEF_SHORT_DIMS,
-    TP_COLDEF_SHORT_BINS,
-    /* keys only a --group list names */
-    {"stream", "Stream", TP_COL_STR, -1, 0, "CUDA stream (--group ...,stream; - none recorded)"},
-    {"device", "Device", TP_COL_STR, -1, 0, "GPU device (--group ...,device; - none recorded)"},
-};
-enum { K_NAME, K_OP, K_GRID, K_BLOCK, K_REGS, K_SMEM, K_TC, K_OPTC, K_CALLS, K_TOTAL, K_MEAN, K_MAX, K_MIN,
-       K_MEDIAN, K_STD, K_BPS, K_OCC, K_PCT, K_DIMS, K_BIN_START, K_BIN_END, K_STREAM, K_DEVICE, K_N };
+#define TP_COLS_FILE "view_kernels.def"
+#define TP_COLS_ARRAY tp_kernels_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 /* The kernels of a store as a summary section (summ.h): one group per key
  * set (agg.h), its durations, blocks per SM and occupancy weighed by
@@ -121,7 +97,7 @@ static const struct tp_agg_metric kernel_metrics[] = {
     TP_AGG_M("occupancy", TP_AGG_WMEAN, 1),        TP_AGG_M("pct", TP_AGG_PCT, TP_AGG_DUR),
 };
 static const struct tp_agg_spec kernels_spec = {
-    .view = "kernels", .cols = kcols, .ncols = K_N, TP_AGG_ARRAY(keys, kernel_keys), TP_AGG_ARRAY(sets, kernel_sets),
+    .view = "kernels", .cols = tp_kernels_cols, .ncols = K_N, TP_AGG_ARRAY(keys, kernel_keys), TP_AGG_ARRAY(sets, kernel_sets),
     TP_AGG_ARRAY(metrics, kernel_metrics), TP_AGG_ARRAY(variants, kernel_variants), .default_keys = KEY_NAME,
     .metric_columns = "tc,op_tc,calls,total,mean,median,max,min,std,blocks_per_sm,occupancy,pct",
     /* by total; the plugin's by-name table breaks ties in reverse name order */
@@ -208,7 +184,7 @@ static const struct tp_summ_desc desc_props = {
 const struct tp_summ_view tp_summ_kernels_name = {&desc_name, "kernels", reads, summarize, kernels_table, param};
 const struct tp_summ_view tp_summ_kernels_props = {&desc_props, "kernels", reads, summarize, kernels_table, param};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_kernels_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     unsigned keys;
     if (vo && vo->short_us > 0) {
@@ -224,32 +200,14 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return tp_summ_view_build(keys & KEY_OP ? &tp_summ_kernels_props : &tp_summ_kernels_name, st, vo, out, err);
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_kernels_columns_for(const struct tp_view_opts *vo)
 {
     if (vo && vo->short_us > 0)
         return vo->group ? tp_kernels_histogram_columns : tp_kernels_short_columns;
     return tp_agg_columns(&kernels_spec, vo ? vo->group : NULL);
 }
 
-TP_AGG_DESCRIBER(group_words, kernels_spec)
-
-static const struct tp_view_option kernels_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_STRING("group", "G", group, "name (default), props: per launch shape and op, or a comma list of "
-                   "keys (Ascend: also all: every task with its PMU columns; with --short: histogram); keys:"),
-    TP_VOPT_MICROSECONDS("short", "US", short_us, "the kernels under US µs (TraceLens' threshold: 10) per operator, "
-                         "input dims and name (kineto, nsys inputs)"),
-    TP_VOPT_FLAG("plot", plot, "a bar per kernel: its share of the kernel time (-w or terminal wide)"),
-};
-
-const tp_view tp_view_kernels = {
-    .name = "kernels",
-    .summary = "TensorBoard plugin Kernel view: time per kernel name (--group props: per launch shape and op)",
-    TP_VIEW_COLS(kcols),
-    .default_columns = "name,tc,calls,total,mean,median,max,min,std,blocks_per_sm,occupancy,pct",
-    .build = build,
-    .columns_for = columns_for,
-    .attributes = TP_ATTRIBUTES_GROUPED,
-    TP_VIEW_OPTIONS(kernels_options),
-    .group_keys = group_words,
-};
+size_t tp_kernels_group_keys(char *buf, size_t cap)
+{
+    return tp_agg_describe(&kernels_spec, buf, cap);
+}

@@ -40,7 +40,7 @@ static int build_hooks(const tp_store *st, const struct tp_view_opts *vo, tp_tab
     return TP_OK;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_lightning_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     if (vo && vo->hooks)
         return build_hooks(st, vo, out, err);
@@ -58,21 +58,3 @@ oom:
     tp_modtree_free(&T);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 }
-
-static const struct tp_view_option lightning_options[] = {
-    TP_VOPT_FLAG("hooks", hooks, "the call tree of Lightning's hooks ([pl][profile]): one row per call"),
-    TP_VOPT_MODTREE,
-    TP_VOPT_FILTERS,
-};
-
-const tp_view tp_view_lightning = {
-    .name = "lightning",
-    TP_VIEW_OPTIONS(lightning_options),
-    .summary = "TensorBoard plugin Lightning view: PyTorch Lightning's module tree with host/device total and self time",
-    .cols = tp_modtree_cols,
-    .ncols = TP_MODTREE_NCOLS_PL,
-    .default_columns = TP_MODTREE_COLUMNS,
-    .columns_for = tp_modtree_columns_for,
-    .build = build,
-    .attributes = TP_ATTRIBUTES_ALWAYS,
-};

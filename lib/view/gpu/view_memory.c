@@ -33,34 +33,15 @@
 #include "cmp.h"
 #include "try.h"
 
-static const struct tp_coldef mem_cols[] = {
-    {"op", "Operator", TP_COL_STR, -1, 0, "operator name (--events: the allocating operator, <unknown> if none)"},
-    {"device", "Device", TP_COL_STR, -1, 0, "CPU, GPU0, GPU1 ..."},
-    TP_COLDEF_CALLS("calls of the operator (the plugin's count, SPEC 8.3)"),
-    {"size_inc", "SizeInc(B)", TP_COL_INT, -1, 0, "bytes allocated minus freed, children included"},
-    {"self_size_inc", "SelfSizeInc(B)", TP_COL_INT, -1, 0, "bytes allocated minus freed by the operator itself"},
-    {"allocs", "Allocs", TP_COL_INT, -1, 0, "allocations, children included"},
-    {"self_allocs", "SelfAllocs", TP_COL_INT, -1, 0, "allocations by the operator itself"},
-    {"alloc_size", "AllocSize(B)", TP_COL_INT, -1, 0, "bytes allocated, children included (frees not subtracted)"},
-    {"self_alloc_size", "SelfAllocSize(B)", TP_COL_INT, -1, 0, "bytes allocated by the operator itself"},
-    {"size", "Size(B)", TP_COL_INT, -1, 0, "--events: bytes of the allocation"},
-    TP_COLDEF_MEM_ALLOC_TIME,
-    {"release_time", "ReleaseTime(us)", TP_COL_US, -1, 0, "--events: released at (- never in the trace)"},
-    TP_COLDEF_DURATION("--events: release minus allocation time"),
-    TP_COLDEF_MEM_CURVE_TIME,
-    {"allocated", "Allocated(B)", TP_COL_INT, -1, 0, "--curve: Total Allocated after the record"},
-    {"reserved", "Reserved(B)", TP_COL_INT, -1, 0, "--curve: Total Reserved after the record"},
-    {"mark", "Mark", TP_COL_STR, -1, 0, "--curve: peak on the device's peak row (its largest Allocated)"},
-    TP_COLDEF_MEM_CURVE_PLOT,
-};
-enum { C_OP, C_DEV, C_CALLS, C_SINC, C_SSINC, C_ALLOCS, C_SALLOCS, C_ASIZE, C_SASIZE,
-       C_SIZE, C_ATIME, C_RTIME, C_DUR, C_TIME, C_ALLOC, C_RES, C_MARK, C_PLOT };
+#define TP_COLS_FILE "view_memory.def"
+#define TP_COLS_ARRAY tp_memory_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
-#define STATS_COLS "op,device,calls,size_inc,self_size_inc,allocs,self_allocs,alloc_size,self_alloc_size"
 #define EVENTS_COLS "op,device,size,alloc_time,release_time,duration"
 #define CURVE_COLS "device,time,allocated,reserved,mark"
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_memory_columns_for(const struct tp_view_opts *vo)
 {
     if (vo && vo->plot)
         return "plot";
@@ -338,7 +319,7 @@ static int stats_table(struct tp_section *sec, const char *path, const struct tp
 {
     *out = NULL;
     const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_stat);
-    tp_table *t = tp_table_new(mem_cols, sizeof mem_cols / sizeof *mem_cols);
+    tp_table *t = tp_table_new(tp_memory_cols, sizeof tp_memory_cols / sizeof *tp_memory_cols);
     if (!perm || !t) {
         free(perm);
         tp_table_free(t);
@@ -621,7 +602,7 @@ static int build_curve(const tp_store *st, const struct tp_mem *mem, int dev, in
 
 /* ---- the view ---- */
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_memory_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     int curve = vo && (vo->curve || vo->plot), events = vo && vo->events && !curve;
     if (!curve && !events)   /* one trace is a run of one rank: the statistics come from its summary */
@@ -631,7 +612,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!curve && !(tree = tp_store_tb(st)))
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     TP_TRY_NOMEM(tp_mem_collect(st, tree, &mem) >= 0, err);
-    tp_table *t = tp_table_new(mem_cols, sizeof mem_cols / sizeof *mem_cols);
+    tp_table *t = tp_table_new(tp_memory_cols, sizeof tp_memory_cols / sizeof *tp_memory_cols);
     int rc = TP_OK;
     if (!t) {
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -681,23 +662,3 @@ done:
     tp_mem_free(&mem);
     return rc;
 }
-
-static const struct tp_view_option memory_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_STRING("device", "D", device, "one device (GPU0, CPU ...)"),
-    TP_VOPT_FLAG("events", events, "list allocations"),
-    TP_VOPT_FLAG("curve", curve, "the memory curve"),
-    TP_VOPT_FLAG("plot", plot, "with --curve: draw it in the terminal (-w wide)"),
-    TP_VOPT_STRING("group", "G", group, "Ascend folders: component, the peaks per driver component"),
-};
-
-const tp_view tp_view_memory = {
-    .name = "memory",
-    .summary = "TensorBoard plugin Memory view: allocations per operator and device; --events, --curve [--plot]",
-    TP_VIEW_COLS(mem_cols),
-    .default_columns = STATS_COLS,
-    .build = build,
-    .columns_for = columns_for,
-    .attributes = TP_ATTRIBUTES_ALWAYS,
-    TP_VIEW_OPTIONS(memory_options),
-};

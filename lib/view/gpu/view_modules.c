@@ -16,7 +16,7 @@
 #include "views.h"
 #include "view_options.h"
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_modules_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct tp_modtree T = {0};
     const struct tb_model *m = NULL;
@@ -39,20 +39,3 @@ oom:
     tp_modtree_free(&T);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 }
-
-static const struct tp_view_option modules_options[] = {
-    TP_VOPT_MODTREE,
-    TP_VOPT_FILTERS,
-};
-
-const tp_view tp_view_modules = {
-    .name = "modules",
-    TP_VIEW_OPTIONS(modules_options),
-    .summary = "TensorBoard plugin Module view: the nn.Module tree with host/device total and self time",
-    .cols = tp_modtree_cols,
-    .ncols = TP_MODTREE_NCOLS,
-    .default_columns = TP_MODTREE_COLUMNS,
-    .columns_for = tp_modtree_columns_for,
-    .build = build,
-    .attributes = TP_ATTRIBUTES_ALWAYS,
-};

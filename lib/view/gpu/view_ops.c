@@ -20,37 +20,10 @@
 
 /* ---- the view ---- */
 
-static const struct tp_coldef ops_cols[] = {
-    TP_COLDEF_OP_NAME,
-    {"shape", "Input Shape", TP_COL_STR, -1, 0, "input shapes (--group shape)"},
-    TP_COLDEF_OP_CALLS,
-    TP_COLDEF_OP_DEV_SELF,
-    TP_COLDEF_OP_DEV_TOTAL,
-    TP_COLDEF_HOST_SELF("host time minus child operators and own runtime calls"),
-    TP_COLDEF_OP_HOST_TOTAL,
-    {"tc", "TCEligible", TP_COL_STR, -1, 0, "operator is Tensor Core eligible (Yes/No)"},
-    {"tc_self", "TCSelf(%)", TP_COL_FIXED, -1, 2, "Tensor Core kernel time / self device time"},
-    {"tc_total", "TCTotal(%)", TP_COL_FIXED, -1, 2, "Tensor Core kernel time / total device time"},
-    /* torch.profiler key_averages().table() columns */
-    {"self_cpu_pct", "SelfCPU(%)", TP_COL_FIXED, -1, 2, "host self time / Self CPU time total (key_averages' Self CPU %)"},
-    {"cpu_total_pct", "CPUTotal(%)", TP_COL_FIXED, -1, 2, "host total time / Self CPU time total (key_averages' CPU total %)"},
-    {"cpu_avg", "CPUAvg(us)", TP_COL_US, -1, 0, "host total time per call (key_averages' CPU time avg)"},
-    {"self_cuda_pct", "SelfCUDA(%)", TP_COL_FIXED, -1, 2, "device self time / Self CUDA time total (key_averages' Self CUDA %)"},
-    {"cuda_total_pct", "CUDATotal(%)", TP_COL_FIXED, -1, 2, "device total time / Self CUDA time total (key_averages' CUDA total %)"},
-    {"cuda_avg", "CUDAAvg(us)", TP_COL_US, -1, 0, "device total time per call (key_averages' CUDA time avg)"},
-    {"cpu_mem", "CPUMem(B)", TP_COL_INT, -1, 0, "CPU bytes allocated minus freed, children included (CPU Mem)"},
-    {"self_cpu_mem", "SelfCPUMem(B)", TP_COL_INT, -1, 0, "CPU bytes allocated minus freed by the op itself (Self CPU Mem)"},
-    {"dev_mem", "DevMem(B)", TP_COL_INT, -1, 0, "device bytes allocated minus freed, children included (CUDA Mem)"},
-    {"self_dev_mem", "SelfDevMem(B)", TP_COL_INT, -1, 0, "device bytes allocated minus freed by the op itself (Self CUDA Mem)"},
-    /* --group category (ops_category.c builds that table) */
-    TP_COLDEF_OP_CATEGORY,
-    TP_COLDEF_OP_CATEGORY_SHARES,
-    {"stack", "Source Location", TP_COL_STR, -1, 0, "--group stack[=N]: the first N frames of the Call stack, "
-                                                    "innermost first, joined by \" <- \" (- none recorded)"},
-};
-enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOT, C_HSELF, C_HTOT, C_TC, C_TCS, C_TCT,
-       C_SCPUP, C_CPUP, C_CPUAVG, C_SCUDAP, C_CUDAP, C_CUDAAVG, C_CPUMEM, C_SCPUMEM, C_DEVMEM, C_SDEVMEM,
-       C_CATEGORY, C_PCT, C_CUMPCT, C_STACK };
+#define TP_COLS_FILE "view_ops.def"
+#define TP_COLS_ARRAY tp_ops_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 /* key_averages' "Self CUDA time total": the self device time of every event
  * it lists sums to all GPU activity (kernels, copies, sets), whether or not an
@@ -269,7 +242,7 @@ static const struct tp_agg_metric ops_metrics[] = {
     MEM("cpu_mem", X_CPUMEM), MEM("self_cpu_mem", X_SCPUMEM), MEM("dev_mem", X_DEVMEM), MEM("self_dev_mem", X_SDEVMEM),
 };
 static const struct tp_agg_spec ops_spec = {
-    .view = "ops", .cols = ops_cols, .ncols = sizeof ops_cols / sizeof *ops_cols, TP_AGG_ARRAY(keys, ops_keys),
+    .view = "ops", .cols = tp_ops_cols, .ncols = sizeof tp_ops_cols / sizeof *tp_ops_cols, TP_AGG_ARRAY(keys, ops_keys),
     TP_AGG_ARRAY(sets, ops_sets), TP_AGG_ARRAY(metrics, ops_metrics), TP_AGG_ARRAY(variants, ops_variants),
     .default_keys = KEY_NAME, .metric_columns = "calls,dev_self,dev_total,host_self,host_total,tc",
     /* by self device time (a trace with GPU activity), else by self host time */
@@ -408,7 +381,7 @@ const struct tp_summ_view tp_summ_ops_name = {&desc_name, "ops", reads, summariz
 const struct tp_summ_view tp_summ_ops_shape = {&desc_shape, "ops", reads, summarize, ops_table, param};
 const struct tp_summ_view tp_summ_ops_stack = {&desc_stack, "ops", reads, summarize, ops_table, file_param};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_ops_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     if (vo && vo->group && strcmp(vo->group, "category") == 0) {
         int rc = tp_ops_by_category(st, out, err);
@@ -431,31 +404,14 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
                               st, vo, out, err);
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_ops_columns_for(const struct tp_view_opts *vo)
 {
     if (vo && vo->group && strcmp(vo->group, "category") == 0)
         return tp_ops_category_columns;
     return tp_agg_columns(&ops_spec, vo ? vo->group : NULL);
 }
 
-TP_AGG_DESCRIBER(group_words, ops_spec)
-
-static const struct tp_view_option ops_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_STRING("group", "G", group, "name (default), shape: per input shape, stack[=N]: per name and the "
-                   "first N (5) frames of its call stack (key_averages' group_by_stack_n; Ascend: the whole stack), "
-                   "category: TraceLens' op categories, or a comma list of keys:"),
-    TP_VOPT_FLAG("plot", plot, "a bar per operator: its share of the device self time (-w or terminal wide)"),
-};
-
-const tp_view tp_view_ops = {
-    .name = "ops",
-    .summary = "TensorBoard plugin Operator view: device/host self and total time per operator",
-    TP_VIEW_COLS(ops_cols),
-    .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,tc",
-    .build = build,
-    .columns_for = columns_for,
-    .attributes = TP_ATTRIBUTES_ALWAYS,
-    TP_VIEW_OPTIONS(ops_options),
-    .group_keys = group_words,
-};
+size_t tp_ops_group_keys(char *buf, size_t cap)
+{
+    return tp_agg_describe(&ops_spec, buf, cap);
+}

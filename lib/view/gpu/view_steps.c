@@ -27,31 +27,17 @@
 #include "checked.h"
 #include "try.h"
 
-static const struct tp_coldef scols[] = {
-    TP_COLDEF_STEP("ProfilerStep number (0: the whole trace), avg: the mean"),
-    {"kernel", "Kernel(us)", TP_COL_US, -1, 0, "GPU kernels (not communication)"},
-    {"memcpy", "Memcpy(us)", TP_COL_US, -1, 0, "GPU memcpy not hidden by kernels"},
-    {"memset", "Memset(us)", TP_COL_US, -1, 0, "GPU memset not hidden by the above"},
-    {"comm", "Comm(us)", TP_COL_US, -1, 0, "NCCL/Gloo communication not hidden by the above"},
-    {"runtime", "Runtime(us)", TP_COL_US, -1, 0, "CUDA runtime calls not hidden by the above"},
-    {"dataloader", "DataLoader(us)", TP_COL_US, -1, 0, "DataLoader __next__ not hidden by the above"},
-    {"cpu", "CPU(us)", TP_COL_US, -1, 0, "CPU ops not hidden by the above"},
-    {"other", "Other(us)", TP_COL_US, -1, 0, "step time covered by none of the above"},
-    TP_COLDEF_TOTAL("step duration"),
-    {"kernel_pct", "Kernel(%)", TP_COL_FIXED, -1, 2, "kernel share of the step (avg row: of the average step)"},
-    {"memcpy_pct", "Memcpy(%)", TP_COL_FIXED, -1, 2, "memcpy share of the step"},
-    {"memset_pct", "Memset(%)", TP_COL_FIXED, -1, 2, "memset share of the step"},
-    {"comm_pct", "Comm(%)", TP_COL_FIXED, -1, 2, "communication share of the step"},
-    {"runtime_pct", "Runtime(%)", TP_COL_FIXED, -1, 2, "runtime share of the step"},
-    {"dataloader_pct", "DataLoader(%)", TP_COL_FIXED, -1, 2, "DataLoader share of the step"},
-    {"cpu_pct", "CPU(%)", TP_COL_FIXED, -1, 2, "CPU op share of the step"},
-    {"other_pct", "Other(%)", TP_COL_FIXED, -1, 2, "other share of the step"},
-};
+#define TP_COLS_FILE "view_steps.def"
+#define TP_COLS_ARRAY tp_steps_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 enum { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DL, R_CPU, R_OTHER, R_TOTAL, NROLE = 7 };
 _Static_assert((int)R_DL == (int)TP_TB_DATALOADER && (int)R_COMM == (int)TP_TB_COMM && (int)R_TOTAL == (int)TP_TB_TOTAL,
                "breakdown.h roles");
 
-#define PCT_COL(k) ((size_t)R_TOTAL + 2 + (size_t)(k))   /* the *_pct column of role k */
+#define ROLE_COL(k) ((size_t)S_KERNEL + (size_t)(k))      /* the time column of role k (or R_TOTAL) */
+#define PCT_COL(k) ((size_t)S_KERNEL_PCT + (size_t)(k))   /* the *_pct column of role k */
+_Static_assert(S_TOTAL == ROLE_COL(R_TOTAL) && S_OTHER_PCT == PCT_COL(R_OTHER), "the columns follow the roles");
 
 /* The plugin's percentage: 100 * part / total, 0.0 when the total is 0. */
 static void set_pcts(tp_table *t, const int64_t *cost)
@@ -88,7 +74,7 @@ static int steps_table(struct tp_section *sec, const char *path, const struct tp
                        tp_error *err)
 {
     const struct tp_sgroup **perm = tp_summ_sorted(sec, tp_summ_cmp_order);   /* rank after rank */
-    tp_table *t = tp_table_new(scols, sizeof scols / sizeof *scols);
+    tp_table *t = tp_table_new(tp_steps_cols, S_N);
     if (!perm || !t) {
         free(perm);
         tp_table_free(t);
@@ -98,18 +84,18 @@ static int steps_table(struct tp_section *sec, const char *path, const struct tp
     for (size_t i = 0; i < sec->ng; i++) {
         const struct tp_sgroup *g = perm[i];
         tp_table_add_row(t);
-        tp_table_set_str(t, 0, g->key[0]);
+        tp_table_set_str(t, S_STEP, g->key[0]);
         for (int k = 0; k <= R_TOTAL; k++) {
-            tp_table_set_int(t, (size_t)k + 1, g->x[k]);
+            tp_table_set_int(t, ROLE_COL(k), g->x[k]);
             tp_sat_add(&sum[k], g->x[k]);   /* many ranks' steps */
         }
         set_pcts(t, g->x);
     }
     if (sec->ng) {
         tp_table_add_row(t);
-        tp_table_set_str(t, 0, "avg");
+        tp_table_set_str(t, S_STEP, "avg");
         for (int k = 0; k <= R_TOTAL; k++)
-            tp_table_set_int(t, (size_t)k + 1, (int64_t)llround((double)sum[k] / (double)sec->ng));
+            tp_table_set_int(t, ROLE_COL(k), (int64_t)llround((double)sum[k] / (double)sec->ng));
         set_pcts(t, sum);   /* avg part / avg total: the sums' ratio */
     }
     if (!sec->ng)
@@ -128,23 +114,8 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_steps = {&desc, "steps", tp_summ_reads_always, summarize, steps_table, NULL};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     /* one trace is a run of one rank: its table comes from its summary */
     return tp_summ_view_build(&tp_summ_steps, st, vo, out, err);
 }
-
-static const struct tp_view_option steps_filter_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_FLAG("plot", plot, "a stacked bar per step: kernel, memcpy, memset, comm, runtime, DataLoader, "
-                 "CPU, other (-w or terminal wide)"),
-};
-
-const tp_view tp_view_steps = {
-    .name = "steps",
-    TP_VIEW_OPTIONS(steps_filter_options),
-    .summary = "TensorBoard plugin Overview: step time breakdown (kernel, memcpy, runtime, dataloader, CPU...)",
-    TP_VIEW_COLS(scols),
-    .default_columns = "step,kernel,memcpy,memset,comm,runtime,dataloader,cpu,other,total,kernel_pct,dataloader_pct,cpu_pct",
-    .build = build,
-};

@@ -18,20 +18,10 @@
 #include "view_options.h"
 #include "cmp.h"
 
-static const struct tp_coldef scols[] = {
-    TP_COLDEF_RANK("rank (--per-step: the step's straggler)"),
-    TP_COLDEF_STEP("--per-step: ProfilerStep number (- : collectives outside steps)"),
-    {"caused", "Caused(us)", TP_COL_US, -1, 0, "wait it caused: at each collective it came last to, the other ranks' waits, summed"},
-    {"share", "Share%", TP_COL_FIXED, -1, 1, "caused / all the wait of the run (--per-step: of the step)"},
-    {"wait", "Wait(us)", TP_COL_US, -1, 0, "--per-step: all the wait in the step"},
-    TP_COLDEF_CALLS("--per-step: collectives matched in the step"),
-    {"last", "Last", TP_COL_INT, -1, 0, "collectives it arrived last to (and others waited)"},
-    {"steps", "Steps", TP_COL_INT, -1, 0, "steps in which it caused the most wait"},
-    {"recurrence", "Recur%", TP_COL_FIXED, -1, 1, "steps / steps with any wait"},
-    {"streak", "Streak", TP_COL_INT, -1, 0, "longest run of consecutive steps it was the straggler of"},
-    {"waited", "Waited(us)", TP_COL_US, -1, 0, "how long it waited for the others, summed"},
-};
-enum { C_RANK, C_STEP, C_CAUSED, C_SHARE, C_WAIT, C_CALLS, C_LAST, C_STEPS, C_RECUR, C_STREAK, C_WAITED, NCOLS };
+#define TP_COLS_FILE "view_stragglers.def"
+#define TP_COLS_ARRAY tp_stragglers_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 struct per_rank { int64_t caused, last, steps, streak, run, waited; };
 
@@ -171,7 +161,7 @@ static int table_of(struct coll_run *cr, const struct tp_view_opts *vo, tp_table
 {
     int per_step = vo && vo->per_step;
     struct per_rank *pr = calloc(cr->n, sizeof *pr);
-    tp_table *t = tp_table_new(scols, NCOLS);
+    tp_table *t = tp_table_new(tp_stragglers_cols, NCOLS);
     int64_t total = 0, nsteps = 0;
     int bad = !pr || !t || walk(cr, per_step, pr, &total, t, &nsteps) < 0 ||
               (!per_step && rank_rows(cr, pr, total, nsteps, t) < 0) || tp_table_nomem(t);
@@ -185,28 +175,9 @@ static int table_of(struct coll_run *cr, const struct tp_view_opts *vo, tp_table
     return TP_OK;
 }
 
-TP_COLL_RUN_BUILDS("stragglers", table_of)
+TP_COLL_RUN_BUILDS(stragglers, "stragglers", table_of)
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_stragglers_columns_for(const struct tp_view_opts *vo)
 {
     return vo && vo->per_step ? "step,rank,caused,share,wait,calls,last" : NULL;
 }
-
-static const struct tp_view_option straggler_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_FLAG("per-step", per_step, "one row per step: its straggler and the wait it caused"),
-};
-
-const tp_view tp_view_stragglers = {
-    .name = "stragglers",
-    .summary = "which rank the others waited for at the collectives: wait caused per rank, steps as the straggler",
-    TP_VIEW_COLS(scols),
-    .default_columns = "rank,caused,share,last,steps,recurrence,streak,waited",
-    .build = build,
-    .build_run = build_run,
-    .rank_summary = tp_coll_rank_summary,
-    .summary_free = tp_coll_summary_free,
-    .build_summaries = build_summaries,
-    .columns_for = columns_for,
-    TP_VIEW_OPTIONS(straggler_options),
-};

@@ -14,26 +14,10 @@
 #include "view_options.h"
 #include "try.h"
 
-static const struct tp_coldef ccols[] = {
-    TP_COLDEF_HTA_RANK,
-    {"bound_by", "BoundBy", TP_COL_STR, -1, 0, "what bounds the time: cpu_bound, gpu_compute_bound, ... (HTA's names)"},
-    TP_COLDEF_DURATION("time of the path (summary: of the category; --path: of the edge)"),
-    TP_COLDEF_PCT(2, "summary: share of the path's length, %"),
-    {"edges", "Edges", TP_COL_INT, -1, 0, "summary: path edges of the category"},
-    {"index", "Index", TP_COL_INT, -1, 0, "--path: position of the edge along the path"},
-    {"from", "From", TP_COL_INT, -1, 0, "--path: the edge's first node (HTA's numbering: time order)"},
-    {"to", "To", TP_COL_INT, -1, 0, "--path: the edge's last node"},
-    {"ts", "Ts(us)", TP_COL_US, -1, 0, "--path: time of the first node"},
-    {"type", "Type", TP_COL_STR, -1, 0, "--path: edge type (HTA's CPEdgeType values)"},
-    {"event_idx", "Event", TP_COL_INT, -1, 0, "--path: row of the event the edge's time belongs to (operator, kernel_kernel)"},
-    TP_COLDEF_NAME_FILL("--path: that event's name"),
-    {"cat", "Cat", TP_COL_STR, -1, 0, "--path: its category"},
-    {"pid", "Pid", TP_COL_INT, -1, 0, "--path: its pid"},
-    {"tid", "Tid", TP_COL_STR, -1, 0, "--path: its tid"},
-    TP_COLDEF_STREAM("--path: its stream (-1 on the CPU)"),
-};
-enum { C_RANK, C_BOUND, C_DUR, C_PCT, C_EDGES, C_INDEX, C_FROM, C_TO, C_TS, C_TYPE, C_EVENT, C_NAME, C_CAT,
-       C_PID, C_TID, C_STREAM };
+#define TP_COLS_FILE "view_critical_path.def"
+#define TP_COLS_ARRAY tp_critical_path_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 static void set_event(tp_table *t, const tp_store *st, int64_t row)
 {
@@ -97,7 +81,7 @@ static void summary_rows(tp_table *t, const struct tp_hta *h, const struct tp_cp
     }
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_critical_path_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct tp_hta h;
     TP_TRY_NOMEM(tp_hta_init(&h, st, vo) >= 0, err);
@@ -111,7 +95,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_hta_free(&h);
         return rc;
     }
-    tp_table *t = tp_table_new(ccols, sizeof ccols / sizeof *ccols);
+    tp_table *t = tp_table_new(tp_critical_path_cols, sizeof tp_critical_path_cols / sizeof *tp_critical_path_cols);
     if (!t) {
         tp_cp_free(&g);
         tp_hta_free(&h);
@@ -133,27 +117,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_critical_path_columns_for(const struct tp_view_opts *vo)
 {
     return vo && vo->path ? "index,from,to,duration,type,bound_by,stream,name" : NULL;
 }
-
-static const struct tp_view_option critical_path_options[] = {
-    TP_VOPT_HTA_QUIRKS,
-    {"step", "N", "the window: ProfilerStep#N", TP_OPT_COUNT, TP_VOPT_FIELD(step, int64_t),
-     (long)TP_VOPT_FIELD(step_given, int)},
-    TP_VOPT_STRING("annotation", "NAME", annotation, "the window: an event named ..NAME.. (HTA's substring match)"),
-    TP_VOPT_INT("instance", "K", TP_OPT_COUNT, instance, "with --annotation: its K-th event, 0-based"),
-    TP_VOPT_FLAG("path", path, "the path edge by edge"),
-};
-
-const tp_view tp_view_critical_path = {
-    .name = "critical-path",
-    .summary = "HTA critical path of a step: its time by what bounds it (--path: edge by edge)",
-    TP_VIEW_COLS(ccols),
-    .default_columns = "bound_by,duration,pct",
-    .build = build,
-    .columns_for = columns_for,
-    .timeline = 1,
-    TP_VIEW_OPTIONS(critical_path_options),
-};

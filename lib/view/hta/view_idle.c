@@ -26,15 +26,10 @@
 #include "view_options.h"
 #include "cmp.h"
 
-static const struct tp_coldef icols[] = {
-    TP_COLDEF_HTA_RANK_MERGE,
-    TP_COLDEF_STREAM("GPU stream (--merge: this stream number on every rank)"),
-    TP_COLDEF_CATEGORY("host_wait, kernel_wait or other"),
-    {"time", "Idle(us)", TP_COL_US, -1, 0, "idle time of this category on the stream"},
-    {"ratio", "Ratio", TP_COL_FIXED, -1, 2, "share of the stream's idle time"},
-    {"count", "Gaps", TP_COL_INT, -1, 0, "number of idle gaps of this category"},
-};
-enum { C_RANK, C_STREAM, C_CAT, C_TIME, C_RATIO, C_COUNT };
+#define TP_COLS_FILE "view_idle.def"
+#define TP_COLS_ARRAY tp_idle_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 #define KERNEL_WAIT_NS 30000   /* HTA's consecutive_kernel_delay: 30 (µs) */
 
@@ -130,7 +125,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
     if (rc != TP_OK)
         return rc;
     const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_stream);
-    tp_table *t = tp_table_new(icols, sizeof icols / sizeof *icols);
+    tp_table *t = tp_table_new(tp_idle_cols, sizeof tp_idle_cols / sizeof *tp_idle_cols);
     if (!perm || !t) {
         free(perm);
         tp_table_free(t);
@@ -178,15 +173,3 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_idle = {&desc, "idle", tp_summ_reads_always, summarize, table,
                                           tp_hta_summ_param};
-
-TP_SUMM_BUILD(tp_summ_idle)
-
-const tp_view tp_view_idle = {
-    .name = "idle",
-    .summary = "HTA idle time breakdown per stream: host wait, kernel wait, other",
-    TP_VIEW_COLS(icols),
-    .default_columns = "rank,stream,category,time,ratio",
-    .build = build,
-    .timeline = 1,
-    TP_VIEW_HTA_OPTIONS,
-};

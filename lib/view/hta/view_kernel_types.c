@@ -30,19 +30,10 @@
 #include "view_options.h"
 #include "cmp.h"
 
-static const struct tp_coldef kcols[] = {
-    TP_COLDEF_HTA_RANK_MERGE,
-    {"kernel_type", "KernelType", TP_COL_STR, -1, 0, "kernel type, or types running at once (\"A overlapping B\")"},
-    {"time", "Time(us)", TP_COL_US, -1, 0, "time with exactly these types running"},
-    TP_COLDEF_PCT(1, "share of the time of all rows (%)"),
-    TP_COLDEF_NAME_FILL("kernel name, or others (--group kernel)"),
-    TP_COLDEF_CALLS("number of GPU events (--group kernel)"),
-    TP_COLDEF_MAX("longest (--group kernel)"),
-    TP_COLDEF_MIN("shortest (--group kernel)"),
-    TP_COLDEF_MEAN("mean duration (--group kernel)"),
-    {"std", "Std(us)", TP_COL_FIXED, -1, 3, "sample standard deviation (--group kernel)"},
-};
-enum { C_RANK, C_TYPE, C_TIME, C_PCT, C_NAME, C_CALLS, C_MAX, C_MIN, C_MEAN, C_STD };
+#define TP_COLS_FILE "view_kernel_types.def"
+#define TP_COLS_ARRAY tp_kernel_types_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 #define HTA_NUM_KERNELS 10        /* get_gpu_kernel_breakdown(num_kernels=10, */
 #define HTA_DURATION_RATIO 0.8    /*                          duration_ratio=0.8) */
@@ -301,7 +292,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
     for (size_t i = 0; i < sec->ng; i++)
         for (int m = 1; m <= 7; m++)
             tp_sat_add(&time[m], sec->g[i].x[m - 1]);
-    tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
+    tp_table *t = tp_table_new(tp_kernel_types_cols, sizeof tp_kernel_types_cols / sizeof *tp_kernel_types_cols);
     TP_TRY_NOMEM(t, err);
     int order[7], n = 0;
     int64_t total = 0;
@@ -349,7 +340,7 @@ static const struct tp_summ_desc desc = {
 const struct tp_summ_view tp_summ_kernel_types = {&desc, "kernel-types", reads, summarize, table,
                                                   tp_hta_summ_param};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_kernel_types_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     if (vo && vo->group && !by_kernel_group(vo) && strcmp(vo->group, "type") != 0)
         return tp_error_set(err, TP_ERR_USAGE, "kernel-types: --group must be type or kernel, not %s", vo->group);
@@ -357,7 +348,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         return tp_summ_view_build(&tp_summ_kernel_types, st, vo, out, err);
     struct tp_hta h;
     TP_TRY_NOMEM(tp_hta_init(&h, st, vo) == 0, err);
-    tp_table *t = tp_table_new(kcols, sizeof kcols / sizeof *kcols);
+    tp_table *t = tp_table_new(tp_kernel_types_cols, sizeof tp_kernel_types_cols / sizeof *tp_kernel_types_cols);
     int rc = t ? build_kernels(st, &h, t) : -1;
     tp_hta_free(&h);
     if (rc < 0) {
@@ -368,27 +359,9 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_kernel_types_columns_for(const struct tp_view_opts *vo)
 {
     if (by_kernel_group(vo))
         return "rank,kernel_type,name,calls,time,max,min,mean,std";
     return NULL;
 }
-
-static const struct tp_view_option kernel_types_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_HTA_QUIRKS,
-    TP_VOPT_ALL_STEPS,
-    TP_VOPT_STRING("group", "G", group, "type (default) or kernel: per kernel name"),
-};
-
-const tp_view tp_view_kernel_types = {
-    .name = "kernel-types",
-    .summary = "HTA kernel type breakdown: computation, communication, memory and their overlaps",
-    TP_VIEW_COLS(kcols),
-    .default_columns = "rank,kernel_type,time,pct",
-    .build = build,
-    .columns_for = columns_for,
-    .timeline = 1,
-    TP_VIEW_OPTIONS(kernel_types_options),
-};

@@ -26,18 +26,7 @@
 #include "cmp.h"
 #include "try.h"
 
-static const struct tp_coldef lcols[] = {
-    TP_COLDEF_HTA_RANK,
-    {"correlation", "Correlation", TP_COL_INT, -1, 0, "correlation id of the launch"},
-    {"runtime", "Runtime", TP_COL_STR, -1, 0, "launching runtime call"},
-    {"kernel", "Kernel", TP_COL_STR, 0, 0, "GPU event launched"},
-    TP_COLDEF_GPU_STREAM,
-    {"cpu_dur", "CpuDur(us)", TP_COL_US, -1, 0, "duration of the runtime call"},
-    {"gpu_dur", "GpuDur(us)", TP_COL_US, -1, 0, "duration of the GPU event"},
-    {"launch_delay", "LaunchDelay(us)", TP_COL_US, -1, 0, "GPU start minus runtime call end (0 if negative)"},
-    {"outlier", "Outlier", TP_COL_STR, -1, 0, "short, runtime and/or delay (HTA's plots), - none"},
-    /* --summary: per (runtime call, kernel) */
-    TP_COLDEF_CALLS("--summary: launches"),
+/* six --summary statistics of one duration */
 #define STAT_COLS(k, H, what)                                                                              \
     {k "_total", H "Total(us)", TP_COL_US, -1, 0, "--summary: sum of " what},                               \
     {k "_mean", H "Mean(us)", TP_COL_FIXED, -1, 3, "--summary: mean " what},                                \
@@ -45,15 +34,10 @@ static const struct tp_coldef lcols[] = {
     {k "_min", H "Min(us)", TP_COL_US, -1, 0, "--summary: shortest " what},                                 \
     {k "_max", H "Max(us)", TP_COL_US, -1, 0, "--summary: longest " what},                                  \
     {k "_std", H "Std(us)", TP_COL_US, -1, 0, "--summary: sample standard deviation of " what " (- under two)"}
-    STAT_COLS("cpu", "Cpu", "cpu_dur"),
-    STAT_COLS("gpu", "Gpu", "gpu_dur"),
-    STAT_COLS("delay", "Delay", "launch_delay (the launches that have one)"),
-    {"n_short", "Short", TP_COL_INT, -1, 0, "--summary: launches flagged short"},
-    {"n_runtime", "RuntimeOut", TP_COL_INT, -1, 0, "--summary: launches flagged runtime"},
-    {"n_delay", "DelayOut", TP_COL_INT, -1, 0, "--summary: launches flagged delay"},
-};
-enum { C_RANK, C_CORR, C_RUNTIME, C_KERNEL, C_STREAM, C_CPU, C_GPU, C_DELAY, C_OUTLIER, C_CALLS, C_STATS,
-       C_NSHORT = C_STATS + 18, C_NRUNTIME, C_NDELAY, C_N };
+#define TP_COLS_FILE "view_launches.def"
+#define TP_COLS_ARRAY tp_launches_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 struct lev { int64_t rts, ts, row; };
 
@@ -149,7 +133,7 @@ static int build_launches(const tp_store *st, const struct tp_view_opts *vo, tp_
     int64_t dcut = cutoff_ns(vo ? vo->launch_delay_cutoff_us : 0, 100);
     struct launch *L;
     size_t n;
-    tp_table *t = tp_table_new(lcols, C_N);
+    tp_table *t = tp_table_new(tp_launches_cols, C_N);
     if (!t || collect(st, vo, &L, &n) < 0) {
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
@@ -304,7 +288,7 @@ static int summ_table(struct tp_section *sec, const char *path, const struct tp_
     int64_t dcut = cutoff_ns(vo ? vo->launch_delay_cutoff_us : 0, 100);
     const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_keys);
     struct lrow *rows = calloc(sec->ng ? sec->ng : 1, sizeof *rows);
-    tp_table *t = tp_table_new(lcols, C_N);
+    tp_table *t = tp_table_new(tp_launches_cols, C_N);
     size_t nr = 0;
     if (!perm || !rows || !t) {
         free(perm);
@@ -360,37 +344,17 @@ static const struct tp_summ_desc summ_desc = {
 };
 const struct tp_summ_view tp_summ_launches = {&summ_desc, "launches", reads, summarize, summ_table, summ_param};
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_launches_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     if (vo && vo->summary)   /* one trace is a run of one rank */
         return tp_summ_view_build(&tp_summ_launches, st, vo, out, err);
     return build_launches(st, vo, out, err);
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_launches_columns_for(const struct tp_view_opts *vo)
 {
     return vo && vo->summary ? "runtime,kernel,calls,cpu_total,cpu_mean,cpu_median,cpu_min,cpu_max,cpu_std,"
                                "gpu_total,gpu_mean,gpu_median,gpu_min,gpu_max,gpu_std,delay_total,delay_mean,"
                                "delay_median,delay_min,delay_max,delay_std,n_short,n_runtime,n_delay"
                              : NULL;
 }
-
-static const struct tp_view_option launches_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_HTA_QUIRKS,
-    TP_VOPT_ALL_STEPS,
-    TP_VOPT_MICROSECONDS("runtime-cutoff", "US", runtime_cutoff_us, "HTA's runtime outlier cut-off"),
-    TP_VOPT_MICROSECONDS("launch-delay-cutoff", "US", launch_delay_cutoff_us, "HTA's launch delay outlier cut-off"),
-    TP_VOPT_FLAG("summary", summary, "per runtime call and kernel: count, cpu_dur, gpu_dur and launch_delay "
-                 "statistics (sum, mean, median, min, max, std), outlier counts; --merge sums the ranks exactly"),
-};
-
-const tp_view tp_view_launches = {
-    .name = "launches",
-    .summary = "HTA kernel launch statistics: runtime call, GPU duration and launch delay per launch",
-    TP_VIEW_COLS(lcols),
-    .columns_for = columns_for,
-    .default_columns = "rank,correlation,cpu_dur,gpu_dur,launch_delay,outlier,runtime,kernel",
-    .build = build,
-    TP_VIEW_OPTIONS(launches_options),
-};

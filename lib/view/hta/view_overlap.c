@@ -16,14 +16,10 @@
 #include "views.h"
 #include "view_options.h"
 
-static const struct tp_coldef ocols[] = {
-    TP_COLDEF_HTA_RANK_MERGE,
-    {"overlap", "Overlap(us)", TP_COL_US, -1, 0, "time communication and computation kernels both run"},
-    {"comm", "Comm(us)", TP_COL_US, -1, 0, "union of the communication kernels"},
-    {"comp", "Comp(us)", TP_COL_US, -1, 0, "union of the computation kernels"},
-    {"comm_comp_overlap_pct", "CommCompOverlap(%)", TP_COL_FIXED, -1, 2, "overlap / comm"},
-};
-enum { C_RANK, C_OVERLAP, C_COMM, C_COMP, C_PCT };
+#define TP_COLS_FILE "view_overlap.def"
+#define TP_COLS_ARRAY tp_overlap_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 enum { X_OVERLAP, X_COMM, X_COMP, X_N };
 
@@ -56,7 +52,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
 {
     int64_t x[X_N];
     tp_table *t;
-    TP_TRY(tp_hta_summ_row(sec, path, vo, ocols, sizeof ocols / sizeof *ocols, C_RANK, X_N, x, &t, err));
+    TP_TRY(tp_hta_summ_row(sec, path, vo, tp_overlap_cols, sizeof tp_overlap_cols / sizeof *tp_overlap_cols, C_RANK, X_N, x, &t, err));
     int64_t comm = x[X_COMM], comp = x[X_COMP];
     tp_table_set_int(t, C_OVERLAP, x[X_OVERLAP]);
     tp_table_set_int(t, C_COMM, comm);
@@ -79,15 +75,3 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_overlap = {&desc, "overlap", tp_summ_reads_always, summarize, table,
                                              tp_hta_summ_param};
-
-TP_SUMM_BUILD(tp_summ_overlap)
-
-const tp_view tp_view_overlap = {
-    .name = "overlap",
-    .summary = "HTA communication/computation overlap per rank",
-    TP_VIEW_COLS(ocols),
-    .default_columns = "rank,overlap,comm,comm_comp_overlap_pct",
-    .build = build,
-    .timeline = 1,
-    TP_VIEW_HTA_OPTIONS,
-};

@@ -19,21 +19,10 @@
 #include "cmp.h"
 #include "try.h"
 
-static const struct tp_coldef qcols[] = {
-    TP_COLDEF_HTA_RANK,
-    TP_COLDEF_GPU_STREAM,
-    TP_COLDEF_COUNT("points of the series (2 per launch)"),
-    {"mean", "Mean", TP_COL_FIXED, -1, 3, "mean queue length over the points"},
-    {"std", "Std", TP_COL_FIXED, -1, 3, "sample standard deviation"},
-    {"min", "Min", TP_COL_INT, -1, 0, "shortest queue"},
-    {"p25", "P25", TP_COL_FIXED, -1, 2, "25th percentile"},
-    {"p50", "P50", TP_COL_FIXED, -1, 2, "median"},
-    {"p75", "P75", TP_COL_FIXED, -1, 2, "75th percentile"},
-    {"max", "Max", TP_COL_INT, -1, 0, "longest queue"},
-    {"blocked", "Blocked(us)", TP_COL_US, -1, 0, "time with --max-queue (HTA: 1024) or more launches queued"},
-    {"blocked_rel", "BlockedRel", TP_COL_FIXED, -1, 6, "blocked / trace duration (last - first event start)"},
-};
-enum { C_RANK, C_STREAM, C_COUNT, C_MEAN, C_STD, C_MIN, C_P25, C_P50, C_P75, C_MAX, C_BLOCKED, C_BLOCKED_REL };
+#define TP_COLS_FILE "view_queue.def"
+#define TP_COLS_ARRAY tp_queue_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 /* HTA's get_time_spent_blocked_on_full_queue default max_queue_length. */
 #define HTA_MAX_QUEUE 1024
@@ -73,7 +62,7 @@ static double quantile(const int64_t *hist, size_t nh, int64_t min, int64_t n, d
     return (double)a + frac * (double)(nth(hist, nh, min, lo + 1) - a);
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_queue_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     struct tp_hta h;
     TP_TRY_NOMEM(tp_hta_init(&h, st, vo) >= 0, err);
@@ -83,7 +72,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         if (tp_store_launcher(st, r) >= 0 && tp_hta_is_gpu(&h, r))
             n++;
     struct qpt *p = malloc((n ? 2 * n : 1) * sizeof *p);
-    tp_table *t = tp_table_new(qcols, sizeof qcols / sizeof *qcols);
+    tp_table *t = tp_table_new(tp_queue_cols, sizeof tp_queue_cols / sizeof *tp_queue_cols);
     int64_t *hist = NULL;
     int rc = TP_OK;
     if (!is_launch || !p || !t)
@@ -186,20 +175,3 @@ done:
     tp_hta_free(&h);
     return rc;
 }
-
-static const struct tp_view_option queue_options[] = {
-    TP_VOPT_FILTERS,
-    TP_VOPT_HTA_QUIRKS,
-    TP_VOPT_ALL_STEPS,
-    TP_VOPT_INT("max-queue", "N", TP_OPT_POSITIVE, max_queue, "time with N or more launches queued (HTA: 1024)"),
-};
-
-const tp_view tp_view_queue = {
-    .name = "queue",
-    .summary = "HTA queue length summary per stream: launched but not started GPU events",
-    TP_VIEW_COLS(qcols),
-    .default_columns = "rank,stream,count,mean,std,min,p25,p50,p75,max",
-    .build = build,
-    .timeline = 1,
-    TP_VIEW_OPTIONS(queue_options),
-};

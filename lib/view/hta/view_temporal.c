@@ -19,18 +19,10 @@
 #include "views.h"
 #include "view_options.h"
 
-static const struct tp_coldef tcols[] = {
-    TP_COLDEF_HTA_RANK_MERGE,
-    {"idle", "Idle(us)", TP_COL_US, -1, 0, "time in the kernel span with no GPU event running"},
-    {"compute", "Compute(us)", TP_COL_US, -1, 0, "union of the computation kernels"},
-    {"non_compute", "NonCompute(us)", TP_COL_US, -1, 0, "GPU busy with communication/memory/other only"},
-    {"kernel_time", "KernelTime(us)", TP_COL_US, -1, 0, "last GPU event end minus first GPU event start"},
-    {"idle_pct", "Idle(%)", TP_COL_FIXED, -1, 2, "idle / kernel_time"},
-    {"compute_pct", "Compute(%)", TP_COL_FIXED, -1, 2, "compute / kernel_time"},
-    {"non_compute_pct", "NonCompute(%)", TP_COL_FIXED, -1, 2, "non_compute / kernel_time"},
-    {"events", "Events", TP_COL_INT, -1, 0, "GPU events counted"},
-};
-enum { C_RANK, C_IDLE, C_COMP, C_NONCOMP, C_KT, C_IDLE_PCT, C_COMP_PCT, C_NONCOMP_PCT, C_EVENTS };
+#define TP_COLS_FILE "view_temporal.def"
+#define TP_COLS_ARRAY tp_temporal_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 enum { X_IDLE, X_COMP, X_NONCOMP, X_KT, X_EVENTS, X_N };
 
@@ -64,7 +56,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
 {
     int64_t x[X_N];
     tp_table *t;
-    TP_TRY(tp_hta_summ_row(sec, path, vo, tcols, sizeof tcols / sizeof *tcols, C_RANK, X_N, x, &t, err));
+    TP_TRY(tp_hta_summ_row(sec, path, vo, tp_temporal_cols, sizeof tp_temporal_cols / sizeof *tp_temporal_cols, C_RANK, X_N, x, &t, err));
     tp_table_set_int(t, C_EVENTS, x[X_EVENTS]);
     tp_table_set_int(t, C_IDLE, x[X_IDLE]);
     tp_table_set_int(t, C_COMP, x[X_COMP]);
@@ -92,15 +84,3 @@ static const struct tp_summ_desc desc = {
 };
 const struct tp_summ_view tp_summ_temporal = {&desc, "temporal", tp_summ_reads_always, summarize, table,
                                               tp_hta_summ_param};
-
-TP_SUMM_BUILD(tp_summ_temporal)
-
-const tp_view tp_view_temporal = {
-    .name = "temporal",
-    .summary = "HTA temporal breakdown: idle, compute and non-compute GPU time per rank",
-    TP_VIEW_COLS(tcols),
-    .default_columns = "rank,idle,compute,non_compute,kernel_time,idle_pct,compute_pct,non_compute_pct",
-    .build = build,
-    .timeline = 1,
-    TP_VIEW_HTA_OPTIONS,
-};

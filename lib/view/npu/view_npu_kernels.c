@@ -84,54 +84,12 @@
     PMU(p, core, "_ub_read_bw_scalar", "(GB/s)", "bandwidth, MemoryUB"), \
     PMU(p, core, "_ub_write_bw_scalar", "(GB/s)", "bandwidth, MemoryUB")
 
-const struct tp_coldef tp_npu_kernel_cols[] = {
-    TP_COLDEF_NAME("task (kernel) name"),
-    {"core", "Core", TP_COL_STR, -1, 0, "Accelerator Core (several: joined with |)"},
-    {"block_dim", "BlockDim", TP_COL_STR, -1, 0, "block dim (--group props, all)"},
-    TP_COLDEF_CALLS("number of tasks"),
-    TP_COLDEF_KERNEL_TOTAL,
-    TP_COLDEF_KERNEL_MIN,
-    TP_COLDEF_KERNEL_MEAN,
-    TP_COLDEF_KERNEL_MAX,
-    TP_COLDEF_PCT(2, "share of all device task time (%)"),
-    {"ai_core", "AICore(us)", TP_COL_US, -1, 0, "time on AI_CORE"},
-    {"ai_vector_core", "AIVectorCore(us)", TP_COL_US, -1, 0, "time on AI_VECTOR_CORE"},
-    {"mix_aic", "MixAIC(us)", TP_COL_US, -1, 0, "time on MIX_AIC"},
-    {"mix_aiv", "MixAIV(us)", TP_COL_US, -1, 0, "time on MIX_AIV"},
-    {"comm", "Comm(us)", TP_COL_US, -1, 0, "time on HCCL / COMMUNICATION"},
-    {"other_core", "OtherCore(us)", TP_COL_US, -1, 0, "time on other cores (AI_CPU, DSA_SQE, N/A ...)"},
-    {"total_exact", "TotalExact(us)", TP_COL_US, -1, 0, "total duration, exact sum"},
-    /* --group all: one row per task, the columns of kernel_details.csv */
-    TP_COLDEF_STEP("Step Id (--group all)"),
-    {"device", "Device", TP_COL_STR, -1, 0, "Device_id (--group all)"},
-    {"model_id", "ModelId", TP_COL_STR, -1, 0, "Model ID (--group all)"},
-    {"task_id", "TaskId", TP_COL_STR, -1, 0, "Task ID (--group all)"},
-    {"stream_id", "StreamId", TP_COL_STR, -1, 0, "Stream ID (--group all)"},
-    {"type", "Type", TP_COL_STR, -1, 0, "op type (--group all)"},
-    {"state", "State", TP_COL_STR, -1, 0, "OP State (--group all)"},
-    {"start_time", "StartTime(us)", TP_COL_US, -1, 0, "Start Time(us), epoch µs, exact (--group all)"},
-    TP_COLDEF_DURATION("Duration(us) (--group all)"),
-    {"wait", "Wait(us)", TP_COL_US, -1, 0, "Wait Time(us) (--group all)"},
-    {"mix_block_dim", "MixBlockDim", TP_COL_STR, -1, 0, "Mix Block Dim (--group all)"},
-    {"in_shapes", "InputShapes", TP_COL_STR, -1, 0, "Input Shapes, as written (--group all)"},
-    {"in_types", "InputTypes", TP_COL_STR, -1, 0, "Input Data Types (--group all)"},
-    {"in_formats", "InputFormats", TP_COL_STR, -1, 0, "Input Formats (--group all)"},
-    {"out_shapes", "OutputShapes", TP_COL_STR, -1, 0, "Output Shapes, as written (--group all)"},
-    {"out_types", "OutputTypes", TP_COL_STR, -1, 0, "Output Data Types (--group all)"},
-    {"out_formats", "OutputFormats", TP_COL_STR, -1, 0, "Output Formats (--group all)"},
-    /* the extra columns, each printed as written (--group all, when the
-     * input carries it): HF32 Eligible, Context ID, then the PMU columns of
-     * every aic_metrics set, AI Core (aic_) and AI Vector Core (aiv_) */
-    {"hf32_eligible", "HF32Eligible", TP_COL_STR, -1, 0, "HF32 Eligible: YES/NO (--group all)"},
-    {"context_id", "ContextId", TP_COL_STR, -1, 0, "Context ID (--group all)"},
-    {"aicore_time", "aicore_time(us)", TP_COL_NUM, -1, 0, "AI Core (cube) time of the task"},
-    PMU_COLS("aic", "AI Core"),
-    {"aiv_time", "aiv_time(us)", TP_COL_NUM, -1, 0, "AI Vector Core time of the task"},
-    PMU_COLS("aiv", "AI Vector Core"),
-    {"cube_utilization", "cube_utilization(%)", TP_COL_NUM, -1, 0, "cube utilization (%), PipeUtilization"},
-    {"extra", "Extra", TP_COL_STR, -1, 0, "other extra kernel_details columns, NAME=VALUE; ... (--group all)"},
-};
-_Static_assert(sizeof tp_npu_kernel_cols / sizeof tp_npu_kernel_cols[0] == NK_N, "the column list and its enum agree");
+#define TP_COLS_FILE "view_npu_kernels.def"
+#define TP_COLS_ARRAY tp_npu_kernels_cols
+#define TP_COLS_EXTERN
+#define TP_COLS_NO_ENUM
+#include "coldefs_expand.h"
+_Static_assert(sizeof tp_npu_kernels_cols / sizeof tp_npu_kernels_cols[0] == NK_N, "the column list and its enum agree");
 
 static int core_slot(const char *c)
 {
@@ -233,7 +191,7 @@ static const struct tp_agg_metric npu_metrics[] = {
     TP_AGG_M("other_core", TP_AGG_SUM, 5),       TP_AGG_M("total_exact", TP_AGG_SUM, TP_AGG_DUR),
 };
 static const struct tp_agg_spec npu_spec = {
-    .view = "kernels", .cols = tp_npu_kernel_cols, .ncols = NK_N, TP_AGG_ARRAY(keys, npu_keys),
+    .view = "kernels", .cols = tp_npu_kernels_cols, .ncols = NK_N, TP_AGG_ARRAY(keys, npu_keys),
     TP_AGG_ARRAY(sets, npu_sets), TP_AGG_ARRAY(metrics, npu_metrics), .default_keys = KEY_NAME,
     .metric_columns = "core,calls,total,min,mean,max,pct", .others = "all",
     /* by exact total (the plugin's table sorts by calls); ties in file order */
@@ -267,7 +225,7 @@ static int add(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, s
     return TP_OK;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_npu_kernels_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
     int group_all = vo && vo->group && strcmp(vo->group, "all") == 0;
@@ -275,7 +233,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (!group_all && tp_agg_parse(&npu_spec, vo ? vo->group : NULL, &keys, err) != TP_OK)
         return err->status;
     if (!d || !(d->files & TP_NPU_KERNEL_DETAILS))
-        return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "kernels", tp_npu_kernel_cols, NK_N, out, err);
+        return tp_npu_missing(st, TP_NPU_KERNEL_DETAILS, "kernels", tp_npu_kernels_cols, NK_N, out, err);
     if (group_all)
         return tp_npu_kernels_all(st, out, err);
     struct kctx c = {st, NULL, 0, 0};
@@ -286,7 +244,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return rc;
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_npu_kernels_columns_for(const struct tp_view_opts *vo)
 {
     /* (a kernel_details.csv's own header replaces this: tp_table_default_columns) */
     if (vo && vo->group && strcmp(vo->group, "all") == 0)
@@ -297,14 +255,7 @@ static const char *columns_for(const struct tp_view_opts *vo)
     return tp_agg_columns(&npu_spec, vo ? vo->group : NULL);
 }
 
-TP_AGG_DESCRIBER(group_words, npu_spec)
-
-const tp_view tp_view_npu_kernels = {
-    .name = "kernels",
-    .summary = "Ascend plugin Kernel statistics: time per task name, per core type (--group core|props|all: every task, PMU columns)",
-    TP_VIEW_COLS(tp_npu_kernel_cols),
-    .default_columns = "name,core,calls,total,min,mean,max,pct",
-    .build = build,
-    .columns_for = columns_for,
-    .group_keys = group_words,
-};
+size_t tp_npu_kernels_group_keys(char *buf, size_t cap)
+{
+    return tp_agg_describe(&npu_spec, buf, cap);
+}

@@ -64,7 +64,7 @@ static long xcol_def(const char *name)
     char key[128];
     tp_npu_kernel_key(name, key, sizeof key);
     for (size_t i = NK_XCOL0; i < NK_EXTRA; i++)
-        if (strcmp(tp_npu_kernel_cols[i].key, key) == 0)
+        if (strcmp(tp_npu_kernels_cols[i].key, key) == 0)
             return (long)i;
     return -1;
 }
@@ -101,7 +101,7 @@ static int default_columns(const tp_store *st, const struct tp_npu_data *d, cons
         const char *name = tp_store_str(st, x < d->nxcols ? d->xcols[x].name : 0);
         if (x < d->nxcols && strlen(name) == n && memcmp(name, h, n) == 0) {
             /* an extra column (they are kept in header order) */
-            add_key(&b, xmap[x] >= 0 ? tp_npu_kernel_cols[xmap[x]].key : "extra");
+            add_key(&b, xmap[x] >= 0 ? tp_npu_kernels_cols[xmap[x]].key : "extra");
             x++;
         } else {
             for (size_t i = 0; i < sizeof base_cols / sizeof base_cols[0]; i++)
@@ -161,7 +161,7 @@ int tp_npu_kernels_all(const tp_store *st, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
     long *xmap = malloc((d->nxcols ? d->nxcols : 1) * sizeof *xmap);
-    tp_table *t = tp_table_new(tp_npu_kernel_cols, NK_N);
+    tp_table *t = tp_table_new(tp_npu_kernels_cols, NK_N);
     struct tp_sbuf ex = {0};
     if (!xmap || !t)
         goto nomem;
@@ -208,7 +208,7 @@ int tp_npu_kernels_all(const tp_store *st, tp_table **out, tp_error *err)
                 tp_sbuf_put(&ex, name, strlen(name));
                 tp_sbuf_putc(&ex, '=');
                 tp_sbuf_put(&ex, s, strlen(s));
-            } else if (tp_npu_kernel_cols[xmap[c]].type == TP_COL_NUM) {
+            } else if (tp_npu_kernels_cols[xmap[c]].type == TP_COL_NUM) {
                 set_pmu(t, (size_t)xmap[c], s, tp_npu_xcell_value(st, x));
             } else if (*s) {
                 tp_table_set_str(t, (size_t)xmap[c], s);

@@ -25,31 +25,11 @@
 #include "try.h"
 #include "coldefs.h"
 
-static const struct tp_coldef cols[] = {
-    {"op", "Operator", TP_COL_STR, -1, 0, "--events: the allocating operator (cann::... for GE), <unknown> if none"},
-    {"device", "Device", TP_COL_STR, -1, 0, "NPU:0, NPU:1 ..."},
-    {"component", "Component", TP_COL_STR, -1, 0, "PTA, GE, PTA+GE, APP, WORKSPACE; driver modules with --group component"},
-    {"size", "Size(KB)", TP_COL_FIXED, -1, 3, "--events: size of the block, KB"},
-    TP_COLDEF_MEM_ALLOC_TIME,
-    {"release_time", "ReleaseTime(us)", TP_COL_US, -1, 0, "--events: released at (- not inside the window)"},
-    TP_COLDEF_DURATION("--events: Duration(us) (- never released)"),
-    {"active_release_time", "ActiveReleaseTime(us)", TP_COL_US, -1, 0, "--events: Active Release Time (MEMORY_BLOCK_FREE)"},
-    {"active_duration", "ActiveDuration(us)", TP_COL_US, -1, 0, "--events: Active Duration(us)"},
-    {"alloc_ts", "AllocationTime(us)", TP_COL_US, -1, 0, "--events: Allocation Time(us) as written (epoch µs, exact)"},
-    TP_COLDEF_MEM_CURVE_TIME,
-    {"ts", "Timestamp(us)", TP_COL_US, -1, 0, "--curve: Timestamp(us) as written (epoch µs, exact)"},
-    {"allocated", "Allocated(MB)", TP_COL_FIXED, -1, 3, "--curve: Total Allocated; default: its peak"},
-    {"reserved", "Reserved(MB)", TP_COL_FIXED, -1, 3, "--curve: Total Reserved; default and --group component: its peak"},
-    {"active", "Active(MB)", TP_COL_FIXED, -1, 3, "--curve: Total Active"},
-    {"allocated_at", "AllocatedPeakAt(us)", TP_COL_US, -1, 0, "default: when the Allocated peak was first reached"},
-    {"reserved_at", "ReservedPeakAt(us)", TP_COL_US, -1, 0, "default, --group component: when the Reserved peak was first reached"},
-    {"samples", "Samples", TP_COL_INT, -1, 0, "default, --group component: records of the component"},
-    TP_COLDEF_MEM_CURVE_PLOT,
-};
-enum { C_OP, C_DEV, C_COMP, C_SIZE, C_ALLOC, C_REL, C_DUR, C_AREL, C_ADUR, C_ATS, C_TIME, C_TS, C_ALLOCATED,
-       C_RESERVED, C_ACTIVE, C_ALLOC_AT, C_RES_AT, C_SAMPLES, C_PLOT, C_N };
+#define TP_COLS_FILE "view_npu_memory.def"
+#define TP_COLS_ARRAY tp_npu_memory_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
-#define PEAK_COLS "device,component,allocated,allocated_at,reserved,reserved_at,samples"
 #define COMP_COLS "device,component,reserved,reserved_at,samples"
 #define EVENTS_COLS "op,device,size,alloc_time,release_time,duration"
 #define CURVE_COLS "device,component,time,allocated,reserved,active"
@@ -221,7 +201,7 @@ static int plot(const tp_store *st, const struct tp_view_opts *vo, tp_table *t)
     return 0;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_npu_memory_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
     int events = vo && vo->events, curve = vo && (vo->curve || vo->plot);
@@ -231,7 +211,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     unsigned need = events ? TP_NPU_OPERATOR_MEMORY : modules ? TP_NPU_MODULE_MEM : TP_NPU_MEMORY_RECORD;
     if (!d || !(d->files & need))
         return tp_npu_missing(st, need, events ? "memory --events" : modules ? "memory --group component"
-                                       : curve ? "memory --curve" : "memory", cols, C_N, out, err);
+                                       : curve ? "memory --curve" : "memory", tp_npu_memory_cols, C_N, out, err);
     if (vo && vo->device) {
         /* an unknown --device is a usage error naming the devices there are */
         char devs[256] = "";
@@ -252,7 +232,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             return tp_error_set(err, TP_ERR_USAGE, "memory: no device %s in %s (devices: %s)", vo->device, d->dir,
                                 devs[0] ? devs : "none");
     }
-    tp_table *t = tp_table_new(cols, C_N);
+    tp_table *t = tp_table_new(tp_npu_memory_cols, C_N);
     TP_TRY_NOMEM(t, err);
     int64_t origin = tp_npu_origin(d);
     int rc = TP_OK;
@@ -306,7 +286,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return TP_OK;
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_npu_memory_columns_for(const struct tp_view_opts *vo)
 {
     if (vo && vo->events)
         return EVENTS_COLS;
@@ -318,12 +298,3 @@ static const char *columns_for(const struct tp_view_opts *vo)
         return COMP_COLS;
     return NULL;
 }
-
-const tp_view tp_view_npu_memory = {
-    .name = "memory",
-    .summary = "Ascend plugin Memory view: peaks per device and component (--events, --curve [--plot], --group component)",
-    TP_VIEW_COLS(cols),
-    .default_columns = PEAK_COLS,
-    .build = build,
-    .columns_for = columns_for,
-};

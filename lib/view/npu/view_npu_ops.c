@@ -21,26 +21,10 @@
 #include "try.h"
 #include "coldefs.h"
 
-static const struct tp_coldef cols[] = {
-    TP_COLDEF_OP_NAME,
-    {"shape", "Input Shape", TP_COL_STR, -1, 0, "input shapes, as the plugin prints them (--group shape)"},
-    TP_COLDEF_OP_CALLS,
-    TP_COLDEF_DEV_SELF("device time of the tasks the op launched itself"),
-    TP_COLDEF_OP_DEV_TOTAL,
-    TP_COLDEF_HOST_SELF("host time minus child operators"),
-    TP_COLDEF_OP_HOST_TOTAL,
-    {"ai_core_eligible", "AICoreEligible", TP_COL_STR, -1, 0, "Yes when some of its device time ran on AI Cores"},
-    {"ai_core_self", "AICoreSelf(%)", TP_COL_FIXED, -1, 2, "AI Core (incl. vector core) self time / device self time"},
-    {"ai_core_total", "AICoreTotal(%)", TP_COL_FIXED, -1, 2, "AI Core total time / device total time"},
-    {"call_stack", "CallStack", TP_COL_STR, -1, 0, "Yes when a call stack was recorded"},
-    {"stack", "Stack", TP_COL_STR, 0, 0, "the call stack, frames joined by \"; \" (--group stack)"},
-    {"dev_self_exact", "DeviceSelfExact(us)", TP_COL_US, -1, 0, "device self time, exact sum (ns)"},
-    {"dev_total_exact", "DeviceTotalExact(us)", TP_COL_US, -1, 0, "device total time, exact sum (ns)"},
-    {"host_self_exact", "HostSelfExact(us)", TP_COL_US, -1, 0, "host self time, exact sum (ns)"},
-    {"host_total_exact", "HostTotalExact(us)", TP_COL_US, -1, 0, "host total time, exact sum (ns)"},
-};
-enum { C_NAME, C_SHAPE, C_CALLS, C_DSELF, C_DTOTAL, C_HSELF, C_HTOTAL, C_ELIG, C_AISELF, C_AITOTAL, C_STACK, C_STK,
-       C_XDSELF, C_XDTOTAL, C_XHSELF, C_XHTOTAL, C_N };
+#define TP_COLS_FILE "view_npu_ops.def"
+#define TP_COLS_ARRAY tp_npu_ops_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 /* The plugin's trans_shape (run_generator.py): "[[...], [...]]".  Its one
  * bug is fixed: shapes separated by ';' without newlines are split on ';'
@@ -164,7 +148,7 @@ static const struct tp_agg_metric op_metrics[] = {
     TP_AGG_M("call_stack", TP_AGG_FLAG, 0),
 };
 static const struct tp_agg_spec op_spec = {
-    .view = "ops", .cols = cols, .ncols = C_N, TP_AGG_ARRAY(keys, op_keys), TP_AGG_ARRAY(sets, op_sets),
+    .view = "ops", .cols = tp_npu_ops_cols, .ncols = C_N, TP_AGG_ARRAY(keys, op_keys), TP_AGG_ARRAY(sets, op_sets),
     TP_AGG_ARRAY(metrics, op_metrics), .default_keys = KEY_NAME, .metric_columns = OP_COLUMNS,
     .sort = {0, 0, 0, 0, by_dself},   /* the plugin's device self time; ties in file order */
 };
@@ -196,14 +180,14 @@ static int add(struct tp_agg_local *l, void *ctx, const struct tp_agg_rec *it, s
     return TP_OK;
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_npu_ops_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
     unsigned keys;
     if (tp_agg_parse(&op_spec, vo ? vo->group : NULL, &keys, err) != TP_OK)
         return err->status;
     if (!d || !(d->files & TP_NPU_OPERATOR_DETAILS))
-        return tp_npu_missing(st, TP_NPU_OPERATOR_DETAILS, "ops", cols, C_N, out, err);
+        return tp_npu_missing(st, TP_NPU_OPERATOR_DETAILS, "ops", tp_npu_ops_cols, C_N, out, err);
     struct ctx c = {st, NULL, 0};
     int rc = tp_agg_local_table(&op_spec, keys, st, d->ops, d->nops, sizeof *d->ops, add, &c, out, err);
     if (rc == TP_OK && vo && vo->plot)
@@ -212,19 +196,12 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     return rc;
 }
 
-static const char *columns_for(const struct tp_view_opts *vo)
+const char *tp_npu_ops_columns_for(const struct tp_view_opts *vo)
 {
     return tp_agg_columns(&op_spec, vo ? vo->group : NULL);
 }
 
-TP_AGG_DESCRIBER(group_words, op_spec)
-
-const tp_view tp_view_npu_ops = {
-    .name = "ops",
-    .summary = "Ascend plugin Operator view: time per operator (--group shape|stack)",
-    TP_VIEW_COLS(cols),
-    .default_columns = "name,calls,dev_self,dev_total,host_self,host_total,ai_core_eligible,ai_core_self,ai_core_total",
-    .build = build,
-    .columns_for = columns_for,
-    .group_keys = group_words,
-};
+size_t tp_npu_ops_group_keys(char *buf, size_t cap)
+{
+    return tp_agg_describe(&op_spec, buf, cap);
+}

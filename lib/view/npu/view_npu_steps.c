@@ -58,33 +58,22 @@ static void set_step(tp_table *t, size_t col, int64_t step)
 
 /* ---- steps ---- */
 
-static const struct tp_coldef scols[] = {
-    TP_COLDEF_STEP("step number (all: the file has no step information)"),
-    {"device", "Device", TP_COL_INT, -1, 0, "Device_id (-1 when the file has none)"},
-    {"computing", "Computing(us)", TP_COL_US, -1, 0, "time with computation on the device"},
-    {"comm_not_overlapped", "CommNotOverlapped(us)", TP_COL_US, -1, 0, "communication with no computation"},
-    {"overlapped", "Overlapped(us)", TP_COL_US, -1, 0, "computation and communication at once"},
-    {"communication", "Communication(us)", TP_COL_US, -1, 0, "time with communication"},
-    {"free", "Free(us)", TP_COL_US, -1, 0, "time with neither"},
-    {"stage", "Stage(us)", TP_COL_US, -1, 0, "pipeline stage time"},
-    {"bubble", "Bubble(us)", TP_COL_US, -1, 0, "pipeline bubble (receive) time"},
-    {"comm_excl_recv", "CommNotOverlappedExclRecv(us)", TP_COL_US, -1, 0,
-     "communication not overlapped, receives excluded"},
-    {"preparing", "Preparing(us)", TP_COL_US, -1, 0, "time before the first device task of the step"},
-};
-enum { S_STEP, S_DEV, S_COMP, S_CNO, S_OVL, S_COMM, S_FREE, S_STAGE, S_BUBBLE, S_EXCL, S_PREP, S_N };
+#define TP_COLS_FILE "view_npu_steps.def"
+#define TP_COLS_ARRAY tp_npu_steps_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 /* --plot: a stacked bar per step of the three parts of its time (computing,
  * communication not overlapped, free), their sum after it (write_chart.c) */
 static const char *const part_cols[] = {"computing", "comm_not_overlapped", "free"};
 static const struct tp_chart npu_steps_chart = {TP_CHART_STACK, "step", NULL, part_cols, 3, NULL, NULL, NULL};
 
-static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_npu_steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
     if (!d || !(d->files & TP_NPU_STEP_TRACE))
-        return tp_npu_missing(st, TP_NPU_STEP_TRACE, "steps", scols, S_N, out, err);
-    tp_table *t = tp_table_new(scols, S_N);
+        return tp_npu_missing(st, TP_NPU_STEP_TRACE, "steps", tp_npu_steps_cols, S_N, out, err);
+    tp_table *t = tp_table_new(tp_npu_steps_cols, S_N);
     TP_TRY_NOMEM(t, err);
     int bad = 0;
     for (size_t i = 0; i < d->nsteps; i++) {
@@ -106,37 +95,12 @@ static int steps_build(const tp_store *st, const struct tp_view_opts *vo, tp_tab
     *out = t;
     return TP_OK;
 }
-
-const tp_view tp_view_npu_steps = {
-    .name = "steps",
-    .summary = "step_trace_time.csv per step (Ascend)",
-    TP_VIEW_COLS(scols),
-    .default_columns = "step,device,computing,comm_not_overlapped,overlapped,communication,free,stage,bubble,preparing",
-    .build = steps_build,
-};
-
 /* ---- dist ---- */
 
-static const struct tp_coldef dcols[] = {
-    TP_COLDEF_RANK("rank (profiler_info rank_id; -1 unknown)"),
-    TP_COLDEF_STEP("step number (all: no step information; avg: the mean of the steps)"),
-    {"computation", "Computation(us)", TP_COL_US, -1, 0, "computing minus overlapped"},
-    {"overlap", "Overlap(us)", TP_COL_US, -1, 0, "computation and communication at once"},
-    {"communication", "Communication(us)", TP_COL_US, -1, 0, "communication not overlapped"},
-    {"other", "Other(us)", TP_COL_US, -1, 0, "free: neither"},
-    TP_COLDEF_TOTAL("the four parts"),
-    {"transfer", "Transfer(us)", TP_COL_US, -1, 0, "communication.json: transit time of the step's ops; --comm: of the op"},
-    {"sync", "Sync(us)", TP_COL_US, -1, 0, "communication.json: synchronization time of the step's ops"},
-    {"op", "Op", TP_COL_STR, -1, 0, "--comm: op type (the name up to its first digit)"},
-    TP_COLDEF_CALLS("--comm: ops"),
-    {"size", "Size(B)", TP_COL_INT, -1, 0, "--comm: Transit Size over every link type, bytes"},
-    {"avg_size", "AvgSize(B)", TP_COL_INT, -1, 0, "--comm: size / calls, rounded"},
-    {"latency", "Elapse(us)", TP_COL_US, -1, 0, "--comm: Elapse Time"},
-    {"avg_latency", "AvgElapse(us)", TP_COL_US, -1, 0, "--comm: elapse / calls"},
-    {"avg_transfer", "AvgTransfer(us)", TP_COL_US, -1, 0, "--comm: transit / calls"},
-};
-enum { D_RANK, D_STEP, D_COMP, D_OVL, D_COMM, D_OTHER, D_TOTAL, D_TRANS, D_SYNC, D_OP, D_CALLS, D_SIZE, D_AVGSZ,
-       D_LAT, D_AVGLAT, D_AVGTR, D_N };
+#define TP_COLS_FILE "view_npu_dist.def"
+#define TP_COLS_ARRAY tp_npu_dist_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 /* 0, -1 out of memory, -2 a time or size beyond int64 */
 static int comm_ops(const tp_store *st, tp_table *t)
@@ -189,14 +153,14 @@ static int comm_ops(const tp_store *st, tp_table *t)
     return bad ? -2 : 0;
 }
 
-static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_npu_dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     const struct tp_npu_data *d = st->npu;
     int comm = vo && vo->comm;
     unsigned need = comm ? TP_NPU_COMMUNICATION : TP_NPU_STEP_TRACE;
     if (!d || !(d->files & need))
-        return tp_npu_missing(st, need, comm ? "dist --comm" : "dist", dcols, D_N, out, err);
-    tp_table *t = tp_table_new(dcols, D_N);
+        return tp_npu_missing(st, need, comm ? "dist --comm" : "dist", tp_npu_dist_cols, D_N, out, err);
+    tp_table *t = tp_table_new(tp_npu_dist_cols, D_N);
     TP_TRY_NOMEM(t, err);
     if (comm) {
         int rc = comm_ops(st, t);
@@ -276,18 +240,9 @@ static int dist_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
     return TP_OK;
 }
 
-static const char *dist_columns_for(const struct tp_view_opts *vo)
+const char *tp_npu_dist_columns_for(const struct tp_view_opts *vo)
 {
     if (vo && vo->comm)
         return "rank,op,calls,size,avg_size,latency,avg_latency,transfer,avg_transfer";
     return NULL;
 }
-
-const tp_view tp_view_npu_dist = {
-    .name = "dist",
-    .summary = "Ascend plugin Distributed view of one rank: overlap per step (--comm: communication ops)",
-    TP_VIEW_COLS(dcols),
-    .default_columns = "rank,step,computation,overlap,communication,other,total,transfer,sync",
-    .build = dist_build,
-    .columns_for = dist_columns_for,
-};

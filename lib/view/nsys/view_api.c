@@ -19,12 +19,10 @@
 #include "try.h"
 #include "coldefs.h"
 
-static const struct tp_coldef acols[] = {
-    {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every API call (%)"},
-    TP_SUMMARY_COLS("calls", "NumCalls", "call"),
-    TP_COLDEF_NAME_FILL("API name, _vNNNN version suffix folded as nsys"),
-};
-enum { A_PCT, A_TOTAL, A_NAME = A_TOTAL + 7, A_N };
+#define TP_COLS_FILE "view_api.def"
+#define TP_COLS_ARRAY tp_api_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 /* nsys: CASE substr(name, -6, 2) WHEN '_v' THEN substr(name, 1, length - 6). */
 static size_t api_name_len(const char *s)
@@ -77,7 +75,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
                  tp_error *err)
 {
     (void)vo;
-    return nsys_table(sec, path, acols, A_N, A_PCT, api_row, NULL,
+    return nsys_table(sec, path, tp_api_cols, A_N, A_PCT, api_row, NULL,
                       "no CUDA runtime or driver API call: no API summary", out, err);
 }
 
@@ -85,14 +83,3 @@ static const struct tp_summ_desc desc = {
     .view = "api", .variant = "all", .nkeys = 3, .keys = {"sample_set", "name", "tag"},
 };
 const struct tp_summ_view tp_summ_api = {&desc, "api", tp_summ_reads_always, summarize, table, NULL};
-
-TP_SUMM_BUILD(tp_summ_api)
-
-const tp_view tp_view_api = {
-    .name = "api",
-    TP_VIEW_FILTER_OPTIONS,
-    .summary = "nsys cuda_api_sum: time per CUDA runtime/driver API (calls, avg, med, min, max, std)",
-    TP_VIEW_COLS(acols),
-    .default_columns = "pct,total,calls,avg,med,min,max,std,name",
-    .build = build,
-};

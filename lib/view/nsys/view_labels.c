@@ -18,16 +18,10 @@
 #include "try.h"
 #include "coldefs.h"
 
-static const struct tp_coldef lcols[] = {
-    {"pct", "Host(%)", TP_COL_FIXED, -1, 1, "share of the host time of every label (%)"},
-    TP_SUMMARY_COLS("calls", "Calls", "call"),
-    {"device_ops", "DeviceOps", TP_COL_INT, -1, 0, "kernels, memcpy and memset launched inside the label"},
-    {"device_time", "DeviceTime(ns)", TP_COL_INT, -1, 0, "their summed duration (ns)"},
-    {"gpu_calls", "GpuCalls", TP_COL_INT, -1, 0, "gpu_user_annotation events of the label (- none)"},
-    {"gpu_time", "GpuTime(ns)", TP_COL_INT, -1, 0, "their summed duration (ns; - none)"},
-    TP_COLDEF_NAME_FILL("label (record_function name)"),
-};
-enum { L_PCT, L_TOTAL, L_DEVN = L_TOTAL + 7, L_DEVT, L_GPUN, L_GPUT, L_NAME, L_N };
+#define TP_COLS_FILE "view_labels.def"
+#define TP_COLS_ARRAY tp_labels_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 static int is_label(const tp_store *st, size_t r)
 {
@@ -126,7 +120,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
     gs.n = tp_summ_stats(sec, 1, &gs.g);
     if (gs.n < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    int rc = nsys_table(sec, path, lcols, L_N, L_PCT, label_row, &gs,
+    int rc = nsys_table(sec, path, tp_labels_cols, L_N, L_PCT, label_row, &gs,
                         "no record_function label (user_annotation other than ProfilerStep#N)", out, err);
     free(gs.g);
     return rc;
@@ -137,14 +131,3 @@ static const struct tp_summ_desc desc = {
     .keys = {"sample_set", "name", "tag"}, .xs = {"device_ops", "device_ns"},
 };
 const struct tp_summ_view tp_summ_labels = {&desc, "labels", tp_summ_reads_always, summarize, table, NULL};
-
-TP_SUMM_BUILD(tp_summ_labels)
-
-const tp_view tp_view_labels = {
-    .name = "labels",
-    TP_VIEW_FILTER_OPTIONS,
-    .summary = "record_function labels: calls, host time, device time launched inside, GPU-side annotation",
-    TP_VIEW_COLS(lcols),
-    .default_columns = "pct,total,calls,avg,med,min,max,std,device_ops,device_time,gpu_calls,gpu_time,name",
-    .build = build,
-};

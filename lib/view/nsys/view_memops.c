@@ -18,18 +18,10 @@
 #include "nsys_table.h"
 #include "try.h"
 
-static const struct tp_coldef mcols[] = {
-    {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every memory operation (%)"},
-    TP_SUMMARY_COLS("count", "Count", "operation"),
-    {"bytes", "Total(B)", TP_COL_INT, -1, 0, "bytes moved or set, in total"},
-    {"bytes_avg", "Avg(B)", TP_COL_FIXED, -1, 1, "mean bytes per operation"},
-    {"bytes_med", "Med(B)", TP_COL_FIXED, -1, 1, "median bytes per operation"},
-    {"bytes_min", "Min(B)", TP_COL_INT, -1, 0, "fewest bytes"},
-    {"bytes_max", "Max(B)", TP_COL_INT, -1, 0, "most bytes"},
-    {"bytes_std", "StdDev(B)", TP_COL_FIXED, -1, 1, "sample standard deviation of the bytes"},
-    {"operation", "Operation", TP_COL_STR, 0, 0, "copy kind as nsys labels it, or [CUDA memset]"},
-};
-enum { M_PCT, M_TOTAL, M_BYTES = M_TOTAL + 7, M_BAVG, M_BMED, M_BMIN, M_BMAX, M_BSTD, M_OP, M_N };
+#define TP_COLS_FILE "view_memops.def"
+#define TP_COLS_ARRAY tp_memops_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 /* nsys's ENUM_CUDA_MEMCPY_OPER labels, by the short kind CUPTI, nvprof and
  * kineto print. */
@@ -86,7 +78,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
 {
     (void)vo;
     struct tp_summary *gt = NULL, *gb = NULL;
-    tp_table *t = tp_table_new(mcols, M_N);
+    tp_table *t = tp_table_new(tp_memops_cols, M_N);
     long ng = t ? tp_summ_stats(sec, 0, &gt) : -1;
     long nb = ng < 0 ? -1 : tp_summ_stats(sec, 1, &gb);
     if (ng < 0 || nb != ng) {
@@ -120,14 +112,3 @@ static const struct tp_summ_desc desc = {
     .view = "memops", .variant = "all", .nkeys = 3, .keys = {"sample_set", "operation", "tag"},
 };
 const struct tp_summ_view tp_summ_memops = {&desc, "memops", tp_summ_reads_always, summarize, table, NULL};
-
-TP_SUMM_BUILD(tp_summ_memops)
-
-const tp_view tp_view_memops = {
-    .name = "memops",
-    TP_VIEW_FILTER_OPTIONS,
-    .summary = "nsys cuda_gpu_mem_time_sum + cuda_gpu_mem_size_sum: time and bytes per copy kind and memset",
-    TP_VIEW_COLS(mcols),
-    .default_columns = "pct,total,count,avg,med,min,max,std,bytes,bytes_avg,bytes_med,bytes_min,bytes_max,bytes_std,operation",
-    .build = build,
-};

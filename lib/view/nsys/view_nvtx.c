@@ -19,15 +19,10 @@
 #include "try.h"
 #include "cmp.h"
 
-static const struct tp_coldef ncols[] = {
-    {"pct", "Time(%)", TP_COL_FIXED, -1, 1, "share of the total time of every range (%)"},
-    TP_SUMMARY_COLS("instances", "Instances", "range"),
-    {"style", "Style", TP_COL_STR, -1, 0, "PushPop or StartEnd (nsys exports; - elsewhere)"},
-    {"gpu_kernels", "GpuKernels", TP_COL_INT, -1, 0, "kernels launched inside the range's instances"},
-    {"gpu_time", "GpuTime(ns)", TP_COL_INT, -1, 0, "their summed duration (ns)"},
-    {"range", "Range", TP_COL_STR, 0, 0, "range name"},
-};
-enum { N_PCT, N_TOTAL, N_STYLE = N_TOTAL + 7, N_GPUN, N_GPUT, N_RANGE, N_N };
+#define TP_COLS_FILE "view_nvtx.def"
+#define TP_COLS_ARRAY tp_nvtx_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 struct launch { int64_t pid, tid, ts, dur; };
 
@@ -103,7 +98,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
                  tp_error *err)
 {
     (void)vo;
-    return nsys_table(sec, path, ncols, N_N, N_PCT, range_row, NULL,
+    return nsys_table(sec, path, tp_nvtx_cols, N_N, N_PCT, range_row, NULL,
                       "no NVTX range (nsys or nvprof export with NVTX): no NVTX summary", out, err);
 }
 
@@ -112,14 +107,3 @@ static const struct tp_summ_desc desc = {
     .keys = {"sample_set", "range", "style"}, .xs = {"gpu_kernels", "gpu_ns"},
 };
 const struct tp_summ_view tp_summ_nvtx = {&desc, "nvtx", tp_summ_reads_always, summarize, table, NULL};
-
-TP_SUMM_BUILD(tp_summ_nvtx)
-
-const tp_view tp_view_nvtx = {
-    .name = "nvtx",
-    TP_VIEW_FILTER_OPTIONS,
-    .summary = "nsys nvtx_sum: time per NVTX range, and the kernel time launched inside it",
-    TP_VIEW_COLS(ncols),
-    .default_columns = "pct,total,instances,avg,med,min,max,std,style,gpu_kernels,gpu_time,range",
-    .build = build,
-};

@@ -24,30 +24,10 @@
 #include "views.h"
 #include "view_options.h"
 
-static const struct tp_coldef cols[] = {
-    {"name", "Operator", TP_COL_STR, -1, 0, "launching operator (PyProf rows: the op)"},
-    {"shape", "Params", TP_COL_STR, -1, 0, "input shapes and dtypes as the prof view prints them (Input Dims when no formula)"},
-    TP_COLDEF_CATEGORY("operator category after TraceLens"),
-    {"dtype", "DType", TP_COL_STR, -1, 0, "data type of the inputs (the first named in the params)"},
-    TP_COLDEF_CALLS("operator calls"),
-    {"kernels", "Kernels", TP_COL_INT, -1, 0, "kernels of these calls"},
-    {"time", "KernelTime(us)", TP_COL_US, -1, 0, "total duration of the kernels"},
-    {"flops", "FLOPs", TP_COL_NUM, -1, 0, "floating point operations of all calls (FMA = 2; - unknown)"},
-    {"bytes", "Bytes", TP_COL_NUM, -1, 0, "bytes moved to and from DRAM by all calls (- unknown)"},
-    {"tflops", "TFLOPS/s", TP_COL_FIXED, -1, 3, "FLOPs / kernel time, in 10^12 per second"},
-    {"tbs", "TB/s", TP_COL_FIXED, -1, 4, "bytes / kernel time, in 10^12 per second"},
-    {"intensity", "FLOPs/Byte", TP_COL_FIXED, -1, 2, "arithmetic intensity"},
-    {"peak", "Peak", TP_COL_STR, -1, 0, "which compute peak applies (matrix when a kernel uses tensor/matrix cores)"},
-    {"peak_tflops", "PeakTFLOPS", TP_COL_FIXED, -1, 1, "that peak, TFLOP/s (- unknown)"},
-    {"peak_tbs", "PeakTB/s", TP_COL_FIXED, -1, 3, "peak memory bandwidth, TB/s (- unknown)"},
-    {"pct_compute", "Compute(%)", TP_COL_FIXED, -1, 2, "TFLOPS/s as a share of the compute peak"},
-    {"pct_bw", "Bandwidth(%)", TP_COL_FIXED, -1, 2, "TB/s as a share of the bandwidth peak"},
-    {"bound", "Bound", TP_COL_STR, -1, 0, "compute (FLOPs/Byte at or above peak FLOP/s / peak B/s) or memory"},
-    {"device", "Device", TP_COL_STR, -1, 0, "the device name the peaks were looked up by"},
-    TP_COLDEF_KERNEL_PCT,
-};
-enum { C_NAME, C_SHAPE, C_CAT, C_DTYPE, C_CALLS, C_KERNELS, C_TIME, C_FLOPS, C_BYTES, C_TFLOPS, C_TBS, C_AI,
-       C_PEAK, C_PEAK_TF, C_PEAK_BW, C_PCT_C, C_PCT_BW, C_BOUND, C_DEVICE, C_PCT, C_N };
+#define TP_COLS_FILE "view_roofline.def"
+#define TP_COLS_ARRAY tp_roofline_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
 
 struct grp {
     const char *name, *kernel;     /* a cell of the prof table, a store string */
@@ -144,7 +124,7 @@ static void put_row(tp_table *t, const tp_store *st, const struct grp *G, const 
         tp_table_set_str(t, C_BOUND, G->flops / G->bytes >= peak_tf * 1e12 / (peak_gbs * 1e9) ? "compute" : "memory");
 }
 
-static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
+int tp_roofline_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     tp_table *prof = NULL, *t = NULL;
     int rc = tp_view_prof.build(st, vo, &prof, err);
@@ -242,7 +222,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
             perm[ng++] = id;
     g_g = g;
     qsort(perm, ng, sizeof *perm, cmp_grp);
-    t = tp_table_new(cols, C_N);
+    t = tp_table_new(tp_roofline_cols, C_N);
     if (!t) {
         rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
         goto done;
@@ -277,13 +257,3 @@ done:
     free(key);
     return rc;
 }
-
-const tp_view tp_view_roofline = {
-    .name = "roofline",
-    TP_VIEW_FILTER_OPTIONS,
-    .summary = "achieved TFLOPS/s and TB/s per operator and shape against the device's peaks (compute or memory bound)",
-    TP_VIEW_COLS(cols),
-    .default_columns = "name,shape,category,calls,time,flops,bytes,tflops,tbs,intensity,pct_compute,pct_bw,bound",
-    .build = build,
-    .attributes = TP_ATTRIBUTES_ALWAYS,
-};
