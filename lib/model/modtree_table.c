@@ -18,30 +18,12 @@
 #include "try.h"
 #include "coldefs.h"
 
-const struct tp_coldef tp_modtree_cols[TP_MODTREE_NCOLS_PL] = {
-    {"module", "Module", TP_COL_STR, -1, 0, "module name, indented two spaces per level of the tree"},
-    {"id", "Id", TP_COL_INT, -1, 0, "Python module id (0 for Lightning modules)"},
-    {"depth", "Depth", TP_COL_INT, -1, 0, "level in the tree (0: top)"},
-    {"occurrences", "Occurrences", TP_COL_INT, -1, 0, "calls of the module"},
-    {"operators", "Operators", TP_COL_INT, -1, 0, "operators called directly by the module"},
-    TP_COLDEF_HOST_TOTAL("host time of the calls"),
-    TP_COLDEF_HOST_SELF("host time minus child modules/operators and own runtime calls"),
-    TP_COLDEF_DEV_TOTAL("device time of everything the calls launched"),
-    TP_COLDEF_DEV_SELF("device time of direct operators and own runtime calls"),
-    {"tree", "Module", TP_COL_STR, -1, 0, "module name under its parent, drawn with ├─ └─ │ (ASCII: |- `- |)"},
-    {"share", "Share(%)", TP_COL_FIXED, -1, 1,
-     "device total in % of its top-level module's (host total where that has no device time; "
-     "--hooks: duration in % of its top-level call's)"},
-    {"bar", "Bar", TP_COL_STR, -1, 0, "share as a bar: its top-level module (call) fills the bar's width"},
-    /* lightning --hooks */
-    {"hook", "Hook", TP_COL_STR, -1, 0,
-     "--hooks: Lightning hook, indented two spaces per level of calls (drawn with --tree)"},
-    {"tid", "Tid", TP_COL_INT, -1, 0, "--hooks: thread"},
-    {"start", "Start(us)", TP_COL_US, -1, 0, "--hooks: start, since the trace's first event"},
-    TP_COLDEF_DURATION("--hooks: host time of the call"),
-};
-enum { C_MOD, C_ID, C_DEPTH, C_OCC, C_OPS, C_HTOT, C_HSELF, C_DTOT, C_DSELF, C_TREE, C_SHARE, C_BAR,
-       C_HOOK, C_TID, C_START, C_DUR };
+#define TP_COLS_FILE "modtree_cols.def"
+#define TP_COLS_ARRAY tp_modtree_cols
+#define TP_COLS_EXTERN
+#include "coldefs_expand.h"
+_Static_assert(C_HOOK == TP_MODTREE_NCOLS && C_N == TP_MODTREE_NCOLS_PL,
+               "modtree.h counts the columns of modtree_cols.def");
 
 #define MAX_DEPTH 10000
 

@@ -63,8 +63,9 @@
 #define TP_COLDEF_KERNEL_PCT TP_COLDEF_PCT(2, "share of all kernel time (%)")
 /* kernels and its --short tables (kernels_short.c) */
 #define TP_COLDEF_SHORT_DIMS {"dims", "InputDims", TP_COL_STR, -1, 0, "the launching operator's Input Dims (--short)"}
-#define TP_COLDEF_SHORT_BINS                                                                                  \
-    {"bin_start", "BinStart(us)", TP_COL_NUM, -1, 0, "histogram bin: first duration (--short --group histogram)"}, \
+#define TP_COLDEF_SHORT_BIN_START \
+    {"bin_start", "BinStart(us)", TP_COL_NUM, -1, 0, "histogram bin: first duration (--short --group histogram)"}
+#define TP_COLDEF_SHORT_BIN_END \
     {"bin_end", "BinEnd(us)", TP_COL_NUM, -1, 0, "histogram bin: end of the bin (--short --group histogram)"}
 
 /* Operator statistics: ops, the Ascend ops, ops --group category (ops_category.c). */
@@ -74,9 +75,8 @@
 #define TP_COLDEF_OP_DEV_TOTAL TP_COLDEF_DEV_TOTAL("device time including child operators")
 #define TP_COLDEF_OP_HOST_TOTAL TP_COLDEF_HOST_TOTAL("host time")
 #define TP_COLDEF_OP_CATEGORY TP_COLDEF_CATEGORY("operator category after TraceLens (--group category)")
-#define TP_COLDEF_OP_CATEGORY_SHARES                                                        \
-    TP_COLDEF_PCT(2, "share of the table's device time (%, --group category)"),            \
-    {"cum_pct", "CumPct", TP_COL_FIXED, -1, 2, "running total of Pct (--group category)"}
+#define TP_COLDEF_OP_CATEGORY_PCT TP_COLDEF_PCT(2, "share of the table's device time (%, --group category)")
+#define TP_COLDEF_OP_CATEGORY_CUM_PCT {"cum_pct", "CumPct", TP_COL_FIXED, -1, 2, "running total of Pct (--group category)"}
 
 /* Memory views (memory, the Ascend memory): --events and --curve. */
 #define TP_COLDEF_MEM_ALLOC_TIME \

@@ -19,16 +19,18 @@
 #include "table.h"
 #include "tprof.h"
 
-/* Column indexes of the per-name table. */
-enum { TP_DIFF_KIND, TP_DIFF_NAME, TP_DIFF_A_CALLS, TP_DIFF_B_CALLS, TP_DIFF_A_TIME,
-       TP_DIFF_B_TIME, TP_DIFF_DELTA, TP_DIFF_DELTA_PCT, TP_DIFF_CATEGORY, TP_DIFF_NCOLS };
+/* Column indexes of the per-name table (TP_DIFF_KIND ... TP_DIFF_NCOLS,
+ * from its column list diff.def). */
+#define TP_COLS_FILE "diff.def"
+#include "coldefs_expand.h"
 
 extern const struct tp_coldef tp_diff_cols[TP_DIFF_NCOLS];
 extern const char tp_diff_default_columns[];
 
-/* Column indexes of the summary table. */
-enum { TP_DIFFSUM_METRIC, TP_DIFFSUM_A, TP_DIFFSUM_B, TP_DIFFSUM_DELTA, TP_DIFFSUM_DELTA_PCT,
-       TP_DIFFSUM_NCOLS };
+/* Column indexes of the summary table (TP_DIFFSUM_METRIC ...
+ * TP_DIFFSUM_NCOLS, from diff_summary.def). */
+#define TP_COLS_FILE "diff_summary.def"
+#include "coldefs_expand.h"
 
 extern const struct tp_coldef tp_diff_summary_cols[TP_DIFFSUM_NCOLS];
 extern const char tp_diff_summary_default_columns[];

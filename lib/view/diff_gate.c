@@ -67,39 +67,18 @@ struct tp_gate {
 
 /* ---- columns ---- */
 
-/* Both tables compare a time per step of A and B. */
-#define PER_STEP_A_B_DELTA                                   \
-    TP_COLDEF_A("time per step in A, microseconds"),         \
-    TP_COLDEF_B("time per step in B, microseconds"),         \
-    TP_COLDEF_DELTA("b - a, microseconds per step")
+/* Both tables compare a time per step of A and B (diff_gate.def, diff_waterfall.def). */
+#define PER_STEP_A TP_COLDEF_A("time per step in A, microseconds")
+#define PER_STEP_B TP_COLDEF_B("time per step in B, microseconds")
+#define PER_STEP_DELTA TP_COLDEF_DELTA("b - a, microseconds per step")
 
-enum { GC_QUANTITY, GC_A, GC_B, GC_DELTA, GC_DELTA_PCT, GC_LO, GC_HI, GC_LO_PCT, GC_HI_PCT, GC_STEPS_A,
-       GC_STEPS_B, GC_VERDICT, GC_N };
-static const struct tp_coldef gate_cols[GC_N] = {
-    {"quantity", "Quantity", TP_COL_STR, -1, 0,
-     "step_time, or a part of it: computation, communication, memcpy, host, idle"},
-    PER_STEP_A_B_DELTA,
-    TP_COLDEF_DELTA_PCT("delta / a * 100 (- when a is 0)"),
-    {"ci_low", "Low(us)", TP_COL_US, -1, 0, "lower end of the bootstrap interval of delta at --confidence"},
-    {"ci_high", "High(us)", TP_COL_US, -1, 0, "upper end of the bootstrap interval of delta"},
-    {"ci_low_pct", "Low(%)", TP_COL_FIXED, -1, 2, "ci_low / a * 100 (- when a is 0)"},
-    {"ci_high_pct", "High(%)", TP_COL_FIXED, -1, 2, "ci_high / a * 100 (- when a is 0)"},
-    {"steps_a", "Steps_A", TP_COL_INT, -1, 0, "steps measured in A (1: a trace without steps)"},
-    {"steps_b", "Steps_B", TP_COL_INT, -1, 0, "steps measured in B"},
-    {"verdict", "Verdict", TP_COL_STR, -1, 0,
-     "regressed (past --fail-above and significant: exit 1), within noise (past it, not significant), "
-     "improved, ok"},
-};
+#define TP_COLS_FILE "diff_gate.def"
+#define TP_COLS_ARRAY gate_cols
+#include "coldefs_expand.h"
 
-enum { WC_PART, WC_NAME, WC_A, WC_B, WC_DELTA, WC_CUMULATIVE, WC_SHARE, WC_N };
-static const struct tp_coldef waterfall_cols[WC_N] = {
-    {"part", "Part", TP_COL_STR, -1, 0, "computation, communication, memcpy, host, idle; step_time last"},
-    TP_COLDEF_NAME_FILL("a kernel, copy, operator or call of the part (- on the part's own row)"),
-    PER_STEP_A_B_DELTA,
-    {"cumulative", "Cumulative(us)", TP_COL_US, -1, 0,
-     "running sum of the parts' deltas (part rows); the last equals the step-time delta"},
-    {"share", "Share(%)", TP_COL_FIXED, -1, 2, "delta / the step-time delta * 100 (- when that is 0)"},
-};
+#define TP_COLS_FILE "diff_waterfall.def"
+#define TP_COLS_ARRAY waterfall_cols
+#include "coldefs_expand.h"
 
 static const tp_view gate_views[2] = {
     {.name = "diff", .summary = "the regression gate: step time and its parts with bootstrap intervals",

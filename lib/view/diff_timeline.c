@@ -30,30 +30,9 @@
 #include "coldefs.h"
 #include "tbtree_bwd.h"
 
-enum { TC_PATH, TC_DEPTH, TC_KIND, TC_NAME, TC_A_HOST, TC_A_DEVICE, TC_A_TOTAL, TC_A_SELF_HOST,
-       TC_A_SELF_DEVICE, TC_B_HOST, TC_B_DEVICE, TC_B_TOTAL, TC_B_SELF_HOST, TC_B_SELF_DEVICE, TC_DELTA,
-       TC_ACCUMULATED, TC_N };
-
-static const struct tp_coldef timeline_cols[TC_N] = {
-    {"path", "Path", TP_COL_STR, -1, 0, "the node's place in the diff tree: 0-3-1 is child 1 of child 3 of the root"},
-    {"depth", "Depth", TP_COL_INT, -1, 0, "0 for the root (the whole timeline)"},
-    {"kind", "Kind", TP_COL_STR, -1, 0,
-     "dataloader, module, backward, optimizer, step, operator, composite (several nodes), blank (none on a side)"},
-    TP_COLDEF_NAME_FILL("the node's name in A (in B when A has none); CompositeNodes as the plugin"),
-    {"a_host", "A_Host(us)", TP_COL_US, -1, 0, "host duration in A: sum of end - start"},
-    {"a_device", "A_Device(us)", TP_COL_US, -1, 0, "device duration in A: kernels launched inside"},
-    {"a_total", "A_Total(us)", TP_COL_US, -1, 0, "the device duration, or the host duration without GPU work (A)"},
-    {"a_self_host", "A_SelfHost(us)", TP_COL_US, -1, 0, "host time outside child operators and launches (A)"},
-    {"a_self_device", "A_SelfDevice(us)", TP_COL_US, -1, 0, "device time of the node's own launches (A)"},
-    {"b_host", "B_Host(us)", TP_COL_US, -1, 0, "host duration in B"},
-    {"b_device", "B_Device(us)", TP_COL_US, -1, 0, "device duration in B"},
-    {"b_total", "B_Total(us)", TP_COL_US, -1, 0, "the device duration, or the host duration (B)"},
-    {"b_self_host", "B_SelfHost(us)", TP_COL_US, -1, 0, "host self time (B)"},
-    {"b_self_device", "B_SelfDevice(us)", TP_COL_US, -1, 0, "device self time (B)"},
-    TP_COLDEF_DELTA("b_total - a_total"),
-    {"accumulated", "Accumulated(us)", TP_COL_US, -1, 0,
-     "running sum of delta over the node's earlier siblings and itself (the plugin's Accumulated Diff)"},
-};
+#define TP_COLS_FILE "diff_timeline.def"
+#define TP_COLS_ARRAY timeline_cols
+#include "coldefs_expand.h"
 
 static const tp_view timeline_view = {
     .name = "diff", .summary = "the plugin's Diff Run view: two timelines compared node by node",

@@ -13,28 +13,19 @@
 #include "cmp.h"
 #include "try.h"
 
-const struct tp_coldef tp_diff_cols[TP_DIFF_NCOLS] = {
-    {"kind", "Kind", TP_COL_STR, -1, 0, "op (CPU operator) or kernel (GPU kernel)"},
-    TP_COLDEF_NAME_FILL("operator or kernel name"),
-    {"a_calls", "A_Calls", TP_COL_INT, -1, 0, "calls in A"},
-    {"b_calls", "B_Calls", TP_COL_INT, -1, 0, "calls in B"},
-    {"a_time", "A_Time(us)", TP_COL_US, -1, 0, "summed duration in A, microseconds"},
-    {"b_time", "B_Time(us)", TP_COL_US, -1, 0, "summed duration in B, microseconds"},
-    TP_COLDEF_DELTA("b_time - a_time, microseconds"),
-    TP_COLDEF_DELTA_PCT("delta / a_time * 100 (- when a_time is 0)"),
-    TP_COLDEF_CATEGORY("added, deleted, increased, decreased, unchanged (by call count, HTA's ops_diff)"),
-};
+#define TP_COLS_FILE "diff.def"
+#define TP_COLS_ARRAY tp_diff_cols
+#define TP_COLS_EXTERN
+#define TP_COLS_NO_ENUM
+#include "coldefs_expand.h"
 const char tp_diff_default_columns[] =
     "kind,name,a_calls,b_calls,a_time,b_time,delta,delta_pct,category";
 
-const struct tp_coldef tp_diff_summary_cols[TP_DIFFSUM_NCOLS] = {
-    {"metric", "Metric", TP_COL_STR, -1, 0,
-     "avg_step_time, total_kernel_time or total_op_time"},
-    TP_COLDEF_A("the value in A, microseconds"),
-    TP_COLDEF_B("the value in B, microseconds"),
-    TP_COLDEF_DELTA("b - a, microseconds"),
-    TP_COLDEF_DELTA_PCT("delta / a * 100 (- when a is 0)"),
-};
+#define TP_COLS_FILE "diff_summary.def"
+#define TP_COLS_ARRAY tp_diff_summary_cols
+#define TP_COLS_EXTERN
+#define TP_COLS_NO_ENUM
+#include "coldefs_expand.h"
 const char tp_diff_summary_default_columns[] = "metric,a,b,delta,delta_pct";
 
 /* The two tables' columns as view descriptors (no build: two stores make a

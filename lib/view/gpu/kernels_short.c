@@ -17,22 +17,13 @@
 #include "view_extra.h"
 #include "cmp.h"
 
-static const struct tp_coldef short_cols[] = {
-    {"op", "Operator", TP_COL_STR, -1, 0, "launching operator (--group props; --short)"},
-    TP_COLDEF_SHORT_DIMS,
-    TP_COLDEF_KERNEL_NAME,
-    TP_COLDEF_LAUNCHES,
-    TP_COLDEF_KERNEL_TOTAL,
-    TP_COLDEF_KERNEL_MEAN,
-    TP_COLDEF_KERNEL_PCT,
-};
-enum { S_OP, S_DIMS, S_NAME, S_CALLS, S_TOTAL, S_MEAN, S_PCT, S_N };
+#define TP_COLS_FILE "kernels_short.def"
+#define TP_COLS_ARRAY short_cols
+#include "coldefs_expand.h"
 
-static const struct tp_coldef hist_cols[] = {
-    TP_COLDEF_SHORT_BINS,
-    TP_COLDEF_LAUNCHES,
-};
-enum { H_START, H_END, H_COUNT, H_N };
+#define TP_COLS_FILE "kernels_histogram.def"
+#define TP_COLS_ARRAY hist_cols
+#include "coldefs_expand.h"
 
 const char tp_kernels_short_columns[] = "op,dims,name,calls,total,mean,pct";
 const char tp_kernels_histogram_columns[] = "bin_start,bin_end,calls";

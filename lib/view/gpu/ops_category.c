@@ -17,13 +17,9 @@
 #include "view_extra.h"
 #include "cmp.h"
 
-static const struct tp_coldef cat_cols[] = {
-    TP_COLDEF_OP_CATEGORY,
-    TP_COLDEF_OP_CALLS,
-    TP_COLDEF_OP_DEV_SELF,
-    TP_COLDEF_OP_CATEGORY_SHARES,
-};
-enum { C_CAT, C_CALLS, C_TIME, C_PCT, C_CUM, C_N };
+#define TP_COLS_FILE "ops_category.def"
+#define TP_COLS_ARRAY cat_cols
+#include "coldefs_expand.h"
 
 const char tp_ops_category_columns[] = "category,calls,dev_self,pct,cum_pct";
 
