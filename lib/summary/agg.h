@@ -161,10 +161,8 @@ int tp_agg_arg(const char *group, const char *name, char *buf, size_t cap);
  * NULL (the table built says them: tp_table_default_columns). */
 const char *tp_agg_columns(const struct tp_agg_spec *spec, const char *group);
 /* "name, op, grid (sets: props = name,op,...)" for usage lines: into buf.
- * TP_AGG_DESCRIBER(fn, spec) defines the view's tp_view.group_keys. */
+ * A view's tp_ID_group_keys (its tp_view.group_keys, views.def) returns it. */
 size_t tp_agg_describe(const struct tp_agg_spec *spec, char *buf, size_t cap);
-#define TP_AGG_DESCRIBER(fn, spec) \
-    static size_t fn(char *buf, size_t cap) { return tp_agg_describe(&(spec), buf, cap); }
 
 /* Reading the keys of items into a section.  Keys that readers return as
  * strings of their own (a store's interned names: the same pointer is the

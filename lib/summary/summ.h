@@ -184,12 +184,4 @@ int tp_summ_load(const char *path, const char *view, int meta_only, tp_summary *
  * from is left as it was.  0 or -1. */
 int tp_summ_merge_group(struct tp_sgroup *into, const struct tp_sgroup *from);
 
-/* The build() of a view whose table always comes from summary view sv: one
- * trace is a run of one rank (the nsys views, temporal, overlap, idle). */
-#define TP_SUMM_BUILD(sv)                                                                                \
-    static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err) \
-    {                                                                                                  \
-        return tp_summ_view_build(&(sv), st, vo, out, err);                                            \
-    }
-
 #endif

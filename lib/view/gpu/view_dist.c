@@ -848,7 +848,7 @@ int tp_dist_table(struct dist_rank *R, size_t n, const struct tp_view_opts *vo, 
     int rc = TP_OK;
     char why[256] = "";
     int aligned = n ? align(R, n, why, sizeof why) : 0;
-    tp_table *t = tp_table_new(tp_dist_cols, sizeof tp_dist_cols / sizeof *tp_dist_cols);
+    tp_table *t = tp_table_new(tp_dist_cols, C_N);
     if (aligned < 0 || !t)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     else if (vo && vo->comm ? ops_table(R, n, aligned, merge, t) < 0 : overview(R, n, aligned, merge, t) < 0)

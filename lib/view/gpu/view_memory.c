@@ -319,7 +319,7 @@ static int stats_table(struct tp_section *sec, const char *path, const struct tp
 {
     *out = NULL;
     const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_stat);
-    tp_table *t = tp_table_new(tp_memory_cols, sizeof tp_memory_cols / sizeof *tp_memory_cols);
+    tp_table *t = tp_table_new(tp_memory_cols, C_N);
     if (!perm || !t) {
         free(perm);
         tp_table_free(t);
@@ -612,7 +612,7 @@ int tp_memory_build(const tp_store *st, const struct tp_view_opts *vo, tp_table 
     if (!curve && !(tree = tp_store_tb(st)))
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     TP_TRY_NOMEM(tp_mem_collect(st, tree, &mem) >= 0, err);
-    tp_table *t = tp_table_new(tp_memory_cols, sizeof tp_memory_cols / sizeof *tp_memory_cols);
+    tp_table *t = tp_table_new(tp_memory_cols, C_N);
     int rc = TP_OK;
     if (!t) {
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");

@@ -242,7 +242,7 @@ static const struct tp_agg_metric ops_metrics[] = {
     MEM("cpu_mem", X_CPUMEM), MEM("self_cpu_mem", X_SCPUMEM), MEM("dev_mem", X_DEVMEM), MEM("self_dev_mem", X_SDEVMEM),
 };
 static const struct tp_agg_spec ops_spec = {
-    .view = "ops", .cols = tp_ops_cols, .ncols = sizeof tp_ops_cols / sizeof *tp_ops_cols, TP_AGG_ARRAY(keys, ops_keys),
+    .view = "ops", .cols = tp_ops_cols, .ncols = C_N, TP_AGG_ARRAY(keys, ops_keys),
     TP_AGG_ARRAY(sets, ops_sets), TP_AGG_ARRAY(metrics, ops_metrics), TP_AGG_ARRAY(variants, ops_variants),
     .default_keys = KEY_NAME, .metric_columns = "calls,dev_self,dev_total,host_self,host_total,tc",
     /* by self device time (a trace with GPU activity), else by self host time */

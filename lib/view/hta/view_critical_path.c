@@ -95,7 +95,7 @@ int tp_critical_path_build(const tp_store *st, const struct tp_view_opts *vo, tp
         tp_hta_free(&h);
         return rc;
     }
-    tp_table *t = tp_table_new(tp_critical_path_cols, sizeof tp_critical_path_cols / sizeof *tp_critical_path_cols);
+    tp_table *t = tp_table_new(tp_critical_path_cols, C_N);
     if (!t) {
         tp_cp_free(&g);
         tp_hta_free(&h);

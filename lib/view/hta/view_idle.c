@@ -125,7 +125,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
     if (rc != TP_OK)
         return rc;
     const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_stream);
-    tp_table *t = tp_table_new(tp_idle_cols, sizeof tp_idle_cols / sizeof *tp_idle_cols);
+    tp_table *t = tp_table_new(tp_idle_cols, C_N);
     if (!perm || !t) {
         free(perm);
         tp_table_free(t);

@@ -292,7 +292,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
     for (size_t i = 0; i < sec->ng; i++)
         for (int m = 1; m <= 7; m++)
             tp_sat_add(&time[m], sec->g[i].x[m - 1]);
-    tp_table *t = tp_table_new(tp_kernel_types_cols, sizeof tp_kernel_types_cols / sizeof *tp_kernel_types_cols);
+    tp_table *t = tp_table_new(tp_kernel_types_cols, C_N);
     TP_TRY_NOMEM(t, err);
     int order[7], n = 0;
     int64_t total = 0;
@@ -348,7 +348,7 @@ int tp_kernel_types_build(const tp_store *st, const struct tp_view_opts *vo, tp_
         return tp_summ_view_build(&tp_summ_kernel_types, st, vo, out, err);
     struct tp_hta h;
     TP_TRY_NOMEM(tp_hta_init(&h, st, vo) == 0, err);
-    tp_table *t = tp_table_new(tp_kernel_types_cols, sizeof tp_kernel_types_cols / sizeof *tp_kernel_types_cols);
+    tp_table *t = tp_table_new(tp_kernel_types_cols, C_N);
     int rc = t ? build_kernels(st, &h, t) : -1;
     tp_hta_free(&h);
     if (rc < 0) {

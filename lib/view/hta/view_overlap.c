@@ -52,7 +52,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
 {
     int64_t x[X_N];
     tp_table *t;
-    TP_TRY(tp_hta_summ_row(sec, path, vo, tp_overlap_cols, sizeof tp_overlap_cols / sizeof *tp_overlap_cols, C_RANK, X_N, x, &t, err));
+    TP_TRY(tp_hta_summ_row(sec, path, vo, tp_overlap_cols, C_N, C_RANK, X_N, x, &t, err));
     int64_t comm = x[X_COMM], comp = x[X_COMP];
     tp_table_set_int(t, C_OVERLAP, x[X_OVERLAP]);
     tp_table_set_int(t, C_COMM, comm);

@@ -72,7 +72,7 @@ int tp_queue_build(const tp_store *st, const struct tp_view_opts *vo, tp_table *
         if (tp_store_launcher(st, r) >= 0 && tp_hta_is_gpu(&h, r))
             n++;
     struct qpt *p = malloc((n ? 2 * n : 1) * sizeof *p);
-    tp_table *t = tp_table_new(tp_queue_cols, sizeof tp_queue_cols / sizeof *tp_queue_cols);
+    tp_table *t = tp_table_new(tp_queue_cols, C_N);
     int64_t *hist = NULL;
     int rc = TP_OK;
     if (!is_launch || !p || !t)

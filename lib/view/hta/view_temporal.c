@@ -56,7 +56,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
 {
     int64_t x[X_N];
     tp_table *t;
-    TP_TRY(tp_hta_summ_row(sec, path, vo, tp_temporal_cols, sizeof tp_temporal_cols / sizeof *tp_temporal_cols, C_RANK, X_N, x, &t, err));
+    TP_TRY(tp_hta_summ_row(sec, path, vo, tp_temporal_cols, C_N, C_RANK, X_N, x, &t, err));
     tp_table_set_int(t, C_EVENTS, x[X_EVENTS]);
     tp_table_set_int(t, C_IDLE, x[X_IDLE]);
     tp_table_set_int(t, C_COMP, x[X_COMP]);

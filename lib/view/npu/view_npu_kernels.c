@@ -89,7 +89,8 @@
 #define TP_COLS_EXTERN
 #define TP_COLS_NO_ENUM
 #include "coldefs_expand.h"
-_Static_assert(sizeof tp_npu_kernels_cols / sizeof tp_npu_kernels_cols[0] == NK_N, "the column list and its enum agree");
+_Static_assert(sizeof tp_npu_kernels_cols / sizeof tp_npu_kernels_cols[0] == NK_N,
+               "the column list and its enum agree");
 
 static int core_slot(const char *c)
 {
