@@ -1,0 +1,77 @@
+/* views_test.c — the command table (views.def) as the library hands it out:
+ * every view and NPU twin whole and consistent.  The compiler checks the
+ * types of an entry and each view's enum against its columns; this checks
+ * what it cannot: names found again, default column lists and options that
+ * select, no key twice, twins of a view that exists, shared columns shared. */
+#include <string.h>
+#include "testing.h"
+#include "table.h"
+#include "tprof.h"
+
+/* What one descriptor must hold (a GPU view or an NPU twin); the first
+ * failure, if any, into why. */
+static const char *whole(const tp_view *v)
+{
+    size_t idx[256], n;
+    tp_error err = {0};
+    if (!v->name || !*v->name || !v->summary || !*v->summary)
+        return "a name and a summary";
+    if (!v->build || !v->cols || v->ncols == 0 || v->ncols > 256 || !v->default_columns)
+        return "a build, columns and default columns";
+    if (tp_table_select(v->cols, v->ncols, v->default_columns, idx, 256, &n, &err) != TP_OK || n == 0)
+        return "default columns that are its columns";
+    for (size_t i = 0; i < v->ncols; i++) {
+        if (!v->cols[i].key || !v->cols[i].header || !v->cols[i].desc || !*v->cols[i].desc)
+            return "a key, header and description per column";
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(v->cols[i].key, v->cols[j].key) == 0)
+                return "each column key once";
+    }
+    if (v->noptions && !v->options)
+        return "its options where it counts some";
+    for (size_t i = 0; i < v->noptions; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(v->options[i].name, v->options[j].name) == 0)
+                return "each option once";
+    if ((v->rank_summary != NULL) != (v->build_summaries != NULL) || (v->build_summaries && !v->build_run))
+        return "rank summaries with build_summaries and build_run";
+    return NULL;
+}
+
+int main(void)
+{
+    const tp_view *const *all = tp_views();
+    size_t nviews = 0, ntwins = 0;
+    char name[128];
+    for (; all && all[nviews]; nviews++) {
+        const tp_view *v = all[nviews], *twin = tp_view_npu_twin(v);
+        const char *why = whole(v);
+        snprintf(name, sizeof name, "view %s: %s", v->name ? v->name : "?", why ? why : "whole");
+        CHECK(name, why == NULL);
+        snprintf(name, sizeof name, "view %s: found by its name", v->name ? v->name : "?");
+        CHECK(name, tp_view_find(v->name) == v);
+        if (!twin)
+            continue;
+        ntwins++;
+        why = whole(twin);
+        snprintf(name, sizeof name, "twin %s: %s", v->name, why ? why : "whole");
+        CHECK(name, why == NULL);
+        snprintf(name, sizeof name, "twin %s: not in the registry, built for Ascend stores", v->name);
+        CHECK(name, twin != v && strcmp(twin->name, v->name) == 0 && tp_view_npu_twin(twin) == twin);
+    }
+    CHECK("the registry holds the views", nviews >= 20);
+    CHECK("some views have an Ascend twin", ntwins >= 1 && ntwins < nviews);
+
+    /* modules and lightning share the module tree's columns: lightning's
+     * --hooks columns follow modules' */
+    const tp_view *mod = tp_view_find("modules"), *pl = tp_view_find("lightning");
+    CHECK("modules and lightning share their columns",
+          mod && pl && mod->cols == pl->cols && mod->ncols < pl->ncols);
+    /* a view whose options are its own entry's (TP_VIEW_OPTS) and one with
+     * the shared --step/--window table */
+    const tp_view *queue = tp_view_find("queue"), *api = tp_view_find("api");
+    CHECK("queue: its own options", queue && tp_view_option_find(queue, "max-queue") != NULL &&
+                                        tp_view_option_find(queue, "hta-quirks") != NULL);
+    CHECK("api: the filter options alone", api && api->noptions == 2 && tp_view_option_find(api, "window"));
+    TEST_EXIT();
+}
