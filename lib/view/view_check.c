@@ -18,7 +18,6 @@
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
-#include "view_options.h"
 
 #define TP_COLS_FILE "view_check.def"
 #define TP_COLS_ARRAY tp_check_cols

@@ -8,7 +8,6 @@
 #include "table.h"
 #include "ascend.h"
 #include "views.h"
-#include "view_options.h"
 #include "try.h"
 
 #define TP_COLS_FILE "view_info.def"

@@ -16,7 +16,6 @@
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
-#include "view_options.h"
 #include "grow.h"
 
 #define TP_COLS_FILE "view_prof.def"

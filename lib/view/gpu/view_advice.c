@@ -19,7 +19,6 @@
 #include "store.h"
 #include "table.h"
 #include "views.h"
-#include "view_options.h"
 #include "try.h"
 
 #define TP_COLS_FILE "view_advice.def"

@@ -14,7 +14,6 @@
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
-#include "view_options.h"
 
 #define TP_COLS_FILE "view_collectives.def"
 #define TP_COLS_ARRAY tp_collectives_cols

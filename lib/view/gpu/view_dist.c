@@ -29,7 +29,6 @@
 #include "views.h"
 #include "ranges.h"
 #include "tb_classify.h"
-#include "view_options.h"
 #include "dist_rank.h"
 #include "cmp.h"
 #include "grow.h"

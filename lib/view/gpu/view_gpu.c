@@ -13,7 +13,6 @@
 #include "coldefs.h"
 #include "views.h"
 #include "view_extra.h"
-#include "view_options.h"
 #include "try.h"
 
 #define TP_COLS_FILE "view_gpu.def"

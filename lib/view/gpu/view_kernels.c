@@ -21,7 +21,6 @@
 #include "tbtree.h"
 #include "views.h"
 #include "view_extra.h"
-#include "view_options.h"
 #include "summ.h"
 #include "agg.h"
 #include "checked.h"

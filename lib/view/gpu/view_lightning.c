@@ -16,7 +16,6 @@
  * the first thread's), a row per call, of every thread. */
 #include "modtree.h"
 #include "views.h"
-#include "view_options.h"
 #include "try.h"
 
 /* --hooks: the call tree of Lightning's hooks (the plugin's bottom graph) */

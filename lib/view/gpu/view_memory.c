@@ -28,7 +28,6 @@
 #include "coldefs.h"
 #include "tbtree.h"
 #include "views.h"
-#include "view_options.h"
 #include "summ.h"
 #include "cmp.h"
 #include "try.h"

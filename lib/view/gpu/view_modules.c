@@ -14,7 +14,6 @@
  * zero occurrences. */
 #include "modtree.h"
 #include "views.h"
-#include "view_options.h"
 
 int tp_modules_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {

@@ -13,7 +13,6 @@
 #include "views.h"
 #include "tb_classify.h"
 #include "view_extra.h"
-#include "view_options.h"
 #include "summ.h"
 #include "agg.h"
 #include "try.h"

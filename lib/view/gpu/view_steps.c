@@ -22,7 +22,6 @@
 #include "ranges.h"
 #include "breakdown.h"
 #include "tb_classify.h"
-#include "view_options.h"
 #include "summ.h"
 #include "checked.h"
 #include "try.h"

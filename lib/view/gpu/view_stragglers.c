@@ -15,7 +15,6 @@
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
-#include "view_options.h"
 #include "cmp.h"
 
 #define TP_COLS_FILE "view_stragglers.def"

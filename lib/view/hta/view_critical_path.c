@@ -11,7 +11,6 @@
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
-#include "view_options.h"
 #include "try.h"
 
 #define TP_COLS_FILE "view_critical_path.def"

@@ -27,7 +27,6 @@
 #include "coldefs.h"
 #include "try.h"
 #include "views.h"
-#include "view_options.h"
 #include "cmp.h"
 
 #define TP_COLS_FILE "view_kernel_types.def"

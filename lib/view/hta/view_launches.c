@@ -21,7 +21,6 @@
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
-#include "view_options.h"
 #include "summ.h"
 #include "cmp.h"
 #include "try.h"

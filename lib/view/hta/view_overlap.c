@@ -14,7 +14,6 @@
 #include "coldefs.h"
 #include "try.h"
 #include "views.h"
-#include "view_options.h"
 
 #define TP_COLS_FILE "view_overlap.def"
 #define TP_COLS_ARRAY tp_overlap_cols

@@ -15,7 +15,6 @@
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
-#include "view_options.h"
 #include "cmp.h"
 #include "try.h"
 

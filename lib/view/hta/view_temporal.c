@@ -17,7 +17,6 @@
 #include "coldefs.h"
 #include "try.h"
 #include "views.h"
-#include "view_options.h"
 
 #define TP_COLS_FILE "view_temporal.def"
 #define TP_COLS_ARRAY tp_temporal_cols

@@ -18,7 +18,6 @@
 #include <string.h>
 #include "view_npu_kernels.h"
 #include "views.h"
-#include "view_options.h"
 #include "agg.h"
 #include "try.h"
 #include "coldefs.h"

@@ -21,7 +21,6 @@
 #include "ascend.h"
 #include "plot.h"
 #include "views.h"
-#include "view_options.h"
 #include "try.h"
 #include "coldefs.h"
 

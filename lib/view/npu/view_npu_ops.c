@@ -16,7 +16,6 @@
 #include <string.h>
 #include "ascend.h"
 #include "views.h"
-#include "view_options.h"
 #include "agg.h"
 #include "try.h"
 #include "coldefs.h"

@@ -9,7 +9,6 @@
 #include <string.h>
 #include "ascend.h"
 #include "views.h"
-#include "view_options.h"
 #include "try.h"
 #include "coldefs.h"
 

@@ -20,7 +20,6 @@
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
-#include "view_options.h"
 #include "try.h"
 
 /* µs or ms to ns; TP_NONE for an empty cell (NaN), and *bad set for a

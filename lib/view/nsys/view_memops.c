@@ -13,7 +13,6 @@
 #include "store.h"
 #include "summary.h"
 #include "views.h"
-#include "view_options.h"
 #include "summ.h"
 #include "nsys_table.h"
 #include "try.h"

@@ -22,7 +22,6 @@
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
-#include "view_options.h"
 
 #define TP_COLS_FILE "view_roofline.def"
 #define TP_COLS_ARRAY tp_roofline_cols
