@@ -37,7 +37,8 @@
                                   __VA_ARGS__};
 #define TP_VIEW(id, plain, opted, ...) TP_VIEW_OWN_COLS_(id, __VA_ARGS__)
 #define TP_NPU_VIEW(id, ...) TP_VIEW_OWN_COLS_(id, __VA_ARGS__)
-#define TP_VIEW_SHARED_COLS(id, plain, opted, ...) const tp_view tp_view_##id = {.build = tp_##id##_build, __VA_ARGS__};
+#define TP_VIEW_SHARED_COLS(id, plain, opted, ...) \
+    const tp_view tp_view_##id = {.build = tp_##id##_build, __VA_ARGS__};
 #define TP_SUMM_VIEW(id, sv, plain, opted, ...)                                                            \
     int tp_##id##_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err) \
     {                                                                                                      \
@@ -58,7 +59,7 @@
 /* The views (tp_views) and, in the same order, the parts of a lazily read
  * store each reads: with its default options, and with any other. */
 #define TP_VIEW(id, plain, opted, ...) &tp_view_##id,
-#define TP_VIEW_SHARED_COLS TP_VIEW
+#define TP_VIEW_SHARED_COLS TP_VIEW   /* whatever TP_VIEW is, in both lists */
 #define TP_SUMM_VIEW(id, sv, plain, opted, ...) &tp_view_##id,
 #define TP_NPU_VIEW(id, ...)
 static const tp_view *const registry[] = {
@@ -74,6 +75,8 @@ static const struct {
 } view_needs_list[] = {
 #include "views.def"
 };
+_Static_assert(sizeof view_needs_list / sizeof *view_needs_list == sizeof registry / sizeof *registry - 1,
+               "a needs entry per view, in the registry's order");
 #undef TP_VIEW
 #undef TP_VIEW_SHARED_COLS
 #undef TP_SUMM_VIEW
