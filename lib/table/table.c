@@ -3,13 +3,16 @@
  *
  * A table can hold one row per GPU kernel, i.e. millions of rows, so cells are
  * stored compactly: rows live in chunks of TP_CHUNK_ROWS rows, each chunk one
- * allocation holding a 4-byte value per cell and a kind byte per cell.
- * Strings are interned in a tp_strtab (each distinct string stored once) and
- * a string cell keeps its 32-bit id; an integer cell its value when it fits
- * in 32 bits (indexes, counts, most durations in ns), else, like a float
- * cell, the index of its 8 bytes in the chunk's side array of wide values.
- * Cells of 8 bytes everywhere made the default view's table of 245K rows
- * take 9 bytes a cell instead of 5.  There is no per-cell allocation. */
+ * allocation holding a 4-byte value per cell.  Strings are interned in a
+ * tp_strtab (each distinct string stored once) and a string cell keeps its
+ * 32-bit id; an integer cell its value when it fits in 32 bits (indexes,
+ * counts, most durations in ns), else, like a float cell, the index of its
+ * 8 bytes in the chunk's side array of wide values.  A chunk keeps a kind
+ * byte per cell only once the cells of a column differ in kind within it;
+ * until then one byte per column gives the kind of all of them (the row
+ * being filled keeps its kinds apart, in lastk, until the next row comes).
+ * 8-byte cells with a kind byte each made the default view's table of 245K
+ * rows take 9 bytes a cell instead of 4.  There is no per-cell allocation. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -31,7 +34,9 @@ union tp_cellval {
 
 struct tp_chunk {
     uint32_t *v;           /* TP_CHUNK_ROWS * nkept values: a string id, an int32, or an index into wide */
-    unsigned char *k;      /* TP_CHUNK_ROWS * nkept kinds (enum tp_cellkind), | WIDE: the value is in wide */
+    unsigned char *ck;     /* nkept kinds (after v): each column's, for every complete row of the chunk */
+    unsigned char *k;      /* NULL, or once a column's kinds differ: TP_CHUNK_ROWS * nkept kinds
+                              (enum tp_cellkind, | WIDE: the value is in wide) */
     uint64_t *wide;        /* the 8-byte values: int64 outside int32's range, doubles (their bits) */
     size_t nwide, capwide;
 };
@@ -63,6 +68,7 @@ struct tp_table {
      * not kept; nkept cells a row. */
     uint16_t *slot;
     size_t nkept;
+    unsigned char *lastk;    /* nkept kinds of the last row's cells */
 };
 
 #define NOSLOT UINT16_MAX
@@ -78,9 +84,11 @@ tp_table *tp_table_new(const struct tp_coldef *cols, size_t ncols)
     t->ncols = ncols;
     t->nkept = ncols;
     t->slot = malloc((ncols ? ncols : 1) * sizeof *t->slot);
-    if (!t->slot || ncols >= NOSLOT || tp_strtab_init(&t->strs) != 0) {
+    t->lastk = malloc(ncols ? ncols : 1);
+    if (!t->slot || !t->lastk || ncols >= NOSLOT || tp_strtab_init(&t->strs) != 0) {
         tp_strtab_free(&t->strs);
         free(t->slot);
+        free(t->lastk);
         free(t);
         return NULL;
     }
@@ -95,6 +103,7 @@ void tp_table_free(tp_table *t)
         return;
     for (size_t i = 0; i < t->nchunks; i++) {
         free(t->chunks[i].v);
+        free(t->chunks[i].k);
         free(t->chunks[i].wide);
     }
     free(t->chunks);
@@ -103,6 +112,7 @@ void tp_table_free(tp_table *t)
     free(t->defcols);
     free(t->addr);
     free(t->slot);
+    free(t->lastk);
     free(t);
 }
 
@@ -197,9 +207,35 @@ int tp_table_nomem(const tp_table *t)
     return t->oom;
 }
 
+/* The kinds of the last row (lastk) into its chunk: the column kinds of
+ * the chunk when it is the first row or they agree, else a kind per cell
+ * from now on.  -1 on out of memory (the table is then marked). */
+static int commit_last(tp_table *t)
+{
+    size_t r = t->nrows - 1, i = r & (TP_CHUNK_ROWS - 1), nk = t->nkept;
+    struct tp_chunk *ch = &t->chunks[r >> TP_CHUNK_SHIFT];
+    if (!ch->k) {
+        if (i == 0 || memcmp(ch->ck, t->lastk, nk) == 0) {
+            memcpy(ch->ck, t->lastk, nk);
+            return 0;
+        }
+        ch->k = malloc(TP_CHUNK_ROWS * (nk ? nk : 1));
+        if (!ch->k) {
+            t->oom = 1;
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++)
+            memcpy(ch->k + j * nk, ch->ck, nk);
+    }
+    memcpy(ch->k + i * nk, t->lastk, nk);
+    return 0;
+}
+
 long tp_table_add_row(tp_table *t)
 {
     if (!t)
+        return -1;
+    if (t->nrows && commit_last(t) < 0)
         return -1;
     size_t r = t->nrows;
     size_t c = r >> TP_CHUNK_SHIFT;
@@ -215,16 +251,16 @@ long tp_table_add_row(tp_table *t)
             t->capchunks = cap;
         }
         size_t ncells = TP_CHUNK_ROWS * (t->nkept ? t->nkept : 1);
-        uint32_t *v = malloc(ncells * (sizeof *v + 1));
+        uint32_t *v = malloc(ncells * sizeof *v + (t->nkept ? t->nkept : 1));
         if (!v) {
             t->oom = 1;
             return -1;
         }
-        t->chunks[c] = (struct tp_chunk){v, (unsigned char *)(v + ncells), NULL, 0, 0};
+        t->chunks[c] = (struct tp_chunk){v, (unsigned char *)(v + ncells), NULL, NULL, 0, 0};
         t->nchunks++;
     }
     size_t off = (r & (TP_CHUNK_ROWS - 1)) * t->nkept;
-    memset(t->chunks[c].k + off, TP_CELL_NULL, t->nkept);
+    memset(t->lastk, TP_CELL_NULL, t->nkept);
     memset(t->chunks[c].v + off, 0, t->nkept * sizeof *t->chunks[c].v);
     t->nrows++;
     return (long)r;
@@ -236,15 +272,17 @@ static inline size_t cell_off(const tp_table *t, size_t row, size_t col)
     return (row & (TP_CHUNK_ROWS - 1)) * t->nkept + t->slot[col];
 }
 
-/* The chunk and offset of cell col of the last row: 0 when there is no
- * row, col is out of range or not kept. */
-static int last_cell(tp_table *t, size_t col, struct tp_chunk **ch, size_t *off)
+/* Cell col of the last row: its value in its chunk (*ch, at *off) and
+ * its kind (*k, in lastk); 0 when there is no row, col is out of range
+ * or not kept. */
+static int last_cell(tp_table *t, size_t col, struct tp_chunk **ch, size_t *off, unsigned char **k)
 {
     if (!t || t->nrows == 0 || col >= t->ncols || t->slot[col] == NOSLOT)
         return 0;
     size_t r = t->nrows - 1;
     *ch = &t->chunks[r >> TP_CHUNK_SHIFT];
     *off = cell_off(t, r, col);
+    *k = &t->lastk[t->slot[col]];
     return 1;
 }
 
@@ -252,10 +290,11 @@ void tp_table_set_strn(tp_table *t, size_t col, const char *s, size_t len)
 {
     struct tp_chunk *ch;
     size_t off;
-    if (!last_cell(t, col, &ch, &off))
+    unsigned char *k;
+    if (!last_cell(t, col, &ch, &off, &k))
         return;
     if (!s) {
-        ch->k[off] = TP_CELL_NULL;
+        *k = TP_CELL_NULL;
         return;
     }
     if (len > UINT32_MAX - 1)
@@ -263,11 +302,11 @@ void tp_table_set_strn(tp_table *t, size_t col, const char *s, size_t len)
     uint32_t id = tp_strtab_intern(&t->strs, s, len);
     if (id == UINT32_MAX) {
         t->oom = 1;
-        ch->k[off] = TP_CELL_NULL;
+        *k = TP_CELL_NULL;
         return;
     }
     ch->v[off] = id;
-    ch->k[off] = TP_CELL_STR;
+    *k = TP_CELL_STR;
 }
 
 void tp_table_set_str(tp_table *t, size_t col, const char *s)
@@ -321,17 +360,18 @@ void tp_table_set_str_stable(tp_table *t, size_t col, const char *s)
         h = (h + 1) & (t->addr_slots - 1);
     struct tp_chunk *ch;
     size_t off;
+    unsigned char *k;
     if (!t->addr[h].p) {
         tp_table_set_str(t, col, s);
-        if (!last_cell(t, col, &ch, &off) || ch->k[off] != TP_CELL_STR)
+        if (!last_cell(t, col, &ch, &off, &k) || *k != TP_CELL_STR)
             return;   /* out of memory: the table says so */
         t->addr[h] = (struct addr_slot){s, ch->v[off]};
         t->naddr++;
         return;
     }
-    last_cell(t, col, &ch, &off);
+    last_cell(t, col, &ch, &off, &k);
     ch->v[off] = t->addr[h].id;
-    ch->k[off] = TP_CELL_STR;
+    *k = TP_CELL_STR;
 }
 
 /* Cell col of the last row holds the 8 bytes `bits` of kind: in the
@@ -340,15 +380,16 @@ static void set_wide(tp_table *t, size_t col, unsigned char kind, uint64_t bits)
 {
     struct tp_chunk *ch;
     size_t off;
-    if (!last_cell(t, col, &ch, &off))
+    unsigned char *k;
+    if (!last_cell(t, col, &ch, &off, &k))
         return;
-    if (!(ch->k[off] & WIDE)) {
+    if (!(*k & WIDE)) {
         if (ch->nwide == ch->capwide) {
             size_t cap = ch->capwide ? 2 * ch->capwide : 64;
             uint64_t *w = realloc(ch->wide, cap * sizeof *w);
             if (!w) {
                 t->oom = 1;   /* tp_table_write reports it */
-                ch->k[off] = TP_CELL_NULL;
+                *k = TP_CELL_NULL;
                 return;
             }
             ch->wide = w;
@@ -357,7 +398,7 @@ static void set_wide(tp_table *t, size_t col, unsigned char kind, uint64_t bits)
         ch->v[off] = (uint32_t)ch->nwide++;
     }
     ch->wide[ch->v[off]] = bits;
-    ch->k[off] = (unsigned char)(kind | WIDE);
+    *k = (unsigned char)(kind | WIDE);
 }
 
 void tp_table_set_int(tp_table *t, size_t col, int64_t x)
@@ -368,10 +409,11 @@ void tp_table_set_int(tp_table *t, size_t col, int64_t x)
     }
     struct tp_chunk *ch;
     size_t off;
-    if (!last_cell(t, col, &ch, &off))
+    unsigned char *k;
+    if (!last_cell(t, col, &ch, &off, &k))
         return;
     ch->v[off] = (uint32_t)(int32_t)x;
-    ch->k[off] = TP_CELL_INT;
+    *k = TP_CELL_INT;
 }
 
 void tp_table_set_float(tp_table *t, size_t col, double x)
@@ -385,9 +427,10 @@ void tp_table_set_null(tp_table *t, size_t col)
 {
     struct tp_chunk *ch;
     size_t off;
-    if (!last_cell(t, col, &ch, &off))
+    unsigned char *k;
+    if (!last_cell(t, col, &ch, &off, &k))
         return;
-    ch->k[off] = TP_CELL_NULL;
+    *k = TP_CELL_NULL;
 }
 
 /* ---- read access -------------------------------------------------------- */
@@ -398,7 +441,7 @@ static int get_cell(const tp_table *t, size_t row, size_t col, union tp_cellval 
         return TP_CELL_NULL;
     const struct tp_chunk *ch = &t->chunks[row >> TP_CHUNK_SHIFT];
     size_t off = cell_off(t, row, col);
-    unsigned char k = ch->k[off];
+    unsigned char k = row + 1 == t->nrows ? t->lastk[t->slot[col]] : ch->k ? ch->k[off] : ch->ck[t->slot[col]];
     if (k & WIDE) {
         uint64_t bits = ch->wide[ch->v[off]];
         k &= (unsigned char)~WIDE;
