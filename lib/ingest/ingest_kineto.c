@@ -60,26 +60,28 @@ static void clear_event(struct event *ev)
  * index built once per import (struct key_index), one probe for most keys. */
 struct field_key {
     const char *key;
-    uint16_t len;
+    uint8_t len;
+    uint8_t coll;               /* a collective's metadata (ev->has_coll) */
     uint16_t off;               /* offsetof(struct event, the field), or ARGS_OBJECT */
 };
 enum { ARGS_OBJECT = UINT16_MAX };
-#define FK(lit, field) {lit, sizeof(lit) - 1, offsetof(struct event, field)}
+#define FK(lit, field) {lit, sizeof(lit) - 1, 0, offsetof(struct event, field)}
+#define FKC(lit, field) {lit, sizeof(lit) - 1, 1, offsetof(struct event, field)}
 
 static const struct field_key event_keys[] = {
     FK("ph", ph), FK("cat", cat), FK("name", name), FK("pid", pid), FK("tid", tid), FK("ts", ts),
-    FK("dur", dur), FK("id", id), {"args", 4, ARGS_OBJECT},
+    FK("dur", dur), FK("id", id), {"args", 4, 0, ARGS_OBJECT},
 };
 
 static const struct field_key arg_keys[] = {
     FK("External id", ext_id), FK("external id", ext_id_lc), FK("est. achieved occupancy %", occ),
-    FK("correlation", correlation), FK("Sequence number", seq), FK("Seq", coll_seq), FK("device", device),
+    FK("correlation", correlation), FK("Sequence number", seq), FKC("Seq", coll_seq), FK("device", device),
     FK("dtype", dtype), FK("stream", stream), FK("shared memory", smem), FK("grid", grid), FK("block", block),
     FK("blocks per SM", bps), FK("bytes", bytes), FK("registers per thread", regs),
     FK("Input Dims", input_dims), FK("Input dims", input_dims), FK("Input type", input_type),
-    FK("Input Strides", input_strides), FK("In msg nelems", in_nelems), FK("Out msg nelems", out_nelems),
+    FK("Input Strides", input_strides), FKC("In msg nelems", in_nelems), FK("Out msg nelems", out_nelems),
     FK("Group size", group_size), FK("Call stack", call_stack), FK("Concrete Inputs", concrete_inputs),
-    FK("Collective name", coll_name), FK("Python id", py_id), FK("Python parent id", py_parent),
+    FKC("Collective name", coll_name), FK("Python id", py_id), FK("Python parent id", py_parent),
     FK("Python module id", py_module), FK("Process Group Name", pg_name), FK("Process Group ID", pg_id),
     FK("Process Group Description", pg_desc), FK("Process Group Ranks", pg_ranks), FK("Fwd thread id", fwd_tid),
     FK("Device Type", dev_type), FK("Device Id", dev_id), FK("Addr", addr), FK("Bytes", mem_bytes),
@@ -89,17 +91,10 @@ static const struct field_key arg_keys[] = {
 };
 
 #define KEY_SLOTS 256u          /* a power of two, over four times the keys of a table */
-#define KEY_PREDICT 32          /* members whose last key is remembered by position */
 
 struct key_index {
     const struct field_key *keys;
     uint8_t slot[KEY_SLOTS];    /* index into keys + 1; 0 free */
-    /* The entry the n-th member's key matched last time (NULL: none or a
-     * skipped key): a profiler writes the keys of an event in the same
-     * order every time, so one comparison finds most.  Without it the
-     * hash's chain of loads (key bytes, slot, entry) cost 3% of the import
-     * over the switch of literal comparisons it replaced. */
-    const struct field_key *last[KEY_PREDICT];
 };
 
 static inline unsigned key_hash(const char *k, size_t len)
@@ -110,7 +105,7 @@ static inline unsigned key_hash(const char *k, size_t len)
 
 static void key_index_init(struct key_index *ix, const struct field_key *keys, size_t n)
 {
-    memset(ix, 0, sizeof *ix);
+    memset(ix->slot, 0, sizeof ix->slot);
     ix->keys = keys;
     for (size_t i = 0; i < n; i++) {
         unsigned h = key_hash(keys[i].key, keys[i].len);
@@ -126,18 +121,27 @@ static void key_index_init(struct key_index *ix, const struct field_key *keys, s
  * loads; with memcmp calls the import took 3% more CPU). */
 static inline int same_bytes(const char *a, const char *b, size_t len)
 {
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
+    if (len >= 8) {   /* words, the last one overlapping the one before */
         uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        if (x != y)
-            return 0;
+        for (size_t i = 0; i + 8 < len; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y)
+                return 0;
+        }
+        memcpy(&x, a + len - 8, 8);
+        memcpy(&y, b + len - 8, 8);
+        return x == y;
     }
-    for (; i < len; i++)
-        if (a[i] != b[i])
-            return 0;
-    return 1;
+    if (len >= 4) {
+        uint32_t x, y, x2, y2;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        memcpy(&x2, a + len - 4, 4);
+        memcpy(&y2, b + len - 4, 4);
+        return x == y && x2 == y2;
+    }
+    return len == 0 || (a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1]);
 }
 
 /* The entry of key k[0..len), or NULL when the importer does not read it. */
@@ -250,12 +254,42 @@ static int read_value(tp_json *j, struct jv *v)
     switch (v->type) {
     case TP_J_STRING: return tp_json_string(j, &v->s);
     case TP_J_NUMBER: return tp_json_number(j, &v->s);
+    case TP_J_TRUE: case TP_J_FALSE: case TP_J_NULL: {
+        /* what tp_json_skip does with a literal (the same errors), without
+         * its stack of containers: "finished": true is in every event of a
+         * PyTorch 2.x trace */
+        uint64_t start = tp_json_offset(j);
+        enum tp_jtype lit;
+        if (tp_json_literal(j, &lit) < 0)
+            return -1;
+        v->s.off = start;
+        v->s.len = (uint32_t)(tp_json_offset(j) - start);
+        return 0;
+    }
     case TP_J_NONE:
         if (tp_json_peek(j) < 0)
             return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
         return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
     default: return tp_json_skip(j, &v->s);
     }
+}
+
+/* Skip a value the importer does not read: scalars directly, containers
+ * by tp_json_skip (whose stack of containers a scalar does not need; the
+ * same errors at the same offsets either way). */
+static int skip_value(tp_json *j)
+{
+    int c = tp_json_peek(j);
+    tp_jspan s;
+    if (c == '"')
+        return tp_json_string(j, &s);
+    if ((c >= '0' && c <= '9') || c == '-')
+        return tp_json_number(j, &s);
+    if (c == 't' || c == 'f' || c == 'n') {
+        enum tp_jtype lit;
+        return tp_json_literal(j, &lit);
+    }
+    return tp_json_skip(j, NULL);
 }
 
 /* read_value into a field of the event, remembered for clear_event. */
@@ -280,15 +314,9 @@ static int read_members(tp_json *j, struct event *ev, struct key_indexes *ki, st
     int n = 0, r;
     tp_jspan key;
     while ((r = tp_json_obj_next(j, &n, &key)) == 1) {
-        const char *k = tp_json_ptr(j, key);
-        const struct field_key *f = (size_t)n <= KEY_PREDICT ? ix->last[n - 1] : NULL;
-        if (!f || f->len != key.len || !same_bytes(f->key, k, key.len)) {
-            f = key_find(ix, k, key.len);
-            if ((size_t)n <= KEY_PREDICT)
-                ix->last[n - 1] = f;
-        }
+        const struct field_key *f = key_find(ix, tp_json_ptr(j, key), key.len);
         if (!f) {
-            if (tp_json_skip(j, NULL) < 0)
+            if (skip_value(j) < 0)
                 return -1;
         } else if (f->off == ARGS_OBJECT) {
             if (tp_json_type(j) != TP_J_OBJECT) {
@@ -304,7 +332,7 @@ static int read_members(tp_json *j, struct event *ev, struct key_indexes *ki, st
             struct jv *dst = (struct jv *)(void *)((char *)ev + f->off);
             if (read_field(j, ev, dst) < 0)
                 return -1;
-            ev->has_coll |= dst == &ev->coll_name || dst == &ev->in_nelems || dst == &ev->coll_seq;
+            ev->has_coll |= f->coll;
         }
     }
     return r < 0 ? -1 : 0;
