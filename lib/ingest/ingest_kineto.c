@@ -56,8 +56,8 @@ static void clear_event(struct event *ev)
 /* The keys the importer reads, each with the field of struct event its
  * value goes to: one table for the event's own keys, one for those of its
  * "args" ("name" is the event's name at the top, a metadata event's value
- * in args).  A key in neither is skipped.  Looked up through a small hash
- * index built once per import (struct key_index), one probe for most keys. */
+ * in args).  A key in neither is skipped.  Looked up by its first byte
+ * (struct key_index, built once per import). */
 struct field_key {
     const char *key;
     uint8_t len;
@@ -100,6 +100,10 @@ struct key_index {
     uint8_t order[64];
     uint8_t begin[256], end[256];
 };
+
+_Static_assert(sizeof arg_keys / sizeof arg_keys[0] <= sizeof ((struct key_index *)0)->order &&
+               sizeof event_keys / sizeof event_keys[0] <= sizeof ((struct key_index *)0)->order,
+               "struct key_index: order[] holds every key of a table");
 
 static void key_index_init(struct key_index *ix, const struct field_key *keys, size_t n)
 {
