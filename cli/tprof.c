@@ -148,7 +148,14 @@ static int run_one(const struct cli_options *o, const char *path, struct sink *s
         tp_store_free(st);
         st = slice;
     }
-    if (!linked || tp_view_build(o->view, st, &o->vo, &t, &lerr) != TP_OK) {
+    /* the columns the output will read (-c, else the view's default), so
+     * that the view may leave the others out; --sort and --name read
+     * their own */
+    struct tp_view_opts vo = o->vo;
+    if (!o->with_file && !o->out.sort && !o->out.name_regex)
+        vo.need_columns = o->out.columns ? o->out.columns
+                                         : tp_view_default_columns(tp_view_for_store(o->view, st), &o->vo);
+    if (!linked || tp_view_build(o->view, st, &vo, &t, &lerr) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", lerr.msg);
         status = 2;
     } else if ((tp_store_event_count(st) > 0 || status == 0) && o->with_file) {

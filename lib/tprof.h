@@ -365,6 +365,10 @@ struct tp_view_opts {
     int ascii;               /* --ascii (the CLI also sets it when the locale is not UTF-8):
                                 drawings in ASCII, no box-drawing or block characters */
     int summary;             /* launches: --summary, statistics per runtime call and kernel */
+    const char *need_columns;  /* the columns of the table the caller will read (a -c list), so
+                                  that a view may leave the others out (NULL cells, no memory):
+                                  the default view does; NULL: every column.  A view that
+                                  builds another view's table for itself passes NULL on */
 };
 
 /* The registry of views, NULL-terminated. */

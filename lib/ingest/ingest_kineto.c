@@ -8,6 +8,7 @@
  * Unknown categories are kept as TP_K_OTHER; malformed events are counted
  * (tp_store_bad) and left out, never silently. */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ingest.h"
@@ -52,6 +53,125 @@ static void clear_event(struct event *ev)
 }
 
 
+/* The keys the importer reads, each with the field of struct event its
+ * value goes to: one table for the event's own keys, one for those of its
+ * "args" ("name" is the event's name at the top, a metadata event's value
+ * in args).  A key in neither is skipped.  Looked up by its first byte
+ * (struct key_index, built once per import). */
+struct field_key {
+    const char *key;
+    uint8_t len;
+    uint8_t coll;               /* a collective's metadata (ev->has_coll) */
+    uint16_t off;               /* offsetof(struct event, the field), or ARGS_OBJECT */
+};
+enum { ARGS_OBJECT = UINT16_MAX };
+#define FK(lit, field) {lit, sizeof(lit) - 1, 0, offsetof(struct event, field)}
+#define FKC(lit, field) {lit, sizeof(lit) - 1, 1, offsetof(struct event, field)}
+
+static const struct field_key event_keys[] = {
+    FK("ph", ph), FK("cat", cat), FK("name", name), FK("pid", pid), FK("tid", tid), FK("ts", ts),
+    FK("dur", dur), FK("id", id), {"args", 4, 0, ARGS_OBJECT},
+};
+
+static const struct field_key arg_keys[] = {
+    FK("External id", ext_id), FK("external id", ext_id_lc), FK("est. achieved occupancy %", occ),
+    FK("correlation", correlation), FK("Sequence number", seq), FKC("Seq", coll_seq), FK("device", device),
+    FK("dtype", dtype), FK("stream", stream), FK("shared memory", smem), FK("grid", grid), FK("block", block),
+    FK("blocks per SM", bps), FK("bytes", bytes), FK("registers per thread", regs),
+    FK("Input Dims", input_dims), FK("Input dims", input_dims), FK("Input type", input_type),
+    FK("Input Strides", input_strides), FKC("In msg nelems", in_nelems), FK("Out msg nelems", out_nelems),
+    FK("Group size", group_size), FK("Call stack", call_stack), FK("Concrete Inputs", concrete_inputs),
+    FKC("Collective name", coll_name), FK("Python id", py_id), FK("Python parent id", py_parent),
+    FK("Python module id", py_module), FK("Process Group Name", pg_name), FK("Process Group ID", pg_id),
+    FK("Process Group Description", pg_desc), FK("Process Group Ranks", pg_ranks), FK("Fwd thread id", fwd_tid),
+    FK("Device Type", dev_type), FK("Device Id", dev_id), FK("Addr", addr), FK("Bytes", mem_bytes),
+    FK("Total Allocated", total_alloc), FK("Total Reserved", total_reserved), FK("name", meta_name),
+    FK("labels", meta_labels), FK("wait_on_cuda_event_record_corr_id", wait_corr),
+    FK("wait_on_stream", wait_stream),
+};
+
+/* The keys of a table by their first byte: keys[order[begin[c]] ..
+ * order[end[c] - 1]] start with byte c.  A lookup is then the few
+ * comparisons with the keys of one letter, as the switch on the first
+ * byte it replaced did (a hash of the key measured 2-3% slower in the
+ * import: its chain of dependent loads). */
+struct key_index {
+    const struct field_key *keys;
+    uint8_t order[64];
+    uint8_t begin[256], end[256];
+};
+
+_Static_assert(sizeof arg_keys / sizeof arg_keys[0] <= sizeof ((struct key_index *)0)->order &&
+               sizeof event_keys / sizeof event_keys[0] <= sizeof ((struct key_index *)0)->order,
+               "struct key_index: order[] holds every key of a table");
+
+static void key_index_init(struct key_index *ix, const struct field_key *keys, size_t n)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->keys = keys;
+    size_t k = 0;
+    for (unsigned c = 0; c < 256; c++) {
+        ix->begin[c] = (uint8_t)k;
+        for (size_t i = 0; i < n && k < sizeof ix->order; i++)
+            if ((unsigned char)keys[i].key[0] == c)
+                ix->order[k++] = (uint8_t)i;
+        ix->end[c] = (uint8_t)k;
+    }
+}
+
+/* a[0..len) == b[0..len), inline: memcmp with a length known only at run
+ * time is a library call, and this runs for every key of every event
+ * (the chain of comparisons with literals it replaced compiled to a few
+ * loads; with memcmp calls the import took 3% more CPU). */
+static inline int same_bytes(const char *a, const char *b, size_t len)
+{
+    if (len >= 8) {   /* words, the last one overlapping the one before */
+        uint64_t x, y;
+        for (size_t i = 0; i + 8 < len; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y)
+                return 0;
+        }
+        memcpy(&x, a + len - 8, 8);
+        memcpy(&y, b + len - 8, 8);
+        return x == y;
+    }
+    if (len >= 4) {
+        uint32_t x, y, x2, y2;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        memcpy(&x2, a + len - 4, 4);
+        memcpy(&y2, b + len - 4, 4);
+        return x == y && x2 == y2;
+    }
+    return len == 0 || (a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1]);
+}
+
+/* The entry of key k[0..len), or NULL when the importer does not read it. */
+static inline const struct field_key *key_find(const struct key_index *ix, const char *k, size_t len)
+{
+    if (len == 0)
+        return NULL;
+    unsigned c = (unsigned char)k[0];
+    for (unsigned i = ix->begin[c]; i < ix->end[c]; i++) {
+        const struct field_key *f = &ix->keys[ix->order[i]];
+        if (f->len == len && same_bytes(f->key, k, len))
+            return f;
+    }
+    return NULL;
+}
+
+struct key_indexes {
+    struct key_index event, args;
+};
+
+static void key_indexes_init(struct key_indexes *ki)
+{
+    key_index_init(&ki->event, event_keys, sizeof event_keys / sizeof event_keys[0]);
+    key_index_init(&ki->args, arg_keys, sizeof arg_keys / sizeof arg_keys[0]);
+}
+
 /* The text fields whose last string is remembered (get_str): a name,
  * category or call stack is often the one the event before had. */
 enum text_field { F_NAME, F_CAT, F_PID, F_TID, F_DIMS, F_TYPES, F_STRIDES, F_CONCRETE, F_STACK, TEXT_FIELDS,
@@ -66,6 +186,7 @@ struct importer {
     uint32_t last[TEXT_FIELDS];   /* per text field, the id of the last string interned */
     int oom;                   /* a string could not be interned */
     int64_t seq;               /* the event's "Sequence number", kept once the row is (tp_store_set_seq) */
+    struct key_indexes keys;   /* the keys read (read_members) */
 };
 
 static enum tp_kind kind_of_cat(const char *cat)
@@ -138,12 +259,42 @@ static int read_value(tp_json *j, struct jv *v)
     switch (v->type) {
     case TP_J_STRING: return tp_json_string(j, &v->s);
     case TP_J_NUMBER: return tp_json_number(j, &v->s);
+    case TP_J_TRUE: case TP_J_FALSE: case TP_J_NULL: {
+        /* what tp_json_skip does with a literal (the same errors), without
+         * its stack of containers: "finished": true is in every event of a
+         * PyTorch 2.x trace */
+        uint64_t start = tp_json_offset(j);
+        enum tp_jtype lit;
+        if (tp_json_literal(j, &lit) < 0)
+            return -1;
+        v->s.off = start;
+        v->s.len = (uint32_t)(tp_json_offset(j) - start);
+        return 0;
+    }
     case TP_J_NONE:
         if (tp_json_peek(j) < 0)
             return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
         return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
     default: return tp_json_skip(j, &v->s);
     }
+}
+
+/* Skip a value the importer does not read: scalars directly, containers
+ * by tp_json_skip (whose stack of containers a scalar does not need; the
+ * same errors at the same offsets either way). */
+static int skip_value(tp_json *j)
+{
+    int c = tp_json_peek(j);
+    tp_jspan s;
+    if (c == '"')
+        return tp_json_string(j, &s);
+    if ((c >= '0' && c <= '9') || c == '-')
+        return tp_json_number(j, &s);
+    if (c == 't' || c == 'f' || c == 'n') {
+        enum tp_jtype lit;
+        return tp_json_literal(j, &lit);
+    }
+    return tp_json_skip(j, NULL);
 }
 
 /* read_value into a field of the event, remembered for clear_event. */
@@ -158,102 +309,41 @@ static int read_field(tp_json *j, struct event *ev, struct jv *dst)
 
 #define KEY(lit) (key.len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
-static int read_args(tp_json *j, struct event *ev)
+/* The members of an object (the event, or its args) into the fields of
+ * ev their keys name (ix); the others skipped.  The field is chosen before
+ * the value is read: reading can move the window under the key. */
+static int read_members(tp_json *j, struct event *ev, struct key_indexes *ki, struct key_index *ix)
 {
-    if (tp_json_type(j) != TP_J_OBJECT) {
-        struct jv skip;
-        return read_value(j, &skip);   /* args that are not an object: ignored */
-    }
-    ev->has_args = 1;
     if (tp_json_obj_begin(j) < 0)
         return -1;
     int n = 0, r;
     tp_jspan key;
     while ((r = tp_json_obj_next(j, &n, &key)) == 1) {
-        const char *k = tp_json_ptr(j, key);
-        struct jv *dst = NULL;
-        switch (k[0]) {
-        case 'E':
-            if (KEY("External id")) dst = &ev->ext_id;
-            else if (KEY("Ev Idx")) dst = NULL;
-            break;
-        case 'e':
-            if (KEY("external id")) dst = &ev->ext_id_lc;
-            else if (KEY("est. achieved occupancy %")) dst = &ev->occ;
-            break;
-        case 'c': if (KEY("correlation")) dst = &ev->correlation; break;
-        case 'S':
-            if (KEY("Sequence number")) dst = &ev->seq;
-            else if (KEY("Seq")) dst = &ev->coll_seq;
-            break;
-        case 'd':
-            if (KEY("device")) dst = &ev->device;
-            else if (KEY("dtype")) dst = &ev->dtype;
-            break;
-        case 's':
-            if (KEY("stream")) dst = &ev->stream;
-            else if (KEY("shared memory")) dst = &ev->smem;
-            else if (KEY("sort_index")) dst = NULL;
-            break;
-        case 'g': if (KEY("grid")) dst = &ev->grid; break;
-        case 'b':
-            if (KEY("block")) dst = &ev->block;
-            else if (KEY("blocks per SM")) dst = &ev->bps;
-            else if (KEY("bytes")) dst = &ev->bytes;
-            break;
-        case 'r': if (KEY("registers per thread")) dst = &ev->regs; break;
-        case 'I':
-            if (KEY("Input Dims") || KEY("Input dims")) dst = &ev->input_dims;
-            else if (KEY("Input type")) dst = &ev->input_type;
-            else if (KEY("Input Strides")) dst = &ev->input_strides;
-            else if (KEY("In msg nelems")) dst = &ev->in_nelems;
-            break;
-        case 'O': if (KEY("Out msg nelems")) dst = &ev->out_nelems; break;
-        case 'G': if (KEY("Group size")) dst = &ev->group_size; break;
-        case 'C':
-            if (KEY("Call stack")) dst = &ev->call_stack;
-            else if (KEY("Concrete Inputs")) dst = &ev->concrete_inputs;
-            else if (KEY("Collective name")) dst = &ev->coll_name;
-            break;
-        case 'P':
-            if (KEY("Python id")) dst = &ev->py_id;
-            else if (KEY("Python parent id")) dst = &ev->py_parent;
-            else if (KEY("Python module id")) dst = &ev->py_module;
-            else if (KEY("Process Group Name")) dst = &ev->pg_name;
-            else if (KEY("Process Group ID")) dst = &ev->pg_id;
-            else if (KEY("Process Group Description")) dst = &ev->pg_desc;
-            else if (KEY("Process Group Ranks")) dst = &ev->pg_ranks;
-            break;
-        case 'F': if (KEY("Fwd thread id")) dst = &ev->fwd_tid; break;
-        case 'D':
-            if (KEY("Device Type")) dst = &ev->dev_type;
-            else if (KEY("Device Id")) dst = &ev->dev_id;
-            break;
-        case 'A': if (KEY("Addr")) dst = &ev->addr; break;
-        case 'B': if (KEY("Bytes")) dst = &ev->mem_bytes; break;
-        case 'T':
-            if (KEY("Total Allocated")) dst = &ev->total_alloc;
-            else if (KEY("Total Reserved")) dst = &ev->total_reserved;
-            break;
-        case 'n': if (KEY("name")) dst = &ev->meta_name; break;
-        case 'l': if (KEY("labels")) dst = &ev->meta_labels; break;
-        case 'w':
-            if (KEY("wait_on_cuda_event_record_corr_id")) dst = &ev->wait_corr;
-            else if (KEY("wait_on_stream")) dst = &ev->wait_stream;
-            break;
-        }
-        if (dst) {
+        const struct field_key *f = key_find(ix, tp_json_ptr(j, key), key.len);
+        if (!f) {
+            if (skip_value(j) < 0)
+                return -1;
+        } else if (f->off == ARGS_OBJECT) {
+            if (tp_json_type(j) != TP_J_OBJECT) {
+                struct jv skip;
+                if (read_value(j, &skip) < 0)   /* args that are not an object: ignored */
+                    return -1;
+                continue;
+            }
+            ev->has_args = 1;
+            if (read_members(j, ev, ki, &ki->args) < 0)
+                return -1;
+        } else {
+            struct jv *dst = (struct jv *)(void *)((char *)ev + f->off);
             if (read_field(j, ev, dst) < 0)
                 return -1;
-            ev->has_coll |= dst == &ev->coll_name || dst == &ev->in_nelems || dst == &ev->coll_seq;
-        } else if (tp_json_skip(j, NULL) < 0) {
-            return -1;
+            ev->has_coll |= f->coll;
         }
     }
-    return r;
+    return r < 0 ? -1 : 0;
 }
 
-static int read_event(tp_json *j, struct event *ev)
+static int read_event(tp_json *j, struct event *ev, struct key_indexes *ki)
 {
     clear_event(ev);
     if (tp_json_type(j) != TP_J_OBJECT) {
@@ -264,36 +354,7 @@ static int read_event(tp_json *j, struct event *ev)
             return -1;
         return 1;   /* not an object: caller counts it */
     }
-    if (tp_json_obj_begin(j) < 0)
-        return -1;
-    int n = 0, r;
-    tp_jspan key;
-    while ((r = tp_json_obj_next(j, &n, &key)) == 1) {
-        const char *k = tp_json_ptr(j, key);
-        struct jv *dst = NULL;
-        if (key.len <= 4) {
-            if (KEY("ph")) dst = &ev->ph;
-            else if (KEY("cat")) dst = &ev->cat;
-            else if (KEY("name")) dst = &ev->name;
-            else if (KEY("pid")) dst = &ev->pid;
-            else if (KEY("tid")) dst = &ev->tid;
-            else if (KEY("ts")) dst = &ev->ts;
-            else if (KEY("dur")) dst = &ev->dur;
-            else if (KEY("id")) dst = &ev->id;
-            else if (KEY("args")) {
-                if (read_args(j, ev) < 0)
-                    return -1;
-                continue;
-            }
-        }
-        if (dst) {
-            if (read_field(j, ev, dst) < 0)
-                return -1;
-        } else if (tp_json_skip(j, NULL) < 0) {
-            return -1;
-        }
-    }
-    return r < 0 ? -1 : 0;
+    return read_members(j, ev, ki, &ki->event);
 }
 
 /* ---- turning spans into fields ---- */
@@ -703,7 +764,7 @@ static int read_events(struct importer *im)
         if (r <= 0)
             break;
         uint64_t off = tp_json_offset(j);
-        int e = read_event(j, &ev);
+        int e = read_event(j, &ev, &im->keys);
         if (e < 0)
             return -1;
         if (e == 1) {
@@ -851,6 +912,7 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
     if (tp_json_init_source(&j, src, err) != TP_OK)
         return err->status;
     struct importer im = { .st = st, .j = &j };
+    key_indexes_init(&im.keys);
     im.memory_name = tp_store_intern(st, "[memory]", 8);
     st->format = TP_SRC_KINETO_JSON;
     int rc = 0, saw_events = 0;

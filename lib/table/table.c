@@ -3,9 +3,16 @@
  *
  * A table can hold one row per GPU kernel, i.e. millions of rows, so cells are
  * stored compactly: rows live in chunks of TP_CHUNK_ROWS rows, each chunk one
- * allocation holding an 8-byte value per cell and a kind byte per cell.
- * Strings are interned in a tp_strtab (each distinct string stored once) and
- * a string cell keeps its 32-bit id.  There is no per-cell allocation. */
+ * allocation holding a 4-byte value per cell.  Strings are interned in a
+ * tp_strtab (each distinct string stored once) and a string cell keeps its
+ * 32-bit id; an integer cell its value when it fits in 32 bits (indexes,
+ * counts, most durations in ns), else, like a float cell, the index of its
+ * 8 bytes in the chunk's side array of wide values.  A chunk keeps a kind
+ * byte per cell only once the cells of a column differ in kind within it;
+ * until then one byte per column gives the kind of all of them (the row
+ * being filled keeps its kinds apart, in lastk, until the next row comes).
+ * 8-byte cells with a kind byte each made the default view's table of 245K
+ * rows take 9 bytes a cell instead of 4.  There is no per-cell allocation. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -26,9 +33,14 @@ union tp_cellval {
 };
 
 struct tp_chunk {
-    union tp_cellval *v;   /* TP_CHUNK_ROWS * ncols values */
-    unsigned char *k;      /* TP_CHUNK_ROWS * ncols kinds (enum tp_cellkind) */
+    uint32_t *v;           /* TP_CHUNK_ROWS * nkept values: a string id, an int32, or an index into wide */
+    unsigned char *ck;     /* nkept kinds (after v): each column's, for every complete row of the chunk */
+    unsigned char *k;      /* NULL, or once a column's kinds differ: TP_CHUNK_ROWS * nkept kinds
+                              (enum tp_cellkind, | WIDE: the value is in wide) */
+    uint64_t *wide;        /* the 8-byte values: int64 outside int32's range, doubles (their bits) */
+    size_t nwide, capwide;
 };
+#define WIDE 0x80
 
 /* A string's id by its address (tp_table_set_str_stable): open addressing
  * on the address, p NULL when free. */
@@ -50,7 +62,16 @@ struct tp_table {
     char *defcols;           /* default columns chosen by the view for this input, NULL none */
     struct addr_slot *addr;  /* ids of stable strings by address; nslots a power of two */
     size_t naddr, addr_slots;
+    /* The cells a row keeps: every column, unless tp_table_keep_columns
+     * named the ones its reader will use (the others are NULL and cost
+     * nothing).  slot[col] is the column's cell in a row, NOSLOT for one
+     * not kept; nkept cells a row. */
+    uint16_t *slot;
+    size_t nkept;
+    unsigned char *lastk;    /* nkept kinds of the last row's cells */
 };
+
+#define NOSLOT UINT16_MAX
 
 /* ---- construction ------------------------------------------------------- */
 
@@ -61,11 +82,18 @@ tp_table *tp_table_new(const struct tp_coldef *cols, size_t ncols)
         return NULL;
     t->cols = cols;
     t->ncols = ncols;
-    if (tp_strtab_init(&t->strs) != 0) {
+    t->nkept = ncols;
+    t->slot = malloc((ncols ? ncols : 1) * sizeof *t->slot);
+    t->lastk = malloc(ncols ? ncols : 1);
+    if (!t->slot || !t->lastk || ncols >= NOSLOT || tp_strtab_init(&t->strs) != 0) {
         tp_strtab_free(&t->strs);
+        free(t->slot);
+        free(t->lastk);
         free(t);
         return NULL;
     }
+    for (size_t i = 0; i < ncols; i++)
+        t->slot[i] = (uint16_t)i;
     return t;
 }
 
@@ -73,14 +101,42 @@ void tp_table_free(tp_table *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->nchunks; i++)
+    for (size_t i = 0; i < t->nchunks; i++) {
         free(t->chunks[i].v);
+        free(t->chunks[i].k);
+        free(t->chunks[i].wide);
+    }
     free(t->chunks);
     tp_strtab_free(&t->strs);
     free(t->footer);
     free(t->defcols);
     free(t->addr);
+    free(t->slot);
+    free(t->lastk);
     free(t);
+}
+
+int tp_table_keep_columns(tp_table *t, const char *list)
+{
+    if (!t || t->nrows || !list || !*list)
+        return 0;
+    size_t *idx = malloc(t->ncols * sizeof *idx), n = 0;
+    if (!idx) {
+        t->oom = 1;   /* tp_table_write reports it */
+        return -1;
+    }
+    /* an unknown key (a unit-suffixed one, a typo the writer will name):
+     * every column stays, the writer decides */
+    if (tp_table_select(t->cols, t->ncols, list, idx, t->ncols, &n, NULL) == TP_OK) {
+        for (size_t i = 0; i < t->ncols; i++)
+            t->slot[i] = NOSLOT;
+        t->nkept = 0;
+        for (size_t i = 0; i < n; i++)
+            if (t->slot[idx[i]] == NOSLOT)
+                t->slot[idx[i]] = (uint16_t)t->nkept++;
+    }
+    free(idx);
+    return 0;
 }
 
 int tp_table_add_footer(tp_table *t, const char *line)
@@ -151,9 +207,35 @@ int tp_table_nomem(const tp_table *t)
     return t->oom;
 }
 
+/* The kinds of the last row (lastk) into its chunk: the column kinds of
+ * the chunk when it is the first row or they agree, else a kind per cell
+ * from now on.  -1 on out of memory (the table is then marked). */
+static int commit_last(tp_table *t)
+{
+    size_t r = t->nrows - 1, i = r & (TP_CHUNK_ROWS - 1), nk = t->nkept;
+    struct tp_chunk *ch = &t->chunks[r >> TP_CHUNK_SHIFT];
+    if (!ch->k) {
+        if (i == 0 || memcmp(ch->ck, t->lastk, nk) == 0) {
+            memcpy(ch->ck, t->lastk, nk);
+            return 0;
+        }
+        ch->k = malloc(TP_CHUNK_ROWS * (nk ? nk : 1));
+        if (!ch->k) {
+            t->oom = 1;
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++)
+            memcpy(ch->k + j * nk, ch->ck, nk);
+    }
+    memcpy(ch->k + i * nk, t->lastk, nk);
+    return 0;
+}
+
 long tp_table_add_row(tp_table *t)
 {
     if (!t)
+        return -1;
+    if (t->nrows && commit_last(t) < 0)
         return -1;
     size_t r = t->nrows;
     size_t c = r >> TP_CHUNK_SHIFT;
@@ -168,46 +250,48 @@ long tp_table_add_row(tp_table *t)
             t->chunks = ch;
             t->capchunks = cap;
         }
-        size_t ncells = TP_CHUNK_ROWS * (t->ncols ? t->ncols : 1);
-        union tp_cellval *v = malloc(ncells * (sizeof *v + 1));
+        size_t ncells = TP_CHUNK_ROWS * (t->nkept ? t->nkept : 1);
+        uint32_t *v = malloc(ncells * sizeof *v + (t->nkept ? t->nkept : 1));
         if (!v) {
             t->oom = 1;
             return -1;
         }
-        t->chunks[c].v = v;
-        t->chunks[c].k = (unsigned char *)(v + ncells);
+        t->chunks[c] = (struct tp_chunk){v, (unsigned char *)(v + ncells), NULL, NULL, 0, 0};
         t->nchunks++;
     }
-    size_t off = (r & (TP_CHUNK_ROWS - 1)) * t->ncols;
-    memset(t->chunks[c].k + off, TP_CELL_NULL, t->ncols);
-    memset(t->chunks[c].v + off, 0, t->ncols * sizeof(union tp_cellval));
+    size_t off = (r & (TP_CHUNK_ROWS - 1)) * t->nkept;
+    memset(t->lastk, TP_CELL_NULL, t->nkept);
+    memset(t->chunks[c].v + off, 0, t->nkept * sizeof *t->chunks[c].v);
     t->nrows++;
     return (long)r;
 }
 
+/* The offset of a kept column's cell in its chunk. */
 static inline size_t cell_off(const tp_table *t, size_t row, size_t col)
 {
-    return (row & (TP_CHUNK_ROWS - 1)) * t->ncols + col;
+    return (row & (TP_CHUNK_ROWS - 1)) * t->nkept + t->slot[col];
 }
 
-/* The cell of the last row, or NULL when there is none or col is out of range. */
-static int last_cell(tp_table *t, size_t col, union tp_cellval **v, unsigned char **k)
+/* Cell col of the last row: its value in its chunk (*ch, at *off) and
+ * its kind (*k, in lastk); 0 when there is no row, col is out of range
+ * or not kept. */
+static int last_cell(tp_table *t, size_t col, struct tp_chunk **ch, size_t *off, unsigned char **k)
 {
-    if (!t || t->nrows == 0 || col >= t->ncols)
+    if (!t || t->nrows == 0 || col >= t->ncols || t->slot[col] == NOSLOT)
         return 0;
     size_t r = t->nrows - 1;
-    struct tp_chunk *ch = &t->chunks[r >> TP_CHUNK_SHIFT];
-    size_t off = cell_off(t, r, col);
-    *v = &ch->v[off];
-    *k = &ch->k[off];
+    *ch = &t->chunks[r >> TP_CHUNK_SHIFT];
+    *off = cell_off(t, r, col);
+    *k = &t->lastk[t->slot[col]];
     return 1;
 }
 
 void tp_table_set_strn(tp_table *t, size_t col, const char *s, size_t len)
 {
-    union tp_cellval *v;
+    struct tp_chunk *ch;
+    size_t off;
     unsigned char *k;
-    if (!last_cell(t, col, &v, &k))
+    if (!last_cell(t, col, &ch, &off, &k))
         return;
     if (!s) {
         *k = TP_CELL_NULL;
@@ -221,7 +305,7 @@ void tp_table_set_strn(tp_table *t, size_t col, const char *s, size_t len)
         *k = TP_CELL_NULL;
         return;
     }
-    v->s = id;
+    ch->v[off] = id;
     *k = TP_CELL_STR;
 }
 
@@ -265,6 +349,8 @@ static int addr_room(tp_table *t)
 
 void tp_table_set_str_stable(tp_table *t, size_t col, const char *s)
 {
+    if (t && col < t->ncols && t->slot[col] == NOSLOT)
+        return;   /* not kept: nothing to intern */
     if (!s || !t || t->nrows == 0 || col >= t->ncols || addr_room(t) < 0) {
         tp_table_set_str(t, col, s);
         return;
@@ -272,49 +358,77 @@ void tp_table_set_str_stable(tp_table *t, size_t col, const char *s)
     size_t h = addr_hash(s, t->addr_slots);
     while (t->addr[h].p && t->addr[h].p != s)
         h = (h + 1) & (t->addr_slots - 1);
+    struct tp_chunk *ch;
+    size_t off;
+    unsigned char *k;
     if (!t->addr[h].p) {
         tp_table_set_str(t, col, s);
-        union tp_cellval *v;
-        unsigned char *k;
-        if (!last_cell(t, col, &v, &k) || *k != TP_CELL_STR)
+        if (!last_cell(t, col, &ch, &off, &k) || *k != TP_CELL_STR)
             return;   /* out of memory: the table says so */
-        t->addr[h] = (struct addr_slot){s, v->s};
+        t->addr[h] = (struct addr_slot){s, ch->v[off]};
         t->naddr++;
         return;
     }
-    union tp_cellval *v;
-    unsigned char *k;
-    last_cell(t, col, &v, &k);
-    v->s = t->addr[h].id;
+    last_cell(t, col, &ch, &off, &k);
+    ch->v[off] = t->addr[h].id;
     *k = TP_CELL_STR;
 }
 
-/* The cell col of the last row holds val, of kind (see last_cell). */
-static inline void set_last(tp_table *t, size_t col, unsigned char kind, union tp_cellval val)
+/* Cell col of the last row holds the 8 bytes `bits` of kind: in the
+ * chunk's wide values (the slot it had, when it was wide already). */
+static void set_wide(tp_table *t, size_t col, unsigned char kind, uint64_t bits)
 {
-    union tp_cellval *v;
+    struct tp_chunk *ch;
+    size_t off;
     unsigned char *k;
-    if (!last_cell(t, col, &v, &k))
+    if (!last_cell(t, col, &ch, &off, &k))
         return;
-    *v = val;
-    *k = kind;
+    if (!(*k & WIDE)) {
+        if (ch->nwide == ch->capwide) {
+            size_t cap = ch->capwide ? 2 * ch->capwide : 64;
+            uint64_t *w = realloc(ch->wide, cap * sizeof *w);
+            if (!w) {
+                t->oom = 1;   /* tp_table_write reports it */
+                *k = TP_CELL_NULL;
+                return;
+            }
+            ch->wide = w;
+            ch->capwide = cap;
+        }
+        ch->v[off] = (uint32_t)ch->nwide++;
+    }
+    ch->wide[ch->v[off]] = bits;
+    *k = (unsigned char)(kind | WIDE);
 }
 
 void tp_table_set_int(tp_table *t, size_t col, int64_t x)
 {
-    set_last(t, col, TP_CELL_INT, (union tp_cellval){.i = x});
+    if (x < INT32_MIN || x > INT32_MAX) {
+        set_wide(t, col, TP_CELL_INT, (uint64_t)x);
+        return;
+    }
+    struct tp_chunk *ch;
+    size_t off;
+    unsigned char *k;
+    if (!last_cell(t, col, &ch, &off, &k))
+        return;
+    ch->v[off] = (uint32_t)(int32_t)x;
+    *k = TP_CELL_INT;
 }
 
 void tp_table_set_float(tp_table *t, size_t col, double x)
 {
-    set_last(t, col, TP_CELL_FLOAT, (union tp_cellval){.f = x});
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    set_wide(t, col, TP_CELL_FLOAT, bits);
 }
 
 void tp_table_set_null(tp_table *t, size_t col)
 {
-    union tp_cellval *v;
+    struct tp_chunk *ch;
+    size_t off;
     unsigned char *k;
-    if (!last_cell(t, col, &v, &k))
+    if (!last_cell(t, col, &ch, &off, &k))
         return;
     *k = TP_CELL_NULL;
 }
@@ -323,12 +437,24 @@ void tp_table_set_null(tp_table *t, size_t col)
 
 static int get_cell(const tp_table *t, size_t row, size_t col, union tp_cellval *v)
 {
-    if (!t || row >= t->nrows || col >= t->ncols)
+    if (!t || row >= t->nrows || col >= t->ncols || t->slot[col] == NOSLOT)
         return TP_CELL_NULL;
     const struct tp_chunk *ch = &t->chunks[row >> TP_CHUNK_SHIFT];
     size_t off = cell_off(t, row, col);
-    *v = ch->v[off];
-    return ch->k[off];
+    unsigned char k = row + 1 == t->nrows ? t->lastk[t->slot[col]] : ch->k ? ch->k[off] : ch->ck[t->slot[col]];
+    if (k & WIDE) {
+        uint64_t bits = ch->wide[ch->v[off]];
+        k &= (unsigned char)~WIDE;
+        if (k == TP_CELL_INT)
+            v->i = (int64_t)bits;
+        else
+            memcpy(&v->f, &bits, sizeof v->f);
+    } else if (k == TP_CELL_INT) {
+        v->i = (int32_t)ch->v[off];
+    } else {
+        v->s = ch->v[off];
+    }
+    return k;
 }
 
 enum tp_cellkind tp_table_cell_kind(const tp_table *t, size_t row, size_t col)

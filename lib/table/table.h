@@ -94,6 +94,14 @@ const struct tp_chart *tp_table_chart(const tp_table *t);
  * copied.  -1 on out of memory (the table is then marked, tp_table_nomem). */
 int tp_table_set_default_columns(tp_table *t, const char *list);
 
+/* Keep only the cells of these columns (a -c list) in the rows to come:
+ * the others read as NULL and take no memory.  For a view whose caller
+ * says which columns it will read (struct tp_view_opts.need_columns); a
+ * list with a key the table does not have keeps every column.  Call
+ * before the first row (later: no effect).  0, or -1 on out of memory (the
+ * table is then marked, tp_table_nomem). */
+int tp_table_keep_columns(tp_table *t, const char *list);
+
 /* Parse a -c list against the coldefs: fills idx[] (capacity cap) and *n.
  * Unknown key: TP_ERR_USAGE with "KEY is not a valid column name. Valid
  * column names are a,b,c." */

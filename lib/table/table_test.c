@@ -965,10 +965,121 @@ static void test_golden_files(void)
     free(csvall);
 }
 
+
+/* Cells are 4 bytes: integers outside int32 and floats live in the chunk's
+ * wide values; a chunk keeps one kind per column until a column's kinds
+ * differ, then one per cell.  Every value and kind must read back as set,
+ * in the row being filled, in earlier rows, and across chunks. */
+static void test_narrow_cells(void)
+{
+    static const struct tp_coldef cols[] = {
+        { "i", "I", TP_COL_INT, -1, 0, "" },
+        { "f", "F", TP_COL_NUM, -1, 0, "" },
+        { "s", "S", TP_COL_STR, -1, 0, "" },
+    };
+    static const int64_t wide[] = { INT64_MAX, INT64_MIN, (int64_t)INT32_MAX + 1, (int64_t)INT32_MIN - 1,
+                                    INT32_MAX, INT32_MIN, -1, 0 };
+    enum { NW = sizeof wide / sizeof wide[0], N = 3 * 4096 + 17 };
+    tp_table *t = tp_table_new(cols, 3);
+    size_t bad_last = 0;
+    for (size_t r = 0; r < N; r++) {
+        tp_table_add_row(t);
+        int64_t x = wide[r % NW];
+        if (r == 5000)
+            tp_table_set_str(t, 0, "text in an int column");   /* the chunk's kinds differ from here */
+        else if (r != 9000)                                     /* a NULL among ints */
+            tp_table_set_int(t, 0, x);
+        if (r % 3 == 0)
+            tp_table_set_float(t, 1, (double)r + 0.25);
+        else if (r % 3 == 1)
+            tp_table_set_int(t, 1, (int64_t)r);
+        tp_table_set_str(t, 2, r % 2 ? "odd" : "even");
+        /* the row being filled reads back too */
+        if ((r != 5000 && r != 9000 && tp_table_cell_int(t, r, 0) != x) ||
+            tp_table_cell_kind(t, r, 2) != TP_CELL_STR)
+            bad_last++;
+    }
+    CHECK_INT("narrow: the last row reads back while filled", bad_last, 0);
+    size_t bad = 0;
+    for (size_t r = 0; r < N; r++) {
+        if (r == 5000) {
+            bad += tp_table_cell_kind(t, r, 0) != TP_CELL_STR ||
+                   strcmp(tp_table_cell_str(t, r, 0), "text in an int column") != 0;
+        } else if (r == 9000) {
+            bad += tp_table_cell_kind(t, r, 0) != TP_CELL_NULL;
+        } else {
+            bad += tp_table_cell_kind(t, r, 0) != TP_CELL_INT || tp_table_cell_int(t, r, 0) != wide[r % NW];
+        }
+        if (r % 3 == 0)
+            bad += tp_table_cell_kind(t, r, 1) != TP_CELL_FLOAT || tp_table_cell_float(t, r, 1) != (double)r + 0.25;
+        else if (r % 3 == 1)
+            bad += tp_table_cell_kind(t, r, 1) != TP_CELL_INT || tp_table_cell_int(t, r, 1) != (int64_t)r;
+        else
+            bad += tp_table_cell_kind(t, r, 1) != TP_CELL_NULL;
+        bad += strcmp(tp_table_cell_str(t, r, 2), r % 2 ? "odd" : "even") != 0;
+    }
+    CHECK_INT("narrow: every cell reads back (wide, narrow, mixed kinds, NULL)", bad, 0);
+    /* a cell set twice in its row: wide over narrow, narrow over wide,
+     * float over wide int */
+    tp_table_add_row(t);
+    tp_table_set_int(t, 0, 7);
+    tp_table_set_int(t, 0, INT64_MAX - 1);
+    CHECK_INT("narrow: wide over narrow", tp_table_cell_int(t, N, 0), INT64_MAX - 1);
+    tp_table_set_int(t, 0, -3);
+    CHECK_INT("narrow: narrow over wide", tp_table_cell_int(t, N, 0), -3);
+    tp_table_set_int(t, 1, INT64_MIN);
+    tp_table_set_float(t, 1, -0.0);
+    CHECK("narrow: float over wide int", tp_table_cell_kind(t, N, 1) == TP_CELL_FLOAT &&
+                                         signbit(tp_table_cell_float(t, N, 1)));
+    tp_table_set_float(t, 1, NAN);
+    tp_table_add_row(t);
+    CHECK("narrow: NaN kept once the next row comes", isnan(tp_table_cell_float(t, N, 1)));
+    CHECK_INT("narrow: no oom", tp_table_nomem(t), 0);
+    tp_table_free(t);
+}
+
+/* tp_table_keep_columns: the columns left out read NULL and their setters
+ * do nothing; the kept ones write as in a table that keeps them all. */
+static void test_keep_columns(void)
+{
+    tp_table *all = tp_table_new(prof_cols, C_N), *some = tp_table_new(prof_cols, C_N);
+    CHECK_INT("keep: unknown key keeps every column", tp_table_keep_columns(all, "idx,no_such"), 0);
+    CHECK_INT("keep: a list", tp_table_keep_columns(some, "sil,idx,op,sil"), 0);
+    for (int r = 0; r < 5000; r++) {
+        tp_table *both[2] = { all, some };
+        for (int k = 0; k < 2; k++) {
+            tp_table *t = both[k];
+            tp_table_add_row(t);
+            tp_table_set_int(t, C_IDX, r + 1);
+            tp_table_set_str(t, C_OP, r % 7 ? "conv" : "linear");
+            tp_table_set_str_stable(t, C_KERNEL, "volta_sgemm");
+            tp_table_set_int(t, C_SIL, (int64_t)r * 3000000000LL);
+            tp_table_set_float(t, C_FLOPS, r * 1.5);
+        }
+    }
+    CHECK_INT("keep: kept column", tp_table_cell_int(some, 4999, C_SIL), 4999 * 3000000000LL);
+    CHECK_STR("keep: kept string", tp_table_cell_str(some, 7, C_OP), "linear");
+    CHECK_INT("keep: left out string is NULL", tp_table_cell_kind(some, 3, C_KERNEL), TP_CELL_NULL);
+    CHECK_INT("keep: left out float is NULL", tp_table_cell_kind(some, 3, C_FLOPS), TP_CELL_NULL);
+    CHECK_STR("keep: unknown key kept all", tp_table_cell_str(all, 3, C_KERNEL), "volta_sgemm");
+    int rc1, rc2;
+    char *a = render(all, TP_FMT_CSV, 0, "idx,op,sil", NULL, 0, 0, &rc1, NULL);
+    char *b = render(some, TP_FMT_CSV, 0, "idx,op,sil", NULL, 0, 0, &rc2, NULL);
+    CHECK("keep: same CSV as the full table", rc1 == TP_OK && rc2 == TP_OK && a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+    CHECK_INT("keep: after the first row, no effect", tp_table_keep_columns(all, "idx"), 0);
+    CHECK_STR("keep: still every column", tp_table_cell_str(all, 3, C_KERNEL), "volta_sgemm");
+    tp_table_free(all);
+    tp_table_free(some);
+}
+
 int main(void)
 {
     test_number_formats();
     test_storage();
+    test_narrow_cells();
+    test_keep_columns();
     test_opts_init();
     test_space_csv_golden();
     test_columns_golden();

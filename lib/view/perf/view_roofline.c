@@ -126,7 +126,11 @@ static void put_row(tp_table *t, const tp_store *st, const struct grp *G, const 
 int tp_roofline_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     tp_table *prof = NULL, *t = NULL;
-    int rc = tp_view_prof.build(st, vo, &prof, err);
+    struct tp_view_opts pvo = {0};   /* every column of prof's table: this view reads them */
+    if (vo)
+        pvo = *vo;
+    pvo.need_columns = NULL;
+    int rc = tp_view_prof.build(st, &pvo, &prof, err);
     if (rc != TP_OK)
         return rc;
     const struct tp_coldef *pc = tp_table_coldefs(prof);
