@@ -166,28 +166,23 @@ int64_t tp_store_add(tp_store *st)
     return (int64_t)i;
 }
 
-#define ADD_SIDE(arr, n, cap, row) do { \
-        if ((n) == (cap)) { \
-            size_t c_ = (cap) ? (cap) * 2 : 1024; \
-            void *p_ = realloc((arr), c_ * sizeof *(arr)); \
-            if (!p_) \
-                return NULL; \
-            (arr) = p_; \
-            (cap) = c_; \
-        } \
-        st->aux[row] = (uint32_t)(n); \
-        memset(&(arr)[n], 0, sizeof *(arr)); \
-        return &(arr)[(n)++]; \
-    } while (0)
-
-static struct tp_kernel_info *add_kernel(tp_store *st, size_t row)
+/* A zeroed side-table record (kernels, ops, mems) appended to arr and
+ * attached to row `row`; NULL on out of memory.  1024 at first: a trace
+ * holds thousands of them. */
+static void *add_side(tp_store *st, size_t row, void **arr, size_t *n, size_t *cap, size_t size)
 {
-    ADD_SIDE(st->kernels, st->nkernels, st->capkernels, row);
+    if (tp_grow(arr, cap, *n + 1 < 1024 ? 1024 : *n + 1, size) < 0)
+        return NULL;
+    st->aux[row] = (uint32_t)*n;
+    void *rec = (char *)*arr + *n * size;
+    memset(rec, 0, size);
+    ++*n;
+    return rec;
 }
 
 struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row)
 {
-    struct tp_kernel_info *k = add_kernel(st, row);
+    struct tp_kernel_info *k = add_side(st, row, (void **)&st->kernels, &st->nkernels, &st->capkernels, sizeof *st->kernels);
     if (k) {
         for (int d = 0; d < 3; d++)
             k->grid[d] = k->block[d] = -1;
@@ -202,14 +197,9 @@ struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row)
     return k;
 }
 
-static struct tp_op_info *add_op(tp_store *st, size_t row)
-{
-    ADD_SIDE(st->ops, st->nops, st->capops, row);
-}
-
 struct tp_op_info *tp_store_add_op_info(tp_store *st, size_t row)
 {
-    struct tp_op_info *o = add_op(st, row);
+    struct tp_op_info *o = add_side(st, row, (void **)&st->ops, &st->nops, &st->capops, sizeof *st->ops);
     if (o) {
         o->py = TP_NO_AUX;
         o->fwd_thread = TP_NONE;
@@ -217,14 +207,9 @@ struct tp_op_info *tp_store_add_op_info(tp_store *st, size_t row)
     return o;
 }
 
-static struct tp_mem_info *add_mem(tp_store *st, size_t row)
-{
-    ADD_SIDE(st->mems, st->nmems, st->capmems, row);
-}
-
 struct tp_mem_info *tp_store_add_mem_info(tp_store *st, size_t row)
 {
-    struct tp_mem_info *m = add_mem(st, row);
+    struct tp_mem_info *m = add_side(st, row, (void **)&st->mems, &st->nmems, &st->capmems, sizeof *st->mems);
     if (m) {
         m->addr = m->bytes = m->total_allocated = m->total_reserved = TP_NONE;
         m->device_type = -1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "grow.h"
+#include "slots.h"
 #include "summ.h"
 #include "checked.h"
 #include "i64map.h"
@@ -38,22 +39,9 @@ static int same_keys(const struct tp_sgroup *g, const char *const *keys, int nke
     return 1;
 }
 
-static int rehash(struct tp_section *sec)
+static uint64_t group_hash(const void *sec, size_t i)
 {
-    size_t cap = sec->hcap ? sec->hcap * 2 : 64;
-    size_t *h = calloc(cap, sizeof *h);
-    if (!h)
-        return -1;
-    for (size_t i = 0; i < sec->ng; i++) {
-        size_t j = sec->g[i].hash & (cap - 1);
-        while (h[j])
-            j = (j + 1) & (cap - 1);
-        h[j] = i + 1;
-    }
-    free(sec->hash);
-    sec->hash = h;
-    sec->hcap = cap;
-    return 0;
+    return ((const struct tp_section *)sec)->g[i].hash;
 }
 
 /* A new group at the end, its keys copied; NULL on out of memory. */
@@ -87,7 +75,7 @@ struct tp_sgroup *tp_summ_row(struct tp_section *sec, const char *const *keys)
 /* The group of keys whose hash is h (key_hash). */
 static struct tp_sgroup *group_h(struct tp_section *sec, const char *const *keys, uint64_t h)
 {
-    if ((sec->ng + 1) * 2 > sec->hcap && rehash(sec) < 0)
+    if ((sec->ng + 1) * 2 > sec->hcap && tp_slots_grow(&sec->hash, &sec->hcap, sec->ng, group_hash, sec) < 0)
         return NULL;
     size_t j = h & (sec->hcap - 1);
     for (; sec->hash[j]; j = (j + 1) & (sec->hcap - 1))
@@ -95,7 +83,7 @@ static struct tp_sgroup *group_h(struct tp_section *sec, const char *const *keys
             return &sec->g[sec->hash[j] - 1];
     struct tp_sgroup *g = push_group_h(sec, keys, h);
     if (g)
-        sec->hash[j] = sec->ng;
+        sec->hash[j] = (uint32_t)sec->ng;
     return g;
 }
 

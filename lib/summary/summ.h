@@ -62,7 +62,7 @@ struct tp_section {
     int64_t scal[TP_SUMM_SCAL];   /* section-wide sums (key_averages' totals) */
     int flags;                    /* section-wide booleans, OR-ed (the trace has kernels...) */
     struct tp_sgroup *g; size_t ng, capg;
-    size_t *hash; size_t hcap;    /* open addressing: group index + 1, 0 empty */
+    uint32_t *hash; size_t hcap;  /* open addressing (slots.h): group index + 1, 0 empty */
     int64_t *streams; size_t nstreams, capstreams;   /* first-seen order */
     int64_t nseq;                 /* ranks merged into it (1 for one trace) */
 };

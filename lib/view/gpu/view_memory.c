@@ -31,6 +31,7 @@
 #include "view_options.h"
 #include "summ.h"
 #include "cmp.h"
+#include "grow.h"
 #include "try.h"
 
 static const struct tp_coldef mem_cols[] = {
@@ -117,19 +118,12 @@ static int64_t agg_of(struct stats *S, uint32_t name)
     if (S->slot[h] >= 0)
         return S->slot[h];
     size_t K = S->nd * 2 * M_NM;
-    if (S->nagg == S->capagg) {
-        size_t c = S->capagg ? S->capagg * 2 : 64;
-        uint32_t *a = realloc(S->agg_name, c * sizeof *a);
-        if (a) S->agg_name = a;
-        int64_t *b = realloc(S->agg_calls, c * sizeof *b);
-        if (b) S->agg_calls = b;
-        int64_t *d = realloc(S->agg, c * (K ? K : 1) * sizeof *d);
-        if (d) S->agg = d;
-        if (!a || !b || !d) {
-            S->oom = 1;
-            return -1;
-        }
-        S->capagg = c;
+    size_t cap_name = S->capagg, cap_calls = S->capagg;   /* the three grow to the same capacity */
+    if (tp_grow((void **)&S->agg_name, &cap_name, S->nagg + 1, sizeof *S->agg_name) < 0 ||
+        tp_grow((void **)&S->agg_calls, &cap_calls, S->nagg + 1, sizeof *S->agg_calls) < 0 ||
+        tp_grow((void **)&S->agg, &S->capagg, S->nagg + 1, (K ? K : 1) * sizeof *S->agg) < 0) {
+        S->oom = 1;
+        return -1;
     }
     size_t i = S->nagg++;
     S->agg_name[i] = name;
