@@ -14,8 +14,7 @@ static const char *tmpdir(void)
 {
     static char dir[64];
     if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/tprof-json-test-XXXXXX");
-        if (!mkdtemp(dir))
+        if (tt_tmpdir(dir, sizeof dir, "json") < 0)
             abort();
     }
     return dir;
@@ -615,11 +614,9 @@ static void test_sample(const char *sample)
 static void test_truncation(const char *sample)
 {
     size_t len;
-    char *doc = tt_read_file(sample, &len);
-    if (!doc) {
-        CHECK("kineto.truncated.read_sample", 0);
+    char *doc = tt_read_needed(sample, &len, "kineto.truncated.read_sample");
+    if (!doc)
         return;
-    }
     tp_store *full;
     tp_error err;
     load(sample, &full, &err);
@@ -652,11 +649,9 @@ static void test_truncation(const char *sample)
 static void test_compressed(const char *sample)
 {
     size_t len;
-    char *doc = tt_read_file(sample, &len);
-    if (!doc) {
-        CHECK("source.compressed.read_sample", 0);
+    char *doc = tt_read_needed(sample, &len, "source.compressed.read_sample");
+    if (!doc)
         return;
-    }
     /* gzip */
     char gzpath[256];
     snprintf(gzpath, sizeof gzpath, "%s/s.json.gz", tmpdir());

@@ -432,11 +432,8 @@ static void xcell_codes(void)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/tprof_ascend_test_XXXXXX");
-    if (!mkdtemp(dir)) {
-        SKIP("ascend", "mkdtemp failed");
+    if (tt_tmpdir(dir, sizeof dir, "ascend") < 0)
         return 0;
-    }
     char p[512];
     snprintf(p, sizeof p, "%s/ASCEND_PROFILER_OUTPUT", dir);
     mkdir(p, 0700);
