@@ -57,6 +57,10 @@ void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(con
     return p;
 }
 
+/* The event columns, each st->cap long: grown and freed together. */
+#define STORE_COLUMNS(X) X(kind) X(ph) X(ts) X(dur) X(name) X(cat) X(pid) X(tid) X(device) X(stream) \
+    X(correlation) X(external_id) X(aux)
+
 static void free_links(tp_store *st)
 {
     free(st->parent);
@@ -86,21 +90,11 @@ void tp_store_free(tp_store *st)
         if (st->models[i].p && st->models[i].free)
             st->models[i].free(st->models[i].p);
     pthread_mutex_destroy(&st->model_lock);
-    free(st->kind);
-    free(st->ph);
-    free(st->ts);
-    free(st->dur);
-    free(st->name);
-    free(st->cat);
-    free(st->pid);
-    free(st->tid);
-    free(st->device);
-    free(st->stream);
-    free(st->correlation);
-    free(st->external_id);
+#define FREE_COLUMN(c) free(st->c);
+    STORE_COLUMNS(FREE_COLUMN)
+#undef FREE_COLUMN
     free(st->seqs);
     free(st->pys);
-    free(st->aux);
     free(st->kernels);
     free(st->ops);
     free(st->mems);
@@ -112,29 +106,17 @@ void tp_store_free(tp_store *st)
     free(st);
 }
 
-#define GROW(arr, cap) do { \
-        void *p_ = realloc((arr), (cap) * sizeof *(arr)); \
-        if (!p_) \
-            return -1; \
-        (arr) = p_; \
-    } while (0)
-
 static int grow_columns(tp_store *st)
 {
     size_t cap = st->cap ? st->cap * 2 : 4096;
-    GROW(st->kind, cap);
-    GROW(st->ph, cap);
-    GROW(st->ts, cap);
-    GROW(st->dur, cap);
-    GROW(st->name, cap);
-    GROW(st->cat, cap);
-    GROW(st->pid, cap);
-    GROW(st->tid, cap);
-    GROW(st->device, cap);
-    GROW(st->stream, cap);
-    GROW(st->correlation, cap);
-    GROW(st->external_id, cap);
-    GROW(st->aux, cap);
+#define GROW_COLUMN(c) do { \
+        void *p_ = realloc(st->c, cap * sizeof *st->c); \
+        if (!p_) \
+            return -1; \
+        st->c = p_; \
+    } while (0);
+    STORE_COLUMNS(GROW_COLUMN)
+#undef GROW_COLUMN
     st->cap = cap;
     return 0;
 }
