@@ -514,15 +514,7 @@ size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap)
     int n = (int)tp_numfmt_fixed(ns / scale[unit], decimals[unit], out);
     if (!n)
         n = snprintf(out, sizeof out, "%.*f", decimals[unit], ns / scale[unit]);
-    if (decimals[unit]) {
-        while (n > 0 && out[n - 1] == '0')
-            n--;
-        if (n > 0 && out[n - 1] == '.')
-            n--;
-    }
-    if (n == 2 && out[0] == '-' && out[1] == '0')
-        out[0] = '0', n = 1;
-    return put_out(out, (size_t)n, buf, cap);
+    return put_out(out, tp_numfmt_trim(out, (size_t)n, decimals[unit]), buf, cap);
 }
 
 /* Microseconds of a float number of nanoseconds, 3 decimals, zeros trimmed. */

@@ -351,6 +351,17 @@ static int args_but_out(const struct tp_opcall *c, const struct tp_arg **f)
     return n;
 }
 
+/* The arguments but `out` of torch.NAME or Tensor.NAME into f: -1 (the
+ * warning set) unless the module is one of these and there are `want`. */
+static int tensor_fn_args(struct fctx *x, const char *name, int want, const struct tp_arg **f)
+{
+    const struct tp_opcall *c = x->c;
+    REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "%s: module %s", name, c->mod);
+    int n = args_but_out(c, f);
+    REQ(n == want, "%s: %d arguments", name, n);
+    return n;
+}
+
 /* TC test of the GEMM classes: apex 884gemm/1688gemm, 3.x the whitelist. */
 static const char *tc_gemm(struct fctx *x, const char *const *apex_list)
 {
@@ -1352,10 +1363,10 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
         i = arg(x, 0);
         break;
     case M_GATHER: {
-        REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "gather: module %s", c->mod);
         const struct tp_arg *f[TP_MAX_ARGS];
-        int n = args_but_out(c, f);
-        REQ(n == 3, "gather: %d arguments", n);
+        int n = tensor_fn_args(x, "gather", 3, f);
+        if (n < 0)
+            return -1;
         i = pos_or_named(x, f, n, 0, "input");
         REQ(is_tensor(i), "gather: input is not a tensor");
         break;
@@ -1426,10 +1437,10 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
 static int cls_index_select(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "index_select: module %s", c->mod);
     const struct tp_arg *f[TP_MAX_ARGS];
-    int n = args_but_out(c, f);
-    REQ(n == 3, "index_select: %d arguments", n);
+    int n = tensor_fn_args(x, "index_select", 3, f);
+    if (n < 0)
+        return -1;
     const struct tp_arg *t = pos_or_named(x, f, n, 0, "input"), *d = pos_or_named(x, f, n, 1, "dim"),
                         *i = pos_or_named(x, f, n, 2, "index");
     REQ(t && d && i && is_tensor(t) && is_tensor(i), "index_select: input/index are not tensors");
@@ -1459,10 +1470,10 @@ static int cls_index_select(struct fctx *x)
 static int cls_masked_select(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "masked_select: module %s", c->mod);
     const struct tp_arg *f[TP_MAX_ARGS];
-    int n = args_but_out(c, f);
-    REQ(n == 2, "masked_select: %d arguments", n);
+    int n = tensor_fn_args(x, "masked_select", 2, f);
+    if (n < 0)
+        return -1;
     const struct tp_arg *t = pos_or_named(x, f, n, 0, "input"), *m = pos_or_named(x, f, n, 1, "mask");
     REQ(t && m && has_shape(t) && has_shape(m), "masked_select: arguments without shape");
     REQ(tp_streq(m->dtype, "uint8"), "masked_select: mask is %s", m->dtype);
