@@ -6,6 +6,7 @@
 #include "grow.h"
 #include "slots.h"
 #include "summ.h"
+#include "table.h"
 #include "checked.h"
 #include "i64map.h"
 #include "cmp.h"
@@ -357,6 +358,22 @@ const struct tp_sgroup **tp_summ_sorted(struct tp_section *sec,
 int tp_summ_cmp_order(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
 {
     return TP_CMP((*a)->order, (*b)->order);
+}
+
+int tp_summ_sorted_table(struct tp_section *sec,
+                         int (*cmp)(const struct tp_sgroup *const *, const struct tp_sgroup *const *),
+                         const struct tp_coldef *cols, size_t ncols, const struct tp_sgroup ***perm, tp_table **t,
+                         tp_error *err)
+{
+    *perm = tp_summ_sorted(sec, cmp);
+    *t = tp_table_new(cols, ncols);
+    if (*perm && *t)
+        return TP_OK;
+    free(*perm);
+    tp_table_free(*t);
+    *perm = NULL;
+    *t = NULL;
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 }
 
 /* The value at 0-based position q of the multiset. */

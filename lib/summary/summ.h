@@ -114,6 +114,15 @@ const struct tp_sgroup **tp_summ_sorted(struct tp_section *sec,
                                         int (*cmp)(const struct tp_sgroup *const *, const struct tp_sgroup *const *));
 int tp_summ_cmp_order(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b);
 
+/* What a view printing section sec starts from: *perm, tp_summ_sorted's
+ * groups, and *t, an empty table of the ncols columns cols.  TP_OK, or
+ * TP_ERR_NOMEM (err set) with neither made. */
+struct tp_coldef;
+int tp_summ_sorted_table(struct tp_section *sec,
+                         int (*cmp)(const struct tp_sgroup *const *, const struct tp_sgroup *const *),
+                         const struct tp_coldef *cols, size_t ncols, const struct tp_sgroup ***perm, tp_table **t,
+                         tp_error *err);
+
 /* Statistics of a group: the exact median (the mean of the middle two for
  * an even count), the sample standard deviation (NAN under two samples),
  * the mean of weight list `which` weighed by ns (sum(v * ns) / total). */

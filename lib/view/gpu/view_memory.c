@@ -331,18 +331,15 @@ static int stats_table(struct tp_section *sec, const char *path, const struct tp
                        tp_error *err)
 {
     *out = NULL;
-    const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_stat);
-    tp_table *t = tp_table_new(mem_cols, sizeof mem_cols / sizeof *mem_cols);
-    if (!perm || !t) {
-        free(perm);
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    const struct tp_sgroup **perm;
+    tp_table *t;
+    int rc = tp_summ_sorted_table(sec, cmp_stat, mem_cols, sizeof mem_cols / sizeof *mem_cols, &perm, &t, err);
+    if (rc != TP_OK)
+        return rc;
     size_t ng = sec->ng, ncalls = 0;
     while (ncalls < ng && !perm[ncalls]->key[1][0])
         ncalls++;
     const char *dev = vo ? vo->device : NULL;
-    int rc = TP_OK;
     if (sec->scal[0] == 0) {
         /* nothing to show: an empty table and a note (status stays TP_OK) */
         tp_error_set(err, TP_OK, "%s: no [memory] events (profile with profile_memory=True)", path);
