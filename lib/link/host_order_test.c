@@ -15,16 +15,7 @@ struct key {
     int64_t row;
 };
 
-static int cmp_key(const void *a, const void *b)
-{
-    const struct key *x = a, *y = b;
-    TP_CMP_BY(x, y, pid);
-    TP_CMP_BY(x, y, tid);
-    TP_CMP_BY(x, y, ts);
-    TP_CMP_BY(x, y, minus_dur);
-    TP_CMP_BY(x, y, call);
-    return TP_CMP(x->row, y->row);
-}
+TP_CMP_FIELDS(cmp_key, struct key, pid, tid, ts, minus_dur, call, row)
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t next(void)

@@ -300,6 +300,13 @@ struct threads {
     size_t cap, n, capn;
 };
 
+static void threads_free(struct threads *t)
+{
+    free(t->pid);
+    free(t->tid);
+    free(t->slot);
+}
+
 static uint64_t thread_hash(const void *t, size_t v)
 {
     const struct threads *th = t;
@@ -327,19 +334,9 @@ static int64_t thread_of(struct threads *t, int64_t pid, int64_t tid)
     return (int64_t)t->n++;
 }
 
-static int cmp_range_st(const void *x, const void *y)
-{
-    const struct range *a = x, *b = y;
-    TP_CMP_BY(a, b, start);
-    return TP_CMP(a->row, b->row);
-}
+TP_CMP_FIELDS(cmp_range_st, struct range, start, row)
 
-static int cmp_launch_rs1(const void *x, const void *y)
-{
-    const struct launch *a = x, *b = y;
-    TP_CMP_BY(a, b, rs);
-    return TP_CMP(a->k, b->k);
-}
+TP_CMP_FIELDS(cmp_launch_rs1, struct launch, rs, k)
 
 /* ---- tp_link_pyprof: the stages ------------------------------------------ */
 
@@ -1005,9 +1002,7 @@ static void link_ctx_free(struct link_ctx *c)
     free(c->krow);
     free(c->rstart);
     free(c->lstart);
-    free(c->th.pid);
-    free(c->th.tid);
-    free(c->th.slot);
+    threads_free(&c->th);
     free(c->kl);
     free(c->aoff);
     free(c->acnt);

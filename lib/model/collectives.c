@@ -230,12 +230,7 @@ struct around {
  * still finds the operator it was launched by through the id they share. */
 struct extop { int64_t ext; int64_t row; };
 
-static int cmp_extop(const void *x, const void *y)
-{
-    const struct extop *a = x, *b = y;
-    TP_CMP_BY(a, b, ext);
-    return TP_CMP(a->row, b->row);
-}
+TP_CMP_FIELDS(cmp_extop, struct extop, ext, row)
 
 static int is_comm_op_name(const char *nm)
 {
@@ -334,25 +329,13 @@ static void describe(const tp_store *st, size_t r, const struct extop *x, size_t
                                 : 0;
 }
 
-static int cmp_rec(const void *x, const void *y)
-{
-    const struct tp_coll_rec *a = x, *b = y;
-    TP_CMP_BY(a, b, start);
-    return TP_CMP(a->end, b->end);
-}
+TP_CMP_FIELDS(cmp_rec, struct tp_coll_rec, start, end)
 
 /* nth: the place among the same group and seq (or, without a seq, step), in
  * start order: the records sorted by that key (start order kept by idx). */
 struct numkey { uint64_t group; int64_t seq, step; size_t idx; };
 
-static int cmp_numkey(const void *x, const void *y)
-{
-    const struct numkey *a = x, *b = y;
-    TP_CMP_BY(a, b, group);
-    TP_CMP_BY(a, b, seq);
-    TP_CMP_BY(a, b, step);
-    return TP_CMP(a->idx, b->idx);
-}
+TP_CMP_FIELDS(cmp_numkey, struct numkey, group, seq, step, idx)
 
 static int number(struct tp_coll_rec *v, size_t n)
 {

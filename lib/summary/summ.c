@@ -290,14 +290,7 @@ int tp_summ_merge_section(struct tp_section *into, struct tp_section *from)
 /* The first sighting of g as (stream's position, seq, pos). */
 struct firstkey { int64_t sp, seq, pos; size_t i; };
 
-static int cmp_first(const void *a, const void *b)
-{
-    const struct firstkey *x = a, *y = b;
-    TP_CMP_BY(x, y, sp);
-    TP_CMP_BY(x, y, seq);
-    TP_CMP_BY(x, y, pos);
-    return TP_CMP(x->i, y->i);
-}
+TP_CMP_FIELDS(cmp_first, struct firstkey, sp, seq, pos, i)
 
 int tp_summ_order(struct tp_section *sec)
 {

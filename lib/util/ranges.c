@@ -17,12 +17,7 @@ int tp_ranges_push(struct tp_ranges *v, int64_t s, int64_t e)
     return 0;
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-    const struct tp_range *x = a, *y = b;
-    TP_CMP_BY(x, y, s);
-    return TP_CMP(x->e, y->e);
-}
+TP_CMP_FIELDS(cmp_range, struct tp_range, s, e)
 
 void tp_ranges_merge(struct tp_ranges *v)
 {
