@@ -78,6 +78,14 @@ static tp_store *load_reference(const char *rel, const char *name)
     return st;
 }
 
+/* tp_hta_init of st with --hta-quirks (quirks 1) or without. */
+static void hta_init_quirks(struct tp_hta *h, const tp_store *st, int quirks)
+{
+    struct tp_view_opts vo = {0};
+    vo.hta_quirks = quirks;
+    tp_hta_init(h, st, &vo);
+}
+
 /* The graph of h's window (step, or annotation's instance): 0, or -1. */
 static int build_graph(struct tp_hta *h, int64_t step, const char *annotation, int64_t instance,
                        struct tp_cp_graph *g)
@@ -245,10 +253,8 @@ static void test_graph_launches(void)
         return;
     size_t total[2] = {0, 0};
     for (int quirks = 0; quirks < 2; quirks++) {
-        struct tp_view_opts vo = {0};
-        vo.hta_quirks = quirks;
         struct tp_hta h;
-        tp_hta_init(&h, st, &vo);
+        hta_init_quirks(&h, st, quirks);
         struct tp_cp_graph g;
         size_t weighted = 0, zero = 0;
         if (build_graph(&h, 552, NULL, 0, &g) == 0) {
@@ -284,10 +290,8 @@ static void test_graph_hand_made(void)
     add(st, TP_K_KERNEL, "k2", 41, 19, 7, 9);
     CHECK_INT("cp graph link", tp_store_link(st, &err), TP_OK);
     for (int quirks = 0; quirks < 2; quirks++) {
-        struct tp_view_opts vo = {0};
-        vo.hta_quirks = quirks;
         struct tp_hta h;
-        tp_hta_init(&h, st, &vo);
+        hta_init_quirks(&h, st, quirks);
         struct tp_cp_graph g;
         int64_t by[TP_CP_NBOUND] = {0};
         if (tp_cp_build(&h, 0, 100000, &g, &err) == TP_OK) {

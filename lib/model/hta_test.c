@@ -129,9 +129,11 @@ static const char *scell(tp_table *t, size_t row, const char *key)
 
 /* One expected cell of a view of st: an integer, a string, or a float in
  * [lo, hi]; key NULL: the table's row count. */
+enum { ALL_STEPS = 1, QUIRKS = 2 };   /* want.opts: --all-steps, TPROF_HTA_QUIRKS=1 */
+
 struct want {
     const tp_view *v;
-    int all_steps;
+    int opts;
     const char *name;
     size_t row;
     const char *key;
@@ -145,9 +147,12 @@ static void check_wants(const struct want *w, size_t n)
 {
     tp_table *t = NULL;
     for (size_t k = 0; k < n; k++) {
-        if (k == 0 || w[k].v != w[k - 1].v || w[k].all_steps != w[k - 1].all_steps) {
+        if (k == 0 || w[k].v != w[k - 1].v || w[k].opts != w[k - 1].opts) {
             tp_table_free(t);
-            t = view(w[k].v, w[k].all_steps);
+            if (w[k].opts & QUIRKS)
+                setenv("TPROF_HTA_QUIRKS", "1", 1);
+            t = view(w[k].v, w[k].opts & ALL_STEPS);
+            unsetenv("TPROF_HTA_QUIRKS");
             if (!t)
                 printf("# %s: the view did not build\n", w[k].name);
         }
@@ -198,8 +203,8 @@ static void test_views(void)
         {&tp_view_temporal, 0, "temporal non_compute", 0, "non_compute", 'i', 10000, NULL, 0, 0},
         {&tp_view_temporal, 0, "temporal rank absent is 0", 0, "rank", 'i', 0, NULL, 0, 0},
         {&tp_view_temporal, 0, "temporal pct", 0, "compute_pct", 'f', 0, NULL, 9.52, 9.53},
-        {&tp_view_temporal, 1, "temporal all-steps kernel_time", 0, "kernel_time", 'i', 251000, NULL, 0, 0},
-        {&tp_view_temporal, 1, "temporal all-steps compute", 0, "compute", 'i', 21000, NULL, 0, 0},
+        {&tp_view_temporal, ALL_STEPS, "temporal all-steps kernel_time", 0, "kernel_time", 'i', 251000, NULL, 0, 0},
+        {&tp_view_temporal, ALL_STEPS, "temporal all-steps compute", 0, "compute", 'i', 21000, NULL, 0, 0},
         {&tp_view_kernel_types, 0, "kernel-types rows", 0, NULL, 'i', 4, NULL, 0, 0},
         {&tp_view_kernel_types, 0, "kernel-types first", 0, "kernel_type", 's', 0, "COMPUTATION", 0, 0},
         {&tp_view_kernel_types, 0, "kernel-types comp only", 0, "time", 'i', 15000, NULL, 0, 0},
@@ -232,14 +237,12 @@ static void test_views(void)
         {&tp_view_queue, 0, "queue p25", 0, "p25", 'f', 0, NULL, 0.25, 0.25},
     };
     check_wants(views, sizeof views / sizeof views[0]);
-    tp_table *t;
 
     /* HTA's own way: µs rounding, negative gaps summed */
-    setenv("TPROF_HTA_QUIRKS", "1", 1);
-    t = view(&tp_view_idle, 0);
-    CHECK_INT("idle quirks kernel_wait negative", cell(t, 1, "time"), -5000);
-    tp_table_free(t);
-    unsetenv("TPROF_HTA_QUIRKS");
+    static const struct want quirky[] = {
+        {&tp_view_idle, QUIRKS, "idle quirks kernel_wait negative", 1, "time", 'i', -5000, NULL, 0, 0},
+    };
+    check_wants(quirky, sizeof quirky / sizeof quirky[0]);
     tp_store_free(st);
 
     /* Sub-µs kernels: HTA's ceil/floor gives them negative durations */
@@ -251,21 +254,14 @@ static void test_views(void)
     add(TP_K_RUNTIME, "cudaLaunchKernel", 950, 30, -1, 3);
     add(TP_K_KERNEL, "k3", 20000, 1000, 0, 3);              /* 20..21 us */
     CHECK("link 2", tp_store_link(st, &err) == TP_OK);
-    t = view(&tp_view_temporal, 0);
-    CHECK_INT("sub-us compute exact", cell(t, 0, "compute"), 3000 + 600 + 1000);
-    CHECK_INT("sub-us kernel_time exact", cell(t, 0, "kernel_time"), 20000);
-    tp_table_free(t);
-    t = view(&tp_view_launches, 0);
-    CHECK_INT("sub-us gpu_dur exact", cell(t, 1, "gpu_dur"), 600);
-    tp_table_free(t);
-    setenv("TPROF_HTA_QUIRKS", "1", 1);
-    t = view(&tp_view_temporal, 0);
-    CHECK_INT("sub-us compute quirks", cell(t, 0, "compute"), 3000 - 1000 + 1000);
-    tp_table_free(t);
-    t = view(&tp_view_launches, 0);
-    CHECK_INT("sub-us gpu_dur quirks", cell(t, 1, "gpu_dur"), -1000);
-    tp_table_free(t);
-    unsetenv("TPROF_HTA_QUIRKS");
+    static const struct want sub_us[] = {
+        {&tp_view_temporal, 0, "sub-us compute exact", 0, "compute", 'i', 3000 + 600 + 1000, NULL, 0, 0},
+        {&tp_view_temporal, 0, "sub-us kernel_time exact", 0, "kernel_time", 'i', 20000, NULL, 0, 0},
+        {&tp_view_launches, 0, "sub-us gpu_dur exact", 1, "gpu_dur", 'i', 600, NULL, 0, 0},
+        {&tp_view_temporal, QUIRKS, "sub-us compute quirks", 0, "compute", 'i', 3000 - 1000 + 1000, NULL, 0, 0},
+        {&tp_view_launches, QUIRKS, "sub-us gpu_dur quirks", 1, "gpu_dur", 'i', -1000, NULL, 0, 0},
+    };
+    check_wants(sub_us, sizeof sub_us / sizeof sub_us[0]);
     tp_store_free(st);
 
     /* No GPU events: one row of zeros, no division by zero */
@@ -273,21 +269,18 @@ static void test_views(void)
     add(TP_K_CPU_OP, "aten::add", 0, 100, -1, TP_NONE);
     st->rank = 3;
     CHECK("link 3", tp_store_link(st, &err) == TP_OK);
-    t = view(&tp_view_temporal, 0);
-    CHECK_INT("empty temporal rows", tp_table_rows(t), 1);
-    CHECK_INT("empty temporal rank", cell(t, 0, "rank"), 3);
-    CHECK_INT("empty temporal kernel_time", cell(t, 0, "kernel_time"), 0);
-    CHECK("empty temporal pct null", fcell(t, 0, "idle_pct") == -1e300);
-    tp_table_free(t);
-    const tp_view *vs[] = {&tp_view_kernel_types, &tp_view_idle, &tp_view_launches, &tp_view_queue};
-    for (size_t i = 0; i < 4; i++) {
-        t = view(vs[i], 0);
-        CHECK(vs[i]->name, t != NULL && tp_table_rows(t) == 0);
-        tp_table_free(t);
-    }
-    t = view(&tp_view_overlap, 0);
-    CHECK("empty overlap pct null", t && fcell(t, 0, "comm_comp_overlap_pct") == -1e300);
-    tp_table_free(t);
+    static const struct want empty[] = {   /* fcell's -1e300: a NULL cell */
+        {&tp_view_temporal, 0, "empty temporal rows", 0, NULL, 'i', 1, NULL, 0, 0},
+        {&tp_view_temporal, 0, "empty temporal rank", 0, "rank", 'i', 3, NULL, 0, 0},
+        {&tp_view_temporal, 0, "empty temporal kernel_time", 0, "kernel_time", 'i', 0, NULL, 0, 0},
+        {&tp_view_temporal, 0, "empty temporal pct null", 0, "idle_pct", 'f', 0, NULL, -1e300, -1e300},
+        {&tp_view_kernel_types, 0, "kernel-types", 0, NULL, 'i', 0, NULL, 0, 0},
+        {&tp_view_idle, 0, "idle", 0, NULL, 'i', 0, NULL, 0, 0},
+        {&tp_view_launches, 0, "launches", 0, NULL, 'i', 0, NULL, 0, 0},
+        {&tp_view_queue, 0, "queue", 0, NULL, 'i', 0, NULL, 0, 0},
+        {&tp_view_overlap, 0, "empty overlap pct null", 0, "comm_comp_overlap_pct", 'f', 0, NULL, -1e300, -1e300},
+    };
+    check_wants(empty, sizeof empty / sizeof empty[0]);
     tp_store_free(st);
 }
 

@@ -18,13 +18,19 @@ static void mk(const char *dir)
     mkdir(p, 0755);
 }
 
+/* base/dir/name, opened for writing (NULL when it cannot be). */
+static FILE *create(const char *dir, const char *name)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s/%s", base, dir, name);
+    return fopen(p, "w");
+}
+
 /* A tiny trace: one ProfilerStep (number step), one runtime launching one
  * kernel of kdur µs with correlation 7; rank < 0: no distributedInfo. */
 static void trace(const char *dir, const char *name, int rank, int step, int kdur)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s/%s", base, dir, name);
-    FILE *f = fopen(p, "w");
+    FILE *f = create(dir, name);
     if (!f)
         return;
     fprintf(f, "{");
@@ -41,9 +47,7 @@ static void trace(const char *dir, const char *name, int rank, int step, int kdu
 
 static void garbage(const char *dir, const char *name)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s/%s", base, dir, name);
-    FILE *f = fopen(p, "w");
+    FILE *f = create(dir, name);
     if (f) {
         fputs("this is not a trace\n", f);
         fclose(f);
@@ -86,9 +90,7 @@ static const struct tp_run_rank *by_worker(const tp_run *r, const char *w)
  * 0's table its index had in its own store. */
 static void sync_trace(const char *dir, const char *name, int rank, int nkernels, int corr)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s/%s", base, dir, name);
-    FILE *f = fopen(p, "w");
+    FILE *f = create(dir, name);
     if (!f)
         return;
     fprintf(f, "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":%d,\"world_size\":2},\"traceEvents\":[\n", rank);

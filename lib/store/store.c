@@ -61,22 +61,19 @@ void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(con
 #define STORE_COLUMNS(X) X(kind) X(ph) X(ts) X(dur) X(name) X(cat) X(pid) X(tid) X(device) X(stream) \
     X(correlation) X(external_id) X(aux)
 
+/* What tp_store_link adds, freed (and cleared) by free_links. */
+#define LINK_ARRAYS(X) X(parent) X(dev_launcher) X(dev_launch_op) X(dev_bits) X(dev_before) X(step) X(annots) X(steps)
+
+/* The side tables of the rows (aux), freed with the store. */
+#define SIDE_TABLES(X) X(seqs) X(pys) X(kernels) X(ops) X(mems) X(devices) X(colls)
+
+#define FREE_FIELD(f) free(st->f);
+#define FREE_AND_CLEAR(f) free(st->f), st->f = NULL;
+
 static void free_links(tp_store *st)
 {
-    free(st->parent);
-    free(st->dev_launcher);
-    free(st->dev_launch_op);
-    free(st->dev_bits);
-    free(st->dev_before);
-    free(st->step);
-    free(st->annots);
-    free(st->steps);
-    st->parent = st->step = st->dev_launcher = st->dev_launch_op = NULL;
-    st->dev_bits = NULL;
-    st->dev_before = NULL;
+    LINK_ARRAYS(FREE_AND_CLEAR)
     st->ndev = 0;
-    st->annots = NULL;
-    st->steps = NULL;
     st->nannots = st->nsteps = 0;
     tp_attribution_free(&st->attr);
     st->linked = 0;
@@ -90,16 +87,8 @@ void tp_store_free(tp_store *st)
         if (st->models[i].p && st->models[i].free)
             st->models[i].free(st->models[i].p);
     pthread_mutex_destroy(&st->model_lock);
-#define FREE_COLUMN(c) free(st->c);
-    STORE_COLUMNS(FREE_COLUMN)
-#undef FREE_COLUMN
-    free(st->seqs);
-    free(st->pys);
-    free(st->kernels);
-    free(st->ops);
-    free(st->mems);
-    free(st->devices);
-    free(st->colls);
+    STORE_COLUMNS(FREE_FIELD)
+    SIDE_TABLES(FREE_FIELD)
     tp_npu_free(st->npu);
     free_links(st);
     tp_strtab_free(&st->strings);
