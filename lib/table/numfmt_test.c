@@ -56,13 +56,8 @@ static long fixed_bad(double v, int d, long *handled, char *first, size_t cap)
 /* tp_fmt_time as it was written with snprintf: the oracle */
 static size_t old_fmt_time(int64_t ns, int unit, char *out, size_t cap)
 {
-    static const int digits[] = {[TP_UNIT_NS] = 0, [TP_UNIT_US] = 3, [TP_UNIT_MS] = 6, [TP_UNIT_S] = 9};
-    if (unit <= TP_UNIT_DEFAULT || unit > TP_UNIT_S)
-        unit = TP_UNIT_US;
-    int d = digits[unit];
-    uint64_t div = 1;
-    for (int i = 0; i < d; i++)
-        div *= 10;
+    uint64_t div;
+    int d = tp_time_unit(&unit, &div);
     uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns, frac = mag % div;
     int n = snprintf(out, cap, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(mag / div));
     if (frac) {
@@ -79,10 +74,10 @@ static size_t old_fmt_time(int64_t ns, int unit, char *out, size_t cap)
 /* tp_fmt_time_float as it was: "%.*f", zeros and a bare point trimmed, "-0" -> "0" */
 static void old_fmt_time_float(double ns, int unit, char *out, size_t cap)
 {
-    static const double scale[] = {[TP_UNIT_NS] = 1, [TP_UNIT_US] = 1e3, [TP_UNIT_MS] = 1e6, [TP_UNIT_S] = 1e9};
-    static const int decimals[] = {[TP_UNIT_NS] = 0, [TP_UNIT_US] = 3, [TP_UNIT_MS] = 6, [TP_UNIT_S] = 9};
-    int n = snprintf(out, cap, "%.*f", decimals[unit], ns / scale[unit]);
-    out[tp_numfmt_trim(out, (size_t)n, decimals[unit])] = 0;
+    uint64_t div;
+    int d = tp_time_unit(&unit, &div);
+    int n = snprintf(out, cap, "%.*f", d, ns / (double)div);
+    out[tp_numfmt_trim(out, (size_t)n, d)] = 0;
 }
 
 /* CHECK that a loop met no difference, and show the first one it met. */

@@ -129,6 +129,10 @@ size_t tp_fmt_pyfloat(double v, char *buf, size_t cap);   /* Python repr(float):
 size_t tp_fmt_us(int64_t ns, char *buf, size_t cap);      /* exact microseconds: 1234.5 */
 size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap);   /* exact, in enum tp_timeunit */
 size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap);
+/* The unit those print in for `unit` (TP_UNIT_DEFAULT or an unknown one:
+ * microseconds): *unit set to it, its digits after the point returned and
+ * *div = 10^digits, the nanoseconds in one. */
+int tp_time_unit(int *unit, uint64_t *div);
 
 /* --human (human.c): torch's key_averages formats.  A time in microseconds
  * as _format_time prints it ("123.456us", "1.234ms", "2.500s"), or in the
