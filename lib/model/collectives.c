@@ -20,6 +20,7 @@
 #include "collectives.h"
 #include "cmp.h"
 #include "grow.h"
+#include "search.h"
 
 static const char *const op_names[TP_COLL_NOPS] = {
     [TP_COLL_OTHER] = "other", [TP_COLL_ALL_REDUCE] = "all_reduce", [TP_COLL_ALL_GATHER] = "all_gather",
@@ -240,14 +241,7 @@ static int is_comm_op_name(const char *nm)
 /* The first of the operators with External id ext (x[*at..] share it). */
 static int64_t by_ext(const struct extop *x, size_t n, int64_t ext, size_t *at)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x[mid].ext < ext)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = TP_SEARCH(x, n, struct extop, ext, ext, 0);
     *at = lo;
     return lo < n && x[lo].ext == ext ? x[lo].row : -1;
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "grow.h"
+#include "search.h"
 #include "npu.h"
 #include "store.h"
 #include "link.h"
@@ -243,14 +244,7 @@ struct tp_coll_info *tp_store_add_coll_info(tp_store *st, size_t row)
 
 const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row)
 {
-    size_t lo = 0, hi = st->ncolls;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((size_t)st->colls[mid].row < row)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = TP_SEARCH(st->colls, st->ncolls, struct tp_coll_info, row, (int64_t)row, 0);
     return lo < st->ncolls && (size_t)st->colls[lo].row == row ? &st->colls[lo] : NULL;
 }
 
@@ -288,14 +282,7 @@ int tp_store_set_seq(tp_store *st, size_t row, int64_t seq)
 
 int64_t tp_store_seq(const tp_store *st, size_t row)
 {
-    size_t lo = 0, hi = st->nseqs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((size_t)st->seqs[mid].row < row)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = TP_SEARCH(st->seqs, st->nseqs, struct tp_seq_rec, row, (int64_t)row, 0);
     return lo < st->nseqs && (size_t)st->seqs[lo].row == row ? st->seqs[lo].seq : TP_NONE;
 }
 
