@@ -151,6 +151,15 @@ int tp_table_nomem(const tp_table *t)
     return t->oom;
 }
 
+int tp_table_take(tp_table **t, tp_table **out, const char *path, tp_error *err)
+{
+    if (tp_table_nomem(*t))
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
+    *out = *t;
+    *t = NULL;
+    return TP_OK;
+}
+
 long tp_table_add_row(tp_table *t)
 {
     if (!t)

@@ -113,6 +113,10 @@ const struct tp_coldef *tp_table_coldefs(const tp_table *t);
 /* Non-zero once a setter ran out of memory (tp_table_write then fails with
  * TP_ERR_NOMEM instead of printing a table with holes). */
 int tp_table_nomem(const tp_table *t);
+/* The end of a view's build: *t moved to *out (*t NULL) and TP_OK, or, when
+ * one of its cells could not be stored (tp_table_nomem), TP_ERR_NOMEM with
+ * "PATH: out of memory" and *t left to the caller to free. */
+int tp_table_take(tp_table **t, tp_table **out, const char *path, tp_error *err);
 
 /* Index of the first column whose key is `key`, or -1. */
 long tp_table_col_find(const struct tp_coldef *cols, size_t ncols, const char *key);
