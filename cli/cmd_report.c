@@ -3,14 +3,12 @@
  * view wrote or why it wrote nothing.  The views share the loaded store, so
  * the trace is parsed once instead of once per view. */
 #include <errno.h>
-#include <pthread.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include "commands.h"
 #include "options.h"
 #include "tprof.h"
@@ -136,24 +134,17 @@ struct pool {
     const tp_store *st;
     const tp_view *const *views;
     const size_t *order;
-    size_t n, next;
+    size_t n;
     char (*lines)[1024];
     int *status;
-    pthread_mutex_t lock;
 };
 
-static void *pool_worker(void *arg)
+/* The k-th view to build (tp_parallel's job k). */
+static void report_nth(void *arg, size_t k)
 {
     struct pool *P = arg;
-    for (;;) {
-        pthread_mutex_lock(&P->lock);
-        size_t i = P->next++;
-        pthread_mutex_unlock(&P->lock);
-        if (i >= P->n)
-            return NULL;
-        i = P->order[i];
-        P->status[i] = report_view(P->R, P->views[i], P->st, P->lines[i], sizeof P->lines[i]);
-    }
+    size_t i = P->order[k];
+    P->status[i] = report_view(P->R, P->views[i], P->st, P->lines[i], sizeof P->lines[i]);
 }
 
 static int report_all(const struct report *R, const tp_store *st, int threads)
@@ -173,19 +164,7 @@ static int report_all(const struct report *R, const tp_store *st, int threads)
     }
     pick_order(P.views, P.n, order);
     P.order = order;
-    pthread_mutex_init(&P.lock, NULL);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nt = threads > 0 ? (size_t)threads : ncpu > 0 ? (size_t)ncpu : 1, started = 0;
-    pthread_t tids[64];
-    if (nt > 64)
-        nt = 64;
-    for (; started + 1 < nt && started < P.n; started++)
-        if (pthread_create(&tids[started], NULL, pool_worker, &P) != 0)
-            break;
-    pool_worker(&P);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
-    pthread_mutex_destroy(&P.lock);
+    tp_parallel(P.n, threads, report_nth, &P);
     int status = 0;
     for (size_t i = 0; i < P.n; i++) {
         fputs(P.lines[i], R->summary);

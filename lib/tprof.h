@@ -784,6 +784,12 @@ int tp_summary_load_set_view(const char *const *paths, size_t n, const char *vie
 
 void tp_summary_free(tp_summary *s);
 
+/* fn(ctx, i) for every i in [0, n), on up to `threads` threads (<= 0: one
+ * per online CPU; never more than n), the calling thread one of them: each
+ * takes the next i not yet taken, so they start in order.  Returns when all
+ * have returned; where no thread starts, the calling thread runs them all. */
+void tp_parallel(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
+
 const char *tp_version(void);
 /* "zstd 1.5.4, zlib 1.2.13, SQLite 3.40.1, libcsv 3.0.3": the libraries in use. */
 const char *tp_library_versions(void);

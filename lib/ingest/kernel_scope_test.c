@@ -97,11 +97,9 @@ static int same_annots(const tp_store *a, const tp_store *b)
 
 static void dump_scope(void)
 {
-    char dir[] = "/tmp/tprof-kernel-scope-XXXXXX", path[64];
-    if (!mkdtemp(dir)) {
-        SKIP("kernel_scope", "no temporary folder");
+    char dir[64], path[80];
+    if (tt_tmpdir(dir, sizeof dir, "kernel_scope") < 0)
         return;
-    }
     snprintf(path, sizeof path, "%s/net.sql", dir);
     sqlite3 *db;
     int ok = sqlite3_open(path, &db) == SQLITE_OK && sqlite3_exec(db, dump_sql, NULL, NULL, NULL) == SQLITE_OK;

@@ -3,29 +3,19 @@
  * included) and on those that take the fallback (a span of starts past 64
  * bits, more threads than the table). */
 #include <stdlib.h>
+#include "cmp.h"
 #include "link.h"
 #include "testing.h"
 
-static _Thread_local const tp_store *ref_st;
+/* The order written out as one key per row, sorted field by field: by
+ * thread, start, longer first, operators before runtime calls, row. */
+struct key {
+    int64_t pid, tid, ts, minus_dur;
+    int call;
+    int64_t row;
+};
 
-static int cmp_ref(const void *a, const void *b)
-{
-    const tp_store *st = ref_st;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (st->pid[x] != st->pid[y])
-        return st->pid[x] < st->pid[y] ? -1 : 1;
-    if (st->tid[x] != st->tid[y])
-        return st->tid[x] < st->tid[y] ? -1 : 1;
-    if (st->ts[x] != st->ts[y])
-        return st->ts[x] < st->ts[y] ? -1 : 1;
-    if (st->dur[x] != st->dur[y])
-        return st->dur[x] > st->dur[y] ? -1 : 1;
-    int ra = st->kind[x] == TP_K_RUNTIME || st->kind[x] == TP_K_DRIVER;
-    int rb = st->kind[y] == TP_K_RUNTIME || st->kind[y] == TP_K_DRIVER;
-    if (ra != rb)
-        return ra - rb;
-    return x < y ? -1 : x > y;
-}
+TP_CMP_FIELDS(cmp_key, struct key, pid, tid, ts, minus_dur, call, row)
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t next(void)
@@ -41,7 +31,8 @@ static uint64_t next(void)
 static int agree(size_t n, unsigned threads, int64_t base, uint64_t spread)
 {
     tp_store *st = tp_store_new();
-    int64_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    int64_t *a = malloc(n * sizeof *a);
+    struct key *b = malloc(n * sizeof *b);
     int ok = st && a && b;
     for (size_t i = 0; ok && i < n; i++) {
         int64_t r = tp_store_add(st);
@@ -54,14 +45,16 @@ static int agree(size_t n, unsigned threads, int64_t base, uint64_t spread)
         st->ts[r] = (int64_t)((uint64_t)base + next() % spread);
         st->dur[r] = (int64_t)(next() % 4);
         st->kind[r] = next() % 3 ? TP_K_CPU_OP : TP_K_RUNTIME;
-        a[i] = b[i] = r;
+        a[i] = r;
     }
     if (ok) {
         ok = tp_link_host_order(st, a, n) == 0;
-        ref_st = st;
-        qsort(b, n, sizeof *b, cmp_ref);
+        for (size_t i = 0; i < n; i++)
+            b[i] = (struct key){st->pid[i], st->tid[i], st->ts[i], -st->dur[i],
+                                st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER, (int64_t)i};
+        qsort(b, n, sizeof *b, cmp_key);
         for (size_t i = 0; i < n && ok; i++)
-            ok = a[i] == b[i];
+            ok = a[i] == b[i].row;
     }
     free(a);
     free(b);

@@ -22,6 +22,7 @@
 #include "ingest.h"
 #include "i64map.h"
 #include "link.h"
+#include "search.h"
 #include "store_file.h"
 
 /* Keep the first row seen for an id (the plugin's dict keeps the first
@@ -176,14 +177,7 @@ static int build_steps(tp_store *st)
 /* The step whose range holds time t, -1 none (steps sorted by start). */
 static int64_t step_at(const tp_store *st, int64_t t)
 {
-    size_t lo = 0, hi = st->nsteps;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (st->steps[mid].ts <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = TP_SEARCH(st->steps, st->nsteps, struct tp_step, ts, t, 1);
     return (lo > 0 && t < st->steps[lo - 1].end) ? (int64_t)(lo - 1) : -1;
 }
 

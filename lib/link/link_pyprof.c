@@ -34,6 +34,7 @@
 #include "pyprof.h"
 #include "table.h"
 #include "grow.h"
+#include "slots.h"
 #include "cmp.h"
 #include "try.h"
 
@@ -299,25 +300,23 @@ struct threads {
     size_t cap, n, capn;
 };
 
+static void threads_free(struct threads *t)
+{
+    free(t->pid);
+    free(t->tid);
+    free(t->slot);
+}
+
+static uint64_t thread_hash(const void *t, size_t v)
+{
+    const struct threads *th = t;
+    return tp_i64_mix((uint64_t)th->pid[v] * 31 + (uint64_t)th->tid[v]);
+}
+
 static int64_t thread_of(struct threads *t, int64_t pid, int64_t tid)
 {
-    if ((t->n + 1) * 2 > t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 64;
-        uint32_t *ns = calloc(nc, sizeof *ns);
-        if (!ns)
-            return -1;
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->slot[i]) {
-                uint32_t v = t->slot[i] - 1;
-                size_t j = tp_i64_mix((uint64_t)t->pid[v] * 31 + (uint64_t)t->tid[v]) & (nc - 1);
-                while (ns[j])
-                    j = (j + 1) & (nc - 1);
-                ns[j] = v + 1;
-            }
-        free(t->slot);
-        t->slot = ns;
-        t->cap = nc;
-    }
+    if ((t->n + 1) * 2 > t->cap && tp_slots_grow(&t->slot, &t->cap, t->n, thread_hash, t) < 0)
+        return -1;
     size_t j = tp_i64_mix((uint64_t)pid * 31 + (uint64_t)tid) & (t->cap - 1);
     while (t->slot[j]) {
         uint32_t v = t->slot[j] - 1;
@@ -325,35 +324,19 @@ static int64_t thread_of(struct threads *t, int64_t pid, int64_t tid)
             return v;
         j = (j + 1) & (t->cap - 1);
     }
-    if (t->n == t->capn) {
-        size_t nc = t->capn ? t->capn * 2 : 64;
-        int64_t *p1 = realloc(t->pid, nc * sizeof *p1);
-        if (p1) t->pid = p1;
-        int64_t *p2 = realloc(t->tid, nc * sizeof *p2);
-        if (p2) t->tid = p2;
-        if (!p1 || !p2)
-            return -1;
-        t->capn = nc;
-    }
+    size_t capn = t->capn;   /* both columns grow to the same capacity */
+    if (tp_grow((void **)&t->pid, &capn, t->n + 1, sizeof *t->pid) < 0 ||
+        tp_grow((void **)&t->tid, &t->capn, t->n + 1, sizeof *t->tid) < 0)
+        return -1;
     t->pid[t->n] = pid;
     t->tid[t->n] = tid;
     t->slot[j] = (uint32_t)(t->n + 1);
     return (int64_t)t->n++;
 }
 
-static int cmp_range_st(const void *x, const void *y)
-{
-    const struct range *a = x, *b = y;
-    TP_CMP_BY(a, b, start);
-    return TP_CMP(a->row, b->row);
-}
+TP_CMP_FIELDS(cmp_range_st, struct range, start, row)
 
-static int cmp_launch_rs1(const void *x, const void *y)
-{
-    const struct launch *a = x, *b = y;
-    TP_CMP_BY(a, b, rs);
-    return TP_CMP(a->k, b->k);
-}
+TP_CMP_FIELDS(cmp_launch_rs1, struct launch, rs, k)
 
 /* ---- tp_link_pyprof: the stages ------------------------------------------ */
 
@@ -1019,9 +1002,7 @@ static void link_ctx_free(struct link_ctx *c)
     free(c->krow);
     free(c->rstart);
     free(c->lstart);
-    free(c->th.pid);
-    free(c->th.tid);
-    free(c->th.slot);
+    threads_free(&c->th);
     free(c->kl);
     free(c->aoff);
     free(c->acnt);

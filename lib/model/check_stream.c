@@ -28,14 +28,7 @@ struct sev {
     int64_t ts, row;
 };
 
-static int cmp_sev(const void *a, const void *b)
-{
-    const struct sev *x = a, *y = b;
-    TP_CMP_BY(x, y, device);
-    TP_CMP_BY(x, y, stream);
-    TP_CMP_BY(x, y, ts);
-    return TP_CMP(x->row, y->row);
-}
+TP_CMP_FIELDS(cmp_sev, struct sev, device, stream, ts, row)
 
 /* One kind of finding being counted: the first pair, the worst amount. */
 struct tally {

@@ -20,27 +20,14 @@ struct mkey {
     size_t list, rec;
 };
 
-static int cmp_mkey(const void *x, const void *y)
-{
-    const struct mkey *a = x, *b = y;
-    TP_CMP_BY(a, b, group);
-    TP_CMP_BY(a, b, seq);
-    TP_CMP_BY(a, b, step);
-    TP_CMP_BY(a, b, nth);
-    return TP_CMP(a->list, b->list);
-}
+TP_CMP_FIELDS(cmp_mkey, struct mkey, group, seq, step, nth, list)
 
 static int same_key(const struct mkey *a, const struct mkey *b)
 {
     return a->group == b->group && a->seq == b->seq && a->step == b->step && a->nth == b->nth;
 }
 
-static int cmp_inst(const void *x, const void *y)
-{
-    const struct tp_coll_inst *a = x, *b = y;
-    TP_CMP_BY(a, b, first_start);
-    return TP_CMP(a->part, b->part);
-}
+TP_CMP_FIELDS(cmp_inst, struct tp_coll_inst, first_start, part)
 
 static int is_p2p(int32_t op)
 {

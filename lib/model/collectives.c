@@ -20,6 +20,7 @@
 #include "collectives.h"
 #include "cmp.h"
 #include "grow.h"
+#include "search.h"
 
 static const char *const op_names[TP_COLL_NOPS] = {
     [TP_COLL_OTHER] = "other", [TP_COLL_ALL_REDUCE] = "all_reduce", [TP_COLL_ALL_GATHER] = "all_gather",
@@ -230,12 +231,7 @@ struct around {
  * still finds the operator it was launched by through the id they share. */
 struct extop { int64_t ext; int64_t row; };
 
-static int cmp_extop(const void *x, const void *y)
-{
-    const struct extop *a = x, *b = y;
-    TP_CMP_BY(a, b, ext);
-    return TP_CMP(a->row, b->row);
-}
+TP_CMP_FIELDS(cmp_extop, struct extop, ext, row)
 
 static int is_comm_op_name(const char *nm)
 {
@@ -245,14 +241,7 @@ static int is_comm_op_name(const char *nm)
 /* The first of the operators with External id ext (x[*at..] share it). */
 static int64_t by_ext(const struct extop *x, size_t n, int64_t ext, size_t *at)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x[mid].ext < ext)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = TP_SEARCH(x, n, struct extop, ext, ext, 0);
     *at = lo;
     return lo < n && x[lo].ext == ext ? x[lo].row : -1;
 }
@@ -334,25 +323,13 @@ static void describe(const tp_store *st, size_t r, const struct extop *x, size_t
                                 : 0;
 }
 
-static int cmp_rec(const void *x, const void *y)
-{
-    const struct tp_coll_rec *a = x, *b = y;
-    TP_CMP_BY(a, b, start);
-    return TP_CMP(a->end, b->end);
-}
+TP_CMP_FIELDS(cmp_rec, struct tp_coll_rec, start, end)
 
 /* nth: the place among the same group and seq (or, without a seq, step), in
  * start order: the records sorted by that key (start order kept by idx). */
 struct numkey { uint64_t group; int64_t seq, step; size_t idx; };
 
-static int cmp_numkey(const void *x, const void *y)
-{
-    const struct numkey *a = x, *b = y;
-    TP_CMP_BY(a, b, group);
-    TP_CMP_BY(a, b, seq);
-    TP_CMP_BY(a, b, step);
-    return TP_CMP(a->idx, b->idx);
-}
+TP_CMP_FIELDS(cmp_numkey, struct numkey, group, seq, step, idx)
 
 static int number(struct tp_coll_rec *v, size_t n)
 {

@@ -124,12 +124,7 @@ static int64_t attribute(const struct builder *b, uint32_t from, uint32_t to, in
     return from_parent;
 }
 
-static int cmp_ev(const void *a, const void *b)
-{
-    const struct ev *x = a, *y = b;
-    TP_CMP_BY(x, y, s);
-    return TP_CMP(x->row, y->row);
-}
+TP_CMP_FIELDS(cmp_ev, struct ev, s, row)
 
 struct nodekey { int64_t ts; uint32_t ev; uint8_t is_start; };
 
@@ -489,13 +484,7 @@ static int queue_lengths(const struct builder *b, struct queue *q)
 
 struct gpuev { int64_t sort_by, s, row; };
 
-static int cmp_gpuev(const void *a, const void *b)
-{
-    const struct gpuev *x = a, *y = b;
-    TP_CMP_BY(x, y, sort_by);
-    TP_CMP_BY(x, y, s);
-    return TP_CMP(x->row, y->row);
-}
+TP_CMP_FIELDS(cmp_gpuev, struct gpuev, sort_by, s, row)
 
 struct last_on_stream { int32_t stream; uint32_t node; };
 

@@ -42,31 +42,11 @@ static int is_launch_call(const char *n)
     return 0;
 }
 
-static int cmp_launch_time(const void *a, const void *b)
-{
-    const struct launch *x = a, *y = b;
-    TP_CMP_BY(x, y, ts);
-    return TP_CMP(x->call, y->call);
-}
-
 /* by (gpu, stream), then launch order: the record side */
-static int cmp_by_stream(const void *a, const void *b)
-{
-    const struct launch *x = a, *y = b;
-    TP_CMP_BY(x, y, gpu);
-    TP_CMP_BY(x, y, stream);
-    return cmp_launch_time(a, b);
-}
+TP_CMP_FIELDS(cmp_by_stream, struct launch, gpu, stream, ts, call)
 
 /* by (pid, tid, stream), then launch order: the wait side */
-static int cmp_by_thread(const void *a, const void *b)
-{
-    const struct launch *x = a, *y = b;
-    TP_CMP_BY(x, y, pid);
-    TP_CMP_BY(x, y, tid);
-    TP_CMP_BY(x, y, stream);
-    return cmp_launch_time(a, b);
-}
+TP_CMP_FIELDS(cmp_by_thread, struct launch, pid, tid, stream, ts, call)
 
 static int64_t call_of(const tp_store *st, const struct tp_i64map *corr, size_t r)
 {

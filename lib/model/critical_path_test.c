@@ -78,6 +78,47 @@ static tp_store *load_reference(const char *rel, const char *name)
     return st;
 }
 
+/* tp_hta_init of st with --hta-quirks (quirks 1) or without. */
+static void hta_init_quirks(struct tp_hta *h, const tp_store *st, int quirks)
+{
+    struct tp_view_opts vo = {0};
+    vo.hta_quirks = quirks;
+    tp_hta_init(h, st, &vo);
+}
+
+/* The graph of h's window (step, or annotation's instance): 0, or -1. */
+static int build_graph(struct tp_hta *h, int64_t step, const char *annotation, int64_t instance,
+                       struct tp_cp_graph *g)
+{
+    tp_error err = {0};
+    int64_t s, e;
+    if (tp_cp_window(h, step, annotation, instance, &s, &e, &err) == TP_OK && tp_cp_build(h, s, e, g, &err) == TP_OK)
+        return 0;
+    printf("# %s\n", err.msg);
+    return -1;
+}
+
+/* A reference trace (load_reference) and the graph of an annotation's
+ * instance in it, checked as "NAME graph"; NULL when either is missing
+ * (nothing to free then). */
+static tp_store *load_graph(const char *rel, const char *name, const char *annotation, int64_t instance,
+                            struct tp_hta *h, struct tp_cp_graph *g)
+{
+    tp_store *st = load_reference(rel, name);
+    if (!st)
+        return NULL;
+    tp_hta_init(h, st, NULL);
+    char n[300];
+    snprintf(n, sizeof n, "%s graph", name);
+    int built = build_graph(h, -1, annotation, instance, g);
+    CHECK(n, built == 0);
+    if (built == 0)
+        return st;
+    tp_hta_free(h);
+    tp_store_free(st);
+    return NULL;
+}
+
 /* ---- HTA's test_critical_path_basic_add ---- */
 
 static const struct tp_cp_edge *edge(const struct tp_cp_graph *g, uint32_t from, uint32_t to)
@@ -111,18 +152,12 @@ static int64_t end_of(const struct tp_cp_graph *g, int64_t start)
 
 static void test_simple_add(void)
 {
-    tp_store *st = load_reference("critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
-                                  "cp simple_add load");
+    struct tp_hta h;
+    struct tp_cp_graph g;
+    tp_store *st = load_graph("critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
+                              "cp simple_add", "[param|pytorch.model.alex_net|0|0|0|measure|forward]", 1, &h, &g);
     if (!st)
         return;
-    tp_error err = {0};
-    struct tp_hta h;
-    tp_hta_init(&h, st, NULL);
-    int64_t s, e;
-    struct tp_cp_graph g;
-    CHECK_INT("cp simple_add window",
-              tp_cp_window(&h, -1, "[param|pytorch.model.alex_net|0|0|0|measure|forward]", 1, &s, &e, &err), TP_OK);
-    CHECK_INT("cp simple_add build", tp_cp_build(&h, s, e, &g, &err), TP_OK);
     /* node ids (57, 62), (58, 61), (59, 60) */
     int64_t relu = node_of(st, &g, "aten::relu_", 1, -1), clamp = node_of(st, &g, "aten::clamp_min_", 1, -1);
     int64_t launch = node_of(st, &g, "cudaLaunchKernel", 1, clamp);
@@ -188,29 +223,22 @@ static void test_sync_edges(const char *dir, const char *annotation, int64_t ins
     char rel[512], name[256];
     snprintf(rel, sizeof rel, "critical_path/%s", dir);
     snprintf(name, sizeof name, "cp %s", dir);
-    tp_store *st = load_reference(rel, name);
+    struct tp_hta h;
+    struct tp_cp_graph g;
+    tp_store *st = load_graph(rel, name, annotation, instance, &h, &g);
     if (!st)
         return;
-    tp_error err = {0};
-    struct tp_hta h;
-    tp_hta_init(&h, st, NULL);
-    int64_t s, e;
-    struct tp_cp_graph g;
-    if (tp_cp_window(&h, -1, annotation, instance, &s, &e, &err) == TP_OK && tp_cp_build(&h, s, e, &g, &err) == TP_OK) {
-        size_t nsync = 0, heavy = 0;
-        for (size_t i = 0; i < g.nedges; i++)
-            if (g.edges[i].type == TP_CP_SYNC) {
-                nsync++;
-                heavy += g.edges[i].weight != 0;
-            }
-        snprintf(name, sizeof name, "cp %s sync edges", dir);
-        CHECK(name, nsync > 0 && heavy == 0);
-        snprintf(name, sizeof name, "cp %s path", dir);
-        CHECK(name, g.npath >= 2 && g.npath_edges == g.npath - 1);
-        tp_cp_free(&g);
-    } else {
-        CHECK(name, !"window and graph");
-    }
+    size_t nsync = 0, heavy = 0;
+    for (size_t i = 0; i < g.nedges; i++)
+        if (g.edges[i].type == TP_CP_SYNC) {
+            nsync++;
+            heavy += g.edges[i].weight != 0;
+        }
+    snprintf(name, sizeof name, "cp %s sync edges", dir);
+    CHECK(name, nsync > 0 && heavy == 0);
+    snprintf(name, sizeof name, "cp %s path", dir);
+    CHECK(name, g.npath >= 2 && g.npath_edges == g.npath - 1);
+    tp_cp_free(&g);
     tp_hta_free(&h);
     tp_store_free(st);
 }
@@ -223,17 +251,13 @@ static void test_graph_launches(void)
     tp_store *st = load_reference("negative_queue_length_values_check/rank0.json.gz", "cp graph trace");
     if (!st)
         return;
-    tp_error err = {0};
     size_t total[2] = {0, 0};
     for (int quirks = 0; quirks < 2; quirks++) {
-        struct tp_view_opts vo = {0};
-        vo.hta_quirks = quirks;
         struct tp_hta h;
-        tp_hta_init(&h, st, &vo);
-        int64_t s, e;
+        hta_init_quirks(&h, st, quirks);
         struct tp_cp_graph g;
         size_t weighted = 0, zero = 0;
-        if (tp_cp_window(&h, 552, NULL, 0, &s, &e, &err) == TP_OK && tp_cp_build(&h, s, e, &g, &err) == TP_OK) {
+        if (build_graph(&h, 552, NULL, 0, &g) == 0) {
             for (size_t i = 0; i < g.nedges; i++) {
                 const struct tp_cp_edge *x = &g.edges[i];
                 if (x->type != TP_CP_LAUNCH || strcmp(tp_store_str(st, st->name[g.nodes[x->from].row]), "cudaGraphLaunch"))
@@ -266,10 +290,8 @@ static void test_graph_hand_made(void)
     add(st, TP_K_KERNEL, "k2", 41, 19, 7, 9);
     CHECK_INT("cp graph link", tp_store_link(st, &err), TP_OK);
     for (int quirks = 0; quirks < 2; quirks++) {
-        struct tp_view_opts vo = {0};
-        vo.hta_quirks = quirks;
         struct tp_hta h;
-        tp_hta_init(&h, st, &vo);
+        hta_init_quirks(&h, st, quirks);
         struct tp_cp_graph g;
         int64_t by[TP_CP_NBOUND] = {0};
         if (tp_cp_build(&h, 0, 100000, &g, &err) == TP_OK) {

@@ -83,12 +83,7 @@ int tp_hta_quirks_env(void)
 
 /* ---- interval algebra ---- */
 
-static int cmp_iv(const void *a, const void *b)
-{
-    const struct tp_hta_iv *x = a, *y = b;
-    TP_CMP_BY(x, y, s);
-    return TP_CMP(x->e, y->e);
-}
+TP_CMP_FIELDS(cmp_iv, struct tp_hta_iv, s, e)
 
 size_t tp_hta_merge(struct tp_hta_iv *v, size_t n)
 {

@@ -127,6 +127,49 @@ static const char *scell(tp_table *t, size_t row, const char *key)
     return tp_table_cell_str(t, row, (size_t)c);
 }
 
+/* One expected cell of a view of st: an integer, a string, or a float in
+ * [lo, hi]; key NULL: the table's row count. */
+enum { ALL_STEPS = 1, QUIRKS = 2 };   /* want.opts: --all-steps, TPROF_HTA_QUIRKS=1 */
+
+struct want {
+    const tp_view *v;
+    int opts;
+    const char *name;
+    size_t row;
+    const char *key;
+    char type;                 /* 'i', 's' or 'f' */
+    int64_t i;
+    const char *s;
+    double lo, hi;
+};
+
+static void check_wants(const struct want *w, size_t n)
+{
+    tp_table *t = NULL;
+    for (size_t k = 0; k < n; k++) {
+        if (k == 0 || w[k].v != w[k - 1].v || w[k].opts != w[k - 1].opts) {
+            tp_table_free(t);
+            if (w[k].opts & QUIRKS)
+                setenv("TPROF_HTA_QUIRKS", "1", 1);
+            t = view(w[k].v, w[k].opts & ALL_STEPS);
+            unsetenv("TPROF_HTA_QUIRKS");
+            if (!t)
+                printf("# %s: the view did not build\n", w[k].name);
+        }
+        if (!t)
+            CHECK(w[k].name, 0);
+        else if (!w[k].key)
+            CHECK_INT(w[k].name, tp_table_rows(t), w[k].i);
+        else if (w[k].type == 'i')
+            CHECK_INT(w[k].name, cell(t, w[k].row, w[k].key), w[k].i);
+        else if (w[k].type == 's')
+            CHECK_STR(w[k].name, scell(t, w[k].row, w[k].key), w[k].s);
+        else
+            CHECK(w[k].name, fcell(t, w[k].row, w[k].key) >= w[k].lo && fcell(t, w[k].row, w[k].key) <= w[k].hi);
+    }
+    tp_table_free(t);
+}
+
 /* Three steps; kernels on stream 7 (compute, comm overlapping it, memcpy)
  * and a kernel of the last step that HTA leaves out. */
 static void make_steps_store(void)
@@ -151,72 +194,55 @@ static void test_views(void)
     tp_error err = {0};
     CHECK("link", tp_store_link(st, &err) == TP_OK);
 
-    tp_table *t = view(&tp_view_temporal, 0);
-    CHECK("temporal built", t != NULL);
-    /* kept: 10000..35000 (union 25000) and 215000..220000 */
-    CHECK_INT("temporal kernel_time", cell(t, 0, "kernel_time"), 210000);
-    CHECK_INT("temporal idle", cell(t, 0, "idle"), 210000 - 30000);
-    CHECK_INT("temporal compute", cell(t, 0, "compute"), 20000);
-    CHECK_INT("temporal non_compute", cell(t, 0, "non_compute"), 10000);
-    CHECK_INT("temporal rank absent is 0", cell(t, 0, "rank"), 0);
-    CHECK("temporal pct", fcell(t, 0, "compute_pct") > 9.52 && fcell(t, 0, "compute_pct") < 9.53);
-    tp_table_free(t);
-
-    t = view(&tp_view_temporal, 1);
-    CHECK_INT("temporal all-steps kernel_time", cell(t, 0, "kernel_time"), 251000);
-    CHECK_INT("temporal all-steps compute", cell(t, 0, "compute"), 21000);
-    tp_table_free(t);
-
-    t = view(&tp_view_kernel_types, 0);
-    CHECK_INT("kernel-types rows", tp_table_rows(t), 4);
-    CHECK_STR("kernel-types first", scell(t, 0, "kernel_type"), "COMPUTATION");
-    CHECK_INT("kernel-types comp only", cell(t, 0, "time"), 15000);
-    /* three rows of 5000: ties in HTA's label order */
-    CHECK_STR("kernel-types comm only", scell(t, 1, "kernel_type"), "COMMUNICATION");
-    CHECK_INT("kernel-types comp+comm", cell(t, 2, "time"), 5000);
-    CHECK_STR("kernel-types comp+comm label", scell(t, 2, "kernel_type"), "COMPUTATION overlapping COMMUNICATION");
-    CHECK_STR("kernel-types memory", scell(t, 3, "kernel_type"), "MEMORY");
-    tp_table_free(t);
-
-    t = view(&tp_view_overlap, 0);
-    CHECK_INT("overlap time", cell(t, 0, "overlap"), 5000);
-    CHECK_INT("overlap comm", cell(t, 0, "comm"), 10000);
-    CHECK("overlap pct", fcell(t, 0, "comm_comp_overlap_pct") == 50.0);
-    tp_table_free(t);
-
-    t = view(&tp_view_idle, 0);
-    CHECK_INT("idle rows", tp_table_rows(t), 3);
-    /* gap 1: 25000 - 30000 < 0: no idle (HTA: -5000 kernel_wait);
-     * gap 2: 215000 - 35000, its runtime started at 150000 > 35000: host_wait */
-    CHECK_INT("idle host_wait", cell(t, 0, "time"), 180000);
-    CHECK_INT("idle kernel_wait", cell(t, 1, "time"), 0);
-    CHECK("idle ratio", fcell(t, 0, "ratio") == 1.0);
-    tp_table_free(t);
-
-    t = view(&tp_view_launches, 0);
-    CHECK_INT("launches rows", tp_table_rows(t), 3);
-    CHECK_INT("launches delay", cell(t, 0, "launch_delay"), 7000);
-    CHECK_INT("launches delay 2", cell(t, 1, "launch_delay"), 20000);
-    CHECK_STR("launches outlier", scell(t, 2, "outlier"), "runtime");
-    CHECK_INT("launches cpu_dur", cell(t, 2, "cpu_dur"), 60000);
-    tp_table_free(t);
-
-    t = view(&tp_view_queue, 0);
-    CHECK_INT("queue rows", tp_table_rows(t), 1);
-    /* series: 1 2 1 0 1 0 */
-    CHECK_INT("queue count", cell(t, 0, "count"), 6);
-    CHECK_INT("queue max", cell(t, 0, "max"), 2);
-    CHECK("queue mean", fcell(t, 0, "mean") > 0.833 && fcell(t, 0, "mean") < 0.834);
-    CHECK("queue p50", fcell(t, 0, "p50") == 1.0);
-    CHECK("queue p25", fcell(t, 0, "p25") == 0.25);
-    tp_table_free(t);
+    /* each view built once, its cells checked in the order listed */
+    static const struct want views[] = {
+        /* kept: 10000..35000 (union 25000) and 215000..220000 */
+        {&tp_view_temporal, 0, "temporal kernel_time", 0, "kernel_time", 'i', 210000, NULL, 0, 0},
+        {&tp_view_temporal, 0, "temporal idle", 0, "idle", 'i', 210000 - 30000, NULL, 0, 0},
+        {&tp_view_temporal, 0, "temporal compute", 0, "compute", 'i', 20000, NULL, 0, 0},
+        {&tp_view_temporal, 0, "temporal non_compute", 0, "non_compute", 'i', 10000, NULL, 0, 0},
+        {&tp_view_temporal, 0, "temporal rank absent is 0", 0, "rank", 'i', 0, NULL, 0, 0},
+        {&tp_view_temporal, 0, "temporal pct", 0, "compute_pct", 'f', 0, NULL, 9.52, 9.53},
+        {&tp_view_temporal, ALL_STEPS, "temporal all-steps kernel_time", 0, "kernel_time", 'i', 251000, NULL, 0, 0},
+        {&tp_view_temporal, ALL_STEPS, "temporal all-steps compute", 0, "compute", 'i', 21000, NULL, 0, 0},
+        {&tp_view_kernel_types, 0, "kernel-types rows", 0, NULL, 'i', 4, NULL, 0, 0},
+        {&tp_view_kernel_types, 0, "kernel-types first", 0, "kernel_type", 's', 0, "COMPUTATION", 0, 0},
+        {&tp_view_kernel_types, 0, "kernel-types comp only", 0, "time", 'i', 15000, NULL, 0, 0},
+        /* three rows of 5000: ties in HTA's label order */
+        {&tp_view_kernel_types, 0, "kernel-types comm only", 1, "kernel_type", 's', 0, "COMMUNICATION", 0, 0},
+        {&tp_view_kernel_types, 0, "kernel-types comp+comm", 2, "time", 'i', 5000, NULL, 0, 0},
+        {&tp_view_kernel_types, 0, "kernel-types comp+comm label", 2, "kernel_type", 's', 0,
+         "COMPUTATION overlapping COMMUNICATION", 0, 0},
+        {&tp_view_kernel_types, 0, "kernel-types memory", 3, "kernel_type", 's', 0, "MEMORY", 0, 0},
+        {&tp_view_overlap, 0, "overlap time", 0, "overlap", 'i', 5000, NULL, 0, 0},
+        {&tp_view_overlap, 0, "overlap comm", 0, "comm", 'i', 10000, NULL, 0, 0},
+        {&tp_view_overlap, 0, "overlap pct", 0, "comm_comp_overlap_pct", 'f', 0, NULL, 50.0, 50.0},
+        {&tp_view_idle, 0, "idle rows", 0, NULL, 'i', 3, NULL, 0, 0},
+        /* gap 1: 25000 - 30000 < 0: no idle (HTA: -5000 kernel_wait);
+         * gap 2: 215000 - 35000, its runtime started at 150000 > 35000: host_wait */
+        {&tp_view_idle, 0, "idle host_wait", 0, "time", 'i', 180000, NULL, 0, 0},
+        {&tp_view_idle, 0, "idle kernel_wait", 1, "time", 'i', 0, NULL, 0, 0},
+        {&tp_view_idle, 0, "idle ratio", 0, "ratio", 'f', 0, NULL, 1.0, 1.0},
+        {&tp_view_launches, 0, "launches rows", 0, NULL, 'i', 3, NULL, 0, 0},
+        {&tp_view_launches, 0, "launches delay", 0, "launch_delay", 'i', 7000, NULL, 0, 0},
+        {&tp_view_launches, 0, "launches delay 2", 1, "launch_delay", 'i', 20000, NULL, 0, 0},
+        {&tp_view_launches, 0, "launches outlier", 2, "outlier", 's', 0, "runtime", 0, 0},
+        {&tp_view_launches, 0, "launches cpu_dur", 2, "cpu_dur", 'i', 60000, NULL, 0, 0},
+        {&tp_view_queue, 0, "queue rows", 0, NULL, 'i', 1, NULL, 0, 0},
+        /* series: 1 2 1 0 1 0 */
+        {&tp_view_queue, 0, "queue count", 0, "count", 'i', 6, NULL, 0, 0},
+        {&tp_view_queue, 0, "queue max", 0, "max", 'i', 2, NULL, 0, 0},
+        {&tp_view_queue, 0, "queue mean", 0, "mean", 'f', 0, NULL, 0.833, 0.834},
+        {&tp_view_queue, 0, "queue p50", 0, "p50", 'f', 0, NULL, 1.0, 1.0},
+        {&tp_view_queue, 0, "queue p25", 0, "p25", 'f', 0, NULL, 0.25, 0.25},
+    };
+    check_wants(views, sizeof views / sizeof views[0]);
 
     /* HTA's own way: µs rounding, negative gaps summed */
-    setenv("TPROF_HTA_QUIRKS", "1", 1);
-    t = view(&tp_view_idle, 0);
-    CHECK_INT("idle quirks kernel_wait negative", cell(t, 1, "time"), -5000);
-    tp_table_free(t);
-    unsetenv("TPROF_HTA_QUIRKS");
+    static const struct want quirky[] = {
+        {&tp_view_idle, QUIRKS, "idle quirks kernel_wait negative", 1, "time", 'i', -5000, NULL, 0, 0},
+    };
+    check_wants(quirky, sizeof quirky / sizeof quirky[0]);
     tp_store_free(st);
 
     /* Sub-µs kernels: HTA's ceil/floor gives them negative durations */
@@ -228,21 +254,14 @@ static void test_views(void)
     add(TP_K_RUNTIME, "cudaLaunchKernel", 950, 30, -1, 3);
     add(TP_K_KERNEL, "k3", 20000, 1000, 0, 3);              /* 20..21 us */
     CHECK("link 2", tp_store_link(st, &err) == TP_OK);
-    t = view(&tp_view_temporal, 0);
-    CHECK_INT("sub-us compute exact", cell(t, 0, "compute"), 3000 + 600 + 1000);
-    CHECK_INT("sub-us kernel_time exact", cell(t, 0, "kernel_time"), 20000);
-    tp_table_free(t);
-    t = view(&tp_view_launches, 0);
-    CHECK_INT("sub-us gpu_dur exact", cell(t, 1, "gpu_dur"), 600);
-    tp_table_free(t);
-    setenv("TPROF_HTA_QUIRKS", "1", 1);
-    t = view(&tp_view_temporal, 0);
-    CHECK_INT("sub-us compute quirks", cell(t, 0, "compute"), 3000 - 1000 + 1000);
-    tp_table_free(t);
-    t = view(&tp_view_launches, 0);
-    CHECK_INT("sub-us gpu_dur quirks", cell(t, 1, "gpu_dur"), -1000);
-    tp_table_free(t);
-    unsetenv("TPROF_HTA_QUIRKS");
+    static const struct want sub_us[] = {
+        {&tp_view_temporal, 0, "sub-us compute exact", 0, "compute", 'i', 3000 + 600 + 1000, NULL, 0, 0},
+        {&tp_view_temporal, 0, "sub-us kernel_time exact", 0, "kernel_time", 'i', 20000, NULL, 0, 0},
+        {&tp_view_launches, 0, "sub-us gpu_dur exact", 1, "gpu_dur", 'i', 600, NULL, 0, 0},
+        {&tp_view_temporal, QUIRKS, "sub-us compute quirks", 0, "compute", 'i', 3000 - 1000 + 1000, NULL, 0, 0},
+        {&tp_view_launches, QUIRKS, "sub-us gpu_dur quirks", 1, "gpu_dur", 'i', -1000, NULL, 0, 0},
+    };
+    check_wants(sub_us, sizeof sub_us / sizeof sub_us[0]);
     tp_store_free(st);
 
     /* No GPU events: one row of zeros, no division by zero */
@@ -250,21 +269,18 @@ static void test_views(void)
     add(TP_K_CPU_OP, "aten::add", 0, 100, -1, TP_NONE);
     st->rank = 3;
     CHECK("link 3", tp_store_link(st, &err) == TP_OK);
-    t = view(&tp_view_temporal, 0);
-    CHECK_INT("empty temporal rows", tp_table_rows(t), 1);
-    CHECK_INT("empty temporal rank", cell(t, 0, "rank"), 3);
-    CHECK_INT("empty temporal kernel_time", cell(t, 0, "kernel_time"), 0);
-    CHECK("empty temporal pct null", fcell(t, 0, "idle_pct") == -1e300);
-    tp_table_free(t);
-    const tp_view *vs[] = {&tp_view_kernel_types, &tp_view_idle, &tp_view_launches, &tp_view_queue};
-    for (size_t i = 0; i < 4; i++) {
-        t = view(vs[i], 0);
-        CHECK(vs[i]->name, t != NULL && tp_table_rows(t) == 0);
-        tp_table_free(t);
-    }
-    t = view(&tp_view_overlap, 0);
-    CHECK("empty overlap pct null", t && fcell(t, 0, "comm_comp_overlap_pct") == -1e300);
-    tp_table_free(t);
+    static const struct want empty[] = {   /* fcell's -1e300: a NULL cell */
+        {&tp_view_temporal, 0, "empty temporal rows", 0, NULL, 'i', 1, NULL, 0, 0},
+        {&tp_view_temporal, 0, "empty temporal rank", 0, "rank", 'i', 3, NULL, 0, 0},
+        {&tp_view_temporal, 0, "empty temporal kernel_time", 0, "kernel_time", 'i', 0, NULL, 0, 0},
+        {&tp_view_temporal, 0, "empty temporal pct null", 0, "idle_pct", 'f', 0, NULL, -1e300, -1e300},
+        {&tp_view_kernel_types, 0, "kernel-types", 0, NULL, 'i', 0, NULL, 0, 0},
+        {&tp_view_idle, 0, "idle", 0, NULL, 'i', 0, NULL, 0, 0},
+        {&tp_view_launches, 0, "launches", 0, NULL, 'i', 0, NULL, 0, 0},
+        {&tp_view_queue, 0, "queue", 0, NULL, 'i', 0, NULL, 0, 0},
+        {&tp_view_overlap, 0, "empty overlap pct null", 0, "comm_comp_overlap_pct", 'f', 0, NULL, -1e300, -1e300},
+    };
+    check_wants(empty, sizeof empty / sizeof empty[0]);
     tp_store_free(st);
 }
 

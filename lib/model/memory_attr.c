@@ -82,12 +82,7 @@ static int dev_index(struct tp_mem *mem, int32_t type, int32_t id, size_t *cap)
     return (int)mem->ndevs++;
 }
 
-static int cmp_dev(const void *a, const void *b)
-{
-    const struct tp_memdev *x = a, *y = b;
-    TP_CMP_BY(x, y, type);
-    return TP_CMP(x->id, y->id);
-}
+TP_CMP_FIELDS(cmp_dev, struct tp_memdev, type, id)
 
 static _Thread_local const struct tp_memrec *g_recs;
 static int cmp_tid_ts(const void *a, const void *b)
@@ -98,12 +93,7 @@ static int cmp_tid_ts(const void *a, const void *b)
     return i < j ? -1 : i > j;   /* records are in time order already */
 }
 
-static int cmp_rec_ts(const void *a, const void *b)
-{
-    const struct tp_memrec *x = a, *y = b;
-    TP_CMP_BY(x, y, ts);
-    return TP_CMP(x->row, y->row);
-}
+TP_CMP_FIELDS(cmp_rec_ts, struct tp_memrec, ts, row)
 
 struct frame { int64_t node, child; };
 

@@ -83,9 +83,14 @@ void tp_summary_row(tp_table *t, size_t pct, const struct tp_summary *g, int64_t
     tp_table_set_float(t, pct, tp_summary_pct(g->total, all));
     tp_table_set_int(t, first, g->total);
     tp_table_set_int(t, first + 1, (int64_t)g->n);
-    tp_table_set_float(t, first + 2, g->avg);
-    tp_table_set_float(t, first + 3, g->med);
-    tp_table_set_int(t, first + 4, g->min);
-    tp_table_set_int(t, first + 5, g->max);
-    tp_table_set_float(t, first + 6, g->std);
+    tp_summary_spread(t, first + 2, g);
+}
+
+void tp_summary_spread(tp_table *t, size_t avg, const struct tp_summary *g)
+{
+    tp_table_set_float(t, avg, g->avg);
+    tp_table_set_float(t, avg + 1, g->med);
+    tp_table_set_int(t, avg + 2, g->min);
+    tp_table_set_int(t, avg + 3, g->max);
+    tp_table_set_float(t, avg + 4, g->std);
 }

@@ -54,6 +54,10 @@ int64_t tp_summary_sort_total(struct tp_summary *g, size_t n);
  * Total, Count, Avg, Med, Min, Max, StdDev).  The view sets the rest. */
 void tp_summary_row(tp_table *t, size_t pct, const struct tp_summary *g, int64_t all);
 
+/* g's spread, Avg, Med, Min, Max and StdDev, into the five columns from
+ * `avg` on of t's last row (tp_summary_row's last five; memops' bytes). */
+void tp_summary_spread(tp_table *t, size_t avg, const struct tp_summary *g);
+
 /* The 100 * part / whole share nsys prints as Time(%) (0 when whole is 0). */
 double tp_summary_pct(int64_t part, int64_t whole);
 

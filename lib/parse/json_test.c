@@ -14,8 +14,7 @@ static const char *tmpdir(void)
 {
     static char dir[64];
     if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/tprof-json-test-XXXXXX");
-        if (!mkdtemp(dir))
+        if (tt_tmpdir(dir, sizeof dir, "json") < 0)
             abort();
     }
     return dir;
@@ -612,14 +611,8 @@ static void test_sample(const char *sample)
 
 /* Cut the sample at every byte: never a crash, an error for every proper
  * prefix, and never more events than the whole file. */
-static void test_truncation(const char *sample)
+static void test_truncation(const char *sample, const char *doc, size_t len)
 {
-    size_t len;
-    char *doc = tt_read_file(sample, &len);
-    if (!doc) {
-        CHECK("kineto.truncated.read_sample", 0);
-        return;
-    }
     tp_store *full;
     tp_error err;
     load(sample, &full, &err);
@@ -646,17 +639,11 @@ static void test_truncation(const char *sample)
     CHECK("kineto.truncated.no_extra_events", none_more);
     CHECK("kineto.truncated.keeps_prefix_events", monotonic);
     CHECK("kineto.truncated.message_names_file", msg_ok);
-    free(doc);
 }
 
-static void test_compressed(const char *sample)
+/* The sample (doc, len bytes) gzip- and zstd-compressed. */
+static void test_compressed(const char *sample, const char *doc, size_t len)
 {
-    size_t len;
-    char *doc = tt_read_file(sample, &len);
-    if (!doc) {
-        CHECK("source.compressed.read_sample", 0);
-        return;
-    }
     /* gzip */
     char gzpath[256];
     snprintf(gzpath, sizeof gzpath, "%s/s.json.gz", tmpdir());
@@ -704,7 +691,6 @@ static void test_compressed(const char *sample)
     tp_json_window_bytes = saved;
     tp_store_free(a);
     free(z);
-    free(doc);
 }
 
 static void expect_error(const char *name, const char *content, size_t len, enum tp_status st_want,
@@ -828,6 +814,8 @@ int main(void)
     const char *sample = "testdata/sample.pt.trace.json";
     if (access(sample, R_OK) != 0)
         sample = "../testdata/sample.pt.trace.json";
+    size_t len;
+    char *doc = tt_read_needed(sample, &len, "json.read_sample");
     /* the reader and the importer on each scan path this build and CPU
      * have, the names prefixed with the path but for the best one */
     char prefix[32];
@@ -842,10 +830,13 @@ int main(void)
         test_stream_strings();
         test_skip();
         test_sample(sample);
-        test_truncation(sample);
-        test_compressed(sample);
+        if (doc) {
+            test_truncation(sample, doc, len);
+            test_compressed(sample, doc, len);
+        }
         test_bad_inputs();
     }
+    free(doc);
     tt_prefix = "";
     tp_json_simd = -1;
     test_paths_agree();

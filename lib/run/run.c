@@ -19,7 +19,6 @@
  * other threads keep parsing kineto files. */
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -41,8 +40,6 @@ struct tp_run {
     char *notes;            /* "DIR: what\n" lines */
     size_t nnotes, capnotes;
     /* loading */
-    pthread_mutex_t lock;
-    size_t next;
     size_t *order;          /* the order ranks are loaded in (load_all) */
     _Atomic size_t ndone;   /* ranks loaded (and reduced), for a progress line */
     char *keep;             /* --rank: the ranks to keep ("0,2,5-7"), NULL all */
@@ -425,18 +422,12 @@ size_t tp_run_ranks_done(const tp_run *r)
 
 static int apply_keep(tp_run *r, tp_error *err);
 
-static void *worker_main(void *arg)
+/* The q-th rank to load (tp_parallel's job q). */
+static void load_nth(void *arg, size_t q)
 {
     tp_run *r = arg;
-    for (;;) {
-        pthread_mutex_lock(&r->lock);
-        size_t q = r->next++;
-        pthread_mutex_unlock(&r->lock);
-        if (q >= r->n)
-            return NULL;
-        load_one(r, &r->r[r->order ? r->order[q] : q]);
-        atomic_fetch_add(&r->ndone, 1);
-    }
+    load_one(r, &r->r[r->order ? r->order[q] : q]);
+    atomic_fetch_add(&r->ndone, 1);
 }
 
 static int usable(const struct tp_run_rank *k)
@@ -610,11 +601,6 @@ static int cmp_load_key(const void *a, const void *b)
 
 static int load_all(tp_run *r, int threads, tp_error *err)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nt = threads > 0 ? (size_t)threads : ncpu > 0 ? (size_t)ncpu : 1;
-    if (nt > r->n)
-        nt = r->n;
-    r->next = 0;
     atomic_store(&r->ndone, 0);
     /* Load in the order the names number the ranks (rank-N, workerN; name
      * order for the others, after): the ranks are settled once all are
@@ -635,20 +621,9 @@ static int load_all(tp_run *r, int threads, tp_error *err)
         r->order = NULL;   /* out of memory: name order */
     }
     free(lk);
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_t *tids = calloc(nt ? nt : 1, sizeof *tids);
-    size_t started = 0;
-    if (tids && nt > 1)
-        for (; started < nt; started++)
-            if (pthread_create(&tids[started], NULL, worker_main, r) != 0)
-                break;
-    worker_main(r);   /* the calling thread works too (alone when threads are unavailable) */
-    for (size_t i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
-    free(tids);
+    tp_parallel(r->n, threads, load_nth, r);
     free(r->order);
     r->order = NULL;
-    pthread_mutex_destroy(&r->lock);
     if (!r->reduce)
         for (size_t i = 0; i < r->n; i++)
             keep_steps(&r->r[i]);

@@ -18,13 +18,19 @@ static void mk(const char *dir)
     mkdir(p, 0755);
 }
 
+/* base/dir/name, opened for writing (NULL when it cannot be). */
+static FILE *create(const char *dir, const char *name)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s/%s", base, dir, name);
+    return fopen(p, "w");
+}
+
 /* A tiny trace: one ProfilerStep (number step), one runtime launching one
  * kernel of kdur µs with correlation 7; rank < 0: no distributedInfo. */
 static void trace(const char *dir, const char *name, int rank, int step, int kdur)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s/%s", base, dir, name);
-    FILE *f = fopen(p, "w");
+    FILE *f = create(dir, name);
     if (!f)
         return;
     fprintf(f, "{");
@@ -41,13 +47,21 @@ static void trace(const char *dir, const char *name, int rank, int step, int kdu
 
 static void garbage(const char *dir, const char *name)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s/%s", base, dir, name);
-    FILE *f = fopen(p, "w");
+    FILE *f = create(dir, name);
     if (f) {
         fputs("this is not a trace\n", f);
         fclose(f);
     }
+}
+
+/* A run folder base/dir of tiny traces (trace()), kernels of 10 µs. */
+struct file { const char *name; int rank, step; };
+
+static void mk_run(const char *dir, const struct file *f)   /* up to a NULL name */
+{
+    mk(dir);
+    for (; f->name; f++)
+        trace(dir, f->name, f->rank, f->step, 10);
 }
 
 static tp_run *open_load(const char *dir, const char *span, int threads, int *rc_open, int *rc_load,
@@ -76,9 +90,7 @@ static const struct tp_run_rank *by_worker(const tp_run *r, const char *w)
  * 0's table its index had in its own store. */
 static void sync_trace(const char *dir, const char *name, int rank, int nkernels, int corr)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s/%s", base, dir, name);
-    FILE *f = fopen(p, "w");
+    FILE *f = create(dir, name);
     if (!f)
         return;
     fprintf(f, "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":%d,\"world_size\":2},\"traceEvents\":[\n", rank);
@@ -121,13 +133,9 @@ static void test_names(void)
 {
     tp_error err = {0};
     int ro, rl;
-    mk("names");
-    trace("names", "rank-3.json", -1, 1, 10);
-    trace("names", "worker1.pt.trace.json", -1, 1, 10);
-    trace("names", "host_rank_2.json", -1, 1, 10);
-    trace("names", "meta.json", 5, 1, 10);
-    trace("names", "zzz.json", -1, 1, 10);
-    trace("names", "notes.txt", -1, 1, 10);   /* not a trace name: ignored */
+    mk_run("names", (const struct file[]){{"rank-3.json", -1, 1}, {"worker1.pt.trace.json", -1, 1},
+                                          {"host_rank_2.json", -1, 1}, {"meta.json", 5, 1}, {"zzz.json", -1, 1},
+                                          {"notes.txt", -1, 1} /* not a trace name: ignored */, {NULL, 0, 0}});
     tp_run *r = open_load("names", NULL, 0, &ro, &rl, &err);
     CHECK_INT("run.names.open", ro, TP_OK);
     CHECK_INT("run.names.load", rl, TP_OK);
@@ -187,10 +195,8 @@ static void test_spans(void)
 {
     tp_error err = {0};
     int ro, rl;
-    mk("spans");
-    trace("spans", "worker0.100.pt.trace.json", -1, 1, 10);
-    trace("spans", "worker0.200.pt.trace.json", -1, 2, 10);
-    trace("spans", "worker1.150.pt.trace.json", -1, 1, 10);
+    mk_run("spans", (const struct file[]){{"worker0.100.pt.trace.json", -1, 1}, {"worker0.200.pt.trace.json", -1, 2},
+                                          {"worker1.150.pt.trace.json", -1, 1}, {NULL, 0, 0}});
     tp_run *r = open_load("spans", NULL, 0, &ro, &rl, &err);
     CHECK("run.spans.default_first", rl == TP_OK && tp_run_size(r) == 2 && by_worker(r, "worker0") &&
                                          strcmp(by_worker(r, "worker0")->span, "100") == 0);
@@ -215,9 +221,7 @@ static void test_dup(void)
     tp_error err = {0};
     int ro, rl;
     const struct tp_run_rank *k;
-    mk("dup");
-    trace("dup", "a.json", 0, 1, 10);
-    trace("dup", "b.json", 0, 1, 10);
+    mk_run("dup", (const struct file[]){{"a.json", 0, 1}, {"b.json", 0, 1}, {NULL, 0, 0}});
     tp_run *r = open_load("dup", NULL, 0, &ro, &rl, &err);
     CHECK("run.dup.fails", rl != TP_OK);
     k = by_worker(r, "b");
@@ -235,20 +239,13 @@ static void test_fill(void)
     tp_error err = {0};
     int ro, rl;
     const struct tp_run_rank *k;
-    mk("fill");
-    trace("fill", "a.json", 0, 1, 10);
-    trace("fill", "b.json", -1, 1, 10);
-    trace("fill", "c.json", 2, 1, 10);
-    trace("fill", "d.json", -1, 1, 10);
-    trace("fill", "e.json", -1, 1, 10);
+    mk_run("fill", (const struct file[]){{"a.json", 0, 1}, {"b.json", -1, 1}, {"c.json", 2, 1}, {"d.json", -1, 1},
+                                         {"e.json", -1, 1}, {NULL, 0, 0}});
     tp_run *r = open_load("fill", NULL, 0, &ro, &rl, &err);
     CHECK("run.fill.gaps", by_worker(r, "b") && by_worker(r, "b")->rank == 1 && by_worker(r, "d") &&
                                by_worker(r, "d")->rank == 3 && by_worker(r, "e")->rank == 4);
     tp_run_free(r);
-    mk("dup3");
-    trace("dup3", "x.json", 4, 1, 10);
-    trace("dup3", "y.json", 4, 1, 10);
-    trace("dup3", "z.json", 4, 1, 10);
+    mk_run("dup3", (const struct file[]){{"x.json", 4, 1}, {"y.json", 4, 1}, {"z.json", 4, 1}, {NULL, 0, 0}});
     r = open_load("dup3", NULL, 0, &ro, &rl, &err);
     k = by_worker(r, "z");
     CHECK("run.dup3.names_first", k && k->status != TP_OK && strstr(k->err.msg, "x.json"));
@@ -283,10 +280,8 @@ static void test_bad_rank(void)
 {
     tp_error err = {0};
     int ro, rl;
-    mk("bad");
-    trace("bad", "rank-0.json", -1, 1, 10);
+    mk_run("bad", (const struct file[]){{"rank-0.json", -1, 1}, {"rank-2.json", -1, 1}, {NULL, 0, 0}});
     garbage("bad", "rank-1.json");
-    trace("bad", "rank-2.json", -1, 1, 10);
     tp_run *r = open_load("bad", NULL, 0, &ro, &rl, &err);
     CHECK("run.bad.status", rl == TP_ERR_FORMAT && strstr(err.msg, "rank-1.json"));
     CHECK("run.bad.others_ok", tp_run_size(r) == 3 && tp_run_rank(r, 0)->status == TP_OK &&
@@ -300,9 +295,7 @@ static void test_steps_disagree(void)
 {
     tp_error err = {0};
     int ro, rl;
-    mk("steps");
-    trace("steps", "rank-0.json", -1, 1, 10);
-    trace("steps", "rank-1.json", -1, 2, 10);
+    mk_run("steps", (const struct file[]){{"rank-0.json", -1, 1}, {"rank-1.json", -1, 2}, {NULL, 0, 0}});
     tp_run *r = open_load("steps", NULL, 0, &ro, &rl, &err);
     CHECK("run.steps.disagree_note", rl == TP_OK && strstr(tp_run_notes(r), "disagree on steps"));
     tp_run_free(r);

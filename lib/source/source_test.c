@@ -366,11 +366,8 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);   /* a crash still shows the checks before it */
     mallopt(M_PERTURB, 0xa5);
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
-    snprintf(dir, sizeof dir, "/tmp/tprof-source-test-XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (tt_tmpdir(dir, sizeof dir, "source") < 0)
         return 1;
-    }
     test_devprops_key_after_value();
     test_shrink();
     test_leading_blanks();

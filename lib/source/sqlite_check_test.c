@@ -154,11 +154,8 @@ static void fuzz(const char *name, const char *src, const char *const *names, in
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/tprof-sqlite-check-test-XXXXXX");
-    if (!mkdtemp(dir)) {
-        SKIP("sqlite_check", "no temporary folder");
+    if (tt_tmpdir(dir, sizeof dir, "sqlite_check") < 0)
         return 0;
-    }
     char p[300];
     snprintf(p, sizeof p, "%s/t.db", dir);
     make(p);

@@ -54,11 +54,8 @@ static sqlite3 *make(const char *path, int rows, int walrows)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/tprof-sqlite-open-test-XXXXXX");
-    if (!mkdtemp(dir)) {
-        SKIP("sqlite_open", "no temporary folder");
+    if (tt_tmpdir(dir, sizeof dir, "sqlite_open") < 0)
         return 0;
-    }
     char p[512], q[600];
     tp_error err = {0};
     struct tp_sqlite in;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "grow.h"
+#include "search.h"
 #include "npu.h"
 #include "store.h"
 #include "link.h"
@@ -57,22 +58,23 @@ void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(con
     return p;
 }
 
+/* The event columns, each st->cap long: grown and freed together. */
+#define STORE_COLUMNS(X) X(kind) X(ph) X(ts) X(dur) X(name) X(cat) X(pid) X(tid) X(device) X(stream) \
+    X(correlation) X(external_id) X(aux)
+
+/* What tp_store_link adds, freed (and cleared) by free_links. */
+#define LINK_ARRAYS(X) X(parent) X(dev_launcher) X(dev_launch_op) X(dev_bits) X(dev_before) X(step) X(annots) X(steps)
+
+/* The side tables of the rows (aux), freed with the store. */
+#define SIDE_TABLES(X) X(seqs) X(pys) X(kernels) X(ops) X(mems) X(devices) X(colls)
+
+#define FREE_FIELD(f) free(st->f);
+#define FREE_AND_CLEAR(f) free(st->f), st->f = NULL;
+
 static void free_links(tp_store *st)
 {
-    free(st->parent);
-    free(st->dev_launcher);
-    free(st->dev_launch_op);
-    free(st->dev_bits);
-    free(st->dev_before);
-    free(st->step);
-    free(st->annots);
-    free(st->steps);
-    st->parent = st->step = st->dev_launcher = st->dev_launch_op = NULL;
-    st->dev_bits = NULL;
-    st->dev_before = NULL;
+    LINK_ARRAYS(FREE_AND_CLEAR)
     st->ndev = 0;
-    st->annots = NULL;
-    st->steps = NULL;
     st->nannots = st->nsteps = 0;
     tp_attribution_free(&st->attr);
     st->linked = 0;
@@ -86,55 +88,25 @@ void tp_store_free(tp_store *st)
         if (st->models[i].p && st->models[i].free)
             st->models[i].free(st->models[i].p);
     pthread_mutex_destroy(&st->model_lock);
-    free(st->kind);
-    free(st->ph);
-    free(st->ts);
-    free(st->dur);
-    free(st->name);
-    free(st->cat);
-    free(st->pid);
-    free(st->tid);
-    free(st->device);
-    free(st->stream);
-    free(st->correlation);
-    free(st->external_id);
-    free(st->seqs);
-    free(st->pys);
-    free(st->aux);
-    free(st->kernels);
-    free(st->ops);
-    free(st->mems);
-    free(st->devices);
-    free(st->colls);
+    STORE_COLUMNS(FREE_FIELD)
+    SIDE_TABLES(FREE_FIELD)
     tp_npu_free(st->npu);
     free_links(st);
     tp_strtab_free(&st->strings);
     free(st);
 }
 
-#define GROW(arr, cap) do { \
-        void *p_ = realloc((arr), (cap) * sizeof *(arr)); \
-        if (!p_) \
-            return -1; \
-        (arr) = p_; \
-    } while (0)
-
 static int grow_columns(tp_store *st)
 {
     size_t cap = st->cap ? st->cap * 2 : 4096;
-    GROW(st->kind, cap);
-    GROW(st->ph, cap);
-    GROW(st->ts, cap);
-    GROW(st->dur, cap);
-    GROW(st->name, cap);
-    GROW(st->cat, cap);
-    GROW(st->pid, cap);
-    GROW(st->tid, cap);
-    GROW(st->device, cap);
-    GROW(st->stream, cap);
-    GROW(st->correlation, cap);
-    GROW(st->external_id, cap);
-    GROW(st->aux, cap);
+#define GROW_COLUMN(c) do { \
+        void *p_ = realloc(st->c, cap * sizeof *st->c); \
+        if (!p_) \
+            return -1; \
+        st->c = p_; \
+    } while (0);
+    STORE_COLUMNS(GROW_COLUMN)
+#undef GROW_COLUMN
     st->cap = cap;
     return 0;
 }
@@ -166,28 +138,23 @@ int64_t tp_store_add(tp_store *st)
     return (int64_t)i;
 }
 
-#define ADD_SIDE(arr, n, cap, row) do { \
-        if ((n) == (cap)) { \
-            size_t c_ = (cap) ? (cap) * 2 : 1024; \
-            void *p_ = realloc((arr), c_ * sizeof *(arr)); \
-            if (!p_) \
-                return NULL; \
-            (arr) = p_; \
-            (cap) = c_; \
-        } \
-        st->aux[row] = (uint32_t)(n); \
-        memset(&(arr)[n], 0, sizeof *(arr)); \
-        return &(arr)[(n)++]; \
-    } while (0)
-
-static struct tp_kernel_info *add_kernel(tp_store *st, size_t row)
+/* A zeroed side-table record (kernels, ops, mems) appended to arr and
+ * attached to row `row`; NULL on out of memory.  1024 at first: a trace
+ * holds thousands of them. */
+static void *add_side(tp_store *st, size_t row, void **arr, size_t *n, size_t *cap, size_t size)
 {
-    ADD_SIDE(st->kernels, st->nkernels, st->capkernels, row);
+    if (tp_grow(arr, cap, *n + 1 < 1024 ? 1024 : *n + 1, size) < 0)
+        return NULL;
+    st->aux[row] = (uint32_t)*n;
+    void *rec = (char *)*arr + *n * size;
+    memset(rec, 0, size);
+    ++*n;
+    return rec;
 }
 
 struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row)
 {
-    struct tp_kernel_info *k = add_kernel(st, row);
+    struct tp_kernel_info *k = add_side(st, row, (void **)&st->kernels, &st->nkernels, &st->capkernels, sizeof *st->kernels);
     if (k) {
         for (int d = 0; d < 3; d++)
             k->grid[d] = k->block[d] = -1;
@@ -202,14 +169,9 @@ struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row)
     return k;
 }
 
-static struct tp_op_info *add_op(tp_store *st, size_t row)
-{
-    ADD_SIDE(st->ops, st->nops, st->capops, row);
-}
-
 struct tp_op_info *tp_store_add_op_info(tp_store *st, size_t row)
 {
-    struct tp_op_info *o = add_op(st, row);
+    struct tp_op_info *o = add_side(st, row, (void **)&st->ops, &st->nops, &st->capops, sizeof *st->ops);
     if (o) {
         o->py = TP_NO_AUX;
         o->fwd_thread = TP_NONE;
@@ -217,14 +179,9 @@ struct tp_op_info *tp_store_add_op_info(tp_store *st, size_t row)
     return o;
 }
 
-static struct tp_mem_info *add_mem(tp_store *st, size_t row)
-{
-    ADD_SIDE(st->mems, st->nmems, st->capmems, row);
-}
-
 struct tp_mem_info *tp_store_add_mem_info(tp_store *st, size_t row)
 {
-    struct tp_mem_info *m = add_mem(st, row);
+    struct tp_mem_info *m = add_side(st, row, (void **)&st->mems, &st->nmems, &st->capmems, sizeof *st->mems);
     if (m) {
         m->addr = m->bytes = m->total_allocated = m->total_reserved = TP_NONE;
         m->device_type = -1;
@@ -287,14 +244,7 @@ struct tp_coll_info *tp_store_add_coll_info(tp_store *st, size_t row)
 
 const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row)
 {
-    size_t lo = 0, hi = st->ncolls;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((size_t)st->colls[mid].row < row)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = TP_SEARCH(st->colls, st->ncolls, struct tp_coll_info, row, (int64_t)row, 0);
     return lo < st->ncolls && (size_t)st->colls[lo].row == row ? &st->colls[lo] : NULL;
 }
 
@@ -332,14 +282,7 @@ int tp_store_set_seq(tp_store *st, size_t row, int64_t seq)
 
 int64_t tp_store_seq(const tp_store *st, size_t row)
 {
-    size_t lo = 0, hi = st->nseqs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((size_t)st->seqs[mid].row < row)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = TP_SEARCH(st->seqs, st->nseqs, struct tp_seq_rec, row, (int64_t)row, 0);
     return lo < st->nseqs && (size_t)st->seqs[lo].row == row ? st->seqs[lo].seq : TP_NONE;
 }
 

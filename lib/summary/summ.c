@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "grow.h"
+#include "slots.h"
 #include "summ.h"
+#include "table.h"
 #include "checked.h"
 #include "i64map.h"
 #include "cmp.h"
@@ -38,22 +40,9 @@ static int same_keys(const struct tp_sgroup *g, const char *const *keys, int nke
     return 1;
 }
 
-static int rehash(struct tp_section *sec)
+static uint64_t group_hash(const void *sec, size_t i)
 {
-    size_t cap = sec->hcap ? sec->hcap * 2 : 64;
-    size_t *h = calloc(cap, sizeof *h);
-    if (!h)
-        return -1;
-    for (size_t i = 0; i < sec->ng; i++) {
-        size_t j = sec->g[i].hash & (cap - 1);
-        while (h[j])
-            j = (j + 1) & (cap - 1);
-        h[j] = i + 1;
-    }
-    free(sec->hash);
-    sec->hash = h;
-    sec->hcap = cap;
-    return 0;
+    return ((const struct tp_section *)sec)->g[i].hash;
 }
 
 /* A new group at the end, its keys copied; NULL on out of memory. */
@@ -87,7 +76,7 @@ struct tp_sgroup *tp_summ_row(struct tp_section *sec, const char *const *keys)
 /* The group of keys whose hash is h (key_hash). */
 static struct tp_sgroup *group_h(struct tp_section *sec, const char *const *keys, uint64_t h)
 {
-    if ((sec->ng + 1) * 2 > sec->hcap && rehash(sec) < 0)
+    if ((sec->ng + 1) * 2 > sec->hcap && tp_slots_grow(&sec->hash, &sec->hcap, sec->ng, group_hash, sec) < 0)
         return NULL;
     size_t j = h & (sec->hcap - 1);
     for (; sec->hash[j]; j = (j + 1) & (sec->hcap - 1))
@@ -95,7 +84,7 @@ static struct tp_sgroup *group_h(struct tp_section *sec, const char *const *keys
             return &sec->g[sec->hash[j] - 1];
     struct tp_sgroup *g = push_group_h(sec, keys, h);
     if (g)
-        sec->hash[j] = sec->ng;
+        sec->hash[j] = (uint32_t)sec->ng;
     return g;
 }
 
@@ -301,14 +290,7 @@ int tp_summ_merge_section(struct tp_section *into, struct tp_section *from)
 /* The first sighting of g as (stream's position, seq, pos). */
 struct firstkey { int64_t sp, seq, pos; size_t i; };
 
-static int cmp_first(const void *a, const void *b)
-{
-    const struct firstkey *x = a, *y = b;
-    TP_CMP_BY(x, y, sp);
-    TP_CMP_BY(x, y, seq);
-    TP_CMP_BY(x, y, pos);
-    return TP_CMP(x->i, y->i);
-}
+TP_CMP_FIELDS(cmp_first, struct firstkey, sp, seq, pos, i)
 
 int tp_summ_order(struct tp_section *sec)
 {
@@ -369,6 +351,22 @@ const struct tp_sgroup **tp_summ_sorted(struct tp_section *sec,
 int tp_summ_cmp_order(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b)
 {
     return TP_CMP((*a)->order, (*b)->order);
+}
+
+int tp_summ_sorted_table(struct tp_section *sec,
+                         int (*cmp)(const struct tp_sgroup *const *, const struct tp_sgroup *const *),
+                         const struct tp_coldef *cols, size_t ncols, const struct tp_sgroup ***perm, tp_table **t,
+                         tp_error *err)
+{
+    *perm = tp_summ_sorted(sec, cmp);
+    *t = tp_table_new(cols, ncols);
+    if (*perm && *t)
+        return TP_OK;
+    free(*perm);
+    tp_table_free(*t);
+    *perm = NULL;
+    *t = NULL;
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 }
 
 /* The value at 0-based position q of the multiset. */

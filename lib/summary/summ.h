@@ -62,7 +62,7 @@ struct tp_section {
     int64_t scal[TP_SUMM_SCAL];   /* section-wide sums (key_averages' totals) */
     int flags;                    /* section-wide booleans, OR-ed (the trace has kernels...) */
     struct tp_sgroup *g; size_t ng, capg;
-    size_t *hash; size_t hcap;    /* open addressing: group index + 1, 0 empty */
+    uint32_t *hash; size_t hcap;  /* open addressing (slots.h): group index + 1, 0 empty */
     int64_t *streams; size_t nstreams, capstreams;   /* first-seen order */
     int64_t nseq;                 /* ranks merged into it (1 for one trace) */
 };
@@ -113,6 +113,15 @@ int tp_summ_order(struct tp_section *sec);
 const struct tp_sgroup **tp_summ_sorted(struct tp_section *sec,
                                         int (*cmp)(const struct tp_sgroup *const *, const struct tp_sgroup *const *));
 int tp_summ_cmp_order(const struct tp_sgroup *const *a, const struct tp_sgroup *const *b);
+
+/* What a view printing section sec starts from: *perm, tp_summ_sorted's
+ * groups, and *t, an empty table of the ncols columns cols.  TP_OK, or
+ * TP_ERR_NOMEM (err set) with neither made. */
+struct tp_coldef;
+int tp_summ_sorted_table(struct tp_section *sec,
+                         int (*cmp)(const struct tp_sgroup *const *, const struct tp_sgroup *const *),
+                         const struct tp_coldef *cols, size_t ncols, const struct tp_sgroup ***perm, tp_table **t,
+                         tp_error *err);
 
 /* Statistics of a group: the exact median (the mean of the middle two for
  * an even count), the sample standard deviation (NAN under two samples),

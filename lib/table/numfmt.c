@@ -90,3 +90,16 @@ size_t tp_numfmt_fixed(double v, int decimals, char *out)
     }
     return k;
 }
+
+size_t tp_numfmt_trim(char *out, size_t n, int decimals)
+{
+    if (decimals) {
+        while (n > 0 && out[n - 1] == '0')
+            n--;
+        if (n > 0 && out[n - 1] == '.')
+            n--;
+    }
+    if (n == 2 && out[0] == '-' && out[1] == '0')
+        out[0] = '0', n = 1;
+    return n;
+}

@@ -30,4 +30,10 @@ size_t tp_numfmt_u64_pad(uint64_t v, int width, char *out);
  * caller asks snprintf instead. */
 size_t tp_numfmt_fixed(double v, int decimals, char *out);
 
+/* The n bytes of a "%.*f" number with `decimals` places shortened as the
+ * time columns print it: with decimals, its trailing zeros and then a bare
+ * point dropped; "-0" (a negative that rounded to nothing) becomes "0".
+ * Returns the new length. */
+size_t tp_numfmt_trim(char *out, size_t n, int decimals);
+
 #endif

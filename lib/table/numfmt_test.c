@@ -56,13 +56,8 @@ static long fixed_bad(double v, int d, long *handled, char *first, size_t cap)
 /* tp_fmt_time as it was written with snprintf: the oracle */
 static size_t old_fmt_time(int64_t ns, int unit, char *out, size_t cap)
 {
-    static const int digits[] = {[TP_UNIT_NS] = 0, [TP_UNIT_US] = 3, [TP_UNIT_MS] = 6, [TP_UNIT_S] = 9};
-    if (unit <= TP_UNIT_DEFAULT || unit > TP_UNIT_S)
-        unit = TP_UNIT_US;
-    int d = digits[unit];
-    uint64_t div = 1;
-    for (int i = 0; i < d; i++)
-        div *= 10;
+    uint64_t div;
+    int d = tp_time_unit(&unit, &div);
     uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns, frac = mag % div;
     int n = snprintf(out, cap, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(mag / div));
     if (frac) {
@@ -79,18 +74,25 @@ static size_t old_fmt_time(int64_t ns, int unit, char *out, size_t cap)
 /* tp_fmt_time_float as it was: "%.*f", zeros and a bare point trimmed, "-0" -> "0" */
 static void old_fmt_time_float(double ns, int unit, char *out, size_t cap)
 {
-    static const double scale[] = {[TP_UNIT_NS] = 1, [TP_UNIT_US] = 1e3, [TP_UNIT_MS] = 1e6, [TP_UNIT_S] = 1e9};
-    static const int decimals[] = {[TP_UNIT_NS] = 0, [TP_UNIT_US] = 3, [TP_UNIT_MS] = 6, [TP_UNIT_S] = 9};
-    int n = snprintf(out, cap, "%.*f", decimals[unit], ns / scale[unit]);
-    if (decimals[unit]) {
-        while (n > 0 && out[n - 1] == '0')
-            n--;
-        if (n > 0 && out[n - 1] == '.')
-            n--;
-    }
-    if (n == 2 && out[0] == '-' && out[1] == '0')
-        out[0] = '0', n = 1;
-    out[n] = 0;
+    uint64_t div;
+    int d = tp_time_unit(&unit, &div);
+    int n = snprintf(out, cap, "%.*f", d, ns / (double)div);
+    out[tp_numfmt_trim(out, (size_t)n, d)] = 0;
+}
+
+/* CHECK that a loop met no difference, and show the first one it met. */
+static void check_none(const char *name, long bad, const char *first)
+{
+    CHECK_INT(name, bad, 0);
+    if (bad)
+        printf("# %s\n", first);
+}
+
+/* CHECK_STR of the n bytes a tp_numfmt_* function wrote into got. */
+static void check_text(const char *name, char *got, size_t n, const char *want)
+{
+    got[n] = 0;
+    CHECK_STR(name, got, want);
 }
 
 static void check_integers(void)
@@ -106,7 +108,7 @@ static void check_integers(void)
         if (strcmp(got, want) && !bad++)
             snprintf(first, sizeof first, "got %s, want %s", got, want);
     }
-    CHECK_INT("i64 edge values", bad, 0);
+    check_none("i64 edge values", bad, first);
     bad = 0;
     for (long i = 0; i < 1000000; i++) {
         uint64_t r = next();
@@ -124,13 +126,9 @@ static void check_integers(void)
         snprintf(want, sizeof want, "%0*" PRIu64, w, r >> (r >> 58));
         bad += strcmp(got, want) != 0;
     }
-    CHECK_INT("i64/u64/padded: 1M random integers as printf", bad, 0);
-    got[tp_numfmt_u64(UINT64_MAX, got)] = 0;
-    CHECK_STR("u64 max", got, "18446744073709551615");
-    got[tp_numfmt_u64_pad(7, 20, got)] = 0;
-    CHECK_STR("padded to 20", got, "00000000000000000007");
-    if (bad)
-        printf("# %s\n", first);
+    check_none("i64/u64/padded: 1M random integers as printf", bad, first);
+    check_text("u64 max", got, tp_numfmt_u64(UINT64_MAX, got), "18446744073709551615");
+    check_text("padded to 20", got, tp_numfmt_u64_pad(7, 20, got), "00000000000000000007");
 }
 
 static void check_fixed(void)
@@ -145,14 +143,14 @@ static void check_fixed(void)
     for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
         for (int d = 0; d <= TP_NUMFMT_MAXDEC; d++)
             bad += fixed_bad(edge[i], d, &handled, first, sizeof first);
-    CHECK_INT("fixed: edge values as %.*f", bad, 0);
+    check_none("fixed: edge values as %.*f", bad, first);
     /* exact ties at every decimal: k/2^j has a 5 in its last place */
     bad = 0;
     for (long j = 1; j <= 12; j++)
         for (long k = -5000; k <= 5000; k++)
             for (int d = 0; d <= 6; d++)
                 bad += fixed_bad(ldexp((double)k, (int)-j), d, &handled, first, sizeof first);
-    CHECK_INT("fixed: ties k/2^j to even, as glibc", bad, 0);
+    check_none("fixed: ties k/2^j to even, as glibc", bad, first);
     /* random bit patterns: every exponent, NaN and inf included */
     bad = 0;
     long before = handled;
@@ -160,7 +158,7 @@ static void check_fixed(void)
         double v = from_bits(next());
         bad += fixed_bad(v, (int)(i % (TP_NUMFMT_MAXDEC + 1)), &handled, first, sizeof first);
     }
-    CHECK_INT("fixed: 1M random doubles as %.*f", bad, 0);
+    check_none("fixed: 1M random doubles as %.*f", bad, first);
     /* numbers as tables hold them: percentages, ratios, microseconds */
     bad = 0;
     for (long i = 0; i < 1000000; i++) {
@@ -169,18 +167,15 @@ static void check_fixed(void)
         bad += fixed_bad(v, (int)(i % (TP_NUMFMT_MAXDEC + 1)), &handled, first, sizeof first);
         bad += fixed_bad(v / 1e6, (int)(i % 4), &handled, first, sizeof first);
     }
-    CHECK_INT("fixed: 2M table-like doubles as %.*f", bad, 0);
+    check_none("fixed: 2M table-like doubles as %.*f", bad, first);
     CHECK("fixed: formats most values itself (not all by snprintf)", handled - before > 1000000);
     CHECK_INT("fixed: NaN declined", tp_numfmt_fixed(NAN, 3, got), 0);
     CHECK_INT("fixed: inf declined", tp_numfmt_fixed(-INFINITY, 0, got), 0);
     CHECK_INT("fixed: 10 decimals declined", tp_numfmt_fixed(1.0, TP_NUMFMT_MAXDEC + 1, got), 0);
     CHECK_INT("fixed: 2^64 declined", tp_numfmt_fixed(18446744073709551616.0, 0, got), 0);
-    got[tp_numfmt_fixed(-0.0004, 3, got)] = 0;
-    CHECK_STR("fixed: a negative that rounds to zero keeps its sign", got, "-0.000");
-    got[tp_numfmt_fixed(2.5, 0, got)] = 0;
-    CHECK_STR("fixed: 2.5 to even", got, "2");
-    if (bad)
-        printf("# %s\n", first);
+    check_text("fixed: a negative that rounds to zero keeps its sign", got, tp_numfmt_fixed(-0.0004, 3, got),
+               "-0.000");
+    check_text("fixed: 2.5 to even", got, tp_numfmt_fixed(2.5, 0, got), "2");
 }
 
 static void check_cells(void)
@@ -201,7 +196,7 @@ static void check_cells(void)
                 snprintf(first, sizeof first, "%" PRId64 " ns unit %d: got %.60s, want %.60s", ns, unit, got, want);
         }
     }
-    CHECK_INT("tp_fmt_time: 1M nanosecond counts in every unit as the snprintf form", bad, 0);
+    check_none("tp_fmt_time: 1M nanosecond counts in every unit as the snprintf form", bad, first);
     bad = 0;
     for (long i = 0; i < 1000000; i++) {
         double ns = i & 1 ? from_bits(next()) : (double)(int64_t)(next() >> 24) / 7.0 * (i & 2 ? -1 : 1);
@@ -213,7 +208,7 @@ static void check_cells(void)
         if (strcmp(got, want) && !bad++)
             snprintf(first, sizeof first, "%a ns unit %d: got %.60s, want %.60s", ns, unit, got, want);
     }
-    CHECK_INT("tp_fmt_time_float: 1M doubles as the snprintf form", bad, 0);
+    check_none("tp_fmt_time_float: 1M doubles as the snprintf form", bad, first);
     bad = 0;
     for (long i = 0; i < 1000000; i++) {
         uint64_t r = next();
@@ -225,15 +220,23 @@ static void check_cells(void)
         if (strcmp(got, want) && !bad++)
             snprintf(first, sizeof first, "%a: got %.60s, want %.60s", v, got, want);
     }
-    CHECK_INT("tp_fmt_pyfloat: 1M integral doubles as %.0f.0", bad, 0);
+    check_none("tp_fmt_pyfloat: 1M integral doubles as %.0f.0", bad, first);
     tp_fmt_pyfloat(-1e15, got, sizeof got);
     CHECK_STR("pyfloat -1e15", got, "-1000000000000000.0");
     tp_fmt_time(-1500, TP_UNIT_US, got, sizeof got);
     CHECK_STR("time -1500 ns", got, "-1.5");
     tp_fmt_time_float(-0.0004, TP_UNIT_US, got, sizeof got);
     CHECK_STR("time float -0.0004 ns is 0", got, "0");
-    if (bad)
-        printf("# %s\n", first);
+    /* trimming: zeros of a fraction, then its bare point; never an integer's */
+    static const struct { const char *in; int decimals; const char *want; } trims[] = {
+        {"1.500", 3, "1.5"}, {"2.000", 3, "2"}, {"-0.000", 3, "0"}, {"100", 0, "100"}, {"-0", 0, "0"},
+        {"-10.010", 3, "-10.01"}, {"0.000000", 6, "0"}};
+    for (size_t i = 0; i < sizeof trims / sizeof *trims; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "trim %s", trims[i].in);
+        snprintf(got, sizeof got, "%s", trims[i].in);
+        check_text(name, got, tp_numfmt_trim(got, strlen(got), trims[i].decimals), trims[i].want);
+    }
 }
 
 int main(void)

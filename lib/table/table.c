@@ -231,6 +231,15 @@ static int commit_last(tp_table *t)
     return 0;
 }
 
+int tp_table_take(tp_table **t, tp_table **out, const char *path, tp_error *err)
+{
+    if (tp_table_nomem(*t))
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
+    *out = *t;
+    *t = NULL;
+    return TP_OK;
+}
+
 long tp_table_add_row(tp_table *t)
 {
     if (!t)
@@ -596,15 +605,21 @@ size_t tp_fmt_pyfloat(double v, char *buf, size_t cap)
 /* ns in `unit` (enum tp_timeunit; the default is microseconds), exactly:
  * the integer part, then the remainder's digits with trailing zeros trimmed
  * (1234567 ns = 1234.567 us = 1.234567 ms). */
-size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap)
+int tp_time_unit(int *unit, uint64_t *div)
 {
     static const int digits[] = {[TP_UNIT_NS] = 0, [TP_UNIT_US] = 3, [TP_UNIT_MS] = 6, [TP_UNIT_S] = 9};
-    if (unit <= TP_UNIT_DEFAULT || unit > TP_UNIT_S)
-        unit = TP_UNIT_US;
-    int d = digits[unit];
-    uint64_t div = 1;
-    for (int i = 0; i < d; i++)
-        div *= 10;
+    static const uint64_t per[] = {[TP_UNIT_NS] = 1, [TP_UNIT_US] = 1000, [TP_UNIT_MS] = 1000000,
+                                   [TP_UNIT_S] = 1000000000};
+    if (*unit <= TP_UNIT_DEFAULT || *unit > TP_UNIT_S)
+        *unit = TP_UNIT_US;
+    *div = per[*unit];
+    return digits[*unit];
+}
+
+size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap)
+{
+    uint64_t div;
+    int d = tp_time_unit(&unit, &div);
     char out[TP_NUMFMT_CAP];
     uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     uint64_t frac = mag % div;
@@ -630,25 +645,16 @@ size_t tp_fmt_us(int64_t ns, char *buf, size_t cap)
 /* A float number of ns in `unit`: 3 decimals beyond the unit's ns digits... */
 size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap)
 {
-    static const double scale[] = {[TP_UNIT_NS] = 1, [TP_UNIT_US] = 1e3, [TP_UNIT_MS] = 1e6, [TP_UNIT_S] = 1e9};
-    static const int decimals[] = {[TP_UNIT_NS] = 0, [TP_UNIT_US] = 3, [TP_UNIT_MS] = 6, [TP_UNIT_S] = 9};
     char out[400];
-    if (unit <= TP_UNIT_DEFAULT || unit > TP_UNIT_S)
-        unit = TP_UNIT_US;
+    uint64_t div;
+    int d = tp_time_unit(&unit, &div);
     if (!isfinite(ns))
         return tp_fmt_pyfloat(ns, buf, cap);
-    int n = (int)tp_numfmt_fixed(ns / scale[unit], decimals[unit], out);
+    double v = ns / (double)div;
+    int n = (int)tp_numfmt_fixed(v, d, out);
     if (!n)
-        n = snprintf(out, sizeof out, "%.*f", decimals[unit], ns / scale[unit]);
-    if (decimals[unit]) {
-        while (n > 0 && out[n - 1] == '0')
-            n--;
-        if (n > 0 && out[n - 1] == '.')
-            n--;
-    }
-    if (n == 2 && out[0] == '-' && out[1] == '0')
-        out[0] = '0', n = 1;
-    return put_out(out, (size_t)n, buf, cap);
+        n = snprintf(out, sizeof out, "%.*f", d, v);
+    return put_out(out, tp_numfmt_trim(out, (size_t)n, d), buf, cap);
 }
 
 /* Microseconds of a float number of nanoseconds, 3 decimals, zeros trimmed. */

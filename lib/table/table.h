@@ -121,6 +121,10 @@ const struct tp_coldef *tp_table_coldefs(const tp_table *t);
 /* Non-zero once a setter ran out of memory (tp_table_write then fails with
  * TP_ERR_NOMEM instead of printing a table with holes). */
 int tp_table_nomem(const tp_table *t);
+/* The end of a view's build: *t moved to *out (*t NULL) and TP_OK, or, when
+ * one of its cells could not be stored (tp_table_nomem), TP_ERR_NOMEM with
+ * "PATH: out of memory" and *t left to the caller to free. */
+int tp_table_take(tp_table **t, tp_table **out, const char *path, tp_error *err);
 
 /* Index of the first column whose key is `key`, or -1. */
 long tp_table_col_find(const struct tp_coldef *cols, size_t ncols, const char *key);
@@ -137,6 +141,10 @@ size_t tp_fmt_pyfloat(double v, char *buf, size_t cap);   /* Python repr(float):
 size_t tp_fmt_us(int64_t ns, char *buf, size_t cap);      /* exact microseconds: 1234.5 */
 size_t tp_fmt_time(int64_t ns, int unit, char *buf, size_t cap);   /* exact, in enum tp_timeunit */
 size_t tp_fmt_time_float(double ns, int unit, char *buf, size_t cap);
+/* The unit those print in for `unit` (TP_UNIT_DEFAULT or an unknown one:
+ * microseconds): *unit set to it, its digits after the point returned and
+ * *div = 10^digits, the nanoseconds in one. */
+int tp_time_unit(int *unit, uint64_t *div);
 
 /* --human (human.c): torch's key_averages formats.  A time in microseconds
  * as _format_time prints it ("123.456us", "1.234ms", "2.500s"), or in the

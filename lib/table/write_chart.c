@@ -135,6 +135,14 @@ static int put_line(const struct tp_wctx *w, struct tp_sbuf *line)
     return tp_write_line(w, line);
 }
 
+/* A bar's row ends with its last cell, right-aligned in width: the line
+ * written. */
+static int end_row(const struct tp_wctx *w, struct tp_sbuf *line, const char *last, size_t width)
+{
+    put_right(line, last, width);
+    return put_line(w, line);
+}
+
 static int caption(const struct tp_wctx *w, struct tp_sbuf *line, const char *text, size_t room)
 {
     tp_disp_put_fit(line, text, strlen(text), room, 0);
@@ -246,8 +254,7 @@ static int share(const struct tp_wctx *w, const struct tp_chart *ch, size_t room
         value_text(w, r, (size_t)vc, v, sizeof v);
         snprintf(p, sizeof p, "%.2f%%", sum > 0 ? 100.0 * x / sum : 0.0);
         put_right(&line, v, 1 + vw);
-        put_right(&line, p, 2 + pw);
-        rc = put_line(w, &line);
+        rc = end_row(w, &line, p, 2 + pw);
     }
 done:
     tp_sbuf_free(&lab);
@@ -340,8 +347,7 @@ static int stack(const struct tp_wctx *w, const struct tp_chart *ch, size_t room
         row_start(w, r, c1, -1, lw, &lab, &line);
         tp_bars_stack(&line, x, n, scale, bw, PALETTE, w->o->color);
         whole_text(w, r, tc, seg, n, v, sizeof v);
-        put_right(&line, v, 1 + vw);
-        rc = put_line(w, &line);
+        rc = end_row(w, &line, v, 1 + vw);
     }
 done:
     tp_sbuf_free(&lab);
@@ -542,8 +548,7 @@ static int waterfall(const struct tp_wctx *w, const struct tp_chart *ch, size_t 
             }
         }
         value_text(w, r, (size_t)vc, v, sizeof v);
-        put_right(&line, v, 1 + vw);
-        rc = put_line(w, &line);
+        rc = end_row(w, &line, v, 1 + vw);
     }
     free(sp);
     tp_sbuf_free(&lab);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include "ranges.h"
 #include "cmp.h"
+#include "search.h"
 
 int tp_ranges_push(struct tp_ranges *v, int64_t s, int64_t e)
 {
@@ -17,12 +18,7 @@ int tp_ranges_push(struct tp_ranges *v, int64_t s, int64_t e)
     return 0;
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-    const struct tp_range *x = a, *y = b;
-    TP_CMP_BY(x, y, s);
-    return TP_CMP(x->e, y->e);
-}
+TP_CMP_FIELDS(cmp_range, struct tp_range, s, e)
 
 void tp_ranges_merge(struct tp_ranges *v)
 {
@@ -93,14 +89,7 @@ int64_t tp_ranges_overlap(const struct tp_ranges *v, int64_t s, int64_t e)
 
 int64_t tp_ranges_within(const struct tp_ranges *v, int64_t s, int64_t e)
 {
-    size_t lo = 0, hi = v->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v->a[mid].e <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = TP_SEARCH(v->a, v->n, struct tp_range, e, s, 1);   /* the first range ending after s */
     int64_t sum = 0;
     for (size_t i = lo; i < v->n && v->a[i].s < e; i++) {
         int64_t a = v->a[i].s > s ? v->a[i].s : s, b = v->a[i].e < e ? v->a[i].e : e;

@@ -5,6 +5,7 @@
  * first sight and the store keeps 32-bit ids. */
 #include <stdlib.h>
 #include <string.h>
+#include "slots.h"
 #include "strtab.h"
 
 static uint32_t hash_bytes(const char *s, size_t len)
@@ -69,22 +70,9 @@ void tp_strtab_free(tp_strtab *t)
     memset(t, 0, sizeof *t);
 }
 
-static int grow_slots(tp_strtab *t)
+static uint64_t id_hash(const void *t, size_t id)
 {
-    uint32_t n = t->nslots * 2;
-    uint32_t *slots = calloc(n, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (uint32_t id = 0; id < t->count; id++) {
-        uint32_t i = t->hashes[id] & (n - 1);
-        while (slots[i])
-            i = (i + 1) & (n - 1);
-        slots[i] = id + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = n;
-    return 0;
+    return ((const tp_strtab *)t)->hashes[id];
 }
 
 uint32_t tp_strtab_find(const tp_strtab *t, const char *s, size_t len)
@@ -149,7 +137,7 @@ uint32_t tp_strtab_intern(tp_strtab *t, const char *s, size_t len)
     t->bytes[t->nbytes + len] = '\0';
     t->nbytes += len + 1;
     t->slots[i] = id + 1;
-    if (t->count * 2 > t->nslots && grow_slots(t) != 0)
+    if (t->count * 2 > t->nslots && tp_slots_grow(&t->slots, &t->nslots, t->count, id_hash, t) != 0)
         return UINT32_MAX;
     return id;
 }

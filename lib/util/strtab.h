@@ -14,7 +14,7 @@ typedef struct tp_strtab {
     uint32_t count, cap;
     uint32_t *slots;        /* open addressing: id+1, 0 = empty */
     uint32_t *hashes;       /* hash of each id, to skip compares and to rehash */
-    uint32_t nslots;        /* power of two */
+    size_t nslots;          /* power of two (slots.h) */
 } tp_strtab;
 
 int  tp_strtab_init(tp_strtab *t);

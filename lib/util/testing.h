@@ -62,4 +62,24 @@ static inline char *tt_read_file(const char *path, size_t *len)
     return b;
 }
 
+/* A fresh folder "/tmp/tprof-NAME-XXXXXX" in dir (cap bytes): 0, or -1
+ * after printing "skip NAME: no temporary folder". */
+static inline int tt_tmpdir(char *dir, size_t cap, const char *name)
+{
+    snprintf(dir, cap, "/tmp/tprof-%s-XXXXXX", name);
+    if (mkdtemp(dir))
+        return 0;
+    SKIP(name, "no temporary folder");
+    return -1;
+}
+
+/* tt_read_file of a file the test cannot go on without: NULL after a
+ * failed check NAME. */
+static inline char *tt_read_needed(const char *path, size_t *len, const char *name)
+{
+    char *b = tt_read_file(path, len);
+    CHECK(name, b != NULL);
+    return b;
+}
+
 #endif

@@ -331,9 +331,11 @@ void tp_gate_free(tp_gate *gt)
 
 /* ---- tables ---- */
 
+/* 100 * num / den, NULL when den is 0 (the gate's A values are never
+ * negative; a waterfall's step delta may be). */
 static void set_pct(tp_table *t, size_t col, double num, double den)
 {
-    if (den > 0)
+    if (den != 0)
         tp_table_set_float(t, col, num / den * 100.0);
     else
         tp_table_set_null(t, col);
@@ -430,10 +432,7 @@ static void waterfall_row(tp_table *t, const char *part, const char *name, doubl
         tp_table_set_float(t, WC_CUMULATIVE, *cum);
     else
         tp_table_set_null(t, WC_CUMULATIVE);
-    if (step_delta != 0)
-        tp_table_set_float(t, WC_SHARE, (b - a) / step_delta * 100.0);
-    else
-        tp_table_set_null(t, WC_SHARE);
+    set_pct(t, WC_SHARE, b - a, step_delta);
 }
 
 int tp_gate_waterfall(const tp_gate *gt, tp_table **out, tp_error *err)

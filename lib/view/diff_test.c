@@ -70,6 +70,20 @@ static long diff_row(tp_store *a, tp_store *b, tp_table **t, const char *kind, c
     return *t ? find_row(*t, kind, name) : -1;
 }
 
+/* diff_row checked as a test's first step: the diff builds ("TEST: builds")
+ * and the row is its first ("TEST: first row"). */
+static long diff_first_row(tp_store *a, tp_store *b, tp_table **t, const char *test, const char *kind,
+                           const char *name)
+{
+    char n[128];
+    long r = diff_row(a, b, t, kind, name);
+    snprintf(n, sizeof n, "%s: builds", test);
+    CHECK(n, *t != NULL);
+    snprintf(n, sizeof n, "%s: first row", test);
+    CHECK_INT(n, r, 0);
+    return r;
+}
+
 /* tp_diff_check of s against the gate spec: 1 failed, 0 passed; msg says why. */
 static int gate(const struct tp_diff_summary *s, const char *spec, char *msg, size_t cap)
 {
@@ -151,10 +165,7 @@ static void test_kernel_slower(void)
     tp_store *sa = load(write_trace("k_a", 0, 30, 1, NULL));
     tp_store *sb = load(write_trace("k_b", 0, 45, 1, NULL));
     tp_table *t = NULL;
-    tp_error err = {0};
-    CHECK_INT("diff slower kernel: builds", tp_diff_build(sa, sb, &t, &err), TP_OK);
-    long r = t ? find_row(t, "kernel", "gemm_kernel") : -1;
-    CHECK_INT("diff slower kernel: first row", r, 0);
+    long r = diff_first_row(sa, sb, &t, "diff slower kernel", "kernel", "gemm_kernel");
     if (r >= 0) {
         CHECK_INT("diff slower kernel: delta", tp_table_cell_int(t, r, TP_DIFF_DELTA), 15000);
         CHECK("diff slower kernel: delta_pct 50",
@@ -197,10 +208,7 @@ static void test_added_deleted(void)
     tp_store *sa = load(write_trace("o_a", 1, 30, 1, NULL));
     tp_store *sb = load(write_trace("o_b", 1, 30, 1, "aten::relu"));
     tp_table *t = NULL;
-    tp_error err = {0};
-    CHECK_INT("diff op added: builds", tp_diff_build(sa, sb, &t, &err), TP_OK);
-    long r = t ? find_row(t, "op", "aten::relu") : -1;
-    CHECK_INT("diff op added: first row", r, 0);
+    long r = diff_first_row(sa, sb, &t, "diff op added", "op", "aten::relu");
     if (r >= 0) {
         CHECK_STR("diff op added: category", tp_table_cell_str(t, r, TP_DIFF_CATEGORY), "added");
         CHECK_INT("diff op added: a_calls", tp_table_cell_int(t, r, TP_DIFF_A_CALLS), 0);

@@ -97,13 +97,9 @@ static int aggregate(const tp_store *st, struct side *out)
     size_t ns = st->strings.count;
     out->v = NULL;
     out->n = 0;
-    int64_t *calls = calloc(2 * ns + 1, sizeof *calls);
-    int64_t *sum = calloc(2 * ns + 1, sizeof *sum);
-    if (!calls || !sum) {
-        free(calls);
-        free(sum);
+    struct { int64_t calls, ns; } *tally = calloc(2 * ns + 1, sizeof *tally);   /* by kind * ns + name */
+    if (!tally)
         return -1;
-    }
     size_t distinct = 0;
     for (size_t i = 0; i < st->n; i++) {
         int k;
@@ -114,29 +110,27 @@ static int aggregate(const tp_store *st, struct side *out)
         else
             continue;
         size_t slot = (size_t)k * ns + st->name[i];
-        if (!calls[slot]++)
+        if (!tally[slot].calls++)
             distinct++;
-        sum[slot] += st->dur[i] > 0 ? st->dur[i] : 0;
+        tally[slot].ns += st->dur[i] > 0 ? st->dur[i] : 0;
     }
     out->v = calloc(distinct + 1, sizeof *out->v);
     if (!out->v) {
-        free(calls);
-        free(sum);
+        free(tally);
         return -1;
     }
     for (size_t slot = 0; slot < 2 * ns; slot++) {
-        if (!calls[slot])
+        if (!tally[slot].calls)
             continue;
         uint32_t id = (uint32_t)(slot % ns);
         struct agg *a = &out->v[out->n++];
         a->kind = (int)(slot / ns);
         a->name = tp_strtab_get(&st->strings, id);
         a->len = tp_strtab_len(&st->strings, id);
-        a->calls = calls[slot];
-        a->ns = sum[slot];
+        a->calls = tally[slot].calls;
+        a->ns = tally[slot].ns;
     }
-    free(calls);
-    free(sum);
+    free(tally);
     qsort(out->v, out->n, sizeof *out->v, cmp_agg);
     return 0;
 }

@@ -74,6 +74,13 @@ struct mcache {
     struct tp_opcall *calls;
 };
 
+static void mcache_free(struct mcache *c)
+{
+    free(c->ids);
+    free(c->rc);
+    free(c->calls);
+}
+
 static const struct tp_opcall *parse_marker(struct mcache *c, const tp_store *st, uint32_t id, int *rc,
                                             struct tp_opcall *scratch)
 {
@@ -122,6 +129,12 @@ struct fmemo {
     size_t n, cap;
     int oom;                  /* an allocation failed: the view reports it */
 };
+
+static void fmemo_free(struct fmemo *m)
+{
+    free(m->slots);
+    free(m->e);
+}
 
 static uint32_t fkey_hash(const struct fkey *k)
 {
@@ -191,12 +204,9 @@ static void prof_ctx_free(struct prof_ctx *c)
         free(c->shortnames[i]);
     free(c->shortnames);
     free(c->call);
-    free(c->mc.ids);
-    free(c->mc.rc);
-    free(c->mc.calls);
     free(c->tcfull);
-    free(c->fm.slots);
-    free(c->fm.e);
+    mcache_free(&c->mc);
+    fmemo_free(&c->fm);
 }
 
 static int prof_ctx_init(struct prof_ctx *c, const tp_store *st)

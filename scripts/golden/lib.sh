@@ -69,3 +69,26 @@ golden_usage_rc2() {
         [ $rc -eq 2 ] && [ -z "$out" ] && echo "ok $name: $args" || echo "FAIL $name: $args: rc $rc"
     done
 }
+
+# golden_report_same TPROF IN DIR FMT MIN ALONE: every file `tprof report
+# --FMT IN -o DIR` wrote (space: VIEW.txt, csv: VIEW.csv; not the summary)
+# equals `tprof VIEW --FMT IN`, run once per view into folder ALONE (kept
+# there for the next call on the same IN and FMT).  Sets n (the files), want
+# (the views summary.txt names) and bad (the views that differ); true when
+# none differs, n > MIN and every view the summary names was written.
+golden_report_same() {
+    tp=$1 in=$2 dir=$3 fmt=$4 min=$5 alone=$6
+    ext=txt
+    [ "$fmt" = csv ] && ext=csv
+    mkdir -p "$alone"
+    bad="" n=0
+    for f in "$dir"/*.$ext; do
+        v=$(basename "$f" .$ext)
+        [ "$v" = summary ] && continue
+        n=$((n + 1))
+        [ -f "$alone/$v" ] || "$tp" "$v" --"$fmt" "$in" >"$alone/$v" 2>/dev/null
+        cmp -s "$alone/$v" "$f" || bad="$bad $v"
+    done
+    want=$(grep -c ' rows\? in ' "$dir/summary.txt")
+    [ -z "$bad" ] && [ "$n" -gt "$min" ] && [ "$n" = "$want" ]
+}

@@ -28,27 +28,15 @@ for in in "$@"; do
         continue
     fi
     for fmt in space csv; do
-        ext=txt
-        [ $fmt = csv ] && ext=csv
         # each view alone, once
-        mkdir -p "$tmp/alone"
-        rm -f "$tmp"/alone/*
+        rm -rf "$tmp/alone"
         for th in 1 2 4; do
             rm -rf "$tmp/rep"
             if ! TPROF_THREADS=$th "$T" report --$fmt "$in" -o "$tmp/rep" >/dev/null 2>"$tmp/rep.err"; then
                 echo "FAIL report.same_bytes $name $fmt threads=$th: $(head -1 "$tmp/rep.err")"
                 continue
             fi
-            bad="" n=0
-            for f in "$tmp"/rep/*.$ext; do
-                v=$(basename "$f" .$ext)
-                [ "$v" = summary ] && continue
-                n=$((n + 1))
-                [ -f "$tmp/alone/$v" ] || "$T" "$v" --$fmt "$in" >"$tmp/alone/$v" 2>/dev/null
-                cmp -s "$tmp/alone/$v" "$f" || bad="$bad $v"
-            done
-            want=$(grep -c ' rows\? in ' "$tmp/rep/summary.txt")
-            if [ -z "$bad" ] && [ "$n" -gt 3 ] && [ "$n" = "$want" ]; then
+            if golden_report_same "$T" "$in" "$tmp/rep" $fmt 3 "$tmp/alone"; then
                 echo "ok report.same_bytes $name $fmt threads=$th ($n views)"
             else
                 echo "FAIL report.same_bytes $name $fmt threads=$th: $n files, summary names $want; differ:$bad"

@@ -156,15 +156,7 @@ fi
 # report: every file it writes equals the view on its own.
 in=$top/testdata/sample.pt.trace.json
 if "$T" report "$in" -o "$tmp/rep" 2>"$tmp/rep.err" && [ -f "$tmp/rep/summary.txt" ]; then
-    bad="" n=0
-    for f in "$tmp"/rep/*.txt; do
-        v=$(basename "$f" .txt)
-        [ "$v" = summary ] && continue
-        n=$((n + 1))
-        "$T" "$v" --space "$in" 2>/dev/null | cmp -s - "$f" || bad="$bad $v"
-    done
-    want=$(grep -c ' rows\? in ' "$tmp/rep/summary.txt")
-    if [ -z "$bad" ] && [ "$n" -gt 5 ] && [ "$n" = "$want" ]; then
+    if golden_report_same "$T" "$in" "$tmp/rep" space 5 "$tmp/alone"; then
         echo "ok store.report ($n views written, each as the view prints it)"
     else
         echo "FAIL store.report: $n files, summary names $want; differ:$bad"

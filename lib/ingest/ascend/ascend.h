@@ -6,19 +6,6 @@
 #include "npu.h"
 #include "table.h"
 
-/* Make room for one more element of a growing array (doubling from 256);
- * in a function returning int, `return -1` on out of memory. */
-#define GROW(arr, n, cap) do { \
-        if ((n) == (cap)) { \
-            size_t c_ = (cap) ? (cap) * 2 : 256; \
-            void *p_ = realloc((arr), c_ * sizeof *(arr)); \
-            if (!p_) \
-                return -1; \
-            (arr) = p_; \
-            (cap) = c_; \
-        } \
-    } while (0)
-
 /* ascend_tables.c: parse one CSV of the folder (data in memory) into d. */
 int tp_ascend_read_csv(tp_store *st, struct tp_npu_data *d, enum tp_npu_file which, const char *name,
                        const char *data, size_t len);

@@ -179,12 +179,7 @@ static int tasks_from_trace(tp_store *st, struct tp_npu_data *d)
     return 0;
 }
 
-static int cmp_task(const void *a, const void *b)
-{
-    const struct tp_npu_task *x = a, *y = b;
-    TP_CMP_BY(x, y, start);
-    return TP_CMP(x->row, y->row);
-}
+TP_CMP_FIELDS(cmp_task, struct tp_npu_task, start, row)
 
 int tp_ascend_link(tp_store *st, struct tp_npu_data *d)
 {

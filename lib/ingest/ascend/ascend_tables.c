@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ascend.h"
+#include "grow.h"
 #include "json.h"
 
 static uint32_t cell_str(struct tp_npu_csv *c, int col)
@@ -70,6 +71,15 @@ static void note_first(struct tp_npu_data *d, int64_t ts)
 {
     if (ts != TP_NONE && (d->first_ns == TP_NONE || ts < d->first_ns))
         d->first_ns = ts;
+}
+
+/* A record of time ts (note_first) appended to one of d's arrays: 0, or -1
+ * on out of memory. */
+static int add_timed(struct tp_npu_data *d, int64_t ts, void **arr, size_t *n, size_t *cap, const void *rec,
+                     size_t size)
+{
+    note_first(d, ts);
+    return tp_push(arr, n, cap, rec, size);
 }
 
 /* A reader's columns, found by header name on its first row: col[i] is the
@@ -149,7 +159,8 @@ static int extra_cols(struct tp_npu_csv *c, struct kctx *k)
             j++;
         if (j < sizeof known / sizeof known[0])
             continue;
-        GROW(d->xcols, d->nxcols, d->capxcols);
+        if (tp_grow((void **)&d->xcols, &d->capxcols, d->nxcols + 1, sizeof *d->xcols) < 0)
+            return -1;
         uint32_t name = tp_store_intern(c->st, c->hdr[i], strlen(c->hdr[i]));
         if (name == UINT32_MAX)
             return -1;
@@ -167,7 +178,8 @@ static int extra_cells(struct tp_npu_csv *c, struct kctx *k)
     struct tp_npu_data *d = k->d;
     for (size_t i = 0; i < k->nx; i++) {
         size_t col = (size_t)k->xidx[i];
-        GROW(d->xcells, d->nxcells, d->capxcells);
+        if (tp_grow((void **)&d->xcells, &d->capxcells, d->nxcells + 1, sizeof *d->xcells) < 0)
+            return -1;
         if (tp_npu_xcell_encode(c->st, col < c->nf ? c->f[col] : "", col < c->nf ? c->flen[col] : 0,
                                 &d->xcells[d->nxcells]) < 0)
             return -1;
@@ -364,9 +376,7 @@ static int kernel_row(struct tp_npu_csv *c, void *vctx)
     note_first(d, t.start);
     if (extra_cells(c, k) < 0)
         return -1;
-    GROW(d->tasks, d->ntasks, d->captasks);
-    d->tasks[d->ntasks++] = t;
-    return 0;
+    return tp_push((void **)&d->tasks, &d->ntasks, &d->captasks, &t, sizeof t);
 }
 
 /* ---- operator_details.csv ---- */
@@ -403,9 +413,7 @@ static int op_row(struct tp_npu_csv *c, void *vctx)
     op.dev_self_aic = v[4];
     op.dev_total_aic = v[5];
     struct tp_npu_data *d = o->d;
-    GROW(d->ops, d->nops, d->capops);
-    d->ops[d->nops++] = op;
-    return 0;
+    return tp_push((void **)&d->ops, &d->nops, &d->capops, &op, sizeof op);
 }
 
 /* ---- operator_memory.csv ---- */
@@ -454,10 +462,7 @@ static int alloc_row(struct tp_npu_csv *c, void *vctx)
     a.name = n ? cell_raw(c, k[A_NAME]) : tp_store_intern(c->st, "<unknown>", 9);
     a.device = cell_str(c, k[A_DEV]);
     struct tp_npu_data *d = m->d;
-    note_first(d, a.alloc);
-    GROW(d->allocs, d->nallocs, d->capallocs);
-    d->allocs[d->nallocs++] = a;
-    return 0;
+    return add_timed(d, a.alloc, (void **)&d->allocs, &d->nallocs, &d->capallocs, &a, sizeof a);
 }
 
 /* ---- memory_record.csv ---- */
@@ -482,10 +487,7 @@ static int record_row(struct tp_npu_csv *c, void *vctx)
     rec.component = cell_str(c, k[R_COMP]);
     rec.device = cell_str(c, k[R_DEV]);
     struct tp_npu_data *d = m->d;
-    note_first(d, rec.ts);
-    GROW(d->records, d->nrecords, d->caprecords);
-    d->records[d->nrecords++] = rec;
-    return 0;
+    return add_timed(d, rec.ts, (void **)&d->records, &d->nrecords, &d->caprecords, &rec, sizeof rec);
 }
 
 /* ---- npu_module_mem.csv ---- */
@@ -503,10 +505,7 @@ static int module_row(struct tp_npu_csv *c, void *vctx)
     mm.component = cell_str(c, k[0]);
     mm.device = cell_str(c, k[3]);
     struct tp_npu_data *d = m->d;
-    note_first(d, mm.ts);
-    GROW(d->modules, d->nmodules, d->capmodules);
-    d->modules[d->nmodules++] = mm;
-    return 0;
+    return add_timed(d, mm.ts, (void **)&d->modules, &d->nmodules, &d->capmodules, &mm, sizeof mm);
 }
 
 /* ---- step_trace_time.csv ---- */
@@ -537,9 +536,7 @@ static int step_row(struct tp_npu_csv *c, void *vctx)
         if (get_f_opt(c, k[2 + i], dst[i]) < 0)
             return 0;
     struct tp_npu_data *d = s->d;
-    GROW(d->steps, d->nsteps, d->capsteps);
-    d->steps[d->nsteps++] = t;
-    return 0;
+    return tp_push((void **)&d->steps, &d->nsteps, &d->capsteps, &t, sizeof t);
 }
 
 /* ---- dispatch ---- */

@@ -57,6 +57,32 @@ static tp_store *load_file(const char *name, const char *text)
     return load();
 }
 
+/* Which of d's record arrays a variant test counts. */
+enum npu_table { TASKS, STEPS, OPS };
+
+static size_t npu_count(const struct tp_npu_data *d, enum npu_table which)
+{
+    return which == TASKS ? d->ntasks : which == STEPS ? d->nsteps : d->nops;
+}
+
+/* st's NPU data when it holds `want` records of `which` (the check NAME),
+ * else NULL. */
+static struct tp_npu_data *rows_of(const tp_store *st, const char *name, enum npu_table which, size_t want)
+{
+    struct tp_npu_data *d = st->npu;
+    CHECK_INT(name, d ? (long long)npu_count(d, which) : -1, (long long)want);
+    return d && npu_count(d, which) == want ? d : NULL;
+}
+
+/* rows_of a folder of one file (load_file), which replaces *st. */
+static struct tp_npu_data *load_rows(tp_store **st, const char *file, const char *text, const char *name,
+                                     enum npu_table which, size_t want)
+{
+    tp_store_free(*st);
+    *st = load_file(file, text);
+    return rows_of(*st, name, which, want);
+}
+
 static const char *skip_reason(const tp_store *st, const char *prefix, uint64_t *count, int *malformed)
 {
     for (size_t i = 0; i < st->nskips; i++)
@@ -150,9 +176,8 @@ static void variants(void)
                               "50,hcom_allReduce__1_0_1,N/A,HCCL,1736405443887100.000\t,100.25,31.648,N/A\r\n");
     put("memory_record.csv", "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Device Type\nPTA,1736405443887000,1.5,2.0,NPU:3\n");
     tp_store *st = load();
-    struct tp_npu_data *d = st->npu;
-    CHECK_INT("ascend.variant.level0.rows", d ? (long long)d->ntasks : -1, 2);
-    if (d && d->ntasks == 2) {
+    struct tp_npu_data *d = rows_of(st, "ascend.variant.level0.rows", TASKS, 2);
+    if (d) {
         CHECK_INT("ascend.variant.level0.device_from_memory", d->tasks[0].device, 3);
         CHECK_INT("ascend.variant.level0.block_dim", d->tasks[0].block_dim, 8);
         CHECK("ascend.variant.level0.block_na", d->tasks[1].block_dim == TP_NONE);
@@ -162,28 +187,27 @@ static void variants(void)
     }
     CHECK_INT("ascend.variant.level0.no_complaint", st->nskips, 0);
     CHECK_INT("ascend.variant.format", st->format, TP_SRC_ASCEND);
-    tp_store_free(st);
 
     /* 2026: Device_id in front, Block Num, Step ID spelled upper-case */
-    st = load_file("kernel_details.csv", "Step ID,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num\n"
-                                         "7,1,MatMul1,MatMul,AI_CORE,1736405443887058.352,3.5,0,24\n"
-                                         "7,1,allreduce,hcom,COMMUNICATION,1736405443887158.352,9,0,N/A\n");
-    d = st->npu;
-    CHECK_INT("ascend.variant.2026.rows", d ? (long long)d->ntasks : -1, 2);
-    if (d && d->ntasks == 2) {
+    d = load_rows(
+        &st, "kernel_details.csv",
+        "Step ID,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num\n"
+        "7,1,MatMul1,MatMul,AI_CORE,1736405443887058.352,3.5,0,24\n"
+        "7,1,allreduce,hcom,COMMUNICATION,1736405443887158.352,9,0,N/A\n",
+        "ascend.variant.2026.rows", TASKS, 2);
+    if (d) {
         CHECK_INT("ascend.variant.2026.device", d->tasks[0].device, 1);
         CHECK_INT("ascend.variant.2026.block_num", d->tasks[0].block_dim, 24);
         CHECK_INT("ascend.variant.2026.step", d->tasks[0].step, 7);
         CHECK_STR("ascend.variant.2026.core", tp_store_str(st, d->tasks[1].core), "COMMUNICATION");
     }
-    tp_store_free(st);
 
     /* step_trace_time with Device_id first: the step comes from "Step" */
-    st = load_file("step_trace_time.csv", "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
-                                          "Communication(Not Overlapped and Exclude Receive),Preparing\r\n0,12,10.5,2,1,3,4,0,0,2,0\r\n");
-    d = st->npu;
-    CHECK_INT("ascend.variant.steps.rows", d ? (long long)d->nsteps : -1, 1);
-    if (d && d->nsteps == 1) {
+    d = load_rows(&st, "step_trace_time.csv",
+                  "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+                  "Communication(Not Overlapped and Exclude Receive),Preparing\r\n0,12,10.5,2,1,3,4,0,0,2,0\r\n",
+                  "ascend.variant.steps.rows", STEPS, 1);
+    if (d) {
         CHECK_INT("ascend.variant.steps.step_by_name", d->steps[0].step, 12);
         CHECK_INT("ascend.variant.steps.device", d->steps[0].device, 0);
     }
@@ -210,12 +234,13 @@ static void variants(void)
     tp_store_free(st);
 
     /* operator_details with its columns moved: found by name */
-    st = load_file("operator_details.csv", "Call Stack,Name,Input Shapes,Device Total Duration(us),Host Self Duration(us),Host Total Duration(us),"
-                                           "Device Self Duration(us),Device Self Duration With AICore(us),Device Total Duration With AICore(us)\n"
-                                           "\"a.py(1): f;\nb.py(2): g\",aten::add,\"8,8;\n8,8;\n\",7.5,1,2,5.25,5.25,7.5\n");
-    d = st->npu;
-    CHECK_INT("ascend.variant.ops.rows", d ? (long long)d->nops : -1, 1);
-    if (d && d->nops == 1) {
+    st = NULL;
+    d = load_rows(&st, "operator_details.csv",
+                  "Call Stack,Name,Input Shapes,Device Total Duration(us),Host Self Duration(us),Host Total Duration(us),"
+                  "Device Self Duration(us),Device Self Duration With AICore(us),Device Total Duration With AICore(us)\n"
+                  "\"a.py(1): f;\nb.py(2): g\",aten::add,\"8,8;\n8,8;\n\",7.5,1,2,5.25,5.25,7.5\n",
+                  "ascend.variant.ops.rows", OPS, 1);
+    if (d) {
         CHECK_STR("ascend.variant.ops.name", tp_store_str(st, d->ops[0].name), "aten::add");
         CHECK_INT("ascend.variant.ops.dev_self", d->ops[0].dev_self, 5250);
         CHECK_INT("ascend.variant.ops.dev_total", d->ops[0].dev_total, 7500);
@@ -234,8 +259,7 @@ static void bad_input(void)
                               "ok2,T,AI_CORE,1003,4,0,1\n");
     put("operator_details.csv", "Name,Input Shapes\naten::x,\n");
     tp_store *st = load();
-    struct tp_npu_data *d = st->npu;
-    CHECK_INT("ascend.bad.other_rows_count", d ? (long long)d->ntasks : -1, 2);
+    rows_of(st, "ascend.bad.other_rows_count", TASKS, 2);
     uint64_t n = 0;
     int mal = 0;
     const char *r = skip_reason(st, "kernel_details.csv row 2, column Duration(us)", &n, &mal);
@@ -432,11 +456,8 @@ static void xcell_codes(void)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/tprof_ascend_test_XXXXXX");
-    if (!mkdtemp(dir)) {
-        SKIP("ascend", "mkdtemp failed");
+    if (tt_tmpdir(dir, sizeof dir, "ascend") < 0)
         return 0;
-    }
     char p[512];
     snprintf(p, sizeof p, "%s/ASCEND_PROFILER_OUTPUT", dir);
     mkdir(p, 0700);

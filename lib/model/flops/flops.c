@@ -351,6 +351,22 @@ static int args_but_out(const struct tp_opcall *c, const struct tp_arg **f)
     return n;
 }
 
+/* The arguments of torch.NAME or Tensor.NAME, `out` aside: *out[i] is the
+ * i-th, given by position or as names[i] (NULL when neither).  0, or -1
+ * (the warning set) unless the module is one of these and there are `want`. */
+static int tensor_fn_args(struct fctx *x, const char *name, const char *const *names, int want,
+                          const struct tp_arg **const *out)
+{
+    const struct tp_opcall *c = x->c;
+    REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "%s: module %s", name, c->mod);
+    const struct tp_arg *f[TP_MAX_ARGS];
+    int n = args_but_out(c, f);
+    REQ(n == want, "%s: %d arguments", name, n);
+    for (int i = 0; i < want; i++)
+        *out[i] = pos_or_named(x, f, n, i, names[i]);
+    return 0;
+}
+
 /* TC test of the GEMM classes: apex 884gemm/1688gemm, 3.x the whitelist. */
 static const char *tc_gemm(struct fctx *x, const char *const *apex_list)
 {
@@ -1352,11 +1368,10 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
         i = arg(x, 0);
         break;
     case M_GATHER: {
-        REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "gather: module %s", c->mod);
-        const struct tp_arg *f[TP_MAX_ARGS];
-        int n = args_but_out(c, f);
-        REQ(n == 3, "gather: %d arguments", n);
-        i = pos_or_named(x, f, n, 0, "input");
+        const struct tp_arg *dim, *index;
+        if (tensor_fn_args(x, "gather", (const char *const[]){"input", "dim", "index"}, 3,
+                           (const struct tp_arg **const[]){&i, &dim, &index}) < 0)
+            return -1;
         REQ(is_tensor(i), "gather: input is not a tensor");
         break;
     }
@@ -1426,12 +1441,10 @@ static int cls_move(struct fctx *x, enum mv_kind kind)
 static int cls_index_select(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "index_select: module %s", c->mod);
-    const struct tp_arg *f[TP_MAX_ARGS];
-    int n = args_but_out(c, f);
-    REQ(n == 3, "index_select: %d arguments", n);
-    const struct tp_arg *t = pos_or_named(x, f, n, 0, "input"), *d = pos_or_named(x, f, n, 1, "dim"),
-                        *i = pos_or_named(x, f, n, 2, "index");
+    const struct tp_arg *t, *d, *i;
+    if (tensor_fn_args(x, "index_select", (const char *const[]){"input", "dim", "index"}, 3,
+                       (const struct tp_arg **const[]){&t, &d, &i}) < 0)
+        return -1;
     REQ(t && d && i && is_tensor(t) && is_tensor(i), "index_select: input/index are not tensors");
     REQ(d->type == TP_ARG_INT, "index_select: dim is a %s", pytype(d));
     REQ(tp_streq(i->dtype, "int64"), "index_select: index is %s", i->dtype);
@@ -1459,11 +1472,10 @@ static int cls_index_select(struct fctx *x)
 static int cls_masked_select(struct fctx *x)
 {
     const struct tp_opcall *c = x->c;
-    REQ(tp_streq(c->mod, "Tensor") || tp_streq(c->mod, "torch"), "masked_select: module %s", c->mod);
-    const struct tp_arg *f[TP_MAX_ARGS];
-    int n = args_but_out(c, f);
-    REQ(n == 2, "masked_select: %d arguments", n);
-    const struct tp_arg *t = pos_or_named(x, f, n, 0, "input"), *m = pos_or_named(x, f, n, 1, "mask");
+    const struct tp_arg *t, *m;
+    if (tensor_fn_args(x, "masked_select", (const char *const[]){"input", "mask"}, 2,
+                       (const struct tp_arg **const[]){&t, &m}) < 0)
+        return -1;
     REQ(t && m && has_shape(t) && has_shape(m), "masked_select: arguments without shape");
     REQ(tp_streq(m->dtype, "uint8"), "masked_select: mask is %s", m->dtype);
     if (!same_shape(t, m)) {

@@ -170,18 +170,13 @@ int tp_kernels_short(const tp_store *st, const struct tp_view_opts *vo, tp_table
             tp_table_set_float(t, S_PCT, all_ns ? 100.0 * (double)g[k].total / (double)all_ns : 0.0);
         }
     }
-    if (tp_table_nomem(t)) {
-        rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-        goto done;
-    }
     if (nkernels == 0)
         tp_error_set(err, TP_OK, "%s: no GPU kernel", st->path);
     else
         tp_error_set(err, TP_OK, "%s: %zu of %zu kernels are shorter than %g us: %.3f us, %.2f%% of all kernel time",
                      st->path, n, nkernels, vo->short_us, (double)short_ns / 1000.0,
                      all_ns ? 100.0 * (double)short_ns / (double)all_ns : 0.0);
-    *out = t;
-    t = NULL;
+    rc = tp_table_take(&t, out, st->path, err);   /* (out of memory overrides the note) */
 done:
     tp_table_free(t);
     free(ks);

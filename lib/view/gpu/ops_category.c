@@ -141,16 +141,13 @@ int tp_ops_by_category(const tp_store *st, tp_table **out, tp_error *err)
         tp_table_set_float(t, C_PCT, pct);
         tp_table_set_float(t, C_CUM, cum);
     }
-    if (tp_table_nomem(t)) {
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-    }
     if (all_ns == 0)
         tp_error_set(err, TP_OK, "%s: no GPU kernel, memcpy or memset: no category to show", st->path);
     else
         tp_error_set(err, TP_OK, "%s: the categories hold %.1f%% of GPU activity time (kernels, memcpy, memset)%s",
                      st->path, 100.0 * (double)(all_ns - left_ns) / (double)all_ns,
                      left_ns ? "; the rest has no launch record" : "");
-    *out = t;
-    return TP_OK;
+    int rc = tp_table_take(&t, out, st->path, err);   /* (out of memory overrides the note) */
+    tp_table_free(t);
+    return rc;
 }

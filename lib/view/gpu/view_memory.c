@@ -30,6 +30,7 @@
 #include "views.h"
 #include "summ.h"
 #include "cmp.h"
+#include "grow.h"
 #include "try.h"
 
 #define TP_COLS_FILE "view_memory.def"
@@ -97,19 +98,12 @@ static int64_t agg_of(struct stats *S, uint32_t name)
     if (S->slot[h] >= 0)
         return S->slot[h];
     size_t K = S->nd * 2 * M_NM;
-    if (S->nagg == S->capagg) {
-        size_t c = S->capagg ? S->capagg * 2 : 64;
-        uint32_t *a = realloc(S->agg_name, c * sizeof *a);
-        if (a) S->agg_name = a;
-        int64_t *b = realloc(S->agg_calls, c * sizeof *b);
-        if (b) S->agg_calls = b;
-        int64_t *d = realloc(S->agg, c * (K ? K : 1) * sizeof *d);
-        if (d) S->agg = d;
-        if (!a || !b || !d) {
-            S->oom = 1;
-            return -1;
-        }
-        S->capagg = c;
+    size_t cap_name = S->capagg, cap_calls = S->capagg;   /* the three grow to the same capacity */
+    if (tp_grow((void **)&S->agg_name, &cap_name, S->nagg + 1, sizeof *S->agg_name) < 0 ||
+        tp_grow((void **)&S->agg_calls, &cap_calls, S->nagg + 1, sizeof *S->agg_calls) < 0 ||
+        tp_grow((void **)&S->agg, &S->capagg, S->nagg + 1, (K ? K : 1) * sizeof *S->agg) < 0) {
+        S->oom = 1;
+        return -1;
     }
     size_t i = S->nagg++;
     S->agg_name[i] = name;
@@ -317,18 +311,15 @@ static int stats_table(struct tp_section *sec, const char *path, const struct tp
                        tp_error *err)
 {
     *out = NULL;
-    const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_stat);
-    tp_table *t = tp_table_new(tp_memory_cols, C_N);
-    if (!perm || !t) {
-        free(perm);
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    const struct tp_sgroup **perm;
+    tp_table *t;
+    int rc = tp_summ_sorted_table(sec, cmp_stat, tp_memory_cols, C_N, &perm, &t, err);
+    if (rc != TP_OK)
+        return rc;
     size_t ng = sec->ng, ncalls = 0;
     while (ncalls < ng && !perm[ncalls]->key[1][0])
         ncalls++;
     const char *dev = vo ? vo->device : NULL;
-    int rc = TP_OK;
     if (sec->scal[0] == 0) {
         /* nothing to show: an empty table and a note (status stays TP_OK) */
         tp_error_set(err, TP_OK, "%s: no [memory] events (profile with profile_memory=True)", path);

@@ -72,13 +72,11 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 static int steps_table(struct tp_section *sec, const char *path, const struct tp_view_opts *vo, tp_table **out,
                        tp_error *err)
 {
-    const struct tp_sgroup **perm = tp_summ_sorted(sec, tp_summ_cmp_order);   /* rank after rank */
-    tp_table *t = tp_table_new(tp_steps_cols, S_N);
-    if (!perm || !t) {
-        free(perm);
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    const struct tp_sgroup **perm;   /* rank after rank */
+    tp_table *t;
+    int rc = tp_summ_sorted_table(sec, tp_summ_cmp_order, tp_steps_cols, S_N, &perm, &t, err);
+    if (rc != TP_OK)
+        return rc;
     int64_t sum[R_TOTAL + 1] = {0};
     for (size_t i = 0; i < sec->ng; i++) {
         const struct tp_sgroup *g = perm[i];

@@ -123,13 +123,11 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
     int rc = tp_hta_summ_check(sec, path, vo, err);
     if (rc != TP_OK)
         return rc;
-    const struct tp_sgroup **perm = tp_summ_sorted(sec, cmp_stream);
-    tp_table *t = tp_table_new(tp_idle_cols, C_N);
-    if (!perm || !t) {
-        free(perm);
-        tp_table_free(t);
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    }
+    const struct tp_sgroup **perm;
+    tp_table *t;
+    rc = tp_summ_sorted_table(sec, cmp_stream, tp_idle_cols, C_N, &perm, &t, err);
+    if (rc != TP_OK)
+        return rc;
     static const char *const cat[3] = {"host_wait", "kernel_wait", "other"};
     for (size_t i = 0; i < sec->ng;) {
         int64_t x[X_N] = {0};

@@ -44,6 +44,17 @@ static int keep(const tp_store *st, uint32_t dev, const char *want)
     return strncmp(s, "NPU:", 4) == 0 && strcmp(s + 4, want) == 0;
 }
 
+/* A new row of t, its device cell set, for a record of device dev that
+ * --device keeps (want); 0 when it is another device's. */
+static int device_row(tp_table *t, const tp_store *st, uint32_t dev, const char *want)
+{
+    if (!keep(st, dev, want))
+        return 0;
+    tp_table_add_row(t);
+    tp_table_set_str(t, C_DEV, tp_store_str(st, dev));
+    return 1;
+}
+
 static void set_rel(tp_table *t, size_t col, int64_t v, int64_t origin)
 {
     if (v != TP_NONE)
@@ -238,11 +249,9 @@ int tp_npu_memory_build(const tp_store *st, const struct tp_view_opts *vo, tp_ta
     if (events) {
         for (size_t i = 0; i < d->nallocs; i++) {
             const struct tp_npu_alloc *a = &d->allocs[i];
-            if (!keep(st, a->device, vo->device))
+            if (!device_row(t, st, a->device, vo->device))
                 continue;
-            tp_table_add_row(t);
             tp_table_set_str(t, C_OP, tp_store_str(st, a->name));
-            tp_table_set_str(t, C_DEV, tp_store_str(st, a->device));
             tp_table_set_float(t, C_SIZE, a->size_kb < 0 ? -a->size_kb : a->size_kb);
             set_rel(t, C_ALLOC, a->alloc, origin);
             set_rel(t, C_REL, a->release, origin);
@@ -263,10 +272,8 @@ int tp_npu_memory_build(const tp_store *st, const struct tp_view_opts *vo, tp_ta
     } else if (curve) {
         for (size_t i = 0; i < d->nrecords; i++) {
             const struct tp_npu_record *r = &d->records[i];
-            if (!keep(st, r->device, vo->device))
+            if (!device_row(t, st, r->device, vo->device))
                 continue;
-            tp_table_add_row(t);
-            tp_table_set_str(t, C_DEV, tp_store_str(st, r->device));
             tp_table_set_str(t, C_COMP, tp_store_str(st, r->component));
             tp_table_set_int(t, C_TIME, r->ts - origin);
             tp_table_set_int(t, C_TS, r->ts);

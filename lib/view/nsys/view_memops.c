@@ -95,11 +95,7 @@ static int table(struct tp_section *sec, const char *path, const struct tp_view_
         const struct tp_summary *b = &gb[gt[i].xsum];
         tp_summary_row(t, M_PCT, &gt[i], all);
         tp_table_set_int(t, M_BYTES, b->total);
-        tp_table_set_float(t, M_BAVG, b->avg);
-        tp_table_set_float(t, M_BMED, b->med);
-        tp_table_set_int(t, M_BMIN, b->min);
-        tp_table_set_int(t, M_BMAX, b->max);
-        tp_table_set_float(t, M_BSTD, b->std);
+        tp_summary_spread(t, M_BAVG, b);   /* M_BAVG .. M_BSTD */
         tp_table_set_str(t, M_OP, gt[i].key);
     }
     free(gb);

@@ -235,10 +235,6 @@ int tp_roofline_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
     for (size_t k = 0; k < ng; k++)
         put_row(t, st, &g[perm[k]], tp_strtab_get(&keys, (uint32_t)perm[k]) + g[perm[k]].shape_at, all_ns,
                 &devname, &peaks_used);
-    if (tp_table_nomem(t)) {
-        rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-        goto done;
-    }
     if (nrows == 0)
         tp_error_set(err, TP_OK, "%s: no GPU kernel: no roofline", st->path);
     else
@@ -248,8 +244,7 @@ int tp_roofline_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
                      devname ? devname : "an unnamed device",
                      peaks_used ? "" : " (tprof(1), ROOFLINE): the %-of-peak columns are -");
     /* the prof table's strings are referenced by t's rows: copied on set */
-    *out = t;
-    t = NULL;
+    rc = tp_table_take(&t, out, st->path, err);   /* (out of memory overrides the note) */
 done:
     tp_table_free(t);
     tp_table_free(prof);
