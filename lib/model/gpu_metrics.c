@@ -16,6 +16,8 @@
 #include "tbtree.h"
 #include "checked.h"
 #include "cmp.h"
+#include "store_file.h"
+#include "try.h"
 
 
 static _Thread_local const tp_store *g_st;
@@ -161,7 +163,7 @@ static int one_gpu(const tp_store *st, const int64_t *k, size_t n, int64_t S, in
     return 0;
 }
 
-int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out)
+static int compute(const tp_store *st, struct tp_gpu_summary *out)
 {
     memset(out, 0, sizeof *out);
     out->tc_used_ratio = NAN;
@@ -237,6 +239,17 @@ oom:
 oom0:
     tp_gpu_summary_free(out);
     return -1;
+}
+
+int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out, tp_error *err)
+{
+    int got = tp_store_file_gpu(st, out);
+    if (got > 0)
+        return TP_OK;
+    TP_TRY_NOMEM(got == 0, err);
+    TP_TRY(tp_store_need(st, TP_GPU_SUMMARY_NEEDS, err));
+    TP_TRY_NOMEM(compute(st, out) == 0, err);
+    return TP_OK;
 }
 
 void tp_gpu_summary_free(struct tp_gpu_summary *s)

@@ -59,5 +59,11 @@ struct tb_model;
 struct tp_tb_breakdown;
 struct tb_model *tp_store_file_tree(const tp_store *st);
 struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st);
+/* The GPU summary (gpu_metrics.h) a .tprof store holds
+ * (store_file_results.c): 1 when *out was filled from it, 0 when the store
+ * has none of this tprof's version or it does not fit the store, -1 out of
+ * memory. */
+struct tp_gpu_summary;
+int tp_store_file_gpu(const tp_store *st, struct tp_gpu_summary *out);
 
 #endif

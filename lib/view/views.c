@@ -62,9 +62,9 @@ static const struct {
     {&tp_view_modules, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(OP_INFO), 0},
     {&tp_view_lightning, NEED(NAME) | NEED(TS), 0},
     {&tp_view_dist, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(EXTERNAL_ID) | NEED(NAME) | NEED(TS) | NEED(OP_INFO), 0},
-    {&tp_view_gpu, NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(KERNEL_INFO), 0},
-    {&tp_view_advice, NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(PID) | NEED(TID) | NEED(TS) |
-                          NEED(KERNEL_INFO) | NEED(MEM_INFO), 0},
+    /* the GPU summary asks for its own (tp_gpu_summary: none when the store holds it) */
+    {&tp_view_gpu, 0, NEED(AUX) | NEED(DEVICE) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(KERNEL_INFO)},
+    {&tp_view_advice, NEED(AUX) | NEED(NAME) | NEED(PID) | NEED(MEM_INFO), 0},
     {&tp_view_temporal, HTA, 0},
     {&tp_view_kernel_types, HTA, 0},
     {&tp_view_overlap, HTA, 0},

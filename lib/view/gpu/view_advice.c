@@ -228,7 +228,7 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
 {
     (void)vo;
     struct tp_gpu_summary s;
-    TP_TRY_NOMEM(tp_gpu_summary(st, &s) >= 0, err);
+    TP_TRY(tp_gpu_summary(st, &s, err));
     tp_table *t = tp_table_new(acols, A_N);
     int64_t *pids = malloc((st->n ? st->n : 1) * sizeof *pids);
     int rc = TP_OK;
