@@ -65,5 +65,12 @@ struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st);
  * memory. */
 struct tp_gpu_summary;
 int tp_store_file_gpu(const tp_store *st, struct tp_gpu_summary *out);
+/* A view's table through summary view sv (summ.h): from the section a
+ * .tprof store holds (ops by name, memory; store_file_results.c), else
+ * summarized from the columns `needs` names (asked for first). */
+struct tp_summ_view;
+struct tp_view_opts;
+int tp_store_summ_view_build(const struct tp_summ_view *sv, uint32_t needs, const tp_store *st,
+                             const struct tp_view_opts *vo, tp_table **out, tp_error *err);
 
 #endif

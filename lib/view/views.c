@@ -54,11 +54,10 @@ static const struct {
                         NEED(KERNEL_INFO), 0},
     {&tp_view_kernels, NEED(AUX) | NEED(DUR) | NEED(NAME) | NEED(KERNEL_INFO),
                        NEED(STREAM) | NEED(TID) | NEED(TS) | NEED(LAUNCH_OP) | NEED(OP_INFO)},
-    {&tp_view_ops, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(PARENT) |
-                       NEED(MEM_INFO),
-                   NEED(OP_INFO) | NEED(SEQ) | NEED(LAUNCH_OP) | NEED(LAUNCHER)},
+    /* ops and memory ask for the rest themselves (none when the store holds their summary) */
+    {&tp_view_ops, 0, NEED(OP_INFO) | NEED(SEQ) | NEED(LAUNCH_OP) | NEED(LAUNCHER)},
     {&tp_view_steps, 0, 0},
-    {&tp_view_memory, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(MEM_INFO), 0},
+    {&tp_view_memory, 0, 0},
     {&tp_view_modules, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(NAME) | NEED(TID) | NEED(TS) | NEED(OP_INFO), 0},
     {&tp_view_lightning, NEED(NAME) | NEED(TS), 0},
     {&tp_view_dist, NEED(AUX) | NEED(CAT) | NEED(DUR) | NEED(EXTERNAL_ID) | NEED(NAME) | NEED(TS) | NEED(OP_INFO), 0},
