@@ -15,7 +15,12 @@
  * ("opt.model.summ.VIEW.VARIANT", bytes: see put_section), under
  * opt.model.summ.version (TP_SF_SUMM_VERSION).  A view reads its section
  * when its options ask for no other (tp_store_summ_view_build) and else
- * summarizes the columns. */
+ * summarizes the columns.
+ *
+ * The default view's kernel rows (struct tp_prof_row: duration, device,
+ * stream, names, grid and block of each annotation's event) let it read
+ * 56 bytes per kernel instead of five event columns (every event's) and
+ * the kernel records. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,10 +144,61 @@ static int write_sections(struct tp_sf_writer *w, const tp_store *st)
     return TP_OK;
 }
 
+/* ---- the default view's kernel rows --------------------------------------------- */
+
+/* Bump when struct tp_prof_row or what tp_prof_row_of puts in it changes. */
+#define TP_SF_PROF_VERSION 2
+
+void tp_prof_row_of(const tp_store *st, const struct tp_kernel_annot *a, struct tp_prof_row *r)
+{
+    size_t e = a->event;
+    const struct tp_kernel_info *ki = tp_store_kernel(st, e);
+    *r = (struct tp_prof_row){st->dur[e], a->op_event >= 0 ? (int64_t)st->name[a->op_event] : -1, st->device[e],
+                              st->stream[e], st->name[e], ki != NULL, {0, 0, 0}, {0, 0, 0}};
+    if (ki) {
+        memcpy(r->grid, ki->grid, sizeof r->grid);
+        memcpy(r->block, ki->block, sizeof r->block);
+    }
+}
+
+static int write_prof(struct tp_sf_writer *w, const tp_store *st)
+{
+    struct tp_prof_row *r = malloc((st->nannots + 1) * sizeof *r);
+    if (!r)
+        return TP_OK;   /* out of memory: the store is whole without them */
+    for (size_t i = 0; i < st->nannots; i++)
+        tp_prof_row_of(st, &st->annots[i], &r[i]);
+    uint32_t version = TP_SF_PROF_VERSION;
+    int rc = tp_sf_put(w, "opt.model.prof.version", &version, 1, 4) ||
+             tp_sf_put(w, "opt.model.prof.rows", r, st->nannots, sizeof *r) ? TP_ERR_IO : TP_OK;
+    free(r);
+    return rc;
+}
+
+struct tp_prof_row *tp_store_file_prof_rows(const tp_store *st)
+{
+    const struct tp_sf_blobs *b = tp_sf_file_models(st);
+    size_t one = 1, n = st->nannots;
+    uint32_t *version = b ? tp_sf_blob_inflate(b, "opt.model.prof.version", 4, &one) : NULL;
+    int ok = version && *version == TP_SF_PROF_VERSION;
+    free(version);
+    struct tp_prof_row *r = ok ? tp_sf_blob_inflate(b, "opt.model.prof.rows", sizeof *r, &n) : NULL;
+    /* what the view uses as indices must point inside the store */
+    for (size_t i = 0; r && i < n; i++)
+        if ((unsigned)r[i].has_kernel > 1 || (r[i].opname != -1 && (r[i].opname < 0 || (uint64_t)r[i].opname >= st->strings.count)) ||
+            r[i].kname >= st->strings.count) {
+            free(r);
+            r = NULL;
+        }
+    return r;
+}
+
 int tp_sf_write_results(struct tp_sf_writer *w, const tp_store *st)
 {
     int rc = write_gpu(w, st);
-    return rc ? rc : write_sections(w, st);
+    if (!rc)
+        rc = write_sections(w, st);
+    return rc ? rc : write_prof(w, st);
 }
 
 /* Reading a section back: every length checked against what is left. */

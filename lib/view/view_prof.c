@@ -13,6 +13,7 @@
 #include "opcall.h"
 #include "pyprof.h"
 #include "store.h"
+#include "store_file.h"
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
@@ -259,8 +260,8 @@ static const char *short_name(struct prof_ctx *c, uint32_t nid)
 
 /* The op class of annotation a: FLOPs, bytes, params, Tensor Cores.  *ran
  * is 1 when a class ran (fr filled).  0, or -1 when out of memory. */
-static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const char *kname,
-                    const struct tp_kernel_info *ki, struct tp_flops_result *fr, int *ran)
+static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const struct tp_prof_row *pr,
+                    const char *kname, struct tp_flops_result *fr, int *ran)
 {
     const tp_store *st = c->st;
     *ran = 0;
@@ -272,7 +273,7 @@ static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const c
         if (prc == TP_OPCALL_NOMEM)
             return -1;
         if (prc == 0) {
-            tp_flops_eval_grid(mcall, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_APEX, fr);
+            tp_flops_eval_grid(mcall, kname, a->bprop, a->sub, pr->has_kernel ? pr->grid : NULL, TP_PYPROF_APEX, fr);
             *ran = 1;
         } else if (prc == -2) {
             memset(fr, 0, sizeof *fr);
@@ -286,10 +287,10 @@ static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const c
     }
     if (!(a->input_dims || a->input_types) || a->op_event < 0)
         return 0;
-    struct fkey k = {st->name[a->op_event], a->input_dims, a->input_types, a->concrete_inputs,
-                     st->name[a->event], {INT32_MIN, 0, 0}, a->bprop, a->sub};
-    if (ki)
-        memcpy(k.grid, ki->grid, sizeof k.grid);
+    struct fkey k = {(uint32_t)pr->opname, a->input_dims, a->input_types, a->concrete_inputs,
+                     pr->kname, {INT32_MIN, 0, 0}, a->bprop, a->sub};
+    if (pr->has_kernel)
+        memcpy(k.grid, pr->grid, sizeof k.grid);
     const struct fentry *e = fmemo_get(&c->fm, &k, st, kname, c->call);
     if (c->fm.oom)
         return -1;
@@ -298,7 +299,7 @@ static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const c
             *fr = e->fr;
         return 0;
     }
-    const char *opname = tp_store_str(st, st->name[a->op_event]);
+    const char *opname = tp_store_str(st, (uint32_t)pr->opname);
     int orc = tp_opcall_from_kineto(opname, a->input_dims ? tp_store_str(st, a->input_dims) : NULL,
                                     a->input_types ? tp_store_str(st, a->input_types) : NULL, c->call);
     if (orc == 0)
@@ -306,7 +307,7 @@ static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const c
     if (orc == TP_OPCALL_NOMEM)
         return -1;
     if (orc == 0) {
-        tp_flops_eval_grid(c->call, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_3X, fr);
+        tp_flops_eval_grid(c->call, kname, a->bprop, a->sub, pr->has_kernel ? pr->grid : NULL, TP_PYPROF_3X, fr);
         *ran = 1;
     }
     return 0;
@@ -325,11 +326,10 @@ static int tc_from_name(struct prof_ctx *c, uint32_t nid)
 }
 
 /* The cells of row i (annotation a) of the table. */
-static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_kernel_annot *a, const char *kname,
-                     const struct tp_kernel_info *ki, const struct tp_flops_result *fr, int ran, int tc_full,
-                     int columnated)
+static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_kernel_annot *a,
+                     const struct tp_prof_row *pr, const char *kname, const struct tp_flops_result *fr, int ran,
+                     int tc_full, int columnated)
 {
-    size_t r = a->event;
     int pyprof_row = st->annots_from_pyprof;
     tp_table_set_int(t, C_IDX, (int64_t)i + 1);
     set_dash(t, C_SEQ, st, a->seq);
@@ -349,16 +349,16 @@ static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_
         tp_table_set_str_stable(t, C_OP, tp_store_str(st, a->op));
     tp_table_set_str_stable(t, C_KERNEL, kname);   /* c.shortnames keeps it through the build */
     tp_table_set_str(t, C_PARAMS, ran ? fr->params : "na=na,");
-    tp_table_set_int(t, C_SIL, st->dur[r]);
+    tp_table_set_int(t, C_SIL, pr->dur);
     tp_table_set_str(t, C_TC, tc_full ? "1" : ran ? fr->tc : "na");
-    tp_table_set_int(t, C_DEVICE, st->device[r]);
-    tp_table_set_int(t, C_STREAM, st->stream[r]);
-    if (ki && ki->grid[0] >= 0)
-        set_dims(t, C_GRID, ki->grid);
+    tp_table_set_int(t, C_DEVICE, pr->device);
+    tp_table_set_int(t, C_STREAM, pr->stream);
+    if (pr->has_kernel && pr->grid[0] >= 0)
+        set_dims(t, C_GRID, pr->grid);
     else
         tp_table_set_null(t, C_GRID);
-    if (ki && ki->block[0] >= 0)
-        set_dims(t, C_BLOCK, ki->block);
+    if (pr->has_kernel && pr->block[0] >= 0)
+        set_dims(t, C_BLOCK, pr->block);
     else
         tp_table_set_null(t, C_BLOCK);
     if (ran && (fr->known || pyprof_row)) {
@@ -373,8 +373,8 @@ static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_
         tp_table_set_str(t, C_BYTES, "na");
     }
     /* store strings and literals: set by address (tp_table_set_str_stable) */
-    tp_table_set_str_stable(t, C_NAME, tp_store_str(st, st->name[r]));
-    tp_table_set_str_stable(t, C_OPNAME, a->op_event >= 0 ? tp_store_str(st, st->name[a->op_event]) : "N/A");
+    tp_table_set_str_stable(t, C_NAME, tp_store_str(st, pr->kname));
+    tp_table_set_str_stable(t, C_OPNAME, pr->opname >= 0 ? tp_store_str(st, (uint32_t)pr->opname) : "N/A");
 }
 
 static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -385,19 +385,32 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
     }
+    /* each annotation's event row: as a .tprof store holds them, else
+     * from the event columns (asked for here: the view's needs in views.c
+     * leave them out) */
+    struct tp_prof_row *rows = tp_store_file_prof_rows(st), one;
+    int rc = rows ? TP_OK
+                  : tp_store_need(st, TP_NEED_AUX | TP_NEED_DEVICE | TP_NEED_DUR | TP_NEED_NAME | TP_NEED_STREAM |
+                                          TP_NEED_KERNEL_INFO, err);
+    if (rc != TP_OK) {
+        prof_ctx_free(&c);
+        tp_table_free(t);
+        return rc;
+    }
     int nomem = 0, columnated = vo && vo->columnated;
     for (size_t i = 0; i < st->nannots && !nomem; i++) {
         const struct tp_kernel_annot *a = &st->annots[i];
-        const char *kname = short_name(&c, st->name[a->event]);
-        const struct tp_kernel_info *ki = tp_store_kernel(st, a->event);
+        const struct tp_prof_row *pr = rows ? &rows[i] : (tp_prof_row_of(st, a, &one), &one);
+        const char *kname = short_name(&c, pr->kname);
         struct tp_flops_result fr;
         int ran = 0;
-        if (tp_table_add_row(t) < 0 || !kname || classify(&c, a, kname, ki, &fr, &ran) < 0) {
+        if (tp_table_add_row(t) < 0 || !kname || classify(&c, a, pr, kname, &fr, &ran) < 0) {
             nomem = 1;
             break;
         }
-        fill_row(t, st, i, a, kname, ki, &fr, ran, tc_from_name(&c, st->name[a->event]), columnated);
+        fill_row(t, st, i, a, pr, kname, &fr, ran, tc_from_name(&c, pr->kname), columnated);
     }
+    free(rows);
     prof_ctx_free(&c);
     if (nomem || tp_table_nomem(t)) {   /* a setter's failure too: roofline reads this table */
         tp_table_free(t);
