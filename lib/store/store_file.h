@@ -65,13 +65,14 @@ struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st);
  * memory. */
 struct tp_gpu_summary;
 int tp_store_file_gpu(const tp_store *st, struct tp_gpu_summary *out);
-/* What the default view (view_prof.c) reads of each kernel annotation's
- * event row, gathered in annotation order: a .tprof store holds them
- * (store_file_results.c) so that the view inflates none of the event
- * columns nor the kernel records.  opname: the launching operator's name
- * (a string id), -1 none; has_kernel: the row has a kernel record, whose
- * grid and block follow. */
+/* What the default view (view_prof.c) reads of each kernel annotation:
+ * the annotation and what it reads of its event row, in annotation order.
+ * A .tprof store holds them (store_file_results.c) so that the view
+ * inflates none of the event columns, the annotations nor the kernel
+ * records.  opname: the launching operator's name (a string id), -1 none;
+ * has_kernel: the row has a kernel record, whose grid and block follow. */
 struct tp_prof_row {
+    struct tp_kernel_annot a;
     int64_t dur, opname;
     int32_t device, stream;
     uint32_t kname;
@@ -82,7 +83,7 @@ struct tp_prof_row {
  * holds; NULL when it has none of this tprof's version, they do not fit
  * the store, or out of memory (the view reads the columns then). */
 struct tp_prof_row *tp_store_file_prof_rows(const tp_store *st);
-/* The row of annotation a as a store holds it. */
+/* The row of annotation a as a store holds it (padding zeroed). */
 void tp_prof_row_of(const tp_store *st, const struct tp_kernel_annot *a, struct tp_prof_row *r);
 
 /* A view's table through summary view sv (summ.h): from the section a

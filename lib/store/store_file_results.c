@@ -17,10 +17,10 @@
  * when its options ask for no other (tp_store_summ_view_build) and else
  * summarizes the columns.
  *
- * The default view's kernel rows (struct tp_prof_row: duration, device,
- * stream, names, grid and block of each annotation's event) let it read
- * 56 bytes per kernel instead of five event columns (every event's) and
- * the kernel records. */
+ * The default view's kernel rows (struct tp_prof_row: each annotation, and
+ * the duration, device, stream, names, grid and block of its event) let it
+ * read 128 bytes per kernel from one section instead of five event columns
+ * (every event's), the annotations' 14 and the kernel records'. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,18 +147,55 @@ static int write_sections(struct tp_sf_writer *w, const tp_store *st)
 /* ---- the default view's kernel rows --------------------------------------------- */
 
 /* Bump when struct tp_prof_row or what tp_prof_row_of puts in it changes. */
-#define TP_SF_PROF_VERSION 2
+#define TP_SF_PROF_VERSION 3
 
 void tp_prof_row_of(const tp_store *st, const struct tp_kernel_annot *a, struct tp_prof_row *r)
 {
     size_t e = a->event;
     const struct tp_kernel_info *ki = tp_store_kernel(st, e);
-    *r = (struct tp_prof_row){st->dur[e], a->op_event >= 0 ? (int64_t)st->name[a->op_event] : -1, st->device[e],
-                              st->stream[e], st->name[e], ki != NULL, {0, 0, 0}, {0, 0, 0}};
+    memset(r, 0, sizeof *r);   /* (the file holds every byte: no stray padding) */
+    r->a.tid = a->tid;
+    r->a.op_event = a->op_event;
+    r->a.event = a->event;
+    r->a.seq = a->seq;
+    r->a.altseq = a->altseq;
+    r->a.layer = a->layer;
+    r->a.trace = a->trace;
+    r->a.trace_last = a->trace_last;
+    r->a.sub = a->sub;
+    r->a.mod = a->mod;
+    r->a.op = a->op;
+    r->a.marker = a->marker;
+    r->a.input_dims = a->input_dims;
+    r->a.input_types = a->input_types;
+    r->a.concrete_inputs = a->concrete_inputs;
+    r->a.bprop = a->bprop;
+    r->dur = st->dur[e];
+    r->opname = a->op_event >= 0 ? (int64_t)st->name[a->op_event] : -1;
+    r->device = st->device[e];
+    r->stream = st->stream[e];
+    r->kname = st->name[e];
+    r->has_kernel = ki != NULL;
     if (ki) {
         memcpy(r->grid, ki->grid, sizeof r->grid);
         memcpy(r->block, ki->block, sizeof r->block);
     }
+}
+
+/* 1 when row r's string ids and rows point inside the store (what the
+ * store's own annotation columns are checked for). */
+static int prof_row_fits(const tp_store *st, const struct tp_prof_row *r)
+{
+    uint64_t ns = st->strings.count;
+    const struct tp_kernel_annot *a = &r->a;
+    uint32_t ids[] = {a->seq, a->altseq, a->layer, a->trace, a->trace_last, a->mod, a->op, a->marker,
+                      a->input_dims, a->input_types, a->concrete_inputs, r->kname};
+    for (size_t k = 0; k < sizeof ids / sizeof *ids; k++)
+        if (ids[k] >= ns)
+            return 0;
+    return (unsigned)r->has_kernel <= 1 && a->event < st->n && a->bprop <= 1 &&
+           (a->op_event == -1 || (a->op_event >= 0 && (uint64_t)a->op_event < st->n)) &&
+           (r->opname == -1 || (r->opname >= 0 && (uint64_t)r->opname < ns)) && (r->opname == -1) == (a->op_event < 0);
 }
 
 static int write_prof(struct tp_sf_writer *w, const tp_store *st)
@@ -185,8 +222,7 @@ struct tp_prof_row *tp_store_file_prof_rows(const tp_store *st)
     struct tp_prof_row *r = ok ? tp_sf_blob_inflate(b, "opt.model.prof.rows", sizeof *r, &n) : NULL;
     /* what the view uses as indices must point inside the store */
     for (size_t i = 0; r && i < n; i++)
-        if ((unsigned)r[i].has_kernel > 1 || (r[i].opname != -1 && (r[i].opname < 0 || (uint64_t)r[i].opname >= st->strings.count)) ||
-            r[i].kname >= st->strings.count) {
+        if (!prof_row_fits(st, &r[i])) {
             free(r);
             r = NULL;
         }

@@ -456,8 +456,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
      * leave them out) */
     struct tp_prof_row *rows = tp_store_file_prof_rows(st), one;
     int rc = rows ? TP_OK
-                  : tp_store_need(st, TP_NEED_AUX | TP_NEED_DEVICE | TP_NEED_DUR | TP_NEED_NAME | TP_NEED_STREAM |
-                                          TP_NEED_KERNEL_INFO, err);
+                  : tp_store_need(st, TP_NEED_ANNOTS | TP_NEED_AUX | TP_NEED_DEVICE | TP_NEED_DUR | TP_NEED_NAME |
+                                          TP_NEED_STREAM | TP_NEED_KERNEL_INFO, err);
     if (rc != TP_OK) {
         prof_ctx_free(&c);
         tp_table_free(t);
@@ -465,8 +465,8 @@ static int build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     }
     int nomem = 0, columnated = vo && vo->columnated;
     for (size_t i = 0; i < st->nannots && !nomem; i++) {
-        const struct tp_kernel_annot *a = &st->annots[i];
-        const struct tp_prof_row *pr = rows ? &rows[i] : (tp_prof_row_of(st, a, &one), &one);
+        const struct tp_prof_row *pr = rows ? &rows[i] : (tp_prof_row_of(st, &st->annots[i], &one), &one);
+        const struct tp_kernel_annot *a = &pr->a;
         const char *kname = short_name(&c, pr->kname);
         struct tp_flops_result fr;
         const struct tp_flops_result *res;

@@ -50,8 +50,8 @@ static const struct {
     const tp_view *v;
     uint32_t plain, opted;
 } view_needs_list[] = {
-    /* (the event rows it reads: a store holds them, else it asks for them) */
-    {&tp_view_prof, NEED(ANNOTS), 0},
+    /* (its annotations and their rows: a store holds them, else it asks for them) */
+    {&tp_view_prof, 0, 0},
     {&tp_view_kernels, NEED(AUX) | NEED(DUR) | NEED(NAME) | NEED(KERNEL_INFO),
                        NEED(STREAM) | NEED(TID) | NEED(TS) | NEED(LAUNCH_OP) | NEED(OP_INFO)},
     /* ops and memory ask for the rest themselves (none when the store holds their summary) */
