@@ -279,7 +279,7 @@ void *tp_sf_blob_inflate(const struct tp_sf_blobs *b, const char *name, size_t w
         if (strcmp(s->name, name) != 0 || s->width != width || (*count != SIZE_MAX && s->count != *count))
             continue;
         size_t raw = (size_t)(s->count * s->width);
-        void *out = malloc(raw ? raw : 1);
+        void *out = tp_sf_big_alloc(raw ? raw : 1);   /* (huge pages above 8 MB) */
         if (out && ZSTD_decompress(out, raw, s->z, s->zlen) != raw) {
             free(out);
             return NULL;
