@@ -114,11 +114,13 @@ static int sort_kernels(const tp_store *st, int64_t *k, size_t n)
     }
     uint64_t span = (uint64_t)t1 - (uint64_t)t0;
     unsigned db = nd > 64 ? 64 : bits_for(nd - 1), tb = bits_for(span), rb = bits_for(n - 1);
-    uint64_t *key = nd <= 64 && db + tb + rb <= 64 ? malloc(2 * n * sizeof *key) : NULL;
-    if (!key) {
+    if (nd > 64 || db + tb + rb > 64) {
         qsort_r(k, n, sizeof *k, cmp_row_ts, (void *)st);
         return 0;
     }
+    uint64_t *key = malloc(2 * n * sizeof *key);
+    if (!key)
+        return -1;
     /* device ranks in id order */
     for (size_t a = 1; a < nd; a++)
         for (size_t b = a; b > 0 && devs[b - 1] > devs[b]; b--) {
@@ -149,8 +151,8 @@ static int cmp_ep(const void *a, const void *b)
 
 /* eps[0..n) by time, starts before ends, then creation order (idx, which
  * is the position): radix sorted where (time, end) and the position fit
- * 64 bits and the scratch is there, else compared. */
-static void sort_eps(struct ep *eps, size_t n)
+ * 64 bits, else compared.  0, or -1 out of memory. */
+static int sort_eps(struct ep *eps, size_t n)
 {
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
     int in_order = 1;
@@ -160,12 +162,15 @@ static void sort_eps(struct ep *eps, size_t n)
         in_order &= eps[i].idx == i;
     }
     unsigned tb = n ? bits_for((uint64_t)t1 - (uint64_t)t0) + 1 : 0, ib = n ? bits_for(n - 1) : 0;
-    uint64_t *key = in_order && n > 1 && tb + ib <= 64 ? malloc(2 * n * sizeof *key) : NULL;
+    if (!in_order || n < 2 || tb + ib > 64) {
+        qsort(eps, n, sizeof *eps, cmp_ep);
+        return 0;
+    }
+    uint64_t *key = malloc(2 * n * sizeof *key);
     struct ep *out = key ? malloc(n * sizeof *out) : NULL;
     if (!out) {
         free(key);
-        qsort(eps, n, sizeof *eps, cmp_ep);
-        return;
+        return -1;
     }
     for (size_t i = 0; i < n; i++)
         key[i] = ((((uint64_t)eps[i].t - (uint64_t)t0) << 1 | (uint64_t)(eps[i].end != 0)) << ib) | i;
@@ -174,6 +179,7 @@ static void sort_eps(struct ep *eps, size_t n)
     memcpy(eps, out, n * sizeof *eps);
     free(out);
     free(key);
+    return 0;
 }
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
@@ -219,7 +225,8 @@ static int one_gpu(const tp_store *st, const int64_t *k, size_t n, int64_t S, in
     }
     g->sm_eff = NAN;
     if (ne) {
-        sort_eps(eps, ne);
+        if (sort_eps(eps, ne) < 0)
+            return -1;
         int64_t last_t = eps[0].t;
         double v = eps[0].v, total = 0.0;
         int any = 0;
@@ -301,7 +308,7 @@ static int compute(const tp_store *st, struct tp_gpu_summary *out)
         g->tc = NAN;
         for (size_t d = 0; d < st->ndevices; d++)
             if (st->devices[d].id == g->id) { g->dev = &st->devices[d]; break; }
-        one_gpu(st, k + i, j - i, S, E, g, rg, eps);
+        if (one_gpu(st, k + i, j - i, S, E, g, rg, eps) < 0) goto oom;
     }
 
     /* Tensor Cores: kernels of operators' own runtime calls */

@@ -318,6 +318,16 @@ static int get_section(struct reader *r, const struct tp_summ_desc *d, struct tp
         g->capd = nd + 1;
         g->nd = nd;
         get(r, g->d, nd * sizeof *g->d);
+        /* a multiset as tp_summ_finish leaves it: values ascending, counts
+         * positive, adding up to the group's count (what the statistics
+         * walk) */
+        int64_t total = 0;
+        for (size_t k = 0; k < nd && !r->bad; k++)
+            if (g->d[k].n <= 0 || (k && g->d[k].v <= g->d[k - 1].v) ||
+                __builtin_add_overflow(total, g->d[k].n, &total))
+                r->bad = 1;
+        if (total != g->n)
+            r->bad = 1;
         size_t nf = get_count(r, sizeof *g->f);
         if (r->bad || !(g->f = malloc((nf + 1) * sizeof *g->f)))
             return r->bad ? -2 : -1;
