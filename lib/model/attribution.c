@@ -23,6 +23,7 @@
 #include <string.h>
 #include "link.h"
 #include "checked.h"
+#include "store_file.h"
 
 int tp_is_graph_launch(const char *name)
 {
@@ -198,7 +199,8 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
         fmt_pct(p1, sizeof p1, a->cause_ns[TP_ATTR_OUTSIDE_OPERATOR], a->kernel_ns);
         put(&s, ", outside any operator %s: %lld kernel%s of calls such as %s", p1,
             (long long)a->cause_n[TP_ATTR_OUTSIDE_OPERATOR], plural(a->cause_n[TP_ATTR_OUTSIDE_OPERATOR]),
-            tp_store_str(st, st->name[a->outside_example]));
+            /* (a view on a lazily read store may not have read the names) */
+            tp_store_need(st, TP_NEED_NAME, NULL) == TP_OK ? tp_store_str(st, st->name[a->outside_example]) : "?");
     }
     static const char *const why[TP_ATTR_CAUSES] = {
         [TP_ATTR_NO_CORRELATION] = "without a correlation id",

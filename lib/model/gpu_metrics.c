@@ -16,9 +16,10 @@
 #include "tbtree.h"
 #include "checked.h"
 #include "cmp.h"
+#include "radix.h"
+#include "store_file.h"
+#include "try.h"
 
-
-static _Thread_local const tp_store *g_st;
 
 /* The plugin's Tensor Core kernel test, once per kernel name: cache[id] is
  * 0 not yet known, 1 no, 2 yes. */
@@ -65,12 +66,77 @@ static int tc_walk(const tp_store *st, const struct tb_model *m, int64_t ni, str
     return below || N->tc_elig;
 }
 
-static int cmp_row_ts(const void *a, const void *b)
+static int cmp_row_ts(const void *a, const void *b, void *ctx)
 {
+    const tp_store *st = ctx;
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (g_st->device[x] != g_st->device[y]) return g_st->device[x] < g_st->device[y] ? -1 : 1;
-    if (g_st->ts[x] != g_st->ts[y]) return g_st->ts[x] < g_st->ts[y] ? -1 : 1;
+    if (st->device[x] != st->device[y]) return st->device[x] < st->device[y] ? -1 : 1;
+    if (st->ts[x] != st->ts[y]) return st->ts[x] < st->ts[y] ? -1 : 1;
     return x < y ? -1 : x > y;
+}
+
+/* Bits to hold values 0..v. */
+static unsigned bits_for(uint64_t v)
+{
+    unsigned b = 0;
+    while (b < 64 && v >> b) b++;
+    return b;
+}
+
+/* Each element's index i (< n, in the low `low` bits of key[i]) in the
+ * order of the bits above: a stable radix sort, so equal keys keep their
+ * index order. */
+static void radix_order(uint64_t *key, uint64_t *tmp, size_t n, unsigned low)
+{
+    tp_radix_sort(key, tmp, n, low);
+    uint64_t mask = low >= 64 ? UINT64_MAX : ((uint64_t)1 << low) - 1;
+    for (size_t i = 0; i < n; i++) key[i] &= mask;
+}
+
+/* The kernel rows k[0..n) (ascending) by device, then start, then row: a
+ * radix sort of (device rank, start) with the position as payload (the
+ * rows ascend, so a stable sort breaks ties by row), else a comparison
+ * sort when they do not fit 64 bits.  0, or -1 out of memory. */
+static int sort_kernels(const tp_store *st, int64_t *k, size_t n)
+{
+    if (n < 2) return 0;
+    int32_t devs[64];
+    size_t nd = 0;
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = st->ts[k[i]];
+        if (t < t0) t0 = t;
+        if (t > t1) t1 = t;
+        size_t d = 0;
+        while (d < nd && devs[d] != st->device[k[i]]) d++;
+        if (d == nd && nd < 64) devs[nd++] = st->device[k[i]];
+        else if (d == nd) nd = 65;   /* too many: compared */
+    }
+    uint64_t span = (uint64_t)t1 - (uint64_t)t0;
+    unsigned db = nd > 64 ? 64 : bits_for(nd - 1), tb = bits_for(span), rb = bits_for(n - 1);
+    if (nd > 64 || db + tb + rb > 64) {
+        qsort_r(k, n, sizeof *k, cmp_row_ts, (void *)st);
+        return 0;
+    }
+    uint64_t *key = malloc(2 * n * sizeof *key);
+    if (!key)
+        return -1;
+    /* device ranks in id order */
+    for (size_t a = 1; a < nd; a++)
+        for (size_t b = a; b > 0 && devs[b - 1] > devs[b]; b--) {
+            int32_t x = devs[b]; devs[b] = devs[b - 1]; devs[b - 1] = x;
+        }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t d = 0;
+        while (devs[d] != st->device[k[i]]) d++;
+        uint64_t hi = tb + db == 0 ? 0 : (d << tb | ((uint64_t)st->ts[k[i]] - (uint64_t)t0));
+        key[i] = (rb == 64 ? 0 : hi << rb) | i;
+    }
+    radix_order(key, key + n, n, rb);
+    for (size_t i = 0; i < n; i++) key[n + i] = (uint64_t)k[key[i]];
+    for (size_t i = 0; i < n; i++) k[i] = (int64_t)key[n + i];
+    free(key);
+    return 0;
 }
 
 struct ep { int64_t t; int end; size_t idx; double v; };
@@ -81,6 +147,39 @@ static int cmp_ep(const void *a, const void *b)
     TP_CMP_BY(x, y, t);
     if (x->end != y->end) return x->end - y->end;
     return TP_CMP(x->idx, y->idx);
+}
+
+/* eps[0..n) by time, starts before ends, then creation order (idx, which
+ * is the position): radix sorted where (time, end) and the position fit
+ * 64 bits, else compared.  0, or -1 out of memory. */
+static int sort_eps(struct ep *eps, size_t n)
+{
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    int in_order = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (eps[i].t < t0) t0 = eps[i].t;
+        if (eps[i].t > t1) t1 = eps[i].t;
+        in_order &= eps[i].idx == i;
+    }
+    unsigned tb = n ? bits_for((uint64_t)t1 - (uint64_t)t0) + 1 : 0, ib = n ? bits_for(n - 1) : 0;
+    if (!in_order || n < 2 || tb + ib > 64) {
+        qsort(eps, n, sizeof *eps, cmp_ep);
+        return 0;
+    }
+    uint64_t *key = malloc(2 * n * sizeof *key);
+    struct ep *out = key ? malloc(n * sizeof *out) : NULL;
+    if (!out) {
+        free(key);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        key[i] = ((((uint64_t)eps[i].t - (uint64_t)t0) << 1 | (uint64_t)(eps[i].end != 0)) << ib) | i;
+    radix_order(key, key + n, n, ib);
+    for (size_t i = 0; i < n; i++) out[i] = eps[key[i]];
+    memcpy(eps, out, n * sizeof *eps);
+    free(out);
+    free(key);
+    return 0;
 }
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
@@ -126,7 +225,8 @@ static int one_gpu(const tp_store *st, const int64_t *k, size_t n, int64_t S, in
     }
     g->sm_eff = NAN;
     if (ne) {
-        qsort(eps, ne, sizeof *eps, cmp_ep);
+        if (sort_eps(eps, ne) < 0)
+            return -1;
         int64_t last_t = eps[0].t;
         double v = eps[0].v, total = 0.0;
         int any = 0;
@@ -161,7 +261,7 @@ static int one_gpu(const tp_store *st, const int64_t *k, size_t n, int64_t S, in
     return 0;
 }
 
-int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out)
+static int compute(const tp_store *st, struct tp_gpu_summary *out)
 {
     memset(out, 0, sizeof *out);
     out->tc_used_ratio = NAN;
@@ -195,8 +295,7 @@ int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out)
     nk = 0;
     for (size_t i = 0; i < st->n; i++)
         if (st->kind[i] == TP_K_KERNEL && st->ph[i] == 'X' && st->device[i] >= 0) k[nk++] = (int64_t)i;
-    g_st = st;
-    qsort(k, nk, sizeof *k, cmp_row_ts);
+    if (sort_kernels(st, k, nk) < 0) goto oom;
     size_t ngpu = 0;
     for (size_t i = 0; i < nk; i++)
         if (i == 0 || st->device[k[i]] != st->device[k[i - 1]]) ngpu++;
@@ -209,7 +308,7 @@ int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out)
         g->tc = NAN;
         for (size_t d = 0; d < st->ndevices; d++)
             if (st->devices[d].id == g->id) { g->dev = &st->devices[d]; break; }
-        one_gpu(st, k + i, j - i, S, E, g, rg, eps);
+        if (one_gpu(st, k + i, j - i, S, E, g, rg, eps) < 0) goto oom;
     }
 
     /* Tensor Cores: kernels of operators' own runtime calls */
@@ -237,6 +336,17 @@ oom:
 oom0:
     tp_gpu_summary_free(out);
     return -1;
+}
+
+int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out, tp_error *err)
+{
+    int got = tp_store_file_gpu(st, out);
+    if (got > 0)
+        return TP_OK;
+    TP_TRY_NOMEM(got == 0, err);
+    TP_TRY(tp_store_need(st, TP_GPU_SUMMARY_NEEDS, err));
+    TP_TRY_NOMEM(compute(st, out) == 0, err);
+    return TP_OK;
 }
 
 void tp_gpu_summary_free(struct tp_gpu_summary *s)

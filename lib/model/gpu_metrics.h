@@ -32,8 +32,16 @@ struct tp_gpu_summary {
     double tc_used_ratio;          /* TC kernel time / all kernel time (the Kernel view pie); NAN: no kernel */
 };
 
-/* 0, or -1 when out of memory. */
-int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out);
+/* The summary: read from a .tprof store that holds it (store_file_results.c),
+ * else computed from the columns (asked for first: a lazily read store).
+ * TP_OK, or an error (out of memory, a damaged column). */
+int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out, tp_error *err);
+/* Bump when tp_gpu_summary changes what it computes: stores written before
+ * have theirs computed again. */
+#define TP_GPU_SUMMARY_VERSION 1
+/* What computing it reads (tp_store_need). */
+#define TP_GPU_SUMMARY_NEEDS (TP_NEED_AUX | TP_NEED_DEVICE | TP_NEED_DUR | TP_NEED_KIND | TP_NEED_NAME | \
+                              TP_NEED_PH | TP_NEED_TID | TP_NEED_TS | TP_NEED_KERNEL_INFO)
 void tp_gpu_summary_free(struct tp_gpu_summary *s);
 
 #endif

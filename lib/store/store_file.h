@@ -59,5 +59,39 @@ struct tb_model;
 struct tp_tb_breakdown;
 struct tb_model *tp_store_file_tree(const tp_store *st);
 struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st);
+/* The GPU summary (gpu_metrics.h) a .tprof store holds
+ * (store_file_results.c): 1 when *out was filled from it, 0 when the store
+ * has none of this tprof's version or it does not fit the store, -1 out of
+ * memory. */
+struct tp_gpu_summary;
+int tp_store_file_gpu(const tp_store *st, struct tp_gpu_summary *out);
+/* What the default view (view_prof.c) reads of each kernel annotation:
+ * the annotation and what it reads of its event row, in annotation order.
+ * A .tprof store holds them (store_file_results.c) so that the view
+ * inflates none of the event columns, the annotations nor the kernel
+ * records.  opname: the launching operator's name (a string id), -1 none;
+ * has_kernel: the row has a kernel record, whose grid and block follow. */
+struct tp_prof_row {
+    struct tp_kernel_annot a;
+    int64_t dur, opname;
+    int32_t device, stream;
+    uint32_t kname;
+    int32_t has_kernel;
+    int32_t grid[3], block[3];
+};
+/* The rows (st->nannots of them, malloc'd) a store read from a file
+ * holds; NULL when it has none of this tprof's version, they do not fit
+ * the store, or out of memory (the view reads the columns then). */
+struct tp_prof_row *tp_store_file_prof_rows(const tp_store *st);
+/* The row of annotation a as a store holds it (padding zeroed). */
+void tp_prof_row_of(const tp_store *st, const struct tp_kernel_annot *a, struct tp_prof_row *r);
+
+/* A view's table through summary view sv (summ.h): from the section a
+ * .tprof store holds (ops by name, memory; store_file_results.c), else
+ * summarized from the columns `needs` names (asked for first). */
+struct tp_summ_view;
+struct tp_view_opts;
+int tp_store_summ_view_build(const struct tp_summ_view *sv, uint32_t needs, const tp_store *st,
+                             const struct tp_view_opts *vo, tp_table **out, tp_error *err);
 
 #endif

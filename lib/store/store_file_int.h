@@ -153,6 +153,13 @@ int tp_sf_is_model_section(const char *name);
 /* Build the models of a kineto store and write them (a store of another
  * format, or one with a capture attached, gets none). */
 int tp_sf_write_models(struct tp_sf_writer *w, const tp_store *st);
+/* Model section `name` of values `width` bytes wide inflated (*count
+ * SIZE_MAX: any count, set; else it must hold *count values), malloc'd;
+ * NULL when absent, of another size or damaged, or out of memory. */
+void *tp_sf_blob_inflate(const struct tp_sf_blobs *b, const char *name, size_t width, size_t *count);
+/* The views' results that depend on the store alone, computed and written
+ * with the models (store_file_results.c). */
+int tp_sf_write_results(struct tp_sf_writer *w, const tp_store *st);
 /* Mark the model sections kept in L usable when their version is this
  * tprof's, to be inflated only when a view asks for a model
  * (tp_store_file_tree, tp_store_file_breakdown); else free them.  1 when

@@ -220,6 +220,8 @@ int tp_sf_write_models(struct tp_sf_writer *w, const tp_store *st)
         (tp_sf_put(w, "opt.model.bd.steps", bd->steps, bd->nsteps, sizeof *bd->steps) ||
          tp_sf_put(w, "opt.model.bd.sum", bd->sum, 1, sizeof bd->sum)))
         rc = TP_ERR_IO;
+    if (!rc)
+        rc = tp_sf_write_results(w, st);
     return rc;
 }
 
@@ -270,14 +272,14 @@ int tp_sf_keep_models(const tp_store *st, struct tp_sf_lazy *L)
 /* Section `name` inflated (count SIZE_MAX: any count, set in *count; else
  * it must hold *count values), width checked; NULL when absent or out of
  * memory.  The caller frees it. */
-static void *inflate(const struct tp_sf_blobs *b, const char *name, size_t width, size_t *count)
+void *tp_sf_blob_inflate(const struct tp_sf_blobs *b, const char *name, size_t width, size_t *count)
 {
     for (size_t i = 0; b && i < b->n; i++) {
         const struct tp_sf_blob *s = &b->v[i];
         if (strcmp(s->name, name) != 0 || s->width != width || (*count != SIZE_MAX && s->count != *count))
             continue;
         size_t raw = (size_t)(s->count * s->width);
-        void *out = malloc(raw ? raw : 1);
+        void *out = tp_sf_big_alloc(raw ? raw : 1);   /* (huge pages above 8 MB) */
         if (out && ZSTD_decompress(out, raw, s->z, s->zlen) != raw) {
             free(out);
             return NULL;
@@ -316,7 +318,7 @@ static int inflate_to(ZSTD_DCtx *d, const struct tp_sf_blobs *b, const char *nam
 /* An int64 section written as differences, summed back. */
 static int64_t *inflate_delta(const struct tp_sf_blobs *b, const char *name, size_t *count)
 {
-    int64_t *v = inflate(b, name, 8, count);
+    int64_t *v = tp_sf_blob_inflate(b, name, 8, count);
     uint64_t acc = 0;
     for (size_t i = 0; v && i < *count; i++)
         v[i] = (int64_t)(acc += (uint64_t)v[i]);
@@ -425,15 +427,15 @@ static int inflate_tree(const struct tp_sf_blobs *b, struct secs *s, size_t *nn,
     s->kern = inflate_delta(b, "opt.model.tb.kern", nk);
     if (*nn == SIZE_MAX || !s->rrow || !s->kern)
         return 0;
-    s->ncnt = inflate(b, "opt.model.tb.node.nrts", 4, nn);
+    s->ncnt = tp_sf_blob_inflate(b, "opt.model.tb.node.nrts", 4, nn);
     s->nitems = inflate_delta(b, "opt.model.tb.node.rts", nrl);
     s->rnext = inflate_delta(b, "opt.model.tb.rt.next", nr);
-    s->rcnt = inflate(b, "opt.model.tb.rt.ndev", 4, nr);
+    s->rcnt = tp_sf_blob_inflate(b, "opt.model.tb.rt.ndev", 4, nr);
     s->ritems = inflate_delta(b, "opt.model.tb.rt.dev", ndl);
-    s->has = inflate(b, "opt.model.tb.has", 4, &two);
-    s->koff = inflate(b, "opt.model.tb.kern_op", 8, nk);
-    s->kelig = inflate(b, "opt.model.tb.kern_elig", sizeof *s->kelig, nk);
-    s->ktid = inflate(b, "opt.model.tb.kern_tid", 8, nk);
+    s->has = tp_sf_blob_inflate(b, "opt.model.tb.has", 4, &two);
+    s->koff = tp_sf_blob_inflate(b, "opt.model.tb.kern_op", 8, nk);
+    s->kelig = tp_sf_blob_inflate(b, "opt.model.tb.kern_elig", sizeof *s->kelig, nk);
+    s->ktid = tp_sf_blob_inflate(b, "opt.model.tb.kern_tid", 8, nk);
     s->ops = inflate_delta(b, "opt.model.tb.ops", nops);
     return s->ncnt && s->nitems && s->rnext && s->rcnt && s->ritems && s->has && s->koff && s->kelig && s->ktid && s->ops;
 }
@@ -576,8 +578,8 @@ struct tb_model *tp_store_file_tree(const tp_store *st)
     m->rts = calloc(nr + 1, sizeof *m->rts);
     m->kern_op = malloc((nk + 1) * sizeof *m->kern_op);
     size_t nroots = SIZE_MAX, ntids = SIZE_MAX;
-    m->roots = inflate(b, "opt.model.tb.roots", 8, &nroots);
-    m->tids = inflate(b, "opt.model.tb.tids", 8, &ntids);
+    m->roots = tp_sf_blob_inflate(b, "opt.model.tb.roots", 8, &nroots);
+    m->tids = tp_sf_blob_inflate(b, "opt.model.tb.tids", 8, &ntids);
     if (!m->nodes || !m->rts || !m->kern_op || !m->roots || !m->tids || nroots != ntids)
         goto bad;
     m->nnodes = nn;
@@ -614,8 +616,8 @@ struct tp_tb_breakdown *tp_store_file_breakdown(const tp_store *st)
     const struct tp_sf_blobs *b = tp_sf_file_models(st);
     size_t ns = SIZE_MAX, one = 1;
     struct tp_tb_breakdown *bd = version_is(b, 1, TP_TB_BREAKDOWN_VERSION) ? calloc(1, sizeof *bd) : NULL;
-    void *sum = bd ? inflate(b, "opt.model.bd.sum", sizeof bd->sum, &one) : NULL;
-    if (bd && sum && (bd->steps = inflate(b, "opt.model.bd.steps", sizeof *bd->steps, &ns))) {
+    void *sum = bd ? tp_sf_blob_inflate(b, "opt.model.bd.sum", sizeof bd->sum, &one) : NULL;
+    if (bd && sum && (bd->steps = tp_sf_blob_inflate(b, "opt.model.bd.steps", sizeof *bd->steps, &ns))) {
         bd->nsteps = ns;
         memcpy(bd->sum, sum, sizeof bd->sum);
         free(sum);

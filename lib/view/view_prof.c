@@ -13,6 +13,7 @@
 #include "opcall.h"
 #include "pyprof.h"
 #include "store.h"
+#include "store_file.h"
 #include "table.h"
 #include "coldefs.h"
 #include "views.h"
@@ -45,15 +46,54 @@ static char *put_int(char *o, int64_t v)
     return o;
 }
 
-static void set_dims(tp_table *t, size_t col, const int32_t *d)
+/* "x,y,z" of d into out (room for 36 bytes); its length. */
+static size_t dims_text(const int32_t *d, char *out)
 {
-    char buf[64], *o = buf;
+    char *o = out;
     for (int i = 0; i < 3; i++) {
         if (i)
             *o++ = ',';
         o = put_int(o, d[i]);
     }
-    tp_table_set_strn(t, col, buf, (size_t)(o - buf));
+    *o = 0;
+    return (size_t)(o - out);
+}
+
+/* Grid and block texts by value: a trace launches a few hundred distinct
+ * shapes, so each is formatted once and set into the table by address
+ * (tp_table_set_str_stable) instead of hashed every row; past DIMS_MAX
+ * distinct ones, formatted per row. */
+#define DIMS_SLOTS 4096u
+#define DIMS_MAX 2048u
+struct dims_memo {
+    uint32_t *slots;              /* entry index + 1; 0 free */
+    int32_t (*key)[3];
+    char (*text)[40];
+    size_t n;
+};
+
+static void set_dims(struct dims_memo *m, tp_table *t, size_t col, const int32_t *d)
+{
+    uint32_t h = ((uint32_t)d[0] * 2654435761u ^ (uint32_t)d[1] * 40503u ^ (uint32_t)d[2]) & (DIMS_SLOTS - 1);
+    for (;; h = (h + 1) & (DIMS_SLOTS - 1)) {
+        uint32_t i = m->slots[h];
+        if (!i)
+            break;
+        if (memcmp(m->key[i - 1], d, sizeof m->key[0]) == 0) {
+            tp_table_set_str_stable(t, col, m->text[i - 1]);
+            return;
+        }
+    }
+    if (m->n == DIMS_MAX) {
+        char buf[40];
+        size_t len = dims_text(d, buf);
+        tp_table_set_strn(t, col, buf, len);
+        return;
+    }
+    memcpy(m->key[m->n], d, sizeof m->key[0]);
+    dims_text(d, m->text[m->n]);
+    m->slots[h] = (uint32_t)++m->n;
+    tp_table_set_str_stable(t, col, m->text[m->n - 1]);
 }
 
 static void set_num(tp_table *t, size_t col, const struct tp_pynum *n)
@@ -123,17 +163,22 @@ struct fentry {
     struct tp_flops_result fr;
 };
 
+/* Entries sit in blocks that never move: a row's op, params and TC texts
+ * are set into the table by address (tp_table_set_str_stable). */
+#define FMEMO_BLOCK 1024u
 struct fmemo {
     uint32_t *slots;          /* entry index + 1; 0 free */
-    struct fentry *e;
-    size_t n, cap;
+    struct fentry *blk[FMEMO_MAX / FMEMO_BLOCK];
+    size_t n;
     int oom;                  /* an allocation failed: the view reports it */
 };
+#define FENTRY(m, i) (&(m)->blk[(i) / FMEMO_BLOCK][(i) % FMEMO_BLOCK])
 
 static void fmemo_free(struct fmemo *m)
 {
     free(m->slots);
-    free(m->e);
+    for (size_t b = 0; b < FMEMO_MAX / FMEMO_BLOCK; b++)
+        free(m->blk[b]);
 }
 
 static uint32_t fkey_hash(const struct fkey *k)
@@ -158,16 +203,16 @@ static const struct fentry *fmemo_get(struct fmemo *m, const struct fkey *k, con
         uint32_t i = m->slots[h];
         if (!i)
             break;
-        if (memcmp(&m->e[i - 1].key, k, sizeof *k) == 0)
-            return &m->e[i - 1];
+        if (memcmp(&FENTRY(m, i - 1)->key, k, sizeof *k) == 0)
+            return FENTRY(m, i - 1);
     }
     if (m->n == FMEMO_MAX)
         return NULL;
-    if (tp_grow((void **)&m->e, &m->cap, m->n + 1, sizeof *m->e) < 0) {
+    if (m->n % FMEMO_BLOCK == 0 && !(m->blk[m->n / FMEMO_BLOCK] = malloc(FMEMO_BLOCK * sizeof(struct fentry)))) {
         m->oom = 1;
         return NULL;
     }
-    struct fentry *e = &m->e[m->n];
+    struct fentry *e = FENTRY(m, m->n);
     e->key = *k;
     e->ran = 0;
     int rc = tp_opcall_from_kineto(tp_store_str(st, k->opname), k->dims ? tp_store_str(st, k->dims) : NULL,
@@ -196,6 +241,7 @@ struct prof_ctx {
     struct tp_opcall *call;     /* scratch */
     struct mcache mc;
     struct fmemo fm;
+    struct dims_memo dm;
 };
 
 static void prof_ctx_free(struct prof_ctx *c)
@@ -207,6 +253,9 @@ static void prof_ctx_free(struct prof_ctx *c)
     free(c->tcfull);
     mcache_free(&c->mc);
     fmemo_free(&c->fm);
+    free(c->dm.slots);
+    free(c->dm.key);
+    free(c->dm.text);
 }
 
 static int prof_ctx_init(struct prof_ctx *c, const tp_store *st)
@@ -220,7 +269,10 @@ static int prof_ctx_init(struct prof_ctx *c, const tp_store *st)
                             malloc(MCACHE * sizeof *c->mc.calls)};
     if (!st->annots_from_pyprof)
         c->fm.slots = calloc(FMEMO_SLOTS, sizeof *c->fm.slots);
-    if (!c->shortnames || !c->tcfull || !c->call || !c->mc.ids || !c->mc.rc || !c->mc.calls ||
+    c->dm = (struct dims_memo){calloc(DIMS_SLOTS, sizeof *c->dm.slots), malloc(DIMS_MAX * sizeof *c->dm.key),
+                               malloc(DIMS_MAX * sizeof *c->dm.text), 0};
+    if (!c->shortnames || !c->tcfull || !c->call || !c->mc.ids || !c->mc.rc || !c->mc.calls || !c->dm.slots ||
+        !c->dm.key || !c->dm.text ||
         (!st->annots_from_pyprof && !c->fm.slots)) {
         prof_ctx_free(c);
         return -1;
@@ -245,12 +297,15 @@ static const char *short_name(struct prof_ctx *c, uint32_t nid)
 }
 
 /* The op class of annotation a: FLOPs, bytes, params, Tensor Cores.  *ran
- * is 1 when a class ran (fr filled).  0, or -1 when out of memory. */
-static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const char *kname,
-                    const struct tp_kernel_info *ki, struct tp_flops_result *fr, int *ran)
+ * is 1 when a class ran: *res is then fr, filled, or the FLOPs memo's
+ * entry (which stays where it is through the build).  0, or -1 when out of
+ * memory. */
+static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const struct tp_prof_row *pr,
+                    const char *kname, struct tp_flops_result *fr, const struct tp_flops_result **res, int *ran)
 {
     const tp_store *st = c->st;
     *ran = 0;
+    *res = fr;
     if (st->annots_from_pyprof) {
         if (!a->marker)
             return 0;
@@ -259,7 +314,7 @@ static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const c
         if (prc == TP_OPCALL_NOMEM)
             return -1;
         if (prc == 0) {
-            tp_flops_eval_grid(mcall, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_APEX, fr);
+            tp_flops_eval_grid(mcall, kname, a->bprop, a->sub, pr->has_kernel ? pr->grid : NULL, TP_PYPROF_APEX, fr);
             *ran = 1;
         } else if (prc == -2) {
             memset(fr, 0, sizeof *fr);
@@ -273,19 +328,19 @@ static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const c
     }
     if (!(a->input_dims || a->input_types) || a->op_event < 0)
         return 0;
-    struct fkey k = {st->name[a->op_event], a->input_dims, a->input_types, a->concrete_inputs,
-                     st->name[a->event], {INT32_MIN, 0, 0}, a->bprop, a->sub};
-    if (ki)
-        memcpy(k.grid, ki->grid, sizeof k.grid);
+    struct fkey k = {(uint32_t)pr->opname, a->input_dims, a->input_types, a->concrete_inputs,
+                     pr->kname, {INT32_MIN, 0, 0}, a->bprop, a->sub};
+    if (pr->has_kernel)
+        memcpy(k.grid, pr->grid, sizeof k.grid);
     const struct fentry *e = fmemo_get(&c->fm, &k, st, kname, c->call);
     if (c->fm.oom)
         return -1;
     if (e) {
         if ((*ran = e->ran))
-            *fr = e->fr;
+            *res = &e->fr;
         return 0;
     }
-    const char *opname = tp_store_str(st, st->name[a->op_event]);
+    const char *opname = tp_store_str(st, (uint32_t)pr->opname);
     int orc = tp_opcall_from_kineto(opname, a->input_dims ? tp_store_str(st, a->input_dims) : NULL,
                                     a->input_types ? tp_store_str(st, a->input_types) : NULL, c->call);
     if (orc == 0)
@@ -293,7 +348,7 @@ static int classify(struct prof_ctx *c, const struct tp_kernel_annot *a, const c
     if (orc == TP_OPCALL_NOMEM)
         return -1;
     if (orc == 0) {
-        tp_flops_eval_grid(c->call, kname, a->bprop, a->sub, ki ? ki->grid : NULL, TP_PYPROF_3X, fr);
+        tp_flops_eval_grid(c->call, kname, a->bprop, a->sub, pr->has_kernel ? pr->grid : NULL, TP_PYPROF_3X, fr);
         *ran = 1;
     }
     return 0;
@@ -312,11 +367,21 @@ static int tc_from_name(struct prof_ctx *c, uint32_t nid)
 }
 
 /* The cells of row i (annotation a) of the table. */
-static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_kernel_annot *a, const char *kname,
-                     const struct tp_kernel_info *ki, const struct tp_flops_result *fr, int ran, int tc_full,
-                     int columnated)
+/* A text by address when it stays put through the build, else by value. */
+static void set_text(tp_table *t, size_t col, const char *s, int stable)
 {
-    size_t r = a->event;
+    if (stable)
+        tp_table_set_str_stable(t, col, s);
+    else
+        tp_table_set_str(t, col, s);
+}
+
+/* The cells of row i (annotation a) of the table; stable: fr's texts stay
+ * put through the build. */
+static void fill_row(tp_table *t, struct dims_memo *dm, const tp_store *st, size_t i, const struct tp_kernel_annot *a,
+                     const struct tp_prof_row *pr, const char *kname, const struct tp_flops_result *fr, int ran,
+                     int stable, int tc_full, int columnated)
+{
     int pyprof_row = st->annots_from_pyprof;
     tp_table_set_int(t, C_IDX, (int64_t)i + 1);
     set_dash(t, C_SEQ, st, a->seq);
@@ -331,21 +396,22 @@ static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_
     tp_table_set_int(t, C_SUB, a->sub);
     tp_table_set_str_stable(t, C_MOD, tp_store_str(st, a->mod));
     if (ran)
-        tp_table_set_str(t, C_OP, fr->op);
+        set_text(t, C_OP, fr->op, stable);
     else
         tp_table_set_str_stable(t, C_OP, tp_store_str(st, a->op));
     tp_table_set_str_stable(t, C_KERNEL, kname);   /* c.shortnames keeps it through the build */
-    tp_table_set_str(t, C_PARAMS, ran ? fr->params : "na=na,");
-    tp_table_set_int(t, C_SIL, st->dur[r]);
-    tp_table_set_str(t, C_TC, tc_full ? "1" : ran ? fr->tc : "na");
-    tp_table_set_int(t, C_DEVICE, st->device[r]);
-    tp_table_set_int(t, C_STREAM, st->stream[r]);
-    if (ki && ki->grid[0] >= 0)
-        set_dims(t, C_GRID, ki->grid);
+    /* (literals stay put) */
+    set_text(t, C_PARAMS, ran ? fr->params : "na=na,", stable || !ran);
+    tp_table_set_int(t, C_SIL, pr->dur);
+    set_text(t, C_TC, tc_full ? "1" : ran ? fr->tc : "na", tc_full || stable || !ran);
+    tp_table_set_int(t, C_DEVICE, pr->device);
+    tp_table_set_int(t, C_STREAM, pr->stream);
+    if (pr->has_kernel && pr->grid[0] >= 0)
+        set_dims(dm, t, C_GRID, pr->grid);
     else
         tp_table_set_null(t, C_GRID);
-    if (ki && ki->block[0] >= 0)
-        set_dims(t, C_BLOCK, ki->block);
+    if (pr->has_kernel && pr->block[0] >= 0)
+        set_dims(dm, t, C_BLOCK, pr->block);
     else
         tp_table_set_null(t, C_BLOCK);
     if (ran && (fr->known || pyprof_row)) {
@@ -356,12 +422,12 @@ static void fill_row(tp_table *t, const tp_store *st, size_t i, const struct tp_
         tp_table_set_int(t, C_BYTES, 0);
     } else {
         /* inputs unknown: say so, never guess */
-        tp_table_set_str(t, C_FLOPS, "na");
-        tp_table_set_str(t, C_BYTES, "na");
+        tp_table_set_str_stable(t, C_FLOPS, "na");
+        tp_table_set_str_stable(t, C_BYTES, "na");
     }
     /* store strings and literals: set by address (tp_table_set_str_stable) */
-    tp_table_set_str_stable(t, C_NAME, tp_store_str(st, st->name[r]));
-    tp_table_set_str_stable(t, C_OPNAME, a->op_event >= 0 ? tp_store_str(st, st->name[a->op_event]) : "N/A");
+    tp_table_set_str_stable(t, C_NAME, tp_store_str(st, pr->kname));
+    tp_table_set_str_stable(t, C_OPNAME, pr->opname >= 0 ? tp_store_str(st, (uint32_t)pr->opname) : "N/A");
 }
 
 int tp_prof_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
@@ -372,23 +438,37 @@ int tp_prof_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **
         tp_table_free(t);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
     }
+    /* each annotation's event row: as a .tprof store holds them, else
+     * from the event columns (asked for here: the view's needs in views.def
+     * leave them out) */
+    struct tp_prof_row *rows = tp_store_file_prof_rows(st), one;
+    int rc = rows ? TP_OK
+                  : tp_store_need(st, TP_NEED_ANNOTS | TP_NEED_AUX | TP_NEED_DEVICE | TP_NEED_DUR | TP_NEED_NAME |
+                                          TP_NEED_STREAM | TP_NEED_KERNEL_INFO, err);
+    if (rc != TP_OK) {
+        prof_ctx_free(&c);
+        tp_table_free(t);
+        return rc;
+    }
     int nomem = 0, columnated = vo && vo->columnated;
     /* 245K rows of 22 cells on a 1 GB trace, where the output reads 8:
      * the others are left out (tp_table_keep_columns) */
     if (vo && vo->need_columns && tp_table_keep_columns(t, vo->need_columns) < 0)
         nomem = 1;
     for (size_t i = 0; i < st->nannots && !nomem; i++) {
-        const struct tp_kernel_annot *a = &st->annots[i];
-        const char *kname = short_name(&c, st->name[a->event]);
-        const struct tp_kernel_info *ki = tp_store_kernel(st, a->event);
+        const struct tp_prof_row *pr = rows ? &rows[i] : (tp_prof_row_of(st, &st->annots[i], &one), &one);
+        const struct tp_kernel_annot *a = &pr->a;
+        const char *kname = short_name(&c, pr->kname);
         struct tp_flops_result fr;
+        const struct tp_flops_result *res;
         int ran = 0;
-        if (tp_table_add_row(t) < 0 || !kname || classify(&c, a, kname, ki, &fr, &ran) < 0) {
+        if (tp_table_add_row(t) < 0 || !kname || classify(&c, a, pr, kname, &fr, &res, &ran) < 0) {
             nomem = 1;
             break;
         }
-        fill_row(t, st, i, a, kname, ki, &fr, ran, tc_from_name(&c, st->name[a->event]), columnated);
+        fill_row(t, &c.dm, st, i, a, pr, kname, res, ran, res != &fr, tc_from_name(&c, pr->kname), columnated);
     }
+    free(rows);
     prof_ctx_free(&c);
     if (nomem || tp_table_nomem(t)) {   /* a setter's failure too: roofline reads this table */
         tp_table_free(t);

@@ -225,7 +225,7 @@ int tp_advice_build(const tp_store *st, const struct tp_view_opts *vo, tp_table 
 {
     (void)vo;
     struct tp_gpu_summary s;
-    TP_TRY_NOMEM(tp_gpu_summary(st, &s) >= 0, err);
+    TP_TRY(tp_gpu_summary(st, &s, err));
     tp_table *t = tp_table_new(tp_advice_cols, A_N);
     int64_t *pids = malloc((st->n ? st->n : 1) * sizeof *pids);
     int rc = TP_OK;

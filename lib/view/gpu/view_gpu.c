@@ -48,7 +48,7 @@ int tp_gpu_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     if (vo && vo->plot)
         return tp_error_set(err, TP_ERR_USAGE, "gpu: --plot draws the utilization series: give --series too");
     struct tp_gpu_summary s;
-    TP_TRY_NOMEM(tp_gpu_summary(st, &s) >= 0, err);
+    TP_TRY(tp_gpu_summary(st, &s, err));
     tp_table *t = tp_table_new(tp_gpu_cols, G_N);
     if (!t) {
         tp_gpu_summary_free(&s);

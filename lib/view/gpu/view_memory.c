@@ -24,6 +24,7 @@
 #include "memory_attr.h"
 #include "plot.h"
 #include "store.h"
+#include "store_file.h"
 #include "table.h"
 #include "coldefs.h"
 #include "tbtree.h"
@@ -595,8 +596,13 @@ static int build_curve(const tp_store *st, const struct tp_mem *mem, int dev, in
 int tp_memory_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     int curve = vo && (vo->curve || vo->plot), events = vo && vo->events && !curve;
+    /* what the view reads of a lazily read store: asked for here, as the
+     * view's needs (views.def) leave them out for the store's own section */
+    uint32_t needs = TP_NEED_AUX | TP_NEED_CAT | TP_NEED_DUR | TP_NEED_NAME | TP_NEED_TID | TP_NEED_TS |
+                     TP_NEED_MEM_INFO;
     if (!curve && !events)   /* one trace is a run of one rank: the statistics come from its summary */
-        return tp_summ_view_build(&tp_summ_memory, st, vo, out, err);
+        return tp_store_summ_view_build(&tp_summ_memory, needs, st, vo, out, err);
+    TP_TRY(tp_store_need(st, needs, err));
     const struct tb_model *tree = NULL;   /* the store's, built once */
     struct tp_mem mem;
     if (!curve && !(tree = tp_store_tb(st)))

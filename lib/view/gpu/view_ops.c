@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "store.h"
+#include "store_file.h"
 #include "table.h"
 #include "coldefs.h"
 #include "memory_attr.h"
@@ -380,9 +381,16 @@ const struct tp_summ_view tp_summ_ops_name = {&desc_name, "ops", reads, summariz
 const struct tp_summ_view tp_summ_ops_shape = {&desc_shape, "ops", reads, summarize, ops_table, param};
 const struct tp_summ_view tp_summ_ops_stack = {&desc_stack, "ops", reads, summarize, ops_table, file_param};
 
+/* What summarize() and the category table read of a lazily read store:
+ * asked for only when the store does not hold the section
+ * (tp_store_summ_view_build), as the view's needs (views.def) leave them out. */
+#define OPS_NEEDS (TP_NEED_AUX | TP_NEED_CAT | TP_NEED_DUR | TP_NEED_NAME | TP_NEED_TID | TP_NEED_TS | \
+                   TP_NEED_PARENT | TP_NEED_MEM_INFO)
+
 int tp_ops_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     if (vo && vo->group && strcmp(vo->group, "category") == 0) {
+        TP_TRY(tp_store_need(st, OPS_NEEDS, err));
         int rc = tp_ops_by_category(st, out, err);
         if (rc == TP_OK && vo->plot)
             tp_table_set_chart(*out, &category_chart);
@@ -398,9 +406,9 @@ int tp_ops_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **o
     }
     /* one trace is a run of one rank: its table comes from its summary */
     keys = tp_agg_variant_of(&ops_spec, keys)->keys;
-    return tp_summ_view_build(keys & KEY_STACK ? &tp_summ_ops_stack : keys & KEY_SHAPE ? &tp_summ_ops_shape
-                                                                                       : &tp_summ_ops_name,
-                              st, vo, out, err);
+    return tp_store_summ_view_build(keys & KEY_STACK ? &tp_summ_ops_stack : keys & KEY_SHAPE ? &tp_summ_ops_shape
+                                                                                             : &tp_summ_ops_name,
+                                    OPS_NEEDS, st, vo, out, err);
 }
 
 const char *tp_ops_columns_for(const struct tp_view_opts *vo)

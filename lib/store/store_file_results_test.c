@@ -1,0 +1,199 @@
+/* store_file_results_test.c — the views' results a .tprof store holds
+ * (store_file_results.c): read back, the GPU summary and the default
+ * view's rows equal what the trace gives, the ops and memory tables made
+ * from the stored sections print the trace's bytes; a result of another
+ * version, damaged or not fitting the store is not used (the view computes
+ * it then, and prints the same). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+#include "gpu_metrics.h"
+#include "store_file_int.h"
+#include "summ.h"
+#include "testing.h"
+#include "views.h"
+
+static tp_store *load(const char *path)
+{
+    tp_error err = {0};
+    tp_store *st = tp_store_new();
+    if (!st || tp_store_load(st, path, &err) != TP_OK || tp_store_link(st, &err) != TP_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        tp_store_free(st);
+        return NULL;
+    }
+    return st;
+}
+
+static struct tp_sf_blob *blob(tp_store *st, const char *name)
+{
+    struct tp_sf_blobs *b = (struct tp_sf_blobs *)tp_sf_file_models(st);   /* (a test: changed in place) */
+    for (size_t i = 0; b && i < b->n; i++)
+        if (strcmp(b->v[i].name, name) == 0)
+            return &b->v[i];
+    return NULL;
+}
+
+/* Section `name` inflated, edited by fn (which may shorten it: *len), and
+ * put back compressed; 0, or -1 when it is not there. */
+static int edit(tp_store *st, const char *name, void (*fn)(unsigned char *bytes, size_t *len, void *arg), void *arg)
+{
+    struct tp_sf_blob *s = blob(st, name);
+    if (!s)
+        return -1;
+    size_t raw = (size_t)(s->count * s->width), len = raw;
+    unsigned char *v = malloc(raw + 1);
+    void *z = malloc(ZSTD_compressBound(raw));
+    if (!v || !z || ZSTD_decompress(v, raw, s->z, s->zlen) != raw) {
+        free(v);
+        free(z);
+        return -1;
+    }
+    fn(v, &len, arg);
+    size_t zlen = ZSTD_compress(z, ZSTD_compressBound(raw), v, len, 1);
+    free(v);
+    free(s->z);
+    s->z = z;
+    s->zlen = zlen;
+    s->count = len / s->width;
+    return 0;
+}
+
+static void set_u32(unsigned char *b, size_t *len, void *arg)
+{
+    (void)len;
+    memcpy(b, arg, 4);
+}
+static void cut_last_byte(unsigned char *b, size_t *len, void *arg)
+{
+    (void)b;
+    (void)arg;
+    if (*len)
+        (*len)--;
+}
+/* the first prof row's kernel name: an id past the string table */
+static void kname_past_end(unsigned char *b, size_t *len, void *arg)
+{
+    (void)len;
+    uint32_t id = *(const uint32_t *)arg;
+    memcpy(b + offsetof(struct tp_prof_row, kname), &id, 4);
+}
+
+/* A view's table, written as text. */
+static char *table_text(const tp_view *v, const tp_store *st)
+{
+    tp_table *t = NULL;
+    tp_error err = {0};
+    if (tp_view_build(v, st, NULL, &t, &err) != TP_OK)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    struct tp_output_opts o;
+    tp_output_opts_init(&o);
+    o.format = TP_FMT_SPACE;
+    o.columns = tp_view_default_columns(v, NULL);
+    int rc = f ? tp_table_write(t, &o, f, &err) : TP_ERR_IO;
+    if (f)
+        fclose(f);
+    tp_table_free(t);
+    if (rc != TP_OK) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int same_text(const tp_view *v, const tp_store *a, const tp_store *b)
+{
+    char *x = table_text(v, a), *y = table_text(v, b);
+    int same = x && y && strlen(x) > 0 && strcmp(x, y) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static int same_gpu(const struct tp_gpu_summary *a, const struct tp_gpu_summary *b)
+{
+    if (a->ngpus != b->ngpus || a->start != b->start || a->end != b->end || a->steps.nsteps != b->steps.nsteps ||
+        memcmp(&a->tc_eligible_ops_kernel_ratio, &b->tc_eligible_ops_kernel_ratio, sizeof(double)) != 0 ||
+        memcmp(&a->tc_used_ratio, &b->tc_used_ratio, sizeof(double)) != 0)
+        return 0;
+    for (size_t i = 0; i < a->ngpus; i++) {
+        const struct tp_gpu_metric *x = &a->gpus[i], *y = &b->gpus[i];
+        if (x->id != y->id || x->kernels != y->kernels || x->kernel_ns != y->kernel_ns || x->busy_ns != y->busy_ns ||
+            memcmp(&x->util, &y->util, sizeof x->util) != 0 || memcmp(&x->sm_eff, &y->sm_eff, sizeof x->sm_eff) != 0 ||
+            memcmp(&x->occupancy, &y->occupancy, sizeof x->occupancy) != 0 ||
+            memcmp(&x->tc, &y->tc, sizeof x->tc) != 0 || !x->dev != !y->dev ||
+            (x->dev && (x->dev->id != y->dev->id || x->dev->total_mem != y->dev->total_mem)))
+            return 0;
+    }
+    return 1;
+}
+
+int main(void)
+{
+    char path[] = "/tmp/tprof-results-test-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        SKIP("store_results", "no temporary file");
+        TEST_EXIT();
+    }
+    close(fd);
+    tp_store *js = load("testdata/sample.pt.trace.json");
+    tp_error err = {0};
+    CHECK("store_results.saved", js && tp_store_save(js, NULL, path, &err) == TP_OK);
+    tp_store *fs = load(path);
+    CHECK("store_results.loaded", fs != NULL);
+    if (!js || !fs) {
+        tp_store_free(js);
+        tp_store_free(fs);
+        unlink(path);
+        TEST_EXIT();
+    }
+
+    /* the GPU summary */
+    struct tp_gpu_summary a, b;
+    CHECK("store_results.gpu_computed", tp_gpu_summary(js, &a, &err) == TP_OK && a.ngpus > 0);
+    CHECK("store_results.gpu_read", tp_store_file_gpu(fs, &b) == 1);
+    CHECK("store_results.gpu_equal", same_gpu(&a, &b));
+    tp_gpu_summary_free(&b);
+    CHECK("store_results.json_has_no_gpu", tp_store_file_gpu(js, &b) == 0 && !b.gpus);
+
+    /* the default view's rows */
+    struct tp_prof_row *rows = tp_store_file_prof_rows(fs);
+    int same = rows && js->nannots > 0 && fs->nannots == js->nannots;
+    for (size_t i = 0; same && i < js->nannots; i++) {
+        struct tp_prof_row r;
+        tp_prof_row_of(js, &js->annots[i], &r);
+        same = memcmp(&r, &rows[i], sizeof r) == 0;
+    }
+    CHECK("store_results.prof_rows_equal", same);
+    free(rows);
+    CHECK("store_results.json_has_no_rows", tp_store_file_prof_rows(js) == NULL);
+
+    /* the tables from the stored results print the trace's bytes */
+    CHECK("store_results.prof_table", same_text(&tp_view_prof, js, fs));
+    CHECK("store_results.ops_table", same_text(&tp_view_ops, js, fs));
+    CHECK("store_results.memory_table", same_text(&tp_view_memory, js, fs));
+    CHECK("store_results.gpu_table", same_text(&tp_view_gpu, js, fs));
+
+    /* damage: not used, computed again, the same bytes printed */
+    uint32_t past = (uint32_t)fs->strings.count;
+    CHECK("store_results.row_past_strings_refused",
+          edit(fs, "opt.model.prof.rows", kname_past_end, &past) == 0 && tp_store_file_prof_rows(fs) == NULL);
+    CHECK("store_results.prof_table_computed", same_text(&tp_view_prof, js, fs));
+    CHECK("store_results.cut_section_computed",
+          edit(fs, "opt.model.summ.ops.name", cut_last_byte, NULL) == 0 && same_text(&tp_view_ops, js, fs));
+    uint32_t other = TP_GPU_SUMMARY_VERSION + 1;
+    CHECK("store_results.other_gpu_version_refused",
+          edit(fs, "opt.model.gpu.version", set_u32, &other) == 0 && tp_store_file_gpu(fs, &b) == 0);
+    CHECK("store_results.gpu_table_computed", same_text(&tp_view_gpu, js, fs));
+    tp_gpu_summary_free(&a);
+    tp_store_free(js);
+    tp_store_free(fs);
+    unlink(path);
+    TEST_EXIT();
+}
