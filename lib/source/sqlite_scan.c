@@ -1,0 +1,446 @@
+/* sqlite_scan.c — SELECT cols FROM table ORDER BY rowid without SQLite's
+ * virtual machine.  On a million-kernel nvprof dump, stepping the 22 M
+ * runtime and marker rows through sqlite3_step and a dozen sqlite3_column_*
+ * calls a row was 40 % of tprof's CPU; the rows are plain records on leaf
+ * pages, and decoding a record's header is a few dozen instructions.
+ *
+ * Only for a table tp_sqlite_fast_check has just passed (its pages, cells,
+ * overflow chains and records proven), in a database opened read-only and
+ * immutable, read through SQLite's own file handle like the check (no second
+ * open, no mmap: a file that shrinks gives an I/O error, never SIGBUS).  The
+ * reads are still bounds-checked one by one: a file changed behind the
+ * immutable promise ends the scan with TP_SQ_BROKEN, never a wild read.
+ *
+ * The leaves are found a level at a time from the root, each level in key
+ * order; they are then read in key order, a window of pages at a time where
+ * they also lie in file order (as a table written by appending does). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "sqlite_scan.h"
+
+enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 20, HEADERS = 8, HMAX = 64, MAX_WANT = 32 };
+
+struct hdr {
+    uint64_t hsize, end;                /* hsize 0: unused */
+    unsigned char h[HMAX];
+    uint64_t type[MAX_WANT];
+    uint32_t off[MAX_WANT];
+};
+
+struct scan {
+    sqlite3_file *f;
+    uint32_t psize, usable, npage;
+    unsigned char *win, *page, *ovf;   /* the window of leaves; one page; an overflowing record */
+    size_t covf;
+    int64_t woff;
+    size_t wlen;
+    uint32_t *cur, *next;              /* a level's pages in key order */
+    size_t ncur, nnext, ccur, cnext;
+    int ncol, alias;                   /* alias: the record field of the rowid alias */
+    int *slot;                         /* record field -> index in cols, or -1 */
+    int nwant;
+    struct tp_sq_val *vals;
+    struct hdr seen[HEADERS], scratch;
+    unsigned last, next_seen;
+};
+
+static uint32_t get2(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 8 | p[1];
+}
+
+static uint32_t get4(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int varint(const unsigned char *p, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < 8; i++) {
+        x = x << 7 | (p[i] & 0x7f);
+        if (!(p[i] & 0x80)) {
+            *v = x;
+            return i + 1;
+        }
+    }
+    *v = x << 8 | p[8];
+    return 9;
+}
+
+static int64_t int_of(sqlite3 *db, const char *sql, const char *arg)
+{
+    sqlite3_stmt *s;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    if (arg)
+        sqlite3_bind_text(s, 1, arg, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+/* Record fields of the columns wanted; cols[0] the rowid alias.  -1 when
+ * the table is not one this models (hidden columns, another key), -2 out
+ * of memory. */
+static int map_columns(struct scan *s, sqlite3 *db, const char *table, const char *const *cols)
+{
+    int nwant = 0;
+    while (cols[nwant])
+        nwant++;
+    s->nwant = nwant;
+    if (nwant == 0 || nwant > MAX_WANT || !(s->vals = calloc((size_t)nwant, sizeof *s->vals)))
+        return nwant == 0 || nwant > MAX_WANT ? -1 : -2;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?1)", -1, &st, NULL) !=
+        SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    int rc, bad = 0, cap = 0, npk = 0, found = 0;
+    s->alias = -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !bad) {
+        if (s->ncol == cap) {
+            cap = cap ? cap * 2 : 32;
+            void *p = realloc(s->slot, (size_t)cap * sizeof *s->slot);
+            if (!p) {
+                sqlite3_finalize(st);
+                return -2;
+            }
+            s->slot = p;
+        }
+        const char *name = (const char *)sqlite3_column_text(st, 0), *type = (const char *)sqlite3_column_text(st, 1);
+        int j = s->ncol++;
+        s->slot[j] = -1;
+        bad = sqlite3_column_int(st, 3) != 0;     /* hidden or generated: not in every record */
+        npk += sqlite3_column_int(st, 2) > 0;
+        for (int k = 0; name && k < nwant; k++)
+            if (strcasecmp(name, cols[k]) == 0 && s->slot[j] < 0) {
+                s->slot[j] = k;
+                found++;
+                if (k == 0 && sqlite3_column_int(st, 2) > 0 && type && strcasecmp(type, "INTEGER") == 0)
+                    s->alias = j;
+            }
+    }
+    sqlite3_finalize(st);
+    if (bad || rc != SQLITE_DONE || found != nwant || npk != 1 || s->alias < 0)
+        return -1;
+    /* AUTOINCREMENT is only allowed on the rowid alias: then cols[0] is
+     * the rowid, and records store NULL in its place */
+    int autoinc = 0, primary = 0;
+    if (sqlite3_table_column_metadata(db, "main", table, cols[0], NULL, NULL, NULL, &primary, &autoinc) != SQLITE_OK ||
+        !primary || !autoinc)
+        return -1;
+    return 0;
+}
+
+/* -1: not a file or table this models; -2: out of memory. */
+static int setup(struct scan *s, sqlite3 *db, const char *table, const char *const *cols, uint32_t *root)
+{
+    const char *file = sqlite3_db_filename(db, "main");
+    if (!file || !sqlite3_uri_boolean(file, "immutable", 0) || sqlite3_db_readonly(db, "main") != 1 ||
+        sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &s->f) != SQLITE_OK || !s->f || !s->f->pMethods)
+        return -1;
+    if (int_of(db, "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND name = ?1 AND type = 'table' "
+               "AND wr = 0 AND strict = 0", table) != 1)
+        return -1;
+    unsigned char h[100];
+    if (s->f->pMethods->xRead(s->f, h, sizeof h, 0) != SQLITE_OK)
+        return -1;
+    s->psize = get2(h + 16) == 1 ? 65536 : get2(h + 16);
+    s->usable = s->psize - h[20];
+    int64_t npage = int_of(db, "PRAGMA main.page_count", NULL);
+    int64_t rp = int_of(db, "SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = ?1", table);
+    /* get4(h + 56): the text encoding, 1 for UTF-8 (what a text value's bytes are) */
+    if (s->psize < 512 || (s->psize & (s->psize - 1)) || s->usable < 480 || get4(h + 56) != 1 ||
+        int_of(db, "PRAGMA main.page_size", NULL) != s->psize || npage <= 0 || npage > UINT32_MAX - 1 || rp <= 0 ||
+        rp > npage)
+        return -1;
+    s->npage = (uint32_t)npage;
+    *root = (uint32_t)rp;
+    s->win = malloc(WINDOW + SLACK);
+    s->page = malloc((size_t)s->psize + SLACK);
+    if (!s->win || !s->page)
+        return -2;
+    memset(s->page + s->psize, 0, SLACK);
+    return map_columns(s, db, table, cols);
+}
+
+static int read_at(struct scan *s, unsigned char *buf, size_t n, uint32_t pgno)
+{
+    return s->f->pMethods->xRead(s->f, buf, (int)n, (int64_t)(pgno - 1) * s->psize) == SQLITE_OK ? 0 : -1;
+}
+
+static int push(struct scan *s, uint32_t pgno)
+{
+    if (pgno == 0 || pgno > s->npage || s->nnext >= s->npage)
+        return -1;
+    if (s->nnext == s->cnext) {
+        size_t nc = s->cnext ? s->cnext * 2 : 256;
+        void *p = realloc(s->next, nc * sizeof *s->next);
+        if (!p)
+            return -2;
+        s->next = p;
+        s->cnext = nc;
+    }
+    s->next[s->nnext++] = pgno;
+    return 0;
+}
+
+/* The table's leaves in key order into s->cur: -1 broken, -2 out of memory. */
+static int find_leaves(struct scan *s, uint32_t root)
+{
+    s->nnext = 0;
+    int e = push(s, root);
+    for (int level = 0; !e; level++) {
+        uint32_t *t = s->cur;
+        size_t cap = s->ccur;
+        s->cur = s->next;
+        s->ccur = s->cnext;
+        s->ncur = s->nnext;
+        s->next = t;
+        s->cnext = cap;
+        s->nnext = 0;
+        if (level >= MAX_LEVELS)
+            return -1;
+        for (size_t i = 0; i < s->ncur && !e; i++) {
+            uint32_t pgno = s->cur[i], hdr = pgno == 1 ? 100 : 0;
+            if (read_at(s, s->page, s->psize, pgno) < 0)
+                return -1;
+            const unsigned char *d = s->page + hdr;
+            if (d[0] == 13 && i == 0)
+                return 0;                  /* this level is the leaves (each is tested when read) */
+            uint32_t ncell = get2(d + 3);
+            if (d[0] != 5 || hdr + 12 + 2 * ncell > s->usable)
+                return -1;
+            for (uint32_t c = 0; c < ncell && !e; c++) {
+                uint32_t pc = get2(d + 12 + 2 * c);
+                e = pc + 4 > s->usable ? -1 : push(s, get4(s->page + pc));
+            }
+            if (!e)
+                e = push(s, get4(d + 8));
+        }
+    }
+    return e;
+}
+
+/* Leaf i of s->cur, read with the leaves after it that follow it in the
+ * file, up to WINDOW bytes. */
+static const unsigned char *leaf_at(struct scan *s, size_t i)
+{
+    uint32_t pgno = s->cur[i];
+    int64_t off = (int64_t)(pgno - 1) * s->psize;
+    if (s->wlen && off >= s->woff && off + s->psize <= s->woff + (int64_t)s->wlen)
+        return s->win + (off - s->woff);
+    uint32_t wpages = WINDOW / s->psize, last = pgno;
+    for (size_t j = i + 1; j < s->ncur && s->cur[j] > s->cur[j - 1] && s->cur[j] - pgno < wpages; j++)
+        last = s->cur[j];
+    size_t n = (size_t)(last - pgno + 1) * s->psize;
+    s->wlen = 0;
+    if (s->f->pMethods->xRead(s->f, s->win, (int)n, off) != SQLITE_OK)
+        return NULL;
+    memset(s->win + n, 0, SLACK);
+    s->woff = off;
+    s->wlen = n;
+    return s->win;
+}
+
+/* The npayload bytes of a record whose first nlocal lie at local and the
+ * rest on the overflow chain from pgno; NULL broken (*oom on out of memory). */
+static const unsigned char *gather(struct scan *s, const unsigned char *local, uint32_t nlocal, uint64_t npayload,
+                                   uint32_t pgno, int *oom)
+{
+    if (npayload > (uint64_t)1 << 31)
+        return NULL;
+    if (s->covf < npayload + SLACK) {
+        void *p = realloc(s->ovf, npayload + SLACK);
+        if (!p) {
+            *oom = 1;
+            return NULL;
+        }
+        s->ovf = p;
+        s->covf = npayload + SLACK;
+    }
+    memcpy(s->ovf, local, nlocal);
+    memset(s->ovf + npayload, 0, SLACK);
+    uint64_t have = nlocal;
+    while (have < npayload) {
+        if (pgno == 0 || pgno > s->npage || read_at(s, s->page, s->psize, pgno) < 0)
+            return NULL;
+        uint64_t take = npayload - have < s->usable - 4 ? npayload - have : s->usable - 4;
+        memcpy(s->ovf + have, s->page + 4, take);
+        have += take;
+        pgno = get4(s->page);
+    }
+    return s->ovf;
+}
+
+static int64_t be_int(const unsigned char *p, int n)
+{
+    uint64_t v = p[0] & 0x80 ? ~UINT64_C(0) : 0;
+    for (int i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return (int64_t)v;
+}
+
+/* A record header read once: the serial type and offset of each wanted
+ * field.  The rows of a table mostly share a few headers (the same
+ * columns, numbers of the same widths), so a header seen before costs a
+ * memcmp instead of a varint a field. */
+static int parse_header(struct scan *s, const unsigned char *rec, uint64_t hsize, int n, struct hdr *h)
+{
+    static const unsigned char len[10] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0 };
+    uint64_t off = hsize, pos = (uint64_t)n, t;
+    int j = 0;
+    for (; pos < hsize && j < s->ncol; j++) {
+        if (rec[pos] < 0x80)
+            t = rec[pos++];
+        else
+            pos += (uint64_t)varint(rec + pos, &t);
+        if (t == 10 || t == 11)
+            return -1;
+        uint64_t size = t < 12 ? len[t] : (t - 12) / 2;
+        int k = s->slot[j];
+        if (k >= 0) {
+            h->type[k] = t;
+            h->off[k] = off;
+        }
+        off += size;
+    }
+    if (j != s->ncol || pos != hsize)
+        return -1;
+    h->hsize = hsize;
+    h->end = off;
+    return 0;
+}
+
+static void set_val(struct tp_sq_val *v, uint64_t t, const unsigned char *p)
+{
+    static const unsigned char len[7] = { 0, 1, 2, 3, 4, 6, 8 };
+    v->p = NULL;
+    v->n = 0;
+    if (t == 0) {
+        v->type = SQLITE_NULL;
+    } else if (t <= 6 || t == 8 || t == 9) {
+        v->type = SQLITE_INTEGER;
+        v->i = t <= 6 ? be_int(p, len[t]) : t == 9;
+    } else if (t == 7) {
+        uint64_t b = (uint64_t)be_int(p, 8);
+        v->type = SQLITE_FLOAT;
+        memcpy(&v->f, &b, sizeof v->f);
+    } else {
+        v->type = t & 1 ? SQLITE_TEXT : SQLITE_BLOB;
+        v->p = p;
+        v->n = (int)((t - 12) / 2);
+    }
+}
+
+/* The wanted fields of one record into s->vals: -1 when it is not a
+ * record of the table's columns. */
+static int decode(struct scan *s, const unsigned char *rec, uint64_t npayload, int64_t rowid)
+{
+    uint64_t hsize;
+    int n = varint(rec, &hsize);
+    if (hsize < (uint64_t)n || hsize > npayload)
+        return -1;
+    struct hdr *h = NULL;
+    for (int i = 0; i < HEADERS && !h; i++) {
+        struct hdr *c = &s->seen[(s->last + i) % HEADERS];
+        if (c->hsize == hsize && memcmp(c->h, rec, hsize) == 0) {
+            h = c;
+            s->last = (s->last + i) % HEADERS;
+        }
+    }
+    if (!h) {
+        h = hsize <= HMAX ? &s->seen[s->next_seen++ % HEADERS] : &s->scratch;
+        h->hsize = 0;
+        if (parse_header(s, rec, hsize, n, h) < 0)
+            return -1;
+        if (h != &s->scratch)
+            memcpy(h->h, rec, hsize);
+        else
+            h->hsize = 0;      /* never matched */
+    }
+    /* every field's bytes inside the record: the last ends at h->end */
+    if (h->end > npayload)
+        return -1;
+    for (int k = 0; k < s->nwant; k++)
+        set_val(&s->vals[k], h->type[k], rec + h->off[k]);
+    struct tp_sq_val *a = &s->vals[s->slot[s->alias]];
+    a->type = SQLITE_INTEGER;       /* stored as NULL: the rowid is the value */
+    a->i = rowid;
+    return 0;
+}
+
+/* Every cell of every leaf, in key order. */
+static int scan_leaves(struct scan *s, tp_sq_row_fn fn, void *ctx, int64_t *rows)
+{
+    uint32_t usable = s->usable, maxlocal = usable - 35, minlocal = (usable - 12) * 32 / 255 - 23;
+    int64_t prev = INT64_MIN;
+    for (size_t i = 0; i < s->ncur; i++) {
+        const unsigned char *page = leaf_at(s, i);
+        if (!page)
+            return TP_SQ_BROKEN;
+        uint32_t hdr = s->cur[i] == 1 ? 100 : 0;
+        const unsigned char *d = page + hdr;
+        uint32_t ncell = get2(d + 3);
+        if (d[0] != 13 || hdr + 8 + 2 * ncell > usable)
+            return TP_SQ_BROKEN;
+        for (uint32_t c = 0; c < ncell; c++) {
+            uint32_t pc = get2(d + 8 + 2 * c);
+            if (pc + 4 > usable)
+                return TP_SQ_BROKEN;
+            uint64_t npayload, key;
+            uint32_t at = pc + (uint32_t)varint(page + pc, &npayload);
+            at += (uint32_t)varint(page + at, &key);
+            uint32_t nlocal = npayload <= maxlocal ? (uint32_t)npayload : 0;
+            if (npayload > maxlocal) {
+                uint32_t surplus = minlocal + (uint32_t)((npayload - minlocal) % (usable - 4));
+                nlocal = surplus <= maxlocal ? surplus : minlocal;
+            }
+            int64_t rowid = (int64_t)key;
+            if (at + nlocal + (npayload > nlocal ? 4 : 0) > usable || rowid <= prev)
+                return TP_SQ_BROKEN;
+            prev = rowid;
+            const unsigned char *rec = page + at;
+            if (npayload > nlocal) {
+                int oom = 0;
+                rec = gather(s, rec, nlocal, npayload, get4(rec + nlocal), &oom);
+                if (!rec)
+                    return oom ? TP_SQ_NOMEM : TP_SQ_BROKEN;
+                /* the page buffer held the chain: the leaf is in the window still */
+            }
+            if (decode(s, rec, npayload, rowid) < 0)
+                return TP_SQ_BROKEN;
+            ++*rows;
+            if (fn(ctx, rowid, s->vals))
+                return TP_SQ_STOPPED;
+        }
+    }
+    return TP_SQ_DONE;
+}
+
+int tp_sqlite_scan(sqlite3 *db, const char *table, const char *const *cols, tp_sq_row_fn fn, void *ctx,
+                   int64_t *rows)
+{
+    struct scan s = {0};
+    uint32_t root = 0;
+    *rows = 0;
+    int rc = setup(&s, db, table, cols, &root);
+    if (rc == 0) {
+        rc = find_leaves(&s, root);
+        rc = rc == 0 ? scan_leaves(&s, fn, ctx, rows) : rc == -2 ? TP_SQ_NOMEM : TP_SQ_BROKEN;
+    } else {
+        rc = rc == -2 ? TP_SQ_NOMEM : TP_SQ_CANNOT;
+    }
+    free(s.win);
+    free(s.page);
+    free(s.ovf);
+    free(s.cur);
+    free(s.next);
+    free(s.slot);
+    free(s.vals);
+    return rc;
+}
