@@ -408,6 +408,8 @@ struct reader {
     uint32_t *names;            /* calls: cbid -> name id + 1 */
     struct marks *mk;           /* markers */
     int filtered;               /* a SQL function in the WHERE counts the rows read (q->seen) */
+    int (*pass)(void *ctx, const struct tp_sq_val *v);   /* the scan's filter on column gate */
+    int gate;
 };
 
 static int scan_row(void *ctx, int64_t rowid, const struct tp_sq_val *v)
@@ -427,7 +429,8 @@ static int scan(struct reader *r, const char *const *cols, int sound, int64_t *r
     if (!sound)
         return 0;
     r->rc = TP_OK;
-    switch (tp_sqlite_scan(q->db, r->table, cols, scan_row, r, rows)) {
+    struct tp_sq_scan how = { .cols = cols, .row = scan_row, .pass = r->pass, .gate = r->gate, .ctx = r };
+    switch (tp_sqlite_scan(q->db, r->table, &how, rows)) {
     case TP_SQ_CANNOT:
         return 0;
     case TP_SQ_NOMEM:
@@ -565,6 +568,14 @@ static int call_row(struct reader *rd, const struct tp_sq_val *v)
     return TP_OK;
 }
 
+/* The scan's filter of a scoped read of calls: the correlation id is a
+ * kernel's (call_row tests it again, for the SQL read). */
+static int kernel_call(void *ctx, const struct tp_sq_val *corr)
+{
+    const struct reader *rd = ctx;
+    return corr->type != SQLITE_NULL && tp_corr_set_has(&rd->q->kcorr, corr->i);
+}
+
 static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
 {
     static const char *const colnames[] = { "_id_", "cbid", "start", "end", "processId", "threadId", "correlationId",
@@ -580,7 +591,7 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
     if (kind == TP_K_RUNTIME)
         names[211] = launch + 1;
     struct reader rd = { .q = q, .table = table, .row = call_row, .kind = kind, .names = names,
-                         .filtered = q->scoped };
+                         .filtered = q->scoped, .pass = q->scoped ? kernel_call : NULL, .gate = 6 };
     int64_t n = 0;
     if (scan(&rd, colnames, sound, &n))
         return rd.rc;

@@ -29,7 +29,7 @@
 #include "sqlite_check.h"
 
 /* MAX_LEVELS: SQLite's cursors stop at 20 levels; real trees have 3 to 5 */
-enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 16, HEADERS = 4 };
+enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 16, HEADERS = 8 };
 
 /* AFF_NUM: INTEGER or NUMERIC; AFF_REAL also reads integers stored on disk
  * (SQLite's way with integral reals) back as reals */
@@ -77,7 +77,7 @@ struct ck {
         uint64_t content;       /* the record length its fields add up to */
         unsigned char h[48];
     } seen[HEADERS];
-    unsigned next_seen;
+    unsigned next_seen, last_seen;
 };
 
 static uint32_t get2(const unsigned char *p)
@@ -355,10 +355,15 @@ static int check_row(struct ck *c, const unsigned char *p, uint32_t nlocal, uint
     if (n > 4 || hsize < (uint64_t)n || hsize > nlocal)
         return -1;
     /* rows of a table mostly share a few headers: a header seen before
-     * passed, its types were noted, its fields add up to a known length */
-    for (int i = 0; i < HEADERS && hsize <= sizeof c->seen[i].h; i++)
-        if (c->seen[i].len == hsize && memcmp(c->seen[i].h, p, hsize) == 0)
-            return c->seen[i].content == npayload ? 0 : -1;
+     * passed, its types were noted, its fields add up to a known length;
+     * the one the last row matched is tried first (runs of rows share one) */
+    for (int i = 0; i < HEADERS && hsize <= sizeof c->seen[0].h; i++) {
+        unsigned k = (c->last_seen + (unsigned)i) % HEADERS;
+        if (c->seen[k].len == hsize && memcmp(c->seen[k].h, p, hsize) == 0) {
+            c->last_seen = k;
+            return c->seen[k].content == npayload ? 0 : -1;
+        }
+    }
     uint64_t off = hsize;
     uint32_t pos = (uint32_t)n;
     int j = 0;

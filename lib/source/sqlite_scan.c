@@ -277,12 +277,18 @@ static const unsigned char *gather(struct scan *s, const unsigned char *local, u
     return s->ovf;
 }
 
-static int64_t be_int(const unsigned char *p, int n)
+/* A big-endian two's complement integer of serial type t (1..6: 1, 2, 3,
+ * 4, 6 or 8 bytes). */
+static int64_t be_int(const unsigned char *p, uint64_t t)
 {
-    uint64_t v = p[0] & 0x80 ? ~UINT64_C(0) : 0;
-    for (int i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return (int64_t)v;
+    switch (t) {
+    case 1: return (int8_t)p[0];
+    case 2: return (int16_t)get2(p);
+    case 3: return (int32_t)(get4(p) & 0xffffff00) >> 8;
+    case 4: return (int32_t)get4(p);
+    case 5: return (int64_t)(((uint64_t)get2(p) << 48 | (uint64_t)get4(p + 2) << 16)) >> 16;
+    default: return (int64_t)((uint64_t)get4(p) << 32 | get4(p + 4));
+    }
 }
 
 /* A record header read once: the serial type and offset of each wanted
@@ -318,16 +324,15 @@ static int parse_header(struct scan *s, const unsigned char *rec, uint64_t hsize
 
 static void set_val(struct tp_sq_val *v, uint64_t t, const unsigned char *p)
 {
-    static const unsigned char len[7] = { 0, 1, 2, 3, 4, 6, 8 };
     v->p = NULL;
     v->n = 0;
     if (t == 0) {
         v->type = SQLITE_NULL;
     } else if (t <= 6 || t == 8 || t == 9) {
         v->type = SQLITE_INTEGER;
-        v->i = t <= 6 ? be_int(p, len[t]) : t == 9;
+        v->i = t <= 6 ? be_int(p, t) : t == 9;
     } else if (t == 7) {
-        uint64_t b = (uint64_t)be_int(p, 8);
+        uint64_t b = (uint64_t)be_int(p, 6);
         v->type = SQLITE_FLOAT;
         memcpy(&v->f, &b, sizeof v->f);
     } else {
@@ -337,14 +342,14 @@ static void set_val(struct tp_sq_val *v, uint64_t t, const unsigned char *p)
     }
 }
 
-/* The wanted fields of one record into s->vals: -1 when it is not a
- * record of the table's columns. */
-static int decode(struct scan *s, const unsigned char *rec, uint64_t npayload, int64_t rowid)
+/* The header of one record (s->seen, parsed when new); NULL when it is not
+ * a record of the table's columns. */
+static const struct hdr *header(struct scan *s, const unsigned char *rec, uint64_t npayload)
 {
     uint64_t hsize;
     int n = varint(rec, &hsize);
     if (hsize < (uint64_t)n || hsize > npayload)
-        return -1;
+        return NULL;
     struct hdr *h = NULL;
     for (int i = 0; i < HEADERS && !h; i++) {
         struct hdr *c = &s->seen[(s->last + i) % HEADERS];
@@ -357,26 +362,30 @@ static int decode(struct scan *s, const unsigned char *rec, uint64_t npayload, i
         h = hsize <= HMAX ? &s->seen[s->next_seen++ % HEADERS] : &s->scratch;
         h->hsize = 0;
         if (parse_header(s, rec, hsize, n, h) < 0)
-            return -1;
+            return NULL;
         if (h != &s->scratch)
             memcpy(h->h, rec, hsize);
         else
             h->hsize = 0;      /* never matched */
     }
     /* every field's bytes inside the record: the last ends at h->end */
-    if (h->end > npayload)
-        return -1;
-    for (int k = 0; k < s->nwant; k++)
-        set_val(&s->vals[k], h->type[k], rec + h->off[k]);
-    struct tp_sq_val *a = &s->vals[s->slot[s->alias]];
-    a->type = SQLITE_INTEGER;       /* stored as NULL: the rowid is the value */
-    a->i = rowid;
-    return 0;
+    return h->end <= npayload ? h : NULL;
+}
+
+/* Value k of a record with header h. */
+static void value(struct scan *s, const struct hdr *h, const unsigned char *rec, int64_t rowid, int k)
+{
+    if (k == s->slot[s->alias]) {
+        s->vals[k] = (struct tp_sq_val){ .type = SQLITE_INTEGER, .i = rowid };   /* stored as NULL */
+        return;
+    }
+    set_val(&s->vals[k], h->type[k], rec + h->off[k]);
 }
 
 /* Every cell of every leaf, in key order. */
-static int scan_leaves(struct scan *s, tp_sq_row_fn fn, void *ctx, int64_t *rows)
+static int scan_leaves(struct scan *s, const struct tp_sq_scan *how, int64_t *rows)
 {
+    int gate = how->pass ? how->gate : -1;
     uint32_t usable = s->usable, maxlocal = usable - 35, minlocal = (usable - 12) * 32 / 255 - 23;
     int64_t prev = INT64_MIN;
     for (size_t i = 0; i < s->ncur; i++) {
@@ -412,26 +421,36 @@ static int scan_leaves(struct scan *s, tp_sq_row_fn fn, void *ctx, int64_t *rows
                     return oom ? TP_SQ_NOMEM : TP_SQ_BROKEN;
                 /* the page buffer held the chain: the leaf is in the window still */
             }
-            if (decode(s, rec, npayload, rowid) < 0)
+            const struct hdr *h = header(s, rec, npayload);
+            if (!h)
                 return TP_SQ_BROKEN;
             ++*rows;
-            if (fn(ctx, rowid, s->vals))
+            if (gate >= 0) {
+                value(s, h, rec, rowid, gate);
+                if (!how->pass(how->ctx, &s->vals[gate]))
+                    continue;
+            }
+            for (int k = 0; k < s->nwant; k++)
+                if (k != gate)
+                    value(s, h, rec, rowid, k);
+            if (how->row(how->ctx, rowid, s->vals))
                 return TP_SQ_STOPPED;
         }
     }
     return TP_SQ_DONE;
 }
 
-int tp_sqlite_scan(sqlite3 *db, const char *table, const char *const *cols, tp_sq_row_fn fn, void *ctx,
-                   int64_t *rows)
+int tp_sqlite_scan(sqlite3 *db, const char *table, const struct tp_sq_scan *how, int64_t *rows)
 {
     struct scan s = {0};
     uint32_t root = 0;
     *rows = 0;
-    int rc = setup(&s, db, table, cols, &root);
+    int rc = setup(&s, db, table, how->cols, &root);
+    if (rc == 0 && how->pass && (how->gate < 0 || how->gate >= s.nwant))
+        rc = -1;
     if (rc == 0) {
         rc = find_leaves(&s, root);
-        rc = rc == 0 ? scan_leaves(&s, fn, ctx, rows) : rc == -2 ? TP_SQ_NOMEM : TP_SQ_BROKEN;
+        rc = rc == 0 ? scan_leaves(&s, how, rows) : rc == -2 ? TP_SQ_NOMEM : TP_SQ_BROKEN;
     } else {
         rc = rc == -2 ? TP_SQ_NOMEM : TP_SQ_CANNOT;
     }

@@ -28,14 +28,25 @@ enum {
     TP_SQ_BROKEN = -2      /* a read failed or a page is not what the check saw, after *rows rows */
 };
 
-/* The rows of table, columns cols (NULL-ended, names as declared), in rowid
- * order, as SELECT cols FROM table ORDER BY rowid would return them.
- * cols[0] must be the table's INTEGER PRIMARY KEY AUTOINCREMENT (the rowid
- * itself).  Only for a database opened read-only and immutable (sqlite_open.c)
- * and a table that passed tp_sqlite_fast_check: it reads the same file
- * handle, in file order where the leaves lie in key order.  *rows: the rows
- * passed to fn. */
-int tp_sqlite_scan(sqlite3 *db, const char *table, const char *const *cols, tp_sq_row_fn fn, void *ctx,
-                   int64_t *rows);
+/* What to read: columns cols (NULL-ended, names as declared, at most 32),
+ * each row to row(ctx, ...).  With pass not NULL, column gate of a row is
+ * decoded first and the row goes on to row() only where pass(ctx, that
+ * value) is nonzero (most rows of a filtered read cost one value). */
+struct tp_sq_scan {
+    const char *const *cols;
+    tp_sq_row_fn row;
+    int (*pass)(void *ctx, const struct tp_sq_val *v);
+    int gate;
+    void *ctx;
+};
+
+/* The rows of table in rowid order, as SELECT cols FROM table ORDER BY
+ * rowid would return them, values as stored (no affinity applied: an
+ * integral value in a REAL column reads as an integer).  cols[0] must be
+ * the table's INTEGER PRIMARY KEY AUTOINCREMENT (the rowid itself).  Only
+ * for a database opened read-only and immutable (sqlite_open.c) and a table
+ * that passed tp_sqlite_fast_check: it reads the same file handle, in file
+ * order where the leaves lie in key order.  *rows: the rows read. */
+int tp_sqlite_scan(sqlite3 *db, const char *table, const struct tp_sq_scan *how, int64_t *rows);
 
 #endif
