@@ -359,7 +359,7 @@ static int check_row(struct ck *c, const unsigned char *p, uint32_t nlocal, uint
      * the one the last row matched is tried first (runs of rows share one) */
     for (int i = 0; i < HEADERS && hsize <= sizeof c->seen[0].h; i++) {
         unsigned k = (c->last_seen + (unsigned)i) % HEADERS;
-        if (c->seen[k].len == hsize && memcmp(c->seen[k].h, p, hsize) == 0) {
+        if (c->seen[k].len == hsize && tp_sqlite_same_bytes(c->seen[k].h, p, hsize)) {
             c->last_seen = k;
             return c->seen[k].content == npayload ? 0 : -1;
         }
@@ -396,11 +396,40 @@ static int check_row(struct ck *c, const unsigned char *p, uint32_t nlocal, uint
     return 0;
 }
 
+/* The usual page: its cells (cov[0, ncell), last cell first) lie in
+ * rising addresses and its free blocks (cov[ncell, n), rising: check_page
+ * saw to it) too.  Then one merge of the two finds a byte used twice, and
+ * *covered is their size: 1.  0 when the cells are not in order (the
+ * bitmap decides); -1 when a byte is used twice. */
+static int coverage_in_order(const uint32_t *cov, size_t ncell, size_t n, uint32_t *covered)
+{
+    for (size_t i = 1; i < ncell; i++)
+        if (cov[i] >> 16 <= (cov[i - 1] & 0xffff))
+            return 0;
+    size_t a = 0, b = ncell;
+    int64_t last = -1;
+    uint32_t sum = 0;
+    while (a < ncell || b < n) {
+        uint32_t x = b >= n || (a < ncell && cov[a] >> 16 < cov[b] >> 16) ? cov[a++] : cov[b++];
+        if ((int64_t)(x >> 16) <= last)
+            return -1;
+        last = x & 0xffff;
+        sum += (x & 0xffff) - (x >> 16) + 1;
+    }
+    *covered = sum;
+    return 1;
+}
+
 /* No byte of the content area [top, usable) used twice, and the bytes
  * used by nothing adding up to the fragment count in the header: the
- * cells and free blocks marked in a bitmap of the page's bytes. */
-static int check_coverage(struct ck *c, size_t n, uint32_t top, unsigned frag)
+ * cells and free blocks marked in a bitmap of the page's bytes, or merged
+ * when in order. */
+static int check_coverage(struct ck *c, size_t ncell, size_t n, uint32_t top, unsigned frag)
 {
+    uint32_t sorted = 0;
+    int o = coverage_in_order(c->cov, ncell, n, &sorted);
+    if (o != 0)
+        return o < 0 || c->usable - top - sorted != frag ? -1 : 0;
     uint64_t *bm = c->bytes;
     uint32_t covered = 0;
     for (uint32_t w = top >> 6; w <= (c->usable - 1) >> 6; w++)
@@ -511,7 +540,7 @@ static int check_page(struct ck *c, const struct item *it, const unsigned char *
     }
     if (!leaf && push(c, get4(d + 8), it->tree, intkey ? prevkey : 0, intkey ? it->hi : 0) < 0)
         return -1;
-    return check_coverage(c, ncov, top, d[7]);
+    return check_coverage(c, ncell, ncov, top, d[7]);
 }
 
 static int cmp_item(const void *a, const void *b)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "sqlite_check.h"
 #include "sqlite_scan.h"
 
 enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 20, HEADERS = 8, HMAX = 64, MAX_WANT = 32 };
@@ -353,7 +354,7 @@ static const struct hdr *header(struct scan *s, const unsigned char *rec, uint64
     struct hdr *h = NULL;
     for (int i = 0; i < HEADERS && !h; i++) {
         struct hdr *c = &s->seen[(s->last + i) % HEADERS];
-        if (c->hsize == hsize && memcmp(c->h, rec, hsize) == 0) {
+        if (c->hsize == hsize && tp_sqlite_same_bytes(c->h, rec, hsize)) {
             h = c;
             s->last = (s->last + i) % HEADERS;
         }
