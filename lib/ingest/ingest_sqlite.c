@@ -819,27 +819,30 @@ static int copies(struct sq *q, const char *table, int memset_, int nsys)
     return step_done(q, table, s, rc, n);
 }
 
-static int add_device(struct sq *q, int32_t id, uint32_t name, int64_t mem, int major, int minor, int sms,
-                      int tpb, int regs_blk, int64_t smem_blk)
+/* A device from a row of either export's device table whose columns are,
+ * from the first: id, name (not read: name is its string id), total memory,
+ * compute capability major and minor, SMs, threads, registers and shared
+ * memory per block.  NULL out of memory. */
+static struct tp_device *add_device(struct sq *q, sqlite3_stmt *s, uint32_t name)
 {
     tp_store *st = q->st;
     void *p = realloc(st->devices, (st->ndevices + 1) * sizeof *st->devices);
     if (!p)
-        return nomem(q);
+        return NULL;
     st->devices = p;
     struct tp_device *d = &st->devices[st->ndevices++];
     memset(d, 0, sizeof *d);
-    d->id = id;
+    d->id = (int32_t)sqlite3_column_int64(s, 0);
     d->name = name;
-    d->total_mem = mem;
-    d->major = major;
-    d->minor = minor;
-    d->num_sms = sms;
-    d->max_threads_per_block = tpb;
-    d->regs_per_block = regs_blk;
-    d->smem_per_block = smem_blk;
+    d->total_mem = sqlite3_column_int64(s, 2);
+    d->major = (int)sqlite3_column_int64(s, 3);
+    d->minor = (int)sqlite3_column_int64(s, 4);
+    d->num_sms = (int)sqlite3_column_int64(s, 5);
+    d->max_threads_per_block = (int)sqlite3_column_int64(s, 6);
+    d->regs_per_block = (int)sqlite3_column_int64(s, 7);
+    d->smem_per_block = sqlite3_column_int64(s, 8);
     d->warp_size = 32;
-    return TP_OK;
+    return d;
 }
 
 static int nvprof_devices(struct sq *q)
@@ -857,15 +860,11 @@ static int nvprof_devices(struct sq *q)
         n++;
         if (bad_types(q, table, s, "iinnnnnnnnnnn", n) || dangling(q, table, s, 1, n))
             continue;
-        if ((rc = add_device(q, (int32_t)sqlite3_column_int64(s, 0), str_of(q, sqlite3_column_int64(s, 1)),
-                             sqlite3_column_int64(s, 2), (int)sqlite3_column_int64(s, 3),
-                             (int)sqlite3_column_int64(s, 4), (int)sqlite3_column_int64(s, 5),
-                             (int)sqlite3_column_int64(s, 6), (int)sqlite3_column_int64(s, 7),
-                             sqlite3_column_int64(s, 8)))) {
+        struct tp_device *d = add_device(q, s, str_of(q, sqlite3_column_int64(s, 1)));
+        if (!d) {
             sqlite3_finalize(s);
-            return rc;
+            return nomem(q);
         }
-        struct tp_device *d = &q->st->devices[q->st->ndevices - 1];
         d->warp_size = (int)sqlite3_column_int64(s, 9);
         d->regs_per_sm = (int)sqlite3_column_int64(s, 10);
         d->smem_per_sm = sqlite3_column_int64(s, 11);
@@ -882,6 +881,41 @@ static int read_copies(struct sq *q, int memcpy_, int memset_, int nsys)
     if (memset_)
         TP_TRY(copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, nsys));
     return TP_OK;
+}
+
+/* What both exports read after their kernels, in this order: the calls
+ * (the kernels scope them), the NVTX ranges (the kept calls scope them),
+ * copies and sets, devices (NULL stages: the export lacks the table). */
+struct after_kernels {
+    int (*calls)(struct sq *q);
+    int (*nvtx)(struct sq *q);
+    int (*devices)(struct sq *q);
+    int memcpy_, memset_, nsys;
+};
+
+static int read_after_kernels(struct sq *q, const struct after_kernels *a)
+{
+    TP_TRY(begin_scope(q));
+    if (a->calls)
+        TP_TRY(a->calls(q));
+    if (a->nvtx) {
+        TP_TRY(scope_launches(q));
+        TP_TRY(a->nvtx(q));
+    }
+    TP_TRY(read_copies(q, a->memcpy_, a->memset_, a->nsys));
+    if (a->devices)
+        TP_TRY(a->devices(q));
+    /* blocks per SM and est. achieved occupancy as kineto computes them:
+     * from the device properties nvprof's dump keeps; nsys's export has
+     * neither, and its devices give the estimate what it needs */
+    tp_occ_fill_store(q->st);
+    return TP_OK;
+}
+
+static int nvprof_calls(struct sq *q)
+{
+    TP_TRY(nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME));
+    return nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER);
 }
 
 static int ingest_nvprof(struct sq *q)
@@ -904,18 +938,8 @@ static int ingest_nvprof(struct sq *q)
     TP_TRY(nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"));
     if (kernel)
         TP_TRY(nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL"));
-    TP_TRY(begin_scope(q));
-    TP_TRY(nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME));
-    TP_TRY(nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER));
-    TP_TRY(scope_launches(q));
-    TP_TRY(nvprof_markers(q));
-    TP_TRY(read_copies(q, memcpy_, memset_, 0));
-    if (device)
-        TP_TRY(nvprof_devices(q));
-    /* blocks per SM and est. achieved occupancy as kineto computes them
-     * (the dump keeps the device properties they need) */
-    tp_occ_fill_store(q->st);
-    return TP_OK;
+    const struct after_kernels a = { nvprof_calls, nvprof_markers, device ? nvprof_devices : NULL, memcpy_, memset_, 0 };
+    return read_after_kernels(q, &a);
 }
 
 /* ---- nsys ---------------------------------------------------------------- */
@@ -1061,15 +1085,11 @@ static int nsys_devices(struct sq *q)
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
         const char *nm = (const char *)sqlite3_column_text(s, 1);
-        if ((rc = add_device(q, (int32_t)sqlite3_column_int64(s, 0), nm ? intern_c(q, nm) : 0,
-                             sqlite3_column_int64(s, 2), (int)sqlite3_column_int64(s, 3),
-                             (int)sqlite3_column_int64(s, 4), (int)sqlite3_column_int64(s, 5),
-                             (int)sqlite3_column_int64(s, 6), (int)sqlite3_column_int64(s, 7),
-                             sqlite3_column_int64(s, 8)))) {
+        struct tp_device *d = add_device(q, s, nm ? intern_c(q, nm) : 0);
+        if (!d) {
             sqlite3_finalize(s);
-            return rc;
+            return nomem(q);
         }
-        struct tp_device *d = &q->st->devices[q->st->ndevices - 1];
         if (sqlite3_column_int64(s, 9) > 0)
             d->warp_size = (int)sqlite3_column_int64(s, 9);
         d->max_threads_per_sm = (int)sqlite3_column_int64(s, 10) * d->warp_size;
@@ -1093,19 +1113,9 @@ static int ingest_nsys(struct sq *q)
         return schema_error(q);
     TP_TRY(load_strings(q, "StringIds", "id"));
     TP_TRY(nsys_kernels(q));
-    TP_TRY(begin_scope(q));
-    if (runtime)
-        TP_TRY(nsys_runtime(q));
-    if (nvtx) {
-        TP_TRY(scope_launches(q));
-        TP_TRY(nsys_nvtx(q));
-    }
-    TP_TRY(read_copies(q, memcpy_, memset_, 1));
-    if (gpus)
-        TP_TRY(nsys_devices(q));
-    /* the export has no blocks per SM or occupancy: kineto's estimate */
-    tp_occ_fill_store(q->st);
-    return TP_OK;
+    const struct after_kernels a = { runtime ? nsys_runtime : NULL, nvtx ? nsys_nvtx : NULL,
+                                     gpus ? nsys_devices : NULL, memcpy_, memset_, 1 };
+    return read_after_kernels(q, &a);
 }
 
 /* ---- entry --------------------------------------------------------------- */

@@ -4,8 +4,6 @@
 #define TPROF_SQLITE_CHECK_H
 
 #include <sqlite3.h>
-#include <stdint.h>
-#include <string.h>
 
 /* 1: the table's b-tree, its indexes' b-trees and its rows passed checks at
  * least as strict as those of PRAGMA quick_check(table), so quick_check
@@ -17,28 +15,5 @@
  * or SQLITE_NULL set for each storage class the column holds in some row
  * (the rowid alias holds integers), malloc'd for the caller to free. */
 int tp_sqlite_fast_check(sqlite3 *db, const char *table, unsigned char **types, int *ncol);
-
-/* memcmp(a, b, n) == 0 for the short record headers of a table's rows (8
- * to 40 bytes, compared tens of millions of times): 8 bytes a load, the
- * last word overlapping, no call. */
-static inline int tp_sqlite_same_bytes(const unsigned char *a, const unsigned char *b, size_t n)
-{
-    uint64_t x, y;
-    if (n < 8) {
-        for (size_t i = 0; i < n; i++)
-            if (a[i] != b[i])
-                return 0;
-        return 1;
-    }
-    for (size_t i = 0; i + 8 <= n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        if (x != y)
-            return 0;
-    }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return x == y;
-}
 
 #endif

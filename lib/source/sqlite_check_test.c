@@ -13,14 +13,6 @@
 
 static char dir[256];
 
-static void exec(sqlite3 *db, const char *sql)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        printf("# %s: %s\n", sql, msg ? msg : "?");
-    sqlite3_free(msg);
-}
-
 /* Tables like nvprof's (AUTOINCREMENT ids, NOT NULL integers, a blob, an
  * index, strings long enough for overflow pages in the table and its
  * UNIQUE index) and like nsys's (nullable columns, text). */
@@ -29,7 +21,7 @@ static void make(const char *path)
     sqlite3 *db;
     unlink(path);
     sqlite3_open(path, &db);
-    exec(db, "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE);"
+    sql_exec(db, "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE);"
              "CREATE TABLE RUNTIME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cbid INT NOT NULL, start INT NOT NULL,"
              " end INT NOT NULL, correlationId INT NOT NULL, objectId BLOB NOT NULL);"
              "CREATE INDEX RUNTIME_corr ON RUNTIME(correlationId);"
@@ -206,7 +198,7 @@ int main(void)
      * passes, the check (stricter) leaves it to quick_check */
     sqlite3 *w;
     sqlite3_open(p, &w);
-    exec(w, "UPDATE RUNTIME SET start = 2.5 WHERE _id_ = 4000");
+    sql_exec(w, "UPDATE RUNTIME SET start = 2.5 WHERE _id_ = 4000");
     sqlite3_close(w);
     tp_sqlite_open(&in, p, &err);
     CHECK_INT("sqlite_check.real_vouched", tp_sqlite_fast_check(in.db, "RUNTIME", NULL, NULL), 1);
@@ -215,7 +207,7 @@ int main(void)
     CHECK_INT("sqlite_check.real_not_sound", sound, 0);
     tp_sqlite_close(&in);
     sqlite3_open(p, &w);
-    exec(w, "UPDATE RUNTIME SET start = 'abc' WHERE _id_ = 4000");
+    sql_exec(w, "UPDATE RUNTIME SET start = 'abc' WHERE _id_ = 4000");
     sqlite3_close(w);
     tp_sqlite_open(&in, p, &err);
     CHECK_INT("sqlite_check.text_left_to_quick_check", tp_sqlite_fast_check(in.db, "RUNTIME", NULL, NULL), 0);
@@ -225,7 +217,7 @@ int main(void)
     /* a NULL in a NOT NULL column (the schema changed under the rows):
      * not vouched for, quick_check names it */
     sqlite3_open(p, &w);
-    exec(w, "CREATE TABLE N(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, a INT); INSERT INTO N(a) VALUES (1), (NULL);"
+    sql_exec(w, "CREATE TABLE N(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, a INT); INSERT INTO N(a) VALUES (1), (NULL);"
             "PRAGMA writable_schema = ON;"
             "UPDATE sqlite_master SET sql = 'CREATE TABLE N(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, a INT NOT NULL)'"
             " WHERE name = 'N';");

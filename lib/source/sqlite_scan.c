@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "sqlite_check.h"
+#include "sqlite_page.h"
 #include "sqlite_scan.h"
 
 enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 20, HEADERS = 8, HMAX = 64, MAX_WANT = 32 };
@@ -36,8 +36,10 @@ struct scan {
     size_t covf;
     int64_t woff;
     size_t wlen;
-    uint32_t *cur, *next;              /* a level's pages in key order */
-    size_t ncur, nnext, ccur, cnext;
+    uint32_t *pages;                   /* the tree a level after another, each in key order */
+    size_t npages, cpages;
+    uint32_t *cur;                     /* the leaves: the last level */
+    size_t ncur;
     int ncol, alias;                   /* alias: the record field of the rowid alias */
     int *slot;                         /* record field -> index in cols, or -1 */
     int nwant;
@@ -45,44 +47,6 @@ struct scan {
     struct hdr seen[HEADERS], scratch;
     unsigned last, next_seen;
 };
-
-static uint32_t get2(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 8 | p[1];
-}
-
-static uint32_t get4(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static int varint(const unsigned char *p, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (int i = 0; i < 8; i++) {
-        x = x << 7 | (p[i] & 0x7f);
-        if (!(p[i] & 0x80)) {
-            *v = x;
-            return i + 1;
-        }
-    }
-    *v = x << 8 | p[8];
-    return 9;
-}
-
-static int64_t int_of(sqlite3 *db, const char *sql, const char *arg)
-{
-    sqlite3_stmt *s;
-    int64_t v = -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return -1;
-    if (arg)
-        sqlite3_bind_text(s, 1, arg, -1, SQLITE_STATIC);
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER)
-        v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return v;
-}
 
 /* Record fields of the columns wanted; cols[0] the rowid alias.  -1 when
  * the table is not one this models (hidden columns, another key), -2 out
@@ -140,26 +104,17 @@ static int map_columns(struct scan *s, sqlite3 *db, const char *table, const cha
 /* -1: not a file or table this models; -2: out of memory. */
 static int setup(struct scan *s, sqlite3 *db, const char *table, const char *const *cols, uint32_t *root)
 {
-    const char *file = sqlite3_db_filename(db, "main");
-    if (!file || !sqlite3_uri_boolean(file, "immutable", 0) || sqlite3_db_readonly(db, "main") != 1 ||
-        sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &s->f) != SQLITE_OK || !s->f || !s->f->pMethods)
+    struct tp_sq_file pf;
+    if (tp_sq_file_open(db, table, &pf) < 0)
         return -1;
-    if (int_of(db, "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND name = ?1 AND type = 'table' "
-               "AND wr = 0 AND strict = 0", table) != 1)
+    s->f = pf.f;
+    s->psize = pf.psize;
+    s->usable = pf.usable;
+    s->npage = pf.npage;
+    int64_t rp = tp_sq_int_of(db, "SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = ?1", table);
+    /* tp_sq_get4(h + 56): the text encoding, 1 for UTF-8 (what a text value's bytes are) */
+    if (tp_sq_get4(pf.h + 56) != 1 || rp <= 0 || rp > s->npage)
         return -1;
-    unsigned char h[100];
-    if (s->f->pMethods->xRead(s->f, h, sizeof h, 0) != SQLITE_OK)
-        return -1;
-    s->psize = get2(h + 16) == 1 ? 65536 : get2(h + 16);
-    s->usable = s->psize - h[20];
-    int64_t npage = int_of(db, "PRAGMA main.page_count", NULL);
-    int64_t rp = int_of(db, "SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = ?1", table);
-    /* get4(h + 56): the text encoding, 1 for UTF-8 (what a text value's bytes are) */
-    if (s->psize < 512 || (s->psize & (s->psize - 1)) || s->usable < 480 || get4(h + 56) != 1 ||
-        int_of(db, "PRAGMA main.page_size", NULL) != s->psize || npage <= 0 || npage > UINT32_MAX - 1 || rp <= 0 ||
-        rp > npage)
-        return -1;
-    s->npage = (uint32_t)npage;
     *root = (uint32_t)rp;
     s->win = malloc(WINDOW + SLACK);
     s->page = malloc((size_t)s->psize + SLACK);
@@ -176,52 +131,48 @@ static int read_at(struct scan *s, unsigned char *buf, size_t n, uint32_t pgno)
 
 static int push(struct scan *s, uint32_t pgno)
 {
-    if (pgno == 0 || pgno > s->npage || s->nnext >= s->npage)
+    if (pgno == 0 || pgno > s->npage || s->npages >= s->npage)
         return -1;
-    if (s->nnext == s->cnext) {
-        size_t nc = s->cnext ? s->cnext * 2 : 256;
-        void *p = realloc(s->next, nc * sizeof *s->next);
+    if (s->npages == s->cpages) {
+        size_t nc = s->cpages ? s->cpages * 2 : 256;
+        void *p = realloc(s->pages, nc * sizeof *s->pages);
         if (!p)
             return -2;
-        s->next = p;
-        s->cnext = nc;
+        s->pages = p;
+        s->cpages = nc;
     }
-    s->next[s->nnext++] = pgno;
+    s->pages[s->npages++] = pgno;
     return 0;
 }
 
-/* The table's leaves in key order into s->cur: -1 broken, -2 out of memory. */
+/* The table's leaves in key order into s->cur: -1 broken, -2 out of memory.
+ * Each level's children are appended after it: the level [lo, hi) of
+ * s->pages gives [hi, npages). */
 static int find_leaves(struct scan *s, uint32_t root)
 {
-    s->nnext = 0;
     int e = push(s, root);
-    for (int level = 0; !e; level++) {
-        uint32_t *t = s->cur;
-        size_t cap = s->ccur;
-        s->cur = s->next;
-        s->ccur = s->cnext;
-        s->ncur = s->nnext;
-        s->next = t;
-        s->cnext = cap;
-        s->nnext = 0;
-        if (level >= MAX_LEVELS)
+    for (size_t lo = 0, hi = s->npages, level = 0; !e; lo = hi, hi = s->npages, level++) {
+        if (level >= MAX_LEVELS || lo == hi)
             return -1;
-        for (size_t i = 0; i < s->ncur && !e; i++) {
-            uint32_t pgno = s->cur[i], hdr = pgno == 1 ? 100 : 0;
+        for (size_t i = lo; i < hi && !e; i++) {
+            uint32_t pgno = s->pages[i], hdr = pgno == 1 ? 100 : 0;
             if (read_at(s, s->page, s->psize, pgno) < 0)
                 return -1;
             const unsigned char *d = s->page + hdr;
-            if (d[0] == 13 && i == 0)
-                return 0;                  /* this level is the leaves (each is tested when read) */
-            uint32_t ncell = get2(d + 3);
+            if (d[0] == 13 && i == lo) {
+                s->cur = s->pages + lo;    /* this level is the leaves (each is tested when read) */
+                s->ncur = hi - lo;
+                return 0;
+            }
+            uint32_t ncell = tp_sq_get2(d + 3);
             if (d[0] != 5 || hdr + 12 + 2 * ncell > s->usable)
                 return -1;
             for (uint32_t c = 0; c < ncell && !e; c++) {
-                uint32_t pc = get2(d + 12 + 2 * c);
-                e = pc + 4 > s->usable ? -1 : push(s, get4(s->page + pc));
+                uint32_t pc = tp_sq_get2(d + 12 + 2 * c);
+                e = pc + 4 > s->usable ? -1 : push(s, tp_sq_get4(s->page + pc));
             }
             if (!e)
-                e = push(s, get4(d + 8));
+                e = push(s, tp_sq_get4(d + 8));
         }
     }
     return e;
@@ -273,7 +224,7 @@ static const unsigned char *gather(struct scan *s, const unsigned char *local, u
         uint64_t take = npayload - have < s->usable - 4 ? npayload - have : s->usable - 4;
         memcpy(s->ovf + have, s->page + 4, take);
         have += take;
-        pgno = get4(s->page);
+        pgno = tp_sq_get4(s->page);
     }
     return s->ovf;
 }
@@ -284,11 +235,11 @@ static int64_t be_int(const unsigned char *p, uint64_t t)
 {
     switch (t) {
     case 1: return (int8_t)p[0];
-    case 2: return (int16_t)get2(p);
-    case 3: return (int32_t)(get4(p) & 0xffffff00) >> 8;
-    case 4: return (int32_t)get4(p);
-    case 5: return (int64_t)(((uint64_t)get2(p) << 48 | (uint64_t)get4(p + 2) << 16)) >> 16;
-    default: return (int64_t)((uint64_t)get4(p) << 32 | get4(p + 4));
+    case 2: return (int16_t)tp_sq_get2(p);
+    case 3: return (int32_t)(tp_sq_get4(p) & 0xffffff00) >> 8;
+    case 4: return (int32_t)tp_sq_get4(p);
+    case 5: return (int64_t)(((uint64_t)tp_sq_get2(p) << 48 | (uint64_t)tp_sq_get4(p + 2) << 16)) >> 16;
+    default: return (int64_t)((uint64_t)tp_sq_get4(p) << 32 | tp_sq_get4(p + 4));
     }
 }
 
@@ -305,7 +256,7 @@ static int parse_header(struct scan *s, const unsigned char *rec, uint64_t hsize
         if (rec[pos] < 0x80)
             t = rec[pos++];
         else
-            pos += (uint64_t)varint(rec + pos, &t);
+            pos += (uint64_t)tp_sq_varint(rec + pos, &t);
         if (t == 10 || t == 11)
             return -1;
         uint64_t size = t < 12 ? len[t] : (t - 12) / 2;
@@ -348,13 +299,13 @@ static void set_val(struct tp_sq_val *v, uint64_t t, const unsigned char *p)
 static const struct hdr *header(struct scan *s, const unsigned char *rec, uint64_t npayload)
 {
     uint64_t hsize;
-    int n = varint(rec, &hsize);
+    int n = tp_sq_varint(rec, &hsize);
     if (hsize < (uint64_t)n || hsize > npayload)
         return NULL;
     struct hdr *h = NULL;
     for (int i = 0; i < HEADERS && !h; i++) {
         struct hdr *c = &s->seen[(s->last + i) % HEADERS];
-        if (c->hsize == hsize && tp_sqlite_same_bytes(c->h, rec, hsize)) {
+        if (c->hsize == hsize && tp_sq_same_bytes(c->h, rec, hsize)) {
             h = c;
             s->last = (s->last + i) % HEADERS;
         }
@@ -395,16 +346,16 @@ static int scan_leaves(struct scan *s, const struct tp_sq_scan *how, int64_t *ro
             return TP_SQ_BROKEN;
         uint32_t hdr = s->cur[i] == 1 ? 100 : 0;
         const unsigned char *d = page + hdr;
-        uint32_t ncell = get2(d + 3);
+        uint32_t ncell = tp_sq_get2(d + 3);
         if (d[0] != 13 || hdr + 8 + 2 * ncell > usable)
             return TP_SQ_BROKEN;
         for (uint32_t c = 0; c < ncell; c++) {
-            uint32_t pc = get2(d + 8 + 2 * c);
+            uint32_t pc = tp_sq_get2(d + 8 + 2 * c);
             if (pc + 4 > usable)
                 return TP_SQ_BROKEN;
             uint64_t npayload, key;
-            uint32_t at = pc + (uint32_t)varint(page + pc, &npayload);
-            at += (uint32_t)varint(page + at, &key);
+            uint32_t at = pc + (uint32_t)tp_sq_varint(page + pc, &npayload);
+            at += (uint32_t)tp_sq_varint(page + at, &key);
             uint32_t nlocal = npayload <= maxlocal ? (uint32_t)npayload : 0;
             if (npayload > maxlocal) {
                 uint32_t surplus = minlocal + (uint32_t)((npayload - minlocal) % (usable - 4));
@@ -417,7 +368,7 @@ static int scan_leaves(struct scan *s, const struct tp_sq_scan *how, int64_t *ro
             const unsigned char *rec = page + at;
             if (npayload > nlocal) {
                 int oom = 0;
-                rec = gather(s, rec, nlocal, npayload, get4(rec + nlocal), &oom);
+                rec = gather(s, rec, nlocal, npayload, tp_sq_get4(rec + nlocal), &oom);
                 if (!rec)
                     return oom ? TP_SQ_NOMEM : TP_SQ_BROKEN;
                 /* the page buffer held the chain: the leaf is in the window still */
@@ -458,8 +409,7 @@ int tp_sqlite_scan(sqlite3 *db, const char *table, const struct tp_sq_scan *how,
     free(s.win);
     free(s.page);
     free(s.ovf);
-    free(s.cur);
-    free(s.next);
+    free(s.pages);
     free(s.slot);
     free(s.vals);
     return rc;

@@ -1,11 +1,22 @@
-/* sqlite_scan_cmp.h — for the tests: whether tp_sqlite_scan reads a table
- * as SQLite's own SELECT does, value by value. */
+/* sqlite_scan_cmp.h — for the SQLite tests: whether tp_sqlite_scan reads a
+ * table as SQLite's own SELECT does, value by value; SQL run on a test's
+ * own database. */
 #ifndef TPROF_SQLITE_SCAN_CMP_H
 #define TPROF_SQLITE_SCAN_CMP_H
 
 #include <stdio.h>
 #include <string.h>
 #include "sqlite_scan.h"
+
+/* Runs sql; a failure is printed as a comment line (the checks after it
+ * then fail on what is missing). */
+static void sql_exec(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        printf("# %s: %s\n", sql, msg ? msg : "?");
+    sqlite3_free(msg);
+}
 
 struct scan_cmp {
     sqlite3_stmt *s;            /* SELECT cols FROM table ORDER BY rowid, stepped along */

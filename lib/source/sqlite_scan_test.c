@@ -12,20 +12,12 @@
 #include "sqlite_scan_cmp.h"
 #include "testing.h"
 
-static void exec(sqlite3 *db, const char *sql)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        printf("# %s: %s\n", sql, msg ? msg : "?");
-    sqlite3_free(msg);
-}
-
 static void make(const char *path)
 {
     sqlite3 *db;
     unlink(path);
     sqlite3_open(path, &db);
-    exec(db, "PRAGMA page_size = 1024;"
+    sql_exec(db, "PRAGMA page_size = 1024;"
              "CREATE TABLE T(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, a INT NOT NULL, b INT, c BLOB, d TEXT, e REAL);"
              "CREATE INDEX T_a ON T(a);"
              "CREATE TABLE E(id INTEGER PRIMARY KEY, x INT);"
