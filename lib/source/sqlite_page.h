@@ -18,9 +18,23 @@ static inline uint32_t tp_sq_get4(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* SQLite's varint: 1 to 9 bytes, big-endian 7 bits a byte, the ninth whole. */
+/* SQLite's varint: 1 to 9 bytes, big-endian 7 bits a byte, the ninth whole.
+ * The sizes, rowids and header lengths of millions of cells take 1 to 3
+ * bytes: those without the loop. */
 static inline int tp_sq_varint(const unsigned char *p, uint64_t *v)
 {
+    if (!(p[0] & 0x80)) {
+        *v = p[0];
+        return 1;
+    }
+    if (!(p[1] & 0x80)) {
+        *v = (uint64_t)(p[0] & 0x7f) << 7 | p[1];
+        return 2;
+    }
+    if (!(p[2] & 0x80)) {
+        *v = (uint64_t)(p[0] & 0x7f) << 14 | (uint64_t)(p[1] & 0x7f) << 7 | p[2];
+        return 3;
+    }
     uint64_t x = 0;
     for (int i = 0; i < 8; i++) {
         x = x << 7 | (p[i] & 0x7f);
