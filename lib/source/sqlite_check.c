@@ -30,7 +30,9 @@
 #include "sqlite_page.h"
 
 /* MAX_LEVELS: SQLite's cursors stop at 20 levels; real trees have 3 to 5 */
-enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 16, HEADERS = 8 };
+/* WINDOW: a read of 256 KiB stays in the core's L2 cache while its pages
+ * are gone through (1 MiB did not: 3 % more CPU on the 1.35 GB dump) */
+enum { WINDOW = 1 << 18, SLACK = 64, MAX_LEVELS = 16, HEADERS = 8 };
 
 /* AFF_NUM: INTEGER or NUMERIC; AFF_REAL also reads integers stored on disk
  * (SQLite's way with integral reals) back as reals */

@@ -20,7 +20,9 @@
 #include "sqlite_page.h"
 #include "sqlite_scan.h"
 
-enum { WINDOW = 1 << 20, SLACK = 64, MAX_LEVELS = 20, HEADERS = 8, HMAX = 64, MAX_WANT = 32 };
+/* WINDOW: a read of 256 KiB stays in the core's L2 cache while its pages
+ * are gone through (1 MiB did not: 3 % more CPU on the 1.35 GB dump) */
+enum { WINDOW = 1 << 18, SLACK = 64, MAX_LEVELS = 20, HEADERS = 8, HMAX = 64, MAX_WANT = 32 };
 
 struct hdr {
     uint64_t hsize, end;                /* hsize 0: unused */
