@@ -326,20 +326,13 @@ static const struct hdr *header(struct scan *s, const unsigned char *rec, uint64
     return h->end <= npayload ? h : NULL;
 }
 
-/* Value k of a record with header h. */
-static void value(struct scan *s, const struct hdr *h, const unsigned char *rec, int64_t rowid, int k)
-{
-    if (k == s->slot[s->alias]) {
-        s->vals[k] = (struct tp_sq_val){ .type = SQLITE_INTEGER, .i = rowid };   /* stored as NULL */
-        return;
-    }
-    set_val(&s->vals[k], h->type[k], rec + h->off[k]);
-}
 
 /* Every cell of every leaf, in key order. */
 static int scan_leaves(struct scan *s, const struct tp_sq_scan *how, int64_t *rows)
 {
-    int gate = how->pass ? how->gate : -1;
+    int gate = how->pass ? how->gate : -1, ka = s->slot[s->alias];
+    /* the rowid alias is stored as NULL: its value is the rowid */
+    s->vals[ka] = (struct tp_sq_val){ .type = SQLITE_INTEGER };
     uint32_t usable = s->usable, maxlocal = usable - 35, minlocal = (usable - 12) * 32 / 255 - 23;
     int64_t prev = INT64_MIN;
     for (size_t i = 0; i < s->ncur; i++) {
@@ -379,14 +372,16 @@ static int scan_leaves(struct scan *s, const struct tp_sq_scan *how, int64_t *ro
             if (!h)
                 return TP_SQ_BROKEN;
             ++*rows;
+            s->vals[ka].i = rowid;
             if (gate >= 0) {
-                value(s, h, rec, rowid, gate);
+                if (gate != ka)
+                    set_val(&s->vals[gate], h->type[gate], rec + h->off[gate]);
                 if (!how->pass(how->ctx, &s->vals[gate]))
                     continue;
             }
             for (int k = 0; k < s->nwant; k++)
-                if (k != gate)
-                    value(s, h, rec, rowid, k);
+                if (k != gate && k != ka)
+                    set_val(&s->vals[k], h->type[k], rec + h->off[k]);
             if (how->row(how->ctx, rowid, s->vals))
                 return TP_SQ_STOPPED;
         }
