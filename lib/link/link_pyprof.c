@@ -378,9 +378,7 @@ struct link_ctx {
     size_t natt, capatt;
     struct strinfo *info;        /* per NVTX string, classified on first use */
     struct tp_i64map corr;       /* correlation id -> first kernel with it */
-    int64_t *kc;                 /* or, where the kernels' ids rise: their ids in kernel order, */
-    uint32_t *kk;                /* ... the kernel of each, */
-    size_t nkc;                  /* ... how many (kc NULL: the map) */
+    int rising;                  /* or, where every kernel's id is set and they rise: krow */
     struct threads th;
 };
 
@@ -417,63 +415,54 @@ static int link_alloc(struct link_ctx *c)
     return TP_OK;
 }
 
-/* The kernels' correlation ids (none TP_NONE left out) where they rise in
- * kernel order, as nvprof and nsys number launches: a sorted array, read
- * in step with the calls' rising ids, instead of a hash map of a million
- * ids (a cache miss a kernel and a call).  0 when they do not rise (or out
- * of memory: the map then). */
+/* Where every kernel has a correlation id and they rise in kernel order, as
+ * nvprof and nsys number launches, the kernels are searched by id through
+ * krow, read in step with the calls' rising ids, instead of a hash map of a
+ * million ids (a cache miss a kernel and a call, and its memory).  0 when
+ * they do not rise: the map then. */
 static int index_rising(struct link_ctx *c)
 {
     const tp_store *st = c->st;
-    size_t nk = 0, nkc = 0;
+    size_t nk = 0;
     int64_t last = INT64_MIN;
     for (size_t i = 0; i < st->n; i++)
-        if (st->kind[i] == TP_K_KERNEL && st->correlation[i] != TP_NONE) {
-            if (st->correlation[i] <= last)
+        if (st->kind[i] == TP_K_KERNEL) {
+            if (st->correlation[i] == TP_NONE || st->correlation[i] <= last)
                 return 0;
             last = st->correlation[i];
-            nkc++;
         }
-    /* one block: the ids, then the kernels */
-    c->kc = malloc((nkc ? nkc : 1) * (sizeof *c->kc + sizeof *c->kk));
-    if (!c->kc)
-        return 0;
-    c->kk = (uint32_t *)(c->kc + (nkc ? nkc : 1));
     for (size_t i = 0; i < st->n; i++)
         if (st->kind[i] == TP_K_KERNEL) {
             c->krow[nk] = (uint32_t)i;
             c->kl[nk] = -1;
             c->knext[nk] = 0;
-            if (st->correlation[i] != TP_NONE) {
-                c->kc[c->nkc] = st->correlation[i];
-                c->kk[c->nkc++] = (uint32_t)nk;
-            }
             nk++;
         }
+    c->rising = 1;
     return 1;
 }
 
-/* The first index of a (n rising ids) whose id is >= v, searched from
+/* The first kernel (n of them, ids rising) whose id is >= v, searched from
  * hint, the answer for the call before (calls come in rising ids too). */
-static size_t lower_bound(const int64_t *a, size_t n, int64_t v, size_t hint)
+static size_t lower_bound(const int64_t *corr, const uint32_t *krow, size_t n, int64_t v, size_t hint)
 {
     size_t lo = 0, hi = n;
-    if (hint < n && a[hint] < v) {
+    if (hint < n && corr[krow[hint]] < v) {
         size_t b = 1;
         lo = hint + 1;
-        while (hint + b < n && a[hint + b] < v) {
+        while (hint + b < n && corr[krow[hint + b]] < v) {
             lo = hint + b + 1;
             b *= 2;
         }
         hi = hint + b < n ? hint + b : n;
     } else if (hint <= n) {
-        if (hint == 0 || a[hint - 1] < v)
+        if (hint == 0 || corr[krow[hint - 1]] < v)
             return hint;
         hi = hint;
     }
     while (lo < hi) {
         size_t m = lo + (hi - lo) / 2;
-        if (a[m] < v)
+        if (corr[krow[m]] < v)
             lo = m + 1;
         else
             hi = m;
@@ -484,11 +473,12 @@ static size_t lower_bound(const int64_t *a, size_t n, int64_t v, size_t hint)
 /* The first kernel with correlation id corr, or -1; *hint: see lower_bound. */
 static int64_t kernel_of(const struct link_ctx *c, int64_t corr, size_t *hint)
 {
-    if (!c->kc)
+    if (!c->rising)
         return tp_i64map_get(&c->corr, corr);
-    size_t i = lower_bound(c->kc, c->nkc, corr, *hint);
+    const int64_t *kc = c->st->correlation;
+    size_t i = lower_bound(kc, c->krow, c->nk, corr, *hint);
     *hint = i;
-    return i < c->nkc && c->kc[i] == corr ? (int64_t)c->kk[i] : -1;
+    return i < c->nk && kc[c->krow[i]] == corr ? (int64_t)i : -1;
 }
 
 /* Kernels by correlation id.  Several kernels may share an id (a chain
@@ -528,7 +518,7 @@ static int find_launches(struct link_ctx *c)
 {
     const tp_store *st = c->st;
     size_t hint = 0;
-    for (size_t i = 0; i < st->n && (c->kc ? c->nkc : c->corr.n); i++) {
+    for (size_t i = 0; i < st->n && (c->rising ? c->nk : c->corr.n); i++) {
         if ((st->kind[i] != TP_K_RUNTIME && st->kind[i] != TP_K_DRIVER) || st->correlation[i] == TP_NONE)
             continue;
         int64_t k = kernel_of(c, st->correlation[i], &hint);
@@ -1139,9 +1129,6 @@ static void free_sweep(struct link_ctx *c)
     free(c->rth);
     free(c->rg2);
     tp_i64map_free(&c->corr);
-    free(c->kc);
-    c->kc = NULL;
-    c->kk = NULL;
     c->knext = NULL;
     c->ln = c->ln2 = NULL;
     c->rth = NULL;
