@@ -159,7 +159,7 @@ static void fuzz(const char *name, const char *src, const char *const *names, in
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/tprof-sqlite-check-test-XXXXXX");
+    snprintf(dir, sizeof dir, "/tmp/tprof-test-sqlite-check-XXXXXX");
     if (!mkdtemp(dir)) {
         SKIP("sqlite_check", "no temporary folder");
         return 0;

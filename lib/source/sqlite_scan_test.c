@@ -77,7 +77,7 @@ static int64_t count_sql(sqlite3 *db, const char *sql)
 
 int main(void)
 {
-    char dir[] = "/tmp/tprof-sqlite-scan-test-XXXXXX", p[300];
+    char dir[] = "/tmp/tprof-test-sqlite-scan-XXXXXX", p[300];
     if (!mkdtemp(dir)) {
         SKIP("sqlite_scan", "no temporary folder");
         return 0;
