@@ -938,7 +938,8 @@ static int ingest_nvprof(struct sq *q)
     TP_TRY(nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"));
     if (kernel)
         TP_TRY(nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL"));
-    const struct after_kernels a = { nvprof_calls, nvprof_markers, device ? nvprof_devices : NULL, memcpy_, memset_, 0 };
+    const struct after_kernels a = { nvprof_calls, nvprof_markers, device ? nvprof_devices : NULL,
+                                     memcpy_, memset_, 0 };
     return read_after_kernels(q, &a);
 }
 

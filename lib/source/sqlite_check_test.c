@@ -18,25 +18,22 @@ static char dir[256];
  * UNIQUE index) and like nsys's (nullable columns, text). */
 static void make(const char *path)
 {
-    sqlite3 *db;
-    unlink(path);
-    sqlite3_open(path, &db);
-    sql_exec(db, "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE);"
-             "CREATE TABLE RUNTIME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cbid INT NOT NULL, start INT NOT NULL,"
-             " end INT NOT NULL, correlationId INT NOT NULL, objectId BLOB NOT NULL);"
-             "CREATE INDEX RUNTIME_corr ON RUNTIME(correlationId);"
-             "CREATE TABLE EVENTS(id INTEGER PRIMARY KEY, start INT, text TEXT, v REAL);"
-             "BEGIN;"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)"
-             " INSERT INTO StringTable(value) SELECT printf('%d%.*c', i, i * 97, 'x') FROM n;"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
-             " INSERT INTO RUNTIME(cbid, start, end, correlationId, objectId)"
-             " SELECT i % 300, 1600000000000000000 + i * 1000, 1600000000000000000 + i * 1000 + 500, i * 7,"
-             " randomblob(12) FROM n;"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
-             " INSERT INTO EVENTS(start, text, v) SELECT CASE WHEN i % 5 THEN i END, 'range ' || i, i * 0.5 FROM n;"
-             "COMMIT;");
-    sqlite3_close(db);
+    sql_make(path, "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE);"
+                   "CREATE TABLE RUNTIME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cbid INT NOT NULL, start INT NOT NULL,"
+                   " end INT NOT NULL, correlationId INT NOT NULL, objectId BLOB NOT NULL);"
+                   "CREATE INDEX RUNTIME_corr ON RUNTIME(correlationId);"
+                   "CREATE TABLE EVENTS(id INTEGER PRIMARY KEY, start INT, text TEXT, v REAL);"
+                   "BEGIN;"
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)"
+                   " INSERT INTO StringTable(value) SELECT printf('%d%.*c', i, i * 97, 'x') FROM n;"
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
+                   " INSERT INTO RUNTIME(cbid, start, end, correlationId, objectId)"
+                   " SELECT i % 300, 1600000000000000000 + i * 1000, 1600000000000000000 + i * 1000 + 500, i * 7,"
+                   " randomblob(12) FROM n;"
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+                   " INSERT INTO EVENTS(start, text, v)"
+                   " SELECT CASE WHEN i % 5 THEN i END, 'range ' || i, i * 0.5 FROM n;"
+                   "COMMIT;");
 }
 
 static const char *const tables[] = { "StringTable", "RUNTIME", "EVENTS", NULL };

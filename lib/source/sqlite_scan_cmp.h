@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "sqlite_scan.h"
 
 /* Runs sql; a failure is printed as a comment line (the checks after it
@@ -16,6 +17,16 @@ static void sql_exec(sqlite3 *db, const char *sql)
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
         printf("# %s: %s\n", sql, msg ? msg : "?");
     sqlite3_free(msg);
+}
+
+/* A new database at path (any file there first removed) made by sql. */
+static void sql_make(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    unlink(path);
+    sqlite3_open(path, &db);
+    sql_exec(db, sql);
+    sqlite3_close(db);
 }
 
 struct scan_cmp {

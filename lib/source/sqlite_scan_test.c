@@ -14,29 +14,26 @@
 
 static void make(const char *path)
 {
-    sqlite3 *db;
-    unlink(path);
-    sqlite3_open(path, &db);
-    sql_exec(db, "PRAGMA page_size = 1024;"
-             "CREATE TABLE T(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, a INT NOT NULL, b INT, c BLOB, d TEXT, e REAL);"
-             "CREATE INDEX T_a ON T(a);"
-             "CREATE TABLE E(id INTEGER PRIMARY KEY, x INT);"
-             "INSERT INTO E(x) VALUES (1), (2);"
-             "CREATE TABLE edge(v INT);"
-             "INSERT INTO edge VALUES (0), (1), (-1), (127), (-128), (128), (-129), (32767), (-32768), (32768),"
-             " (8388607), (-8388608), (8388608), (2147483647), (-2147483648), (2147483648), (140737488355327),"
-             " (-140737488355328), (140737488355328), (9223372036854775807), (-9223372036854775807 - 1);"
-             "BEGIN;"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)"
-             " INSERT INTO T(a, b, c, d, e) SELECT (SELECT v FROM edge WHERE edge.rowid = 1 + i % 21),"
-             " CASE WHEN i % 5 THEN i * 3 - 7000 END,"
-             " CASE WHEN i % 997 = 0 THEN randomblob(9000) WHEN i % 11 THEN randomblob(i % 20) END,"
-             " CASE WHEN i % 1499 = 0 THEN printf('%.*c', 7000, 'y') ELSE 'text ' || i END, i * 0.5 FROM n;"
-             "COMMIT;"
-             "DELETE FROM T WHERE _id_ BETWEEN 2000 AND 9000 OR _id_ % 13 = 0;"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
-             " INSERT INTO T(a, b, c, d, e) SELECT -i, i, randomblob(i % 7), 'late ' || i, i / 3.0 FROM n;");
-    sqlite3_close(db);
+    sql_make(path, "PRAGMA page_size = 1024;"
+                   "CREATE TABLE T(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, a INT NOT NULL, b INT, c BLOB, d TEXT,"
+                   " e REAL);"
+                   "CREATE INDEX T_a ON T(a);"
+                   "CREATE TABLE E(id INTEGER PRIMARY KEY, x INT);"
+                   "INSERT INTO E(x) VALUES (1), (2);"
+                   "CREATE TABLE edge(v INT);"
+                   "INSERT INTO edge VALUES (0), (1), (-1), (127), (-128), (128), (-129), (32767), (-32768), (32768),"
+                   " (8388607), (-8388608), (8388608), (2147483647), (-2147483648), (2147483648), (140737488355327),"
+                   " (-140737488355328), (140737488355328), (9223372036854775807), (-9223372036854775807 - 1);"
+                   "BEGIN;"
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)"
+                   " INSERT INTO T(a, b, c, d, e) SELECT (SELECT v FROM edge WHERE edge.rowid = 1 + i % 21),"
+                   " CASE WHEN i % 5 THEN i * 3 - 7000 END,"
+                   " CASE WHEN i % 997 = 0 THEN randomblob(9000) WHEN i % 11 THEN randomblob(i % 20) END,"
+                   " CASE WHEN i % 1499 = 0 THEN printf('%.*c', 7000, 'y') ELSE 'text ' || i END, i * 0.5 FROM n;"
+                   "COMMIT;"
+                   "DELETE FROM T WHERE _id_ BETWEEN 2000 AND 9000 OR _id_ % 13 = 0;"
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
+                   " INSERT INTO T(a, b, c, d, e) SELECT -i, i, randomblob(i % 7), 'late ' || i, i / 3.0 FROM n;");
 }
 
 struct counted {
