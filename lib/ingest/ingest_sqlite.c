@@ -5,7 +5,11 @@
  * tables, as parse.py does: StringTable means nvprof, StringIds with
  * CUPTI_ACTIVITY_KIND_KERNEL means nsys.  Each table is read with one
  * ordered scan; pairing, correlation and NVTX nesting are done in C
- * (link_pyprof.c), never with per-kernel queries.
+ * (link_pyprof.c), never with per-kernel queries.  nvprof's kernel,
+ * runtime/driver and marker tables, where the table check proved their
+ * columns, are read off their leaf pages (sqlite_scan.c) instead of
+ * through sqlite3_step; the same row function (kernel_row, call_row,
+ * marker_row) takes a row from either read.
  *
  * Rows (times in ns as stored):
  *   kernels  TP_K_KERNEL   nvprof: CONCURRENT_KERNEL (then KERNEL, the
