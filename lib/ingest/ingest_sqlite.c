@@ -5,7 +5,11 @@
  * tables, as parse.py does: StringTable means nvprof, StringIds with
  * CUPTI_ACTIVITY_KIND_KERNEL means nsys.  Each table is read with one
  * ordered scan; pairing, correlation and NVTX nesting are done in C
- * (link_pyprof.c), never with per-kernel queries.
+ * (link_pyprof.c), never with per-kernel queries.  nvprof's kernel,
+ * runtime/driver and marker tables, where the table check proved their
+ * columns, are read off their leaf pages (sqlite_scan.c) instead of
+ * through sqlite3_step; the same row function (kernel_row, call_row,
+ * marker_row) takes a row from either read.
  *
  * Rows (times in ns as stored):
  *   kernels  TP_K_KERNEL   nvprof: CONCURRENT_KERNEL (then KERNEL, the
@@ -48,6 +52,7 @@
 #include "occupancy.h"
 #include "pyprof.h"
 #include "sqlite_open.h"
+#include "sqlite_scan.h"
 #include "try.h"
 
 struct sq {
@@ -219,20 +224,47 @@ static int bad_types(struct sq *q, const char *table, sqlite3_stmt *s, const cha
 
 /* A string id column that points at no string: an event row is malformed
  * (left out, counted); a device keeps its properties without a name (noted). */
-static int dangling(struct sq *q, const char *table, sqlite3_stmt *s, int col, int64_t rowid)
+static int dangling_id(struct sq *q, const char *table, const char *col, int64_t id, int64_t rowid)
 {
-    int64_t id = sqlite3_column_int64(s, col);
     if (id >= 0 && id < q->nstr && q->strmap[id])
         return 0;
     int event = strcmp(table, "CUPTI_ACTIVITY_KIND_DEVICE") != 0;
     char reason[96];
-    snprintf(reason, sizeof reason, "%s.%s: string id not in %s%s", table, sqlite3_column_name(s, col),
+    snprintf(reason, sizeof reason, "%s.%s: string id not in %s%s", table, col,
              q->st->format == TP_SRC_NVPROF_SQLITE ? "StringTable" : "StringIds", event ? "" : " (no name)");
     if (event)
         tp_store_bad_row(q->st, reason, rowid);
     else
         tp_store_skip_row(q->st, reason, rowid);
     return event;
+}
+
+static int dangling(struct sq *q, const char *table, sqlite3_stmt *s, int col, int64_t rowid)
+{
+    return dangling_id(q, table, sqlite3_column_name(s, col), sqlite3_column_int64(s, col), rowid);
+}
+
+/* A checked row of a statement as the values a scan passes (sqlite_scan.h):
+ * one row function serves both reads. */
+static void row_vals(sqlite3_stmt *s, struct tp_sq_val *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        v[i].type = sqlite3_column_type(s, i);
+        v[i].i = 0;
+        v[i].p = NULL;
+        v[i].n = 0;
+        if (v[i].type == SQLITE_BLOB || v[i].type == SQLITE_TEXT) {
+            v[i].p = v[i].type == SQLITE_BLOB ? sqlite3_column_blob(s, i) : sqlite3_column_text(s, i);
+            v[i].n = sqlite3_column_bytes(s, i);
+        } else if (v[i].type != SQLITE_NULL) {
+            v[i].i = sqlite3_column_int64(s, i);
+        }
+    }
+}
+
+static int64_t val_i64(const struct tp_sq_val *v)
+{
+    return v->type == SQLITE_NULL ? TP_NONE : v->i;
 }
 
 static int64_t col_i64(sqlite3_stmt *s, int i)
@@ -347,20 +379,74 @@ static int nomem(struct sq *q)
     return tp_error_set(q->err, TP_ERR_NOMEM, "%s: out of memory", q->path);
 }
 
-static struct tp_kernel_info *add_kinfo(struct sq *q, int64_t r, sqlite3_stmt *s, int g)
+/* The kernel side table's row; g (not NULL): grid x y z, block x y z,
+ * registers, static and dynamic shared memory. */
+static struct tp_kernel_info *add_kinfo(struct sq *q, int64_t r, const struct tp_sq_val *g)
 {
     struct tp_kernel_info *ki = tp_store_add_kernel_info(q->st, (size_t)r);
     if (!ki)
         return NULL;
-    if (g >= 0) {
+    if (g) {
         for (int d = 0; d < 3; d++) {
-            ki->grid[d] = (int32_t)sqlite3_column_int64(s, g + d);
-            ki->block[d] = (int32_t)sqlite3_column_int64(s, g + 3 + d);
+            ki->grid[d] = (int32_t)g[d].i;
+            ki->block[d] = (int32_t)g[3 + d].i;
         }
-        ki->regs = (int32_t)sqlite3_column_int64(s, g + 6);
-        ki->smem = sqlite3_column_int64(s, g + 7) + sqlite3_column_int64(s, g + 8);
+        ki->regs = (int32_t)g[6].i;
+        ki->smem = g[7].i + g[8].i;
     }
     return ki;
+}
+
+/* ---- reads: a row function shared by the SQL loop and the page scan ------ */
+
+/* One table's read; row() takes a checked row (TP_OK, or an error that
+ * ends the read). */
+struct reader {
+    struct sq *q;
+    const char *table;
+    int (*row)(struct reader *r, const struct tp_sq_val *v);
+    int rc;
+    int nsys;                   /* kernels: an nsys export */
+    const char *namecol;        /* kernels: the name column */
+    enum tp_kind kind;          /* runtime or driver calls */
+    uint32_t *names;            /* calls: cbid -> name id + 1 */
+    struct marks *mk;           /* markers */
+    int filtered;               /* a SQL function in the WHERE counts the rows read (q->seen) */
+    int (*pass)(void *ctx, const struct tp_sq_val *v);   /* the scan's filter on column gate */
+    int gate;
+};
+
+static int scan_row(void *ctx, int64_t rowid, const struct tp_sq_val *v)
+{
+    struct reader *r = ctx;
+    (void)rowid;
+    r->rc = r->row(r, v);
+    return r->rc != TP_OK;
+}
+
+/* The table read by tp_sqlite_scan where the check proved the types of
+ * cols in every row (sound): 1 when it was (r->rc says how it ended, *rows
+ * the rows read), 0 when the caller reads it with SQL. */
+static int scan(struct reader *r, const char *const *cols, int sound, int64_t *rows)
+{
+    struct sq *q = r->q;
+    if (!sound)
+        return 0;
+    r->rc = TP_OK;
+    struct tp_sq_scan how = { .cols = cols, .row = scan_row, .pass = r->pass, .gate = r->gate, .ctx = r };
+    switch (tp_sqlite_scan(q->db, r->table, &how, rows)) {
+    case TP_SQ_CANNOT:
+        return 0;
+    case TP_SQ_NOMEM:
+        r->rc = nomem(q);
+        break;
+    case TP_SQ_BROKEN:
+        r->rc = tp_sqlite_rows_error(q->err, q->path, r->table, *rows, sqlite3_errstr(SQLITE_CORRUPT));
+        break;
+    default:                    /* TP_SQ_DONE, or TP_SQ_STOPPED with r->rc set */
+        break;
+    }
+    return 1;
 }
 
 static const char *copy_kind(int64_t k)
@@ -377,38 +463,63 @@ static const char *copy_kind(int64_t k)
  * deviceId, streamId, grid x y z, block x y z, registers, static and dynamic
  * shared memory; nsys adds globalPid.  nvprof's names are string ids of
  * mangled names (kname_of), nsys's plain string ids. */
-static int read_kernels(struct sq *q, const char *table, const char *sql, int nsys, int sound)
+static int kernel_row(struct reader *rd, const struct tp_sq_val *v)
 {
+    struct sq *q = rd->q;
+    int64_t id = v[0].i;
+    if (dangling_id(q, rd->table, rd->namecol, v[1].i, id))
+        return TP_OK;
+    int64_t r = tp_store_add(q->st);
+    if (r < 0 || !add_kinfo(q, r, v + 7))
+        return nomem(q);
+    tp_store *st = q->st;
+    st->kind[r] = TP_K_KERNEL;
+    st->name[r] = rd->nsys ? str_of(q, v[1].i) : kname_of(q, v[1].i);
+    st->correlation[r] = val_i64(&v[2]);
+    int64_t start = v[3].i, end = v[4].i;
+    st->ts[r] = start;
+    st->dur[r] = end > start ? end - start : 0;
+    if (end <= start)
+        tp_store_skip_row(st, "kernel end not after its start (kept, duration 0)", id);
+    st->device[r] = (int32_t)v[5].i;
+    st->stream[r] = (int32_t)v[6].i;
+    if (rd->nsys && v[16].type != SQLITE_NULL)
+        st->pid[r] = (v[16].i >> 24) & 0xFFFFFF;
+    return TP_OK;
+}
+
+/* The SQL read of a table: each row that holds what kinds says (one
+ * letter per column, bad_types; not tested again where the check proved
+ * it: sound) to rd->row, with column 0 its rowid.  *n: the rows stepped. */
+static int read_rows(struct reader *rd, const char *sql, const char *kinds, int sound, int64_t *n)
+{
+    struct sq *q = rd->q;
     sqlite3_stmt *s;
-    TP_TRY(prepare(q, table, sql, &s));
-    int rc;
-    int64_t n = 0;
+    struct tp_sq_val v[32];
+    int ncol = (int)strlen(kinds), rc;
+    TP_TRY(prepare(q, rd->table, sql, &s));
+    *n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        n++;
-        int64_t id = sqlite3_column_int64(s, 0);
-        if ((!sound && bad_types(q, table, s, nsys ? "iiniiiinnnnnnnnnn" : "iiniiiinnnnnnnnn", id)) ||
-            dangling(q, table, s, 1, id))
+        ++*n;
+        if (!sound && bad_types(q, rd->table, s, kinds, sqlite3_column_int64(s, 0)))
             continue;
-        int64_t r = tp_store_add(q->st);
-        if (r < 0 || !add_kinfo(q, r, s, 7)) {
+        row_vals(s, v, ncol);
+        if ((rc = rd->row(rd, v)) != TP_OK) {
             sqlite3_finalize(s);
-            return nomem(q);
+            return rc;
         }
-        tp_store *st = q->st;
-        st->kind[r] = TP_K_KERNEL;
-        st->name[r] = nsys ? str_of(q, sqlite3_column_int64(s, 1)) : kname_of(q, sqlite3_column_int64(s, 1));
-        st->correlation[r] = col_i64(s, 2);
-        int64_t start = sqlite3_column_int64(s, 3), end = sqlite3_column_int64(s, 4);
-        st->ts[r] = start;
-        st->dur[r] = end > start ? end - start : 0;
-        if (end <= start)
-            tp_store_skip_row(st, "kernel end not after its start (kept, duration 0)", id);
-        st->device[r] = (int32_t)sqlite3_column_int64(s, 5);
-        st->stream[r] = (int32_t)sqlite3_column_int64(s, 6);
-        if (nsys && sqlite3_column_type(s, 16) != SQLITE_NULL)
-            st->pid[r] = (sqlite3_column_int64(s, 16) >> 24) & 0xFFFFFF;
     }
-    return step_done(q, table, s, rc, n);
+    return step_done(q, rd->table, s, rc, rd->filtered ? q->seen : *n);
+}
+
+static int read_kernels(struct sq *q, const char *table, const char *sql, int nsys, int sound,
+                        const char *const *cols)
+{
+    struct reader rd = { .q = q, .table = table, .row = kernel_row, .nsys = nsys, .namecol = cols[1] };
+    int64_t n = 0;
+    if (scan(&rd, cols, sound, &n))
+        return rd.rc;
+    return read_rows(&rd, sql, nsys ? "iiniiiinnnnnnnnnn" : "iiniiiinnnnnnnnn", sound, &n);
 }
 
 static int nvprof_kernels(struct sq *q, const char *table)
@@ -424,7 +535,49 @@ static int nvprof_kernels(struct sq *q, const char *table)
              "SELECT _id_, name, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
              "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory "
              "FROM %s ORDER BY _id_", table);
-    return read_kernels(q, table, sql, 0, sound);
+    return read_kernels(q, table, sql, 0, sound, colnames);
+}
+
+/* A runtime or driver call: columns _id_, cbid, start, end, processId,
+ * threadId, correlationId. */
+static int call_row(struct reader *rd, const struct tp_sq_val *v)
+{
+    struct sq *q = rd->q;
+    if (q->scoped && !(v[6].type != SQLITE_NULL && tp_corr_set_has(&q->kcorr, v[6].i)))
+        return TP_OK;
+    int64_t r = tp_store_add(q->st);
+    if (r < 0)
+        return nomem(q);
+    tp_store *st = q->st;
+    st->kind[r] = (uint8_t)rd->kind;
+    int64_t cbid = v[1].i;
+    if (cbid >= 0 && cbid < 1024 && rd->names[cbid]) {
+        st->name[r] = rd->names[cbid] - 1;
+    } else {
+        char buf[64];
+        int len = snprintf(buf, sizeof buf, "%s cbid %lld", rd->kind == TP_K_RUNTIME ? "cuda runtime" : "cuda driver",
+                           (long long)cbid);
+        st->name[r] = tp_store_intern(st, buf, (size_t)len);
+        if (st->name[r] == UINT32_MAX)
+            return nomem(q);
+        if (cbid >= 0 && cbid < 1024)
+            rd->names[cbid] = st->name[r] + 1;
+    }
+    int64_t start = v[2].i, end = v[3].i;
+    st->ts[r] = start;
+    st->dur[r] = end > start ? end - start : 0;
+    st->pid[r] = v[4].i;
+    st->tid[r] = v[5].i & INT64_C(0xFFFFFFFF);
+    st->correlation[r] = val_i64(&v[6]);
+    return TP_OK;
+}
+
+/* The scan's filter of a scoped read of calls: the correlation id is a
+ * kernel's (call_row tests it again, for the SQL read). */
+static int kernel_call(void *ctx, const struct tp_sq_val *corr)
+{
+    const struct reader *rd = ctx;
+    return corr->type != SQLITE_NULL && tp_corr_set_has(&rd->q->kcorr, corr->i);
 }
 
 static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
@@ -437,45 +590,16 @@ static int nvprof_api(struct sq *q, const char *table, enum tp_kind kind)
     TP_TRY(check(q, table, colnames, "iiiiiin", &sound));
     snprintf(sql, sizeof sql, "SELECT %s FROM %s%s", cols, table,
              call_filter(q, where, sizeof where, "iiiiiin", 6, -1, cols, sound ? "correlationId" : NULL));
-    sqlite3_stmt *s;
-    int rc = prepare(q, table, sql, &s);
-    if (rc)
-        return rc;
     uint32_t launch = intern_c(q, "cudaLaunchKernel");
     uint32_t names[1024] = {0};      /* cbid -> name id + 1 */
+    if (kind == TP_K_RUNTIME)
+        names[211] = launch + 1;
+    struct reader rd = { .q = q, .table = table, .row = call_row, .kind = kind, .names = names,
+                         .filtered = q->scoped, .pass = q->scoped ? kernel_call : NULL, .gate = 6 };
     int64_t n = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        n++;
-        if (bad_types(q, table, s, "iiiiiin", sqlite3_column_int64(s, 0)) || !keep_call(q, s, 6))
-            continue;
-        int64_t r = tp_store_add(q->st);
-        if (r < 0) {
-            sqlite3_finalize(s);
-            return nomem(q);
-        }
-        tp_store *st = q->st;
-        st->kind[r] = (uint8_t)kind;
-        int64_t cbid = sqlite3_column_int64(s, 1);
-        if (kind == TP_K_RUNTIME && cbid == 211) {
-            st->name[r] = launch;
-        } else if (cbid >= 0 && cbid < 1024 && names[cbid]) {
-            st->name[r] = names[cbid] - 1;
-        } else {
-            char buf[64];
-            int len = snprintf(buf, sizeof buf, "%s cbid %lld", kind == TP_K_RUNTIME ? "cuda runtime" : "cuda driver",
-                               (long long)cbid);
-            st->name[r] = tp_store_intern(st, buf, (size_t)len);
-            if (cbid >= 0 && cbid < 1024)
-                names[cbid] = st->name[r] + 1;
-        }
-        int64_t start = sqlite3_column_int64(s, 2), end = sqlite3_column_int64(s, 3);
-        st->ts[r] = start;
-        st->dur[r] = end > start ? end - start : 0;
-        st->pid[r] = sqlite3_column_int64(s, 4);
-        st->tid[r] = sqlite3_column_int64(s, 5) & INT64_C(0xFFFFFFFF);
-        st->correlation[r] = col_i64(s, 6);
-    }
-    return step_done(q, table, s, rc, q->scoped ? q->seen : n);
+    if (scan(&rd, colnames, sound, &n))
+        return rd.rc;
+    return read_rows(&rd, sql, "iiiiiin", sound, &n);
 }
 
 /* The marker rows of one read: ranges paired as their rows stream by. */
@@ -554,6 +678,31 @@ static void fn_marker(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, t);
 }
 
+/* A checked marker row: columns _id_, flags, timestamp, id, objectId, name. */
+static int marker_row(struct reader *rd, const struct tp_sq_val *v)
+{
+    struct sq *q = rd->q;
+    int64_t flags = v[1].i;
+    /* an end row's name is not used (the start row's is) */
+    if (!(flags & 4) && dangling_id(q, rd->table, "name", v[5].i, v[0].i))
+        return TP_OK;
+    int t = take_marker(q, rd->mk, v[0].i, flags, v[2].i, v[3].i, v[4].p, v[4].n, v[5].i);
+    if (t <= 0)
+        return t < 0 ? nomem(q) : TP_OK;
+    /* an instantaneous mark */
+    int64_t r = tp_store_add(q->st);
+    if (r < 0)
+        return nomem(q);
+    tp_store *st = q->st;
+    st->kind[r] = TP_K_NVTX;
+    st->ph[r] = 'i';
+    st->ts[r] = v[2].i;
+    st->name[r] = str_of(q, v[5].i);
+    st->correlation[r] = v[0].i;
+    marker_thread(v[4].p, v[4].n, &st->pid[r], &st->tid[r]);
+    return TP_OK;
+}
+
 static int nvprof_markers(struct sq *q)
 {
     const char *table = "CUPTI_ACTIVITY_KIND_MARKER";
@@ -562,45 +711,38 @@ static int nvprof_markers(struct sq *q)
     static const char *const colnames[] = { "_id_", "flags", "timestamp", "id", "objectId", "name", NULL };
     struct marks mk = {0};
     TP_TRY(check(q, table, colnames, "iiiibi", &mk.sound));
-    q->marks = &mk;
-    q->seen = 0;
-    int rc = prepare(q, table, "SELECT _id_, flags, timestamp, id, objectId, name FROM CUPTI_ACTIVITY_KIND_MARKER "
-                     "WHERE tprof_marker(_id_, flags, timestamp, id, objectId, name) ORDER BY _id_", &s);
-    if (rc)
-        return rc;
+    struct reader rd = { .q = q, .table = table, .row = marker_row, .mk = &mk };
     struct tp_nvtx_mark *left = NULL;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int64_t flags = sqlite3_column_int64(s, 1);
-        /* an end row's name is not used (the start row's is) */
-        if (bad_types(q, table, s, "iiiibi", sqlite3_column_int64(s, 0)) ||
-            (!(flags & 4) && dangling(q, table, s, 5, sqlite3_column_int64(s, 0))))
-            continue;
-        int t = take_marker(q, &mk, sqlite3_column_int64(s, 0), flags, sqlite3_column_int64(s, 2),
-                            sqlite3_column_int64(s, 3), sqlite3_column_blob(s, 4), sqlite3_column_bytes(s, 4),
-                            sqlite3_column_int64(s, 5));
-        if (t < 0)
-            goto oom;
-        if (t == 0)
-            continue;
-        /* an instantaneous mark */
-        int64_t r = tp_store_add(q->st);
-        if (r < 0) goto oom;
-        tp_store *st = q->st;
-        st->kind[r] = TP_K_NVTX;
-        st->ph[r] = 'i';
-        st->ts[r] = sqlite3_column_int64(s, 2);
-        st->name[r] = str_of(q, sqlite3_column_int64(s, 5));
-        st->correlation[r] = sqlite3_column_int64(s, 0);
-        marker_thread(sqlite3_column_blob(s, 4), sqlite3_column_bytes(s, 4), &st->pid[r], &st->tid[r]);
-    }
-    if (mk.oom)
-        goto oom;
-    sqlite3_finalize(s);
+    int64_t n = 0;
+    int rc;
     s = NULL;
-    if (rc != SQLITE_DONE) {
-        rc = tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)q->seen,
-                          sqlite3_errmsg(q->db));
-        goto done;
+    if (scan(&rd, colnames, mk.sound, &n)) {
+        if ((rc = rd.rc) != TP_OK)
+            goto done;
+    } else {
+        q->marks = &mk;
+        q->seen = 0;
+        rc = prepare(q, table, "SELECT _id_, flags, timestamp, id, objectId, name FROM CUPTI_ACTIVITY_KIND_MARKER "
+                     "WHERE tprof_marker(_id_, flags, timestamp, id, objectId, name) ORDER BY _id_", &s);
+        if (rc)
+            goto done;
+        struct tp_sq_val v[6];
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+            if (bad_types(q, table, s, "iiiibi", sqlite3_column_int64(s, 0)))
+                continue;
+            row_vals(s, v, 6);
+            if ((rc = marker_row(&rd, v)) != TP_OK)
+                goto done;
+        }
+        if (mk.oom)
+            goto oom;
+        sqlite3_finalize(s);
+        s = NULL;
+        if (rc != SQLITE_DONE) {
+            rc = tp_error_set(q->err, TP_ERR_FORMAT, "%s: table %s: row %lld: %s", q->path, table, (long long)q->seen,
+                              sqlite3_errmsg(q->db));
+            goto done;
+        }
     }
     /* the kept ranges in their start rows' order, as they were added
      * when every start row was held until the table ended */
@@ -660,7 +802,7 @@ static int copies(struct sq *q, const char *table, int memset_, int nsys)
         if (bad_types(q, table, s, memset_ ? "iiiiinn" : "iiiiinni", sqlite3_column_int64(s, memset_ ? 7 : 8)))
             continue;
         int64_t r = tp_store_add(q->st);
-        struct tp_kernel_info *ki = r >= 0 ? add_kinfo(q, r, s, -1) : NULL;
+        struct tp_kernel_info *ki = r >= 0 ? add_kinfo(q, r, NULL) : NULL;
         if (!ki) {
             sqlite3_finalize(s);
             return nomem(q);
@@ -681,27 +823,30 @@ static int copies(struct sq *q, const char *table, int memset_, int nsys)
     return step_done(q, table, s, rc, n);
 }
 
-static int add_device(struct sq *q, int32_t id, uint32_t name, int64_t mem, int major, int minor, int sms,
-                      int tpb, int regs_blk, int64_t smem_blk)
+/* A device from a row of either export's device table whose columns are,
+ * from the first: id, name (not read: name is its string id), total memory,
+ * compute capability major and minor, SMs, threads, registers and shared
+ * memory per block.  NULL out of memory. */
+static struct tp_device *add_device(struct sq *q, sqlite3_stmt *s, uint32_t name)
 {
     tp_store *st = q->st;
     void *p = realloc(st->devices, (st->ndevices + 1) * sizeof *st->devices);
     if (!p)
-        return nomem(q);
+        return NULL;
     st->devices = p;
     struct tp_device *d = &st->devices[st->ndevices++];
     memset(d, 0, sizeof *d);
-    d->id = id;
+    d->id = (int32_t)sqlite3_column_int64(s, 0);
     d->name = name;
-    d->total_mem = mem;
-    d->major = major;
-    d->minor = minor;
-    d->num_sms = sms;
-    d->max_threads_per_block = tpb;
-    d->regs_per_block = regs_blk;
-    d->smem_per_block = smem_blk;
+    d->total_mem = sqlite3_column_int64(s, 2);
+    d->major = (int)sqlite3_column_int64(s, 3);
+    d->minor = (int)sqlite3_column_int64(s, 4);
+    d->num_sms = (int)sqlite3_column_int64(s, 5);
+    d->max_threads_per_block = (int)sqlite3_column_int64(s, 6);
+    d->regs_per_block = (int)sqlite3_column_int64(s, 7);
+    d->smem_per_block = sqlite3_column_int64(s, 8);
     d->warp_size = 32;
-    return TP_OK;
+    return d;
 }
 
 static int nvprof_devices(struct sq *q)
@@ -719,15 +864,11 @@ static int nvprof_devices(struct sq *q)
         n++;
         if (bad_types(q, table, s, "iinnnnnnnnnnn", n) || dangling(q, table, s, 1, n))
             continue;
-        if ((rc = add_device(q, (int32_t)sqlite3_column_int64(s, 0), str_of(q, sqlite3_column_int64(s, 1)),
-                             sqlite3_column_int64(s, 2), (int)sqlite3_column_int64(s, 3),
-                             (int)sqlite3_column_int64(s, 4), (int)sqlite3_column_int64(s, 5),
-                             (int)sqlite3_column_int64(s, 6), (int)sqlite3_column_int64(s, 7),
-                             sqlite3_column_int64(s, 8)))) {
+        struct tp_device *d = add_device(q, s, str_of(q, sqlite3_column_int64(s, 1)));
+        if (!d) {
             sqlite3_finalize(s);
-            return rc;
+            return nomem(q);
         }
-        struct tp_device *d = &q->st->devices[q->st->ndevices - 1];
         d->warp_size = (int)sqlite3_column_int64(s, 9);
         d->regs_per_sm = (int)sqlite3_column_int64(s, 10);
         d->smem_per_sm = sqlite3_column_int64(s, 11);
@@ -744,6 +885,41 @@ static int read_copies(struct sq *q, int memcpy_, int memset_, int nsys)
     if (memset_)
         TP_TRY(copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", 1, nsys));
     return TP_OK;
+}
+
+/* What both exports read after their kernels, in this order: the calls
+ * (the kernels scope them), the NVTX ranges (the kept calls scope them),
+ * copies and sets, devices (NULL stages: the export lacks the table). */
+struct after_kernels {
+    int (*calls)(struct sq *q);
+    int (*nvtx)(struct sq *q);
+    int (*devices)(struct sq *q);
+    int memcpy_, memset_, nsys;
+};
+
+static int read_after_kernels(struct sq *q, const struct after_kernels *a)
+{
+    TP_TRY(begin_scope(q));
+    if (a->calls)
+        TP_TRY(a->calls(q));
+    if (a->nvtx) {
+        TP_TRY(scope_launches(q));
+        TP_TRY(a->nvtx(q));
+    }
+    TP_TRY(read_copies(q, a->memcpy_, a->memset_, a->nsys));
+    if (a->devices)
+        TP_TRY(a->devices(q));
+    /* blocks per SM and est. achieved occupancy as kineto computes them:
+     * from the device properties nvprof's dump keeps; nsys's export has
+     * neither, and its devices give the estimate what it needs */
+    tp_occ_fill_store(q->st);
+    return TP_OK;
+}
+
+static int nvprof_calls(struct sq *q)
+{
+    TP_TRY(nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME));
+    return nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER);
 }
 
 static int ingest_nvprof(struct sq *q)
@@ -766,18 +942,9 @@ static int ingest_nvprof(struct sq *q)
     TP_TRY(nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"));
     if (kernel)
         TP_TRY(nvprof_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL"));
-    TP_TRY(begin_scope(q));
-    TP_TRY(nvprof_api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", TP_K_RUNTIME));
-    TP_TRY(nvprof_api(q, "CUPTI_ACTIVITY_KIND_DRIVER", TP_K_DRIVER));
-    TP_TRY(scope_launches(q));
-    TP_TRY(nvprof_markers(q));
-    TP_TRY(read_copies(q, memcpy_, memset_, 0));
-    if (device)
-        TP_TRY(nvprof_devices(q));
-    /* blocks per SM and est. achieved occupancy as kineto computes them
-     * (the dump keeps the device properties they need) */
-    tp_occ_fill_store(q->st);
-    return TP_OK;
+    const struct after_kernels a = { nvprof_calls, nvprof_markers, device ? nvprof_devices : NULL,
+                                     memcpy_, memset_, 0 };
+    return read_after_kernels(q, &a);
 }
 
 /* ---- nsys ---------------------------------------------------------------- */
@@ -794,7 +961,8 @@ static int nsys_kernels(struct sq *q)
              "SELECT rowid, %s, correlationId, start, end, deviceId, streamId, gridX, gridY, gridZ, "
              "blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, %s "
              "FROM %s ORDER BY start, rowid", name, has_column(q, table, "globalPid") ? "globalPid" : "NULL", table);
-    return read_kernels(q, table, sql, 1, 0);
+    const char *const cols[] = { "rowid", name, NULL };     /* read with SQL: ordered by start */
+    return read_kernels(q, table, sql, 1, 0, cols);
 }
 
 static int nsys_runtime(struct sq *q)
@@ -922,15 +1090,11 @@ static int nsys_devices(struct sq *q)
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         n++;
         const char *nm = (const char *)sqlite3_column_text(s, 1);
-        if ((rc = add_device(q, (int32_t)sqlite3_column_int64(s, 0), nm ? intern_c(q, nm) : 0,
-                             sqlite3_column_int64(s, 2), (int)sqlite3_column_int64(s, 3),
-                             (int)sqlite3_column_int64(s, 4), (int)sqlite3_column_int64(s, 5),
-                             (int)sqlite3_column_int64(s, 6), (int)sqlite3_column_int64(s, 7),
-                             sqlite3_column_int64(s, 8)))) {
+        struct tp_device *d = add_device(q, s, nm ? intern_c(q, nm) : 0);
+        if (!d) {
             sqlite3_finalize(s);
-            return rc;
+            return nomem(q);
         }
-        struct tp_device *d = &q->st->devices[q->st->ndevices - 1];
         if (sqlite3_column_int64(s, 9) > 0)
             d->warp_size = (int)sqlite3_column_int64(s, 9);
         d->max_threads_per_sm = (int)sqlite3_column_int64(s, 10) * d->warp_size;
@@ -954,19 +1118,9 @@ static int ingest_nsys(struct sq *q)
         return schema_error(q);
     TP_TRY(load_strings(q, "StringIds", "id"));
     TP_TRY(nsys_kernels(q));
-    TP_TRY(begin_scope(q));
-    if (runtime)
-        TP_TRY(nsys_runtime(q));
-    if (nvtx) {
-        TP_TRY(scope_launches(q));
-        TP_TRY(nsys_nvtx(q));
-    }
-    TP_TRY(read_copies(q, memcpy_, memset_, 1));
-    if (gpus)
-        TP_TRY(nsys_devices(q));
-    /* the export has no blocks per SM or occupancy: kineto's estimate */
-    tp_occ_fill_store(q->st);
-    return TP_OK;
+    const struct after_kernels a = { runtime ? nsys_runtime : NULL, nvtx ? nsys_nvtx : NULL,
+                                     gpus ? nsys_devices : NULL, memcpy_, memset_, 1 };
+    return read_after_kernels(q, &a);
 }
 
 /* ---- entry --------------------------------------------------------------- */

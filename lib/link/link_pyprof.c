@@ -248,6 +248,7 @@ static char *seq_key(const char *s)
 struct seqent {
     uint32_t id;
     char *key;
+    int owned;                   /* key is this entry's to free (not a cached one) */
 };
 
 static int cmp_seqent(const void *x, const void *y)
@@ -360,6 +361,7 @@ struct link_ctx {
     size_t natt, capatt;
     struct strinfo *info;        /* per NVTX string, classified on first use */
     struct tp_i64map corr;       /* correlation id -> first kernel with it */
+    int rising;                  /* or, where every kernel's id is set and they rise: krow */
     struct threads th;
 };
 
@@ -396,12 +398,80 @@ static int link_alloc(struct link_ctx *c)
     return TP_OK;
 }
 
+/* Where every kernel has a correlation id and they rise in kernel order, as
+ * nvprof and nsys number launches, the kernels are searched by id through
+ * krow, read in step with the calls' rising ids, instead of a hash map of a
+ * million ids (a cache miss a kernel and a call, and its memory).  0 when
+ * they do not rise: the map then. */
+static int index_rising(struct link_ctx *c)
+{
+    const tp_store *st = c->st;
+    size_t nk = 0;
+    int64_t last = INT64_MIN;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_KERNEL) {
+            if (st->correlation[i] == TP_NONE || st->correlation[i] <= last)
+                return 0;
+            last = st->correlation[i];
+        }
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_KERNEL) {
+            c->krow[nk] = (uint32_t)i;
+            c->kl[nk] = -1;
+            c->knext[nk] = 0;
+            nk++;
+        }
+    c->rising = 1;
+    return 1;
+}
+
+/* The first kernel (n of them, ids rising) whose id is >= v, searched from
+ * hint, the answer for the call before (calls come in rising ids too). */
+static size_t lower_bound(const int64_t *corr, const uint32_t *krow, size_t n, int64_t v, size_t hint)
+{
+    size_t lo = 0, hi = n;
+    if (hint < n && corr[krow[hint]] < v) {
+        size_t b = 1;
+        lo = hint + 1;
+        while (hint + b < n && corr[krow[hint + b]] < v) {
+            lo = hint + b + 1;
+            b *= 2;
+        }
+        hi = hint + b < n ? hint + b : n;
+    } else if (hint <= n) {
+        if (hint == 0 || corr[krow[hint - 1]] < v)
+            return hint;
+        hi = hint;
+    }
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (corr[krow[m]] < v)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+/* The first kernel with correlation id corr, or -1; *hint: see lower_bound. */
+static int64_t kernel_of(const struct link_ctx *c, int64_t corr, size_t *hint)
+{
+    if (!c->rising)
+        return tp_i64map_get(&c->corr, corr);
+    const int64_t *kc = c->st->correlation;
+    size_t i = lower_bound(kc, c->krow, c->nk, corr, *hint);
+    *hint = i;
+    return i < c->nk && kc[c->krow[i]] == corr ? (int64_t)i : -1;
+}
+
 /* Kernels by correlation id.  Several kernels may share an id (a chain
  * through knext), so the launch stage can give all of them their launch. */
 static int index_kernels(struct link_ctx *c)
 {
     const tp_store *st = c->st;
     size_t nk = 0;
+    if (index_rising(c))
+        return TP_OK;
     for (size_t i = 0; i < st->n; i++)
         if (st->kind[i] == TP_K_KERNEL) {
             c->krow[nk] = (uint32_t)i;
@@ -430,10 +500,11 @@ static int index_kernels(struct link_ctx *c)
 static int find_launches(struct link_ctx *c)
 {
     const tp_store *st = c->st;
-    for (size_t i = 0; i < st->n && c->corr.n; i++) {
+    size_t hint = 0;
+    for (size_t i = 0; i < st->n && (c->rising ? c->nk : c->corr.n); i++) {
         if ((st->kind[i] != TP_K_RUNTIME && st->kind[i] != TP_K_DRIVER) || st->correlation[i] == TP_NONE)
             continue;
-        int64_t k = tp_i64map_get(&c->corr, st->correlation[i]);
+        int64_t k = kernel_of(c, st->correlation[i], &hint);
         for (; k >= 0; k = (int64_t)c->knext[k] - 1) {
             uint32_t r = c->krow[k];
             if (c->nsys && st->pid[r] != TP_NONE && st->pid[i] != st->pid[r])
@@ -603,6 +674,15 @@ struct decoder {
     uint32_t prev_op;            /* UINT32_MAX is "na": equal to no op list */
     uint32_t na;
     int oom;                     /* an allocation failed while decoding this kernel */
+    /* per seq marker string (the ids the store held when decoding began):
+     * what prune_seq_markers and set_op derive from the string alone, once
+     * (a million kernels share a few thousand markers) */
+    struct seqcache {
+        char *key;               /* seq_key, or NULL not yet */
+        uint32_t op[2];          /* set_op's op id + 1 for pass 0 (sanitized) and 1; 0 not yet */
+        unsigned char hit[2];    /* 1 + whether the pass takes the marker; 0 not yet */
+    } *sc;
+    size_t nsc;
 };
 
 /* One kernel's markers as parse.py sees them. */
@@ -678,7 +758,7 @@ static void collect_markers(struct link_ctx *c, struct decoder *d, const uint32_
                 if (d->seqs[q].id == sid)
                     dup = 1;
             if (!dup)
-                d->seqs[km->nseq++] = (struct seqent){ sid, NULL };
+                d->seqs[km->nseq++] = (struct seqent){ sid, NULL, 0 };
             break;
         }
         case MC_OTHER:
@@ -714,11 +794,20 @@ static uint32_t join_layers(tp_store *st, const struct strinfo *info, const uint
 /* seq markers: sort by seqcompare's key, then drop a marker whose name is
  * similar to the previous one's with the same ", seq = N" part; the number
  * kept */
-static int prune_seq_markers(tp_store *st, struct seqent *seqs, int nseq, int *oom)
+static int prune_seq_markers(tp_store *st, struct decoder *d, struct seqent *seqs, int nseq, int *oom)
 {
-    for (int q = 0; q < nseq; q++)
-        if ((seqs[q].key = seq_key(tp_store_str(st, seqs[q].id))) == NULL)
+    for (int q = 0; q < nseq; q++) {
+        uint32_t id = seqs[q].id;
+        char **cached = id < d->nsc ? &d->sc[id].key : NULL;
+        seqs[q].owned = !cached || !*cached;
+        seqs[q].key = cached && *cached ? *cached : seq_key(tp_store_str(st, id));
+        if (!seqs[q].key)
             *oom = 1;   /* sorted as if empty; decode_kernel stops on *oom */
+        else if (cached && !*cached) {
+            *cached = seqs[q].key;
+            seqs[q].owned = 0;
+        }
+    }
     qsort(seqs, (size_t)nseq, sizeof *seqs, cmp_seqent);
     int np = 0;
     for (int q = 0; q < nseq; q++) {
@@ -735,7 +824,8 @@ static int prune_seq_markers(tp_store *st, struct seqent *seqs, int nseq, int *o
         seqs[np++].id = seqs[q].id;
     }
     for (int q = 0; q < nseq; q++) {
-        free(seqs[q].key);
+        if (seqs[q].owned)
+            free(seqs[q].key);
         seqs[q].key = NULL;
     }
     return np;
@@ -798,6 +888,47 @@ static void sanitize_op(char *buf)
         *bw = 0;
 }
 
+/* Whether setOp's pass (0: backward seq markers, 1: any seq marker) takes
+ * seq marker sid, and its op (*oid, also appended to d->oplist): the name
+ * before the comma, sanitized in pass 0.  Cached per marker string. */
+static int seq_op(tp_store *st, struct decoder *d, uint32_t sid, int pass, uint32_t *oid)
+{
+    struct seqcache *c = sid < d->nsc ? &d->sc[sid] : NULL;
+    const char *m = tp_store_str(st, sid);
+    if (!c || !c->hit[pass]) {
+        int hit = pass == 0 ? (strstr(m, "backward, seq = ") || strstr(m, "Backward, seq = "))
+                            : strstr(m, ", seq = ") != NULL;
+        if (c)
+            c->hit[pass] = (unsigned char)(1 + hit);
+        if (!hit)
+            return 0;
+    } else if (c->hit[pass] == 1) {
+        return 0;
+    }
+    if (c && c->op[pass]) {
+        *oid = c->op[pass] - 1;
+        const char *o = tp_store_str(st, *oid);
+        tp_sbuf_put(&d->oplist, o, strlen(o));
+        tp_sbuf_put(&d->oplist, "\x1f", 1);
+        return 1;
+    }
+    const char *comma = strchr(m, ',');
+    size_t ln0 = comma ? (size_t)(comma - m) : strlen(m);
+    char buf[1024];
+    if (ln0 >= sizeof buf)
+        ln0 = sizeof buf - 1;
+    memcpy(buf, m, ln0);
+    buf[ln0] = 0;
+    if (pass == 0)
+        sanitize_op(buf);
+    *oid = tp_store_intern(st, buf, strlen(buf));
+    if (c && *oid != UINT32_MAX)
+        c->op[pass] = *oid + 1;
+    tp_sbuf_put(&d->oplist, buf, strlen(buf));
+    tp_sbuf_put(&d->oplist, "\x1f", 1);
+    return 1;
+}
+
 /* mod/op (setOp): the argument markers' ops; without any, the names of the
  * backward seq markers (sanitized), else of all seq markers, else the first
  * other marker, with mod "na".  km->opl is the op list as one id. */
@@ -811,27 +942,13 @@ static void set_op(tp_store *st, struct decoder *d, struct kmarks *km)
     int found = 0;
     for (int pass = 0; pass < 2 && !found; pass++)
         for (int q = 0; q < km->np; q++) {
-            const char *m = tp_store_str(st, d->seqs[q].id);
-            int hit = pass == 0 ? (strstr(m, "backward, seq = ") || strstr(m, "Backward, seq = "))
-                                : strstr(m, ", seq = ") != NULL;
-            if (!hit)
+            uint32_t oid;
+            if (!seq_op(st, d, d->seqs[q].id, pass, &oid))
                 continue;
-            const char *comma = strchr(m, ',');
-            size_t ln0 = comma ? (size_t)(comma - m) : strlen(m);
-            char buf[1024];
-            if (ln0 >= sizeof buf)
-                ln0 = sizeof buf - 1;
-            memcpy(buf, m, ln0);
-            buf[ln0] = 0;
-            if (pass == 0)
-                sanitize_op(buf);
-            uint32_t oid = tp_store_intern(st, buf, strlen(buf));
             if (!found)
                 km->op0 = oid;
             found = 1;
             km->nops++;
-            tp_sbuf_put(&d->oplist, buf, strlen(buf));
-            tp_sbuf_put(&d->oplist, "\x1f", 1);
         }
     km->mod0 = d->na;
     if (!found && km->first_other) {
@@ -925,7 +1042,7 @@ static int decode_kernel(struct link_ctx *c, struct decoder *d, size_t k)
     d->oom = 0;
     collect_markers(c, d, list, n, &km);
     km.layer = join_layers(st, c->info, list, n, &d->oom);
-    km.np = prune_seq_markers(st, d->seqs, km.nseq, &d->oom);
+    km.np = prune_seq_markers(st, d, d->seqs, km.nseq, &d->oom);
     if (d->oom || d->oplist.oom)
         return nomem(c);
     km.nid = seq_ids(c->info, d->seqs, km.np, d->ids);
@@ -963,7 +1080,9 @@ static int decode_kernels(struct link_ctx *c)
     d.pp = tp_pp_begin(c->st);
     d.ar = pylit_arena_new();
     d.na = tp_store_intern(c->st, "na", 2);
-    if (!d.pp || !d.ar) {
+    d.nsc = c->st->strings.count + 1;
+    d.sc = calloc(d.nsc, sizeof *d.sc);
+    if (!d.pp || !d.ar || !d.sc) {
         rc = nomem(c);
         goto done;
     }
@@ -977,6 +1096,9 @@ done:
     free(d.seqs);
     free(d.ids);
     free(d.alt);
+    for (size_t i = 0; d.sc && i < d.nsc; i++)
+        free(d.sc[i].key);
+    free(d.sc);
     return rc;
 }
 

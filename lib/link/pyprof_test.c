@@ -276,7 +276,11 @@ out:
 }
 
 /* a hand-made nvprof-like store: NVTX nesting, the deletion quirk, driver fallback */
-static void test_link_synthetic(void)
+/* Two kernels (at 500 and 600) with correlation ids kcorr[0], kcorr[1]:
+ * id 1 launched at 170-180 on thread 1 (runtime) inside a PyProf marker
+ * and a seq marker, id 2 at 420-430 on thread 2 (driver only) inside a
+ * backward seq marker. */
+static tp_store *synthetic(const int64_t kcorr[2], uint32_t *mk_out)
 {
     tp_store *st = tp_store_new();
     st->format = TP_SRC_NVPROF_SQLITE;
@@ -315,10 +319,19 @@ static void test_link_synthetic(void)
         st->kind[r] = TP_K_KERNEL;
         st->ts[r] = 500 + i * 100;
         st->dur[r] = 50;
-        st->correlation[r] = i + 1;
+        st->correlation[r] = kcorr[i];
         st->name[r] = kn;
         tp_store_add_kernel_info(st, (size_t)r);
     }
+    *mk_out = mk;
+    return st;
+}
+
+static void test_link_synthetic(void)
+{
+    static const int64_t rising[2] = { 1, 2 };
+    uint32_t mk;
+    tp_store *st = synthetic(rising, &mk);
     tp_error err = {0};
     CHECK_INT("link_synth_rc", tp_store_link(st, &err), TP_OK);
     CHECK_INT("link_synth_n", st->nannots, 2);
@@ -336,6 +349,32 @@ static void test_link_synthetic(void)
     tp_store_free(st);
 }
 
+/* Kernel ids that do not rise (the hash map, not the sorted array): each
+ * kernel still finds its own launch; two kernels of one id both find it. */
+static void test_link_unordered(void)
+{
+    static const int64_t falling[2] = { 2, 1 }, same[2] = { 1, 1 };
+    uint32_t mk;
+    tp_store *st = synthetic(falling, &mk);
+    tp_error err = {0};
+    CHECK_INT("link_falling_rc", tp_store_link(st, &err), TP_OK);
+    CHECK_INT("link_falling_n", st->nannots, 2);
+    if (st->nannots == 2) {
+        const struct tp_kernel_annot *a = &st->annots[0], *b = &st->annots[1];
+        CHECK("link_falling_first_driver", a->bprop && a->tid == 2);
+        CHECK("link_falling_second_runtime", !b->bprop && b->tid == 1 && b->marker == mk &&
+              strcmp(S(st, b->op), "mm") == 0 && strcmp(S(st, b->layer), "Block1") == 0);
+    }
+    tp_store_free(st);
+    st = synthetic(same, &mk);
+    CHECK_INT("link_shared_id_rc", tp_store_link(st, &err), TP_OK);
+    CHECK_INT("link_shared_id_n", st->nannots, 2);
+    if (st->nannots == 2)
+        CHECK("link_shared_id_both", st->annots[0].tid == 1 && st->annots[1].tid == 1 && !st->annots[0].bprop &&
+              st->annots[0].marker == mk && st->annots[1].marker == mk);
+    tp_store_free(st);
+}
+
 int main(void)
 {
     test_pylit();
@@ -345,5 +384,6 @@ int main(void)
     test_tc();
     test_real();
     test_link_synthetic();
+    test_link_unordered();
     TEST_EXIT();
 }

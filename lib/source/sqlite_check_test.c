@@ -8,42 +8,32 @@
 #include <unistd.h>
 #include "sqlite_check.h"
 #include "sqlite_open.h"
+#include "sqlite_scan_cmp.h"
 #include "testing.h"
 
 static char dir[256];
-
-static void exec(sqlite3 *db, const char *sql)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        printf("# %s: %s\n", sql, msg ? msg : "?");
-    sqlite3_free(msg);
-}
 
 /* Tables like nvprof's (AUTOINCREMENT ids, NOT NULL integers, a blob, an
  * index, strings long enough for overflow pages in the table and its
  * UNIQUE index) and like nsys's (nullable columns, text). */
 static void make(const char *path)
 {
-    sqlite3 *db;
-    unlink(path);
-    sqlite3_open(path, &db);
-    exec(db, "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE);"
-             "CREATE TABLE RUNTIME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cbid INT NOT NULL, start INT NOT NULL,"
-             " end INT NOT NULL, correlationId INT NOT NULL, objectId BLOB NOT NULL);"
-             "CREATE INDEX RUNTIME_corr ON RUNTIME(correlationId);"
-             "CREATE TABLE EVENTS(id INTEGER PRIMARY KEY, start INT, text TEXT, v REAL);"
-             "BEGIN;"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)"
-             " INSERT INTO StringTable(value) SELECT printf('%d%.*c', i, i * 97, 'x') FROM n;"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
-             " INSERT INTO RUNTIME(cbid, start, end, correlationId, objectId)"
-             " SELECT i % 300, 1600000000000000000 + i * 1000, 1600000000000000000 + i * 1000 + 500, i * 7,"
-             " randomblob(12) FROM n;"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
-             " INSERT INTO EVENTS(start, text, v) SELECT CASE WHEN i % 5 THEN i END, 'range ' || i, i * 0.5 FROM n;"
-             "COMMIT;");
-    sqlite3_close(db);
+    sql_make(path, "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE);"
+                   "CREATE TABLE RUNTIME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cbid INT NOT NULL, start INT NOT NULL,"
+                   " end INT NOT NULL, correlationId INT NOT NULL, objectId BLOB NOT NULL);"
+                   "CREATE INDEX RUNTIME_corr ON RUNTIME(correlationId);"
+                   "CREATE TABLE EVENTS(id INTEGER PRIMARY KEY, start INT, text TEXT, v REAL);"
+                   "BEGIN;"
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)"
+                   " INSERT INTO StringTable(value) SELECT printf('%d%.*c', i, i * 97, 'x') FROM n;"
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
+                   " INSERT INTO RUNTIME(cbid, start, end, correlationId, objectId)"
+                   " SELECT i % 300, 1600000000000000000 + i * 1000, 1600000000000000000 + i * 1000 + 500, i * 7,"
+                   " randomblob(12) FROM n;"
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+                   " INSERT INTO EVENTS(start, text, v)"
+                   " SELECT CASE WHEN i % 5 THEN i END, 'range ' || i, i * 0.5 FROM n;"
+                   "COMMIT;");
 }
 
 static const char *const tables[] = { "StringTable", "RUNTIME", "EVENTS", NULL };
@@ -102,7 +92,9 @@ static void damage(unsigned char *b, long len, unsigned ps)
     }
 }
 
-/* Damaged copies of src: no table the check vouches for fails quick_check. */
+/* Damaged copies of src: no table the check vouches for fails quick_check,
+ * and tp_sqlite_scan reads each such table (with an AUTOINCREMENT key) as
+ * SQLite does. */
 static void fuzz(const char *name, const char *src, const char *const *names, int rounds)
 {
     size_t ulen = 0;
@@ -118,7 +110,7 @@ static void fuzz(const char *name, const char *src, const char *const *names, in
     unsigned char *b = malloc((size_t)len);
     char p[300];
     snprintf(p, sizeof p, "%s/fuzz.db", dir);
-    int unsound = 0, vouched = 0, caught = 0, checks = 0;
+    int unsound = 0, vouched = 0, caught = 0, checks = 0, scanned = 0, misread = 0;
     for (int r = 0; r < rounds && b; r++) {
         memcpy(b, orig, (size_t)len);
         for (int k = 1 + (r % 3 == 0); k; k--)
@@ -141,11 +133,21 @@ static void fuzz(const char *name, const char *src, const char *const *names, in
                 unsound++;
                 printf("# %s round %d table %s: vouched for, quick_check fails\n", name, r, names[t]);
             }
+            struct scan_cmp sc;
+            int how = fast == 1 ? scan_cmp_all(in.db, names[t], &sc) : TP_SQ_CANNOT;
+            scanned += how == TP_SQ_DONE;
+            if (how != TP_SQ_CANNOT && (how != TP_SQ_DONE || sc.why[0])) {
+                misread++;
+                printf("# %s round %d table %s: scan %d: %s\n", name, r, names[t], how, sc.why);
+            }
         }
         tp_sqlite_close(&in);
     }
-    printf("# %s: %d table checks, %d vouched for, %d failed quick_check\n", name, checks, vouched, caught);
+    printf("# %s: %d table checks, %d vouched for, %d failed quick_check, %d scanned\n", name, checks, vouched,
+           caught, scanned);
     CHECK_INT(name, unsound, 0);
+    CHECK_INT(name, misread, 0);
+    CHECK(name, scanned * 8 > checks);
     /* the damage was real and the fast path was taken: the test can fail */
     CHECK(name, caught * 20 > checks && vouched * 4 > checks);
     free(b);
@@ -190,7 +192,7 @@ int main(void)
      * passes, the check (stricter) leaves it to quick_check */
     sqlite3 *w;
     sqlite3_open(p, &w);
-    exec(w, "UPDATE RUNTIME SET start = 2.5 WHERE _id_ = 4000");
+    sql_exec(w, "UPDATE RUNTIME SET start = 2.5 WHERE _id_ = 4000");
     sqlite3_close(w);
     tp_sqlite_open(&in, p, &err);
     CHECK_INT("sqlite_check.real_vouched", tp_sqlite_fast_check(in.db, "RUNTIME", NULL, NULL), 1);
@@ -199,7 +201,7 @@ int main(void)
     CHECK_INT("sqlite_check.real_not_sound", sound, 0);
     tp_sqlite_close(&in);
     sqlite3_open(p, &w);
-    exec(w, "UPDATE RUNTIME SET start = 'abc' WHERE _id_ = 4000");
+    sql_exec(w, "UPDATE RUNTIME SET start = 'abc' WHERE _id_ = 4000");
     sqlite3_close(w);
     tp_sqlite_open(&in, p, &err);
     CHECK_INT("sqlite_check.text_left_to_quick_check", tp_sqlite_fast_check(in.db, "RUNTIME", NULL, NULL), 0);
@@ -209,7 +211,7 @@ int main(void)
     /* a NULL in a NOT NULL column (the schema changed under the rows):
      * not vouched for, quick_check names it */
     sqlite3_open(p, &w);
-    exec(w, "CREATE TABLE N(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, a INT); INSERT INTO N(a) VALUES (1), (NULL);"
+    sql_exec(w, "CREATE TABLE N(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, a INT); INSERT INTO N(a) VALUES (1), (NULL);"
             "PRAGMA writable_schema = ON;"
             "UPDATE sqlite_master SET sql = 'CREATE TABLE N(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, a INT NOT NULL)'"
             " WHERE name = 'N';");

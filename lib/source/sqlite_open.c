@@ -337,8 +337,13 @@ int tp_sqlite_check_table(tp_error *err, const char *path, sqlite3 *db, const ch
     return tp_sqlite_check_table_types(err, path, db, table, NULL, NULL, NULL);
 }
 
-int tp_sqlite_step_error(tp_error *err, const char *path, const char *table, int64_t rows, sqlite3 *db)
+int tp_sqlite_rows_error(tp_error *err, const char *path, const char *table, int64_t rows, const char *why)
 {
     return tp_error_set(err, TP_ERR_FORMAT, "%s: table %s: after %lld row%s: %s", path, table, (long long)rows,
-                        rows == 1 ? "" : "s", sqlite3_errmsg(db));
+                        rows == 1 ? "" : "s", why);
+}
+
+int tp_sqlite_step_error(tp_error *err, const char *path, const char *table, int64_t rows, sqlite3 *db)
+{
+    return tp_sqlite_rows_error(err, path, table, rows, sqlite3_errmsg(db));
 }

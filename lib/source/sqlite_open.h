@@ -52,4 +52,8 @@ int tp_sqlite_check_table_types(tp_error *err, const char *path, sqlite3 *db, co
  * rows read before it are kept and shown). */
 int tp_sqlite_step_error(tp_error *err, const char *path, const char *table, int64_t rows, sqlite3 *db);
 
+/* The same error worded with why instead of SQLite's last message (a read
+ * that does not go through sqlite3_step: sqlite_scan.c). */
+int tp_sqlite_rows_error(tp_error *err, const char *path, const char *table, int64_t rows, const char *why);
+
 #endif
