@@ -74,7 +74,7 @@ static int64_t count_sql(sqlite3 *db, const char *sql)
 
 int main(void)
 {
-    char dir[300], p[300];
+    char dir[256], p[300];
     if (tt_tmpdir(dir, sizeof dir, "test-sqlite-scan") < 0)
         return 0;
     snprintf(p, sizeof p, "%s/t.db", dir);
