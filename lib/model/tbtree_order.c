@@ -106,8 +106,9 @@ static int sort_kv_radix(struct tp_kv *a, size_t n)
     return 1;
 }
 
-/* Runs beyond which the radix sort is cheaper than merging (log2: passes). */
-enum { KV_RADIX_RUNS = 16 };
+/* Runs beyond which the radix sort is cheaper than merging (log2(runs)
+ * merge passes against 4 or 5 radix passes; measured on a 1 GB trace). */
+enum { KV_RADIX_RUNS = 256 };
 
 int tp_sort_kv(struct tp_kv *a, size_t n)
 {
