@@ -79,6 +79,33 @@ static void find_comm_ext(struct bd *b)
     qsort(b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64);
 }
 
+/* Room for every range a role can get, from a count of the X events by
+ * kind: grown by doubling, the roles' arrays were copied by realloc and
+ * their pages faulted twice (a 1 GB trace pushes 1.2M ranges).  Room never
+ * written costs no memory.  0, or -1 out of memory. */
+static int reserve_roles(struct bd *b)
+{
+    const tp_store *st = b->st;
+    size_t nk = 0, ncpy = 0, nset = 0, nrt = 0, nhost = 0;
+    for (size_t k = 0; k < b->no; k++) {
+        uint8_t kd = st->kind[b->ord[k]];
+        if (kd == TP_K_KERNEL) nk++;
+        else if (kd == TP_K_MEMCPY) ncpy++;
+        else if (kd == TP_K_MEMSET) nset++;
+        else if (kd == TP_K_RUNTIME || kd == TP_K_DRIVER) nrt++;
+        else nhost++;
+    }
+    size_t cap[NROLE] = {[R_KERNEL] = nk, [R_MEMCPY] = ncpy, [R_MEMSET] = nset, [R_COMM] = nk + nhost,
+                         [R_RUNTIME] = nrt, [R_DL] = nhost, [R_CPU] = nhost};
+    for (int k = 0; k < NROLE; k++) {
+        if (!cap[k]) continue;
+        b->role[k].a = malloc(cap[k] * sizeof *b->role[k].a);
+        if (!b->role[k].a) return -1;
+        b->role[k].cap = cap[k];
+    }
+    return 0;
+}
+
 /* Every event's range goes to its role; ProfilerStep# ranges become steps
  * instead, and the CPU ops' span is kept for a trace without steps. */
 static int assign_roles(struct bd *b)
@@ -86,6 +113,7 @@ static int assign_roles(struct bd *b)
     const tp_store *st = b->st;
     b->cpu_min = INT64_MAX;
     b->cpu_max = INT64_MIN;
+    if (reserve_roles(b) < 0) return -1;
     for (size_t k = 0; k < b->no; k++) {
         int64_t r = b->ord[k];
         uint8_t kd = st->kind[r];
