@@ -80,11 +80,15 @@ static unsigned bits_for(uint64_t v)
  * sequences: about one run per launch) cost the merge sort log2(runs)
  * passes, 19 on a 1 GB trace.  Packed as (k - min k, r) into one uint64
  * when both fit, a radix sort takes 3 or 4 passes and gives the same
- * (k, r) order.  1 sorted, 0 not packable (a unchanged), -1 out of memory. */
+ * (k, r) order.  When r ascends already (the positions or rows the pairs
+ * were made from), the sort is stable on k alone and skips r's bits.
+ * 1 sorted, 0 not packable (a unchanged), -1 out of memory. */
 static int sort_kv_radix(struct tp_kv *a, size_t n)
 {
     int64_t k0 = INT64_MAX, k1 = INT64_MIN, r1 = 0;
+    int r_up = 1;
     for (size_t i = 0; i < n; i++) {
+        r_up &= i == 0 || a[i - 1].r < a[i].r;
         if (a[i].k < k0) k0 = a[i].k;
         if (a[i].k > k1) k1 = a[i].k;
         if (a[i].r < 0) return 0;
@@ -96,7 +100,7 @@ static int sort_kv_radix(struct tp_kv *a, size_t n)
     if (!key) return -1;
     for (size_t i = 0; i < n; i++)
         key[i] = (kb ? ((uint64_t)a[i].k - (uint64_t)k0) << rb : 0) | (uint64_t)a[i].r;
-    tp_radix_sort(key, key + n, n, 0);
+    tp_radix_sort(key, key + n, n, r_up ? rb : 0);
     uint64_t mask = rb >= 64 ? UINT64_MAX : ((uint64_t)1 << rb) - 1;
     for (size_t i = 0; i < n; i++) {
         a[i].k = (int64_t)((uint64_t)k0 + (rb >= 64 ? 0 : key[i] >> rb));
