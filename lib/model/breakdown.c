@@ -24,11 +24,6 @@
 
 enum { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DL, R_CPU, R_OTHER, R_TOTAL, NROLE = 7 };
 
-static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
-
-
-
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -50,6 +45,7 @@ struct bd {
     int64_t *dev_next, *rt_head;      /* device rows grouped by launching runtime */
     unsigned char *dmatched;          /* device rows that widened a step */
     struct tp_ranges role[NROLE + 1], cost[NROLE + 1];
+    struct tp_tb_names names;         /* what each name says, tested once */
 };
 
 /* The X events in time order; room for the runtimes, steps and comm ids. */
@@ -66,7 +62,7 @@ static int order_events(struct bd *b)
     if (!b->ord || !b->rts) return -1;
     b->comm_ext = malloc((b->no ? b->no : 1) * sizeof *b->comm_ext);
     b->steps = malloc((b->no ? b->no : 1) * sizeof *b->steps);
-    if (!b->comm_ext || !b->steps) return -1;
+    if (!b->comm_ext || !b->steps || tp_tb_names_init(&b->names, st) < 0) return -1;
     return 0;
 }
 
@@ -76,11 +72,38 @@ static void find_comm_ext(struct bd *b)
     const tp_store *st = b->st;
     for (size_t k = 0; k < b->no; k++) {
         int64_t r = b->ord[k];
-        if (tp_tb_is_host_node(st, (size_t)r) && tp_tb_comm_lib(tp_store_str(st, st->name[r])) &&
-            st->external_id[r] != TP_NONE)
+        if (st->external_id[r] != TP_NONE && tp_tb_is_host_node(st, (size_t)r) &&
+            (tp_tb_name_class(&b->names, st->name[r]) & TP_TBN_COMM))
             b->comm_ext[b->ncomm++] = st->external_id[r];
     }
     qsort(b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64);
+}
+
+/* Room for every range a role can get, from a count of the X events by
+ * kind: grown by doubling, the roles' arrays were copied by realloc and
+ * their pages faulted twice (a 1 GB trace pushes 1.2M ranges).  Room never
+ * written costs no memory.  0, or -1 out of memory. */
+static int reserve_roles(struct bd *b)
+{
+    const tp_store *st = b->st;
+    size_t nk = 0, ncpy = 0, nset = 0, nrt = 0, nhost = 0;
+    for (size_t k = 0; k < b->no; k++) {
+        uint8_t kd = st->kind[b->ord[k]];
+        if (kd == TP_K_KERNEL) nk++;
+        else if (kd == TP_K_MEMCPY) ncpy++;
+        else if (kd == TP_K_MEMSET) nset++;
+        else if (kd == TP_K_RUNTIME || kd == TP_K_DRIVER) nrt++;
+        else nhost++;
+    }
+    size_t cap[NROLE] = {[R_KERNEL] = nk, [R_MEMCPY] = ncpy, [R_MEMSET] = nset, [R_COMM] = nk + nhost,
+                         [R_RUNTIME] = nrt, [R_DL] = nhost, [R_CPU] = nhost};
+    for (int k = 0; k < NROLE; k++) {
+        if (!cap[k]) continue;
+        b->role[k].a = malloc(cap[k] * sizeof *b->role[k].a);
+        if (!b->role[k].a) return -1;
+        b->role[k].cap = cap[k];
+    }
+    return 0;
 }
 
 /* Every event's range goes to its role; ProfilerStep# ranges become steps
@@ -90,10 +113,10 @@ static int assign_roles(struct bd *b)
     const tp_store *st = b->st;
     b->cpu_min = INT64_MAX;
     b->cpu_max = INT64_MIN;
+    if (reserve_roles(b) < 0) return -1;
     for (size_t k = 0; k < b->no; k++) {
         int64_t r = b->ord[k];
         uint8_t kd = st->kind[r];
-        const char *name = tp_store_str(st, st->name[r]);
         int64_t s = st->ts[r], e = st->ts[r] + st->dur[r];
         int ro = -1;
         if (kd == TP_K_KERNEL) {
@@ -109,22 +132,23 @@ static int assign_roles(struct bd *b)
             int py = kd == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(tp_store_str(st, st->cat[r]));
             int op = kd == TP_K_CPU_OP, ua = kd == TP_K_USER_ANNOTATION || kd == TP_K_GPU_USER_ANNOTATION;
             if (!py && !op && !ua) continue;
-            if ((op || ua) && tp_tb_is_dataloader(name)) {
+            unsigned nc = tp_tb_name_class(&b->names, st->name[r]);
+            if ((op || ua) && (nc & TP_TBN_DATALOADER)) {
                 ro = R_DL;
                 if (op) { if (s < b->cpu_min) b->cpu_min = s; if (e > b->cpu_max) b->cpu_max = e; }
-            } else if ((op || ua) && starts(name, "ProfilerStep#")) {
+            } else if ((op || ua) && (nc & TP_TBN_STEP)) {
                 if (s < b->cpu_min) b->cpu_min = s;
                 if (e > b->cpu_max) b->cpu_max = e;
                 /* GPU-side copies of the step annotation are not steps */
                 if (kd != TP_K_GPU_USER_ANNOTATION) {
                     struct step *S = &b->steps[b->nsteps++];
                     memset(S, 0, sizeof *S);
-                    S->s = s; S->e = e; S->num = atoll(name + 13);
+                    S->s = s; S->e = e; S->num = atoll(tp_store_str(st, st->name[r]) + 13);
                 }
                 continue;
             } else {
                 if (op || py) { if (s < b->cpu_min) b->cpu_min = s; if (e > b->cpu_max) b->cpu_max = e; }
-                ro = tp_tb_comm_lib(name) ? R_COMM : R_CPU;
+                ro = nc & TP_TBN_COMM ? R_COMM : R_CPU;
             }
         }
         if (tp_ranges_push(&b->role[ro], s, e) < 0) return -1;
@@ -298,6 +322,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
 done:
     for (int k = 0; k <= NROLE; k++) { free(b.role[k].a); free(b.cost[k].a); }
     tp_x_order_put(st, b.xo, TP_MODEL_TB_TREE); free(b.rts); free(b.dev_next); free(b.rt_head); free(b.dmatched); free(b.steps); free(b.comm_ext);
+    tp_tb_names_free(&b.names);
     return rc;
 }
 

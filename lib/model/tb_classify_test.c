@@ -1,6 +1,9 @@
 /* tb_classify_test.c — the plugin's name and category rules. */
+#include <string.h>
 #include "tb_classify.h"
 #include "testing.h"
+
+static uint32_t id(tp_store *st, const char *s) { return tp_store_intern(st, s, strlen(s)); }
 
 int main(void)
 {
@@ -16,5 +19,23 @@ int main(void)
     CHECK("Python", tp_tb_is_python_cat("Python"));
     CHECK("PYTHON (the plugin lower-cases cat)", tp_tb_is_python_cat("PYTHON"));
     CHECK("python_function is not python", !tp_tb_is_python_cat("python_function"));
+    /* a name's class, tested once per string id and then read back */
+    tp_store *st = tp_store_new();
+    uint32_t step = id(st, "ProfilerStep#12"), dl = id(st, "enumerate(DataPipe)#X"), comm = id(st, "gloo:reduce"),
+             opt = id(st, "Optimizer.step#SGD.step"), plp = id(st, "[pl][profile]run_training_epoch"),
+             plm = id(st, "[pl][module]torch.nn.Linear: layer1"), op = id(st, "aten::mm");
+    struct tp_tb_names nm;
+    CHECK("names init", tp_tb_names_init(&nm, st) == 0);
+    for (int pass = 0; pass < 2; pass++) {
+        CHECK_INT("class step", tp_tb_name_class(&nm, step), TP_TBN_KNOWN | TP_TBN_STEP);
+        CHECK_INT("class dataloader", tp_tb_name_class(&nm, dl), TP_TBN_KNOWN | TP_TBN_DATALOADER);
+        CHECK_INT("class comm", tp_tb_name_class(&nm, comm), TP_TBN_KNOWN | TP_TBN_COMM);
+        CHECK_INT("class optimizer step", tp_tb_name_class(&nm, opt), TP_TBN_KNOWN | TP_TBN_OPT_STEP);
+        CHECK_INT("class pl profile", tp_tb_name_class(&nm, plp), TP_TBN_KNOWN | TP_TBN_PL_PROFILE);
+        CHECK_INT("class pl module", tp_tb_name_class(&nm, plm), TP_TBN_KNOWN | TP_TBN_PL_MODULE);
+        CHECK_INT("class plain op", tp_tb_name_class(&nm, op), TP_TBN_KNOWN);
+    }
+    tp_tb_names_free(&nm);
+    tp_store_free(st);
     TEST_EXIT();
 }

@@ -374,6 +374,7 @@ struct tb_build {
     struct tp_i64map tidmap;
     int64_t dummy;                              /* the stale kernels' runtime */
     int64_t last_tid, last_rank; int last_tid_known;   /* the thread of the last node */
+    struct tp_tb_names names;                   /* what each name says, tested once */
 };
 
 /* The X events in time order, and room for every node and runtime. */
@@ -401,6 +402,7 @@ static int tb_alloc(struct tb_build *b)
     b->ext = malloc((nrt + 1) * sizeof *b->ext);
     b->node_rank = malloc((nnode + 1) * sizeof *b->node_rank);
     if (!m->rts || !m->nodes || !b->ri_at || !b->corr || !b->ext || !b->node_rank ||
+        tp_tb_names_init(&b->names, st) < 0 ||
         tp_i64map_init(&b->tidmap, 64) < 0)
         return -1;
     return 0;
@@ -487,7 +489,7 @@ done:
 /* A host row becomes a node when the plugin makes one of it (operators,
  * steps, modules, python functions, data loader, optimizer and
  * communication annotations); its thread is recorded in first-seen order. */
-static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char *name)
+static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
@@ -499,6 +501,8 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char
     else if (kind == TP_K_PYTHON_FUNCTION && st->aux[r] != TP_NO_AUX && tp_store_py(st, &st->ops[st->aux[r]])->module_id != TP_NONE)
         ev = EV_MODULE;
     if (ev == EV_NONE) return 0;
+    const char *name = tp_store_str(st, st->name[r]);
+    unsigned nb = tp_tb_name_class(&b->names, st->name[r]);
     int64_t ext = st->external_id[r];
     /* Lightning's record_functions (the plugin's Lightning mode, SPEC
      * §10.2): module calls become module nodes, hooks stay out of the
@@ -507,20 +511,20 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind, const char
      * user_annotation, which it drops, so tprof reads both. */
     const char *plname = NULL;
     if (kind == TP_K_CPU_OP || kind == TP_K_USER_ANNOTATION) {
-        if (tp_tb_is_pl_profile(name)) return 0;
-        plname = tp_tb_pl_module_name(name);
+        if (nb & TP_TBN_PL_PROFILE) return 0;
+        if (nb & TP_TBN_PL_MODULE) plname = tp_tb_pl_module_name(name);
     }
-    if ((ev == EV_OPERATOR || ev == EV_USER_ANNOT) && starts(name, "ProfilerStep#")) {
+    if ((ev == EV_OPERATOR || ev == EV_USER_ANNOT) && (nb & TP_TBN_STEP)) {
         ev = EV_STEP; cl = CL_STEP;
     } else if (plname) {
         ev = EV_PLMODULE; cl = CL_PLMOD; name = plname;
     } else if (ev == EV_MODULE) {
         cl = CL_MOD; ext = TP_NONE;
-    } else if (tp_tb_is_dataloader(name)) {
+    } else if (nb & TP_TBN_DATALOADER) {
         cl = CL_DL;
-    } else if (starts(name, "Optimizer.step")) {
+    } else if (nb & TP_TBN_OPT_STEP) {
         cl = CL_OPT;
-    } else if (ev == EV_USER_ANNOT && !tp_tb_comm_lib(name)) {
+    } else if (ev == EV_USER_ANNOT && !(nb & TP_TBN_COMM)) {
         return 0;   /* other user annotations are not nodes */
     }
     struct tb_node *N = &m->nodes[m->nnodes++];
@@ -555,7 +559,7 @@ static int scan_rows(struct tb_build *b)
             add_device_row(b, k, r, kind);
         else if (is_launch_call(kind))
             add_launch(b, k, r);
-        else if (add_host_node(b, r, kind, tp_store_str(st, st->name[r])) < 0)
+        else if (add_host_node(b, r, kind) < 0)
             return -1;
     }
     return 0;
@@ -729,7 +733,7 @@ static int tb_build(const tp_store *st, void *out)
     rc = 0;
 done:
     free(memo.kernel); free(memo.op);
-    free(b.ri_at); free(b.corr); free(b.ext); free(b.node_rank); free(b.stale);
+    free(b.ri_at); free(b.corr); free(b.ext); free(b.node_rank); free(b.stale); tp_tb_names_free(&b.names);
     tp_x_order_put(st, b.xo, TP_MODEL_TB_BREAKDOWN);
     tp_i64map_free(&b.tidmap);
     if (rc < 0) tb_free(m);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tbtree_order.h"
+#include "radix.h"
 
 /* A natural merge sort of T: find where each ascending run starts, then
  * merge the runs two by two until one is left (a tie takes the left run:
@@ -66,8 +67,62 @@ struct by_cmp { int (*cmp)(int64_t x, int64_t y, const void *ctx); const void *c
 #define CMP_FIRST(x, y) (ctx->cmp((x), (y), ctx->ctx) <= 0)
 DEFINE_SORT_RUNS(sort_by_cmp, int64_t, const struct by_cmp *, CMP_FIRST)
 
+/* Bits to hold values 0..v. */
+static unsigned bits_for(uint64_t v)
+{
+    unsigned b = 0;
+    while (b < 64 && v >> b) b++;
+    return b;
+}
+
+/* Pairs in many short runs (a trace's launches and kernels by correlation
+ * or External id, taken in time order, alternate between two ascending
+ * sequences: about one run per launch) cost the merge sort log2(runs)
+ * passes, 19 on a 1 GB trace.  Packed as (k - min k, r) into one uint64
+ * when both fit, a radix sort takes 3 or 4 passes and gives the same
+ * (k, r) order.  When r ascends already (the positions or rows the pairs
+ * were made from), the sort is stable on k alone and skips r's bits.
+ * 1 sorted, 0 not packable (a unchanged), -1 out of memory. */
+static int sort_kv_radix(struct tp_kv *a, size_t n)
+{
+    int64_t k0 = INT64_MAX, k1 = INT64_MIN, r1 = 0;
+    int r_up = 1;
+    for (size_t i = 0; i < n; i++) {
+        r_up &= i == 0 || a[i - 1].r < a[i].r;
+        if (a[i].k < k0) k0 = a[i].k;
+        if (a[i].k > k1) k1 = a[i].k;
+        if (a[i].r < 0) return 0;
+        if (a[i].r > r1) r1 = a[i].r;
+    }
+    unsigned rb = bits_for((uint64_t)r1), kb = bits_for((uint64_t)k1 - (uint64_t)k0);
+    if (rb + kb > 64) return 0;
+    uint64_t *key = malloc(2 * n * sizeof *key);
+    if (!key) return -1;
+    for (size_t i = 0; i < n; i++)
+        key[i] = (kb ? ((uint64_t)a[i].k - (uint64_t)k0) << rb : 0) | (uint64_t)a[i].r;
+    tp_radix_sort(key, key + n, n, r_up ? rb : 0);
+    uint64_t mask = rb >= 64 ? UINT64_MAX : ((uint64_t)1 << rb) - 1;
+    for (size_t i = 0; i < n; i++) {
+        a[i].k = (int64_t)((uint64_t)k0 + (rb >= 64 ? 0 : key[i] >> rb));
+        a[i].r = (int64_t)(key[i] & mask);
+    }
+    free(key);
+    return 1;
+}
+
+/* Runs beyond which the radix sort is cheaper than merging (log2(runs)
+ * merge passes against 4 or 5 radix passes; measured on a 1 GB trace). */
+enum { KV_RADIX_RUNS = 256 };
+
 int tp_sort_kv(struct tp_kv *a, size_t n)
 {
+    size_t nr = 0;
+    for (size_t i = 0; i < n && nr <= KV_RADIX_RUNS; i++)
+        nr += i == 0 || !KV_FIRST(a[i - 1], a[i]);
+    if (nr > KV_RADIX_RUNS) {
+        int rc = sort_kv_radix(a, n);
+        if (rc != 0) return rc < 0 ? -1 : 0;
+    }
     return sort_kv(a, n, NULL);
 }
 
