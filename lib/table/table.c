@@ -26,12 +26,6 @@
 #define TP_CHUNK_SHIFT 12
 #define TP_CHUNK_ROWS ((size_t)1 << TP_CHUNK_SHIFT)
 
-union tp_cellval {
-    int64_t i;
-    double f;
-    uint32_t s;
-};
-
 struct tp_chunk {
     uint32_t *v;           /* TP_CHUNK_ROWS * nkept values: a string id, an int32, or an index into wide */
     unsigned char *ck;     /* nkept kinds (after v): each column's, for every complete row of the chunk */
@@ -708,6 +702,31 @@ size_t tp_table_format_cell(const tp_table *t, size_t row, size_t col, char *buf
     default:
         return put_out("-", 1, buf, cap);
     }
+}
+
+int tp_table_cell_get(const tp_table *t, size_t row, size_t col, union tp_cellval *v)
+{
+    return get_cell(t, row, col, v);
+}
+
+uint32_t tp_table_nstrings(const tp_table *t)
+{
+    return t->strs.count;
+}
+
+const char *tp_table_string(const tp_table *t, uint32_t id, size_t *len)
+{
+    *len = tp_strtab_len(&t->strs, id);
+    return tp_strtab_get(&t->strs, id);
+}
+
+size_t tp_table_format_number(const tp_table *t, size_t col, int kind, union tp_cellval v, char *buf)
+{
+    const struct tp_coldef *c = &t->cols[col];
+    if (kind == TP_CELL_INT && c->type != TP_COL_US && c->type != TP_COL_FIXED)
+        return tp_numfmt_i64(v.i, buf);   /* the common case, without fmt_value's copy */
+    size_t n = fmt_value(c->type, c->decimals, kind, v, buf, TP_CELLBUF);
+    return n < TP_CELLBUF ? n : TP_CELLBUF - 1;
 }
 
 const char *tp_cell_text(const tp_table *t, size_t row, size_t col, char *buf, size_t cap,
