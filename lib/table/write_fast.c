@@ -40,7 +40,9 @@ static void quote_tail(struct tp_sbuf *b, struct tp_sbuf *tmp, size_t from)
         b->oom = 1;
         return;
     }
-    size_t q = csv_write(tmp->p, tmp->len, b->p + from, n);
+    /* libcsv writes nothing for a NULL source: an empty field still gets
+     * its quotes while nothing was put in b yet */
+    size_t q = csv_write(tmp->p, tmp->len, b->p ? b->p + from : "", n);
     b->len = from;
     tp_sbuf_put(b, tmp->p, q);
 }
