@@ -260,6 +260,23 @@ int tp_write_header(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
 int tp_write_rows(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
                   void (*put)(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *ctx),
                   void *ctx);
+/* Fields made from a table's strings, kept by string id (write_fast.c):
+ * a writer that prints a string the same way wherever it appears makes
+ * its bytes once (escaped, quoted, padded) and copies them from then on. */
+struct tp_fieldcache {
+    struct tp_sbuf bytes;   /* the fields, end to end */
+    size_t *made;           /* per id: 1 + offset in bytes; 0: not made yet */
+    uint32_t *len;
+    uint32_t nids;
+};
+/* For the strings of t; -1 on out of memory. */
+int tp_fieldcache_init(struct tp_fieldcache *c, const tp_table *t);
+void tp_fieldcache_free(struct tp_fieldcache *c);
+/* Append string id's field to b: made by make(&c->bytes, s, len, ctx)
+ * the first time, copied after. */
+void tp_fieldcache_put(struct tp_fieldcache *c, struct tp_sbuf *b, const tp_table *t, uint32_t id,
+                       void (*make)(struct tp_sbuf *out, const char *s, size_t len, void *ctx), void *ctx);
+
 /* The rows of the joined formats (write_fast.c): cells joined by sep,
  * each escaped (tp_text_put) and, with csv, quoted as libcsv quotes; a
  * NULL cell "-" (empty under --keys in CSV and TSV, as an empty string in

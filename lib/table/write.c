@@ -48,7 +48,7 @@ int tp_sbuf_reserve(struct tp_sbuf *b, size_t n)
 
 void tp_sbuf_put(struct tp_sbuf *b, const char *s, size_t n)
 {
-    if (n == 0 || tp_sbuf_reserve(b, n) != 0)
+    if (n == 0 || tp_sbuf_room(b, n) != 0)
         return;
     memcpy(b->p + b->len, s, n);
     b->len += n;
@@ -56,14 +56,14 @@ void tp_sbuf_put(struct tp_sbuf *b, const char *s, size_t n)
 
 void tp_sbuf_putc(struct tp_sbuf *b, char c)
 {
-    if (tp_sbuf_reserve(b, 1) != 0)
+    if (tp_sbuf_room(b, 1) != 0)
         return;
     b->p[b->len++] = c;
 }
 
 void tp_sbuf_pad(struct tp_sbuf *b, char c, size_t n)
 {
-    if (n == 0 || tp_sbuf_reserve(b, n) != 0)
+    if (n == 0 || tp_sbuf_room(b, n) != 0)
         return;
     memset(b->p + b->len, c, n);
     b->len += n;

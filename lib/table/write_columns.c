@@ -264,14 +264,33 @@ static void put_fit_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row,
     tp_sbuf_putc(b, ' ');
 }
 
-/* The same in prof.py's layout: text cut to the width, numbers whole. */
-static void put_prof_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *width)
+/* prof.py's layout: the widths, and per text column the cells made so
+ * far (a name is cut and padded the same way in every row of a column). */
+struct prof_ctx {
+    const size_t *wid;
+    struct tp_fieldcache *cache;   /* nsel; .made NULL for a column that is not text */
+};
+
+static void make_trunc(struct tp_sbuf *out, const char *s, size_t len, void *width)
 {
-    const size_t *wid = width;
+    tp_text_put_trunc(out, s, len, *(const size_t *)width, 1);
+    tp_sbuf_putc(out, ' ');
+}
+
+/* The same in prof.py's layout: text cut to the width, numbers whole. */
+static void put_prof_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *ctx)
+{
+    struct prof_ctx *pc = ctx;
+    const size_t *wid = pc->wid;
     size_t col = w->sel[j];
     char buf[TP_CELLBUF];
     size_t len;
     if (w->cols[col].type == TP_COL_STR) {
+        union tp_cellval v;
+        if (pc->cache[j].made && tp_table_cell_get(w->t, row, col, &v) == TP_CELL_STR) {
+            tp_fieldcache_put(&pc->cache[j], b, w->t, v.s, make_trunc, (void *)&wid[j]);
+            return;
+        }
         const char *s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
         tp_text_put_trunc(b, s, len, wid[j], 1);
     } else {
@@ -282,6 +301,22 @@ static void put_prof_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row
         tp_text_put(b, s, len);
     }
     tp_sbuf_putc(b, ' ');
+}
+
+/* prof.py's layout's rows, a cache for each text column. */
+static int write_prof_rows(const struct tp_wctx *w, struct tp_sbuf *b, const size_t *wid)
+{
+    struct prof_ctx pc = {wid, calloc(w->nsel ? w->nsel : 1, sizeof *pc.cache)};
+    int rc = pc.cache ? TP_OK : tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
+    for (size_t j = 0; rc == TP_OK && j < w->nsel; j++)
+        if (w->cols[w->sel[j]].type == TP_COL_STR && tp_fieldcache_init(&pc.cache[j], w->t) != 0)
+            rc = tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
+    if (rc == TP_OK)
+        rc = tp_write_rows(w, b, w->nsel, put_prof_cell, &pc);
+    for (size_t j = 0; pc.cache && j < w->nsel; j++)
+        tp_fieldcache_free(&pc.cache[j]);
+    free(pc.cache);
+    return rc;
 }
 
 static int write_fit(const struct tp_wctx *w)
@@ -318,7 +353,7 @@ int tp_write_columns(const struct tp_wctx *w)
     if (rc == TP_OK)
         rc = tp_write_header(w, &b, w->nsel, put_trunc_header, wid);
     if (rc == TP_OK)
-        rc = tp_write_rows(w, &b, w->nsel, put_prof_cell, wid);
+        rc = write_prof_rows(w, &b, wid);
     if (rc == TP_OK)
         rc = tp_write_footer(w);
     tp_sbuf_free(&b);

@@ -23,10 +23,7 @@ struct fieldfmt {
     int empty_null;            /* a NULL cell is an empty field (--keys, CSV and TSV) */
     int empty_str;             /* so is an empty string (--keys, CSV) */
     struct tp_sbuf tmp;        /* libcsv's output */
-    struct tp_sbuf bytes;      /* the fields made for strings, end to end */
-    size_t *made;              /* per string id: 1 + its field's offset in bytes, 0 not made yet */
-    uint32_t *madelen;
-    uint32_t nids;
+    struct tp_fieldcache cache;
 };
 
 /* Quote b's text from `from` to its end with libcsv, in place. */
@@ -63,29 +60,55 @@ void tp_write_field(struct tp_sbuf *b, struct tp_sbuf *tmp, const char *s, size_
     *tmp = f.tmp;
 }
 
-/* String id's field, made on first use. */
-static void put_string(struct tp_sbuf *b, struct fieldfmt *f, const tp_table *t, uint32_t id)
+int tp_fieldcache_init(struct tp_fieldcache *c, const tp_table *t)
 {
-    if (id >= f->nids) {   /* not in the table's strings: cannot happen, but never index past */
+    memset(c, 0, sizeof *c);
+    c->nids = tp_table_nstrings(t);
+    c->made = calloc(c->nids ? c->nids : 1, sizeof *c->made);
+    c->len = malloc((c->nids ? c->nids : 1) * sizeof *c->len);
+    if (!c->made || !c->len) {
+        tp_fieldcache_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+void tp_fieldcache_free(struct tp_fieldcache *c)
+{
+    tp_sbuf_free(&c->bytes);
+    free(c->made);
+    free(c->len);
+    memset(c, 0, sizeof *c);
+}
+
+void tp_fieldcache_put(struct tp_fieldcache *c, struct tp_sbuf *b, const tp_table *t, uint32_t id,
+                       void (*make)(struct tp_sbuf *out, const char *s, size_t len, void *ctx), void *ctx)
+{
+    if (id >= c->nids) {   /* not one of the table's strings: never index past */
         b->oom = 1;
         return;
     }
-    if (!f->made[id]) {
-        size_t len, from = f->bytes.len;
+    if (!c->made[id]) {
+        size_t len, from = c->bytes.len;
         const char *s = tp_table_string(t, id, &len);
-        put_field(&f->bytes, f, s, len);
-        if (f->bytes.oom || f->bytes.len - from > UINT32_MAX) {
+        make(&c->bytes, s, len, ctx);
+        if (c->bytes.oom || c->bytes.len - from > UINT32_MAX) {
             b->oom = 1;
             return;
         }
-        f->made[id] = from + 1;
-        f->madelen[id] = (uint32_t)(f->bytes.len - from);
+        c->made[id] = from + 1;
+        c->len[id] = (uint32_t)(c->bytes.len - from);
     }
-    size_t n = f->madelen[id];
-    if (tp_sbuf_room(b, n) == 0) {
-        memcpy(b->p + b->len, f->bytes.p + f->made[id] - 1, n);
+    size_t n = c->len[id];
+    if (n && tp_sbuf_room(b, n) == 0) {
+        memcpy(b->p + b->len, c->bytes.p + c->made[id] - 1, n);
         b->len += n;
     }
+}
+
+static void make_field(struct tp_sbuf *out, const char *s, size_t len, void *f)
+{
+    put_field(out, f, s, len);
 }
 
 /* Cell j of row: a column that prints as tp_cell_text does (plain). */
@@ -100,7 +123,7 @@ static void put_plain(struct tp_sbuf *b, struct fieldfmt *f, const tp_table *t, 
             if (!len)
                 return;
         }
-        put_string(b, f, t, v.s);
+        tp_fieldcache_put(&f->cache, b, t, v.s, make_field, f);
         return;
     }
     if (tp_sbuf_room(b, TP_CELLBUF + 2) != 0)
@@ -141,13 +164,10 @@ int tp_write_joined_rows(const struct tp_wctx *w, struct tp_sbuf *b, char sep, i
         .csv = csv,
         .empty_null = keys && (fmt == TP_FMT_CSV || fmt == TP_FMT_TSV),
         .empty_str = keys && csv,
-        .nids = tp_table_nstrings(w->t),
     };
     unsigned char *plain = malloc(w->nsel ? w->nsel : 1);
-    f.made = calloc(f.nids ? f.nids : 1, sizeof *f.made);
-    f.madelen = malloc((f.nids ? f.nids : 1) * sizeof *f.madelen);
     int rc = TP_OK;
-    if (!plain || !f.made || !f.madelen) {
+    if (tp_fieldcache_init(&f.cache, w->t) != 0 || !plain) {
         rc = tp_error_set(w->err, TP_ERR_NOMEM, "out of memory while writing the table");
         goto done;
     }
@@ -169,9 +189,7 @@ int tp_write_joined_rows(const struct tp_wctx *w, struct tp_sbuf *b, char sep, i
     }
 done:
     free(plain);
-    free(f.made);
-    free(f.madelen);
+    tp_fieldcache_free(&f.cache);
     tp_sbuf_free(&f.tmp);
-    tp_sbuf_free(&f.bytes);
     return rc;
 }
