@@ -174,7 +174,7 @@ static size_t fit_cell_width(const struct tp_wctx *w, size_t row, size_t j, stru
     size_t len;
     union tp_cellval v;
     /* a string cell prints as the string whatever the column (col_text) */
-    if (iw->w && tp_table_cell_get(w->t, row, w->sel[j], &v) == TP_CELL_STR && v.s < iw->n) {
+    if (tp_table_cell_get(w->t, row, w->sel[j], &v) == TP_CELL_STR && v.s < iw->n) {
         if (!iw->w[v.s]) {
             const char *s = tp_table_string(w->t, v.s, &len);
             size_t dw = tp_disp_width(s, len);
@@ -189,13 +189,15 @@ static size_t fit_cell_width(const struct tp_wctx *w, size_t row, size_t j, stru
 }
 
 /* Widths of the selected columns fitted to W (wid, with minw and nat as
- * scratch, nsel entries each); *nsel drops when columns are left out. */
-static void layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_t *nat, size_t *nsel)
+ * scratch, nsel entries each); *nsel drops when columns are left out.
+ * TP_OK, or TP_ERR_NOMEM. */
+static int layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_t *nat, size_t *nsel)
 {
     long long W = w->o->width, total = 0;
-    /* without memory for the widths, each cell is measured */
     struct idwidth iw = {calloc(tp_table_nstrings(w->t) ? tp_table_nstrings(w->t) : 1, sizeof *iw.w),
                          tp_table_nstrings(w->t)};
+    if (!iw.w)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
     for (size_t j = 0; j < *nsel; j++) {
         char hb[160];
         const char *h = tp_wctx_header(w, j, hb, sizeof hb);
@@ -229,7 +231,7 @@ static void layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_
     }
     if (total > W) {   /* 3: the first column alone */
         wid[0] = W > 1 ? (size_t)(W - 1) : 0;
-        return;
+        return TP_OK;
     }
     /* what leaving columns out freed goes back to the text columns that
      * gave up cells, left to right */
@@ -240,6 +242,7 @@ static void layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_
         wid[j] += more;
         total += (long long)more;
     }
+    return TP_OK;
 }
 
 static void note_left_out(const struct tp_wctx *w, size_t kept)
@@ -367,10 +370,14 @@ static int write_fit(const struct tp_wctx *w)
     if (!wid)
         return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
     size_t nsel = w->nsel;
-    layout_fit(w, wid, wid + n, wid + 2 * n, &nsel);
+    int rc = layout_fit(w, wid, wid + n, wid + 2 * n, &nsel);
+    if (rc != TP_OK) {
+        free(wid);
+        return rc;
+    }
     note_left_out(w, nsel);
     struct tp_sbuf b = { 0 };
-    int rc = tp_write_header(w, &b, nsel, put_fit_header, wid);
+    rc = tp_write_header(w, &b, nsel, put_fit_header, wid);
     if (rc == TP_OK)
         rc = write_cached_rows(w, &b, nsel, wid, put_fit_cell);
     if (rc == TP_OK)
