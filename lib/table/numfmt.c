@@ -4,16 +4,28 @@
 #include <string.h>
 #include "numfmt.h"
 
+/* "00".."99": two digits a division (a table's cells are mostly numbers). */
+static const char PAIRS[201] = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+                               "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
 size_t tp_numfmt_u64(uint64_t v, char *out)
 {
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
+    size_t n = 1;
+    for (uint64_t x = v; x >= 10; x /= 10)
+        n++;
+    char *p = out + n;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, PAIRS + 2 * r, 2);
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, PAIRS + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
     return n;
 }
 

@@ -26,12 +26,6 @@
 #define TP_CHUNK_SHIFT 12
 #define TP_CHUNK_ROWS ((size_t)1 << TP_CHUNK_SHIFT)
 
-union tp_cellval {
-    int64_t i;
-    double f;
-    uint32_t s;
-};
-
 struct tp_chunk {
     uint32_t *v;           /* TP_CHUNK_ROWS * nkept values: a string id, an int32, or an index into wide */
     unsigned char *ck;     /* nkept kinds (after v): each column's, for every complete row of the chunk */
@@ -62,6 +56,8 @@ struct tp_table {
     char *defcols;           /* default columns chosen by the view for this input, NULL none */
     struct addr_slot *addr;  /* ids of stable strings by address; nslots a power of two */
     size_t naddr, addr_slots;
+    struct addr_slot *lastaddr;   /* per column, the stable string it was last set to:
+                                     a column often repeats its string row after row */
     /* The cells a row keeps: every column, unless tp_table_keep_columns
      * named the ones its reader will use (the others are NULL and cost
      * nothing).  slot[col] is the column's cell in a row, NOSLOT for one
@@ -85,10 +81,12 @@ tp_table *tp_table_new(const struct tp_coldef *cols, size_t ncols)
     t->nkept = ncols;
     t->slot = malloc((ncols ? ncols : 1) * sizeof *t->slot);
     t->lastk = malloc(ncols ? ncols : 1);
-    if (!t->slot || !t->lastk || ncols >= NOSLOT || tp_strtab_init(&t->strs) != 0) {
+    t->lastaddr = calloc(ncols ? ncols : 1, sizeof *t->lastaddr);
+    if (!t->slot || !t->lastk || !t->lastaddr || ncols >= NOSLOT || tp_strtab_init(&t->strs) != 0) {
         tp_strtab_free(&t->strs);
         free(t->slot);
         free(t->lastk);
+        free(t->lastaddr);
         free(t);
         return NULL;
     }
@@ -113,6 +111,7 @@ void tp_table_free(tp_table *t)
     free(t->addr);
     free(t->slot);
     free(t->lastk);
+    free(t->lastaddr);
     free(t);
 }
 
@@ -360,6 +359,15 @@ void tp_table_set_str_stable(tp_table *t, size_t col, const char *s)
 {
     if (t && col < t->ncols && t->slot[col] == NOSLOT)
         return;   /* not kept: nothing to intern */
+    struct tp_chunk *ch;
+    size_t off;
+    unsigned char *k;
+    if (s && t && t->nrows && col < t->ncols && t->lastaddr[col].p == s) {
+        last_cell(t, col, &ch, &off, &k);
+        ch->v[off] = t->lastaddr[col].id;
+        *k = TP_CELL_STR;
+        return;
+    }
     if (!s || !t || t->nrows == 0 || col >= t->ncols || addr_room(t) < 0) {
         tp_table_set_str(t, col, s);
         return;
@@ -367,20 +375,19 @@ void tp_table_set_str_stable(tp_table *t, size_t col, const char *s)
     size_t h = addr_hash(s, t->addr_slots);
     while (t->addr[h].p && t->addr[h].p != s)
         h = (h + 1) & (t->addr_slots - 1);
-    struct tp_chunk *ch;
-    size_t off;
-    unsigned char *k;
     if (!t->addr[h].p) {
         tp_table_set_str(t, col, s);
         if (!last_cell(t, col, &ch, &off, &k) || *k != TP_CELL_STR)
             return;   /* out of memory: the table says so */
         t->addr[h] = (struct addr_slot){s, ch->v[off]};
         t->naddr++;
+        t->lastaddr[col] = t->addr[h];
         return;
     }
     last_cell(t, col, &ch, &off, &k);
     ch->v[off] = t->addr[h].id;
     *k = TP_CELL_STR;
+    t->lastaddr[col] = t->addr[h];
 }
 
 /* Cell col of the last row holds the 8 bytes `bits` of kind: in the
@@ -708,6 +715,31 @@ size_t tp_table_format_cell(const tp_table *t, size_t row, size_t col, char *buf
     default:
         return put_out("-", 1, buf, cap);
     }
+}
+
+int tp_table_cell_get(const tp_table *t, size_t row, size_t col, union tp_cellval *v)
+{
+    return get_cell(t, row, col, v);
+}
+
+uint32_t tp_table_nstrings(const tp_table *t)
+{
+    return t->strs.count;
+}
+
+const char *tp_table_string(const tp_table *t, uint32_t id, size_t *len)
+{
+    *len = tp_strtab_len(&t->strs, id);
+    return tp_strtab_get(&t->strs, id);
+}
+
+size_t tp_table_format_number(const tp_table *t, size_t col, int kind, union tp_cellval v, char *buf)
+{
+    const struct tp_coldef *c = &t->cols[col];
+    if (kind == TP_CELL_INT && c->type != TP_COL_US && c->type != TP_COL_FIXED)
+        return tp_numfmt_i64(v.i, buf);   /* the common case, without fmt_value's copy */
+    size_t n = fmt_value(c->type, c->decimals, kind, v, buf, TP_CELLBUF);
+    return n < TP_CELLBUF ? n : TP_CELLBUF - 1;
 }
 
 const char *tp_cell_text(const tp_table *t, size_t row, size_t col, char *buf, size_t cap,

@@ -166,6 +166,12 @@ void tp_sbuf_put(struct tp_sbuf *b, const char *s, size_t n);
 void tp_sbuf_putc(struct tp_sbuf *b, char c);
 void tp_sbuf_pad(struct tp_sbuf *b, char c, size_t n);
 void tp_sbuf_free(struct tp_sbuf *b);
+/* Room for n more bytes at b->p + b->len: 0, or -1 (b->oom set). */
+int tp_sbuf_reserve(struct tp_sbuf *b, size_t n);
+static inline int tp_sbuf_room(struct tp_sbuf *b, size_t n)
+{
+    return b->len + n <= b->cap && !b->oom ? 0 : tp_sbuf_reserve(b, n);
+}
 
 /* Untrusted text made safe for a terminal: control bytes (< 0x20, 0x7f), C1
  * controls (U+0080..U+009F) and invalid UTF-8 bytes become "\xNN"; valid
@@ -207,6 +213,24 @@ size_t tp_text_unit(const unsigned char *s, size_t len, int *esc);
 const char *tp_cell_text(const tp_table *t, size_t row, size_t col, char *buf, size_t cap,
                          size_t *len);
 
+/* A cell as the table stores it, for writers that format cells straight
+ * into their output (write_fast.c): tp_table_cell_get returns its kind
+ * (enum tp_cellkind) and fills the value: .s a string id (below
+ * tp_table_nstrings, the same id for the same text: what is derived from
+ * a string can be kept per id), .i or .f a number. */
+union tp_cellval {
+    int64_t i;
+    double f;
+    uint32_t s;
+};
+int tp_table_cell_get(const tp_table *t, size_t row, size_t col, union tp_cellval *v);
+uint32_t tp_table_nstrings(const tp_table *t);
+const char *tp_table_string(const tp_table *t, uint32_t id, size_t *len);
+/* A number cell (kind TP_CELL_INT or TP_CELL_FLOAT) of column col as
+ * tp_cell_text prints it, into buf (at least TP_CELLBUF bytes, no NUL);
+ * returns its length. */
+size_t tp_table_format_number(const tp_table *t, size_t col, int kind, union tp_cellval v, char *buf);
+
 /* What tp_table_write resolved and hands to one format writer. */
 struct tp_wctx {
     const tp_table *t;
@@ -236,6 +260,30 @@ int tp_write_header(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
 int tp_write_rows(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel,
                   void (*put)(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *ctx),
                   void *ctx);
+/* Fields made from a table's strings, kept by string id (write_fast.c):
+ * a writer that prints a string the same way wherever it appears makes
+ * its bytes once (escaped, quoted, padded) and copies them from then on. */
+struct tp_fieldcache {
+    struct tp_sbuf bytes;   /* the fields, end to end */
+    size_t *made;           /* per id: 1 + offset in bytes; 0: not made yet */
+    uint32_t *len;
+    uint32_t nids;
+};
+/* For the strings of t; -1 on out of memory. */
+int tp_fieldcache_init(struct tp_fieldcache *c, const tp_table *t);
+void tp_fieldcache_free(struct tp_fieldcache *c);
+/* Append string id's field to b: made by make(&c->bytes, s, len, ctx)
+ * the first time, copied after. */
+void tp_fieldcache_put(struct tp_fieldcache *c, struct tp_sbuf *b, const tp_table *t, uint32_t id,
+                       void (*make)(struct tp_sbuf *out, const char *s, size_t len, void *ctx), void *ctx);
+
+/* The rows of the joined formats (write_fast.c): cells joined by sep,
+ * each escaped (tp_text_put) and, with csv, quoted as libcsv quotes; a
+ * NULL cell "-" (empty under --keys in CSV and TSV, as an empty string in
+ * CSV).  A string's field is made once per distinct string. */
+int tp_write_joined_rows(const struct tp_wctx *w, struct tp_sbuf *b, char sep, int csv);
+/* One field as those rows hold it (tmp: scratch kept between calls). */
+void tp_write_field(struct tp_sbuf *b, struct tp_sbuf *tmp, const char *s, size_t len, int csv);
 /* The table's footer (key_averages' totals) after its rows, if it has one. */
 int tp_write_footer(const struct tp_wctx *w);
 
@@ -265,6 +313,10 @@ const char *tp_wctx_key(const struct tp_wctx *w, size_t j, char *buf, size_t cap
  * o->keys, a time column in the --timeunit unit, and with --human a time or
  * byte column with its unit (tp_wctx_human). */
 const char *tp_wctx_cell(const struct tp_wctx *w, size_t row, size_t j, char *buf, size_t cap, size_t *len);
+
+/* Whether selected column j prints its cells as tp_cell_text does (no
+ * --timeunit or --human change to it). */
+int tp_wctx_plain(const struct tp_wctx *w, size_t j);
 
 /* What --human does to selected column j: nothing (a typed format, or a
  * column without a unit), or print it as a time (TP_COL_US and headers

@@ -22,7 +22,7 @@ void tp_output_opts_init(struct tp_output_opts *o)
 
 /* ---- line buffer -------------------------------------------------------- */
 
-static int sbuf_reserve(struct tp_sbuf *b, size_t n)
+int tp_sbuf_reserve(struct tp_sbuf *b, size_t n)
 {
     if (b->oom)
         return -1;
@@ -48,7 +48,7 @@ static int sbuf_reserve(struct tp_sbuf *b, size_t n)
 
 void tp_sbuf_put(struct tp_sbuf *b, const char *s, size_t n)
 {
-    if (n == 0 || sbuf_reserve(b, n) != 0)
+    if (n == 0 || tp_sbuf_room(b, n) != 0)
         return;
     memcpy(b->p + b->len, s, n);
     b->len += n;
@@ -56,14 +56,14 @@ void tp_sbuf_put(struct tp_sbuf *b, const char *s, size_t n)
 
 void tp_sbuf_putc(struct tp_sbuf *b, char c)
 {
-    if (sbuf_reserve(b, 1) != 0)
+    if (tp_sbuf_room(b, 1) != 0)
         return;
     b->p[b->len++] = c;
 }
 
 void tp_sbuf_pad(struct tp_sbuf *b, char c, size_t n)
 {
-    if (n == 0 || sbuf_reserve(b, n) != 0)
+    if (n == 0 || tp_sbuf_room(b, n) != 0)
         return;
     memset(b->p + b->len, c, n);
     b->len += n;
@@ -91,6 +91,11 @@ static int time_col(const struct tp_wctx *w, size_t j)
     if (c->type == TP_COL_US)
         return 1;
     return (c->type == TP_COL_FIXED || c->type == TP_COL_NUM) && c->header && strstr(c->header, "(us)") ? 2 : 0;
+}
+
+int tp_wctx_plain(const struct tp_wctx *w, size_t j)
+{
+    return !time_col(w, j) && !tp_wctx_human(w, j);
 }
 
 const char *tp_wctx_key(const struct tp_wctx *w, size_t j, char *buf, size_t cap)

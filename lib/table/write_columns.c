@@ -160,25 +160,50 @@ static int is_prof_layout(const struct tp_wctx *w)
     return 0;
 }
 
-static size_t fit_cell_width(const struct tp_wctx *w, size_t row, size_t j)
+/* Display widths of the table's strings by id, measured once each (a
+ * column of 250K launches has a few hundred distinct names): 1 + width,
+ * 0 not measured yet. */
+struct idwidth {
+    uint32_t *w;
+    uint32_t n;
+};
+
+static size_t fit_cell_width(const struct tp_wctx *w, size_t row, size_t j, struct idwidth *iw)
 {
     char buf[TP_CELLBUF];
     size_t len;
+    union tp_cellval v;
+    /* a string cell prints as the string whatever the column (col_text) */
+    if (tp_table_cell_get(w->t, row, w->sel[j], &v) == TP_CELL_STR && v.s < iw->n) {
+        if (!iw->w[v.s]) {
+            const char *s = tp_table_string(w->t, v.s, &len);
+            size_t dw = tp_disp_width(s, len);
+            if (dw >= UINT32_MAX)
+                return dw;
+            iw->w[v.s] = (uint32_t)dw + 1;
+        }
+        return iw->w[v.s] - 1;
+    }
     const char *s = col_text(w, row, j, buf, sizeof buf, &len);
     return tp_disp_width(s, len);
 }
 
 /* Widths of the selected columns fitted to W (wid, with minw and nat as
- * scratch, nsel entries each); *nsel drops when columns are left out. */
-static void layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_t *nat, size_t *nsel)
+ * scratch, nsel entries each); *nsel drops when columns are left out.
+ * TP_OK, or TP_ERR_NOMEM. */
+static int layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_t *nat, size_t *nsel)
 {
     long long W = w->o->width, total = 0;
+    struct idwidth iw = {calloc(tp_table_nstrings(w->t) ? tp_table_nstrings(w->t) : 1, sizeof *iw.w),
+                         tp_table_nstrings(w->t)};
+    if (!iw.w)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
     for (size_t j = 0; j < *nsel; j++) {
         char hb[160];
         const char *h = tp_wctx_header(w, j, hb, sizeof hb);
         size_t hw = tp_disp_width(h, strlen(h)), m = hw;
         for (size_t i = 0; i < w->nrows; i++) {
-            size_t cw = fit_cell_width(w, tp_wctx_row(w, i), j);
+            size_t cw = fit_cell_width(w, tp_wctx_row(w, i), j, &iw);
             if (cw > m)
                 m = cw;
         }
@@ -189,6 +214,7 @@ static void layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_
         }
         total += (long long)m + 1;
     }
+    free(iw.w);
     while (total > W) {   /* 1: the widest text column first */
         size_t best = SIZE_MAX;
         for (size_t j = 0; j < *nsel; j++)
@@ -205,7 +231,7 @@ static void layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_
     }
     if (total > W) {   /* 3: the first column alone */
         wid[0] = W > 1 ? (size_t)(W - 1) : 0;
-        return;
+        return TP_OK;
     }
     /* what leaving columns out freed goes back to the text columns that
      * gave up cells, left to right */
@@ -216,6 +242,7 @@ static void layout_fit(const struct tp_wctx *w, size_t *wid, size_t *minw, size_
         wid[j] += more;
         total += (long long)more;
     }
+    return TP_OK;
 }
 
 static void note_left_out(const struct tp_wctx *w, size_t kept)
@@ -246,12 +273,33 @@ static void put_trunc_header(struct tp_sbuf *b, const char *h, size_t j, void *w
     tp_sbuf_putc(b, ' ');
 }
 
-/* A cell padded to its column's width (text left, numbers right), then a space. */
-static void put_fit_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *width)
+/* A text column's cell as write_fit prints it: fitted, padded, a space. */
+static void make_fit(struct tp_sbuf *out, const char *s, size_t len, void *width)
 {
-    const size_t *wid = width;
+    tp_disp_put_fit(out, s, len, *(const size_t *)width, 1);
+    tp_sbuf_putc(out, ' ');
+}
+
+/* The widths, and per text column the cells made so far (a name is
+ * fitted the same way in every row of a column); .made NULL for a
+ * column that is not text. */
+struct cells_ctx {
+    const size_t *wid;
+    struct tp_fieldcache *cache;   /* nsel */
+};
+
+/* A cell padded to its column's width (text left, numbers right), then a space. */
+static void put_fit_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *ctx)
+{
+    struct cells_ctx *cc = ctx;
+    const size_t *wid = cc->wid;
     char buf[TP_CELLBUF];
     size_t len;
+    union tp_cellval v;
+    if (cc->cache[j].made && tp_table_cell_get(w->t, row, w->sel[j], &v) == TP_CELL_STR) {
+        tp_fieldcache_put(&cc->cache[j], b, w->t, v.s, make_fit, (void *)&wid[j]);
+        return;
+    }
     const char *s = col_text(w, row, j, buf, sizeof buf, &len);
     if (w->cols[w->sel[j]].type == TP_COL_STR) {
         tp_disp_put_fit(b, s, len, wid[j], 1);
@@ -264,14 +312,26 @@ static void put_fit_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row,
     tp_sbuf_putc(b, ' ');
 }
 
-/* The same in prof.py's layout: text cut to the width, numbers whole. */
-static void put_prof_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *width)
+static void make_trunc(struct tp_sbuf *out, const char *s, size_t len, void *width)
 {
-    const size_t *wid = width;
+    tp_text_put_trunc(out, s, len, *(const size_t *)width, 1);
+    tp_sbuf_putc(out, ' ');
+}
+
+/* The same in prof.py's layout: text cut to the width, numbers whole. */
+static void put_prof_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *ctx)
+{
+    struct cells_ctx *pc = ctx;
+    const size_t *wid = pc->wid;
     size_t col = w->sel[j];
     char buf[TP_CELLBUF];
     size_t len;
     if (w->cols[col].type == TP_COL_STR) {
+        union tp_cellval v;
+        if (pc->cache[j].made && tp_table_cell_get(w->t, row, col, &v) == TP_CELL_STR) {
+            tp_fieldcache_put(&pc->cache[j], b, w->t, v.s, make_trunc, (void *)&wid[j]);
+            return;
+        }
         const char *s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
         tp_text_put_trunc(b, s, len, wid[j], 1);
     } else {
@@ -284,6 +344,25 @@ static void put_prof_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row
     tp_sbuf_putc(b, ' ');
 }
 
+/* The first nsel selected columns' rows, put by put with a cells_ctx: a
+ * cache for each text column. */
+static int write_cached_rows(const struct tp_wctx *w, struct tp_sbuf *b, size_t nsel, const size_t *wid,
+                             void (*put)(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j,
+                                         void *ctx))
+{
+    struct cells_ctx cc = {wid, calloc(nsel ? nsel : 1, sizeof *cc.cache)};
+    int rc = cc.cache ? TP_OK : tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
+    for (size_t j = 0; rc == TP_OK && j < nsel; j++)
+        if (w->cols[w->sel[j]].type == TP_COL_STR && tp_fieldcache_init(&cc.cache[j], w->t) != 0)
+            rc = tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
+    if (rc == TP_OK)
+        rc = tp_write_rows(w, b, nsel, put, &cc);
+    for (size_t j = 0; cc.cache && j < nsel; j++)
+        tp_fieldcache_free(&cc.cache[j]);
+    free(cc.cache);
+    return rc;
+}
+
 static int write_fit(const struct tp_wctx *w)
 {
     size_t n = w->nsel ? w->nsel : 1;
@@ -291,12 +370,16 @@ static int write_fit(const struct tp_wctx *w)
     if (!wid)
         return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory");
     size_t nsel = w->nsel;
-    layout_fit(w, wid, wid + n, wid + 2 * n, &nsel);
+    int rc = layout_fit(w, wid, wid + n, wid + 2 * n, &nsel);
+    if (rc != TP_OK) {
+        free(wid);
+        return rc;
+    }
     note_left_out(w, nsel);
     struct tp_sbuf b = { 0 };
-    int rc = tp_write_header(w, &b, nsel, put_fit_header, wid);
+    rc = tp_write_header(w, &b, nsel, put_fit_header, wid);
     if (rc == TP_OK)
-        rc = tp_write_rows(w, &b, nsel, put_fit_cell, wid);
+        rc = write_cached_rows(w, &b, nsel, wid, put_fit_cell);
     if (rc == TP_OK)
         rc = tp_write_footer(w);
     tp_sbuf_free(&b);
@@ -318,7 +401,7 @@ int tp_write_columns(const struct tp_wctx *w)
     if (rc == TP_OK)
         rc = tp_write_header(w, &b, w->nsel, put_trunc_header, wid);
     if (rc == TP_OK)
-        rc = tp_write_rows(w, &b, w->nsel, put_prof_cell, wid);
+        rc = write_cached_rows(w, &b, w->nsel, wid, put_prof_cell);
     if (rc == TP_OK)
         rc = tp_write_footer(w);
     tp_sbuf_free(&b);

@@ -8,6 +8,7 @@
  * that are not valid UTF-8 cannot be said in JSON and become the six
  * characters \\xNN (the same text the other writers show). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "table.h"
 
@@ -49,32 +50,66 @@ static void json_str(struct tp_sbuf *b, const char *str, size_t len)
     tp_sbuf_putc(b, '"');
 }
 
+static void make_json_str(struct tp_sbuf *out, const char *s, size_t len, void *unused)
+{
+    (void)unused;
+    json_str(out, s, len);
+}
+
+/* Rows go to stdio this many bytes at a time. */
+#define ROWS_BATCH ((size_t)1 << 16)
+
+/* Each selected column's `"key":` (after a comma but for the first), made
+ * once: pre[j] is its start in keys->p, pre[j + 1] its end. */
+static void make_prefixes(const struct tp_wctx *w, struct tp_sbuf *keys, size_t *pre)
+{
+    for (size_t j = 0; j < w->nsel; j++) {
+        pre[j] = keys->len;
+        if (j)
+            tp_sbuf_putc(keys, ',');
+        char kb[160];
+        const char *key = tp_wctx_key(w, j, kb, sizeof kb);
+        json_str(keys, key, strlen(key));
+        tp_sbuf_putc(keys, ':');
+    }
+    pre[w->nsel] = keys->len;
+}
+
 int tp_write_jsonl(const struct tp_wctx *w)
 {
-    struct tp_sbuf b = { 0 };
+    struct tp_sbuf b = { 0 }, keys = { 0 };
+    struct tp_fieldcache strs;
+    size_t *pre = malloc((w->nsel + 1) * sizeof *pre);
     int rc = TP_OK;
+    if (tp_fieldcache_init(&strs, w->t) != 0 || !pre) {
+        rc = tp_error_set(w->err, TP_ERR_NOMEM, "out of memory while writing the table");
+        goto done;
+    }
+    make_prefixes(w, &keys, pre);
+    if (keys.oom) {
+        rc = tp_error_set(w->err, TP_ERR_NOMEM, "out of memory while writing the table");
+        goto done;
+    }
     for (size_t i = 0; rc == TP_OK && i < w->nrows; i++) {
         size_t row = tp_wctx_row(w, i);
         tp_sbuf_putc(&b, '{');
         for (size_t j = 0; j < w->nsel; j++) {
             size_t col = w->sel[j];
             const struct tp_coldef *c = &w->cols[col];
-            if (j)
-                tp_sbuf_putc(&b, ',');
-            char kb[160];
-            const char *key = tp_wctx_key(w, j, kb, sizeof kb);
-            json_str(&b, key, strlen(key));
-            tp_sbuf_putc(&b, ':');
-            enum tp_cellkind k = tp_table_cell_kind(w->t, row, col);
+            tp_sbuf_put(&b, keys.p + pre[j], pre[j + 1] - pre[j]);
+            union tp_cellval v;
+            enum tp_cellkind k = (enum tp_cellkind)tp_table_cell_get(w->t, row, col, &v);
             char buf[TP_CELLBUF];
             size_t len;
             const char *s;
             if (k == TP_CELL_NULL) {
                 tp_sbuf_put(&b, "null", 4);
-            } else if (c->type == TP_COL_STR || k == TP_CELL_STR) {
+            } else if (k == TP_CELL_STR) {
+                tp_fieldcache_put(&strs, &b, w->t, v.s, make_json_str, NULL);
+            } else if (c->type == TP_COL_STR) {
                 s = tp_cell_text(w->t, row, col, buf, sizeof buf, &len);
                 json_str(&b, s, len);
-            } else if (k == TP_CELL_FLOAT && !isfinite(tp_table_cell_float(w->t, row, col))) {
+            } else if (k == TP_CELL_FLOAT && !isfinite(v.f)) {
                 tp_sbuf_put(&b, "null", 4);
             } else {
                 s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
@@ -82,8 +117,13 @@ int tp_write_jsonl(const struct tp_wctx *w)
             }
         }
         tp_sbuf_put(&b, "}\n", 2);
-        rc = tp_write_line(w, &b);
+        if (b.len >= ROWS_BATCH || b.oom || i + 1 == w->nrows)
+            rc = tp_write_line(w, &b);
     }
+done:
     tp_sbuf_free(&b);
+    tp_sbuf_free(&keys);
+    tp_fieldcache_free(&strs);
+    free(pre);
     return rc;
 }

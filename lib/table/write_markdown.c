@@ -37,9 +37,24 @@ static void md_text(struct tp_sbuf *b, const char *s, size_t len)
     }
 }
 
+/* A cell: " TEXT |". */
+static void md_cell(struct tp_sbuf *b, const char *s, size_t len, void *unused)
+{
+    (void)unused;
+    tp_sbuf_putc(b, ' ');
+    md_text(b, s, len);
+    tp_sbuf_put(b, " |", 2);
+}
+
+/* Rows go to stdio this many bytes at a time. */
+#define ROWS_BATCH ((size_t)1 << 16)
+
 int tp_write_markdown(const struct tp_wctx *w)
 {
     struct tp_sbuf b = { 0 };
+    struct tp_fieldcache strs;   /* a string's cell made once */
+    if (tp_fieldcache_init(&strs, w->t) != 0)
+        return tp_error_set(w->err, TP_ERR_NOMEM, "out of memory while writing the table");
     int rc = TP_OK;
     /* GFM needs the header and the alignment row even with --no-header. */
     tp_sbuf_putc(&b, '|');
@@ -63,16 +78,21 @@ int tp_write_markdown(const struct tp_wctx *w)
         size_t row = tp_wctx_row(w, i);
         tp_sbuf_putc(&b, '|');
         for (size_t j = 0; j < w->nsel; j++) {
+            union tp_cellval v;
+            if (tp_table_cell_get(w->t, row, w->sel[j], &v) == TP_CELL_STR) {   /* tp_wctx_cell: as it is */
+                tp_fieldcache_put(&strs, &b, w->t, v.s, md_cell, NULL);
+                continue;
+            }
             char buf[TP_CELLBUF];
             size_t len;
             const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
-            tp_sbuf_putc(&b, ' ');
-            md_text(&b, s, len);
-            tp_sbuf_put(&b, " |", 2);
+            md_cell(&b, s, len, NULL);
         }
         tp_sbuf_putc(&b, '\n');
-        rc = tp_write_line(w, &b);
+        if (b.len >= ROWS_BATCH || b.oom || i + 1 == w->nrows)
+            rc = tp_write_line(w, &b);
     }
     tp_sbuf_free(&b);
+    tp_fieldcache_free(&strs);
     return rc;
 }

@@ -2,7 +2,7 @@
  * by single spaces, no padding, no trailing space; NULL cells print "-".
  * Strings are escaped (tp_text_put) so one row stays one line.  The TSV
  * writer is the same with a tab: control characters, tabs included, are
- * escaped as \xNN, so a field never splits. */
+ * escaped as \xNN, so a field never splits.  The rows are write_fast.c's. */
 #include <string.h>
 #include "table.h"
 
@@ -18,21 +18,13 @@ static void put_header(struct tp_sbuf *b, const char *h, size_t j, void *sep)
     put_joined(b, h, strlen(h), j, *(const char *)sep);
 }
 
-static void put_cell(struct tp_sbuf *b, const struct tp_wctx *w, size_t row, size_t j, void *sep)
-{
-    char buf[TP_CELLBUF];
-    size_t len;
-    const char *s = tp_wctx_cell(w, row, j, buf, sizeof buf, &len);
-    put_joined(b, s, len, j, *(const char *)sep);
-}
-
 /* Header and cells joined by `sep`. */
 static int write_joined(const struct tp_wctx *w, char sep)
 {
     struct tp_sbuf b = { 0 };
     int rc = tp_write_header(w, &b, w->nsel, put_header, &sep);
     if (rc == TP_OK)
-        rc = tp_write_rows(w, &b, w->nsel, put_cell, &sep);
+        rc = tp_write_joined_rows(w, &b, sep, 0);
     tp_sbuf_free(&b);
     return rc;
 }
