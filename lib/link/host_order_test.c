@@ -20,10 +20,7 @@ TP_CMP_FIELDS(cmp_key, struct key, pid, tid, ts, minus_dur, call, row)
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return tt_xorshift(&rng);
 }
 
 /* n rows on `threads` threads, starts in [base, base + spread), few

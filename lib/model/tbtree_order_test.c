@@ -16,10 +16,7 @@ static int cmp_kv(const void *a, const void *b)
 static uint64_t rng = 88172645463325252u;
 static uint64_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return tt_xorshift(&rng);
 }
 
 /* Sorts a copy both ways; 1 when tp_sort_kv matches qsort's (k, r) order. */

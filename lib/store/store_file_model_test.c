@@ -11,18 +11,7 @@
 #include "store_file_int.h"
 #include "tbtree.h"
 #include "testing.h"
-
-static tp_store *load(const char *path)
-{
-    tp_error err = {0};
-    tp_store *st = tp_store_new();
-    if (!st || tp_store_load(st, path, &err) != TP_OK || tp_store_link(st, &err) != TP_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.msg);
-        tp_store_free(st);
-        return NULL;
-    }
-    return st;
-}
+#include "store_testing.h"
 
 static int same_node(const struct tb_node *a, const struct tb_node *b)
 {
@@ -114,10 +103,10 @@ static void check_trace(const char *trace, int damage)
         return;
     }
     close(fd);
-    tp_store *js = load(trace);
+    tp_store *js = tt_load_linked(trace);
     tp_error err = {0};
     CHECK("store_model.saved", js && tp_store_save(js, NULL, path, &err) == TP_OK);
-    tp_store *fs = load(path);
+    tp_store *fs = tt_load_linked(path);
     CHECK("store_model.loaded", fs != NULL);
     if (!js || !fs) {
         tp_store_free(js);

@@ -13,19 +13,8 @@
 #include "store_file_int.h"
 #include "summ.h"
 #include "testing.h"
+#include "store_testing.h"
 #include "views.h"
-
-static tp_store *load(const char *path)
-{
-    tp_error err = {0};
-    tp_store *st = tp_store_new();
-    if (!st || tp_store_load(st, path, &err) != TP_OK || tp_store_link(st, &err) != TP_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.msg);
-        tp_store_free(st);
-        return NULL;
-    }
-    return st;
-}
 
 static struct tp_sf_blob *blob(tp_store *st, const char *name)
 {
@@ -142,10 +131,10 @@ int main(void)
         TEST_EXIT();
     }
     close(fd);
-    tp_store *js = load("testdata/sample.pt.trace.json");
+    tp_store *js = tt_load_linked("testdata/sample.pt.trace.json");
     tp_error err = {0};
     CHECK("store_results.saved", js && tp_store_save(js, NULL, path, &err) == TP_OK);
-    tp_store *fs = load(path);
+    tp_store *fs = tt_load_linked(path);
     CHECK("store_results.loaded", fs != NULL);
     if (!js || !fs) {
         tp_store_free(js);

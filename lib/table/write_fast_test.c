@@ -157,10 +157,7 @@ static void test_repeats(void)
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 static uint64_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return tt_xorshift(&rng);
 }
 
 static const char *const POOL[] = {

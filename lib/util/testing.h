@@ -6,6 +6,7 @@
 #ifndef TPROF_TESTING_H
 #define TPROF_TESTING_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,16 @@ static inline char *tt_read_file(const char *path, size_t *len)
 
 /* A fresh folder "/tmp/tprof-NAME-XXXXXX" in dir (cap bytes): 0, or -1
  * after printing "skip NAME: no temporary folder". */
+/* xorshift64: a reproducible stream of test values from *state (nonzero). */
+static inline uint64_t tt_xorshift(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
 static inline int tt_tmpdir(char *dir, size_t cap, const char *name)
 {
     snprintf(dir, cap, "/tmp/tprof-%s-XXXXXX", name);
