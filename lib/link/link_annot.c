@@ -84,8 +84,16 @@ static int cmp_kernel(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The trace of a "Call stack" (strtab id), direct-mapped by id. */
+enum { TRACE_MEMOS = 1024 };
+struct trace_memo {
+    uint32_t call_stack, trace, trace_last;
+};
+
 int tp_link_kernel_annots(tp_store *st, tp_error *err)
 {
+    struct trace_memo memos[TRACE_MEMOS];
+    memset(memos, 0, sizeof memos);   /* call_stack 0: empty (0 is "no call stack") */
     size_t nk = 0;
     for (size_t i = 0; i < st->n; i++)
         if (st->kind[i] == TP_K_KERNEL)
@@ -171,10 +179,14 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
                 add_frame(&trace, nm, strlen(nm));
             }
         }
-        if (call_stack) {
-            trace.len = 0;
+        /* A call stack's trace is memoised: the kernels of every step have
+         * the same few thousand stacks, and building and interning a trace
+         * of a kilobyte again for each was a twentieth of the load. */
+        struct trace_memo *memo = call_stack ? &memos[call_stack % TRACE_MEMOS] : NULL;
+        int memo_hit = memo && memo->call_stack == call_stack;
+        trace.len = 0;
+        if (call_stack && !memo_hit)
             trace_from_call_stack(&trace, tp_store_str(st, call_stack));
-        }
         if (seq != TP_NONE) {
             char buf[32];
             int n = snprintf(buf, sizeof buf, "%lld", (long long)seq);
@@ -190,11 +202,16 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
         }
         if (layer.len)
             a->layer = tp_store_intern(st, layer.p, layer.len);
-        if (trace.len) {
+        if (memo_hit) {
+            a->trace = memo->trace;
+            a->trace_last = memo->trace_last;
+        } else if (trace.len) {
             a->trace = tp_store_intern(st, trace.p, trace.len);   /* tp_sbuf is not NUL-terminated */
             const char *last = basename_of_last(tp_store_str(st, a->trace));
             a->trace_last = tp_store_intern(st, last, strlen(last));
         }
+        if (memo && !memo_hit)
+            *memo = (struct trace_memo){ call_stack, a->trace, a->trace_last };
     }
     st->nannots = nk;
     tp_sbuf_free(&layer);
