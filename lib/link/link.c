@@ -21,6 +21,7 @@
 #include <string.h>
 #include "ingest.h"
 #include "i64map.h"
+#include "corr_index.h"
 #include "link.h"
 #include "search.h"
 #include "store_file.h"
@@ -261,51 +262,33 @@ int tp_store_link(tp_store *st, tp_error *err)
     for (size_t k = 0; k < ndev_rows; k++)
         st->dev_launcher[k] = st->dev_launch_op[k] = -1;
 
-    /* Runtime <-> device by correlation id.  The map holds the device
-     * activities' ids (an nvprof dump has ten or more runtime calls per
-     * kernel: a map of every call's id was most of the link's memory):
-     * NO_CALL_YET until the first runtime/driver call with the id, in store
-     * order, takes the slot (the plugin's dict keeps the first too). */
-    enum { NO_CALL_YET = -2 };
-    struct tp_i64map corr = {0}, ext = {0};
-    size_t ndev = 0, nops = 0;
-    for (size_t i = 0; i < st->n; i++) {
-        if (is_device_kind(st->kind[i]))
-            ndev++;
-        else if (st->kind[i] == TP_K_CPU_OP)
+    /* Runtime <-> device by correlation id (corr_index.c): the index holds
+     * the device activities' ids (an nvprof dump has ten or more runtime
+     * calls per kernel: a map of every call's id was most of the link's
+     * memory), each with the first runtime/driver call that has it. */
+    struct tp_corr_index corr;
+    struct tp_i64map ext = {0};
+    size_t nops = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_CPU_OP)
             nops++;
-    }
-    int oom = tp_i64map_init(&corr, ndev) < 0;
-    for (size_t i = 0; i < st->n && !oom; i++) {
-        if (is_device_kind(st->kind[i]) && st->correlation[i] != TP_NONE) {
-            int64_t *v = tp_i64map_slot(&corr, st->correlation[i]);
-            oom = !v;
-            if (v)
-                *v = NO_CALL_YET;
-        }
-    }
-    for (size_t i = 0; i < st->n && !oom && corr.n; i++)
-        if ((st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) && st->correlation[i] != TP_NONE &&
-            tp_i64map_get(&corr, st->correlation[i]) == NO_CALL_YET)
-            *tp_i64map_slot(&corr, st->correlation[i]) = (int64_t)i;   /* present: no insert, no allocation */
+    int oom = tp_corr_index_build(&corr, st) < 0;
     if (oom || build_trees(st) < 0) {
-        tp_i64map_free(&corr);
+        tp_corr_index_free(&corr);
         tp_i64map_free(&ext);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
     }
     for (size_t i = 0; i < st->n; i++) {
         if (!is_device_kind(st->kind[i]) || st->correlation[i] == TP_NONE)
             continue;
-        int64_t rt = tp_i64map_get(&corr, st->correlation[i]);
-        if (rt < 0)
-            rt = -1;
+        int64_t rt = tp_corr_index_get(&corr, st->correlation[i]);
         int64_t d = tp_store_dev_index(st, i);
         st->dev_launcher[d] = (int32_t)rt;
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {
             int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
             if (e != TP_NONE && e != 0 && !ext.keys && ext_map(st, &ext, nops) < 0) {
-                tp_i64map_free(&corr);
+                tp_corr_index_free(&corr);
                 tp_i64map_free(&ext);
                 return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
             }
@@ -314,7 +297,7 @@ int tp_store_link(tp_store *st, tp_error *err)
         }
         st->dev_launch_op[d] = (int32_t)op;
     }
-    tp_i64map_free(&corr);
+    tp_corr_index_free(&corr);
     tp_i64map_free(&ext);
     if (build_steps(st) < 0 || tp_link_attribution(st) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
