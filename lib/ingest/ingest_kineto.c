@@ -17,7 +17,8 @@
 /* A JSON value we kept as a span: its type and text. */
 struct jv {
     enum tp_jtype type;   /* TP_J_NONE when the key was absent */
-    int has_int;          /* a plain integer number, its value read with its text: */
+    int has_int;          /* a plain integer number (1), or a decimal of up to 3 places as thousandths
+                             (TP_JSON_MILLI), its value read with its text: */
     int64_t i;
     tp_jspan s;
 };
@@ -366,7 +367,7 @@ static int get_i64(tp_json *j, const struct jv *v, int64_t *out)
         return 0;
     if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
         return -1;
-    if (v->has_int) {
+    if (v->has_int == 1) {
         *out = v->i;
         return 1;
     }
@@ -393,7 +394,7 @@ static int get_double(tp_json *j, const struct jv *v, double *out)
     if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
         return -1;
     const char *s = tp_json_ptr(j, v->s);
-    if (v->has_int && (v->i != 0 || s[0] != '-')) {
+    if (v->has_int == 1 && (v->i != 0 || s[0] != '-')) {
         /* an integer of up to 18 digits rounds to the double strtod gives
          * (to nearest, ties to even); "-0" is strtod's -0.0 */
         *out = (double)v->i;
@@ -408,7 +409,11 @@ static int get_ns(tp_json *j, const struct jv *v, int64_t *out)
         return 0;
     if (v->type != TP_J_NUMBER && v->type != TP_J_STRING)
         return -1;
-    if (v->has_int && v->i >= 0 && v->i <= INT64_MAX / 1000) {
+    if (v->has_int == TP_JSON_MILLI) {
+        *out = v->i;   /* a decimal of up to 3 places, read as thousandths */
+        return 1;
+    }
+    if (v->has_int == 1 && v->i >= 0 && v->i <= INT64_MAX / 1000) {
         *out = v->i * 1000;   /* what tp_decimal_us_to_ns makes of the text */
         return 1;
     }

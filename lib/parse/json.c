@@ -836,6 +836,12 @@ static inline int64_t eight_digits(uint64_t w)
     return (int64_t)(uint32_t)w;
 }
 
+/* The byte after a number that a value can end with. */
+static inline int ends_number(char c)
+{
+    return c == ',' || c == '}' || c == ']' || is_blank((unsigned char)c);
+}
+
 int tp_json_number_int(tp_json *j, tp_jspan *out, int64_t *val, int *is_int)
 {
     const char *p = j->p, *end = j->end;
@@ -855,14 +861,34 @@ int tp_json_number_int(tp_json *j, tp_jspan *out, int64_t *val, int *is_int)
         while (q < end && (unsigned)(*q - '0') < 10)
             v = v * 10 + (uint64_t)(*q++ - '0');
         size_t nd = (size_t)(q - d0);
-        if (nd > 0 && nd <= 18 && !(*d0 == '0' && nd > 1) && q < end &&
-            (*q == ',' || *q == '}' || *q == ']' || is_blank((unsigned char)*q))) {
+        if (nd > 0 && nd <= 18 && !(*d0 == '0' && nd > 1) && q < end && ends_number(*q)) {
             out->off = tp_json_offset(j);
             out->len = (uint32_t)(q - p);
             j->p = q;
             *val = *p == '-' ? -(int64_t)v : (int64_t)v;
             *is_int = 1;
             return 0;
+        }
+        /* Kineto writes times in microseconds with up to three decimals
+         * (ts 2211724343839.162, dur 2.736): read as thousandths here, the
+         * caller needs no second pass over the text. */
+        if (q < end && *q == '.' && *p != '-' && nd > 0 && nd <= 15 && !(*d0 == '0' && nd > 1)) {
+            const char *f = q + 1;
+            unsigned fd = 0;
+            while (f < end && fd < 4 && (unsigned)(*f - '0') < 10) {
+                v = v * 10 + (uint64_t)(*f++ - '0');
+                fd++;
+            }
+            if (fd >= 1 && fd <= 3 && f < end && ends_number(*f)) {
+                for (; fd < 3; fd++)
+                    v *= 10;
+                out->off = tp_json_offset(j);
+                out->len = (uint32_t)(f - p);
+                j->p = f;
+                *val = (int64_t)v;
+                *is_int = TP_JSON_MILLI;
+                return 0;
+            }
         }
     }
     return tp_json_number(j, out);

@@ -126,7 +126,11 @@ int tp_json_string(tp_json *j, tp_jspan *out);
 int tp_json_number(tp_json *j, tp_jspan *out);
 /* tp_json_number, and when the number is a plain integer of at most 18
  * digits (-?(0|[1-9][0-9]*), inside the window), its value in *val and 1
- * in *is_int (else 0): the digits are read once. */
+ * in *is_int; when it is a non-negative decimal of at most 15 integer
+ * digits and 1 to 3 decimals without exponent ((0|[1-9][0-9]*)\.[0-9]{1,3}),
+ * its value times 1000 in *val and TP_JSON_MILLI in *is_int (what
+ * tp_decimal_us_to_ns makes of the text); else 0: the digits are read once. */
+enum { TP_JSON_MILLI = 2 };
 int tp_json_number_int(tp_json *j, tp_jspan *out, int64_t *val, int *is_int);
 int tp_json_skip(tp_json *j, tp_jspan *raw);
 /* true/false/null */

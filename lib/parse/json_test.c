@@ -121,6 +121,33 @@ static void test_scan_offsets(void)
     }
 }
 
+/* Whether text[0..len) is what tp_json_number_int reads as thousandths:
+ * (0|[1-9][0-9]{0,14})\.[0-9]{1,3}. */
+static int milli_text(const char *t, size_t len)
+{
+    size_t i = 0;
+    while (i < len && t[i] >= '0' && t[i] <= '9')
+        i++;
+    if (i == 0 || i > 15 || (t[0] == '0' && i > 1) || i >= len || t[i] != '.')
+        return 0;
+    size_t d = 0;
+    for (i++; i < len && t[i] >= '0' && t[i] <= '9'; i++)
+        d++;
+    return i == len && d >= 1 && d <= 3;
+}
+
+/* The kind and value tp_json_number_int must give for the number s (read
+ * whole, inside the window): 1 and the integer, TP_JSON_MILLI and the
+ * thousandths, else 0. */
+static int number_kind(const char *s, size_t len, int plain, int64_t *want)
+{
+    if (plain)
+        return 1;
+    if (milli_text(s, len) && tp_decimal_us_to_ns(s, len, want) == 0)
+        return TP_JSON_MILLI;
+    return 0;
+}
+
 /* Numbers, through the one-pass path and the general one: each in an array
  * (the value then a terminator inside the window) and bare at the end. */
 static void test_numbers(void)
@@ -155,6 +182,8 @@ static void test_numbers(void)
     /* tp_json_number_int: the same span and error as tp_json_number, and
      * the value of a plain integer as tp_decimal_to_i64 reads it */
     const char *more[] = {"123456789012345678", "-123456789012345678", "1234567890123456789", "9223372036854775807",
+                          "0.5", "2.736", "5.74", "2211724343839.162", "999999999999999.999", "1234567890123456.5",
+                          "2.7361", "-2.5", "2.5e3", "0.000", "10.0",
                           "12e3", "5"};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0] + sizeof more / sizeof more[0]; i++) {
         const char *text = i < sizeof nums / sizeof nums[0] ? nums[i].text : more[i - sizeof nums / sizeof nums[0]];
@@ -178,11 +207,12 @@ static void test_numbers(void)
                 r1 = tp_json_arr_begin(&j1) == 0 && tp_json_arr_next(&j1, &n1) == 1 ? tp_json_number(&j1, &s1) : -2;
             }
             int plain = r2 == 0 && tp_decimal_to_i64(tp_json_ptr(&j2, s2), s2.len, &want) == 0 &&
-                        strchr(text, 'e') == NULL && s2.len <= 18 + (text[0] == '-');
+                        strchr(text, 'e') == NULL && strchr(text, '.') == NULL && s2.len <= 18 + (text[0] == '-');
             char name[96];
             snprintf(name, sizeof name, "json.number_int.%s.%zu", text, f);
+            int kind = r2 == 0 && f != 4 ? number_kind(tp_json_ptr(&j2, s2), s2.len, plain, &want) : 0;
             CHECK(name, r1 == r2 && s1.off == s2.off && s1.len == s2.len && strcmp(e1.msg, e2.msg) == 0 &&
-                            (r2 != 0 || is_int == (plain && f != 4)) && (!is_int || v == want));
+                            (r2 != 0 || is_int == kind) && (!is_int || v == want));
             tp_json_free(&j1);
             tp_json_free(&j2);
         }
@@ -215,7 +245,7 @@ static int open_reader(tp_json *j, tp_source **src, const char *name, const char
 static void test_number_runs(void)
 {
     static const char digits[] = "98765432109876543210";
-    static const char *breaks[] = {"", ":", "/", "\xb5", ".5", "e3", "x"};
+    static const char *breaks[] = {"", ":", "/", "\xb5", ".5", ".25", ".125", ".1250", "e3", "x"};
     int ok = 1;
     for (size_t b = 0; b < sizeof breaks / sizeof breaks[0] && ok; b++) {
         for (int len = 1; len <= 20 && ok; len++) {
@@ -242,8 +272,9 @@ static void test_number_runs(void)
                         int plain = !breaks[b][0] && len <= 18 && !cut && !(digits[0] == '0' && len > 1);
                         if (plain)
                             tp_decimal_to_i64(doc + 1, (size_t)(len + neg), &want);
+                        int kind = r2 == 0 && !cut ? number_kind(tp_json_ptr(&j2, s2), s2.len, plain, &want) : 0;
                         if (!(r1 == r2 && s1.off == s2.off && s1.len == s2.len && strcmp(e1.msg, e2.msg) == 0 &&
-                              (r2 != 0 || is_int == plain) && (!is_int || v == want))) {
+                              (r2 != 0 || is_int == kind) && (!is_int || v == want))) {
                             fprintf(stderr, "  %.*s: r %d/%d len %u/%u is_int %d value %lld want %lld\n", (int)dlen,
                                     doc, r1, r2, s1.len, s2.len, is_int, (long long)v, (long long)want);
                             ok = 0;
