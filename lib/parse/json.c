@@ -429,6 +429,11 @@ int tp_json_obj_next(tp_json *j, int *n, tp_jspan *key)
     const char *p = j->p, *end = j->end;
     if (*n > 0) {
         p = skip_blanks_near(j->simd, p, end);
+        if (p && p < end && *p == '}') {
+            /* the object's end: every object has one (two an event) */
+            j->p = p + 1;
+            return 0;
+        }
         p = p && p < end && *p == ',' ? p + 1 : NULL;
     }
     if (p) {
@@ -470,6 +475,19 @@ static __attribute__((noinline)) int obj_next_general(tp_json *j, int *n, tp_jsp
 
 int tp_json_arr_next(tp_json *j, int *n)
 {
+    /* The usual `, value` inside the window in one go (the events of a
+     * trace); a ']' or anything else the general path takes from the start. */
+    if (*n > 0) {
+        const char *p = skip_blanks_near(j->simd, j->p, j->end);
+        if (p && p < j->end && *p == ',') {
+            const char *v = skip_blanks_near(j->simd, p + 1, j->end);
+            if (v && v < j->end && *v != ']') {
+                j->p = v;
+                (*n)++;
+                return 1;
+            }
+        }
+    }
     int ch = -1, r = before_member(j, *n, ']', "expected ',' or ']' in array", &ch);
     if (r <= 0)
         return r;
