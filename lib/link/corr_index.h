@@ -8,9 +8,12 @@
 enum { TP_CORR_ABSENT = -1, TP_CORR_NO_CALL_YET = -2 };
 
 struct tp_corr_index {
-    int64_t lo; size_t span;   /* dense: ids lo .. lo+span-1 */
-    int32_t *dense;            /* row, TP_CORR_NO_CALL_YET, or TP_CORR_ABSENT; NULL: the map */
-    struct tp_i64map map;      /* when the ids are not counters */
+    struct tp_i64map pages;    /* paged: page number (id >> 12) -> block index */
+    int32_t *blocks;           /* paged: 4096 slots a page: row, TP_CORR_NO_CALL_YET or
+                                  TP_CORR_ABSENT; NULL: the map */
+    int64_t last_page;         /* the page last found, and its block */
+    int32_t *last_block;
+    struct tp_i64map map;      /* when the ids are too sparse for pages */
 };
 
 /* Index the device activities' correlation ids of st and give each the
@@ -19,7 +22,7 @@ struct tp_corr_index {
 int tp_corr_index_build(struct tp_corr_index *ci, const tp_store *st);
 
 /* The launching call's row for correlation id `id`, -1 none. */
-int64_t tp_corr_index_get(const struct tp_corr_index *ci, int64_t id);
+int64_t tp_corr_index_get(struct tp_corr_index *ci, int64_t id);
 
 void tp_corr_index_free(struct tp_corr_index *ci);
 
