@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "capture.h"
@@ -103,6 +104,33 @@ static void print_footer(const tp_table *t, const char *prefix)
     }
 }
 
+/* 1 when the comma list of columns names one of prof.py's layer and trace
+ * (by key or header, any case) or all of them: they come from a kineto
+ * trace's python_function events. */
+static int names_python_columns(const char *cols)
+{
+    static const char *const names[] = {"layer", "trace", "all"};
+    for (const char *c = cols; *c;) {
+        size_t n = strcspn(c, ",");
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (n == strlen(names[i]) && strncasecmp(c, names[i], n) == 0)
+                return 1;
+        c += n + (c[n] == ',');
+    }
+    return 0;
+}
+
+/* Whether the prof view's output reads no python_function event: not its
+ * layer or trace columns, no --sort or --name (which may read them), one
+ * input's table (tp_store_set_no_python). */
+static int reads_no_python(const struct cli_options *o)
+{
+    if (!o->view->kernel_scope || o->with_file || o->out.sort || o->out.name_regex || o->capture)
+        return 0;
+    const char *cols = o->out.columns ? o->out.columns : tp_view_default_columns(o->view, &o->vo);
+    return cols && !names_python_columns(cols);
+}
+
 /* One input (a trace): its table printed, or with --with-file added to the
  * block. */
 static int run_one(const struct cli_options *o, const char *path, struct sink *sk)
@@ -114,7 +142,9 @@ static int run_one(const struct cli_options *o, const char *path, struct sink *s
         fprintf(stderr, "tprof: out of memory\n");
         return 2;
     }
-    if (o->view->kernel_scope)
+    if (reads_no_python(o))
+        tp_store_set_no_python(st);      /* nor, without layer and trace, a python_function event */
+    else if (o->view->kernel_scope)
         tp_store_set_kernel_scope(st);   /* the prof view reads no other rows of a dump */
     if (!o->capture && !o->vo.filter_steps && !o->vo.filter_window)
         tp_store_set_lazy(st);   /* the view alone reads it: a .tprof inflates what the view reads */

@@ -66,6 +66,15 @@ uint64_t tp_input_bytes_read(void);
  * Such a store cannot be saved (tp_store_save).  Other inputs load whole. */
 void tp_store_set_kernel_scope(tp_store *st);
 
+/* tp_store_set_kernel_scope, and the caller reads no layer or trace of the
+ * prof.py rows either (the prof view without those columns).  A kineto
+ * trace then keeps, of its python_function events (half the events of a
+ * PyTorch 2.x trace, the source of those two columns alone), only those
+ * named like autograd nodes (they make a kernel's direction bprop): the
+ * others are read for their JSON grammar only, up to their category and
+ * name, and skipped.  Other inputs load as with tp_store_set_kernel_scope. */
+void tp_store_set_no_python(tp_store *st);
+
 /* Before tp_store_load: the caller gives the store to tp_view_build and to
  * the queries below alone (not to tp_store_filter, tp_store_save, diff,
  * run or capture functions).  A .tprof store then keeps its per-event
@@ -107,7 +116,9 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap);
 int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, tp_error *err);
 
 /* How many events the store holds (0 for NULL): a load that failed midway
- * still has the rows of the events read before the failure. */
+ * still has the rows of the events read before the failure.  The
+ * python_function events a tp_store_set_no_python load left out count as
+ * held: they were read. */
 size_t tp_store_event_count(const tp_store *st);
 /* The trace's distributedInfo rank, or -1 when it has none (or st is NULL). */
 int64_t tp_store_rank(const tp_store *st);

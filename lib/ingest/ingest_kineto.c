@@ -11,8 +11,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "ingest.h"
 #include "json.h"
+#include "link.h"   /* tp_is_autograd_name */
 
 /* A JSON value we kept as a span: its type and text. */
 struct jv {
@@ -32,6 +34,7 @@ struct event {
     /* a collective's metadata (record_param_comms and NCCL kernels) */
     struct jv coll_name, dtype, in_nelems, out_nelems, group_size, pg_name, pg_id, pg_desc, pg_ranks, coll_seq;
     int has_args, has_coll;
+    int left_out;         /* a python_function event skipped (tp_store_set_no_python) */
     /* The fields read, to be made absent again before the next event: the
      * struct is 800 bytes, an event sets a dozen (clearing it all was 2% of
      * the import).  More than TOUCH_MAX: the next event clears it all. */
@@ -50,7 +53,7 @@ static void clear_event(struct event *ev)
     for (unsigned i = 0; i < ev->ntouched; i++)
         ev->touched[i]->type = TP_J_NONE;
     ev->ntouched = 0;
-    ev->has_args = ev->has_coll = 0;
+    ev->has_args = ev->has_coll = ev->left_out = 0;
 }
 
 
@@ -165,6 +168,7 @@ static inline const struct field_key *key_find(const struct key_index *ix, const
 
 struct key_indexes {
     struct key_index event, args;
+    int no_python;   /* tp_store_set_no_python: python_function events skipped */
 };
 
 static void key_indexes_init(struct key_indexes *ki)
@@ -310,6 +314,20 @@ static int read_field(tp_json *j, struct event *ev, struct jv *dst)
 
 #define KEY(lit) (key.len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
+/* Under tp_store_set_no_python: 1 when the event read so far is a
+ * python_function event (its category, case aside, as kind_of_cat reads
+ * it) not named like an autograd node, so the rest of it need not be read. */
+static int python_left_out(tp_json *j, const struct event *ev)
+{
+    if (ev->cat.type != TP_J_STRING || ev->name.type != TP_J_STRING)
+        return 0;
+    const char *c = tp_json_ptr(j, ev->cat.s);
+    if (!((ev->cat.s.len == 15 && strncasecmp(c, "python_function", 15) == 0) ||
+          (ev->cat.s.len == 6 && strncasecmp(c, "python", 6) == 0)))
+        return 0;
+    return !tp_is_autograd_name(tp_json_ptr(j, ev->name.s), ev->name.s.len);
+}
+
 /* The members of an object (the event, or its args) into the fields of
  * ev their keys name (ix); the others skipped.  The field is chosen before
  * the value is read: reading can move the window under the key. */
@@ -339,6 +357,11 @@ static int read_members(tp_json *j, struct event *ev, struct key_indexes *ki, st
             if (read_field(j, ev, dst) < 0)
                 return -1;
             ev->has_coll |= f->coll;
+            if (ki->no_python && ix == &ki->event && (dst == &ev->cat || dst == &ev->name) &&
+                python_left_out(j, ev)) {
+                ev->left_out = 1;
+                return tp_json_skip_rest(j, n);
+            }
         }
     }
     return r < 0 ? -1 : 0;
@@ -776,7 +799,9 @@ static int read_events(struct importer *im)
             tp_store_bad(im->st, "event is not an object", off);
             continue;
         }
-        if (add_event(im, &ev, off) < 0)
+        if (ev.left_out)
+            im->st->left_out++;
+        else if (add_event(im, &ev, off) < 0)
             return -1;
     }
     return r;
@@ -899,6 +924,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
 {
     size_t dropped = st->n - first->n;
     st->n = first->n;
+    st->left_out = 0;   /* the python_function events left out were the earlier array's too */
     st->nkernels = first->nkernels;
     st->nops = first->nops;
     st->nmems = first->nmems;
@@ -918,6 +944,7 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
         return err->status;
     struct importer im = { .st = st, .j = &j };
     key_indexes_init(&im.keys);
+    im.keys.no_python = st->no_python;
     im.memory_name = tp_store_intern(st, "[memory]", 8);
     st->format = TP_SRC_KINETO_JSON;
     int rc = 0, saw_events = 0;

@@ -3,6 +3,7 @@
  * correlation id and the NVTX ranges around them on their thread, and still
  * counts every malformed or unpaired row; its prof.py annotations equal
  * those of the whole load.  Plus the two lookups it uses (launch_scope.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -194,9 +195,101 @@ static void launch_lookups(void)
     tp_store_free(st);
 }
 
+/* A kineto trace on one thread: python_function events around operators
+ * (one named like an autograd node, one with its name before its category,
+ * one with nested args), operators launching three kernels. */
+static const char *const kineto_json =
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"model.py(10): forward\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 100, \"dur\": 900, \"args\": {\"Python id\": 1, \"Python parent id\": 0, \"finished\": true}},\n"
+    " {\"name\": \"nn.Module: Linear_0\", \"ph\": \"X\", \"cat\": \"Python_Function\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 110, \"dur\": 300, \"args\": {\"Python id\": 2, \"Python parent id\": 1, \"Python module id\": 0,"
+    "  \"nested\": {\"a\": [1, [2, {\"b\": \"c\\\"d\"}]], \"e\": null}}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 1, \"tid\": 1, \"ts\": 120,"
+    "  \"dur\": 200, \"args\": {\"External id\": 1, \"Sequence number\": 5, \"Input Dims\": [[4, 8], [8, 8]]}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 130, \"dur\": 10, \"args\": {\"correlation\": 11}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 150, \"dur\": 10, \"args\": {\"correlation\": 12}},\n"
+    " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"torch/autograd: MulBackward0\", \"pid\": 1,"
+    "  \"tid\": 1, \"ts\": 500, \"dur\": 300, \"args\": {\"Python id\": 3, \"Python parent id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mul\", \"pid\": 1, \"tid\": 1, \"ts\": 510,"
+    "  \"dur\": 100, \"args\": {\"External id\": 2}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 520, \"dur\": 10, \"args\": {\"correlation\": 13}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 200, \"dur\": 50,"
+    "  \"args\": {\"correlation\": 11, \"device\": 0, \"stream\": 7}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bias\", \"pid\": 0, \"tid\": 7, \"ts\": 260, \"dur\": 5,"
+    "  \"args\": {\"correlation\": 12, \"device\": 0, \"stream\": 7}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"mul\", \"pid\": 0, \"tid\": 7, \"ts\": 600, \"dur\": 5,"
+    "  \"args\": {\"correlation\": 13, \"device\": 0, \"stream\": 7}}\n"
+    "]}\n";
+
+/* The prof.py fields a view without layer and trace reads, compared by
+ * value (rows differ: the python rows are gone). */
+static int same_annots_but_python(const tp_store *a, const tp_store *b)
+{
+    if (a->nannots != b->nannots)
+        return 0;
+    for (size_t i = 0; i < a->nannots; i++) {
+        const struct tp_kernel_annot *x = &a->annots[i], *y = &b->annots[i];
+        if (x->tid != y->tid || x->bprop != y->bprop || x->sub != y->sub ||
+            strcmp(tp_store_str(a, a->name[x->event]), tp_store_str(b, b->name[y->event])) ||
+            strcmp(tp_store_str(a, x->seq), tp_store_str(b, y->seq)) ||
+            strcmp(tp_store_str(a, x->mod), tp_store_str(b, y->mod)) ||
+            strcmp(tp_store_str(a, x->op), tp_store_str(b, y->op)) ||
+            strcmp(tp_store_str(a, x->input_dims), tp_store_str(b, y->input_dims)))
+            return 0;
+    }
+    return 1;
+}
+
+/* tp_store_set_no_python: a kineto trace keeps only the python_function
+ * events named like autograd nodes, and the prof.py fields but layer and
+ * trace are those of the whole load. */
+static void kineto_no_python(void)
+{
+    char dir[64], path[80];
+    if (tt_tmpdir(dir, sizeof dir, "no-python") < 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(kineto_json, f) >= 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    CHECK("no_python.trace_written", ok);
+    int rcw, rcs;
+    tp_store *whole = load(path, 1, &rcw);
+    tp_store *part = tp_store_new();
+    tp_error err = {0};
+    tp_store_set_no_python(part);
+    rcs = tp_store_load(part, path, &err);
+    if (rcs == TP_OK)
+        rcs = tp_store_link(part, &err);
+    CHECK_INT("no_python.whole_loads", rcw, TP_OK);
+    CHECK_INT("no_python.part_loads", rcs, TP_OK);
+    CHECK_INT("no_python.whole_python", count_kind(whole, TP_K_PYTHON_FUNCTION, 0), 3);
+    CHECK_INT("no_python.autograd_kept", count_kind(part, TP_K_PYTHON_FUNCTION, 0), 1);
+    CHECK_INT("no_python.rows", part->n, whole->n - 2);
+    CHECK_INT("no_python.events_counted", tp_store_event_count(part), tp_store_event_count(whole));
+    CHECK("no_python.same_annots", same_annots_but_python(whole, part) && part->nannots == 3);
+    CHECK("no_python.bprop_from_python", part->nannots == 3 && part->annots[2].bprop && !part->annots[0].bprop);
+    CHECK_STR("no_python.whole_layer", whole->nannots ? tp_store_str(whole, whole->annots[0].layer) : "",
+              "nn.Module: Linear_0");
+    CHECK_STR("no_python.part_no_layer", part->nannots ? tp_store_str(part, part->annots[0].layer) : "?", "");
+    char out[80];
+    snprintf(out, sizeof out, "%s/x.tprof", dir);
+    CHECK_INT("no_python.not_saved", tp_store_save(part, NULL, out, &err), TP_ERR_USAGE);
+    tp_store_free(whole);
+    tp_store_free(part);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     dump_scope();
     launch_lookups();
+    kineto_no_python();
     TEST_EXIT();
 }

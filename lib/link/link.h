@@ -8,6 +8,10 @@
  * (link_annot.c). */
 int tp_link_kernel_annots(tp_store *st, tp_error *err);
 
+/* 1 when s[0..len) names an autograd node ("...Backward...", or starting
+ * "autograd::engine::"): a kernel under one is bprop (link_annot.c). */
+int tp_is_autograd_name(const char *s, size_t len);
+
 /* Fill st->attr from launcher/launch_op (attribution.c); 0, -1 out of memory. */
 int tp_link_attribution(tp_store *st);
 void tp_attribution_free(struct tp_attribution *a);

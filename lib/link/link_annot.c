@@ -19,9 +19,14 @@
 #include "link.h"
 #include "table.h"   /* struct tp_sbuf, the shared growable buffer */
 
+int tp_is_autograd_name(const char *s, size_t len)
+{
+    return memmem(s, len, "Backward", 8) != NULL || (len >= 18 && memcmp(s, "autograd::engine::", 18) == 0);
+}
+
 static int is_autograd_name(const char *s)
 {
-    return strstr(s, "Backward") != NULL || strncmp(s, "autograd::engine::", 18) == 0;
+    return tp_is_autograd_name(s, strlen(s));
 }
 
 /* "path/file.py(123): func" -> "path/file.py:123" */

@@ -1033,59 +1033,47 @@ static int skip_lane(tp_json *j, char *stack, int *counts, int *depthp, int maxd
     return r;
 }
 
-/* Skip one value of any type, iteratively (no recursion: a hostile
- * [[[[... cannot blow the stack). */
-int tp_json_skip(tp_json *j, tp_jspan *raw)
+enum { SKIP_MAXDEPTH = 4096 };
+
+/* The containers of a value being skipped, `depth` deep in stack/counts:
+ * with `due`, a value comes first; without, the place is right after one
+ * (or an opening bracket).  0 when the outermost container closed, -1 on
+ * an error. */
+static int skip_containers(tp_json *j, char *stack, int *counts, int depth, int due)
 {
-    enum { MAXDEPTH = 4096 };
-    char stack[MAXDEPTH];
-    int depth = 0;
-    int first_byte = tp_json_peek(j);
-    if (first_byte < 0)
-        return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
-    uint64_t start = tp_json_offset(j);
-    if (first_byte == '"' || (first_byte >= '0' && first_byte <= '9') || first_byte == '-') {
-        /* A scalar: no container state to keep. */
-        tp_jspan tmp;
-        if ((first_byte == '"' ? tp_json_string(j, &tmp) : tp_json_number(j, &tmp)) < 0)
-            return -1;
-        if (raw) {
-            raw->off = start;
-            raw->len = (uint32_t)(tp_json_offset(j) - start);
-        }
-        return 0;
-    }
-    int counts[MAXDEPTH];
     for (;;) {
-        /* read one value */
-        int ch = tp_json_peek(j);
-        tp_jspan tmp;
-        enum tp_jtype lit;
-        if (ch == '{' || ch == '[') {
-            if (depth == MAXDEPTH)
-                return tp_json_fail(j, TP_ERR_FORMAT, "nesting too deep");
-            j->p++;
-            stack[depth] = (char)ch;
-            counts[depth] = 0;
-            depth++;
-        } else if (ch == '"') {
-            if (tp_json_string(j, &tmp) < 0)
-                return -1;
-        } else if (ch == 't' || ch == 'f' || ch == 'n') {
-            if (tp_json_literal(j, &lit) < 0)
-                return -1;
-        } else if (ch < 0) {
-            return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
-        } else if (is_num_char((unsigned char)ch) || ch == 'N' || ch == 'I') {
-            if (tp_json_number(j, &tmp) < 0)
-                return -1;
-        } else {
-            return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
+        if (due) {
+            /* read one value */
+            int ch = tp_json_peek(j);
+            tp_jspan tmp;
+            enum tp_jtype lit;
+            if (ch == '{' || ch == '[') {
+                if (depth == SKIP_MAXDEPTH)
+                    return tp_json_fail(j, TP_ERR_FORMAT, "nesting too deep");
+                j->p++;
+                stack[depth] = (char)ch;
+                counts[depth] = 0;
+                depth++;
+            } else if (ch == '"') {
+                if (tp_json_string(j, &tmp) < 0)
+                    return -1;
+            } else if (ch == 't' || ch == 'f' || ch == 'n') {
+                if (tp_json_literal(j, &lit) < 0)
+                    return -1;
+            } else if (ch < 0) {
+                return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+            } else if (is_num_char((unsigned char)ch) || ch == 'N' || ch == 'I') {
+                if (tp_json_number(j, &tmp) < 0)
+                    return -1;
+            } else {
+                return tp_json_fail(j, TP_ERR_FORMAT, "unexpected character");
+            }
         }
+        due = 1;
         /* the fast lane as far as it goes: back after each token it left
          * to this loop (an escape, a refill), not for the rest of the value */
         if (depth > 0) {
-            int r = skip_lane(j, stack, counts, &depth, MAXDEPTH);
+            int r = skip_lane(j, stack, counts, &depth, SKIP_MAXDEPTH);
             if (r == 0)
                 break;
             if (r == 2)
@@ -1094,8 +1082,9 @@ int tp_json_skip(tp_json *j, tp_jspan *raw)
         /* then close containers / move to the next member */
         while (depth > 0) {
             int r;
+            tp_jspan key;
             if (stack[depth - 1] == '{') {
-                r = tp_json_obj_next(j, &counts[depth - 1], &tmp);
+                r = tp_json_obj_next(j, &counts[depth - 1], &key);
             } else {
                 r = tp_json_arr_next(j, &counts[depth - 1]);
             }
@@ -1108,9 +1097,40 @@ int tp_json_skip(tp_json *j, tp_jspan *raw)
         if (depth == 0)
             break;
     }
+    return 0;
+}
+
+/* Skip one value of any type, iteratively (no recursion: a hostile
+ * [[[[... cannot blow the stack). */
+int tp_json_skip(tp_json *j, tp_jspan *raw)
+{
+    int first_byte = tp_json_peek(j);
+    if (first_byte < 0)
+        return tp_json_fail(j, TP_ERR_TRUNCATED, "unexpected end of input (truncated JSON?)");
+    uint64_t start = tp_json_offset(j);
+    if (first_byte == '"' || (first_byte >= '0' && first_byte <= '9') || first_byte == '-') {
+        /* A scalar: no container state to keep. */
+        tp_jspan tmp;
+        if ((first_byte == '"' ? tp_json_string(j, &tmp) : tp_json_number(j, &tmp)) < 0)
+            return -1;
+    } else {
+        char stack[SKIP_MAXDEPTH];
+        int counts[SKIP_MAXDEPTH];
+        if (skip_containers(j, stack, counts, 0, 1) < 0)
+            return -1;
+    }
     if (raw) {
         raw->off = start;
         raw->len = (uint32_t)(tp_json_offset(j) - start);
     }
     return 0;
+}
+
+int tp_json_skip_rest(tp_json *j, int n)
+{
+    char stack[SKIP_MAXDEPTH];
+    int counts[SKIP_MAXDEPTH];
+    stack[0] = '{';
+    counts[0] = n;
+    return skip_containers(j, stack, counts, 1, 0);
 }

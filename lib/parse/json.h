@@ -133,6 +133,9 @@ int tp_json_number(tp_json *j, tp_jspan *out);
 enum { TP_JSON_MILLI = 2 };
 int tp_json_number_int(tp_json *j, tp_jspan *out, int64_t *val, int *is_int);
 int tp_json_skip(tp_json *j, tp_jspan *raw);
+/* Inside an object, after its n-th member's value (n >= 1): skip the rest
+ * of it, its closing '}' included, with tp_json_skip's checks and errors. */
+int tp_json_skip_rest(tp_json *j, int n);
 /* true/false/null */
 int tp_json_literal(tp_json *j, enum tp_jtype *out);
 

@@ -117,6 +117,12 @@ void tp_store_set_kernel_scope(tp_store *st)
         st->kernel_scope = 1;
 }
 
+void tp_store_set_no_python(tp_store *st)
+{
+    if (st)
+        st->kernel_scope = st->no_python = 1;
+}
+
 int64_t tp_store_add(tp_store *st)
 {
     if (st->n == st->cap && grow_columns(st) != 0)

@@ -251,6 +251,9 @@ struct tp_store {
     uint32_t dist_backend;         /* strtab */
     int32_t schema_version;
     int truncated;                 /* the input ended early */
+    int no_python;                 /* tp_store_set_no_python: a kineto trace kept only the
+                                      python_function events named like autograd nodes */
+    size_t left_out;               /* the python_function events it left out */
     int kernel_scope;              /* loaded for its kernels alone (tp_store_set_kernel_scope): an
                                       nvprof/nsys dump kept only the calls and NVTX ranges PyProf reads */
 

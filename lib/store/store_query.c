@@ -17,7 +17,7 @@ int64_t tp_store_rank(const tp_store *st)
 
 size_t tp_store_event_count(const tp_store *st)
 {
-    return st ? st->n : 0;
+    return st ? st->n + st->left_out : 0;
 }
 
 int tp_store_is_ascend(const tp_store *st)
