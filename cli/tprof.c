@@ -20,7 +20,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "capture.h"
@@ -104,31 +103,23 @@ static void print_footer(const tp_table *t, const char *prefix)
     }
 }
 
-/* 1 when the comma list of columns names one of prof.py's layer and trace
- * (by key or header, any case) or all of them: they come from a kineto
- * trace's python_function events. */
-static int names_python_columns(const char *cols)
+/* The columns the output will read (-c, else the view's default), so that
+ * the view may leave the others out (tp_view_opts.need_columns); NULL when
+ * --sort, --name or --with-file may read any. */
+static const char *needed_columns(const struct cli_options *o, const tp_view *v)
 {
-    static const char *const names[] = {"layer", "trace", "all"};
-    for (const char *c = cols; *c;) {
-        size_t n = strcspn(c, ",");
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (n == strlen(names[i]) && strncasecmp(c, names[i], n) == 0)
-                return 1;
-        c += n + (c[n] == ',');
-    }
-    return 0;
+    if (o->with_file || o->out.sort || o->out.name_regex)
+        return NULL;
+    return o->out.columns ? o->out.columns : tp_view_default_columns(v, &o->vo);
 }
 
-/* Whether the prof view's output reads no python_function event: not its
- * layer or trace columns, no --sort or --name (which may read them), one
- * input's table (tp_store_set_no_python). */
+/* Whether the view's output reads no python_function event of the input
+ * (tp_store_set_no_python); a capture trace's replays are matched in full. */
 static int reads_no_python(const struct cli_options *o)
 {
-    if (!o->view->kernel_scope || o->with_file || o->out.sort || o->out.name_regex || o->capture)
-        return 0;
-    const char *cols = o->out.columns ? o->out.columns : tp_view_default_columns(o->view, &o->vo);
-    return cols && !names_python_columns(cols);
+    struct tp_view_opts vo = o->vo;
+    vo.need_columns = needed_columns(o, o->view);
+    return !o->capture && !tp_view_reads_python(o->view, &vo);
 }
 
 /* One input (a trace): its table printed, or with --with-file added to the
@@ -142,10 +133,10 @@ static int run_one(const struct cli_options *o, const char *path, struct sink *s
         fprintf(stderr, "tprof: out of memory\n");
         return 2;
     }
+    if (o->view->kernel_scope)
+        tp_store_set_kernel_scope(st);   /* the prof view reads no other rows of a dump */
     if (reads_no_python(o))
         tp_store_set_no_python(st);      /* nor, without layer and trace, a python_function event */
-    else if (o->view->kernel_scope)
-        tp_store_set_kernel_scope(st);   /* the prof view reads no other rows of a dump */
     if (!o->capture && !o->vo.filter_steps && !o->vo.filter_window)
         tp_store_set_lazy(st);   /* the view alone reads it: a .tprof inflates what the view reads */
     cli_progress_begin(path, cli_input_size(path, NULL), NULL, o->quiet);
@@ -182,9 +173,7 @@ static int run_one(const struct cli_options *o, const char *path, struct sink *s
      * that the view may leave the others out; --sort and --name read
      * their own */
     struct tp_view_opts vo = o->vo;
-    if (!o->with_file && !o->out.sort && !o->out.name_regex)
-        vo.need_columns = o->out.columns ? o->out.columns
-                                         : tp_view_default_columns(tp_view_for_store(o->view, st), &o->vo);
+    vo.need_columns = needed_columns(o, tp_view_for_store(o->view, st));
     if (!linked || tp_view_build(o->view, st, &vo, &t, &lerr) != TP_OK) {
         fprintf(stderr, "tprof: %s\n", lerr.msg);
         status = 2;

@@ -66,13 +66,14 @@ uint64_t tp_input_bytes_read(void);
  * Such a store cannot be saved (tp_store_save).  Other inputs load whole. */
 void tp_store_set_kernel_scope(tp_store *st);
 
-/* tp_store_set_kernel_scope, and the caller reads no layer or trace of the
- * prof.py rows either (the prof view without those columns).  A kineto
- * trace then keeps, of its python_function events (half the events of a
- * PyTorch 2.x trace, the source of those two columns alone), only those
- * named like autograd nodes (they make a kernel's direction bprop): the
- * others are read for their JSON grammar only, up to their category and
- * name, and skipped.  Other inputs load as with tp_store_set_kernel_scope. */
+/* Before tp_store_load: the caller reads no python_function event (a view
+ * for which tp_view_reads_python is 0), nor the layer or trace of the
+ * prof.py rows.  A kineto trace then keeps, of its python_function events
+ * (half the events of a PyTorch 2.x trace with the Python tracer on), only
+ * those named like autograd nodes (they make a kernel's direction bprop):
+ * the others are read for their JSON grammar only, up to their category
+ * and name, and skipped.  Such a store cannot be saved (tp_store_save).
+ * Other inputs load whole. */
 void tp_store_set_no_python(tp_store *st);
 
 /* Before tp_store_load: the caller gives the store to tp_view_build and to
@@ -322,6 +323,11 @@ typedef struct tp_view {
     /* 1: build reads only kernels and st->annots (with the kernel side
      * table), so the store may be loaded with tp_store_set_kernel_scope. */
     int kernel_scope;
+    /* Which python_function events build reads (tp_view_reads_python):
+     * all of them (TP_PYTHON_ROWS, 0), or none but through its layer and
+     * trace columns (TP_PYTHON_LAYER_TRACE: prof.py's), or none with its
+     * default options (TP_PYTHON_OPTIONS). */
+    int python_rows;
     /* Optional, with build_run: the view needs only a small summary of
      * each rank, so a run is read in bounded memory (tp_run_reduce): each
      * rank's summary is made in a loading thread (rank_summary: NULL and a
@@ -403,6 +409,12 @@ int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err);
 
 /* The default column list for these options. */
 const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts *vo);
+
+/* 1 when the view, with these options and the columns vo->need_columns
+ * (NULL: any), reads a trace's python_function events; 0 when the store
+ * may be loaded with tp_store_set_no_python. */
+enum { TP_PYTHON_ROWS, TP_PYTHON_LAYER_TRACE, TP_PYTHON_OPTIONS };
+int tp_view_reads_python(const tp_view *v, const struct tp_view_opts *vo);
 
 /* Print "key  Header  description" for every column of a view. */
 void tp_view_print_columns(const tp_view *v, FILE *out);

@@ -120,7 +120,7 @@ void tp_store_set_kernel_scope(tp_store *st)
 void tp_store_set_no_python(tp_store *st)
 {
     if (st)
-        st->kernel_scope = st->no_python = 1;
+        st->no_python = 1;
 }
 
 int64_t tp_store_add(tp_store *st)

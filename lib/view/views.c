@@ -11,6 +11,7 @@
  * defining the arrays here would take them away from the code that indexes
  * them; a sentinel row would change struct tp_view's meaning of ncols.) */
 #include <string.h>
+#include <strings.h>
 #include "coll_run.h"
 #include "modtree.h"
 #include "store.h"
@@ -103,6 +104,31 @@ static int opted(const struct tp_view_opts *vo)
            vo->runtime_cutoff_us != 0 || vo->launch_delay_cutoff_us != 0 || vo->hta_quirks || vo->max_queue ||
            vo->path || vo->step_given || vo->annotation || vo->instance || vo->short_us != 0 || vo->per_step ||
            vo->series || vo->hooks || vo->summary;
+}
+
+/* 1 when the comma list of columns names one of prof.py's layer and trace
+ * (by key or header, any case) or all of them: they come from a kineto
+ * trace's python_function events. */
+static int names_layer_or_trace(const char *cols)
+{
+    static const char *const names[] = {"layer", "trace", "all"};
+    for (const char *c = cols; *c;) {
+        size_t n = strcspn(c, ",");
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (n == strlen(names[i]) && strncasecmp(c, names[i], n) == 0)
+                return 1;
+        c += n + (c[n] == ',');
+    }
+    return 0;
+}
+
+int tp_view_reads_python(const tp_view *v, const struct tp_view_opts *vo)
+{
+    switch (v->python_rows) {
+    case TP_PYTHON_LAYER_TRACE: return !vo->need_columns || names_layer_or_trace(vo->need_columns);
+    case TP_PYTHON_OPTIONS: return opted(vo);
+    default: return 1;
+    }
 }
 
 static uint32_t view_needs(const tp_view *v, const struct tp_view_opts *vo)
