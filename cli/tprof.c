@@ -114,12 +114,13 @@ static const char *needed_columns(const struct cli_options *o, const tp_view *v)
 }
 
 /* Whether the view's output reads no python_function event of the input
- * (tp_store_set_no_python); a capture trace's replays are matched in full. */
+ * (tp_store_set_no_python); a capture trace's replays are matched in full,
+ * and --step and --window cut the trace by every event's time. */
 static int reads_no_python(const struct cli_options *o)
 {
     struct tp_view_opts vo = o->vo;
     vo.need_columns = needed_columns(o, o->view);
-    return !o->capture && !tp_view_reads_python(o->view, &vo);
+    return !o->capture && !o->vo.filter_steps && !o->vo.filter_window && !tp_view_reads_python(o->view, &vo);
 }
 
 /* One input (a trace): its table printed, or with --with-file added to the

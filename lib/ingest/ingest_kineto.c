@@ -316,10 +316,13 @@ static int read_field(tp_json *j, struct event *ev, struct jv *dst)
 
 /* Under tp_store_set_no_python: 1 when the event read so far is a
  * python_function event (its category, case aside, as kind_of_cat reads
- * it) not named like an autograd node, so the rest of it need not be read. */
+ * it) not named like an autograd node, with its phase and start read (the
+ * first host event's start is the profiler's, attribution.c), so the rest
+ * of it need not be read. */
 static int python_left_out(tp_json *j, const struct event *ev)
 {
-    if (ev->cat.type != TP_J_STRING || ev->name.type != TP_J_STRING)
+    if (ev->cat.type != TP_J_STRING || ev->name.type != TP_J_STRING || ev->ph.type != TP_J_STRING ||
+        ev->ph.s.len == 0 || ev->ts.type == TP_J_NONE)
         return 0;
     const char *c = tp_json_ptr(j, ev->cat.s);
     if (!((ev->cat.s.len == 15 && strncasecmp(c, "python_function", 15) == 0) ||
@@ -357,8 +360,8 @@ static int read_members(tp_json *j, struct event *ev, struct key_indexes *ki, st
             if (read_field(j, ev, dst) < 0)
                 return -1;
             ev->has_coll |= f->coll;
-            if (ki->no_python && ix == &ki->event && (dst == &ev->cat || dst == &ev->name) &&
-                python_left_out(j, ev)) {
+            if (ki->no_python && ix == &ki->event &&
+                (dst == &ev->cat || dst == &ev->name || dst == &ev->ph || dst == &ev->ts) && python_left_out(j, ev)) {
                 ev->left_out = 1;
                 return tp_json_skip_rest(j, n);
             }
@@ -778,6 +781,17 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     return 0;
 }
 
+/* A python_function event not kept: counted, and its start kept when it is
+ * the earliest such complete event (a whole load's first host event may be
+ * one; attribution.c reads tp_store.left_out_first_ts). */
+static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
+{
+    int64_t ts;
+    st->left_out++;
+    if (tp_json_ptr(j, ev->ph.s)[0] == 'X' && get_ns(j, &ev->ts, &ts) == 1 && ts < st->left_out_first_ts)
+        st->left_out_first_ts = ts;
+}
+
 static int read_events(struct importer *im)
 {
     tp_json *j = im->j;
@@ -800,7 +814,7 @@ static int read_events(struct importer *im)
             continue;
         }
         if (ev.left_out)
-            im->st->left_out++;
+            leave_out(im->st, j, &ev);
         else if (add_event(im, &ev, off) < 0)
             return -1;
     }
@@ -925,6 +939,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     size_t dropped = st->n - first->n;
     st->n = first->n;
     st->left_out = 0;   /* the python_function events left out were the earlier array's too */
+    st->left_out_first_ts = INT64_MAX;
     st->nkernels = first->nkernels;
     st->nops = first->nops;
     st->nmems = first->nmems;

@@ -222,7 +222,11 @@ static const char *const kineto_json =
     " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bias\", \"pid\": 0, \"tid\": 7, \"ts\": 260, \"dur\": 5,"
     "  \"args\": {\"correlation\": 12, \"device\": 0, \"stream\": 7}},\n"
     " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"mul\", \"pid\": 0, \"tid\": 7, \"ts\": 600, \"dur\": 5,"
-    "  \"args\": {\"correlation\": 13, \"device\": 0, \"stream\": 7}}\n"
+    "  \"args\": {\"correlation\": 13, \"device\": 0, \"stream\": 7}},\n"
+    /* no launch record, after the first python_function event and before
+     * the first operator: lost by the profiler, not before it started */
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"lost\", \"pid\": 0, \"tid\": 7, \"ts\": 105, \"dur\": 5,"
+    "  \"args\": {\"correlation\": 14, \"device\": 0, \"stream\": 7}}\n"
     "]}\n";
 
 /* The prof.py fields a view without layer and trace reads, compared by
@@ -272,11 +276,14 @@ static void kineto_no_python(void)
     CHECK_INT("no_python.autograd_kept", count_kind(part, TP_K_PYTHON_FUNCTION, 0), 1);
     CHECK_INT("no_python.rows", part->n, whole->n - 2);
     CHECK_INT("no_python.events_counted", tp_store_event_count(part), tp_store_event_count(whole));
-    CHECK("no_python.same_annots", same_annots_but_python(whole, part) && part->nannots == 3);
-    CHECK("no_python.bprop_from_python", part->nannots == 3 && part->annots[2].bprop && !part->annots[0].bprop);
-    CHECK_STR("no_python.whole_layer", whole->nannots ? tp_store_str(whole, whole->annots[0].layer) : "",
+    CHECK("no_python.same_annots", same_annots_but_python(whole, part) && part->nannots == 4);
+    CHECK("no_python.bprop_from_python", part->nannots == 4 && part->annots[3].bprop && !part->annots[1].bprop);
+    CHECK_STR("no_python.whole_layer", whole->nannots == 4 ? tp_store_str(whole, whole->annots[1].layer) : "",
               "nn.Module: Linear_0");
-    CHECK_STR("no_python.part_no_layer", part->nannots ? tp_store_str(part, part->annots[0].layer) : "?", "");
+    CHECK_STR("no_python.part_no_layer", part->nannots == 4 ? tp_store_str(part, part->annots[1].layer) : "?", "");
+    CHECK("no_python.same_causes",
+          memcmp(whole->attr.cause_n, part->attr.cause_n, sizeof whole->attr.cause_n) == 0 &&
+              whole->attr.cause_n[TP_ATTR_NO_LAUNCH_RECORD] == 1);
     char out[80];
     snprintf(out, sizeof out, "%s/x.tprof", dir);
     CHECK_INT("no_python.not_saved", tp_store_save(part, NULL, out, &err), TP_ERR_USAGE);

@@ -33,6 +33,7 @@ tp_store *tp_store_new(void)
         return NULL;
     }
     st->base_time_ns = TP_NONE;
+    st->left_out_first_ts = INT64_MAX;
     st->rank = TP_NONE;
     st->world_size = TP_NONE;
     st->compression = "none";

@@ -254,6 +254,7 @@ struct tp_store {
     int no_python;                 /* tp_store_set_no_python: a kineto trace kept only the
                                       python_function events named like autograd nodes */
     size_t left_out;               /* the python_function events it left out */
+    int64_t left_out_first_ts;     /* the earliest start of those that are complete ('X'), INT64_MAX none */
     int kernel_scope;              /* loaded for its kernels alone (tp_store_set_kernel_scope): an
                                       nvprof/nsys dump kept only the calls and NVTX ranges PyProf reads */
 
