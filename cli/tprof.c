@@ -113,14 +113,14 @@ static const char *needed_columns(const struct cli_options *o, const tp_view *v)
     return o->out.columns ? o->out.columns : tp_view_default_columns(v, &o->vo);
 }
 
-/* Whether the view's output reads no python_function event of the input
- * (tp_store_set_no_python); a capture trace's replays are matched in full,
+/* Whether the view's output reads none of the events a lean store leaves
+ * out (tp_store_set_lean); a capture trace's replays are matched in full,
  * and --step and --window cut the trace by every event's time. */
-static int reads_no_python(const struct cli_options *o)
+static int loads_lean(const struct cli_options *o)
 {
     struct tp_view_opts vo = o->vo;
     vo.need_columns = needed_columns(o, o->view);
-    return !o->capture && !o->vo.filter_steps && !o->vo.filter_window && !tp_view_reads_python(o->view, &vo);
+    return !o->capture && !o->vo.filter_steps && !o->vo.filter_window && !tp_view_reads_all_events(o->view, &vo);
 }
 
 /* One input (a trace): its table printed, or with --with-file added to the
@@ -136,8 +136,9 @@ static int run_one(const struct cli_options *o, const char *path, struct sink *s
     }
     if (o->view->kernel_scope)
         tp_store_set_kernel_scope(st);   /* the prof view reads no other rows of a dump */
-    if (reads_no_python(o))
-        tp_store_set_no_python(st);      /* nor, without layer and trace, a python_function event */
+    if (loads_lean(o))
+        tp_store_set_lean(st);           /* nor flows, memory events or (but for layer and trace)
+                                            python_function events */
     if (!o->capture && !o->vo.filter_steps && !o->vo.filter_window)
         tp_store_set_lazy(st);   /* the view alone reads it: a .tprof inflates what the view reads */
     cli_progress_begin(path, cli_input_size(path, NULL), NULL, o->quiet);

@@ -34,7 +34,7 @@ struct event {
     /* a collective's metadata (record_param_comms and NCCL kernels) */
     struct jv coll_name, dtype, in_nelems, out_nelems, group_size, pg_name, pg_id, pg_desc, pg_ranks, coll_seq;
     int has_args, has_coll;
-    int left_out;         /* a python_function event skipped (tp_store_set_no_python) */
+    int left_out;         /* a flow, memory or python_function event skipped (tp_store_set_lean) */
     /* The fields read, to be made absent again before the next event: the
      * struct is 800 bytes, an event sets a dozen (clearing it all was 2% of
      * the import).  More than TOUCH_MAX: the next event clears it all. */
@@ -168,7 +168,7 @@ static inline const struct field_key *key_find(const struct key_index *ix, const
 
 struct key_indexes {
     struct key_index event, args;
-    int no_python;   /* tp_store_set_no_python: python_function events skipped */
+    int lean;   /* tp_store_set_lean: flow, memory and python_function events skipped */
 };
 
 static void key_indexes_init(struct key_indexes *ki)
@@ -314,15 +314,24 @@ static int read_field(tp_json *j, struct event *ev, struct jv *dst)
 
 #define KEY(lit) (key.len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
-/* Under tp_store_set_no_python: 1 when the event read so far is a
- * python_function event (its category, case aside, as kind_of_cat reads
- * it) not named like an autograd node, with its phase and start read (the
- * first host event's start is the profiler's, attribution.c), so the rest
- * of it need not be read. */
-static int python_left_out(tp_json *j, const struct event *ev)
+/* Under tp_store_set_lean: 1 when the event read so far is one a lean
+ * store leaves out, so the rest of it need not be read: a flow event (by
+ * its phase), a memory event (an instant named "[memory]", as event_kind
+ * reads it), or a python_function event (its category, case aside, as
+ * kind_of_cat reads it) not named like an autograd node, with its start
+ * read (the first host event's start is the profiler's, attribution.c). */
+static int left_out_event(tp_json *j, const struct event *ev)
 {
-    if (ev->cat.type != TP_J_STRING || ev->name.type != TP_J_STRING || ev->ph.type != TP_J_STRING ||
-        ev->ph.s.len == 0 || ev->ts.type == TP_J_NONE)
+    if (ev->ph.type != TP_J_STRING || ev->ph.s.len == 0)
+        return 0;
+    char ph = tp_json_ptr(j, ev->ph.s)[0];
+    if (ph == 's' || ph == 'f' || ph == 't')
+        return 1;
+    if (ev->name.type != TP_J_STRING)
+        return 0;
+    if (ph == 'i' || ph == 'I')
+        return ev->name.s.len == 8 && memcmp(tp_json_ptr(j, ev->name.s), "[memory]", 8) == 0;
+    if (ev->cat.type != TP_J_STRING || ev->ts.type == TP_J_NONE)
         return 0;
     const char *c = tp_json_ptr(j, ev->cat.s);
     if (!((ev->cat.s.len == 15 && strncasecmp(c, "python_function", 15) == 0) ||
@@ -360,8 +369,8 @@ static int read_members(tp_json *j, struct event *ev, struct key_indexes *ki, st
             if (read_field(j, ev, dst) < 0)
                 return -1;
             ev->has_coll |= f->coll;
-            if (ki->no_python && ix == &ki->event &&
-                (dst == &ev->cat || dst == &ev->name || dst == &ev->ph || dst == &ev->ts) && python_left_out(j, ev)) {
+            if (ki->lean && ix == &ki->event &&
+                (dst == &ev->cat || dst == &ev->name || dst == &ev->ph || dst == &ev->ts) && left_out_event(j, ev)) {
                 ev->left_out = 1;
                 return tp_json_skip_rest(j, n);
             }
@@ -781,9 +790,10 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     return 0;
 }
 
-/* A python_function event not kept: counted, and its start kept when it is
- * the earliest such complete event (a whole load's first host event may be
- * one; attribution.c reads tp_store.left_out_first_ts). */
+/* An event a lean store leaves out: counted, and a python_function
+ * event's start kept when it is the earliest such complete event (a whole
+ * load's first host event may be one; attribution.c reads
+ * tp_store.left_out_first_ts).  Flows and instants are no host events. */
 static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
 {
     int64_t ts;
@@ -938,7 +948,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
 {
     size_t dropped = st->n - first->n;
     st->n = first->n;
-    st->left_out = 0;   /* the python_function events left out were the earlier array's too */
+    st->left_out = 0;   /* the events left out were the earlier array's too */
     st->left_out_first_ts = INT64_MAX;
     st->nkernels = first->nkernels;
     st->nops = first->nops;
@@ -959,7 +969,7 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
         return err->status;
     struct importer im = { .st = st, .j = &j };
     key_indexes_init(&im.keys);
-    im.keys.no_python = st->no_python;
+    im.keys.lean = st->lean;
     im.memory_name = tp_store_intern(st, "[memory]", 8);
     st->format = TP_SRC_KINETO_JSON;
     int rc = 0, saw_events = 0;

@@ -209,6 +209,12 @@ static const char *const kineto_json =
     "  \"dur\": 200, \"args\": {\"External id\": 1, \"Sequence number\": 5, \"Input Dims\": [[4, 8], [8, 8]]}},\n"
     " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
     "  \"ts\": 130, \"dur\": 10, \"args\": {\"correlation\": 11}},\n"
+    /* a flow pair and a memory event: no view a lean store serves reads them */
+    " {\"ph\": \"s\", \"id\": 11, \"pid\": 1, \"tid\": 1, \"ts\": 130, \"cat\": \"ac2g\", \"name\": \"launch\"},\n"
+    " {\"ph\": \"f\", \"id\": 11, \"pid\": 0, \"tid\": 7, \"ts\": 200, \"cat\": \"ac2g\", \"name\": \"launch\","
+    "  \"bp\": \"e\"},\n"
+    " {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 125,"
+    "  \"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Addr\": 4096, \"Bytes\": 512}},\n"
     " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
     "  \"ts\": 150, \"dur\": 10, \"args\": {\"correlation\": 12}},\n"
     " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"torch/autograd: MulBackward0\", \"pid\": 1,"
@@ -248,10 +254,10 @@ static int same_annots_but_python(const tp_store *a, const tp_store *b)
     return 1;
 }
 
-/* tp_store_set_no_python: a kineto trace keeps only the python_function
- * events named like autograd nodes, and the prof.py fields but layer and
- * trace are those of the whole load. */
-static void kineto_no_python(void)
+/* tp_store_set_lean: a kineto trace keeps no flow or memory events and
+ * only the python_function events named like autograd nodes, and the
+ * prof.py fields but layer and trace are those of the whole load. */
+static void kineto_lean(void)
 {
     char dir[64], path[80];
     if (tt_tmpdir(dir, sizeof dir, "no-python") < 0)
@@ -261,32 +267,36 @@ static void kineto_no_python(void)
     int ok = f && fputs(kineto_json, f) >= 0;
     if (f)
         ok = fclose(f) == 0 && ok;
-    CHECK("no_python.trace_written", ok);
+    CHECK("lean.trace_written", ok);
     int rcw, rcs;
     tp_store *whole = load(path, 1, &rcw);
     tp_store *part = tp_store_new();
     tp_error err = {0};
-    tp_store_set_no_python(part);
+    tp_store_set_lean(part);
     rcs = tp_store_load(part, path, &err);
     if (rcs == TP_OK)
         rcs = tp_store_link(part, &err);
-    CHECK_INT("no_python.whole_loads", rcw, TP_OK);
-    CHECK_INT("no_python.part_loads", rcs, TP_OK);
-    CHECK_INT("no_python.whole_python", count_kind(whole, TP_K_PYTHON_FUNCTION, 0), 3);
-    CHECK_INT("no_python.autograd_kept", count_kind(part, TP_K_PYTHON_FUNCTION, 0), 1);
-    CHECK_INT("no_python.rows", part->n, whole->n - 2);
-    CHECK_INT("no_python.events_counted", tp_store_event_count(part), tp_store_event_count(whole));
-    CHECK("no_python.same_annots", same_annots_but_python(whole, part) && part->nannots == 4);
-    CHECK("no_python.bprop_from_python", part->nannots == 4 && part->annots[3].bprop && !part->annots[1].bprop);
-    CHECK_STR("no_python.whole_layer", whole->nannots == 4 ? tp_store_str(whole, whole->annots[1].layer) : "",
+    CHECK_INT("lean.whole_loads", rcw, TP_OK);
+    CHECK_INT("lean.part_loads", rcs, TP_OK);
+    CHECK_INT("lean.whole_python", count_kind(whole, TP_K_PYTHON_FUNCTION, 0), 3);
+    CHECK_INT("lean.autograd_kept", count_kind(part, TP_K_PYTHON_FUNCTION, 0), 1);
+    CHECK_INT("lean.whole_flows", count_kind(whole, TP_K_FLOW, 0), 2);
+    CHECK_INT("lean.whole_memory", count_kind(whole, TP_K_MEMORY, 0), 1);
+    CHECK_INT("lean.no_flows", count_kind(part, TP_K_FLOW, 0), 0);
+    CHECK_INT("lean.no_memory", count_kind(part, TP_K_MEMORY, 0), 0);
+    CHECK_INT("lean.rows", part->n, whole->n - 5);
+    CHECK_INT("lean.events_counted", tp_store_event_count(part), tp_store_event_count(whole));
+    CHECK("lean.same_annots", same_annots_but_python(whole, part) && part->nannots == 4);
+    CHECK("lean.bprop_from_python", part->nannots == 4 && part->annots[3].bprop && !part->annots[1].bprop);
+    CHECK_STR("lean.whole_layer", whole->nannots == 4 ? tp_store_str(whole, whole->annots[1].layer) : "",
               "nn.Module: Linear_0");
-    CHECK_STR("no_python.part_no_layer", part->nannots == 4 ? tp_store_str(part, part->annots[1].layer) : "?", "");
-    CHECK("no_python.same_causes",
+    CHECK_STR("lean.part_no_layer", part->nannots == 4 ? tp_store_str(part, part->annots[1].layer) : "?", "");
+    CHECK("lean.same_causes",
           memcmp(whole->attr.cause_n, part->attr.cause_n, sizeof whole->attr.cause_n) == 0 &&
               whole->attr.cause_n[TP_ATTR_NO_LAUNCH_RECORD] == 1);
     char out[80];
     snprintf(out, sizeof out, "%s/x.tprof", dir);
-    CHECK_INT("no_python.not_saved", tp_store_save(part, NULL, out, &err), TP_ERR_USAGE);
+    CHECK_INT("lean.not_saved", tp_store_save(part, NULL, out, &err), TP_ERR_USAGE);
     tp_store_free(whole);
     tp_store_free(part);
     unlink(path);
@@ -297,6 +307,6 @@ int main(void)
 {
     dump_scope();
     launch_lookups();
-    kineto_no_python();
+    kineto_lean();
     TEST_EXIT();
 }

@@ -79,9 +79,9 @@ int tp_link_attribution(tp_store *st)
     /* The profiler window as the host saw it: the first host event and the
      * lowest correlation id of a launch call. */
     a->call_example = a->outside_example = -1;
-    /* python_function events a tp_store_set_no_python load left out are
-     * host events too */
-    int64_t first_host = st->no_python ? st->left_out_first_ts : INT64_MAX, low_corr = INT64_MAX;
+    /* python_function events a lean load (tp_store_set_lean) left out
+     * are host events too */
+    int64_t first_host = st->lean ? st->left_out_first_ts : INT64_MAX, low_corr = INT64_MAX;
     for (size_t i = 0; i < st->n; i++) {
         uint8_t k = st->kind[i];
         if (is_host(k) && st->ph[i] == 'X' && st->ts[i] < first_host)

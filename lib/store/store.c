@@ -118,10 +118,10 @@ void tp_store_set_kernel_scope(tp_store *st)
         st->kernel_scope = 1;
 }
 
-void tp_store_set_no_python(tp_store *st)
+void tp_store_set_lean(tp_store *st)
 {
     if (st)
-        st->no_python = 1;
+        st->lean = 1;
 }
 
 int64_t tp_store_add(tp_store *st)

@@ -251,9 +251,10 @@ struct tp_store {
     uint32_t dist_backend;         /* strtab */
     int32_t schema_version;
     int truncated;                 /* the input ended early */
-    int no_python;                 /* tp_store_set_no_python: a kineto trace kept only the
-                                      python_function events named like autograd nodes */
-    size_t left_out;               /* the python_function events it left out */
+    int lean;                      /* tp_store_set_lean: a kineto trace kept no flow or memory
+                                      events, and only the python_function events named like
+                                      autograd nodes */
+    size_t left_out;               /* the events it left out */
     int64_t left_out_first_ts;     /* the earliest start of those that are complete ('X'), INT64_MAX none */
     int kernel_scope;              /* loaded for its kernels alone (tp_store_set_kernel_scope): an
                                       nvprof/nsys dump kept only the calls and NVTX ranges PyProf reads */

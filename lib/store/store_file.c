@@ -239,7 +239,7 @@ int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, t
 {
     if (!st || !path)
         return tp_error_set(err, TP_ERR_USAGE, "tp_store_save: no store or no path");
-    if (st->kernel_scope || st->no_python)
+    if (st->kernel_scope || st->lean)
         return tp_error_set(err, TP_ERR_USAGE, "%s: a store loaded for its kernels alone cannot be saved", path);
     if (!st->linked) {
         int rc = tp_store_link(st, err);

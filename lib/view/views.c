@@ -122,11 +122,11 @@ static int names_layer_or_trace(const char *cols)
     return 0;
 }
 
-int tp_view_reads_python(const tp_view *v, const struct tp_view_opts *vo)
+int tp_view_reads_all_events(const tp_view *v, const struct tp_view_opts *vo)
 {
-    switch (v->python_rows) {
-    case TP_PYTHON_LAYER_TRACE: return !vo->need_columns || names_layer_or_trace(vo->need_columns);
-    case TP_PYTHON_OPTIONS: return opted(vo);
+    switch (v->lean_load) {
+    case TP_LEAN_WITHOUT_LAYER_TRACE: return !vo->need_columns || names_layer_or_trace(vo->need_columns);
+    case TP_LEAN_WITHOUT_OPTIONS: return opted(vo);
     default: return 1;
     }
 }

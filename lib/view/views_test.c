@@ -77,22 +77,22 @@ int main(void)
     /* which views may load a trace without its python_function events */
     const tp_view *prof = tp_view_find("prof"), *kern = tp_view_find("kernels"), *ops = tp_view_find("ops");
     struct tp_view_opts vo = {0};
-    CHECK("python: prof, any columns", prof && tp_view_reads_python(prof, &vo));
+    CHECK("python: prof, any columns", prof && tp_view_reads_all_events(prof, &vo));
     vo.need_columns = "idx,dir,sub,mod,op,kernel,params,sil";
-    CHECK("python: prof, its default columns", prof && !tp_view_reads_python(prof, &vo));
+    CHECK("python: prof, its default columns", prof && !tp_view_reads_all_events(prof, &vo));
     vo.need_columns = "idx,Layer";
-    CHECK("python: prof, the layer column", prof && tp_view_reads_python(prof, &vo));
+    CHECK("python: prof, the layer column", prof && tp_view_reads_all_events(prof, &vo));
     vo.need_columns = "kernel,trace";
-    CHECK("python: prof, the trace column", prof && tp_view_reads_python(prof, &vo));
+    CHECK("python: prof, the trace column", prof && tp_view_reads_all_events(prof, &vo));
     vo.need_columns = "ALL";
-    CHECK("python: prof, all columns", prof && tp_view_reads_python(prof, &vo));
+    CHECK("python: prof, all columns", prof && tp_view_reads_all_events(prof, &vo));
     vo.need_columns = "tracer,layers";
-    CHECK("python: prof, names that only begin like them", prof && !tp_view_reads_python(prof, &vo));
+    CHECK("python: prof, names that only begin like them", prof && !tp_view_reads_all_events(prof, &vo));
     vo.need_columns = NULL;
-    CHECK("python: kernels, its default options", kern && !tp_view_reads_python(kern, &vo));
+    CHECK("python: kernels, its default options", kern && !tp_view_reads_all_events(kern, &vo));
     vo.group = "props";
-    CHECK("python: kernels --group", kern && tp_view_reads_python(kern, &vo));
+    CHECK("python: kernels --group", kern && tp_view_reads_all_events(kern, &vo));
     vo.group = NULL;
-    CHECK("python: ops", ops && tp_view_reads_python(ops, &vo));
+    CHECK("python: ops", ops && tp_view_reads_all_events(ops, &vo));
     TEST_EXIT();
 }
