@@ -46,8 +46,8 @@ static int ext_map(const tp_store *st, struct tp_i64map *ext, size_t nops)
     if (tp_i64map_init(ext, nops) < 0)
         return -1;
     for (size_t i = 0; i < st->n; i++)
-        if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0 &&
-            put_first(ext, st->external_id[i], (int64_t)i) < 0)
+        if (st->kind[i] == TP_K_CPU_OP && tp_store_ext(st, i) != TP_NONE && tp_store_ext(st, i) != 0 &&
+            put_first(ext, tp_store_ext(st, i), (int64_t)i) < 0)
             return -1;
     return 0;
 }
@@ -306,7 +306,7 @@ int tp_store_link(tp_store *st, tp_error *err)
         st->dev_launcher[d] = (int32_t)rt;
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {
-            int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
+            int64_t e = rt >= 0 && tp_store_ext(st, (size_t)rt) != TP_NONE ? tp_store_ext(st, (size_t)rt) : tp_store_ext(st, i);
             if (e != TP_NONE && e != 0 && !ext.keys && ext_map(st, &ext, nops) < 0) {
                 tp_i64map_free(&corr);
                 tp_i64map_free(&ext);

@@ -824,7 +824,8 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
         dst->device[o] = src->device[i];
         dst->stream[o] = src->stream[i];
         dst->correlation[o] = apart(src->correlation[i], k);
-        dst->external_id[o] = apart(src->external_id[i], k);
+        if (tp_store_set_ext(dst, o, apart(tp_store_ext(src, i), k)) < 0)
+            goto oom;
         if (tp_store_set_seq(dst, o, apart(tp_store_seq(src, i), k)) < 0)
             goto oom;
         uint32_t a = src->aux[i];

@@ -73,7 +73,17 @@ struct tp_op_info {          /* cpu_op, user_annotation, python_function */
     uint32_t input_strides;        /* raw JSON of "Input Strides", 0 absent */
     uint32_t call_stack;           /* "Call stack" text */
     uint32_t py;                   /* its python ids: index into st->pys, TP_NO_AUX none (tp_store_py) */
-    int64_t fwd_thread;            /* "Fwd thread id", TP_NONE when absent */
+};                                 /* "Fwd thread id": tp_store_fwd_thread */
+
+/* An operator's "Fwd thread id" (autograd's thread of the forward pass, on
+ * backward operators), by op record: (record, value) sorted by record, found
+ * by binary search (tp_store_fwd_thread), not 8 bytes of every op record
+ * (1.44M op records on a 1 GB OWLv2 trace, half of them python functions,
+ * which have none: 11 MB).  A .tprof file still holds it as the column
+ * op.fwd_thread of every op record. */
+struct tp_fwd_rec {
+    int64_t op;
+    int64_t tid;
 };
 
 /* A python_function's ids ("Python id", "Python parent id", "Python module
@@ -227,7 +237,13 @@ struct tp_store {
     int64_t  *pid, *tid;
     int32_t  *device, *stream;     /* -1 absent */
     int64_t  *correlation;         /* runtime<->device id; flow id for TP_K_FLOW */
-    int64_t  *external_id;         /* "External id" */
+    /* "External id", read through tp_store_ext and written through
+     * tp_store_set_ext: 32 bits a row, unsigned (TP_EXT32_NONE: none), while
+     * every id is in [0, 2^32 - 1), else 64 (ext64 set, ext32 NULL): a
+     * negative id, a run's merged store (ids kept apart per rank), a store
+     * read from a .tprof file.  4 bytes a row less: 8 MB on a 1 GB trace. */
+    uint32_t *ext32;
+    int64_t  *ext64;
     uint32_t *aux;                 /* index into the side table of this kind, TP_NO_AUX none */
 
     /* ---- side tables ---- */
@@ -238,6 +254,7 @@ struct tp_store {
     struct tp_coll_info   *colls;   size_t ncolls, capcolls;   /* sorted by row */
     struct tp_seq_rec     *seqs;    size_t nseqs, capseqs;     /* sorted by row (tp_store_seq) */
     struct tp_py_info     *pys;     size_t npys, cappys;       /* tp_op_info.py indexes it */
+    struct tp_fwd_rec     *fwds;    size_t nfwds, capfwds;     /* sorted by op record (tp_store_fwd_thread) */
 
     /* ---- about the input ---- */
     char path[1024];
@@ -324,6 +341,17 @@ const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row);
  * of memory. */
 int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64_t python_parent_id,
                     int64_t module_id);
+/* The "Fwd thread id" of operator row `row` (a row whose kind has op
+ * records: cpu_op, user_annotation, gpu_user_annotation, python_function),
+ * TP_NONE when it has none. */
+int64_t tp_store_fwd_thread(const tp_store *st, size_t row);
+/* Give op record `op` "Fwd thread id" tid (TP_NONE: nothing).  Records come
+ * in increasing order; those at or past `op` are dropped first.  0, or -1
+ * out of memory. */
+int tp_store_set_fwd_thread(tp_store *st, size_t op, int64_t tid);
+/* Drop the "Fwd thread id"s of op records at or past st->nops (after op
+ * records were dropped). */
+void tp_store_trim_fwds(tp_store *st);
 /* Row `row`'s "Sequence number", TP_NONE when it has none. */
 int64_t tp_store_seq(const tp_store *st, size_t row);
 /* Give row `row` sequence number `seq` (TP_NONE: nothing).  Rows come in
@@ -353,6 +381,35 @@ static inline uint32_t tp_store_intern(tp_store *st, const char *s, size_t len)
     if (len && memchr(s, 0, len))
         return tp_store_intern_nul(st, s, len);
     return tp_strtab_intern(&st->strings, s, len);
+}
+
+#define TP_EXT32_NONE UINT32_MAX
+
+/* Row `row`'s "External id", TP_NONE when it has none. */
+static inline int64_t tp_store_ext(const tp_store *st, size_t row)
+{
+    if (st->ext64)
+        return st->ext64[row];
+    uint32_t v = st->ext32[row];
+    return v == TP_EXT32_NONE ? TP_NONE : (int64_t)v;
+}
+
+/* The 32-bit column made 64-bit (a value that does not fit came): 0, or -1
+ * out of memory. */
+int tp_store_widen_ext(tp_store *st);
+
+/* Give row `row` "External id" v (TP_NONE: none): 0, or -1 out of memory
+ * (the column was made 64-bit for it and could not be). */
+static inline int tp_store_set_ext(tp_store *st, size_t row, int64_t v)
+{
+    if (!st->ext64 && (v == TP_NONE || (v >= 0 && v < (int64_t)TP_EXT32_NONE))) {
+        st->ext32[row] = v == TP_NONE ? TP_EXT32_NONE : (uint32_t)v;
+        return 0;
+    }
+    if (!st->ext64 && tp_store_widen_ext(st) < 0)
+        return -1;
+    st->ext64[row] = v;
+    return 0;
 }
 
 static inline const char *tp_store_str(const tp_store *st, uint32_t id)
