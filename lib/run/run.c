@@ -854,9 +854,11 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
                 oi->input_strides = rs(&m, oi->input_strides);
                 oi->call_stack = rs(&m, oi->call_stack);
                 if (oi->py < dst->npys) {
-                    struct tp_py_info *py = &dst->pys[oi->py];
-                    py->python_id = apart(py->python_id, k);
-                    py->python_parent_id = apart(py->python_parent_id, k);
+                    struct tp_py_info py = *tp_store_py(dst, oi);
+                    py.python_id = apart(py.python_id, k);
+                    py.python_parent_id = apart(py.python_parent_id, k);
+                    if (tp_store_put_py(dst, oi->py, py) < 0)
+                        goto oom;
                 }
             }
             /* a sync's record names the cudaEventRecord it waits for by

@@ -66,7 +66,7 @@ void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(con
 #define LINK_ARRAYS(X) X(parent) X(dev_launcher) X(dev_launch_op) X(dev_bits) X(dev_before) X(step) X(annots) X(steps)
 
 /* The side tables of the rows (aux), freed with the store. */
-#define SIDE_TABLES(X) X(seqs) X(pys) X(fwds) X(kernels) X(ops) X(mems) X(devices) X(colls)
+#define SIDE_TABLES(X) X(seqs) X(pys) X(pys32) X(fwds) X(kernels) X(ops) X(mems) X(devices) X(colls)
 
 #define FREE_FIELD(f) free(st->f);
 #define FREE_AND_CLEAR(f) free(st->f), st->f = NULL;
@@ -271,6 +271,56 @@ const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row)
     return lo < st->ncolls && (size_t)st->colls[lo].row == row ? &st->colls[lo] : NULL;
 }
 
+static int py_fits(int64_t v)
+{
+    return v == TP_NONE || (v >= 0 && v < (int64_t)TP_PY32_NONE);
+}
+
+static uint32_t py_narrow(int64_t v)
+{
+    return v == TP_NONE ? TP_PY32_NONE : (uint32_t)v;
+}
+
+static int64_t py_wide(uint32_t v)
+{
+    return v == TP_PY32_NONE ? TP_NONE : (int64_t)v;
+}
+
+const struct tp_py_info *tp_store_py_wide(const tp_store *st, size_t i)
+{
+    static _Thread_local struct tp_py_info rec;
+    const struct tp_py32 *p = &st->pys32[i];
+    rec = (struct tp_py_info){py_wide(p->python_id), py_wide(p->python_parent_id), py_wide(p->module_id)};
+    return &rec;
+}
+
+/* The 32-bit table made struct tp_py_info's (an id that does not fit came):
+ * 0, or -1 out of memory. */
+static int widen_pys(tp_store *st)
+{
+    struct tp_py_info *w = malloc((st->cappys ? st->cappys : 1) * sizeof *w);
+    if (!w)
+        return -1;
+    for (size_t i = 0; i < st->npys; i++)
+        w[i] = *tp_store_py_wide(st, i);
+    free(st->pys32);
+    st->pys32 = NULL;
+    st->pys = w;
+    return 0;
+}
+
+int tp_store_put_py(tp_store *st, size_t i, struct tp_py_info v)
+{
+    if (!st->pys && !(py_fits(v.python_id) && py_fits(v.python_parent_id) && py_fits(v.module_id)) &&
+        widen_pys(st) < 0)
+        return -1;
+    if (st->pys)
+        st->pys[i] = v;
+    else
+        st->pys32[i] = (struct tp_py32){py_narrow(v.python_id), py_narrow(v.python_parent_id), py_narrow(v.module_id)};
+    return 0;
+}
+
 int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64_t python_parent_id,
                     int64_t module_id)
 {
@@ -278,9 +328,10 @@ int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64
         return 0;
     if (st->npys >= TP_NO_AUX)
         return -1;
-    if (tp_grow((void **)&st->pys, &st->cappys, st->npys + 1, sizeof *st->pys) < 0)
+    int grown = st->pys ? tp_grow((void **)&st->pys, &st->cappys, st->npys + 1, sizeof *st->pys)
+                        : tp_grow((void **)&st->pys32, &st->cappys, st->npys + 1, sizeof *st->pys32);
+    if (grown < 0 || tp_store_put_py(st, st->npys, (struct tp_py_info){python_id, python_parent_id, module_id}) < 0)
         return -1;
-    st->pys[st->npys] = (struct tp_py_info){python_id, python_parent_id, module_id};
     o->py = (uint32_t)st->npys++;
     return 0;
 }

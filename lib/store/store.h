@@ -94,6 +94,16 @@ struct tp_py_info {
     int64_t python_id, python_parent_id, module_id;
 };
 
+/* The same in 32 bits each (TP_PY32_NONE: absent), which a store keeps
+ * while every id is in [0, 2^32 - 1): 12 bytes a python function instead of
+ * 24 (1.04M of them on a 1 GB OWLv2 trace: 12 MB).  A negative or larger
+ * id (a run's merged store keeps the ranks' ids apart) makes the table
+ * struct tp_py_info's, as a store read from a .tprof has it. */
+struct tp_py32 {
+    uint32_t python_id, python_parent_id, module_id;
+};
+#define TP_PY32_NONE UINT32_MAX
+
 struct tp_mem_info {         /* [memory] instants */
     int64_t addr, bytes, total_allocated, total_reserved;   /* TP_NONE when absent */
     int32_t device_type;           /* 0 CPU, 1 CUDA, ... -1 absent */
@@ -253,7 +263,8 @@ struct tp_store {
     struct tp_device      *devices; size_t ndevices;
     struct tp_coll_info   *colls;   size_t ncolls, capcolls;   /* sorted by row */
     struct tp_seq_rec     *seqs;    size_t nseqs, capseqs;     /* sorted by row (tp_store_seq) */
-    struct tp_py_info     *pys;     size_t npys, cappys;       /* tp_op_info.py indexes it */
+    struct tp_py_info     *pys;     size_t npys, cappys;       /* tp_op_info.py indexes it (tp_store_py) */
+    struct tp_py32        *pys32;   /* instead of pys while every id fits 32 bits (npys, cappys its) */
     struct tp_fwd_rec     *fwds;    size_t nfwds, capfwds;     /* sorted by op record (tp_store_fwd_thread) */
 
     /* ---- about the input ---- */
@@ -341,6 +352,11 @@ const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row);
  * of memory. */
 int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64_t python_parent_id,
                     int64_t module_id);
+/* Replace the python ids of record i (< st->npys): 0, or -1 out of memory. */
+int tp_store_put_py(tp_store *st, size_t i, struct tp_py_info v);
+/* Record i of a 32-bit table as struct tp_py_info, in a record of the calling
+ * thread's (tp_store_py). */
+const struct tp_py_info *tp_store_py_wide(const tp_store *st, size_t i);
 /* The "Fwd thread id" of operator row `row` (a row whose kind has op
  * records: cpu_op, user_annotation, gpu_user_annotation, python_function),
  * TP_NONE when it has none. */
@@ -423,11 +439,15 @@ static inline const struct tp_kernel_info *tp_store_kernel(const tp_store *st, s
 }
 
 /* The python ids of op record o (NULL: none): a record of TP_NONE when it
- * has none (or, read from a damaged store, points past the table). */
+ * has none (or, read from a damaged store, points past the table).  From a
+ * 32-bit table (pys32) the record is the calling thread's, which its next
+ * call overwrites: read it before asking again. */
 static inline const struct tp_py_info *tp_store_py(const tp_store *st, const struct tp_op_info *o)
 {
     static const struct tp_py_info none = {TP_NONE, TP_NONE, TP_NONE};
-    return o && o->py < st->npys ? &st->pys[o->py] : &none;
+    if (!o || o->py >= st->npys)
+        return &none;
+    return st->pys ? &st->pys[o->py] : tp_store_py_wide(st, o->py);
 }
 
 /* The index among the device rows (kernel, memcpy, memset) of row `row` of

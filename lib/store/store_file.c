@@ -140,6 +140,11 @@ static int put_column(struct tp_sf_writer *w, const tp_store *st, const struct t
                 memcpy(out + (size_t)st->fwds[k].op * 8, &st->fwds[k].tid, 8);
         return put_section(w, c->name, out, n, 8, 0);
     }
+    if ((c->flags & TP_SF_PY) && !st->pys) {
+        for (size_t i = 0; i < n; i++)
+            memcpy(out + i * 8, (const char *)tp_store_py_wide(st, i) + c->field, 8);
+        return put_section(w, c->name, out, n, 8, 0);
+    }
     if ((c->flags & TP_SF_EXT) && !st->ext64) {
         for (size_t i = 0; i < n; i++) {
             int64_t v = tp_store_ext(st, i);

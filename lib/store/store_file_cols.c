@@ -123,9 +123,9 @@ const struct tp_sf_col tp_sf_cols[] = {
     /* held apart (st->fwds), written as the column of every op record it was */
     {"op.fwd_thread", TP_SF_OPS, offsetof(tp_store, ops), sizeof(struct tp_op_info), 0, 8, TP_SF_FWD},
     /* python functions' ids (format 3: three columns of every op record before) */
-    PY(python_id, 0),
-    PY(python_parent_id, 0),
-    PY(module_id, 0),
+    PY(python_id, TP_SF_PY),
+    PY(python_parent_id, TP_SF_PY),
+    PY(module_id, TP_SF_PY),
     /* operators' sequence numbers, sorted by row (format 3: a column of every event before) */
     SEQ(row, TP_SF_ROW),
     SEQ(seq, 0),

@@ -42,6 +42,9 @@ enum {
     /* The "External id": st->ext64, or st->ext32 widened as it is written
      * (tp_store_ext); read back into st->ext64. */
     TP_SF_EXT = 64,
+    /* The python ids: st->pys, or st->pys32 widened as they are written;
+     * read back into st->pys. */
+    TP_SF_PY = 128,
 };
 
 struct tp_sf_col {            /* one field of a table: one column in the file */

@@ -144,6 +144,19 @@ int main(void)
     if (r7 >= 0)
         st->n--;
 
+    /* python ids: 32 bits each while every id fits, struct tp_py_info's
+     * from the first that does not (every id kept) */
+    CHECK("py_narrow", st->pys32 && !st->pys);
+    CHECK_INT("py_put", tp_store_put_py(st, 0, (struct tp_py_info){12, 4294967294LL, TP_NONE}), 0);
+    CHECK("py_still_narrow", st->pys32 && !st->pys);
+    CHECK_INT("py_put_read", tp_store_py(st, &st->ops[st->aux[6]])->python_parent_id, 4294967294LL);
+    CHECK_INT("py_put_none", tp_store_py(st, &st->ops[st->aux[6]])->module_id, TP_NONE);
+    CHECK_INT("py_put_wide", tp_store_put_py(st, 0, (struct tp_py_info){INT64_C(1) << 40, -1, 3}), 0);
+    CHECK("py_wide", !st->pys32 && st->pys);
+    CHECK_INT("py_wide_read", tp_store_py(st, &st->ops[st->aux[6]])->python_id, INT64_C(1) << 40);
+    CHECK_INT("py_wide_negative", tp_store_py(st, &st->ops[st->aux[6]])->python_parent_id, -1);
+    CHECK_INT("py_put_back", tp_store_put_py(st, 0, (struct tp_py_info){11, TP_NONE, 3}), 0);
+
     /* python ids: an op record without them, or with an index past the table */
     struct tp_op_info plain = {.py = TP_NO_AUX}, bad = {.py = 5};
     CHECK_INT("py_none", tp_store_py(st, &plain)->python_id, TP_NONE);
@@ -180,6 +193,8 @@ int main(void)
         close(nfd);
         int ok = row(narrow, TP_K_CPU_OP, "a", 0, 10, TP_NONE) == 0 && row(narrow, TP_K_CPU_OP, "b", 20, 10, TP_NONE) == 1 &&
                  tp_store_set_ext(narrow, 0, 4294967294LL) == 0;
+        struct tp_op_info *no = ok ? tp_store_add_op_info(narrow, 1) : NULL;
+        ok = no && tp_store_set_py(narrow, no, 5, 4, TP_NONE) == 0 && narrow->pys32 && !narrow->pys;
         CHECK("ext_narrow_store", ok && narrow->ext32 && !narrow->ext64);
         CHECK_INT("ext_narrow_link", tp_store_link(narrow, &err), TP_OK);
         CHECK_INT("ext_narrow_save", tp_store_save(narrow, NULL, npath, &err), TP_OK);
@@ -187,6 +202,8 @@ int main(void)
         CHECK_INT("ext_narrow_load", back ? tp_store_load(back, npath, &err) : -1, TP_OK);
         CHECK_INT("ext_narrow_back", back && back->n == 2 ? tp_store_ext(back, 0) : 0, 4294967294LL);
         CHECK_INT("ext_narrow_back_none", back && back->n == 2 ? tp_store_ext(back, 1) : 0, TP_NONE);
+        const struct tp_py_info *bp = back && back->n == 2 && back->aux[1] < back->nops ? tp_store_py(back, &back->ops[back->aux[1]]) : NULL;
+        CHECK("py_narrow_back", bp && bp->python_id == 5 && bp->python_parent_id == 4 && bp->module_id == TP_NONE);
         tp_store_free(back);
         unlink(npath);
     }
