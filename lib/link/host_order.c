@@ -240,8 +240,15 @@ static int sort_radix(const tp_store *st, int64_t *idx, size_t n)
         key[i] = folded << row_bits | (uint64_t)r;
     }
     threads_free(&t);
-    /* the keys are distinct (the row is in them): by all their bits */
-    sort_in_place(key, n, 56);
+    /* the keys are distinct (the row is in them): by all their bits, from
+     * the highest byte in which two of them differ */
+    uint64_t differ = 0;
+    for (size_t i = 1; i < n; i++)
+        differ |= key[i] ^ key[0];
+    int shift = 56;
+    while (shift > 0 && !(differ >> shift))
+        shift -= 8;
+    sort_in_place(key, n, shift);
     /* rows of one thread and start are in row order: the other keys */
     uint64_t row_mask = (UINT64_C(1) << row_bits) - 1;
     for (size_t a = 0; a < n;) {

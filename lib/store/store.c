@@ -328,6 +328,12 @@ int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64
         return 0;
     if (st->npys >= TP_NO_AUX)
         return -1;
+    if (st->pys32 && st->npys < st->cappys && py_fits(python_id) && py_fits(python_parent_id) &&
+        py_fits(module_id)) {   /* the common case, without the calls below */
+        st->pys32[st->npys] = (struct tp_py32){py_narrow(python_id), py_narrow(python_parent_id), py_narrow(module_id)};
+        o->py = (uint32_t)st->npys++;
+        return 0;
+    }
     int grown = st->pys ? tp_grow((void **)&st->pys, &st->cappys, st->npys + 1, sizeof *st->pys)
                         : tp_grow((void **)&st->pys32, &st->cappys, st->npys + 1, sizeof *st->pys32);
     if (grown < 0 || tp_store_put_py(st, st->npys, (struct tp_py_info){python_id, python_parent_id, module_id}) < 0)
