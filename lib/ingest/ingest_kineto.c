@@ -630,7 +630,8 @@ static void read_common_args(struct importer *im, const struct event *ev, int64_
 {
     tp_store *st = im->st;
     const struct jv *ext = ev->ext_id.type != TP_J_NONE ? &ev->ext_id : &ev->ext_id_lc;
-    st->external_id[row] = pick_i64(im, ext, "\"External id\"", off, bad);
+    if (tp_store_set_ext(st, (size_t)row, pick_i64(im, ext, "\"External id\"", off, bad)) < 0)
+        im->oom = 1;   /* an id past 32 bits, and no memory for the 64-bit column */
     if (kind != TP_K_FLOW)
         st->correlation[row] = pick_i64(im, &ev->correlation, "\"correlation\"", off, bad);
     im->seq = pick_i64(im, &ev->seq, "\"Sequence number\"", off, bad);
@@ -704,8 +705,8 @@ static int read_op_args(struct importer *im, const struct event *ev, int64_t row
     int64_t py_module = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
     if (tp_store_set_py(im->st, o, py_id, py_parent, py_module) < 0)
         return -1;
-    o->fwd_thread = pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, bad);
-    return 0;
+    return tp_store_set_fwd_thread(im->st, (size_t)(o - im->st->ops),
+                                   pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, bad));
 }
 
 static int read_mem_args(struct importer *im, const struct event *ev, int64_t row, uint64_t off, int *bad)
@@ -954,6 +955,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     st->nops = first->nops;
     st->nmems = first->nmems;
     tp_store_trim_seqs(st);
+    tp_store_trim_fwds(st);
     static const char reason[] = "\"traceEvents\" repeats: the last array wins (as in Python's json), "
                                  "earlier events dropped";
     tp_store_skip(st, reason, off);

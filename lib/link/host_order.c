@@ -6,14 +6,15 @@
  * it was the largest part of linking.  Here the thread and the start fold
  * into one 64-bit key (thread rank times the span of the starts, plus the
  * start), radix-sorted with the rows; only rows whose thread and start tie
- * are then ordered by the other keys.  Traces whose keys do not fold (more
+ * are then ordered by the other keys.  The keys are made in the array of
+ * rows itself and sorted there (an in-place MSD radix sort): a second
+ * array of every host row was the linker's peak on a 1 GB trace.  Traces whose keys do not fold (more
  * threads than the table takes, a span times the threads past 64 bits)
  * take the comparison sort, which gives the same order. */
 #include <stdlib.h>
 #include <string.h>
 #include "i64map.h"
 #include "link.h"
-#include "radix.h"
 
 static _Thread_local const tp_store *order_st;
 
@@ -65,68 +66,125 @@ static int cmp_pair(const void *a, const void *b)
     return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* The distinct (pid, tid) of the rows, each row's index into them in
- * tval, and each index's rank in (pid, tid) order in *rankp.  The count, or
- * 0 when over MAX_THREADS or out of memory (*oom set). */
-static size_t thread_ranks(const tp_store *st, const int64_t *idx, size_t n, uint32_t *tval, uint32_t **rankp,
-                           int *oom)
+/* The distinct (pid, tid) of the rows: a hash of them (slot: pair index
+ * + 1, 0 empty) and each one's rank in (pid, tid) order.  No array per row:
+ * a row's thread is looked up again when its key is made (runs of one
+ * thread skip the hash), so that the host rows' one array is the sort's
+ * whole peak. */
+struct threads {
+    uint32_t *slot;
+    size_t nslots, np, last;
+    struct pair *pairs;
+    uint32_t *rank;
+};
+
+static void threads_free(struct threads *t)
+{
+    free(t->slot);
+    free(t->pairs);
+    free(t->rank);
+}
+
+/* The index of (pid, tid) in t->pairs, added when absent and there is room;
+ * SIZE_MAX when there is none. */
+static size_t thread_of(struct threads *t, int64_t pid, int64_t tid, size_t most)
+{
+    if (t->np && t->pairs[t->last].pid == pid && t->pairs[t->last].tid == tid)   /* runs of one thread */
+        return t->last;
+    size_t h = tp_i64_mix((uint64_t)pid ^ tp_i64_mix((uint64_t)tid)) & (t->nslots - 1);
+    while (t->slot[h] && (t->pairs[t->slot[h] - 1].pid != pid || t->pairs[t->slot[h] - 1].tid != tid))
+        h = (h + 1) & (t->nslots - 1);
+    if (!t->slot[h]) {
+        if (t->np == most)
+            return SIZE_MAX;
+        t->pairs[t->np] = (struct pair){pid, tid};
+        t->slot[h] = (uint32_t)++t->np;
+    }
+    return t->last = t->slot[h] - 1;
+}
+
+/* The threads of the rows ranked: their count, or 0 when over MAX_THREADS
+ * or out of memory (*oom set). */
+static size_t thread_ranks(const tp_store *st, const int64_t *idx, size_t n, struct threads *t, int *oom)
 {
     *oom = 0;
-    size_t most = n < MAX_THREADS ? n : MAX_THREADS, nslots = 4;
-    while (nslots < 2 * most)
-        nslots *= 2;
-    uint32_t *slot = calloc(nslots, sizeof *slot);   /* pair index + 1, 0 empty */
-    struct pair *pairs = malloc(most * sizeof *pairs);
-    size_t np = 0, last = 0;
-    if (!slot || !pairs) {
+    size_t most = n < MAX_THREADS ? n : MAX_THREADS;
+    t->nslots = 4;
+    while (t->nslots < 2 * most)
+        t->nslots *= 2;
+    t->slot = calloc(t->nslots, sizeof *t->slot);
+    t->pairs = malloc(most * sizeof *t->pairs);
+    if (!t->slot || !t->pairs) {
         *oom = 1;
-        goto fail;
+        return 0;
     }
-    for (size_t i = 0; i < n; i++) {
-        int64_t r = idx[i], pid = st->pid[r], tid = st->tid[r];
-        if (np && pairs[last].pid == pid && pairs[last].tid == tid) {   /* runs of one thread */
-            tval[i] = (uint32_t)last;
+    for (size_t i = 0; i < n; i++)
+        if (thread_of(t, st->pid[idx[i]], st->tid[idx[i]], most) == SIZE_MAX)
+            return 0;
+    /* ranks: sort the pairs, carrying their index in the tid's place */
+    size_t np = t->np;
+    struct pair *sorted = malloc((np ? np : 1) * sizeof *sorted);
+    t->rank = malloc((np ? np : 1) * sizeof *t->rank);
+    if (!sorted || !t->rank) {
+        free(sorted);
+        *oom = 1;
+        return 0;
+    }
+    memcpy(sorted, t->pairs, np * sizeof *t->pairs);
+    qsort(sorted, np, sizeof *sorted, cmp_pair);
+    /* equal pairs cannot occur: each sorted pair's index is found again */
+    for (size_t k = 0; k < np; k++)
+        t->rank[thread_of(t, sorted[k].pid, sorted[k].tid, most)] = (uint32_t)k;
+    free(sorted);
+    return np;
+}
+
+/* Sorts the distinct keys a[0..n) in place by their bits from `shift` + 8
+ * down (the bits above are equal): an MSD radix sort that swaps each key
+ * into its byte's bucket (American flag sort), so that it needs no second
+ * array of n keys as an LSD sort does; small buckets by insertion. */
+static void sort_in_place(uint64_t *a, size_t n, int shift)
+{
+    while (n > 32) {
+        size_t count[256] = {0}, next[256], end[256];
+        for (size_t i = 0; i < n; i++)
+            count[(a[i] >> shift) & 255]++;
+        if (count[(a[0] >> shift) & 255] == n) {   /* one bucket: the next byte */
+            if (shift == 0)
+                return;
+            shift -= 8;
             continue;
         }
-        size_t h = tp_i64_mix((uint64_t)pid ^ tp_i64_mix((uint64_t)tid)) & (nslots - 1);
-        while (slot[h] && (pairs[slot[h] - 1].pid != pid || pairs[slot[h] - 1].tid != tid))
-            h = (h + 1) & (nslots - 1);
-        if (!slot[h]) {
-            if (np == most)
-                goto fail;
-            pairs[np] = (struct pair){pid, tid};
-            slot[h] = (uint32_t)++np;
+        size_t at = 0;
+        for (int b = 0; b < 256; b++) {
+            next[b] = at;
+            at += count[b];
+            end[b] = at;
         }
-        last = slot[h] - 1;
-        tval[i] = (uint32_t)last;
+        for (int b = 0; b < 256; b++)
+            while (next[b] < end[b]) {
+                uint64_t v = a[next[b]];
+                for (unsigned d = (v >> shift) & 255; d != (unsigned)b; d = (v >> shift) & 255) {
+                    uint64_t w = a[next[d]];
+                    a[next[d]++] = v;
+                    v = w;
+                }
+                a[next[b]++] = v;
+            }
+        if (shift == 0)
+            return;
+        for (int b = 0; b < 256; b++)
+            if (count[b] > 1)
+                sort_in_place(a + end[b] - count[b], count[b], shift - 8);
+        return;
     }
-    /* ranks: sort the pairs, carrying their index in the tid's place */
-    struct pair *sorted = malloc((np ? np : 1) * sizeof *sorted);
-    uint32_t *rank = malloc((np ? np : 1) * sizeof *rank);
-    if (!sorted || !rank) {
-        free(sorted);
-        free(rank);
-        *oom = 1;
-        goto fail;
+    for (size_t i = 1; i < n; i++) {
+        uint64_t v = a[i];
+        size_t k = i;
+        for (; k > 0 && a[k - 1] > v; k--)
+            a[k] = a[k - 1];
+        a[k] = v;
     }
-    memcpy(sorted, pairs, np * sizeof *pairs);
-    qsort(sorted, np, sizeof *sorted, cmp_pair);
-    /* equal pairs cannot occur: find each sorted pair's index again */
-    for (size_t k = 0; k < np; k++) {
-        size_t h = tp_i64_mix((uint64_t)sorted[k].pid ^ tp_i64_mix((uint64_t)sorted[k].tid)) & (nslots - 1);
-        while (pairs[slot[h] - 1].pid != sorted[k].pid || pairs[slot[h] - 1].tid != sorted[k].tid)
-            h = (h + 1) & (nslots - 1);
-        rank[slot[h] - 1] = (uint32_t)k;
-    }
-    free(sorted);
-    free(slot);
-    free(pairs);
-    *rankp = rank;
-    return np;
-fail:
-    free(slot);
-    free(pairs);
-    return 0;
 }
 
 /* Rows of one thread and start, from a to b: by the other keys. */
@@ -147,59 +205,62 @@ static void sort_ties(const tp_store *st, int64_t *idx, size_t a, size_t b)
     }
 }
 
-/* Sorts by the folded keys, the row in their low bits: 0, 1 when they do
- * not fit in 64 bits, -1 out of memory. */
+/* Sorts by the folded keys, the row in their low bits, made in idx itself
+ * (a row's key replaces it) and sorted there: 0, 1 when they do not fit in
+ * 64 bits (idx untouched), -1 out of memory. */
 static int sort_radix(const tp_store *st, int64_t *idx, size_t n)
 {
     unsigned row_bits = 1;
     while (row_bits < 63 && (UINT64_C(1) << row_bits) < st->n)
         row_bits++;
-    uint64_t *key = malloc(n * sizeof *key);
-    if (!key)
-        return -1;
-    uint32_t *thread = (uint32_t *)key;   /* each row's thread, until the keys are made */
-    uint32_t *rank = NULL;
+    struct threads t = {0};
     int oom;
-    size_t nt = thread_ranks(st, idx, n, thread, &rank, &oom);
+    size_t nt = thread_ranks(st, idx, n, &t, &oom);
     if (!nt) {
-        free(key);
+        threads_free(&t);
         return oom ? -1 : 1;
     }
     int64_t lo = st->ts[idx[0]], hi = lo;
     for (size_t i = 1; i < n; i++) {
-        int64_t t = st->ts[idx[i]];
-        lo = t < lo ? t : lo;
-        hi = t > hi ? t : hi;
+        int64_t ts = st->ts[idx[i]];
+        lo = ts < lo ? ts : lo;
+        hi = ts > hi ? ts : hi;
     }
     uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;   /* 0: the full 2^64 */
     uint64_t room = UINT64_MAX >> row_bits;
     if (span == 0 || span > room / nt) {
-        free(key);
-        free(rank);
+        threads_free(&t);
         return 1;
     }
-    /* backwards: key[i] (8 bytes) overwrites thread[2i], [2i+1], read already */
-    for (size_t i = n; i-- > 0;) {
+    uint64_t *key = (uint64_t *)(void *)idx;
+    for (size_t i = 0; i < n; i++) {
         int64_t r = idx[i];
-        uint64_t folded = rank[thread[i]] * span + ((uint64_t)st->ts[r] - (uint64_t)lo);
+        size_t th = thread_of(&t, st->pid[r], st->tid[r], nt);   /* present: found, not added */
+        uint64_t folded = t.rank[th] * span + ((uint64_t)st->ts[r] - (uint64_t)lo);
         key[i] = folded << row_bits | (uint64_t)r;
     }
-    free(rank);
-    /* by the folded part alone: the rows were in order, the sort is stable */
-    tp_radix_sort(key, (uint64_t *)(void *)idx, n, row_bits);
-    uint64_t row_mask = (UINT64_C(1) << row_bits) - 1;
-    for (size_t i = 0; i < n; i++)
-        idx[i] = (int64_t)(key[i] & row_mask);
+    threads_free(&t);
+    /* the keys are distinct (the row is in them): by all their bits, from
+     * the highest byte in which two of them differ */
+    uint64_t differ = 0;
+    for (size_t i = 1; i < n; i++)
+        differ |= key[i] ^ key[0];
+    int shift = 56;
+    while (shift > 0 && !(differ >> shift))
+        shift -= 8;
+    sort_in_place(key, n, shift);
     /* rows of one thread and start are in row order: the other keys */
+    uint64_t row_mask = (UINT64_C(1) << row_bits) - 1;
     for (size_t a = 0; a < n;) {
         size_t b = a + 1;
         while (b < n && key[b] >> row_bits == key[a] >> row_bits)
             b++;
+        for (size_t i = a; i < b; i++)
+            idx[i] = (int64_t)(key[i] & row_mask);
         if (b - a > 1)
             sort_ties(st, idx, a, b);
         a = b;
     }
-    free(key);
     return 0;
 }
 

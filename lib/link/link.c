@@ -47,8 +47,8 @@ static int ext_map(const tp_store *st, struct tp_i64map *ext, size_t nops)
     if (tp_i64map_init(ext, nops) < 0)
         return -1;
     for (size_t i = 0; i < st->n; i++)
-        if (st->kind[i] == TP_K_CPU_OP && st->external_id[i] != TP_NONE && st->external_id[i] != 0 &&
-            put_first(ext, st->external_id[i], (int64_t)i) < 0)
+        if (st->kind[i] == TP_K_CPU_OP && tp_store_ext(st, i) != TP_NONE && tp_store_ext(st, i) != 0 &&
+            put_first(ext, tp_store_ext(st, i), (int64_t)i) < 0)
             return -1;
     return 0;
 }
@@ -90,35 +90,34 @@ static int build_trees(tp_store *st)
     for (size_t i = 0; i < st->n; i++)
         if (is_host_kind(st->kind[i]) && st->ph[i] == 'X')
             idx[nh++] = (int64_t)i;
-    /* the stack after the sort, whose scratch it would add to the peak */
-    int64_t *stack = tp_link_host_order(st, idx, nh) < 0 ? NULL : malloc((nh ? nh : 1) * sizeof *stack);
-    if (!stack) {
+    if (tp_link_host_order(st, idx, nh) < 0) {
         free(idx);
         return -1;
     }
-    size_t sp = 0;
+    /* The stack of open events is the chain of parents from the last one
+     * pushed (each was pushed with the top of then as its parent): no
+     * array of its own beside idx. */
+    int64_t top = -1;
     for (size_t k = 0; k < nh; k++) {
         int64_t r = idx[k];
         if (k > 0) {
             int64_t prev = idx[k - 1];
             if (st->pid[prev] != st->pid[r] || st->tid[prev] != st->tid[r])
-                sp = 0;   /* a new thread */
+                top = -1;   /* a new thread */
         }
         int64_t end = st->ts[r] + st->dur[r];
         /* Pop what ended before r starts, and what does not contain r whole. */
-        while (sp > 0) {
-            int64_t top = stack[sp - 1];
+        while (top >= 0) {
             int64_t top_end = st->ts[top] + st->dur[top];
             if (top_end <= st->ts[r] || top_end < end)
-                sp--;
+                top = st->parent[top];
             else
                 break;
         }
-        st->parent[r] = sp ? (int32_t)stack[sp - 1] : -1;
-        stack[sp++] = r;
+        st->parent[r] = (int32_t)top;
+        top = r;
     }
     free(idx);
-    free(stack);
     return 0;
 }
 
@@ -261,6 +260,10 @@ int tp_store_link(tp_store *st, tp_error *err)
         st->parent[i] = -1;
     for (size_t k = 0; k < ndev_rows; k++)
         st->dev_launcher[k] = st->dev_launch_op[k] = -1;
+    /* the trees before the correlation map, so that the two are not held
+     * at once */
+    if (build_trees(st) < 0)
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
 
     /* Runtime <-> device by correlation id (corr_index.c): the index holds
      * the device activities' ids (an nvprof dump has ten or more runtime
@@ -273,7 +276,7 @@ int tp_store_link(tp_store *st, tp_error *err)
         if (st->kind[i] == TP_K_CPU_OP)
             nops++;
     int oom = tp_corr_index_build(&corr, st) < 0;
-    if (oom || build_trees(st) < 0) {
+    if (oom) {
         tp_corr_index_free(&corr);
         tp_i64map_free(&ext);
         return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory while linking", st->path);
@@ -286,7 +289,7 @@ int tp_store_link(tp_store *st, tp_error *err)
         st->dev_launcher[d] = (int32_t)rt;
         int64_t op = rt >= 0 ? enclosing_cpu_op(st, st->parent[rt]) : -1;
         if (op < 0) {
-            int64_t e = rt >= 0 && st->external_id[rt] != TP_NONE ? st->external_id[rt] : st->external_id[i];
+            int64_t e = rt >= 0 && tp_store_ext(st, (size_t)rt) != TP_NONE ? tp_store_ext(st, (size_t)rt) : tp_store_ext(st, i);
             if (e != TP_NONE && e != 0 && !ext.keys && ext_map(st, &ext, nops) < 0) {
                 tp_corr_index_free(&corr);
                 tp_i64map_free(&ext);

@@ -72,9 +72,9 @@ static void find_comm_ext(struct bd *b)
     const tp_store *st = b->st;
     for (size_t k = 0; k < b->no; k++) {
         int64_t r = b->ord[k];
-        if (st->external_id[r] != TP_NONE && tp_tb_is_host_node(st, (size_t)r) &&
+        if (tp_store_ext(st, r) != TP_NONE && tp_tb_is_host_node(st, (size_t)r) &&
             (tp_tb_name_class(&b->names, st->name[r]) & TP_TBN_COMM))
-            b->comm_ext[b->ncomm++] = st->external_id[r];
+            b->comm_ext[b->ncomm++] = tp_store_ext(st, r);
     }
     qsort(b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64);
 }
@@ -121,8 +121,8 @@ static int assign_roles(struct bd *b)
         int ro = -1;
         if (kd == TP_K_KERNEL) {
             ro = R_KERNEL;
-            if (st->external_id[r] != TP_NONE && b->ncomm &&
-                bsearch(&st->external_id[r], b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64))
+            int64_t ext = tp_store_ext(st, r);
+            if (ext != TP_NONE && b->ncomm && bsearch(&ext, b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64))
                 ro = R_COMM;
         } else if (kd == TP_K_MEMCPY) ro = R_MEMCPY;
         else if (kd == TP_K_MEMSET) ro = R_MEMSET;

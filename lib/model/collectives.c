@@ -266,8 +266,8 @@ static void look_around(const tp_store *st, size_t r, const struct extop *x, siz
     int64_t l = tp_store_launcher(st, r);
     int64_t o = l >= 0 && (size_t)l < st->n && st->parent ? st->parent[l] : tp_store_launch_op(st, r);
     size_t at;
-    if (o < 0 && st->external_id[r] != TP_NONE)
-        o = by_ext(x, nx, st->external_id[r], &at);
+    if (o < 0 && tp_store_ext(st, r) != TP_NONE)
+        o = by_ext(x, nx, tp_store_ext(st, r), &at);
     for (int depth = 0; o >= 0 && (size_t)o < st->n && depth < 16; depth++, o = st->parent ? st->parent[o] : -1) {
         const char *nm = tp_store_str(st, st->name[o]);
         if (!a->param && strcmp(nm, "record_param_comms") == 0)
@@ -280,8 +280,8 @@ static void look_around(const tp_store *st, size_t r, const struct extop *x, siz
             a->nccl_bytes = op_bytes(st, (size_t)o);
         }
     }
-    if (!a->param && st->external_id[r] != TP_NONE)
-        a->param = param_by_ext(st, x, nx, st->external_id[r]);
+    if (!a->param && tp_store_ext(st, r) != TP_NONE)
+        a->param = param_by_ext(st, x, nx, tp_store_ext(st, r));
 }
 
 static void copy_text(char *dst, size_t cap, const tp_store *st, uint32_t id)
@@ -356,14 +356,14 @@ int tp_coll_extract(const tp_store *st, struct tp_coll_list *out)
     size_t cap = 0, nx = 0, capx = 0;
     struct extop *x = NULL;
     for (size_t r = 0; r < st->n; r++) {
-        if (st->ph[r] != 'X' || st->external_id[r] == TP_NONE || st->kind[r] == TP_K_KERNEL ||
+        if (st->ph[r] != 'X' || tp_store_ext(st, r) == TP_NONE || st->kind[r] == TP_K_KERNEL ||
             !is_comm_op_name(tp_store_str(st, st->name[r])))
             continue;
         if (tp_grow((void **)&x, &capx, nx + 1, sizeof *x) < 0) {
             free(x);
             return -1;
         }
-        x[nx++] = (struct extop){st->external_id[r], (int64_t)r};
+        x[nx++] = (struct extop){tp_store_ext(st, r), (int64_t)r};
     }
     if (nx > 1)
         if (nx > 0)

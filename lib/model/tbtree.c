@@ -438,8 +438,8 @@ static void add_launch(struct tb_build *b, size_t k, int64_t r)
         b->corr[b->ncorr].k = st->correlation[r];
         b->corr[b->ncorr++].r = (int64_t)k;
     }
-    if (st->external_id[r] != TP_NONE) {   /* else attached by the attribution model below */
-        b->ext[b->next].k = st->external_id[r];
+    if (tp_store_ext(st, r) != TP_NONE) {   /* else attached by the attribution model below */
+        b->ext[b->next].k = tp_store_ext(st, r);
         b->ext[b->next++].r = (int64_t)k;
     }
 }
@@ -503,7 +503,7 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind)
     if (ev == EV_NONE) return 0;
     const char *name = tp_store_str(st, st->name[r]);
     unsigned nb = tp_tb_name_class(&b->names, st->name[r]);
-    int64_t ext = st->external_id[r];
+    int64_t ext = tp_store_ext(st, r);
     /* Lightning's record_functions (the plugin's Lightning mode, SPEC
      * §10.2): module calls become module nodes, hooks stay out of the
      * operator tree.  The plugin reads them only as cpu_op events of a trace
@@ -641,7 +641,7 @@ static int build_thread_tree(struct tb_build *b, size_t ti, size_t nodes_real, i
      * tids kineto wrote they never reach a tree; tprof keeps them out too
      * (see man/tbviews-notes.txt). */
     for (size_t q = 0; ZERO_EXT_TO_ROOT && q + 1 < m->nrts; q++)
-        if (m->rts[q].row >= 0 && st->external_id[m->rts[q].row] == 0 && st->tid[m->rts[q].row] == m->tids[ti])
+        if (m->rts[q].row >= 0 && tp_store_ext(st, m->rts[q].row) == 0 && st->tid[m->rts[q].row] == m->tids[ti])
             if (node_attach_rt(R, (int64_t)q) < 0) return -1;
     if (has_step && !*dummy_given) {
         if (node_attach_rt(R, b->dummy) < 0) return -1;

@@ -824,7 +824,8 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
         dst->device[o] = src->device[i];
         dst->stream[o] = src->stream[i];
         dst->correlation[o] = apart(src->correlation[i], k);
-        dst->external_id[o] = apart(src->external_id[i], k);
+        if (tp_store_set_ext(dst, o, apart(tp_store_ext(src, i), k)) < 0)
+            goto oom;
         if (tp_store_set_seq(dst, o, apart(tp_store_seq(src, i), k)) < 0)
             goto oom;
         uint32_t a = src->aux[i];
@@ -853,9 +854,11 @@ static int copy_rank(tp_store *dst, const tp_store *src, size_t k, int64_t shift
                 oi->input_strides = rs(&m, oi->input_strides);
                 oi->call_stack = rs(&m, oi->call_stack);
                 if (oi->py < dst->npys) {
-                    struct tp_py_info *py = &dst->pys[oi->py];
-                    py->python_id = apart(py->python_id, k);
-                    py->python_parent_id = apart(py->python_parent_id, k);
+                    struct tp_py_info py = *tp_store_py(dst, oi);
+                    py.python_id = apart(py.python_id, k);
+                    py.python_parent_id = apart(py.python_parent_id, k);
+                    if (tp_store_put_py(dst, oi->py, py) < 0)
+                        goto oom;
                 }
             }
             /* a sync's record names the cudaEventRecord it waits for by

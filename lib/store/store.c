@@ -61,13 +61,13 @@ void *tp_store_model(const tp_store *st, enum tp_model_id id, void *(*build)(con
 
 /* The event columns, each st->cap long: grown and freed together. */
 #define STORE_COLUMNS(X) X(kind) X(ph) X(ts) X(dur) X(name) X(cat) X(pid) X(tid) X(device) X(stream) \
-    X(correlation) X(external_id) X(aux)
+    X(correlation) X(aux)
 
 /* What tp_store_link adds, freed (and cleared) by free_links. */
 #define LINK_ARRAYS(X) X(parent) X(dev_launcher) X(dev_launch_op) X(dev_bits) X(dev_before) X(step) X(annots) X(steps)
 
 /* The side tables of the rows (aux), freed with the store. */
-#define SIDE_TABLES(X) X(seqs) X(pys) X(kernels) X(ops) X(mems) X(devices) X(colls)
+#define SIDE_TABLES(X) X(seqs) X(pys) X(pys32) X(fwds) X(kernels) X(ops) X(mems) X(devices) X(colls)
 
 #define FREE_FIELD(f) free(st->f);
 #define FREE_AND_CLEAR(f) free(st->f), st->f = NULL;
@@ -90,6 +90,8 @@ void tp_store_free(tp_store *st)
             st->models[i].free(st->models[i].p);
     pthread_mutex_destroy(&st->model_lock);
     STORE_COLUMNS(FREE_FIELD)
+    free(st->ext32);
+    free(st->ext64);
     SIDE_TABLES(FREE_FIELD)
     tp_npu_free(st->npu);
     free_links(st);
@@ -107,8 +109,27 @@ static int grow_columns(tp_store *st)
         st->c = p_; \
     } while (0);
     STORE_COLUMNS(GROW_COLUMN)
+    if (st->ext64)
+        GROW_COLUMN(ext64)
+    else
+        GROW_COLUMN(ext32)
 #undef GROW_COLUMN
     st->cap = cap;
+    return 0;
+}
+
+int tp_store_widen_ext(tp_store *st)
+{
+    if (st->ext64)
+        return 0;
+    int64_t *w = malloc((st->cap ? st->cap : 1) * sizeof *w);
+    if (!w)
+        return -1;
+    for (size_t i = 0; i < st->n; i++)
+        w[i] = st->ext32[i] == TP_EXT32_NONE ? TP_NONE : (int64_t)st->ext32[i];
+    free(st->ext32);
+    st->ext32 = NULL;
+    st->ext64 = w;
     return 0;
 }
 
@@ -140,7 +161,10 @@ int64_t tp_store_add(tp_store *st)
     st->device[i] = -1;
     st->stream[i] = -1;
     st->correlation[i] = TP_NONE;
-    st->external_id[i] = TP_NONE;
+    if (st->ext64)
+        st->ext64[i] = TP_NONE;
+    else
+        st->ext32[i] = TP_EXT32_NONE;
     st->aux[i] = TP_NO_AUX;
     return (int64_t)i;
 }
@@ -179,10 +203,8 @@ struct tp_kernel_info *tp_store_add_kernel_info(tp_store *st, size_t row)
 struct tp_op_info *tp_store_add_op_info(tp_store *st, size_t row)
 {
     struct tp_op_info *o = add_side(st, row, (void **)&st->ops, &st->nops, &st->capops, sizeof *st->ops);
-    if (o) {
+    if (o)
         o->py = TP_NO_AUX;
-        o->fwd_thread = TP_NONE;
-    }
     return o;
 }
 
@@ -226,7 +248,8 @@ int tp_store_copy_info(tp_store *dst, size_t row, const tp_store *src, size_t i,
             *oi = src->ops[a];
             oi->py = TP_NO_AUX;
             const struct tp_py_info *py = tp_store_py(src, &src->ops[a]);
-            if (tp_store_set_py(dst, oi, py->python_id, py->python_parent_id, py->module_id) < 0)
+            if (tp_store_set_py(dst, oi, py->python_id, py->python_parent_id, py->module_id) < 0 ||
+                tp_store_set_fwd_thread(dst, dst->aux[row], tp_store_fwd_thread(src, i)) < 0)
                 return -1;
             *op = oi;
         }
@@ -255,6 +278,56 @@ const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row)
     return lo < st->ncolls && (size_t)st->colls[lo].row == row ? &st->colls[lo] : NULL;
 }
 
+static int py_fits(int64_t v)
+{
+    return v == TP_NONE || (v >= 0 && v < (int64_t)TP_PY32_NONE);
+}
+
+static uint32_t py_narrow(int64_t v)
+{
+    return v == TP_NONE ? TP_PY32_NONE : (uint32_t)v;
+}
+
+static int64_t py_wide(uint32_t v)
+{
+    return v == TP_PY32_NONE ? TP_NONE : (int64_t)v;
+}
+
+const struct tp_py_info *tp_store_py_wide(const tp_store *st, size_t i)
+{
+    static _Thread_local struct tp_py_info rec;
+    const struct tp_py32 *p = &st->pys32[i];
+    rec = (struct tp_py_info){py_wide(p->python_id), py_wide(p->python_parent_id), py_wide(p->module_id)};
+    return &rec;
+}
+
+/* The 32-bit table made struct tp_py_info's (an id that does not fit came):
+ * 0, or -1 out of memory. */
+static int widen_pys(tp_store *st)
+{
+    struct tp_py_info *w = malloc((st->cappys ? st->cappys : 1) * sizeof *w);
+    if (!w)
+        return -1;
+    for (size_t i = 0; i < st->npys; i++)
+        w[i] = *tp_store_py_wide(st, i);
+    free(st->pys32);
+    st->pys32 = NULL;
+    st->pys = w;
+    return 0;
+}
+
+int tp_store_put_py(tp_store *st, size_t i, struct tp_py_info v)
+{
+    if (!st->pys && !(py_fits(v.python_id) && py_fits(v.python_parent_id) && py_fits(v.module_id)) &&
+        widen_pys(st) < 0)
+        return -1;
+    if (st->pys)
+        st->pys[i] = v;
+    else
+        st->pys32[i] = (struct tp_py32){py_narrow(v.python_id), py_narrow(v.python_parent_id), py_narrow(v.module_id)};
+    return 0;
+}
+
 int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64_t python_parent_id,
                     int64_t module_id)
 {
@@ -262,11 +335,64 @@ int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64
         return 0;
     if (st->npys >= TP_NO_AUX)
         return -1;
-    if (tp_grow((void **)&st->pys, &st->cappys, st->npys + 1, sizeof *st->pys) < 0)
+    if (st->pys32 && st->npys < st->cappys && py_fits(python_id) && py_fits(python_parent_id) &&
+        py_fits(module_id)) {   /* the common case, without the calls below */
+        st->pys32[st->npys] = (struct tp_py32){py_narrow(python_id), py_narrow(python_parent_id), py_narrow(module_id)};
+        o->py = (uint32_t)st->npys++;
+        return 0;
+    }
+    int grown = st->pys ? tp_grow((void **)&st->pys, &st->cappys, st->npys + 1, sizeof *st->pys)
+                        : tp_grow((void **)&st->pys32, &st->cappys, st->npys + 1, sizeof *st->pys32);
+    if (grown < 0 || tp_store_put_py(st, st->npys, (struct tp_py_info){python_id, python_parent_id, module_id}) < 0)
         return -1;
-    st->pys[st->npys] = (struct tp_py_info){python_id, python_parent_id, module_id};
     o->py = (uint32_t)st->npys++;
     return 0;
+}
+
+/* The (key, value) records sorted by key of the sequence numbers and the
+ * "Fwd thread id"s (two int64 each): those at or past `key` dropped, then
+ * (key, v) appended unless v is TP_NONE.  0, or -1 out of memory. */
+_Static_assert(sizeof(struct tp_seq_rec) == 2 * sizeof(int64_t) && sizeof(struct tp_fwd_rec) == 2 * sizeof(int64_t),
+               "keyed records are two int64");
+static int set_keyed(void **arr, size_t *n, size_t *cap, size_t key, int64_t v)
+{
+    int64_t (*rec)[2] = *arr;
+    while (*n && (size_t)rec[*n - 1][0] >= key)
+        --*n;
+    if (v == TP_NONE)
+        return 0;
+    if (tp_grow(arr, cap, *n + 1, sizeof *rec) < 0)
+        return -1;
+    rec = *arr;
+    rec[*n][0] = (int64_t)key;
+    rec[*n][1] = v;
+    ++*n;
+    return 0;
+}
+
+static size_t fwd_at(const tp_store *st, size_t op)
+{
+    return TP_SEARCH(st->fwds, st->nfwds, struct tp_fwd_rec, op, (int64_t)op, 0);
+}
+
+int64_t tp_store_fwd_thread(const tp_store *st, size_t row)
+{
+    uint32_t a = row < st->n ? st->aux[row] : TP_NO_AUX;
+    if (a == TP_NO_AUX || !st->nfwds)
+        return TP_NONE;
+    size_t k = fwd_at(st, a);
+    return k < st->nfwds && (uint32_t)st->fwds[k].op == a ? st->fwds[k].tid : TP_NONE;
+}
+
+int tp_store_set_fwd_thread(tp_store *st, size_t op, int64_t tid)
+{
+    return set_keyed((void **)&st->fwds, &st->nfwds, &st->capfwds, op, tid);
+}
+
+void tp_store_trim_fwds(tp_store *st)
+{
+    while (st->nfwds && (size_t)st->fwds[st->nfwds - 1].op >= st->nops)
+        st->nfwds--;
 }
 
 void tp_store_trim_seqs(tp_store *st)
@@ -277,14 +403,7 @@ void tp_store_trim_seqs(tp_store *st)
 
 int tp_store_set_seq(tp_store *st, size_t row, int64_t seq)
 {
-    while (st->nseqs && (size_t)st->seqs[st->nseqs - 1].row >= row)
-        st->nseqs--;
-    if (seq == TP_NONE)
-        return 0;
-    if (tp_grow((void **)&st->seqs, &st->capseqs, st->nseqs + 1, sizeof *st->seqs) < 0)
-        return -1;
-    st->seqs[st->nseqs++] = (struct tp_seq_rec){(int64_t)row, seq};
-    return 0;
+    return set_keyed((void **)&st->seqs, &st->nseqs, &st->capseqs, row, seq);
 }
 
 int64_t tp_store_seq(const tp_store *st, size_t row)

@@ -73,7 +73,17 @@ struct tp_op_info {          /* cpu_op, user_annotation, python_function */
     uint32_t input_strides;        /* raw JSON of "Input Strides", 0 absent */
     uint32_t call_stack;           /* "Call stack" text */
     uint32_t py;                   /* its python ids: index into st->pys, TP_NO_AUX none (tp_store_py) */
-    int64_t fwd_thread;            /* "Fwd thread id", TP_NONE when absent */
+};                                 /* "Fwd thread id": tp_store_fwd_thread */
+
+/* An operator's "Fwd thread id" (autograd's thread of the forward pass, on
+ * backward operators), by op record: (record, value) sorted by record, found
+ * by binary search (tp_store_fwd_thread), not 8 bytes of every op record
+ * (1.44M op records on a 1 GB OWLv2 trace, half of them python functions,
+ * which have none: 11 MB).  A .tprof file still holds it as the column
+ * op.fwd_thread of every op record. */
+struct tp_fwd_rec {
+    int64_t op;
+    int64_t tid;
 };
 
 /* A python_function's ids ("Python id", "Python parent id", "Python module
@@ -83,6 +93,16 @@ struct tp_op_info {          /* cpu_op, user_annotation, python_function */
 struct tp_py_info {
     int64_t python_id, python_parent_id, module_id;
 };
+
+/* The same in 32 bits each (TP_PY32_NONE: absent), which a store keeps
+ * while every id is in [0, 2^32 - 1): 12 bytes a python function instead of
+ * 24 (1.04M of them on a 1 GB OWLv2 trace: 12 MB).  A negative or larger
+ * id (a run's merged store keeps the ranks' ids apart) makes the table
+ * struct tp_py_info's, as a store read from a .tprof has it. */
+struct tp_py32 {
+    uint32_t python_id, python_parent_id, module_id;
+};
+#define TP_PY32_NONE UINT32_MAX
 
 struct tp_mem_info {         /* [memory] instants */
     int64_t addr, bytes, total_allocated, total_reserved;   /* TP_NONE when absent */
@@ -227,7 +247,13 @@ struct tp_store {
     int64_t  *pid, *tid;
     int32_t  *device, *stream;     /* -1 absent */
     int64_t  *correlation;         /* runtime<->device id; flow id for TP_K_FLOW */
-    int64_t  *external_id;         /* "External id" */
+    /* "External id", read through tp_store_ext and written through
+     * tp_store_set_ext: 32 bits a row, unsigned (TP_EXT32_NONE: none), while
+     * every id is in [0, 2^32 - 1), else 64 (ext64 set, ext32 NULL): a
+     * negative id, a run's merged store (ids kept apart per rank), a store
+     * read from a .tprof file.  4 bytes a row less: 8 MB on a 1 GB trace. */
+    uint32_t *ext32;
+    int64_t  *ext64;
     uint32_t *aux;                 /* index into the side table of this kind, TP_NO_AUX none */
 
     /* ---- side tables ---- */
@@ -237,7 +263,9 @@ struct tp_store {
     struct tp_device      *devices; size_t ndevices;
     struct tp_coll_info   *colls;   size_t ncolls, capcolls;   /* sorted by row */
     struct tp_seq_rec     *seqs;    size_t nseqs, capseqs;     /* sorted by row (tp_store_seq) */
-    struct tp_py_info     *pys;     size_t npys, cappys;       /* tp_op_info.py indexes it */
+    struct tp_py_info     *pys;     size_t npys, cappys;       /* tp_op_info.py indexes it (tp_store_py) */
+    struct tp_py32        *pys32;   /* instead of pys while every id fits 32 bits (npys, cappys its) */
+    struct tp_fwd_rec     *fwds;    size_t nfwds, capfwds;     /* sorted by op record (tp_store_fwd_thread) */
 
     /* ---- about the input ---- */
     char path[1024];
@@ -329,6 +357,22 @@ const struct tp_coll_info *tp_store_coll(const tp_store *st, size_t row);
  * of memory. */
 int tp_store_set_py(tp_store *st, struct tp_op_info *o, int64_t python_id, int64_t python_parent_id,
                     int64_t module_id);
+/* Replace the python ids of record i (< st->npys): 0, or -1 out of memory. */
+int tp_store_put_py(tp_store *st, size_t i, struct tp_py_info v);
+/* Record i of a 32-bit table as struct tp_py_info, in a record of the calling
+ * thread's (tp_store_py). */
+const struct tp_py_info *tp_store_py_wide(const tp_store *st, size_t i);
+/* The "Fwd thread id" of operator row `row` (a row whose kind has op
+ * records: cpu_op, user_annotation, gpu_user_annotation, python_function),
+ * TP_NONE when it has none. */
+int64_t tp_store_fwd_thread(const tp_store *st, size_t row);
+/* Give op record `op` "Fwd thread id" tid (TP_NONE: nothing).  Records come
+ * in increasing order; those at or past `op` are dropped first.  0, or -1
+ * out of memory. */
+int tp_store_set_fwd_thread(tp_store *st, size_t op, int64_t tid);
+/* Drop the "Fwd thread id"s of op records at or past st->nops (after op
+ * records were dropped). */
+void tp_store_trim_fwds(tp_store *st);
 /* Row `row`'s "Sequence number", TP_NONE when it has none. */
 int64_t tp_store_seq(const tp_store *st, size_t row);
 /* Give row `row` sequence number `seq` (TP_NONE: nothing).  Rows come in
@@ -360,6 +404,35 @@ static inline uint32_t tp_store_intern(tp_store *st, const char *s, size_t len)
     return tp_strtab_intern(&st->strings, s, len);
 }
 
+#define TP_EXT32_NONE UINT32_MAX
+
+/* Row `row`'s "External id", TP_NONE when it has none. */
+static inline int64_t tp_store_ext(const tp_store *st, size_t row)
+{
+    if (st->ext64)
+        return st->ext64[row];
+    uint32_t v = st->ext32[row];
+    return v == TP_EXT32_NONE ? TP_NONE : (int64_t)v;
+}
+
+/* The 32-bit column made 64-bit (a value that does not fit came): 0, or -1
+ * out of memory. */
+int tp_store_widen_ext(tp_store *st);
+
+/* Give row `row` "External id" v (TP_NONE: none): 0, or -1 out of memory
+ * (the column was made 64-bit for it and could not be). */
+static inline int tp_store_set_ext(tp_store *st, size_t row, int64_t v)
+{
+    if (!st->ext64 && (v == TP_NONE || (v >= 0 && v < (int64_t)TP_EXT32_NONE))) {
+        st->ext32[row] = v == TP_NONE ? TP_EXT32_NONE : (uint32_t)v;
+        return 0;
+    }
+    if (!st->ext64 && tp_store_widen_ext(st) < 0)
+        return -1;
+    st->ext64[row] = v;
+    return 0;
+}
+
 static inline const char *tp_store_str(const tp_store *st, uint32_t id)
 {
     return tp_strtab_get(&st->strings, id);
@@ -371,11 +444,15 @@ static inline const struct tp_kernel_info *tp_store_kernel(const tp_store *st, s
 }
 
 /* The python ids of op record o (NULL: none): a record of TP_NONE when it
- * has none (or, read from a damaged store, points past the table). */
+ * has none (or, read from a damaged store, points past the table).  From a
+ * 32-bit table (pys32) the record is the calling thread's, which its next
+ * call overwrites: read it before asking again. */
 static inline const struct tp_py_info *tp_store_py(const tp_store *st, const struct tp_op_info *o)
 {
     static const struct tp_py_info none = {TP_NONE, TP_NONE, TP_NONE};
-    return o && o->py < st->npys ? &st->pys[o->py] : &none;
+    if (!o || o->py >= st->npys)
+        return &none;
+    return st->pys ? &st->pys[o->py] : tp_store_py_wide(st, o->py);
 }
 
 /* The index among the device rows (kernel, memcpy, memset) of row `row` of

@@ -132,6 +132,26 @@ static int put_column(struct tp_sf_writer *w, const tp_store *st, const struct t
     if (grow(&w->raw, &w->rawcap, n * c->width + 1) < 0)
         return tp_error_set(w->err, TP_ERR_NOMEM, "%s: out of memory", w->path);
     unsigned char *out = w->raw;
+    if (c->flags & TP_SF_FWD) {
+        for (size_t i = 0; i < n; i++)
+            memcpy(out + i * 8, &(int64_t){TP_NONE}, 8);
+        for (size_t k = 0; k < st->nfwds; k++)
+            if ((size_t)st->fwds[k].op < n)
+                memcpy(out + (size_t)st->fwds[k].op * 8, &st->fwds[k].tid, 8);
+        return put_section(w, c->name, out, n, 8, 0);
+    }
+    if ((c->flags & TP_SF_PY) && !st->pys) {
+        for (size_t i = 0; i < n; i++)
+            memcpy(out + i * 8, (const char *)tp_store_py_wide(st, i) + c->field, 8);
+        return put_section(w, c->name, out, n, 8, 0);
+    }
+    if ((c->flags & TP_SF_EXT) && !st->ext64) {
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = tp_store_ext(st, i);
+            memcpy(out + i * 8, &v, 8);
+        }
+        return put_section(w, c->name, out, n, 8, 0);
+    }
     /* Gather the field out of its records; this host is little-endian (the
      * reader checks that too), so the bytes are the file's bytes. */
     for (size_t i = 0; i < n; i++)
@@ -406,8 +426,23 @@ static int load_column(struct reader *r, const struct tp_sf_col *c, unsigned cha
             memcpy(vals + i * 8, &acc, 8);
         }
     }
+    if (c->flags & TP_SF_FWD)
+        return tp_sf_fwds_from(r->st, vals, (size_t)count) < 0
+                   ? tp_error_set(r->err, TP_ERR_NOMEM, "%s: out of memory reading the store", r->path) : TP_OK;
     tp_sf_scatter(arr + c->field, c->stride, vals, c->width, (size_t)count);
     return TP_OK;
+}
+
+int tp_sf_fwds_from(tp_store *st, const unsigned char *vals, size_t count)
+{
+    st->nfwds = 0;
+    for (size_t i = 0; i < count; i++) {
+        int64_t v;
+        memcpy(&v, vals + i * 8, 8);
+        if (v != TP_NONE && tp_store_set_fwd_thread(st, i, v) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int load_strings(struct reader *r, const uint32_t *lens, size_t nlens, const char *bytes, size_t nbytes)
@@ -828,6 +863,8 @@ int tp_store_read_file(tp_store *st, tp_source *src, tp_error *err)
             rc = bad(&r, "no string table");
         if (rc == TP_OK && r.count[TP_SF_EVENTS] == (size_t)-1)
             rc = bad(&r, "no event columns");
+        if (rc == TP_OK && !st->ext64)
+            rc = bad(&r, "no External id column");
         if (rc == TP_OK)
             rc = check_refs(&r);
         /* The columns stay compressed only for a caller that asked

@@ -93,7 +93,9 @@ const struct tp_sf_col tp_sf_cols[] = {
     EV(device, 0),
     EV(stream, 0),
     EV(correlation, 0),
-    EV(external_id, 0),
+    /* a 32-bit column while every id fits (tp_store_ext): written as 64 bits,
+     * read back into the 64-bit one */
+    {"ev.external_id", TP_SF_EVENTS, ROW(ext64), TP_SF_EXT},
     EV(aux, 0),
     /* the linker's columns (present when the store was linked) */
     LINK(parent, TP_SF_ROW),
@@ -118,11 +120,12 @@ const struct tp_sf_col tp_sf_cols[] = {
     OP(input_strides, TP_SF_STR),
     OP(call_stack, TP_SF_STR),
     OP(py, 0),
-    OP(fwd_thread, 0),
+    /* held apart (st->fwds), written as the column of every op record it was */
+    {"op.fwd_thread", TP_SF_OPS, offsetof(tp_store, ops), sizeof(struct tp_op_info), 0, 8, TP_SF_FWD},
     /* python functions' ids (format 3: three columns of every op record before) */
-    PY(python_id, 0),
-    PY(python_parent_id, 0),
-    PY(module_id, 0),
+    PY(python_id, TP_SF_PY),
+    PY(python_parent_id, TP_SF_PY),
+    PY(module_id, TP_SF_PY),
     /* operators' sequence numbers, sorted by row (format 3: a column of every event before) */
     SEQ(row, TP_SF_ROW),
     SEQ(seq, 0),

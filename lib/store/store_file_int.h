@@ -35,6 +35,16 @@ enum {
     TP_SF_ROW = 4,            /* an event row (< n), or negative for "none" */
     TP_SF_STEP = 8,           /* a step index (< nsteps), or negative */
     TP_SF_KIND = 16,          /* an enum tp_kind */
+    /* Not a field of the records: the op records' "Fwd thread id", held in
+     * st->fwds (tp_store_fwd_thread) and written as a column of every op
+     * record, as when it was one (so both older and newer readers read it). */
+    TP_SF_FWD = 32,
+    /* The "External id": st->ext64, or st->ext32 widened as it is written
+     * (tp_store_ext); read back into st->ext64. */
+    TP_SF_EXT = 64,
+    /* The python ids: st->pys, or st->pys32 widened as they are written;
+     * read back into st->pys. */
+    TP_SF_PY = 128,
 };
 
 struct tp_sf_col {            /* one field of a table: one column in the file */
@@ -46,6 +56,10 @@ struct tp_sf_col {            /* one field of a table: one column in the file */
     size_t width;                  /* bytes of the field */
     int flags;
 };
+
+/* st->fwds from the column op.fwd_thread (count int64, TP_NONE none):
+ * 0, or -1 out of memory. */
+int tp_sf_fwds_from(tp_store *st, const unsigned char *vals, size_t count);
 
 struct tp_sf_scalar {         /* one scalar field of a root */
     const char *name;

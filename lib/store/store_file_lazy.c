@@ -394,6 +394,8 @@ static void scatter_tables(const struct tp_sf_lazy *L, const struct tp_sf_job *j
                 if (jobs[j].id / MAX_SECS != i)
                     continue;
                 const struct tp_sf_col *c = L->u[i].sec[jobs[j].id % MAX_SECS].c;
+                if (c->flags & TP_SF_FWD)
+                    continue;   /* not in the records (tp_sf_lazy_need puts it in st->fwds) */
                 tp_sf_scatter(recs[i] + r0 * c->stride + c->field, c->stride,
                               (const unsigned char *)jobs[j].dst + r0 * c->width, c->width, m);
             }
@@ -456,6 +458,12 @@ int tp_sf_lazy_need(struct tp_sf_lazy *L, uint32_t want, tp_error *err)
     }
     if (rc == TP_OK)
         scatter_tables(L, jobs, nj, recs);
+    for (size_t j = 0; j < nj && rc == TP_OK; j++) {
+        int i = jobs[j].id / MAX_SECS;
+        const struct tp_sf_col *c = i >= TP_SF_NLAZY_COLS ? L->u[i].sec[jobs[j].id % MAX_SECS].c : NULL;
+        if (c && (c->flags & TP_SF_FWD) && tp_sf_fwds_from(st, (const unsigned char *)jobs[j].dst, (size_t)L->u[i].count) < 0)
+            rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the store", st->path);
+    }
     for (size_t j = 0; j < nj; j++) {
         int i = jobs[j].id / MAX_SECS;
         if (rc != TP_OK || i >= TP_SF_NLAZY_COLS) {

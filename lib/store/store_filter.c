@@ -54,7 +54,8 @@ static int copy_row(tp_store *dst, const tp_store *src, size_t i, struct remap *
     dst->device[o] = src->device[i];
     dst->stream[o] = src->stream[i];
     dst->correlation[o] = src->correlation[i];
-    dst->external_id[o] = src->external_id[i];
+    if (tp_store_set_ext(dst, o, tp_store_ext(src, i)) < 0)
+        return -1;
     if (tp_store_set_seq(dst, o, tp_store_seq(src, i)) < 0)
         return -1;
     const struct tp_coll_info *ci = tp_store_coll(src, i);

@@ -39,6 +39,11 @@ static tp_store *build(void)
     row(st, TP_K_KERNEL, "gemm", 2000, 50, 5);                       /* 4 */
     row(st, TP_K_KERNEL, "lost", 3000, 50, 99);                      /* 5 */
     int64_t last = row(st, TP_K_PYTHON_FUNCTION, "nn.Module: Linear_0", 5000, 10, TP_NONE);   /* 6 */
+    /* op records: the step's (no "Fwd thread id"), aten::mm's (one: record 1) */
+    if (!tp_store_add_op_info(st, 0) || !tp_store_add_op_info(st, 1) || tp_store_set_fwd_thread(st, 1, 2) < 0) {
+        tp_store_free(st);
+        return NULL;
+    }
     struct tp_op_info *o = last == 6 ? tp_store_add_op_info(st, 6) : NULL;
     if (!o || tp_store_set_py(st, o, 11, TP_NONE, 3) < 0 || tp_store_set_seq(st, 1, 7) < 0) {
         tp_store_free(st);
@@ -74,6 +79,13 @@ static void check_linked(const char *what, const tp_store *st)
     CHECK_INT(NAME("step_past_end"), tp_store_row_step(st, 99), -1);
     CHECK_INT(NAME("seq"), tp_store_seq(st, 1), 7);
     CHECK_INT(NAME("seq_none"), tp_store_seq(st, 0), TP_NONE);
+    CHECK_INT(NAME("ext"), tp_store_ext(st, 2), 4000000000LL);
+    CHECK_INT(NAME("ext_none"), tp_store_ext(st, 0), TP_NONE);
+    CHECK_INT(NAME("fwd_thread"), tp_store_fwd_thread(st, 1), 2);
+    CHECK_INT(NAME("fwd_thread_none"), tp_store_fwd_thread(st, 0), TP_NONE);
+    CHECK_INT(NAME("fwd_thread_python"), tp_store_fwd_thread(st, 6), TP_NONE);
+    CHECK_INT(NAME("fwd_thread_no_record"), tp_store_fwd_thread(st, 2), TP_NONE);
+    CHECK_INT(NAME("fwd_records"), st->nfwds, 1);
     CHECK_INT(NAME("py_id"), tp_store_py(st, &st->ops[st->aux[6]])->python_id, 11);
     CHECK_INT(NAME("py_parent_absent"), tp_store_py(st, &st->ops[st->aux[6]])->python_parent_id, TP_NONE);
     CHECK_INT(NAME("py_module"), tp_store_py(st, &st->ops[st->aux[6]])->module_id, 3);
@@ -99,6 +111,51 @@ int main(void)
     st->n = n;
     CHECK_INT("seq_refilled_row_has_none", tp_store_seq(st, 3), TP_NONE);
     CHECK_INT("seq_none_value_adds_nothing", tp_store_set_seq(st, 4, TP_NONE) == 0 && st->nseqs == 1, 1);
+
+    /* "Fwd thread id": op records dropped and filled again lose theirs */
+    CHECK_INT("fwd_set_more", tp_store_set_fwd_thread(st, 2, 5), 0);
+    CHECK_INT("fwd_records", st->nfwds, 2);
+    CHECK_INT("fwd_of_row", tp_store_fwd_thread(st, 6), 5);
+    size_t nops = st->nops;
+    st->nops = 2;   /* op records 2.. dropped, as a repeated "traceEvents" drops them */
+    tp_store_trim_fwds(st);
+    CHECK_INT("fwd_trimmed", st->nfwds, 1);
+    st->nops = nops;
+    CHECK_INT("fwd_refilled_has_none", tp_store_fwd_thread(st, 6), TP_NONE);
+    CHECK_INT("fwd_reset_drops_later", tp_store_set_fwd_thread(st, 0, TP_NONE) == 0 && st->nfwds == 0, 1);
+    CHECK_INT("fwd_set_again", tp_store_set_fwd_thread(st, 1, 2), 0);
+
+    /* "External id": 32 bits while every id fits, 64 from the first that
+     * does not (every id kept) */
+    CHECK_INT("ext_none", tp_store_ext(st, 0), TP_NONE);
+    CHECK_INT("ext_set", tp_store_set_ext(st, 1, 0) == 0 && tp_store_set_ext(st, 2, 4000000000LL) == 0, 1);
+    CHECK_INT("ext_zero", tp_store_ext(st, 1), 0);
+    CHECK_INT("ext_past_int32", tp_store_ext(st, 2), 4000000000LL);
+    CHECK("ext_narrow", st->ext32 && !st->ext64);
+    CHECK_INT("ext_negative_widens", tp_store_set_ext(st, 3, -5), 0);
+    CHECK("ext_wide", !st->ext32 && st->ext64);
+    CHECK_INT("ext_kept_negative", tp_store_ext(st, 3), -5);
+    CHECK_INT("ext_kept_zero", tp_store_ext(st, 1), 0);
+    CHECK_INT("ext_kept_big", tp_store_ext(st, 2), 4000000000LL);
+    CHECK_INT("ext_kept_none", tp_store_ext(st, 0), TP_NONE);
+    CHECK_INT("ext_past_32_bits", tp_store_set_ext(st, 4, INT64_C(1) << 41) == 0 && tp_store_ext(st, 4) == INT64_C(1) << 41, 1);
+    int64_t r7 = tp_store_add(st);   /* a row added to the 64-bit column */
+    CHECK_INT("ext_new_row_none", r7 >= 0 ? tp_store_ext(st, (size_t)r7) : 0, TP_NONE);
+    if (r7 >= 0)
+        st->n--;
+
+    /* python ids: 32 bits each while every id fits, struct tp_py_info's
+     * from the first that does not (every id kept) */
+    CHECK("py_narrow", st->pys32 && !st->pys);
+    CHECK_INT("py_put", tp_store_put_py(st, 0, (struct tp_py_info){12, 4294967294LL, TP_NONE}), 0);
+    CHECK("py_still_narrow", st->pys32 && !st->pys);
+    CHECK_INT("py_put_read", tp_store_py(st, &st->ops[st->aux[6]])->python_parent_id, 4294967294LL);
+    CHECK_INT("py_put_none", tp_store_py(st, &st->ops[st->aux[6]])->module_id, TP_NONE);
+    CHECK_INT("py_put_wide", tp_store_put_py(st, 0, (struct tp_py_info){INT64_C(1) << 40, -1, 3}), 0);
+    CHECK("py_wide", !st->pys32 && st->pys);
+    CHECK_INT("py_wide_read", tp_store_py(st, &st->ops[st->aux[6]])->python_id, INT64_C(1) << 40);
+    CHECK_INT("py_wide_negative", tp_store_py(st, &st->ops[st->aux[6]])->python_parent_id, -1);
+    CHECK_INT("py_put_back", tp_store_put_py(st, 0, (struct tp_py_info){11, TP_NONE, 3}), 0);
 
     /* python ids: an op record without them, or with an index past the table */
     struct tp_op_info plain = {.py = TP_NO_AUX}, bad = {.py = 5};
@@ -127,6 +184,30 @@ int main(void)
         unlink(path);
     }
     tp_store_free(st);
+
+    /* a store whose ids all fit 32 bits is written as 64 and read back */
+    tp_store *narrow = tp_store_new();
+    char npath[] = "/tmp/tprof-store-test-XXXXXX";
+    int nfd = mkstemp(npath);
+    if (narrow && nfd >= 0) {
+        close(nfd);
+        int ok = row(narrow, TP_K_CPU_OP, "a", 0, 10, TP_NONE) == 0 && row(narrow, TP_K_CPU_OP, "b", 20, 10, TP_NONE) == 1 &&
+                 tp_store_set_ext(narrow, 0, 4294967294LL) == 0;
+        struct tp_op_info *no = ok ? tp_store_add_op_info(narrow, 1) : NULL;
+        ok = no && tp_store_set_py(narrow, no, 5, 4, TP_NONE) == 0 && narrow->pys32 && !narrow->pys;
+        CHECK("ext_narrow_store", ok && narrow->ext32 && !narrow->ext64);
+        CHECK_INT("ext_narrow_link", tp_store_link(narrow, &err), TP_OK);
+        CHECK_INT("ext_narrow_save", tp_store_save(narrow, NULL, npath, &err), TP_OK);
+        tp_store *back = tp_store_new();
+        CHECK_INT("ext_narrow_load", back ? tp_store_load(back, npath, &err) : -1, TP_OK);
+        CHECK_INT("ext_narrow_back", back && back->n == 2 ? tp_store_ext(back, 0) : 0, 4294967294LL);
+        CHECK_INT("ext_narrow_back_none", back && back->n == 2 ? tp_store_ext(back, 1) : 0, TP_NONE);
+        const struct tp_py_info *bp = back && back->n == 2 && back->aux[1] < back->nops ? tp_store_py(back, &back->ops[back->aux[1]]) : NULL;
+        CHECK("py_narrow_back", bp && bp->python_id == 5 && bp->python_parent_id == 4 && bp->module_id == TP_NONE);
+        tp_store_free(back);
+        unlink(npath);
+    }
+    tp_store_free(narrow);
 
     /* rows past 2^31 - 1: the linker refuses them by name (n is set by
      * hand: a store that big does not fit a test) */

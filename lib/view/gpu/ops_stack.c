@@ -92,14 +92,9 @@ static int is_op(const tp_store *st, size_t r)
     return st->ph[r] == 'X' && (st->kind[r] == TP_K_CPU_OP || st->kind[r] == TP_K_USER_ANNOTATION);
 }
 
-static int64_t fwd_thread(const tp_store *st, size_t r)
-{
-    return st->aux[r] != TP_NO_AUX ? st->ops[st->aux[r]].fwd_thread : TP_NONE;
-}
-
 static int is_backward_function(const tp_store *st, size_t r)
 {
-    int64_t f = is_op(st, r) ? fwd_thread(st, r) : TP_NONE;
+    int64_t f = is_op(st, r) ? tp_store_fwd_thread(st, r) : TP_NONE;
     return f != TP_NONE && f != 0;
 }
 

@@ -234,7 +234,7 @@ static int collect_comm_nodes(struct dist_rank *R, struct tp_ranges *cpu)
             c->e = e;
             c->name = st->name[r];
             c->nm = name;
-            c->ext = st->external_id[r];
+            c->ext = tp_store_ext(st, r);
             c->step = -1;
             const struct tp_op_info *oi = st->aux[r] != TP_NO_AUX && st->aux[r] < st->nops ? &st->ops[st->aux[r]] : NULL;
             if (oi && oi->input_dims && oi->input_types)
@@ -344,7 +344,7 @@ static int split_kernels(struct dist_rank *R, const int64_t *keys, const size_t 
         if (st->kind[r] != TP_K_KERNEL || st->ph[r] != 'X')
             continue;
         int64_t s = st->ts[r], e = st->ts[r] + st->dur[r];
-        int64_t node = st->external_id[r] != TP_NONE ? key_find(keys, vals, nk, st->external_id[r]) : -1;
+        int64_t node = tp_store_ext(st, r) != TP_NONE ? key_find(keys, vals, nk, tp_store_ext(st, r)) : -1;
         if (node >= 0) {
             if (tp_ranges_push(&R->comm, s, e) < 0)
                 return -1;
