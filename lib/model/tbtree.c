@@ -130,14 +130,17 @@ static int own_list(const struct tb_model *m, const int64_t *p)
            !(m->rtpool && x >= r && x < r + m->nrtpool * sizeof *p);
 }
 
-static void list_free(const struct tb_model *m, int64_t *p)
+static void list_free(struct tb_model *m, int64_t *p)
 {
-    if (own_list(m, p)) free(p);
+    if (own_list(m, p)) {
+        free(p);
+        m->nown--;
+    }
 }
 
 /* push64 onto a list that may lie in a pool (filled to its count): such a
  * list moves to an allocation of its own before it grows. */
-static int list_push(const struct tb_model *m, int64_t **a, size_t *n, size_t *cap, int64_t v)
+static int list_push(struct tb_model *m, int64_t **a, size_t *n, size_t *cap, int64_t v)
 {
     if (*n == *cap && *n && !own_list(m, *a)) {
         int64_t *p = malloc(2 * *n * sizeof *p);
@@ -145,14 +148,22 @@ static int list_push(const struct tb_model *m, int64_t **a, size_t *n, size_t *c
         memcpy(p, *a, *n * sizeof *p);
         *a = p;
         *cap = 2 * *n;
+        m->nown++;
+    } else if (!*a) {
+        if (push64(a, n, cap, v) < 0) return -1;
+        m->nown++;
+        return 0;
     }
     return push64(a, n, cap, v);
 }
 
+/* The lists of their own are few, and most lie at the ends (roots and
+ * stand-ins are the last nodes, the stale kernels' call the last runtime):
+ * a walk from the end stops at the last one, not reading every node. */
 static void tb_free(struct tb_model *m)
 {
-    for (size_t i = 0; !m->pool && i < m->nnodes; i++) list_free(m, m->nodes[i].rts);
-    for (size_t i = 0; !m->pool && i < m->nrts; i++) list_free(m, m->rts[i].dev);
+    for (size_t i = m->nnodes; !m->pool && m->nown && i-- > 0;) list_free(m, m->nodes[i].rts);
+    for (size_t i = m->nrts; !m->pool && m->nown && i-- > 0;) list_free(m, m->rts[i].dev);
     free(m->pool); free(m->devpool); free(m->rtpool);
     free(m->nodes); free(m->rts); free(m->roots); free(m->tids);
     free(m->kern); free(m->kern_op); free(m->kern_elig); free(m->kern_tid); free(m->ops);
@@ -254,7 +265,24 @@ static int collect(struct tb_model *m, int64_t ni)
     return 0;
 }
 
-static int node_attach_rt(const struct tb_model *m, struct tb_node *n, int64_t r)
+/* Room for every operator and kernel collect() can list (at most every
+ * node, every device row of a runtime): grown by doubling, the arrays were
+ * copied 20 times over.  Room never written costs no memory. */
+static int presize_collect(struct tb_model *m)
+{
+    size_t nd = 0;
+    for (size_t i = 0; i < m->nrts; i++) nd += m->rts[i].ndev;
+    m->capops = m->nnodes + 1;
+    m->capkern = nd + 1;
+    m->ops = malloc(m->capops * sizeof *m->ops);
+    m->kern = malloc(m->capkern * sizeof *m->kern);
+    m->kern_op = malloc(m->capkern * sizeof *m->kern_op);
+    m->kern_elig = malloc(m->capkern * sizeof *m->kern_elig);
+    m->kern_tid = malloc(m->capkern * sizeof *m->kern_tid);
+    return m->ops && m->kern && m->kern_op && m->kern_elig && m->kern_tid ? 0 : -1;
+}
+
+static int node_attach_rt(struct tb_model *m, struct tb_node *n, int64_t r)
 {
     return list_push(m, &n->rts, &n->nrts, &n->caprts, r);
 }
@@ -666,6 +694,7 @@ static int add_stale_runtime(struct tb_build *b)
     D->row = -1; D->next = -1;
     (void)st;
     D->dev = b->stale; D->ndev = b->nstale; D->capdev = b->capstale;
+    m->nown += b->stale != NULL;
     b->stale = NULL;
     if (D->ndev) tp_sort_rows_nested(g_st, D->dev, D->ndev);
     b->dummy = (int64_t)m->nrts++;
@@ -788,7 +817,7 @@ static int tb_build(const tp_store *st, void *out)
     size_t nstr = st->strings.count ? st->strings.count : 1;
     memo.kernel = calloc(nstr, 1);
     memo.op = calloc(nstr, 1);
-    if (!memo.kernel || !memo.op) goto done;
+    if (!memo.kernel || !memo.op || presize_collect(m) < 0) goto done;
     for (size_t i = 0; i < m->nroots; i++)
         if (fill_stats(m, m->roots[i], &memo) < 0 || collect(m, m->roots[i]) < 0) goto done;
     rc = 0;

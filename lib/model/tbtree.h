@@ -66,6 +66,7 @@ struct tb_model {
      * both (stand-in nodes, roots, the stale kernels) is its own. */
     int64_t *devpool, *rtpool;
     size_t ndevpool, nrtpool;
+    size_t nown;              /* lists of their own, for tb_free to stop at */
 };
 
 /* What a .tprof store keeps of the tree (store_file_model.c) is what this
