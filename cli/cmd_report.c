@@ -43,8 +43,6 @@ struct report {
 };
 
 struct pool;
-static double now_s(void);
-static double g_t1;
 
 /* Build view v and write it; its summary line goes to `line` either way.
  * Returns 2 on a write error, 0 otherwise (a view that does not apply is not
@@ -146,9 +144,7 @@ static void report_nth(void *arg, size_t k)
 {
     struct pool *P = arg;
     size_t i = P->order[k];
-    double a = now_s();
     P->status[i] = report_view(P->R, P->views[i], P->st, P->lines[i], sizeof P->lines[i]);
-    if (getenv("TREEV_DBG")) fprintf(stderr, "%-14s %.3f %.3f\n", P->views[i]->name, a - g_t1, now_s() - g_t1);
 }
 
 static int report_all(const struct report *R, const tp_store *st, int threads)
@@ -273,7 +269,6 @@ int cmd_report(int argc, char **argv)
     if (rc != TP_OK)
         fprintf(R.summary, "input: %s\n", lerr.msg);
     fprintf(R.summary, "load and link: %.3f s\n\n", t1 - t0);
-    g_t1 = t1;
     const char *env = getenv("TPROF_THREADS");
     if (report_all(&R, st, env ? atoi(env) : 0))
         status = 2;
