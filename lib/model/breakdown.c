@@ -167,6 +167,8 @@ static int group_by_launcher(struct bd *b)
     b->rt_head = malloc((n ? n : 1) * sizeof *b->rt_head);
     b->dmatched = calloc(n ? n : 1, 1);
     if (!b->dev_next || !b->rt_head || !b->dmatched) return -1;
+    tp_advise_huge(b->dev_next, n * sizeof *b->dev_next);
+    tp_advise_huge(b->rt_head, n * sizeof *b->rt_head);
     memset(b->rt_head, 0xff, (n ? n : 1) * sizeof *b->rt_head);   /* -1 each */
     for (size_t k = b->no; k-- > 0;) {
         int64_t r = b->ord[k];

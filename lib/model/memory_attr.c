@@ -13,6 +13,7 @@
 #include <string.h>
 #include "memory_attr.h"
 #include "cmp.h"
+#include "tbtree_order.h"
 
 /* The plugin's event types (trace.py EventTypeMap, lower-cased cat): only
  * these events count for profiler_start_ts. */
@@ -252,6 +253,7 @@ int tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *
     out->recs = malloc((n ? n : 1) * sizeof *out->recs);
     if (!out->recs)
         return -1;
+    tp_advise_huge(out->recs, n * sizeof *out->recs);   /* 29 MB on a 1 GB trace */
     for (size_t i = 0; i < st->n; i++) {
         if (!is_mem_row(st, i))
             continue;

@@ -9,6 +9,7 @@
  * held side by side. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "tbtree_order.h"
 #include "radix.h"
 
@@ -149,6 +150,8 @@ static int x_rows_radix(const tp_store *st, size_t no, int64_t *ord)
     if (no < 2 || rb + tb > 64 || rb >= 64) return 0;
     uint64_t *key = malloc(2 * no * sizeof *key);
     if (!key) return -1;
+    tp_advise_huge(key, 2 * no * sizeof *key);
+    tp_advise_huge(ord, no * sizeof *ord);
     size_t k = 0;
     for (size_t i = 0; i < st->n; i++)
         if (st->ph[i] == 'X')
@@ -195,6 +198,16 @@ int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
     return ord;
 }
 
+
+void tp_advise_huge(void *p, size_t size)
+{
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!p || size < 4 * huge)
+        return;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + size) & ~(huge - 1);
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
 
 static void x_order_free(void *p)
 {
