@@ -42,7 +42,8 @@ struct bd {
     int64_t *comm_ext; size_t ncomm;  /* external ids of communication ops, sorted */
     struct step *steps; size_t nsteps;
     int64_t cpu_min, cpu_max;         /* span of the CPU work, for a trace without steps */
-    int64_t *dev_next, *rt_head;      /* device rows grouped by launching runtime */
+    int32_t *dev_next, *rt_head;      /* device rows grouped by launching runtime (a linked store
+                                         has at most 2^31 - 1 rows: half the 2 x 17 MB of int64 on 1 GB) */
     unsigned char *dmatched;          /* device rows that widened a step */
     struct tp_ranges role[NROLE + 1], cost[NROLE + 1];
     struct tp_tb_names names;         /* what each name says, tested once */
@@ -166,7 +167,9 @@ static int group_by_launcher(struct bd *b)
     b->rt_head = malloc((n ? n : 1) * sizeof *b->rt_head);
     b->dmatched = calloc(n ? n : 1, 1);
     if (!b->dev_next || !b->rt_head || !b->dmatched) return -1;
-    for (size_t i = 0; i < n; i++) b->rt_head[i] = -1;
+    tp_advise_huge(b->dev_next, n * sizeof *b->dev_next);
+    tp_advise_huge(b->rt_head, n * sizeof *b->rt_head);
+    memset(b->rt_head, 0xff, (n ? n : 1) * sizeof *b->rt_head);   /* -1 each */
     for (size_t k = b->no; k-- > 0;) {
         int64_t r = b->ord[k];
         uint8_t kd = st->kind[r];
@@ -174,7 +177,7 @@ static int group_by_launcher(struct bd *b)
         int64_t l = tp_store_launcher(st, r);
         if (l < 0 || (st->kind[l] != TP_K_RUNTIME && st->kind[l] != TP_K_DRIVER)) continue;
         b->dev_next[r] = b->rt_head[l];
-        b->rt_head[l] = r;
+        b->rt_head[l] = (int32_t)r;
     }
     return 0;
 }
@@ -195,7 +198,7 @@ static int match_gpu_work(struct bd *b)
             struct step *S = &steps[is];
             if (rs < S->s) break;
             if (re <= S->e) {
-                for (int64_t d = b->rt_head[r]; d >= 0; d = b->dev_next[d]) {
+                for (int32_t d = b->rt_head[r]; d >= 0; d = b->dev_next[d]) {
                     int64_t ds = st->ts[d], de = st->ts[d] + st->dur[d];
                     if (ds < S->dmin) S->dmin = ds;
                     if (de > S->dmax) S->dmax = de;

@@ -261,12 +261,12 @@ static int one_gpu(const tp_store *st, const int64_t *k, size_t n, int64_t S, in
     return 0;
 }
 
-static int compute(const tp_store *st, struct tp_gpu_summary *out)
+/* The summary over breakdown bd and tree `tree` (the store's). */
+static int compute(const tp_store *st, const struct tp_tb_breakdown *bd, const struct tb_model *tree,
+                   struct tp_gpu_summary *out)
 {
     memset(out, 0, sizeof *out);
     out->tc_used_ratio = NAN;
-    const struct tp_tb_breakdown *bd = tp_store_breakdown(st);   /* the store's, built once */
-    if (!bd) return -1;
     out->steps = *bd;   /* a shallow copy: read only, not freed here */
     if (out->steps.nsteps) {
         out->start = out->steps.steps[0].start;
@@ -313,10 +313,9 @@ static int compute(const tp_store *st, struct tp_gpu_summary *out)
 
     /* Tensor Cores: kernels of operators' own runtime calls */
     {
-        const struct tb_model *tree = tp_store_tb(st);   /* the store's, built once */
         int32_t *ids = malloc((out->ngpus + 1) * sizeof *ids);
         int64_t *tc = calloc(out->ngpus + 1, sizeof *tc), *tot = calloc(out->ngpus + 1, sizeof *tot);
-        if (!ids || !tc || !tot || !tree) {
+        if (!ids || !tc || !tot) {
             free(ids); free(tc); free(tot);
             goto oom;
         }
@@ -338,14 +337,46 @@ oom0:
     return -1;
 }
 
+/* The summary, computed once per store: gpu and advice both read it, and
+ * `report` runs both.  Built under the store's model lock, it takes the
+ * breakdown and the tree from their slots (tp_gpu_summary has them built
+ * first: asking tp_store_model for them here would wait on that lock). */
+static void *summary_new(const tp_store *st)
+{
+    const struct tp_tb_breakdown *bd = st->models[TP_MODEL_TB_BREAKDOWN].p;
+    const struct tb_model *tree = st->models[TP_MODEL_TB_TREE].p;
+    struct tp_gpu_summary *s = bd && tree ? malloc(sizeof *s) : NULL;
+    if (s && compute(st, bd, tree, s) < 0) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+static void summary_delete(void *p)
+{
+    tp_gpu_summary_free(p);
+    free(p);
+}
+
 int tp_gpu_summary(const tp_store *st, struct tp_gpu_summary *out, tp_error *err)
 {
     int got = tp_store_file_gpu(st, out);
     if (got > 0)
         return TP_OK;
+    memset(out, 0, sizeof *out);
     TP_TRY_NOMEM(got == 0, err);
     TP_TRY(tp_store_need(st, TP_GPU_SUMMARY_NEEDS, err));
-    TP_TRY_NOMEM(compute(st, out) == 0, err);
+    /* the breakdown first: it leaves the X rows' order for the tree */
+    TP_TRY_NOMEM(tp_store_breakdown(st) && tp_store_tb(st), err);
+    const struct tp_gpu_summary *c = tp_store_model(st, TP_MODEL_GPU_SUMMARY, summary_new, summary_delete);
+    TP_TRY_NOMEM(c, err);
+    struct tp_gpu_metric *gpus = malloc((c->ngpus ? c->ngpus : 1) * sizeof *gpus);
+    TP_TRY_NOMEM(gpus, err);
+    *out = *c;   /* the steps are the store's breakdown, read only, as before */
+    if (c->ngpus)
+        memcpy(gpus, c->gpus, c->ngpus * sizeof *gpus);
+    out->gpus = gpus;
     return TP_OK;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "memory_attr.h"
 #include "cmp.h"
+#include "tbtree_order.h"
 
 /* The plugin's event types (trace.py EventTypeMap, lower-cased cat): only
  * these events count for profiler_start_ts. */
@@ -163,35 +164,96 @@ static int walk(const struct tb_model *m, int64_t root, struct tp_mem *mem, cons
     return 0;
 }
 
-int tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *out)
+/* The plugin's profiler_start_ts: the first ts of a memory record or of an
+ * X event of a category it reads (plugin_cat asked once per category id,
+ * not once per row: the categories alternate row by row). */
+static int start_ts(const tp_store *st, struct tp_mem *out, size_t *n)
 {
-    memset(out, 0, sizeof *out);
-    out->start_ts = TP_NONE;
-    size_t n = 0, devcap = 0;
-    uint32_t cat_yes = UINT32_MAX, cat_no = UINT32_MAX;   /* one-entry caches */
+    uint8_t *cat_ok = calloc(st->strings.count + 1, 1);   /* 0 not asked, 1 no, 2 yes */
+    if (!cat_ok)
+        return -1;
+    *n = 0;
     for (size_t i = 0; i < st->n; i++) {
         int counts = 0;
         if (is_mem_row(st, i)) {
-            n++;
+            ++*n;
             counts = 1;
         } else if (st->ph[i] == 'X') {
             uint32_t c = st->cat[i];
-            if (c == cat_yes)
-                counts = 1;
-            else if (c != cat_no) {
+            if (c > st->strings.count)
                 counts = plugin_cat(tp_store_str(st, c));
-                if (counts)
-                    cat_yes = c;
-                else
-                    cat_no = c;
+            else {
+                if (!cat_ok[c])
+                    cat_ok[c] = plugin_cat(tp_store_str(st, c)) ? 2 : 1;
+                counts = cat_ok[c] == 2;
             }
         }
         if (counts && (out->start_ts == TP_NONE || st->ts[i] < out->start_ts))
             out->start_ts = st->ts[i];
     }
+    free(cat_ok);
+    return 0;
+}
+
+/* The record indexes grouped by thread (ascending tid), each thread's in
+ * time order: a counting sort over the few threads, as cmp_tid_ts orders
+ * them (a trace with very many threads takes that qsort). */
+static size_t *by_thread(const struct tp_mem *mem)
+{
+    size_t n = mem->n;
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    if (!idx)
+        return NULL;
+    enum { MAXT = 256 };
+    int64_t tids[MAXT];
+    size_t cnt[MAXT + 1], nt = 0;
+    for (size_t k = 0; k < n && nt <= MAXT; k++) {
+        size_t t = 0;
+        while (t < nt && tids[t] != mem->recs[k].tid)
+            t++;
+        if (t == nt && nt < MAXT)
+            tids[nt] = mem->recs[k].tid;
+        nt += t == nt;
+    }
+    if (nt > MAXT) {
+        for (size_t k = 0; k < n; k++)
+            idx[k] = k;
+        g_recs = mem->recs;
+        qsort(idx, n, sizeof *idx, cmp_tid_ts);
+        return idx;
+    }
+    for (size_t a = 1; a < nt; a++)   /* the threads ascending */
+        for (size_t b = a; b > 0 && tids[b - 1] > tids[b]; b--) {
+            int64_t x = tids[b]; tids[b] = tids[b - 1]; tids[b - 1] = x;
+        }
+    memset(cnt, 0, sizeof cnt);
+    size_t last = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (tids[last] != mem->recs[k].tid)
+            for (last = 0; tids[last] != mem->recs[k].tid; last++) {}
+        cnt[last + 1]++;
+    }
+    for (size_t t = 1; t <= nt; t++)
+        cnt[t] += cnt[t - 1];
+    for (size_t k = 0; k < n; k++) {
+        if (tids[last] != mem->recs[k].tid)
+            for (last = 0; tids[last] != mem->recs[k].tid; last++) {}
+        idx[cnt[last]++] = k;
+    }
+    return idx;
+}
+
+int tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    out->start_ts = TP_NONE;
+    size_t n = 0, devcap = 0;
+    if (start_ts(st, out, &n) < 0)
+        return -1;
     out->recs = malloc((n ? n : 1) * sizeof *out->recs);
     if (!out->recs)
         return -1;
+    tp_advise_huge(out->recs, n * sizeof *out->recs);   /* 29 MB on a 1 GB trace */
     for (size_t i = 0; i < st->n; i++) {
         if (!is_mem_row(st, i))
             continue;
@@ -209,7 +271,12 @@ int tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *
         if (r->dev == -2)
             return tp_mem_free(out), -1;
     }
-    qsort(out->recs, out->n, sizeof *out->recs, cmp_rec_ts);
+    /* a trace lists its records in time order, as a rule: no sort then */
+    size_t up = 1;
+    while (up < out->n && cmp_rec_ts(&out->recs[up - 1], &out->recs[up]) <= 0)
+        up++;
+    if (up < out->n)
+        qsort(out->recs, out->n, sizeof *out->recs, cmp_rec_ts);
     /* devices in a fixed order: CPU, then GPUs by id */
     if (out->ndevs > 1) {
         int map[64];
@@ -238,7 +305,7 @@ int tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *
         return 0;
 
     out->visited = calloc(m->nnodes ? m->nnodes : 1, 1);
-    size_t *idx = malloc(out->n * sizeof *idx);
+    size_t *idx = by_thread(out);
     struct frame *stack = NULL;
     size_t scap = 0;
     int rc = 0;
@@ -246,10 +313,6 @@ int tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *
         rc = -1;
         goto done;
     }
-    for (size_t k = 0; k < out->n; k++)
-        idx[k] = k;
-    g_recs = out->recs;
-    qsort(idx, out->n, sizeof *idx, cmp_tid_ts);
     for (size_t a = 0; a < out->n && rc == 0;) {
         size_t b = a;
         while (b < out->n && out->recs[idx[b]].tid == out->recs[idx[a]].tid)

@@ -122,11 +122,59 @@ static int cmp_rt(const void *a, const void *b)
     return i < j ? -1 : i > j;
 }
 
+/* Whether list p is an allocation of its own (not in a pool). */
+static int own_list(const struct tb_model *m, const int64_t *p)
+{
+    uintptr_t x = (uintptr_t)p, d = (uintptr_t)m->devpool, r = (uintptr_t)m->rtpool;
+    return p && !m->pool && !(m->devpool && x >= d && x < d + m->ndevpool * sizeof *p) &&
+           !(m->rtpool && x >= r && x < r + m->nrtpool * sizeof *p);
+}
+
+static void list_free(struct tb_model *m, int64_t *p)
+{
+    if (own_list(m, p)) {
+        free(p);
+        m->nown--;
+    }
+}
+
+/* push64 onto a list that may lie in a pool (filled to its count): such a
+ * list moves to an allocation of its own before it grows. */
+static int list_push(struct tb_model *m, int64_t **a, size_t *n, size_t *cap, int64_t v)
+{
+    if (*n == *cap && *n && !own_list(m, *a)) {
+        int64_t *p = malloc(2 * *n * sizeof *p);
+        if (!p) return -1;
+        memcpy(p, *a, *n * sizeof *p);
+        *a = p;
+        *cap = 2 * *n;
+        m->nown++;
+    } else if (!*a) {
+        if (push64(a, n, cap, v) < 0) return -1;
+        m->nown++;
+        return 0;
+    }
+    return push64(a, n, cap, v);
+}
+
+/* The lists of their own are few, and most lie at the ends (roots and
+ * stand-ins are the last nodes, the stale kernels' call the last runtime):
+ * a walk from the end stops at the last one, not reading every node. */
+/* Whether a node's launch calls are in cmp_rt's order already (most lists
+ * are one call, or calls attached in time order): 0.2M qsort calls were
+ * most of the sorting. */
+static int rts_sorted(const struct tb_node *n)
+{
+    for (size_t k = 1; k < n->nrts; k++)
+        if (cmp_rt(&n->rts[k - 1], &n->rts[k]) > 0) return 0;
+    return 1;
+}
+
 static void tb_free(struct tb_model *m)
 {
-    for (size_t i = 0; !m->pool && i < m->nnodes; i++) free(m->nodes[i].rts);
-    for (size_t i = 0; !m->pool && i < m->nrts; i++) free(m->rts[i].dev);
-    free(m->pool);
+    for (size_t i = m->nnodes; !m->pool && m->nown && i-- > 0;) list_free(m, m->nodes[i].rts);
+    for (size_t i = m->nrts; !m->pool && m->nown && i-- > 0;) list_free(m, m->rts[i].dev);
+    free(m->pool); free(m->devpool); free(m->rtpool);
     free(m->nodes); free(m->rts); free(m->roots); free(m->tids);
     free(m->kern); free(m->kern_op); free(m->kern_elig); free(m->kern_tid); free(m->ops);
     memset(m, 0, sizeof *m);
@@ -227,9 +275,26 @@ static int collect(struct tb_model *m, int64_t ni)
     return 0;
 }
 
-static int node_attach_rt(struct tb_node *n, int64_t r)
+/* Room for every operator and kernel collect() can list (at most every
+ * node, every device row of a runtime): grown by doubling, the arrays were
+ * copied 20 times over.  Room never written costs no memory. */
+static int presize_collect(struct tb_model *m)
 {
-    return push64(&n->rts, &n->nrts, &n->caprts, r);
+    size_t nd = 0;
+    for (size_t i = 0; i < m->nrts; i++) nd += m->rts[i].ndev;
+    m->capops = m->nnodes + 1;
+    m->capkern = nd + 1;
+    m->ops = malloc(m->capops * sizeof *m->ops);
+    m->kern = malloc(m->capkern * sizeof *m->kern);
+    m->kern_op = malloc(m->capkern * sizeof *m->kern_op);
+    m->kern_elig = malloc(m->capkern * sizeof *m->kern_elig);
+    m->kern_tid = malloc(m->capkern * sizeof *m->kern_tid);
+    return m->ops && m->kern && m->kern_op && m->kern_elig && m->kern_tid ? 0 : -1;
+}
+
+static int node_attach_rt(struct tb_model *m, struct tb_node *n, int64_t r)
+{
+    return list_push(m, &n->rts, &n->nrts, &n->caprts, r);
 }
 
 /* Runtime and driver calls are both launches (the plugin predates driver
@@ -290,11 +355,11 @@ static int split_captured(const tp_store *st, struct tb_model *m)
                 N->start = N->end = R->start; N->ext = TP_NONE;
                 N->name = tp_store_str(st, a->cap_name[row]); N->tid = st->tid[R->row];
                 N->first_child = N->next_sib = N->last_child = -1;
-                if (node_attach_rt(N, nr) < 0 || know_tid(m, N->tid) < 0) { free(inst_rt); return -1; }
+                if (node_attach_rt(m, N, nr) < 0 || know_tid(m, N->tid) < 0) { free(inst_rt); return -1; }
                 inst_rt[in] = nr;
             }
             struct tb_rt *S = &m->rts[inst_rt[in]];
-            if (push64(&S->dev, &S->ndev, &S->capdev, row) < 0) { free(inst_rt); return -1; }
+            if (list_push(m, &S->dev, &S->ndev, &S->capdev, row) < 0) { free(inst_rt); return -1; }
         }
         m->rts[ri].ndev = keep;
     }
@@ -344,7 +409,7 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
             *v = ni;
             if (know_tid(m, N->tid) < 0) goto done;
         }
-        if (node_attach_rt(&m->nodes[ni], (int64_t)ri) < 0) goto done;
+        if (node_attach_rt(m, &m->nodes[ni], (int64_t)ri) < 0) goto done;
         on[ri] = 1;
     }
     rc = 0;
@@ -397,8 +462,13 @@ static int tb_alloc(struct tb_build *b)
     size_t ninst = (size_t)st->attr.cap_instances;
     m->rts = calloc(nrt + ninst + 1, sizeof *m->rts);
     m->nodes = calloc(nnode + nrt + ninst + 1, sizeof *m->nodes);
+    /* 95 MB of nodes and 16 MB of runtimes on a 1 GB trace, written once */
+    tp_advise_huge(m->nodes, (nnode + nrt + ninst + 1) * sizeof *m->nodes);
+    tp_advise_huge(m->rts, (nrt + ninst + 1) * sizeof *m->rts);
     b->ri_at = malloc((no + 1) * sizeof *b->ri_at);
     b->corr = malloc((no + 1) * sizeof *b->corr);
+    tp_advise_huge(b->ri_at, (no + 1) * sizeof *b->ri_at);
+    tp_advise_huge(b->corr, (no + 1) * sizeof *b->corr);
     b->ext = malloc((nrt + 1) * sizeof *b->ext);
     b->node_rank = malloc((nnode + 1) * sizeof *b->node_rank);
     if (!m->rts || !m->nodes || !b->ri_at || !b->corr || !b->ext || !b->node_rank ||
@@ -448,42 +518,61 @@ static void add_launch(struct tb_build *b, size_t k, int64_t r)
  * device row goes to the latest launch call before it; those before the
  * first call wait for it (it takes them in (start, -end) order); those no
  * call takes are stale (kernels) or left out.  A kernel without a
- * correlation id never goes to a call that came before it. */
+ * correlation id never goes to a call that came before it (its group has
+ * no call).  Two passes over the sorted pairs: count each call's rows, then
+ * fill them into one block (m->devpool). */
 static int pair_by_correlation(struct tb_build *b)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
     if (tp_sort_kv(b->corr, b->ncorr) < 0) return -1;
-    int64_t *wait = NULL; size_t nwait = 0, capwait = 0;
-    int rc = -1;
-    for (size_t g = 0, h; g < b->ncorr; g = h) {
-        int64_t latest = -1;
-        nwait = 0;
-        for (h = g; h < b->ncorr && b->corr[h].k == b->corr[g].k; h++) {
-            size_t k = (size_t)b->corr[h].r;
-            int64_t r = b->ord[k], ri = b->ri_at[k];
-            if (ri >= 0) {
-                struct tb_rt *R = &m->rts[ri];
-                for (size_t w = 0; w < nwait; w++)
-                    if (push64(&R->dev, &R->ndev, &R->capdev, wait[w]) < 0) goto done;
-                if (R->ndev) tp_sort_rows_nested(g_st, R->dev, R->ndev);
-                nwait = 0;
-                latest = ri;
-            } else if (latest >= 0 && st->correlation[r] != TP_NONE) {
-                struct tb_rt *R = &m->rts[latest];
-                if (push64(&R->dev, &R->ndev, &R->capdev, r) < 0) goto done;
-            } else if (push64(&wait, &nwait, &capwait, r) < 0) {
-                goto done;
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t g = 0, h; g < b->ncorr; g = h) {
+            int64_t latest = -1;
+            size_t nwait = 0;   /* the device rows corr[g .. g + nwait) before the first call */
+            for (h = g; h < b->ncorr && b->corr[h].k == b->corr[g].k; h++) {
+                size_t k = (size_t)b->corr[h].r;
+                int64_t r = b->ord[k], ri = b->ri_at[k];
+                if (ri >= 0) {
+                    struct tb_rt *R = &m->rts[ri];
+                    if (pass == 0) {
+                        R->ndev += nwait;
+                        total += nwait;
+                    } else if (nwait) {
+                        for (size_t w = 0; w < nwait; w++) R->dev[R->ndev++] = b->ord[b->corr[g + w].r];
+                        tp_sort_rows_nested(g_st, R->dev, R->ndev);
+                    }
+                    nwait = 0;
+                    latest = ri;
+                } else if (latest >= 0) {
+                    struct tb_rt *R = &m->rts[latest];
+                    if (pass == 1) R->dev[R->ndev] = r;
+                    R->ndev++;
+                    total += pass == 0;
+                } else {
+                    nwait++;
+                }
+            }
+            for (size_t w = 0; pass == 1 && w < nwait; w++) {
+                int64_t r = b->ord[b->corr[g + w].r];
+                if (st->kind[r] == TP_K_KERNEL && push64(&b->stale, &b->nstale, &b->capstale, r) < 0) return -1;
             }
         }
-        for (size_t w = 0; w < nwait; w++)
-            if (st->kind[wait[w]] == TP_K_KERNEL && push64(&b->stale, &b->nstale, &b->capstale, wait[w]) < 0)
-                goto done;
+        if (pass == 1) break;
+        m->devpool = malloc((total ? total : 1) * sizeof *m->devpool);
+        if (!m->devpool) return -1;
+        m->ndevpool = total;
+        size_t off = 0;
+        for (size_t ri = 0; ri < m->nrts; ri++) {
+            struct tb_rt *R = &m->rts[ri];
+            R->dev = R->ndev ? m->devpool + off : NULL;
+            R->capdev = R->ndev;
+            off += R->ndev;
+            R->ndev = 0;
+        }
     }
-    rc = 0;
-done:
-    free(wait);
-    return rc;
+    return 0;
 }
 
 /* A host row becomes a node when the plugin makes one of it (operators,
@@ -582,14 +671,29 @@ static int attach_by_ext(struct tb_build *b)
         nodes[i].r = b->node_rank[i] * (int64_t)(nn + 1) + (int64_t)i;
     }
     int rc = tp_sort_kv(nodes, nn);
-    for (size_t g = 0, h, j = 0; rc == 0 && g < b->next; g = h) {
-        for (h = g + 1; h < b->next && b->ext[h].k == b->ext[g].k; h++)
-            m->rts[b->ri_at[b->ext[h - 1].r]].next = b->ri_at[b->ext[h].r];
-        while (j < nn && nodes[j].k < b->ext[g].k) j++;
-        if (j == nn || nodes[j].k != b->ext[g].k) continue;
-        struct tb_node *N = &m->nodes[nodes[j].r % (int64_t)(nn + 1)];
-        for (size_t q = g; q < h && rc == 0; q++)
-            rc = node_attach_rt(N, b->ri_at[b->ext[q].r]);
+    /* a node takes one id's calls: count them, then fill one block */
+    size_t total = 0;
+    for (int pass = 0; rc == 0 && pass < 2; pass++) {
+        for (size_t g = 0, h, j = 0; g < b->next; g = h) {
+            for (h = g + 1; h < b->next && b->ext[h].k == b->ext[g].k; h++)
+                if (pass == 0) m->rts[b->ri_at[b->ext[h - 1].r]].next = b->ri_at[b->ext[h].r];
+            while (j < nn && nodes[j].k < b->ext[g].k) j++;
+            if (j == nn || nodes[j].k != b->ext[g].k) continue;
+            struct tb_node *N = &m->nodes[nodes[j].r % (int64_t)(nn + 1)];
+            if (pass == 0) {
+                total += h - g;
+                continue;
+            }
+            N->rts = m->rtpool + total;
+            N->nrts = N->caprts = h - g;
+            for (size_t q = g; q < h; q++) m->rtpool[total++] = b->ri_at[b->ext[q].r];
+        }
+        if (pass == 0) {
+            m->rtpool = malloc((total ? total : 1) * sizeof *m->rtpool);
+            m->nrtpool = total;
+            total = 0;
+            if (!m->rtpool) rc = -1;
+        }
     }
     free(nodes);
     return rc;
@@ -605,6 +709,7 @@ static int add_stale_runtime(struct tb_build *b)
     D->row = -1; D->next = -1;
     (void)st;
     D->dev = b->stale; D->ndev = b->nstale; D->capdev = b->capstale;
+    m->nown += b->stale != NULL;
     b->stale = NULL;
     if (D->ndev) tp_sort_rows_nested(g_st, D->dev, D->ndev);
     b->dummy = (int64_t)m->nrts++;
@@ -642,9 +747,9 @@ static int build_thread_tree(struct tb_build *b, size_t ti, size_t nodes_real, i
      * (see man/tbviews-notes.txt). */
     for (size_t q = 0; ZERO_EXT_TO_ROOT && q + 1 < m->nrts; q++)
         if (m->rts[q].row >= 0 && tp_store_ext(st, m->rts[q].row) == 0 && st->tid[m->rts[q].row] == m->tids[ti])
-            if (node_attach_rt(R, (int64_t)q) < 0) return -1;
+            if (node_attach_rt(m, R, (int64_t)q) < 0) return -1;
     if (has_step && !*dummy_given) {
-        if (node_attach_rt(R, b->dummy) < 0) return -1;
+        if (node_attach_rt(m, R, b->dummy) < 0) return -1;
         *dummy_given = 1;
     }
     size_t sp = 0;
@@ -700,7 +805,7 @@ static void remove_dup_nodes(struct tb_model *m)
             if (strcmp(C->name, N->name) != 0 || N->ev != EV_OPERATOR || C->ev != EV_OPERATOR) break;
             N->first_child = C->first_child;
             N->last_child = C->last_child;
-            free(N->rts);
+            list_free(m, N->rts);
             N->rts = C->rts; N->nrts = C->nrts; N->caprts = C->caprts;
             C->rts = NULL; C->nrts = C->caprts = 0;
             C->dropped = 1;
@@ -723,11 +828,12 @@ static int tb_build(const tp_store *st, void *out)
         goto done;
     remove_dup_nodes(m);
     for (size_t i = 0; i < m->nnodes; i++)
-        if (m->nodes[i].nrts) qsort(m->nodes[i].rts, m->nodes[i].nrts, sizeof(int64_t), cmp_rt);
+        if (m->nodes[i].nrts > 1 && !rts_sorted(&m->nodes[i]))
+            qsort(m->nodes[i].rts, m->nodes[i].nrts, sizeof(int64_t), cmp_rt);
     size_t nstr = st->strings.count ? st->strings.count : 1;
     memo.kernel = calloc(nstr, 1);
     memo.op = calloc(nstr, 1);
-    if (!memo.kernel || !memo.op) goto done;
+    if (!memo.kernel || !memo.op || presize_collect(m) < 0) goto done;
     for (size_t i = 0; i < m->nroots; i++)
         if (fill_stats(m, m->roots[i], &memo) < 0 || collect(m, m->roots[i]) < 0) goto done;
     rc = 0;

@@ -60,6 +60,13 @@ struct tb_model {
     int64_t *ops; size_t nops, capops;  /* operator nodes, post-order */
     int64_t *pool;            /* read from a .tprof: every node's rts and runtime's dev
                                  lie in this one block (NULL: each is its own) */
+    /* built here (pool NULL): the runtimes' device rows (devpool) and the
+     * nodes' launch calls by External id (rtpool), each counted, then
+     * filled into one block instead of 0.5M small mallocs; a list outside
+     * both (stand-in nodes, roots, the stale kernels) is its own. */
+    int64_t *devpool, *rtpool;
+    size_t ndevpool, nrtpool;
+    size_t nown;              /* lists of their own, for tb_free to stop at */
 };
 
 /* What a .tprof store keeps of the tree (store_file_model.c) is what this

@@ -9,6 +9,7 @@
  * held side by side. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "tbtree_order.h"
 #include "radix.h"
 
@@ -132,12 +133,52 @@ int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const vo
     return sort_by_cmp(a, n, &c);
 }
 
+/* The X rows by (ts, row) straight from the store when (ts - min ts, row)
+ * packs into 64 bits: the rows ascend, so a radix sort on the ts bits alone
+ * keeps them in row order within a ts.  No (ts, row) pairs in between (20
+ * MB on a 1 GB trace, and a pass).  1 done, 0 not packable, -1 out of
+ * memory. */
+static int x_rows_radix(const tp_store *st, size_t no, int64_t *ord)
+{
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->ph[i] == 'X') {
+            if (st->ts[i] < t0) t0 = st->ts[i];
+            if (st->ts[i] > t1) t1 = st->ts[i];
+        }
+    unsigned rb = bits_for(st->n), tb = no ? bits_for((uint64_t)t1 - (uint64_t)t0) : 0;
+    if (no < 2 || rb + tb > 64 || rb >= 64) return 0;
+    uint64_t *key = malloc(2 * no * sizeof *key);
+    if (!key) return -1;
+    tp_advise_huge(key, 2 * no * sizeof *key);
+    tp_advise_huge(ord, no * sizeof *ord);
+    size_t k = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->ph[i] == 'X')
+            key[k++] = (tb ? ((uint64_t)st->ts[i] - (uint64_t)t0) << rb : 0) | (uint64_t)i;
+    tp_radix_sort(key, key + no, no, rb);
+    uint64_t mask = ((uint64_t)1 << rb) - 1;
+    for (size_t i = 0; i < no; i++)
+        ord[i] = (int64_t)(key[i] & mask);
+    free(key);
+    return 1;
+}
+
 int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
 {
     size_t no = 0;
     for (size_t i = 0; i < st->n; i++)
         no += st->ph[i] == 'X';
     int64_t *ord = malloc((st->n ? st->n : 1) * sizeof *ord);
+    int packed = ord ? x_rows_radix(st, no, ord) : 0;
+    if (packed != 0) {
+        if (packed < 0) {
+            free(ord);
+            return NULL;
+        }
+        *n = no;
+        return ord;
+    }
     struct tp_kv *a = malloc((no ? no : 1) * sizeof *a);
     size_t k = 0;
     for (size_t i = 0; ord && a && i < st->n; i++)
@@ -157,6 +198,16 @@ int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
     return ord;
 }
 
+
+void tp_advise_huge(void *p, size_t size)
+{
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!p || size < 4 * huge)
+        return;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + size) & ~(huge - 1);
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
 
 static void x_order_free(void *p)
 {

@@ -314,7 +314,7 @@ struct tp_store {
 
     /* ---- models several views share (model/): built on first use by
      * tp_store_model, freed with the store; never saved in a .tprof ---- */
-    struct tp_model_slot { void *p; void (*free)(void *); int tried; } models[4];
+    struct tp_model_slot { void *p; void (*free)(void *); int tried; } models[5];
     pthread_mutex_t model_lock;    /* first use from several threads builds once */
 
     /* ---- Ascend NPU folders: tables with no store equivalent (npu.h) ---- */
@@ -327,7 +327,8 @@ struct tp_store {
 /* The shared models cached on a store (the `models` slots). */
 enum tp_model_id { TP_MODEL_TB_TREE, TP_MODEL_TB_BREAKDOWN,
                    TP_MODEL_FILE /* a .tprof's model sections, still compressed (store_file_model.c) */,
-                   TP_MODEL_X_ORDER /* the X rows in time order, between two model builds (tbtree_order.c) */ };
+                   TP_MODEL_X_ORDER /* the X rows in time order, between two model builds (tbtree_order.c) */,
+                   TP_MODEL_GPU_SUMMARY /* the GPU summary gpu and advice read (gpu_metrics.c) */ };
 
 /* Model `id` of a linked store: built by `build` on first use (NULL when
  * out of memory, and asked again on the next use) and freed by `free_fn` with the

@@ -1,0 +1,105 @@
+/* tbtree_test.c — the operator tree's launch lists (tbtree.c): launch calls
+ * attached by External id (filled into one block), a launch without one
+ * attached by the attribution model to a node whose list lies in that block
+ * (the list moves to an allocation of its own), a launch with two kernels,
+ * and a kernel without its launch on the step thread's root. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "store.h"
+#include "tbtree.h"
+#include "store_testing.h"
+#include "testing.h"
+
+#define OP(name, ts, dur, ext) \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur \
+    ",\"args\":{\"External id\":" #ext "}},\n"
+#define LAUNCH(ts, corr, ext) \
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
+    ",\"dur\":5,\"args\":{\"correlation\":" #corr ext "}},\n"
+#define KERNEL(name, ts, dur, corr) \
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts ",\"dur\":" #dur \
+    ",\"args\":{\"correlation\":" #corr ",\"device\":0,\"stream\":7}},\n"
+
+static const char trace[] =
+    "{\"traceEvents\":[\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,"
+    "\"dur\":1000,\"args\":{}},\n"
+    OP("aten::mm", 10, 100, 5)
+    LAUNCH(20, 1, ",\"External id\":5")
+    LAUNCH(60, 2, "")   /* no External id: the attribution model's */
+    OP("aten::add", 200, 100, 6)
+    LAUNCH(210, 3, ",\"External id\":6")
+    LAUNCH(230, 4, ",\"External id\":6")
+    LAUNCH(250, 5, ",\"External id\":6")
+    KERNEL("k1", 400, 10, 1)
+    KERNEL("k2", 420, 20, 2)
+    KERNEL("k3b", 460, 5, 3)
+    KERNEL("k3a", 450, 5, 3)
+    KERNEL("k4", 480, 5, 4)
+    KERNEL("k5", 500, 5, 5)
+    KERNEL("stale", 600, 7, 99)   /* its launch never came */
+    "{\"ph\":\"i\",\"cat\":\"trace\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":1000,\"s\":\"t\"}\n"
+    "]}\n";
+
+static const struct tb_node *node_named(const struct tb_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (!m->nodes[i].dropped && strcmp(m->nodes[i].name, name) == 0)
+            return &m->nodes[i];
+    return NULL;
+}
+
+/* Whether node n's launch calls start at the given µs, in that order. */
+static int launches_at(const struct tb_model *m, const struct tb_node *n, const int64_t *us, size_t k)
+{
+    if (!n || n->nrts != k)
+        return 0;
+    for (size_t i = 0; i < k; i++)
+        if (m->rts[n->rts[i]].start != us[i] * 1000)
+            return 0;
+    return 1;
+}
+
+int main(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tprof_tbtree_test.%ld.json", (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(trace, f) == EOF || fclose(f) != 0) {
+        printf("FAIL tbtree: cannot write %s\n", path);
+        return 1;
+    }
+    tp_store *st = tt_load_linked(path);
+    remove(path);
+    const struct tb_model *m = st ? tp_store_tb(st) : NULL;
+    CHECK("tbtree.built", m != NULL);
+    if (!m) {
+        tp_store_free(st);
+        TEST_EXIT();
+    }
+    const struct tb_node *mm = node_named(m, "aten::mm"), *add = node_named(m, "aten::add");
+    static const int64_t mm_at[] = {20, 60}, add_at[] = {210, 230, 250};
+    CHECK("tbtree.ext_and_model_launch", launches_at(m, mm, mm_at, 2));
+    CHECK("tbtree.three_ext_launches_in_time_order", launches_at(m, add, add_at, 3));
+    CHECK_INT("tbtree.mm_self_dev", mm ? mm->self_dev : -1, 30000);
+    CHECK_INT("tbtree.add_self_dev", add ? add->self_dev : -1, 20000);
+    /* the launch at 210 ran two kernels, listed by start */
+    const struct tb_rt *two = add && add->nrts ? &m->rts[add->rts[0]] : NULL;
+    CHECK("tbtree.two_kernels_by_start", two && two->ndev == 2 && st->ts[two->dev[0]] == 450000 &&
+                                             st->ts[two->dev[1]] == 460000);
+    /* the stale kernel: on a runtime without a row, held by the root */
+    int stale = 0;
+    for (size_t r = 0; r < m->nroots; r++) {
+        const struct tb_node *R = &m->nodes[m->roots[r]];
+        for (size_t k = 0; k < R->nrts; k++) {
+            const struct tb_rt *D = &m->rts[R->rts[k]];
+            stale |= D->row < 0 && D->ndev == 1 && st->dur[D->dev[0]] == 7000;
+        }
+    }
+    CHECK("tbtree.stale_kernel_on_root", stale);
+    CHECK_INT("tbtree.kernels_reached", m->nkern, 7);
+    tp_store_free(st);
+    TEST_EXIT();
+}
