@@ -251,7 +251,12 @@ static int read_trace(tp_store *st, struct tp_npu_data *d, const char *path)
         return 0;
     }
     size_t skips_before = st->nskips;
+    /* the ops are linked to their tasks through the trace's flows
+     * (ascend_link.c): a lean load (tp_store_set_lean) reads it whole */
+    int lean = st->lean;
+    st->lean = 0;
     int rc = tp_ingest_kineto(st, src, &e);
+    st->lean = lean;
     /* the importer's own complaints: say which file they are about */
     for (size_t i = skips_before; i < st->nskips; i++) {
         char r[96];
