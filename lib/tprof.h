@@ -412,7 +412,8 @@ const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts 
 
 /* 1 when the view, with these options and the columns vo->need_columns
  * (NULL: any), may read any event of a trace; 0 when the store may be
- * loaded with tp_store_set_lean. */
+ * loaded with tp_store_set_lean.  tp_view_build refuses (TP_ERR_USAGE) a
+ * view that may read any event on a lean store that left events out. */
 enum { TP_LEAN_NEVER, TP_LEAN_WITHOUT_LAYER_TRACE, TP_LEAN_WITHOUT_OPTIONS };
 int tp_view_reads_all_events(const tp_view *v, const struct tp_view_opts *vo);
 

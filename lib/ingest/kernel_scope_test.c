@@ -297,6 +297,14 @@ static void kineto_lean(void)
     char out[80];
     snprintf(out, sizeof out, "%s/x.tprof", dir);
     CHECK_INT("lean.not_saved", tp_store_save(part, NULL, out, &err), TP_ERR_USAGE);
+    /* a view that reads every event refuses the lean store; prof without
+     * layer and trace takes it */
+    tp_table *t = NULL;
+    struct tp_view_opts vo = {0};
+    CHECK_INT("lean.ops_refused", tp_view_build(tp_view_find("ops"), part, &vo, &t, &err), TP_ERR_USAGE);
+    vo.need_columns = "idx,dir,sub,mod,op,kernel";
+    CHECK_INT("lean.prof_built", tp_view_build(tp_view_find("prof"), part, &vo, &t, &err), TP_OK);
+    tp_table_free(t);
     tp_store_free(whole);
     tp_store_free(part);
     unlink(path);

@@ -181,6 +181,10 @@ int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opt
     static const struct tp_view_opts defaults;   /* NULL options: every default */
     if (!vo)
         vo = &defaults;
+    if (st->lean && st->left_out && tp_view_reads_all_events(v, vo))
+        /* a table from part of the trace would print as if whole */
+        return tp_error_set(err, TP_ERR_USAGE, "%s: the %s view (with these options and columns) reads events "
+                            "this store was loaded without (tp_store_set_lean)", st->path, v->name);
     int rc = tp_store_need(st, view_needs(v, vo), err);   /* a lazily read store's columns */
     if (rc != TP_OK)
         return rc;
