@@ -113,14 +113,14 @@ static const char *needed_columns(const struct cli_options *o, const tp_view *v)
     return o->out.columns ? o->out.columns : tp_view_default_columns(v, &o->vo);
 }
 
-/* Whether the view's output reads none of the events a lean store leaves
- * out (tp_store_set_lean); a capture trace's replays are matched in full,
- * and --step and --window cut the trace by every event's time. */
-static int loads_lean(const struct cli_options *o)
+/* The leanest load the view's output can come from (tp_store_set_lean); a
+ * capture trace's replays are matched in full, and --step and --window cut
+ * the trace by every event's time. */
+static int lean_level(const struct cli_options *o)
 {
     struct tp_view_opts vo = o->vo;
     vo.need_columns = needed_columns(o, o->view);
-    return !o->capture && !o->vo.filter_steps && !o->vo.filter_window && !tp_view_reads_all_events(o->view, &vo);
+    return o->capture || o->vo.filter_steps || o->vo.filter_window ? TP_LEAN_NONE : tp_view_lean_level(o->view, &vo);
 }
 
 /* One input (a trace): its table printed, or with --with-file added to the
@@ -136,9 +136,7 @@ static int run_one(const struct cli_options *o, const char *path, struct sink *s
     }
     if (o->view->kernel_scope)
         tp_store_set_kernel_scope(st);   /* the prof view reads no other rows of a dump */
-    if (loads_lean(o))
-        tp_store_set_lean(st);           /* nor flows, memory events or (but for layer and trace)
-                                            python_function events */
+    tp_store_set_lean(st, lean_level(o));   /* nor the events the view does not read */
     if (!o->capture && !o->vo.filter_steps && !o->vo.filter_window)
         tp_store_set_lazy(st);   /* the view alone reads it: a .tprof inflates what the view reads */
     cli_progress_begin(path, cli_input_size(path, NULL), NULL, o->quiet);

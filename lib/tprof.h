@@ -66,16 +66,19 @@ uint64_t tp_input_bytes_read(void);
  * Such a store cannot be saved (tp_store_save).  Other inputs load whole. */
 void tp_store_set_kernel_scope(tp_store *st);
 
-/* Before tp_store_load: the caller reads no flow, memory or python_function
- * event (a view for which tp_view_reads_all_events is 0), nor the layer or
- * trace of the prof.py rows.  A kineto trace then keeps none of its flow
- * events and memory events, and of its python_function events (half the
- * events of a PyTorch 2.x trace with the Python tracer on) only those named
- * like autograd nodes (they make a kernel's direction bprop): the others
- * are read for their JSON grammar only, up to what tells their kind (and a
- * python_function event's start), and skipped.  Such a store cannot be
- * saved (tp_store_save).  Other inputs load whole. */
-void tp_store_set_lean(tp_store *st);
+/* Before tp_store_load: the caller reads only part of a kineto trace's
+ * events (a view's tp_view_lean_level).  TP_LEAN_FLOWS: no flow event but
+ * the forward-backward ones (category "fwdbwd", which link backward
+ * operators to forward ones).  TP_LEAN_KERNELS: no flow event at all, no
+ * memory event, and of the python_function events (half the events of a
+ * PyTorch 2.x trace with the Python tracer on) only those named like
+ * autograd nodes (they make a kernel's direction bprop); nor the layer or
+ * trace of the prof.py rows.  The events left out are read for their JSON
+ * grammar only, up to what tells their kind (and a python_function event's
+ * start), and skipped.  Such a store cannot be saved (tp_store_save).
+ * Other inputs, and an Ascend folder's trace, load whole. */
+enum { TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_KERNELS };
+void tp_store_set_lean(tp_store *st, int level);
 
 /* Before tp_store_load: the caller gives the store to tp_view_build and to
  * the queries below alone (not to tp_store_filter, tp_store_save, diff,
@@ -119,7 +122,7 @@ int tp_store_save(tp_store *st, const tp_error *load_status, const char *path, t
 
 /* How many events the store holds (0 for NULL): a load that failed midway
  * still has the rows of the events read before the failure.  The events a
- * tp_store_set_lean load left out count as held: they were read. */
+ * lean load (tp_store_set_lean) left out count as held: they were read. */
 size_t tp_store_event_count(const tp_store *st);
 /* The trace's distributedInfo rank, or -1 when it has none (or st is NULL). */
 int64_t tp_store_rank(const tp_store *st);
@@ -323,10 +326,12 @@ typedef struct tp_view {
     /* 1: build reads only kernels and st->annots (with the kernel side
      * table), so the store may be loaded with tp_store_set_kernel_scope. */
     int kernel_scope;
-    /* When build reads no event a lean store leaves out (tp_store_set_lean,
-     * tp_view_reads_all_events): never (TP_LEAN_NEVER, 0), without its layer
+    /* The events of a trace build reads (tp_view_lean_level): lean_flows
+     * 1 when no flow event but fwdbwd ones; lean_load when none of a
+     * TP_LEAN_KERNELS store's: never (TP_LEAN_NEVER, 0), without its layer
      * and trace columns (TP_LEAN_WITHOUT_LAYER_TRACE: prof.py's), or with
      * its default options (TP_LEAN_WITHOUT_OPTIONS). */
+    int lean_flows;
     int lean_load;
     /* Optional, with build_run: the view needs only a small summary of
      * each rank, so a run is read in bounded memory (tp_run_reduce): each
@@ -410,12 +415,12 @@ int tp_view_check_columns(const tp_view *v, const char *columns, tp_error *err);
 /* The default column list for these options. */
 const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts *vo);
 
-/* 1 when the view, with these options and the columns vo->need_columns
- * (NULL: any), may read any event of a trace; 0 when the store may be
- * loaded with tp_store_set_lean.  tp_view_build refuses (TP_ERR_USAGE) a
- * view that may read any event on a lean store that left events out. */
+/* The leanest load (tp_store_set_lean) the view can be built from, with
+ * these options and the columns vo->need_columns (NULL: any):
+ * TP_LEAN_NONE, TP_LEAN_FLOWS or TP_LEAN_KERNELS.  tp_view_build refuses
+ * (TP_ERR_USAGE) a store loaded leaner that left events out. */
 enum { TP_LEAN_NEVER, TP_LEAN_WITHOUT_LAYER_TRACE, TP_LEAN_WITHOUT_OPTIONS };
-int tp_view_reads_all_events(const tp_view *v, const struct tp_view_opts *vo);
+int tp_view_lean_level(const tp_view *v, const struct tp_view_opts *vo);
 
 /* Print "key  Header  description" for every column of a view. */
 void tp_view_print_columns(const tp_view *v, FILE *out);

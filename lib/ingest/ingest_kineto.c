@@ -168,7 +168,7 @@ static inline const struct field_key *key_find(const struct key_index *ix, const
 
 struct key_indexes {
     struct key_index event, args;
-    int lean;   /* tp_store_set_lean: flow, memory and python_function events skipped */
+    int lean;   /* tp_store_set_lean: its level; the events it leaves out skipped */
 };
 
 static void key_indexes_init(struct key_indexes *ki)
@@ -314,19 +314,26 @@ static int read_field(tp_json *j, struct event *ev, struct jv *dst)
 
 #define KEY(lit) (key.len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
-/* Under tp_store_set_lean: 1 when the event read so far is one a lean
- * store leaves out, so the rest of it need not be read: a flow event (by
- * its phase), a memory event (an instant named "[memory]", as event_kind
- * reads it), or a python_function event (its category, case aside, as
- * kind_of_cat reads it) not named like an autograd node, with its start
- * read (the first host event's start is the profiler's, attribution.c). */
-static int left_out_event(tp_json *j, const struct event *ev)
+/* Under tp_store_set_lean: 1 when the event read so far is one a store of
+ * that level leaves out, so the rest of it need not be read: a flow event
+ * (by its phase; TP_LEAN_FLOWS keeps those of category "fwdbwd", as
+ * tbtree_bwd.c reads them), and for TP_LEAN_KERNELS a memory event (an
+ * instant named "[memory]", as event_kind reads it) or a python_function
+ * event (its category, case aside, as kind_of_cat reads it) not named like
+ * an autograd node, with its start read (the first host event's start is
+ * the profiler's, attribution.c). */
+static int left_out_event(tp_json *j, const struct event *ev, int level)
 {
     if (ev->ph.type != TP_J_STRING || ev->ph.s.len == 0)
         return 0;
     char ph = tp_json_ptr(j, ev->ph.s)[0];
-    if (ph == 's' || ph == 'f' || ph == 't')
+    if (ph == 't' || ((ph == 's' || ph == 'f') && level >= TP_LEAN_KERNELS))
         return 1;
+    if (ph == 's' || ph == 'f')
+        return ev->cat.type == TP_J_STRING &&
+               !(ev->cat.s.len == 6 && memcmp(tp_json_ptr(j, ev->cat.s), "fwdbwd", 6) == 0);
+    if (level < TP_LEAN_KERNELS)
+        return 0;
     if (ev->name.type != TP_J_STRING)
         return 0;
     if (ph == 'i' || ph == 'I')
@@ -370,7 +377,8 @@ static int read_members(tp_json *j, struct event *ev, struct key_indexes *ki, st
                 return -1;
             ev->has_coll |= f->coll;
             if (ki->lean && ix == &ki->event &&
-                (dst == &ev->cat || dst == &ev->name || dst == &ev->ph || dst == &ev->ts) && left_out_event(j, ev)) {
+                (dst == &ev->cat || dst == &ev->name || dst == &ev->ph || dst == &ev->ts) &&
+                left_out_event(j, ev, ki->lean)) {
                 ev->left_out = 1;
                 return tp_json_skip_rest(j, n);
             }

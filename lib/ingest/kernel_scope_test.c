@@ -213,6 +213,10 @@ static const char *const kineto_json =
     " {\"ph\": \"s\", \"id\": 11, \"pid\": 1, \"tid\": 1, \"ts\": 130, \"cat\": \"ac2g\", \"name\": \"launch\"},\n"
     " {\"ph\": \"f\", \"id\": 11, \"pid\": 0, \"tid\": 7, \"ts\": 200, \"cat\": \"ac2g\", \"name\": \"launch\","
     "  \"bp\": \"e\"},\n"
+    /* a forward-backward flow pair: the operator-tree views read those */
+    " {\"ph\": \"s\", \"id\": 5, \"pid\": 1, \"tid\": 1, \"ts\": 120, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"},\n"
+    " {\"ph\": \"f\", \"id\": 5, \"pid\": 1, \"tid\": 1, \"ts\": 510, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\","
+    "  \"bp\": \"e\"},\n"
     " {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 125,"
     "  \"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Addr\": 4096, \"Bytes\": 512}},\n"
     " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
@@ -272,7 +276,7 @@ static void kineto_lean(void)
     tp_store *whole = load(path, 1, &rcw);
     tp_store *part = tp_store_new();
     tp_error err = {0};
-    tp_store_set_lean(part);
+    tp_store_set_lean(part, TP_LEAN_KERNELS);
     rcs = tp_store_load(part, path, &err);
     if (rcs == TP_OK)
         rcs = tp_store_link(part, &err);
@@ -280,11 +284,11 @@ static void kineto_lean(void)
     CHECK_INT("lean.part_loads", rcs, TP_OK);
     CHECK_INT("lean.whole_python", count_kind(whole, TP_K_PYTHON_FUNCTION, 0), 3);
     CHECK_INT("lean.autograd_kept", count_kind(part, TP_K_PYTHON_FUNCTION, 0), 1);
-    CHECK_INT("lean.whole_flows", count_kind(whole, TP_K_FLOW, 0), 2);
+    CHECK_INT("lean.whole_flows", count_kind(whole, TP_K_FLOW, 0), 4);
     CHECK_INT("lean.whole_memory", count_kind(whole, TP_K_MEMORY, 0), 1);
     CHECK_INT("lean.no_flows", count_kind(part, TP_K_FLOW, 0), 0);
     CHECK_INT("lean.no_memory", count_kind(part, TP_K_MEMORY, 0), 0);
-    CHECK_INT("lean.rows", part->n, whole->n - 5);
+    CHECK_INT("lean.rows", part->n, whole->n - 7);
     CHECK_INT("lean.events_counted", tp_store_event_count(part), tp_store_event_count(whole));
     CHECK("lean.same_annots", same_annots_but_python(whole, part) && part->nannots == 4);
     CHECK("lean.bprop_from_python", part->nannots == 4 && part->annots[3].bprop && !part->annots[1].bprop);
@@ -305,6 +309,21 @@ static void kineto_lean(void)
     vo.need_columns = "idx,dir,sub,mod,op,kernel";
     CHECK_INT("lean.prof_built", tp_view_build(tp_view_find("prof"), part, &vo, &t, &err), TP_OK);
     tp_table_free(t);
+    /* TP_LEAN_FLOWS keeps every event but the flows other than fwdbwd */
+    tp_store *flows = tp_store_new();
+    tp_store_set_lean(flows, TP_LEAN_FLOWS);
+    int rcf = tp_store_load(flows, path, &err);
+    if (rcf == TP_OK)
+        rcf = tp_store_link(flows, &err);
+    CHECK_INT("lean_flows.loads", rcf, TP_OK);
+    CHECK_INT("lean_flows.fwdbwd_kept", count_kind(flows, TP_K_FLOW, 0), 2);
+    CHECK_INT("lean_flows.rows", flows->n, whole->n - 2);
+    CHECK_INT("lean_flows.python_kept", count_kind(flows, TP_K_PYTHON_FUNCTION, 0), 3);
+    vo.need_columns = NULL;
+    CHECK_INT("lean_flows.ops_built", tp_view_build(tp_view_find("ops"), flows, &vo, &t, &err), TP_OK);
+    tp_table_free(t);
+    CHECK_INT("lean_flows.info_refused", tp_view_build(tp_view_find("info"), flows, &vo, &t, &err), TP_ERR_USAGE);
+    tp_store_free(flows);
     tp_store_free(whole);
     tp_store_free(part);
     unlink(path);

@@ -139,10 +139,10 @@ void tp_store_set_kernel_scope(tp_store *st)
         st->kernel_scope = 1;
 }
 
-void tp_store_set_lean(tp_store *st)
+void tp_store_set_lean(tp_store *st, int level)
 {
     if (st)
-        st->lean = 1;
+        st->lean = level;
 }
 
 int64_t tp_store_add(tp_store *st)

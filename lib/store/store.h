@@ -279,7 +279,8 @@ struct tp_store {
     uint32_t dist_backend;         /* strtab */
     int32_t schema_version;
     int truncated;                 /* the input ended early */
-    int lean;                      /* tp_store_set_lean: a kineto trace kept no flow or memory
+    int lean;                      /* tp_store_set_lean: TP_LEAN_FLOWS, a kineto trace kept only
+                                      its fwdbwd flows; TP_LEAN_KERNELS, no flows or memory
                                       events, and only the python_function events named like
                                       autograd nodes */
     size_t left_out;               /* the events it left out */

@@ -122,13 +122,12 @@ static int names_layer_or_trace(const char *cols)
     return 0;
 }
 
-int tp_view_reads_all_events(const tp_view *v, const struct tp_view_opts *vo)
+int tp_view_lean_level(const tp_view *v, const struct tp_view_opts *vo)
 {
-    switch (v->lean_load) {
-    case TP_LEAN_WITHOUT_LAYER_TRACE: return !vo->need_columns || names_layer_or_trace(vo->need_columns);
-    case TP_LEAN_WITHOUT_OPTIONS: return opted(vo);
-    default: return 1;
-    }
+    int kernels = v->lean_load == TP_LEAN_WITHOUT_LAYER_TRACE ? vo->need_columns && !names_layer_or_trace(vo->need_columns)
+                  : v->lean_load == TP_LEAN_WITHOUT_OPTIONS   ? !opted(vo)
+                                                              : 0;
+    return kernels ? TP_LEAN_KERNELS : v->lean_flows ? TP_LEAN_FLOWS : TP_LEAN_NONE;
 }
 
 static uint32_t view_needs(const tp_view *v, const struct tp_view_opts *vo)
@@ -181,7 +180,7 @@ int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opt
     static const struct tp_view_opts defaults;   /* NULL options: every default */
     if (!vo)
         vo = &defaults;
-    if (st->lean && st->left_out && tp_view_reads_all_events(v, vo))
+    if (st->left_out && st->lean > tp_view_lean_level(v, vo))
         /* a table from part of the trace would print as if whole */
         return tp_error_set(err, TP_ERR_USAGE, "%s: the %s view (with these options and columns) reads events "
                             "this store was loaded without (tp_store_set_lean)", st->path, v->name);

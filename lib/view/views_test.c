@@ -74,25 +74,27 @@ int main(void)
                                         tp_view_option_find(queue, "hta-quirks") != NULL);
     CHECK("api: the filter options alone", api && api->noptions == 2 && tp_view_option_find(api, "window"));
 
-    /* which views may load a trace without its python_function events */
-    const tp_view *prof = tp_view_find("prof"), *kern = tp_view_find("kernels"), *ops = tp_view_find("ops");
+    /* the leanest load each view takes */
+    const tp_view *prof = tp_view_find("prof"), *kern = tp_view_find("kernels"), *ops = tp_view_find("ops"),
+                  *info = tp_view_find("info");
     struct tp_view_opts vo = {0};
-    CHECK("python: prof, any columns", prof && tp_view_reads_all_events(prof, &vo));
+    CHECK("lean: prof, any columns", prof && tp_view_lean_level(prof, &vo) == TP_LEAN_FLOWS);
     vo.need_columns = "idx,dir,sub,mod,op,kernel,params,sil";
-    CHECK("python: prof, its default columns", prof && !tp_view_reads_all_events(prof, &vo));
+    CHECK("lean: prof, its default columns", prof && tp_view_lean_level(prof, &vo) == TP_LEAN_KERNELS);
     vo.need_columns = "idx,Layer";
-    CHECK("python: prof, the layer column", prof && tp_view_reads_all_events(prof, &vo));
+    CHECK("lean: prof, the layer column", prof && tp_view_lean_level(prof, &vo) == TP_LEAN_FLOWS);
     vo.need_columns = "kernel,trace";
-    CHECK("python: prof, the trace column", prof && tp_view_reads_all_events(prof, &vo));
+    CHECK("lean: prof, the trace column", prof && tp_view_lean_level(prof, &vo) == TP_LEAN_FLOWS);
     vo.need_columns = "ALL";
-    CHECK("python: prof, all columns", prof && tp_view_reads_all_events(prof, &vo));
+    CHECK("lean: prof, all columns", prof && tp_view_lean_level(prof, &vo) == TP_LEAN_FLOWS);
     vo.need_columns = "tracer,layers";
-    CHECK("python: prof, names that only begin like them", prof && !tp_view_reads_all_events(prof, &vo));
+    CHECK("lean: prof, names that only begin like them", prof && tp_view_lean_level(prof, &vo) == TP_LEAN_KERNELS);
     vo.need_columns = NULL;
-    CHECK("python: kernels, its default options", kern && !tp_view_reads_all_events(kern, &vo));
+    CHECK("lean: kernels, its default options", kern && tp_view_lean_level(kern, &vo) == TP_LEAN_KERNELS);
     vo.group = "props";
-    CHECK("python: kernels --group", kern && tp_view_reads_all_events(kern, &vo));
+    CHECK("lean: kernels --group", kern && tp_view_lean_level(kern, &vo) == TP_LEAN_FLOWS);
     vo.group = NULL;
-    CHECK("python: ops", ops && tp_view_reads_all_events(ops, &vo));
+    CHECK("lean: ops", ops && tp_view_lean_level(ops, &vo) == TP_LEAN_FLOWS);
+    CHECK("lean: info reads every event", info && tp_view_lean_level(info, &vo) == TP_LEAN_NONE);
     TEST_EXIT();
 }
