@@ -5,6 +5,7 @@
 #include <string.h>
 #include "grow.h"
 #include "slots.h"
+#include "radix.h"
 #include "summ.h"
 #include "table.h"
 #include "checked.h"
@@ -157,10 +158,33 @@ static int cmp_rl(const void *a, const void *b)
     return TP_CMP(x, y);
 }
 
+/* Sort d[0..n) by value with the radix sort when every count is 1 (a list
+ * as gathered: one entry a row); 0 done, -1 not taken (the caller sorts).
+ * Why: the ops view's per-operator lists of durations (0.66M on a 1 GB
+ * trace) took 35 ms through qsort's comparisons, a third of what the view
+ * costs above the default view. */
+static int radix_sort_rl(struct tp_rl *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (d[i].n != 1)
+            return -1;
+    uint64_t *k = malloc(2 * n * sizeof *k);
+    if (!k)
+        return -1;   /* qsort needs no memory: the same order, slower */
+    const uint64_t sign = UINT64_C(1) << 63;   /* signed order as unsigned */
+    for (size_t i = 0; i < n; i++)
+        k[i] = (uint64_t)d[i].v ^ sign;
+    tp_radix_sort(k, k + n, n, 0);
+    for (size_t i = 0; i < n; i++)
+        d[i] = (struct tp_rl){ (int64_t)(k[i] ^ sign), 1 };
+    free(k);
+    return 0;
+}
+
 /* Sort a list and add up the counts of equal values, in place. */
 static void compress_rl(struct tp_rl *d, size_t *n)
 {
-    if (*n > 0)
+    if (*n > 0 && (*n < 256 || radix_sort_rl(d, *n) < 0))
         qsort(d, *n, sizeof *d, cmp_rl);
     size_t o = 0;
     for (size_t i = 0; i < *n; i++) {

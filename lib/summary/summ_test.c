@@ -60,6 +60,44 @@ static int same(tp_summary *a, tp_summary *b)
     return 1;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A group's run-length list after tp_summ_finish: its values ascending, each
+ * once, counted as often as added: on a list long enough for the radix
+ * sort (negative values, both extremes, many repeats). */
+static int rl_sorted_and_counted(void)
+{
+    enum { N = 5000 };
+    static int64_t want[N];
+    tp_summary *s = calloc(1, sizeof *s);
+    s->nranks = 1;
+    struct tp_section *sec = tp_summ_section(s, &desc);
+    struct tp_sgroup *g = tp_summ_group(sec, (const char *[]){"long"});
+    uint64_t seed = 7;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        int64_t v = i == 0 ? INT64_MIN : i == 1 ? INT64_MAX : (int64_t)(seed >> 40) % 700 - 350;
+        want[i] = v;
+        tp_summ_add(g, v);
+    }
+    tp_summ_finish(sec);
+    qsort(want, N, sizeof want[0], cmp_i64);
+    int ok = 1;
+    size_t k = 0;
+    for (size_t i = 0; i < g->nd && ok; i++) {
+        ok = (i == 0 || g->d[i - 1].v < g->d[i].v) && g->d[i].n >= 1;
+        for (int64_t c = 0; c < g->d[i].n && ok; c++, k++)
+            ok = k < N && want[k] == g->d[i].v;
+    }
+    ok = ok && k == N;
+    tp_summary_free(s);
+    return ok;
+}
+
 int main(void)
 {
     /* (a+b)+c == a+(b+c) == the summary of all samples at once */
@@ -71,6 +109,7 @@ int main(void)
     tp_summary_merge(b2, c2, &err);
     tp_summary_merge(a2, b2, &err);
     CHECK("summ_merge_associative", same(a, a2));
+    CHECK("summ_long_list_sorted_and_counted", rl_sorted_and_counted());
     CHECK_INT("summ_merge_counts_ranks", a->nranks, 3);
 
     /* statistics against the samples themselves */
