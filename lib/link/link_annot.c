@@ -207,26 +207,17 @@ struct annot_ctx {
     struct opname_memo opnames[NAME_MEMOS];
     struct seq_memo layers, traces;
     uint8_t *autograd; size_t nautograd;   /* by strtab id: 1 + is_autograd_name, 0 unknown */
-    int oom;                        /* a memo could not grow */
 };
 
 enum { CHAIN_MAX = 4096 };
 
+/* Whether row names id names an autograd node, once per name: the cache
+ * covers the strings the load interned (every row's name); one the linker
+ * interned since is tested each time. */
 static int autograd_id(struct annot_ctx *c, uint32_t id)
 {
-    if (id >= c->nautograd) {
-        size_t n = c->nautograd ? c->nautograd : 4096;
-        while (n <= id)
-            n *= 2;
-        uint8_t *p = realloc(c->autograd, n);
-        if (!p) {
-            c->oom = 1;
-            return is_autograd_name(tp_store_str(c->st, id));
-        }
-        memset(p + c->nautograd, 0, n - c->nautograd);
-        c->autograd = p;
-        c->nautograd = n;
-    }
+    if (id >= c->nautograd)
+        return is_autograd_name(tp_store_str(c->st, id));
     if (!c->autograd[id])
         c->autograd[id] = (uint8_t)(1 + is_autograd_name(tp_store_str(c->st, id)));
     return c->autograd[id] - 1;
@@ -351,8 +342,6 @@ static int annotate(struct annot_ctx *c, struct tp_kernel_annot *a, int64_t op)
         a->seq = tp_store_intern(st, buf, (size_t)n);
     }
     uint32_t last;
-    if (c->oom)
-        return -1;
     if (nl && (a->layer = seq_string(c, &c->layers, c->layer_ids, nl, 0, &last)) == UINT32_MAX)
         return -1;
     if (call_stack)
@@ -389,8 +378,10 @@ int tp_link_kernel_annots(tp_store *st, tp_error *err)
         c->chain = malloc(CHAIN_MAX * sizeof *c->chain);
         c->layer_ids = malloc(CHAIN_MAX * sizeof *c->layer_ids);
         c->trace_ids = malloc(CHAIN_MAX * sizeof *c->trace_ids);
+        c->nautograd = st->strings.count;
+        c->autograd = calloc(c->nautograd ? c->nautograd : 1, 1);
     }
-    int oom = !st->annots || !order || !launched || !c || !c->chain || !c->layer_ids || !c->trace_ids;
+    int oom = !st->annots || !order || !launched || !c || !c->chain || !c->layer_ids || !c->trace_ids || !c->autograd;
     if (!oom) {
         nk = 0;
         for (size_t i = 0; i < st->n; i++)
