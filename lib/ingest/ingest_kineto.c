@@ -799,6 +799,23 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     return 0;
 }
 
+/* Under TP_LEAN_PYFUNCS, once the whole event is read: 1 for a complete
+ * python_function event (its category, case aside) that is no nn.Module
+ * call (no "Python module id": the operator tree makes module nodes of
+ * those, tbtree.c) and not named like an autograd node (a kernel's
+ * direction, link_annot.c).  Read whole because the module id is the
+ * last thing it says; what is saved is its row, its strings and its link. */
+static int left_out_python(tp_json *j, const struct event *ev)
+{
+    if (ev->ph.type != TP_J_STRING || ev->ph.s.len != 1 || tp_json_ptr(j, ev->ph.s)[0] != 'X' ||
+        ev->cat.type != TP_J_STRING || ev->cat.s.len != 15 ||
+        strncasecmp(tp_json_ptr(j, ev->cat.s), "python_function", 15) != 0 || ev->name.type != TP_J_STRING)
+        return 0;
+    if (ev->py_module.type != TP_J_NONE && ev->py_module.type != TP_J_NULL)
+        return 0;
+    return !tp_is_autograd_name(tp_json_ptr(j, ev->name.s), ev->name.s.len);
+}
+
 /* An event a lean store leaves out: counted, and a python_function
  * event's start kept when it is the earliest such complete event (a whole
  * load's first host event may be one; attribution.c reads
@@ -832,7 +849,7 @@ static int read_events(struct importer *im)
             tp_store_bad(im->st, "event is not an object", off);
             continue;
         }
-        if (ev.left_out)
+        if (ev.left_out || (im->keys.lean == TP_LEAN_PYFUNCS && left_out_python(j, &ev)))
             leave_out(im->st, j, &ev);
         else if (add_event(im, &ev, off) < 0)
             return -1;

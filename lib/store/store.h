@@ -280,7 +280,9 @@ struct tp_store {
     int32_t schema_version;
     int truncated;                 /* the input ended early */
     int lean;                      /* tp_store_set_lean: TP_LEAN_FLOWS, a kineto trace kept only
-                                      its fwdbwd flows; TP_LEAN_KERNELS, no flows or memory
+                                      its fwdbwd flows; TP_LEAN_PYFUNCS, those and the
+                                      python_function events of module calls or named like
+                                      autograd nodes; TP_LEAN_KERNELS, no flows or memory
                                       events, and only the python_function events named like
                                       autograd nodes */
     size_t left_out;               /* the events it left out */

@@ -68,7 +68,7 @@ static int write_gpu(struct tp_sf_writer *w, const tp_store *st)
 /* Bump when a summarizer below (view_ops.c, view_memory.c: summarize())
  * changes what it computes, or the layout below changes: stores written
  * before have their sections summarized again. */
-#define TP_SF_SUMM_VERSION 1
+#define TP_SF_SUMM_VERSION 2   /* 2: ops' "Self CPU time total" nests torch events without the python frames */
 static const struct tp_summ_view *const cached_views[] = {&tp_summ_ops_name, &tp_summ_memory};
 
 /* A growing byte buffer (0 / -1 out of memory). */
