@@ -258,6 +258,35 @@ static int same_annots_but_python(const tp_store *a, const tp_store *b)
     return 1;
 }
 
+/* View v's CSV of store a and of store b, with its footer: 1 when equal. */
+static int same_view(const char *v, const tp_store *a, const tp_store *b)
+{
+    char *text[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    const tp_store *st[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        tp_table *t = NULL;
+        tp_error err = {0};
+        struct tp_view_opts vo = {0};
+        if (tp_view_build(tp_view_find(v), st[k], &vo, &t, &err) != TP_OK)
+            break;
+        FILE *f = open_memstream(&text[k], &len[k]);
+        struct tp_output_opts o;
+        tp_output_opts_init(&o);
+        o.format = TP_FMT_CSV;
+        if (f) {
+            tp_table_write(t, &o, f, &err);
+            fprintf(f, "%s", tp_table_footer(t) ? tp_table_footer(t) : "");
+            fclose(f);
+        }
+        tp_table_free(t);
+    }
+    int same = text[0] && text[1] && len[0] > 0 && len[0] == len[1] && memcmp(text[0], text[1], len[0]) == 0;
+    free(text[0]);
+    free(text[1]);
+    return same;
+}
+
 /* tp_store_set_lean: a kineto trace keeps no flow or memory events and
  * only the python_function events named like autograd nodes, and the
  * prof.py fields but layer and trace are those of the whole load. */
@@ -324,8 +353,78 @@ static void kineto_lean(void)
     tp_table_free(t);
     CHECK_INT("lean_flows.info_refused", tp_view_build(tp_view_find("info"), flows, &vo, &t, &err), TP_ERR_USAGE);
     tp_store_free(flows);
+    /* TP_LEAN_PYFUNCS: those flows, and no python_function event but the
+     * module call's and the autograd node's; memory events stay */
+    tp_store *py = tp_store_new();
+    tp_store_set_lean(py, TP_LEAN_PYFUNCS);
+    int rcp = tp_store_load(py, path, &err);
+    if (rcp == TP_OK)
+        rcp = tp_store_link(py, &err);
+    CHECK_INT("lean_py.loads", rcp, TP_OK);
+    CHECK_INT("lean_py.python_kept", count_kind(py, TP_K_PYTHON_FUNCTION, 0), 2);
+    CHECK_INT("lean_py.fwdbwd_kept", count_kind(py, TP_K_FLOW, 0), 2);
+    CHECK_INT("lean_py.memory_kept", count_kind(py, TP_K_MEMORY, 0), 1);
+    CHECK_INT("lean_py.rows", py->n, whole->n - 3);
+    CHECK_INT("lean_py.events_counted", tp_store_event_count(py), tp_store_event_count(whole));
+    CHECK("lean_py.first_host", py->left_out == 3 && py->left_out_first_ts == 100000);
+    CHECK("lean_py.same_causes", memcmp(whole->attr.cause_n, py->attr.cause_n, sizeof whole->attr.cause_n) == 0);
+    const char *const py_views[] = {"ops", "gpu", "advice", "memory", "steps"};
+    for (size_t i = 0; i < sizeof py_views / sizeof *py_views; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "lean_py.%s_same", py_views[i]);
+        CHECK(name, same_view(py_views[i], whole, py));
+    }
+    CHECK_INT("lean_py.modules_refused", tp_view_build(tp_view_find("modules"), py, &vo, &t, &err), TP_ERR_USAGE);
+    tp_store_free(py);
     tp_store_free(whole);
     tp_store_free(part);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* key_averages' "Self CPU time total" nests torch events among themselves:
+ * a python frame that straddles an operator's end does not make the
+ * operator inside both outermost (150 us: outer and after; nesting with the
+ * frame counted inner's 20 us too), in a whole load and in a lean one. */
+static void self_cpu_total_straddle(void)
+{
+    static const char *const json =
+        "{\"traceEvents\": [\n"
+        " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::outer\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+        " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): g\", \"pid\": 1, \"tid\": 1, \"ts\": 150,"
+        "  \"dur\": 150, \"args\": {\"Python id\": 1}},\n"
+        " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::inner\", \"pid\": 1, \"tid\": 1, \"ts\": 160, \"dur\": 20},\n"
+        " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::after\", \"pid\": 1, \"tid\": 1, \"ts\": 400, \"dur\": 50}\n"
+        "]}\n";
+    char dir[64], path[80];
+    if (tt_tmpdir(dir, sizeof dir, "straddle") < 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(json, f) >= 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    CHECK("straddle.trace_written", ok);
+    for (int lean = 0; lean < 2; lean++) {
+        tp_store *st = tp_store_new();
+        tp_error err = {0};
+        tp_store_set_lean(st, lean ? TP_LEAN_PYFUNCS : TP_LEAN_NONE);
+        int rc = tp_store_load(st, path, &err);
+        if (rc == TP_OK)
+            rc = tp_store_link(st, &err);
+        CHECK_INT(lean ? "straddle.lean_loads" : "straddle.whole_loads", rc, TP_OK);
+        CHECK_INT(lean ? "straddle.lean_python" : "straddle.whole_python", count_kind(st, TP_K_PYTHON_FUNCTION, 0),
+                  lean ? 0 : 1);
+        tp_table *t = NULL;
+        struct tp_view_opts vo = {0};
+        const char *foot = NULL;
+        if (tp_view_build(tp_view_find("ops"), st, &vo, &t, &err) == TP_OK)
+            foot = tp_table_footer(t);
+        CHECK(lean ? "straddle.lean_total" : "straddle.whole_total",
+              foot && strstr(foot, "Self CPU time total: 150.000us") != NULL);
+        tp_table_free(t);
+        tp_store_free(st);
+    }
     unlink(path);
     rmdir(dir);
 }
@@ -335,5 +434,6 @@ int main(void)
     dump_scope();
     launch_lookups();
     kineto_lean();
+    self_cpu_total_straddle();
     TEST_EXIT();
 }

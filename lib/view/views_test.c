@@ -94,7 +94,18 @@ int main(void)
     vo.group = "props";
     CHECK("lean: kernels --group", kern && tp_view_lean_level(kern, &vo) == TP_LEAN_FLOWS);
     vo.group = NULL;
-    CHECK("lean: ops", ops && tp_view_lean_level(ops, &vo) == TP_LEAN_FLOWS);
+    CHECK("lean: ops", ops && tp_view_lean_level(ops, &vo) == TP_LEAN_PYFUNCS);
+    vo.group = "stack";
+    CHECK("lean: ops --group stack", ops && tp_view_lean_level(ops, &vo) == TP_LEAN_PYFUNCS);
+    vo.group = NULL;
+    const char *const py_views[] = {"gpu", "advice", "memory", "steps"};
+    for (size_t i = 0; i < sizeof py_views / sizeof *py_views; i++) {
+        const tp_view *v = tp_view_find(py_views[i]);
+        CHECK(py_views[i], v && tp_view_lean_level(v, &vo) == TP_LEAN_PYFUNCS);
+    }
+    /* the module tree walks every python frame's parent id */
+    const tp_view *mods = tp_view_find("modules");
+    CHECK("lean: modules keeps the python frames", mods && tp_view_lean_level(mods, &vo) == TP_LEAN_FLOWS);
     CHECK("lean: info reads every event", info && tp_view_lean_level(info, &vo) == TP_LEAN_NONE);
     TEST_EXIT();
 }
