@@ -804,7 +804,8 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
  * call (no "Python module id": the operator tree makes module nodes of
  * those, tbtree.c) and not named like an autograd node (a kernel's
  * direction, link_annot.c).  Read whole because the module id is the
- * last thing it says; what is saved is its row, its strings and its link. */
+ * last thing it says; what is saved is its row, its strings and its link
+ * (and the check of its args' ids). */
 static int left_out_python(tp_json *j, const struct event *ev)
 {
     if (ev->ph.type != TP_J_STRING || ev->ph.s.len != 1 || tp_json_ptr(j, ev->ph.s)[0] != 'X' ||
@@ -849,8 +850,16 @@ static int read_events(struct importer *im)
             tp_store_bad(im->st, "event is not an object", off);
             continue;
         }
-        if (ev.left_out || (im->keys.lean == TP_LEAN_PYFUNCS && left_out_python(j, &ev)))
+        if (ev.left_out)
             leave_out(im->st, j, &ev);
+        else if (im->keys.lean == TP_LEAN_PYFUNCS && left_out_python(j, &ev)) {
+            /* checked as every event is (its phase, start, duration, name): a
+             * bad one is counted as in a whole load */
+            char ph;
+            int64_t ts, dur;
+            if (check_event(im->st, j, &ev, off, &ph, &ts, &dur))
+                leave_out(im->st, j, &ev);
+        }
         else if (add_event(im, &ev, off) < 0)
             return -1;
     }
