@@ -425,6 +425,24 @@ static void self_cpu_total_straddle(void)
         tp_table_free(t);
         tp_store_free(st);
     }
+    /* a python frame with a bad start: counted by the lean load too */
+    f = fopen(path, "w");
+    ok = f && fputs("{\"traceEvents\": [\n"
+                    " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): g\", \"pid\": 1, \"tid\": 1,"
+                    " \"ts\": \"x150\", \"dur\": 150},\n"
+                    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::after\", \"pid\": 1, \"tid\": 1,"
+                    " \"ts\": 400, \"dur\": 50}\n]}\n", f) >= 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    for (int lean = 0; ok && lean < 2; lean++) {
+        tp_store *st = tp_store_new();
+        tp_error err = {0};
+        tp_store_set_lean(st, lean ? TP_LEAN_PYFUNCS : TP_LEAN_NONE);
+        tp_store_load(st, path, &err);
+        CHECK(lean ? "straddle.lean_bad_counted" : "straddle.whole_bad_counted",
+              st->nskips == 1 && strstr(st->skips[0].reason, "\"ts\"") && st->n == 1 && st->left_out == 0);
+        tp_store_free(st);
+    }
     unlink(path);
     rmdir(dir);
 }
