@@ -820,13 +820,19 @@ static int left_out_python(tp_json *j, const struct event *ev)
 /* An event a lean store leaves out: counted, and a python_function
  * event's start kept when it is the earliest such complete event (a whole
  * load's first host event may be one; attribution.c reads
- * tp_store.left_out_first_ts).  Flows and instants are no host events. */
+ * tp_store.left_out_first_ts), its end when it is the latest of those read
+ * whole (TP_LEAN_PYFUNCS: the trace's span may end with one, gpu_series.c).
+ * Flows and instants are no host events. */
 static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
 {
-    int64_t ts;
+    int64_t ts, dur;
     st->left_out++;
-    if (tp_json_ptr(j, ev->ph.s)[0] == 'X' && get_ns(j, &ev->ts, &ts) == 1 && ts < st->left_out_first_ts)
+    if (tp_json_ptr(j, ev->ph.s)[0] != 'X' || get_ns(j, &ev->ts, &ts) != 1)
+        return;
+    if (ts < st->left_out_first_ts)
         st->left_out_first_ts = ts;
+    if (ev->dur.type != TP_J_NONE && get_ns(j, &ev->dur, &dur) == 1 && dur > 0 && ts + dur > st->left_out_last_end)
+        st->left_out_last_end = ts + dur;
 }
 
 static int read_events(struct importer *im)
@@ -985,6 +991,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     st->n = first->n;
     st->left_out = 0;   /* the events left out were the earlier array's too */
     st->left_out_first_ts = INT64_MAX;
+    st->left_out_last_end = INT64_MIN;
     st->nkernels = first->nkernels;
     st->nops = first->nops;
     st->nmems = first->nmems;

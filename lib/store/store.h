@@ -287,6 +287,8 @@ struct tp_store {
                                       autograd nodes */
     size_t left_out;               /* the events it left out */
     int64_t left_out_first_ts;     /* the earliest start of those that are complete ('X'), INT64_MAX none */
+    int64_t left_out_last_end;     /* the latest end of those read whole (python frames under
+                                      TP_LEAN_PYFUNCS), INT64_MIN none */
     int kernel_scope;              /* loaded for its kernels alone (tp_store_set_kernel_scope): an
                                       nvprof/nsys dump kept only the calls and NVTX ranges PyProf reads */
 
