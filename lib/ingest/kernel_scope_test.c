@@ -258,8 +258,9 @@ static int same_annots_but_python(const tp_store *a, const tp_store *b)
     return 1;
 }
 
-/* View v's CSV of store a and of store b, with its footer: 1 when equal. */
-static int same_view(const char *v, const tp_store *a, const tp_store *b)
+/* View v's CSV of store a and of store b (gpu: --series=series unless
+ * NULL), with its footer: 1 when equal. */
+static int same_view_series(const char *v, const tp_store *a, const tp_store *b, const char *series)
 {
     char *text[2] = {NULL, NULL};
     size_t len[2] = {0, 0};
@@ -268,6 +269,7 @@ static int same_view(const char *v, const tp_store *a, const tp_store *b)
         tp_table *t = NULL;
         tp_error err = {0};
         struct tp_view_opts vo = {0};
+        vo.series = series;
         if (tp_view_build(tp_view_find(v), st[k], &vo, &t, &err) != TP_OK)
             break;
         FILE *f = open_memstream(&text[k], &len[k]);
@@ -285,6 +287,11 @@ static int same_view(const char *v, const tp_store *a, const tp_store *b)
     free(text[0]);
     free(text[1]);
     return same;
+}
+
+static int same_view(const char *v, const tp_store *a, const tp_store *b)
+{
+    return same_view_series(v, a, b, NULL);
 }
 
 /* tp_store_set_lean: a kineto trace keeps no flow or memory events and
@@ -375,6 +382,10 @@ static void kineto_lean(void)
         CHECK(name, same_view(py_views[i], whole, py));
     }
     CHECK_INT("lean_py.modules_refused", tp_view_build(tp_view_find("modules"), py, &vo, &t, &err), TP_ERR_USAGE);
+    /* the first python frame opens the trace's span and outlasts it (no
+     * steps): gpu --series spans it in the lean store too */
+    CHECK("lean_py.span", py->left_out_first_ts == 100000 && py->left_out_last_end == 1000000);
+    CHECK("lean_py.gpu_series_same", same_view_series("gpu", whole, py, "4"));
     tp_store_free(py);
     tp_store_free(whole);
     tp_store_free(part);
