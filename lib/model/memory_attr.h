@@ -44,4 +44,13 @@ struct tp_mem {
 int  tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *out);
 void tp_mem_free(struct tp_mem *mem);
 
+/* The operator view's memory columns without keeping the records: the
+ * bytes of the records the walk attributes to each operator node (self)
+ * and to its subtree (inclusive), CPU and devices apart, added into
+ * sums[slot[node]] (slot -1: none).  The same attribution and the same
+ * integer sums as tp_mem_collect's records summed over the tree.  Returns
+ * the number of [memory] records (0: none), or -1 on out of memory. */
+struct tp_mem_sums { int64_t self_cpu, self_dev, cpu, dev; };
+int64_t tp_mem_op_sums(const tp_store *st, const struct tb_model *m, const int64_t *slot, struct tp_mem_sums *sums);
+
 #endif
