@@ -285,6 +285,39 @@ static int start_ts(const tp_store *st, struct tp_mem *out, size_t *n)
     return 0;
 }
 
+/* The devices in a fixed order, CPU, then GPUs by id, whatever order the
+ * records named them in: the n record's dev fields (dev0, then every
+ * stride bytes) renumbered.  0, or -1 out of memory. */
+static int order_devs(struct tp_mem *mem, int32_t *dev0, size_t stride)
+{
+    if (mem->ndevs <= 1)
+        return 0;
+    int32_t map[64];
+    struct tp_memdev *old = malloc(mem->ndevs * sizeof *old);
+    int32_t *remap = mem->ndevs <= 64 ? map : malloc(mem->ndevs * sizeof *remap);
+    if (!old || !remap) {
+        free(old);
+        if (remap != map)
+            free(remap);
+        return -1;
+    }
+    memcpy(old, mem->devs, mem->ndevs * sizeof *old);
+    qsort(mem->devs, mem->ndevs, sizeof *mem->devs, cmp_dev);
+    for (size_t i = 0; i < mem->ndevs; i++)
+        for (size_t j = 0; j < mem->ndevs; j++)
+            if (old[i].type == mem->devs[j].type && old[i].id == mem->devs[j].id)
+                remap[i] = (int32_t)j;
+    for (size_t k = 0; k < mem->n; k++) {
+        int32_t *d = (int32_t *)((char *)dev0 + k * stride);
+        if (*d >= 0)
+            *d = remap[*d];
+    }
+    if (remap != map)
+        free(remap);
+    free(old);
+    return 0;
+}
+
 int tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *out)
 {
     memset(out, 0, sizeof *out);
@@ -320,29 +353,8 @@ int tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *
     if (up < out->n)
         qsort(out->recs, out->n, sizeof *out->recs, cmp_rec_ts);
     /* devices in a fixed order: CPU, then GPUs by id */
-    if (out->ndevs > 1) {
-        int map[64];
-        struct tp_memdev *old = malloc(out->ndevs * sizeof *old);
-        if (!old)
-            return tp_mem_free(out), -1;
-        memcpy(old, out->devs, out->ndevs * sizeof *old);
-        qsort(out->devs, out->ndevs, sizeof *out->devs, cmp_dev);
-        int *remap = out->ndevs <= 64 ? map : malloc(out->ndevs * sizeof *remap);
-        if (!remap) {
-            free(old);
-            return tp_mem_free(out), -1;
-        }
-        for (size_t i = 0; i < out->ndevs; i++)
-            for (size_t j = 0; j < out->ndevs; j++)
-                if (old[i].type == out->devs[j].type && old[i].id == out->devs[j].id)
-                    remap[i] = (int)j;
-        for (size_t k = 0; k < out->n; k++)
-            if (out->recs[k].dev >= 0)
-                out->recs[k].dev = remap[out->recs[k].dev];
-        if (remap != map)
-            free(remap);
-        free(old);
-    }
+    if (order_devs(out, &out->recs[0].dev, sizeof *out->recs) < 0)
+        return tp_mem_free(out), -1;
     if (!m || out->n == 0)
         return 0;
 
@@ -370,10 +382,44 @@ int tp_mem_collect(const tp_store *st, const struct tb_model *m, struct tp_mem *
     return rc;
 }
 
-/* A [memory] row for the sums: its time and row, to sort by when the rows
- * are not in time order. */
+/* The [memory] rows in time order, as tp_mem_collect orders its records:
+ * the rows' own order when it is one (as a rule), else sorted by (ts, row)
+ * into *ord (NULL when in order).  Their number, or -1 out of memory. */
 struct tsrow { int64_t ts, row; };
 TP_CMP_FIELDS(cmp_tsrow, struct tsrow, ts, row)
+
+static int64_t mem_rows(const tp_store *st, struct tsrow **ord)
+{
+    size_t n = 0, sorted = 1;
+    int64_t last = INT64_MIN;
+    *ord = NULL;
+    for (size_t i = 0; i < st->n; i++)
+        if (is_mem_row(st, i)) {
+            n++;
+            sorted &= st->ts[i] >= last;
+            last = st->ts[i];
+        }
+    if (sorted)
+        return (int64_t)n;
+    if (!(*ord = malloc(n * sizeof **ord)))
+        return -1;
+    for (size_t i = 0, k = 0; i < st->n; i++)
+        if (is_mem_row(st, i))
+            (*ord)[k++] = (struct tsrow){st->ts[i], (int64_t)i};
+    qsort(*ord, n, sizeof **ord, cmp_tsrow);
+    return (int64_t)n;
+}
+
+/* The next [memory] row in time order (*k: records passed, *i: rows
+ * scanned); -1 after the last. */
+static int64_t next_mem_row(const tp_store *st, const struct tsrow *ord, size_t n, size_t *k, size_t *i)
+{
+    if (ord)
+        return *k < n ? ord[(*k)++].row : -1;
+    while (*i < st->n && !is_mem_row(st, *i))
+        ++*i;
+    return *i < st->n ? (int64_t)(*i)++ : -1;
+}
 
 /* One record through its thread's walk into the sums. */
 static int sum_record(struct walker *w, const tp_store *st, size_t i)
@@ -401,49 +447,66 @@ static int sum_record(struct walker *w, const tp_store *st, size_t i)
 
 int64_t tp_mem_op_sums(const tp_store *st, const struct tb_model *m, const int64_t *slot, struct tp_mem_sums *sums)
 {
-    /* the records in time order, as tp_mem_collect orders them: the rows'
-     * own order when it is one (as a rule), else sorted by (ts, row) */
-    size_t n = 0, sorted = 1;
-    int64_t last = INT64_MIN;
-    for (size_t i = 0; i < st->n; i++)
-        if (is_mem_row(st, i)) {
-            n++;
-            sorted &= st->ts[i] >= last;
-            last = st->ts[i];
-        }
-    if (n == 0 || !m)
-        return (int64_t)n;
+    struct tsrow *ord;
+    int64_t n = mem_rows(st, &ord);
+    if (n <= 0 || !m)
+        return free(ord), n;
     struct walker w;
-    struct tsrow *ord = NULL;
     int rc = walker_init(&w, m);
     w.slot = slot;
     w.sums = sums;
-    if (rc == 0 && !sorted) {
-        ord = malloc(n * sizeof *ord);
-        if (!ord)
-            rc = -1;
-        for (size_t i = 0, k = 0; ord && i < st->n; i++)
-            if (is_mem_row(st, i))
-                ord[k++] = (struct tsrow){st->ts[i], (int64_t)i};
-        if (ord)
-            qsort(ord, n, sizeof *ord, cmp_tsrow);
-    }
-    if (rc == 0 && sorted) {
-        for (size_t i = 0; i < st->n && rc == 0; i++)
-            if (is_mem_row(st, i))
-                rc = sum_record(&w, st, i);
-    } else {
-        for (size_t k = 0; k < n && rc == 0; k++)
-            rc = sum_record(&w, st, (size_t)ord[k].row);
-    }
+    size_t k = 0, i = 0;
+    for (int64_t r; rc == 0 && (r = next_mem_row(st, ord, (size_t)n, &k, &i)) >= 0;)
+        rc = sum_record(&w, st, (size_t)r);
     walker_free(&w);   /* leaves the nodes still entered: their inclusive sums */
     free(ord);
-    return rc < 0 ? -1 : (int64_t)n;
+    return rc < 0 ? -1 : n;
+}
+
+int tp_mem_collect_stats(const tp_store *st, const struct tb_model *m, struct tp_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    out->start_ts = TP_NONE;
+    struct tsrow *ord;
+    int64_t n = mem_rows(st, &ord);
+    if (n < 0)
+        return -1;
+    struct walker w;
+    size_t devcap = 0, k = 0, i = 0;
+    out->stats = malloc((n ? (size_t)n : 1) * sizeof *out->stats);
+    int rc = out->stats ? 0 : -1;
+    if (m) {
+        out->visited = calloc(m->nnodes ? m->nnodes : 1, 1);
+        rc |= walker_init(&w, m) < 0 || !out->visited ? -1 : 0;
+        w.visited = out->visited;
+    }
+    for (int64_t r; rc == 0 && (r = next_mem_row(st, ord, (size_t)n, &k, &i)) >= 0;) {
+        const struct tp_mem_info *mi = &st->mems[st->aux[r]];
+        struct tp_memstat *x = &out->stats[out->n++];
+        x->bytes = mi->bytes == TP_NONE ? 0 : mi->bytes;
+        x->dev = dev_index(out, mi->device_type, mi->device_id, &devcap);
+        x->node = -1;
+        struct wthread *T = m ? walker_thread(&w, st->tid[r]) : NULL;
+        int64_t parent, node = T ? walk_to(&w, T, st->ts[r], &parent) : -1;
+        if (x->dev == -2 || node == -2)
+            rc = -1;
+        else if (node >= 0)
+            x->node = node;
+    }
+    if (m)
+        walker_free(&w);
+    free(ord);
+    if (rc == 0)
+        rc = order_devs(out, &out->stats[0].dev, sizeof *out->stats);
+    if (rc < 0)
+        tp_mem_free(out);
+    return rc;
 }
 
 void tp_mem_free(struct tp_mem *mem)
 {
     free(mem->recs);
+    free(mem->stats);
     free(mem->devs);
     free(mem->visited);
     memset(mem, 0, sizeof *mem);
