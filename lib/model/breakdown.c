@@ -67,35 +67,33 @@ static int order_events(struct bd *b)
     return 0;
 }
 
-/* external ids of communication ops: their kernels count as communication */
-static void find_comm_ext(struct bd *b)
-{
-    const tp_store *st = b->st;
-    for (size_t k = 0; k < b->no; k++) {
-        int64_t r = b->ord[k];
-        if (tp_store_ext(st, r) != TP_NONE && tp_tb_is_host_node(st, (size_t)r) &&
-            (tp_tb_name_class(&b->names, st->name[r]) & TP_TBN_COMM))
-            b->comm_ext[b->ncomm++] = tp_store_ext(st, r);
-    }
-    qsort(b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64);
-}
-
-/* Room for every range a role can get, from a count of the X events by
- * kind: grown by doubling, the roles' arrays were copied by realloc and
- * their pages faulted twice (a 1 GB trace pushes 1.2M ranges).  Room never
- * written costs no memory.  0, or -1 out of memory. */
-static int reserve_roles(struct bd *b)
+/* One pass over the X rows in row order (the order does not matter here,
+ * and row order reads the columns front to back, not through ord): the
+ * external ids of communication ops, whose kernels count as
+ * communication, sorted; and room for every range a role can get, from a
+ * count of the X events by kind (grown by doubling, the roles' arrays were
+ * copied by realloc and their pages faulted twice: a 1 GB trace pushes
+ * 1.2M ranges; room never written costs no memory).  0, or -1 out of
+ * memory. */
+static int scan_rows(struct bd *b)
 {
     const tp_store *st = b->st;
     size_t nk = 0, ncpy = 0, nset = 0, nrt = 0, nhost = 0;
-    for (size_t k = 0; k < b->no; k++) {
-        uint8_t kd = st->kind[b->ord[k]];
+    for (size_t r = 0; r < st->n; r++) {
+        if (st->ph[r] != 'X') continue;
+        uint8_t kd = st->kind[r];
         if (kd == TP_K_KERNEL) nk++;
         else if (kd == TP_K_MEMCPY) ncpy++;
         else if (kd == TP_K_MEMSET) nset++;
         else if (kd == TP_K_RUNTIME || kd == TP_K_DRIVER) nrt++;
-        else nhost++;
+        else {
+            nhost++;
+            if (tp_store_ext(st, r) != TP_NONE && tp_tb_is_host_node(st, r) &&
+                (tp_tb_name_class(&b->names, st->name[r]) & TP_TBN_COMM))
+                b->comm_ext[b->ncomm++] = tp_store_ext(st, r);
+        }
     }
+    qsort(b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64);
     size_t cap[NROLE] = {[R_KERNEL] = nk, [R_MEMCPY] = ncpy, [R_MEMSET] = nset, [R_COMM] = nk + nhost,
                          [R_RUNTIME] = nrt, [R_DL] = nhost, [R_CPU] = nhost};
     for (int k = 0; k < NROLE; k++) {
@@ -115,7 +113,6 @@ static int assign_roles(struct bd *b)
     b->cpu_min = INT64_MAX;
     b->cpu_max = INT64_MIN;
     b->py_ok = -1;
-    if (reserve_roles(b) < 0) return -1;
     for (size_t k = 0; k < b->no; k++) {
         int64_t r = b->ord[k];
         uint8_t kd = st->kind[r];
@@ -309,8 +306,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
     memset(out, 0, sizeof *out);
     int rc = -1;
     if (order_events(&b) < 0) goto done;
-    find_comm_ext(&b);
-    if (assign_roles(&b) < 0) goto done;
+    if (scan_rows(&b) < 0 || assign_roles(&b) < 0) goto done;
     for (int k = 0; k < NROLE; k++) tp_ranges_merge(&b.role[k]);
     if (!b.nsteps && b.cpu_min <= b.cpu_max) {
         /* every field: match_gpu_work counts from matched = 0 (it was left as

@@ -276,6 +276,11 @@ static int compute(const tp_store *st, const struct tp_tb_breakdown *bd, const s
 
     uint8_t *cache = calloc(st->strings.count + 1, 1);
     if (!cache) goto oom0;
+    /* the kernels with a device, in one pass with the totals: room for every
+     * row (what is never written costs no memory) */
+    int64_t *k = malloc((st->n ? st->n : 1) * sizeof *k), *rg = NULL;
+    struct ep *eps = NULL;
+    if (!k) goto oom;
     size_t nk = 0;
     int64_t tc_all = 0, k_all = 0;
     int any_kernel = 0;
@@ -284,17 +289,13 @@ static int compute(const tp_store *st, const struct tp_tb_breakdown *bd, const s
         any_kernel = 1;
         tp_sat_add(&k_all, st->dur[i]);
         if (is_tc(st, st->name[i], cache)) tp_sat_add(&tc_all, st->dur[i]);
-        if (st->device[i] >= 0) nk++;
+        if (st->device[i] >= 0) k[nk++] = (int64_t)i;
     }
     if (any_kernel) out->tc_used_ratio = k_all > 0 ? (double)tc_all / (double)k_all : 0.0;
 
-    int64_t *k = malloc((nk ? nk : 1) * sizeof *k);
-    int64_t *rg = malloc((nk ? nk : 1) * 2 * sizeof *rg);
-    struct ep *eps = malloc((nk ? nk : 1) * 2 * sizeof *eps);
-    if (!k || !rg || !eps) goto oom;
-    nk = 0;
-    for (size_t i = 0; i < st->n; i++)
-        if (st->kind[i] == TP_K_KERNEL && st->ph[i] == 'X' && st->device[i] >= 0) k[nk++] = (int64_t)i;
+    rg = malloc((nk ? nk : 1) * 2 * sizeof *rg);
+    eps = malloc((nk ? nk : 1) * 2 * sizeof *eps);
+    if (!rg || !eps) goto oom;
     if (sort_kernels(st, k, nk) < 0) goto oom;
     size_t ngpu = 0;
     for (size_t i = 0; i < nk; i++)
