@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "memory_attr.h"
+#include "grow.h"
 #include "cmp.h"
 #include "tbtree_order.h"
 
@@ -221,14 +222,8 @@ static int64_t walk_to(struct walker *w, struct wthread *T, int64_t ts, int64_t 
         }
         if (w->visited)
             w->visited[T->child] = 1;
-        if (T->sp == T->cap) {
-            size_t nc = T->cap ? T->cap * 2 : 64;
-            struct frame *p = realloc(T->stack, nc * sizeof *p);
-            if (!p)
-                return -2;
-            T->stack = p;
-            T->cap = nc;
-        }
+        if (tp_grow((void **)&T->stack, &T->cap, T->sp + 1, sizeof *T->stack) < 0)
+            return -2;
         T->stack[T->sp++] = (struct frame){T->cur, T->child, T->c, T->d};
         T->cur = T->child;
         T->c = T->d = 0;
