@@ -1,14 +1,19 @@
 /* memory_attr.c — collect [memory] records and attribute them to operators
  * the way the TensorBoard plugin does (SPEC §8.1, §8.2).
  *
- * Records are grouped by thread and walked in time order against that
- * thread's plugin tree, moving down into the child whose [start, end) holds
- * the record and back up when a record lies past the current node.  The walk
- * never goes back in time, so a thread costs O(records + nodes).  A record
- * lands on the deepest node that holds it; it belongs to an operator only if
- * that node is one (tp_tb_is_op), else it is left unattributed, as the
- * plugin leaves it.  The walk also marks the nodes it entered: the plugin's
- * statistics skip the subtrees of nodes it never entered. */
+ * Each thread's records are walked in time order against that thread's
+ * plugin tree, moving down into the child whose [start, end) holds the
+ * record and back up when a record lies past the current node.  The walk
+ * never goes back in time, so a thread costs O(records + nodes); the
+ * threads' walks are independent, so all records go through in one pass in
+ * time order, each to its thread's walk state.  A record lands on the
+ * deepest node that holds it; it belongs to an operator only if that node
+ * is one (tp_tb_is_op), else it is left unattributed, as the plugin leaves
+ * it.  The walk also marks the nodes it entered: the plugin's statistics
+ * skip the subtrees of nodes it never entered.  Three collections share the
+ * walk: every field (tp_mem_collect: --events, --curve), the statistics'
+ * narrow records (tp_mem_collect_stats), and the operator view's sums with
+ * no records kept (tp_mem_op_sums). */
 #include <stdlib.h>
 #include <string.h>
 #include "memory_attr.h"
