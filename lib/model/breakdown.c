@@ -42,11 +42,11 @@ struct bd {
     int64_t *comm_ext; size_t ncomm;  /* external ids of communication ops, sorted */
     struct step *steps; size_t nsteps;
     int64_t cpu_min, cpu_max;         /* span of the CPU work, for a trace without steps */
-    int32_t *dev_next, *rt_head;      /* device rows grouped by launching runtime (a linked store
-                                         has at most 2^31 - 1 rows: half the 2 x 17 MB of int64 on 1 GB) */
+    int32_t *step_of;                 /* per runtime or driver row: the step it launched in, -1 none */
     unsigned char *dmatched;          /* device rows that widened a step */
     struct tp_ranges role[NROLE + 1], cost[NROLE + 1];
     struct tp_tb_names names;         /* what each name says, tested once */
+    uint32_t py_cat; int py_ok;       /* the last python_function category asked, and its answer */
 };
 
 /* The X events in time order; room for the runtimes, steps and comm ids. */
@@ -67,35 +67,33 @@ static int order_events(struct bd *b)
     return 0;
 }
 
-/* external ids of communication ops: their kernels count as communication */
-static void find_comm_ext(struct bd *b)
-{
-    const tp_store *st = b->st;
-    for (size_t k = 0; k < b->no; k++) {
-        int64_t r = b->ord[k];
-        if (tp_store_ext(st, r) != TP_NONE && tp_tb_is_host_node(st, (size_t)r) &&
-            (tp_tb_name_class(&b->names, st->name[r]) & TP_TBN_COMM))
-            b->comm_ext[b->ncomm++] = tp_store_ext(st, r);
-    }
-    qsort(b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64);
-}
-
-/* Room for every range a role can get, from a count of the X events by
- * kind: grown by doubling, the roles' arrays were copied by realloc and
- * their pages faulted twice (a 1 GB trace pushes 1.2M ranges).  Room never
- * written costs no memory.  0, or -1 out of memory. */
-static int reserve_roles(struct bd *b)
+/* One pass over the X rows in row order (the order does not matter here,
+ * and row order reads the columns front to back, not through ord): the
+ * external ids of communication ops, whose kernels count as
+ * communication, sorted; and room for every range a role can get, from a
+ * count of the X events by kind (grown by doubling, the roles' arrays were
+ * copied by realloc and their pages faulted twice: a 1 GB trace pushes
+ * 1.2M ranges; room never written costs no memory).  0, or -1 out of
+ * memory. */
+static int scan_rows(struct bd *b)
 {
     const tp_store *st = b->st;
     size_t nk = 0, ncpy = 0, nset = 0, nrt = 0, nhost = 0;
-    for (size_t k = 0; k < b->no; k++) {
-        uint8_t kd = st->kind[b->ord[k]];
+    for (size_t r = 0; r < st->n; r++) {
+        if (st->ph[r] != 'X') continue;
+        uint8_t kd = st->kind[r];
         if (kd == TP_K_KERNEL) nk++;
         else if (kd == TP_K_MEMCPY) ncpy++;
         else if (kd == TP_K_MEMSET) nset++;
         else if (kd == TP_K_RUNTIME || kd == TP_K_DRIVER) nrt++;
-        else nhost++;
+        else {
+            nhost++;
+            if (tp_store_ext(st, r) != TP_NONE && tp_tb_is_host_node(st, r) &&
+                (tp_tb_name_class(&b->names, st->name[r]) & TP_TBN_COMM))
+                b->comm_ext[b->ncomm++] = tp_store_ext(st, r);
+        }
     }
+    qsort(b->comm_ext, b->ncomm, sizeof *b->comm_ext, cmp_i64);
     size_t cap[NROLE] = {[R_KERNEL] = nk, [R_MEMCPY] = ncpy, [R_MEMSET] = nset, [R_COMM] = nk + nhost,
                          [R_RUNTIME] = nrt, [R_DL] = nhost, [R_CPU] = nhost};
     for (int k = 0; k < NROLE; k++) {
@@ -114,7 +112,7 @@ static int assign_roles(struct bd *b)
     const tp_store *st = b->st;
     b->cpu_min = INT64_MAX;
     b->cpu_max = INT64_MIN;
-    if (reserve_roles(b) < 0) return -1;
+    b->py_ok = -1;
     for (size_t k = 0; k < b->no; k++) {
         int64_t r = b->ord[k];
         uint8_t kd = st->kind[r];
@@ -130,7 +128,14 @@ static int assign_roles(struct bd *b)
         /* driver launches (cuLaunchKernel[Ex]) are launches as runtime calls are */
         else if (kd == TP_K_RUNTIME || kd == TP_K_DRIVER) { ro = R_RUNTIME; b->rts[b->nrt++] = r; }
         else {
-            int py = kd == TP_K_PYTHON_FUNCTION && tp_tb_is_python_cat(tp_store_str(st, st->cat[r]));
+            int py = 0;
+            if (kd == TP_K_PYTHON_FUNCTION) {   /* one category for all of them, as a rule: asked once */
+                if (st->cat[r] != b->py_cat || b->py_ok < 0) {
+                    b->py_cat = st->cat[r];
+                    b->py_ok = tp_tb_is_python_cat(tp_store_str(st, st->cat[r]));
+                }
+                py = b->py_ok;
+            }
             int op = kd == TP_K_CPU_OP, ua = kd == TP_K_USER_ANNOTATION || kd == TP_K_GPU_USER_ANNOTATION;
             if (!py && !op && !ua) continue;
             unsigned nc = tp_tb_name_class(&b->names, st->name[r]);
@@ -157,60 +162,54 @@ static int assign_roles(struct bd *b)
     return 0;
 }
 
-/* device rows grouped by the runtime or driver call that launched them, in
- * time order (rt_head[call], then dev_next) */
-static int group_by_launcher(struct bd *b)
-{
-    const tp_store *st = b->st;
-    size_t n = st->n;
-    b->dev_next = malloc((n ? n : 1) * sizeof *b->dev_next);
-    b->rt_head = malloc((n ? n : 1) * sizeof *b->rt_head);
-    b->dmatched = calloc(n ? n : 1, 1);
-    if (!b->dev_next || !b->rt_head || !b->dmatched) return -1;
-    tp_advise_huge(b->dev_next, n * sizeof *b->dev_next);
-    tp_advise_huge(b->rt_head, n * sizeof *b->rt_head);
-    memset(b->rt_head, 0xff, (n ? n : 1) * sizeof *b->rt_head);   /* -1 each */
-    for (size_t k = b->no; k-- > 0;) {
-        int64_t r = b->ord[k];
-        uint8_t kd = st->kind[r];
-        if (kd != TP_K_KERNEL && kd != TP_K_MEMCPY && kd != TP_K_MEMSET) continue;
-        int64_t l = tp_store_launcher(st, r);
-        if (l < 0 || (st->kind[l] != TP_K_RUNTIME && st->kind[l] != TP_K_DRIVER)) continue;
-        b->dev_next[r] = b->rt_head[l];
-        b->rt_head[l] = (int32_t)r;
-    }
-    return 0;
-}
-
 /* Each step's span of the device work launched by the runtime calls inside
- * it; 1 when any step launched some (the plugin then adjusts the steps). */
+ * it; 1 when any step launched some (the plugin then adjusts the steps).
+ * The runtime and driver calls are matched to the steps in time order (a
+ * call goes to the step that holds it, none when it straddles one), then
+ * each device row to its launcher's step: min, max and count do not depend
+ * on the order, so no lists of device rows per call are built. */
 static int match_gpu_work(struct bd *b)
 {
     const tp_store *st = b->st;
     struct step *steps = b->steps;
-    size_t nsteps = b->nsteps;
+    size_t n = st->n, nsteps = b->nsteps;
     for (size_t i = 0; i < nsteps; i++) { steps[i].dmin = INT64_MAX; steps[i].dmax = INT64_MIN; }
-    int use_gpu = 0;
+    if (!nsteps) return 0;
+    /* written at the runtime rows only: the launchers read below (a linked
+     * store has at most 2^31 - 1 rows, so a step index fits) */
+    b->step_of = malloc((n ? n : 1) * sizeof *b->step_of);
+    b->dmatched = calloc(n ? n : 1, 1);
+    if (!b->step_of || !b->dmatched) return -1;
     size_t is = 0;
-    for (size_t k = 0; k < b->nrt && is < nsteps; k++) {
+    for (size_t k = 0; k < b->nrt; k++) {
         int64_t r = b->rts[k], rs = st->ts[r], re = st->ts[r] + st->dur[r];
+        int32_t in = -1;
         while (is < nsteps) {
             struct step *S = &steps[is];
             if (rs < S->s) break;
-            if (re <= S->e) {
-                for (int32_t d = b->rt_head[r]; d >= 0; d = b->dev_next[d]) {
-                    int64_t ds = st->ts[d], de = st->ts[d] + st->dur[d];
-                    if (ds < S->dmin) S->dmin = ds;
-                    if (de > S->dmax) S->dmax = de;
-                    S->matched++;
-                    b->dmatched[d] = 1;
-                    use_gpu = 1;
-                }
-                break;
-            }
+            if (re <= S->e) { in = (int32_t)is; break; }
             if (rs < S->e) break;
             is++;
         }
+        b->step_of[r] = in;
+    }
+    int use_gpu = 0;
+    for (size_t k = 0; k < b->no; k++) {
+        int64_t d = b->ord[k];
+        uint8_t kd = st->kind[d];
+        if (kd != TP_K_KERNEL && kd != TP_K_MEMCPY && kd != TP_K_MEMSET) continue;
+        int64_t l = tp_store_launcher(st, d);
+        /* the calls in b->rts: runtime and driver X rows (step_of is set there only) */
+        if (l < 0 || (st->kind[l] != TP_K_RUNTIME && st->kind[l] != TP_K_DRIVER) || st->ph[l] != 'X' ||
+            b->step_of[l] < 0)
+            continue;
+        struct step *S = &steps[b->step_of[l]];
+        int64_t ds = st->ts[d], de = st->ts[d] + st->dur[d];
+        if (ds < S->dmin) S->dmin = ds;
+        if (de > S->dmax) S->dmax = de;
+        S->matched++;
+        b->dmatched[d] = 1;
+        use_gpu = 1;
     }
     return use_gpu;
 }
@@ -307,8 +306,7 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
     memset(out, 0, sizeof *out);
     int rc = -1;
     if (order_events(&b) < 0) goto done;
-    find_comm_ext(&b);
-    if (assign_roles(&b) < 0) goto done;
+    if (scan_rows(&b) < 0 || assign_roles(&b) < 0) goto done;
     for (int k = 0; k < NROLE; k++) tp_ranges_merge(&b.role[k]);
     if (!b.nsteps && b.cpu_min <= b.cpu_max) {
         /* every field: match_gpu_work counts from matched = 0 (it was left as
@@ -318,13 +316,14 @@ int tp_tb_breakdown(const tp_store *st, struct tp_tb_breakdown *out)
         b.steps[0].s = b.cpu_min; b.steps[0].e = b.cpu_max; b.steps[0].num = 0;
         b.nsteps = 1;
     }
-    if (group_by_launcher(&b) < 0) goto done;
-    if (match_gpu_work(&b)) adjust_steps(&b);
+    int gpu = match_gpu_work(&b);
+    if (gpu < 0) goto done;
+    if (gpu) adjust_steps(&b);
     if (priority_costs(&b) < 0 || fill_steps(&b, out) < 0) goto done;
     rc = 0;
 done:
     for (int k = 0; k <= NROLE; k++) { free(b.role[k].a); free(b.cost[k].a); }
-    tp_x_order_put(st, b.xo, TP_MODEL_TB_TREE); free(b.rts); free(b.dev_next); free(b.rt_head); free(b.dmatched); free(b.steps); free(b.comm_ext);
+    tp_x_order_put(st, b.xo, TP_MODEL_TB_TREE); free(b.rts); free(b.step_of); free(b.dmatched); free(b.steps); free(b.comm_ext);
     tp_tb_names_free(&b.names);
     return rc;
 }

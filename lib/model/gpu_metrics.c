@@ -186,28 +186,25 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 /* One GPU's kernels k[0..n) (ts order): utilization, SM efficiency, occupancy. */
 static int one_gpu(const tp_store *st, const int64_t *k, size_t n, int64_t S, int64_t E, struct tp_gpu_metric *g,
-                   int64_t *rg, struct ep *eps)
+                   struct ep *eps)
 {
     g->kernels = (int64_t)n;
     g->kernel_ns = 0;
     for (size_t i = 0; i < n; i++) tp_sat_add(&g->kernel_ns, st->dur[k[i]]);
 
-    /* utilization: merged kernel ranges (stable sort by start), clipped to [S, E] */
-    for (size_t i = 0; i < n; i++) {
-        rg[2 * i] = st->ts[k[i]];
-        rg[2 * i + 1] = st->ts[k[i]] + st->dur[k[i]];
-    }
-    /* k is in ts order already, so the ranges are sorted by start */
+    /* utilization: merged kernel ranges, clipped to [S, E] (k is in ts
+     * order already, so the ranges are sorted by start: read in place) */
     int64_t busy = 0, cs = 0, ce = 0;
     int open = 0;
     for (size_t i = 0; i <= n; i++) {
-        if (i < n && open && rg[2 * i + 1] <= ce) continue;
-        if (i < n && open && rg[2 * i] <= ce) { ce = rg[2 * i + 1]; continue; }
+        int64_t ks = i < n ? st->ts[k[i]] : 0, ke = i < n ? st->ts[k[i]] + st->dur[k[i]] : 0;
+        if (i < n && open && ke <= ce) continue;
+        if (i < n && open && ks <= ce) { ce = ke; continue; }
         if (open) {
             int64_t a = cs > S ? cs : S, b = ce < E ? ce : E;
             if (a < b) tp_sat_add(&busy, b - a);
         }
-        if (i < n) { cs = rg[2 * i]; ce = rg[2 * i + 1]; open = 1; }
+        if (i < n) { cs = ks; ce = ke; open = 1; }
     }
     g->busy_ns = busy;
     g->util = E > S ? (double)busy / (double)(E - S) : NAN;
@@ -276,6 +273,11 @@ static int compute(const tp_store *st, const struct tp_tb_breakdown *bd, const s
 
     uint8_t *cache = calloc(st->strings.count + 1, 1);
     if (!cache) goto oom0;
+    /* the kernels with a device, in one pass with the totals: room for every
+     * row (what is never written costs no memory) */
+    int64_t *k = malloc((st->n ? st->n : 1) * sizeof *k);
+    struct ep *eps = NULL;
+    if (!k) goto oom;
     size_t nk = 0;
     int64_t tc_all = 0, k_all = 0;
     int any_kernel = 0;
@@ -284,17 +286,12 @@ static int compute(const tp_store *st, const struct tp_tb_breakdown *bd, const s
         any_kernel = 1;
         tp_sat_add(&k_all, st->dur[i]);
         if (is_tc(st, st->name[i], cache)) tp_sat_add(&tc_all, st->dur[i]);
-        if (st->device[i] >= 0) nk++;
+        if (st->device[i] >= 0) k[nk++] = (int64_t)i;
     }
     if (any_kernel) out->tc_used_ratio = k_all > 0 ? (double)tc_all / (double)k_all : 0.0;
 
-    int64_t *k = malloc((nk ? nk : 1) * sizeof *k);
-    int64_t *rg = malloc((nk ? nk : 1) * 2 * sizeof *rg);
-    struct ep *eps = malloc((nk ? nk : 1) * 2 * sizeof *eps);
-    if (!k || !rg || !eps) goto oom;
-    nk = 0;
-    for (size_t i = 0; i < st->n; i++)
-        if (st->kind[i] == TP_K_KERNEL && st->ph[i] == 'X' && st->device[i] >= 0) k[nk++] = (int64_t)i;
+    eps = malloc((nk ? nk : 1) * 2 * sizeof *eps);
+    if (!eps) goto oom;
     if (sort_kernels(st, k, nk) < 0) goto oom;
     size_t ngpu = 0;
     for (size_t i = 0; i < nk; i++)
@@ -308,7 +305,7 @@ static int compute(const tp_store *st, const struct tp_tb_breakdown *bd, const s
         g->tc = NAN;
         for (size_t d = 0; d < st->ndevices; d++)
             if (st->devices[d].id == g->id) { g->dev = &st->devices[d]; break; }
-        if (one_gpu(st, k + i, j - i, S, E, g, rg, eps) < 0) goto oom;
+        if (one_gpu(st, k + i, j - i, S, E, g, eps) < 0) goto oom;
     }
 
     /* Tensor Cores: kernels of operators' own runtime calls */
@@ -328,10 +325,10 @@ static int compute(const tp_store *st, const struct tp_tb_breakdown *bd, const s
                 out->gpus[g].tc = tot[g] > 0 ? (double)tc[g] / (double)tot[g] : 0.0;
         free(ids); free(tc); free(tot);
     }
-    free(k); free(rg); free(eps); free(cache);
+    free(k); free(eps); free(cache);
     return 0;
 oom:
-    free(k); free(rg); free(eps); free(cache);
+    free(k); free(eps); free(cache);
 oom0:
     tp_gpu_summary_free(out);
     return -1;

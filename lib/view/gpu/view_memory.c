@@ -144,7 +144,7 @@ static void traverse(struct stats *S, int64_t ni, size_t depth)
     memset(self, 0, K * sizeof *self);
     if (op)
         for (int64_t k = S->head[ni]; k >= 0; k = S->next[k]) {
-            const struct tp_memrec *r = &S->mem->recs[k];
+            const struct tp_memstat *r = &S->mem->stats[k];
             if (r->dev < 0)
                 continue;
             int64_t *v = self + (size_t)r->dev * M_NM;
@@ -229,7 +229,7 @@ static int summarize_stats(const tp_store *st, struct tp_section *sec, tp_error 
 {
     const struct tb_model *m = tp_store_tb(st);   /* the store's, built once */
     struct tp_mem mem;
-    if (!m || tp_mem_collect(st, m, &mem) < 0)
+    if (!m || tp_mem_collect_stats(st, m, &mem) < 0)
         return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     struct stats S = {0};
     S.st = st;
@@ -255,7 +255,7 @@ static int summarize_stats(const tp_store *st, struct tp_section *sec, tp_error 
     for (size_t i = 0; i < S.slot_cap; i++)
         S.slot[i] = -1;
     for (size_t k = mem.n; k-- > 0;) {   /* lists in time order */
-        int64_t nd = mem.recs[k].node;
+        int64_t nd = mem.stats[k].node;
         S.next[k] = nd >= 0 ? S.head[nd] : -1;
         if (nd >= 0)
             S.head[nd] = (int64_t)k;

@@ -137,66 +137,25 @@ static int64_t self_cpu_total(const tp_store *st)
     return total;
 }
 
-/* Bytes per operator node, attributed as the memory view does (memory_attr.c):
- * self = the node's own records, total = its subtree's.  Returns the
- * subtree totals of node ni through *cpu / *dev and adds into the aggregates. */
-static void mem_subtree(const struct tb_model *m, int64_t ni, const int64_t *self_c, const int64_t *self_d,
-                        const int64_t *node_agg, struct tp_sgroup *aggs, int64_t *cpu, int64_t *dev)
+/* Fill the memory columns of aggs (node_agg: node -> agg index, -1 none;
+ * ng groups): the bytes attributed as the memory view does (memory_attr.c),
+ * self = the node's own records, total = its subtree's, summed per group
+ * straight from the records' walk (no record array, no pass over the
+ * tree).  1 when the store has [memory] events, 0 when not, -1 out of
+ * memory. */
+static int ops_memory(const tp_store *st, const struct tb_model *m, const int64_t *node_agg, struct tp_sgroup *aggs,
+                      size_t ng)
 {
-    int64_t c = self_c[ni], d = self_d[ni];
-    for (int64_t ch = m->nodes[ni].first_child; ch >= 0; ch = m->nodes[ch].next_sib) {
-        int64_t cc = 0, dd = 0;
-        mem_subtree(m, ch, self_c, self_d, node_agg, aggs, &cc, &dd);
-        c += cc;
-        d += dd;
+    struct tp_mem_sums *sums = calloc(ng ? ng : 1, sizeof *sums);
+    int64_t n = sums ? tp_mem_op_sums(st, m, node_agg, sums) : -1;
+    for (size_t g = 0; n > 0 && g < ng; g++) {
+        aggs[g].x[X_CPUMEM] += sums[g].cpu;
+        aggs[g].x[X_DEVMEM] += sums[g].dev;
+        aggs[g].x[X_SCPUMEM] += sums[g].self_cpu;
+        aggs[g].x[X_SDEVMEM] += sums[g].self_dev;
     }
-    if (node_agg[ni] >= 0) {
-        struct tp_sgroup *A = &aggs[node_agg[ni]];
-        A->x[X_CPUMEM] += c;
-        A->x[X_DEVMEM] += d;
-        A->x[X_SCPUMEM] += self_c[ni];
-        A->x[X_SDEVMEM] += self_d[ni];
-    }
-    *cpu = c;
-    *dev = d;
-}
-
-/* Fill the memory columns of aggs (node_agg: node -> agg index, -1 none);
- * 1 when the store has [memory] events, 0 when not, -1 out of memory. */
-static int ops_memory(const tp_store *st, const struct tb_model *m, const int64_t *node_agg, struct tp_sgroup *aggs)
-{
-    struct tp_mem mem;
-    if (tp_mem_collect(st, m, &mem) < 0)
-        return -1;
-    if (mem.n == 0) {
-        tp_mem_free(&mem);
-        return 0;
-    }
-    int64_t *self_c = calloc(m->nnodes ? m->nnodes : 1, sizeof *self_c);
-    int64_t *self_d = calloc(m->nnodes ? m->nnodes : 1, sizeof *self_d);
-    if (!self_c || !self_d) {
-        free(self_c);
-        free(self_d);
-        tp_mem_free(&mem);
-        return -1;
-    }
-    for (size_t k = 0; k < mem.n; k++) {
-        const struct tp_memrec *r = &mem.recs[k];
-        if (r->node < 0 || r->dev < 0)
-            continue;
-        if (mem.devs[r->dev].type == 0)
-            self_c[r->node] += r->bytes;
-        else
-            self_d[r->node] += r->bytes;
-    }
-    for (size_t i = 0; i < m->nroots; i++) {
-        int64_t c, d;
-        mem_subtree(m, m->roots[i], self_c, self_d, node_agg, aggs, &c, &d);
-    }
-    free(self_c);
-    free(self_d);
-    tp_mem_free(&mem);
-    return 1;
+    free(sums);
+    return n < 0 ? -1 : n > 0;
 }
 
 /* The keys of an operator (agg.h): its name, its input shapes as Python
@@ -307,7 +266,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
         A->x[X_TCS] += N->tc_self;
         A->x[X_TCT] += N->tc_total;
     }
-    int have_mem = rc == TP_OK ? ops_memory(st, &m, node_agg, sec->g) : 0;
+    int have_mem = rc == TP_OK ? ops_memory(st, &m, node_agg, sec->g, sec->ng) : 0;
     int64_t cpu_total = self_cpu_total(st);
     if (rc != TP_OK || have_mem < 0 || cpu_total < 0)
         rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
