@@ -15,6 +15,7 @@
 #include "i64map.h"
 #include "cmp.h"
 #include "grow.h"
+#include "radix.h"
 
 #define KERNEL_KERNEL_DELAY_NS INT64_C(1500000)   /* HTA: 1.5 ms; longer gaps are other dependencies */
 
@@ -403,8 +404,84 @@ static int is_launch_call(const char *name, int quirks)
                        !strcmp(name, "hipGraphLaunch"));
 }
 
-struct queue { struct tp_i64map at;   /* device row -> index into the arrays below */
+struct queue { int32_t *at;   /* per device row (tp_store_dev_index): index into the arrays below, -1 none */
                int32_t *after_launch, *after_start, *own; };
+
+/* Bits to hold 0..x. */
+static unsigned bits_for(uint64_t x)
+{
+    unsigned k = 0;
+    while (k < 64 && (x >> k))
+        k++;
+    return k;
+}
+
+/* v[0..m) in cmp_qent's order.  When the streams are few and the times
+ * span few enough bits, each entry is one 64-bit key (stream rank, time,
+ * enqueue before start, the entry's index below them) radix-sorted, and
+ * only runs that tie on all of that are compared by launcher and row: a
+ * comparison sort of 500K entries of a 1 GB trace took half the critical
+ * path's time.  Else (or out of memory for the keys) qsort: the order is
+ * total, so both give the same one. */
+static void sort_qents(struct qent *v, size_t m)
+{
+    enum { MAX_STREAMS = 256 };
+    int32_t streams[MAX_STREAMS];
+    size_t ns = 0;
+    int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+    int radix = m > 1;
+    for (size_t i = 0; i < m && radix; i++) {
+        size_t k = 0;
+        while (k < ns && streams[k] != v[i].stream)
+            k++;
+        if (k == ns) {
+            if (ns == MAX_STREAMS)
+                radix = 0;
+            else
+                streams[ns++] = v[i].stream;
+        }
+        if (v[i].ts < tmin) tmin = v[i].ts;
+        if (v[i].ts > tmax) tmax = v[i].ts;
+    }
+    unsigned pbits = bits_for(m), tbits = radix ? bits_for((uint64_t)tmax - (uint64_t)tmin) : 64,
+             sbits = bits_for(ns);
+    uint64_t *key = radix && pbits + tbits + sbits + 1 <= 64 ? malloc(2 * m * sizeof *key) : NULL;
+    struct qent *w = key ? malloc(m * sizeof *w) : NULL;
+    if (!w) {
+        free(key);
+        qsort(v, m, sizeof *v, cmp_qent);
+        return;
+    }
+    /* the streams' ranks in order: a few, sorted by insertion */
+    for (size_t i = 1; i < ns; i++)
+        for (size_t k = i; k > 0 && streams[k - 1] > streams[k]; k--) {
+            int32_t t = streams[k];
+            streams[k] = streams[k - 1];
+            streams[k - 1] = t;
+        }
+    for (size_t i = 0; i < m; i++) {
+        uint64_t rank = 0;
+        while (streams[rank] != v[i].stream)
+            rank++;
+        uint64_t hi = (rank << tbits | ((uint64_t)v[i].ts - (uint64_t)tmin)) << 1 | (v[i].delta > 0 ? 0 : 1);
+        key[i] = hi << pbits | i;
+    }
+    tp_radix_sort(key, key + m, m, pbits);
+    uint64_t mask = (UINT64_C(1) << pbits) - 1;
+    for (size_t i = 0; i < m; i++)
+        w[i] = v[key[i] & mask];
+    for (size_t i = 0; i < m;) {   /* ties on stream, time and kind: by launcher and row */
+        size_t j = i + 1;
+        while (j < m && key[j] >> pbits == key[i] >> pbits)
+            j++;
+        if (j - i > 1)
+            qsort(w + i, j - i, sizeof *w, cmp_qent);
+        i = j;
+    }
+    memcpy(v, w, m * sizeof *v);
+    free(w);
+    free(key);
+}
 
 /* For every launched device row: the stream's queue length right after its
  * launch call enqueued (after_launch), right after the row started
@@ -421,10 +498,13 @@ static int queue_lengths(const struct builder *b, struct queue *q)
     q->after_launch = malloc((n + 1) * sizeof *q->after_launch);
     q->after_start = malloc((n + 1) * sizeof *q->after_start);
     q->own = malloc((n + 1) * sizeof *q->own);
-    if (!v || !q->after_launch || !q->after_start || !q->own || tp_i64map_init(&q->at, n) < 0) {
+    q->at = malloc((st->ndev + 1) * sizeof *q->at);
+    if (!v || !q->after_launch || !q->after_start || !q->own || !q->at) {
         free(v);
         return -1;
     }
+    for (size_t i = 0; i < st->ndev; i++)
+        q->at[i] = -1;
     uint8_t *launch_name = calloc(st->strings.count + 1, 1);   /* 0 unknown, 1 launch, 2 not */
     if (!launch_name) {
         free(v);
@@ -443,18 +523,15 @@ static int queue_lengths(const struct builder *b, struct queue *q)
         int64_t s, e, ls, le;
         tp_hta_times(b->h, r, &s, &e);
         tp_hta_times(b->h, (size_t)l, &ls, &le);
-        int64_t *slot = tp_i64map_slot(&q->at, (int64_t)r);
-        if (!slot) {
-            free(v);
-            free(launch_name);
-            return -1;
-        }
-        *slot = (int64_t)k++;
+        int64_t d = tp_store_dev_index(st, r);   /* a device row of a linked store has one */
+        if (d < 0)
+            continue;
+        q->at[d] = (int32_t)k++;
         v[m++] = (struct qent){ls, l, (int64_t)r, st->stream[r], 1};
         v[m++] = (struct qent){s, l, (int64_t)r, st->stream[r], -1};
     }
     free(launch_name);
-    qsort(v, m, sizeof *v, cmp_qent);
+    sort_qents(v, m);
     int32_t len = 0;
     for (size_t i = 0; i < m;) {
         if (i == 0 || v[i].stream != v[i - 1].stream)
@@ -466,7 +543,7 @@ static int queue_lengths(const struct builder *b, struct queue *q)
                 j++;
         len += v[i].delta * (int32_t)(j - i);
         for (size_t x = i; x < j; x++) {
-            int64_t at = tp_i64map_get(&q->at, v[x].row);
+            int32_t at = q->at[tp_store_dev_index(st, (size_t)v[x].row)];
             if (v[x].delta > 0) {
                 q->after_launch[at] = len;
                 q->own[at] = (int32_t)(j - i);
@@ -552,7 +629,7 @@ static int kernel_edges(struct builder *b, int64_t start, int64_t end)
         while (si < nlast && last[si].stream != st->stream[r])
             si++;
         int has_last = si < nlast;
-        int64_t at = tp_i64map_get(&q.at, (int64_t)r);
+        int64_t d = tp_store_dev_index(st, r), at = d >= 0 ? q.at[d] : -1;
         uint32_t rs = b->start_node[lk];
         int launch = 0;
         /* a Stream Wait Event made this kernel wait for another one: HTA
@@ -588,7 +665,7 @@ static int kernel_edges(struct builder *b, int64_t start, int64_t end)
     }
     free(v);
     free(last);
-    tp_i64map_free(&q.at);
+    free(q.at);
     free(q.after_launch);
     free(q.after_start);
     free(q.own);
@@ -701,12 +778,21 @@ int tp_cp_build(const struct tp_hta *h, int64_t start, int64_t end, struct tp_cp
     memset(g, 0, sizeof *g);
     const tp_store *st = h->st;
     struct builder b = {.h = h, .st = st, .g = g};
+    /* The correlation map is read for GPU sync events and for device rows
+     * the linker found no launch call for: a trace with neither (most)
+     * skips building it, a 334K-call map of a 1 GB trace. */
     size_t nrt = 0;
-    for (size_t r = 0; r < st->n; r++)
-        if (st->kind[r] == TP_K_RUNTIME || st->kind[r] == TP_K_DRIVER)
+    int need_corr = 0;
+    for (size_t r = 0; r < st->n; r++) {
+        uint8_t k = st->kind[r];
+        if (k == TP_K_RUNTIME || k == TP_K_DRIVER)
             nrt++;
-    int oom = tp_i64map_init(&b.corr, nrt) < 0 || tp_i64map_init(&b.edgemap, 1024) < 0;
-    for (size_t r = 0; r < st->n && !oom; r++) {
+        else if (k == TP_K_SYNC || ((k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET) &&
+                                    st->correlation[r] != TP_NONE && tp_store_launcher(st, r) < 0))
+            need_corr = 1;
+    }
+    int oom = tp_i64map_init(&b.corr, need_corr ? nrt : 0) < 0 || tp_i64map_init(&b.edgemap, 1024) < 0;
+    for (size_t r = 0; r < st->n && !oom && need_corr; r++) {
         if ((st->kind[r] != TP_K_RUNTIME && st->kind[r] != TP_K_DRIVER) || st->correlation[r] == TP_NONE)
             continue;
         int64_t *slot = tp_i64map_slot(&b.corr, st->correlation[r]);
