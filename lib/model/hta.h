@@ -103,6 +103,21 @@ struct tp_hta_sets {
 int  tp_hta_collect(struct tp_hta *h, struct tp_hta_sets *o);   /* 0, or -1 on out of memory */
 void tp_hta_sets_free(struct tp_hta_sets *o);
 
+/* A stable sort step (hta_order.c): perm[0..n) holds entry indexes in some
+ * order; afterwards they are in the order of their keys k[entry], entries
+ * with equal keys in their order before.  Sorting by the least significant
+ * key first and the most significant last orders by all of them, ties in
+ * entry order.  0; 1 when the keys' span and n do not fit 64 bits together
+ * (perm unchanged: sort another way); -1 on out of memory. */
+int tp_hta_order_by(uint32_t *perm, size_t n, const int64_t *k);
+
+/* Sort n elements of `size` bytes at base in cmp's order, where cmp orders
+ * by key(elem, npass - 1), ..., key(elem, 0) and then by their place in
+ * base: tp_hta_order_by passes from pass 0 (the least significant key) up,
+ * qsort with cmp when the keys do not fit.  0, or -1 on out of memory. */
+int tp_hta_sort(void *base, size_t n, size_t size, int npass, int64_t (*key)(const void *elem, int pass),
+                int (*cmp)(const void *, const void *));
+
 /* A view's note when it had nothing to break down (printed on stderr by
  * the CLI; the view still returns its, possibly empty, table). */
 void tp_hta_note_empty(const tp_store *st, const char *what, tp_error *err);
