@@ -85,11 +85,30 @@ int tp_hta_quirks_env(void)
 
 TP_CMP_FIELDS(cmp_iv, struct tp_hta_iv, s, e)
 
+static int64_t iv_key(const void *elem, int pass)
+{
+    const struct tp_hta_iv *v = elem;
+    return pass == 0 ? v->e : v->s;
+}
+
+/* v in cmp_iv's order.  A stream's events come in time order, so the
+ * ranges of a one-stream trace are sorted already (checked in one pass);
+ * else radix passes (tp_hta_sort).  Ranges equal in start and end are
+ * alike, so every order by (s, e) merges to the same groups. */
+static void sort_ivs(struct tp_hta_iv *v, size_t n)
+{
+    size_t i = 1;
+    while (i < n && cmp_iv(&v[i - 1], &v[i]) <= 0)
+        i++;
+    if (i < n && tp_hta_sort(v, n, sizeof *v, 2, iv_key, cmp_iv) < 0)
+        qsort(v, n, sizeof *v, cmp_iv);   /* no memory for the keys */
+}
+
 size_t tp_hta_merge(struct tp_hta_iv *v, size_t n)
 {
     if (!n)
         return 0;
-    qsort(v, n, sizeof *v, cmp_iv);
+    sort_ivs(v, n);
     size_t o = 0;
     int64_t maxend = v[0].e;     /* cummax of every end so far */
     for (size_t i = 1; i < n; i++) {
@@ -120,6 +139,32 @@ static int cmp_pt(const void *a, const void *b)
     return TP_CMP(x->t, y->t);
 }
 
+/* p[0..np) holds nsets sorted runs of 2 n[k] points: merged into one
+ * sorted run (by time; the sweep adds up the points of a time in any
+ * order).  The sets are merged ranges, sorted and apart, so their points
+ * come sorted unless HTA's rounding made an end precede its start: a merge
+ * instead of a qsort of 500K points per sweep.  0, or -1 on out of memory. */
+static int merge_runs(struct sweep_pt *p, size_t np, const size_t *n, int nsets)
+{
+    struct sweep_pt *tmp = malloc(np * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    size_t done = nsets > 0 ? 2 * n[0] : 0;   /* p[0..done) is sorted */
+    for (int k = 1; k < nsets; k++) {
+        size_t a = 0, b = done, end = done + 2 * n[k], o = 0;
+        while (a < done && b < end)
+            tmp[o++] = p[b].t < p[a].t ? p[b++] : p[a++];
+        while (a < done)
+            tmp[o++] = p[a++];
+        while (b < end)
+            tmp[o++] = p[b++];
+        memcpy(p, tmp, end * sizeof *p);
+        done = end;
+    }
+    free(tmp);
+    return 0;
+}
+
 int tp_hta_sweep(const struct tp_hta_iv *const *sets, const size_t *n, const int *w, int nsets,
                  int64_t time[8])
 {
@@ -134,12 +179,16 @@ int tp_hta_sweep(const struct tp_hta_iv *const *sets, const size_t *n, const int
     if (!p)
         return -1;
     size_t j = 0;
+    int runs_sorted = 1;
     for (int k = 0; k < nsets; k++)
         for (size_t i = 0; i < n[k]; i++) {
             p[j].t = sets[k][i].s; p[j++].d = w[k];
             p[j].t = sets[k][i].e; p[j++].d = -w[k];
+            if (p[j - 2].t > p[j - 1].t || (i > 0 && p[j - 3].t > p[j - 2].t))
+                runs_sorted = 0;
         }
-    qsort(p, np, sizeof *p, cmp_pt);
+    if (!runs_sorted || merge_runs(p, np, n, nsets) < 0)
+        qsort(p, np, sizeof *p, cmp_pt);
     int running = 0;
     for (size_t i = 0; i < np;) {
         int64_t t = p[i].t;
