@@ -15,7 +15,6 @@
 #include "i64map.h"
 #include "cmp.h"
 #include "grow.h"
-#include "radix.h"
 
 #define KERNEL_KERNEL_DELAY_NS INT64_C(1500000)   /* HTA: 1.5 ms; longer gaps are other dependencies */
 
@@ -407,80 +406,14 @@ static int is_launch_call(const char *name, int quirks)
 struct queue { int32_t *at;   /* per device row (tp_store_dev_index): index into the arrays below, -1 none */
                int32_t *after_launch, *after_start, *own; };
 
-/* Bits to hold 0..x. */
-static unsigned bits_for(uint64_t x)
+/* cmp_qent's keys for tp_hta_sort, least significant first.  The entries
+ * are made in row order, so ties on all four stay in row order as cmp_qent
+ * has them (a qsort of 500K entries of a 1 GB trace was half of the
+ * critical path's time). */
+static int64_t qent_key(const void *elem, int pass)
 {
-    unsigned k = 0;
-    while (k < 64 && (x >> k))
-        k++;
-    return k;
-}
-
-/* v[0..m) in cmp_qent's order.  When the streams are few and the times
- * span few enough bits, each entry is one 64-bit key (stream rank, time,
- * enqueue before start, the entry's index below them) radix-sorted, and
- * only runs that tie on all of that are compared by launcher and row: a
- * comparison sort of 500K entries of a 1 GB trace took half the critical
- * path's time.  Else (or out of memory for the keys) qsort: the order is
- * total, so both give the same one. */
-static void sort_qents(struct qent *v, size_t m)
-{
-    enum { MAX_STREAMS = 256 };
-    int32_t streams[MAX_STREAMS];
-    size_t ns = 0;
-    int64_t tmin = INT64_MAX, tmax = INT64_MIN;
-    int radix = m > 1;
-    for (size_t i = 0; i < m && radix; i++) {
-        size_t k = 0;
-        while (k < ns && streams[k] != v[i].stream)
-            k++;
-        if (k == ns) {
-            if (ns == MAX_STREAMS)
-                radix = 0;
-            else
-                streams[ns++] = v[i].stream;
-        }
-        if (v[i].ts < tmin) tmin = v[i].ts;
-        if (v[i].ts > tmax) tmax = v[i].ts;
-    }
-    unsigned pbits = bits_for(m), tbits = radix ? bits_for((uint64_t)tmax - (uint64_t)tmin) : 64,
-             sbits = bits_for(ns);
-    uint64_t *key = radix && pbits + tbits + sbits + 1 <= 64 ? malloc(2 * m * sizeof *key) : NULL;
-    struct qent *w = key ? malloc(m * sizeof *w) : NULL;
-    if (!w) {
-        free(key);
-        qsort(v, m, sizeof *v, cmp_qent);
-        return;
-    }
-    /* the streams' ranks in order: a few, sorted by insertion */
-    for (size_t i = 1; i < ns; i++)
-        for (size_t k = i; k > 0 && streams[k - 1] > streams[k]; k--) {
-            int32_t t = streams[k];
-            streams[k] = streams[k - 1];
-            streams[k - 1] = t;
-        }
-    for (size_t i = 0; i < m; i++) {
-        uint64_t rank = 0;
-        while (streams[rank] != v[i].stream)
-            rank++;
-        uint64_t hi = (rank << tbits | ((uint64_t)v[i].ts - (uint64_t)tmin)) << 1 | (v[i].delta > 0 ? 0 : 1);
-        key[i] = hi << pbits | i;
-    }
-    tp_radix_sort(key, key + m, m, pbits);
-    uint64_t mask = (UINT64_C(1) << pbits) - 1;
-    for (size_t i = 0; i < m; i++)
-        w[i] = v[key[i] & mask];
-    for (size_t i = 0; i < m;) {   /* ties on stream, time and kind: by launcher and row */
-        size_t j = i + 1;
-        while (j < m && key[j] >> pbits == key[i] >> pbits)
-            j++;
-        if (j - i > 1)
-            qsort(w + i, j - i, sizeof *w, cmp_qent);
-        i = j;
-    }
-    memcpy(v, w, m * sizeof *v);
-    free(w);
-    free(key);
+    const struct qent *x = elem;
+    return pass == 0 ? x->launcher : pass == 1 ? x->delta < 0 : pass == 2 ? x->ts : x->stream;
 }
 
 /* For every launched device row: the stream's queue length right after its
@@ -531,7 +464,10 @@ static int queue_lengths(const struct builder *b, struct queue *q)
         v[m++] = (struct qent){s, l, (int64_t)r, st->stream[r], -1};
     }
     free(launch_name);
-    sort_qents(v, m);
+    if (tp_hta_sort(v, m, sizeof *v, 4, qent_key, cmp_qent) < 0) {
+        free(v);
+        return -1;
+    }
     int32_t len = 0;
     for (size_t i = 0; i < m;) {
         if (i == 0 || v[i].stream != v[i - 1].stream)
