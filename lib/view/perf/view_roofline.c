@@ -149,7 +149,13 @@ int tp_roofline_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
     char *key = NULL, dims[4096];
     size_t keycap = 0;
     int keys_ok = tp_strtab_init(&keys) == 0;
-    if (!g || !perm || !keys_ok || !seen) {
+    /* an operator's Input Dims compacted once per distinct text, not once
+     * per kernel: input_dims id -> its compact text's id in shapes, + 1 */
+    tp_strtab shapes = {0};
+    size_t nmemo = st->strings.count + 1;
+    uint32_t *dims_memo = calloc(nmemo, sizeof *dims_memo);
+    int shapes_ok = tp_strtab_init(&shapes) == 0;
+    if (!g || !perm || !keys_ok || !seen || !dims_memo || !shapes_ok) {
         rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
         goto done;
     }
@@ -168,11 +174,23 @@ int tp_roofline_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
         int known = fk && bk && params && strncmp(params, "na=na", 5) != 0;
         /* a call without a formula: its operator's Input Dims tell shapes apart */
         const char *shape = params ? params : "";
-        if (!known) {
+        if (!known && a->input_dims < nmemo) {
+            uint32_t *m = &dims_memo[a->input_dims];
+            if (!*m) {
+                tp_json_compact(a->input_dims ? tp_store_str(st, a->input_dims) : "", dims, sizeof dims);
+                uint32_t sid = tp_strtab_intern(&shapes, dims, strlen(dims));
+                if (sid == UINT32_MAX) {
+                    rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
+                    goto done;
+                }
+                *m = sid + 1;
+            }
+            shape = tp_strtab_get(&shapes, *m - 1);
+        } else if (!known) {
             tp_json_compact(a->input_dims ? tp_store_str(st, a->input_dims) : "", dims, sizeof dims);
             shape = dims;
         }
-        size_t need = strlen(name ? name : "") + strlen(shape) + 2;
+        size_t nl = strlen(name), sl = strlen(shape), need = nl + sl + 2;
         if (need > keycap) {
             char *k2 = realloc(key, need * 2);
             if (!k2) {
@@ -182,8 +200,10 @@ int tp_roofline_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
             key = k2;
             keycap = need * 2;
         }
-        size_t kl = (size_t)snprintf(key, keycap, "%s\x1f%s", name ? name : "", shape);
-        uint32_t id = tp_strtab_intern(&keys, key, kl);
+        memcpy(key, name, nl);
+        key[nl] = '\x1f';
+        memcpy(key + nl + 1, shape, sl + 1);
+        uint32_t id = tp_strtab_intern(&keys, key, nl + 1 + sl);
         if (id == UINT32_MAX) {
             rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
             goto done;
@@ -248,6 +268,8 @@ done:
     tp_table_free(t);
     tp_table_free(prof);
     tp_strtab_free(&keys);
+    tp_strtab_free(&shapes);
+    free(dims_memo);
     free(seen);
     free(g);
     free(perm);
