@@ -85,30 +85,22 @@ int tp_hta_quirks_env(void)
 
 TP_CMP_FIELDS(cmp_iv, struct tp_hta_iv, s, e)
 
+/* cmp_iv's keys for tp_hta_sort (a stream's events come in time order, so
+ * the ranges of a one-stream trace are in order already).  Ranges equal in
+ * start and end are alike, so every order by (s, e) merges to the same
+ * groups. */
 static int64_t iv_key(const void *elem, int pass)
 {
     const struct tp_hta_iv *v = elem;
     return pass == 0 ? v->e : v->s;
 }
 
-/* v in cmp_iv's order.  A stream's events come in time order, so the
- * ranges of a one-stream trace are sorted already (checked in one pass);
- * else radix passes (tp_hta_sort).  Ranges equal in start and end are
- * alike, so every order by (s, e) merges to the same groups. */
-static void sort_ivs(struct tp_hta_iv *v, size_t n)
-{
-    size_t i = 1;
-    while (i < n && cmp_iv(&v[i - 1], &v[i]) <= 0)
-        i++;
-    if (i < n && tp_hta_sort(v, n, sizeof *v, 2, iv_key, cmp_iv) < 0)
-        qsort(v, n, sizeof *v, cmp_iv);   /* no memory for the keys */
-}
-
 size_t tp_hta_merge(struct tp_hta_iv *v, size_t n)
 {
     if (!n)
         return 0;
-    sort_ivs(v, n);
+    if (tp_hta_sort(v, n, sizeof *v, 2, iv_key, cmp_iv) < 0)
+        qsort(v, n, sizeof *v, cmp_iv);   /* no memory for the keys */
     size_t o = 0;
     int64_t maxend = v[0].e;     /* cummax of every end so far */
     for (size_t i = 1; i < n; i++) {

@@ -113,8 +113,9 @@ int tp_hta_order_by(uint32_t *perm, size_t n, const int64_t *k);
 
 /* Sort n elements of `size` bytes at base in cmp's order, where cmp orders
  * by key(elem, npass - 1), ..., key(elem, 0) and then by their place in
- * base: tp_hta_order_by passes from pass 0 (the least significant key) up,
- * qsort with cmp when the keys do not fit.  0, or -1 on out of memory. */
+ * base: nothing when they are in order already, else tp_hta_order_by
+ * passes from pass 0 (the least significant key) up, qsort with cmp when
+ * the keys do not fit.  0, or -1 on out of memory. */
 int tp_hta_sort(void *base, size_t n, size_t size, int npass, int64_t (*key)(const void *elem, int pass),
                 int (*cmp)(const void *, const void *));
 

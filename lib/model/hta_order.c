@@ -59,6 +59,11 @@ int tp_hta_sort(void *base, size_t n, size_t size, int npass, int64_t (*key)(con
         return 0;
     }
     char *b = base;
+    size_t sorted = 1;   /* events often come in order already: one pass says so */
+    while (sorted < n && cmp(b + (sorted - 1) * size, b + sorted * size) <= 0)
+        sorted++;
+    if (sorted == n)
+        return 0;
     /* each key's range: keys that fit one 64-bit word together (above the
      * place bits) are sorted in one radix sort, not one each */
     int64_t lo[MAXPASS];
