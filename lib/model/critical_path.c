@@ -64,7 +64,23 @@ struct builder {
     uint8_t *lock, *blocking;          /* per event index */
     struct tp_i64map cpu_wait;  /* Event Sync row -> the kernel its CUDA event recorded */
     struct tp_i64map gpu_wait;  /* kernel row -> the kernel a Stream Wait Event made it wait for */
+    uint8_t *names;             /* per name id: NAME_* bits once NAME_KNOWN (name_is) */
 };
+
+enum { NAME_KNOWN = 1, NAME_CONTEXT_SYNC = 2, NAME_STREAM_WAIT = 4 };
+
+/* Row r's name is one of NAME_* (a flag): compared once per name, not once
+ * per device row of the trace. */
+static int name_is(const struct builder *b, size_t r, int flag)
+{
+    uint8_t *m = &b->names[b->st->name[r]];
+    if (!*m) {
+        const char *n = tp_store_str(b->st, b->st->name[r]);
+        *m = (uint8_t)(NAME_KNOWN | (!strcmp(n, "Context Sync") ? NAME_CONTEXT_SYNC : 0) |
+                       (!strcmp(n, "Stream Wait Event") ? NAME_STREAM_WAIT : 0));
+    }
+    return (*m & flag) != 0;
+}
 
 static int64_t launcher_of(const struct builder *b, size_t r)
 {
@@ -146,13 +162,12 @@ static int device_in_window(const struct builder *b, size_t r, int64_t start, in
     const tp_store *st = b->st;
     /* Context Sync's stream is 2^32 - 1 in the trace (-1 in the store): not
      * -1 to HTA, so it has nodes */
-    if (!is_device(st, r) && !(st->kind[r] == TP_K_SYNC &&
-                               (st->stream[r] >= 0 || !strcmp(tp_store_str(st, st->name[r]), "Context Sync"))))
+    if (!is_device(st, r) && !(st->kind[r] == TP_K_SYNC && (st->stream[r] >= 0 || name_is(b, r, NAME_CONTEXT_SYNC))))
         return 0;
     int64_t l = launcher_of(b, r);
     if (l < 0 || !is_host(st, (size_t)l))
         return 0;
-    return in_window(b->h, (size_t)l, start, end) || !strcmp(tp_store_str(st, st->name[r]), "Stream Wait Event");
+    return in_window(b->h, (size_t)l, start, end) || name_is(b, r, NAME_STREAM_WAIT);
 }
 
 /* Events and nodes: host calls starting in the window, device work they
@@ -727,7 +742,8 @@ int tp_cp_build(const struct tp_hta *h, int64_t start, int64_t end, struct tp_cp
                                     st->correlation[r] != TP_NONE && tp_store_launcher(st, r) < 0))
             need_corr = 1;
     }
-    int oom = tp_i64map_init(&b.corr, need_corr ? nrt : 0) < 0 || tp_i64map_init(&b.edgemap, 1024) < 0;
+    b.names = calloc(st->strings.count + 1, 1);
+    int oom = !b.names || tp_i64map_init(&b.corr, need_corr ? nrt : 0) < 0 || tp_i64map_init(&b.edgemap, 1024) < 0;
     for (size_t r = 0; r < st->n && !oom && need_corr; r++) {
         if ((st->kind[r] != TP_K_RUNTIME && st->kind[r] != TP_K_DRIVER) || st->correlation[r] == TP_NONE)
             continue;
@@ -769,6 +785,7 @@ int tp_cp_build(const struct tp_hta *h, int64_t start, int64_t end, struct tp_cp
     free(b.end_node);
     free(b.lock);
     free(b.blocking);
+    free(b.names);
     if (rc != TP_OK)
         tp_cp_free(g);
     return rc;
