@@ -155,13 +155,10 @@ static int build_launches(const tp_store *st, const struct tp_view_opts *vo, tp_
     int64_t rank = tp_hta_rank(st);
     for (size_t i = 0; i < n; i++) {
         const struct launch *x = &L[i];
-        char flags[32] = "";
-        if (is_short(x, rcut))
-            strcat(flags, "short");
-        if (is_runtime(x, rcut))
-            strcat(flags, "runtime");
-        if (is_delay(x, dcut))
-            strcat(flags, *flags ? ",delay" : "delay");
+        /* short and runtime exclude each other (cpu_dur at most the cut-off
+         * or above it): six texts, literals set by address */
+        static const char *const texts[3][2] = {{"", "delay"}, {"short", "short,delay"}, {"runtime", "runtime,delay"}};
+        const char *flags = texts[is_short(x, rcut) ? 1 : is_runtime(x, rcut) ? 2 : 0][is_delay(x, dcut)];
         if (tp_table_add_row(t) < 0)
             break;
         tp_table_set_int(t, C_RANK, rank);
@@ -179,7 +176,7 @@ static int build_launches(const tp_store *st, const struct tp_view_opts *vo, tp_
         else
             tp_table_set_int(t, C_DELAY, x->delay);
         if (*flags)
-            tp_table_set_str(t, C_OUTLIER, flags);
+            tp_table_set_str_stable(t, C_OUTLIER, flags);
         else
             tp_table_set_null(t, C_OUTLIER);
     }
