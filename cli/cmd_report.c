@@ -93,23 +93,25 @@ static int report_view(const struct report *R, const tp_view *v, const tp_store 
 }
 
 /* The views that cost the most on a big trace, most first (CPU seconds of
- * each on the 995 MB ResNet-50 trace of README "Speed", one thread): taken
- * first, the longest ones do not end up alone at the end while the other
- * threads idle.  ops comes first for another reason too: it builds the
- * operator tree that kernels, memory, modules, gpu and advice read, and a
- * view asking for a model waits while another builds one; the heavy views
- * after it (critical-path, launches, roofline, prof) use none, so the other
- * threads stay busy meanwhile.  Views not named here follow in registry
- * order; a name no view has is skipped. */
+ * each alone, on the 995 MB ResNet-50 and 977 MB OWLv2 traces of README
+ * "Speed"): taken first, the longest ones do not end up alone at the end
+ * while the other threads idle.  modules comes first: the module tree of a
+ * trace with python_function events is the longest of all (OWLv2), and
+ * costs nothing without them (ResNet).  ops comes next for another reason
+ * too: it builds the operator tree that kernels, memory, gpu, steps and
+ * advice read, and a view asking for a model waits while another builds
+ * one; the views after it up to prof use none, so the other threads stay
+ * busy meanwhile.  Views not named here follow in registry order; a name
+ * no view has is skipped. */
 static const char *const heavy_first[] = {
-    "ops",            /* 0.37 s, the operator tree (0.27 s) included; 0.18 s and 0.10 s
-                         since the tree's lists are pooled and its arrays on huge pages */
-    "critical-path",  /* 0.11 s */
-    "launches",       /* 0.11 s, 253K rows */
-    "roofline",       /* 0.10 s: the prof table again */
-    "prof",           /* 0.09 s, 245K rows */
-    "steps",          /* 0.08 s, the step breakdown included */
-    "check", "memory", "advice", "api", "gpu", "dist",
+    "modules",        /* ResNet 0.001 s, OWLv2 0.23 */
+    "ops",            /* 0.19 and 0.18, the operator tree included */
+    "critical-path",  /* 0.056 and 0.049 */
+    "launches",       /* 0.066 and 0.032: 253K rows on ResNet */
+    "prof",           /* 0.049 and 0.018: 245K rows on ResNet */
+    "advice",         /* 0.047 and 0.028 */
+    "steps",          /* 0.041 and 0.025, the step breakdown included */
+    "api", "dist", "roofline", "memory", "check",   /* 0.03-0.04 and 0.01-0.02 */
 };
 
 /* The order the workers take the views in: heavy_first, then the rest in
