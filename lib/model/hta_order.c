@@ -1,6 +1,9 @@
-/* hta_order.c — tp_hta_order_by: the HTA views' big sorts (a launch and a
- * start per GPU event, by stream and time) as radix passes over 64-bit keys
- * instead of a comparison sort calling a comparator 10M times. */
+/* hta_order.c — tp_hta_order_by and tp_hta_sort: the HTA views' big sorts
+ * (a launch and a start per GPU event, by stream and time) as radix passes
+ * over 64-bit keys instead of a comparison sort calling a comparator 10M
+ * times.  Memory is what they cost most after that (fresh pages are zeroed
+ * on first touch): one array of 2n keys and the permutation, applied in
+ * place. */
 #include <stdlib.h>
 #include <string.h>
 #include "hta.h"
@@ -12,6 +15,18 @@ static unsigned bits_for(uint64_t x)
     while (k < 64 && (x >> k))
         k++;
     return k;
+}
+
+/* key[0..n): each a key above pbits bits of its place i; key[n..2n) is
+ * scratch.  perm reordered by the keys, equal keys keeping their order. */
+static void reorder(uint32_t *perm, size_t n, uint64_t *key, unsigned pbits)
+{
+    tp_radix_sort(key, key + n, n, pbits);
+    uint32_t *next = (uint32_t *)(key + n);   /* the scratch, free again */
+    uint64_t mask = (UINT64_C(1) << pbits) - 1;   /* pbits < 64: n <= UINT32_MAX */
+    for (size_t i = 0; i < n; i++)
+        next[i] = perm[key[i] & mask];
+    memcpy(perm, next, n * sizeof *perm);
 }
 
 int tp_hta_order_by(uint32_t *perm, size_t n, const int64_t *k)
@@ -29,23 +44,36 @@ int tp_hta_order_by(uint32_t *perm, size_t n, const int64_t *k)
     if (pbits + kbits > 64 || n > UINT32_MAX)
         return 1;
     uint64_t *key = malloc(2 * n * sizeof *key);
-    uint32_t *old = malloc(n * sizeof *old);
-    if (!key || !old) {
-        free(key);
-        free(old);
+    if (!key)
         return -1;
-    }
     /* the key above, the place so far below: equal keys keep their order */
     for (size_t i = 0; i < n; i++)
         key[i] = ((uint64_t)k[perm[i]] - (uint64_t)lo) << pbits | i;
-    tp_radix_sort(key, key + n, n, pbits);
-    memcpy(old, perm, n * sizeof *old);
-    uint64_t mask = pbits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << pbits) - 1;
-    for (size_t i = 0; i < n; i++)
-        perm[i] = old[key[i] & mask];
+    reorder(perm, n, key, pbits);
     free(key);
-    free(old);
     return 0;
+}
+
+/* base[i] = base[perm[i]] for every i, in place: each cycle of perm moved
+ * through one spare element (done: a bit per place, zeroed). */
+static void permute(char *base, size_t n, size_t size, const uint32_t *perm, uint64_t *done, char *spare)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (done[i >> 6] >> (i & 63) & 1)
+            continue;
+        memcpy(spare, base + i * size, size);
+        size_t j = i;
+        for (;;) {
+            done[j >> 6] |= UINT64_C(1) << (j & 63);
+            size_t from = perm[j];
+            if (from == i) {
+                memcpy(base + j * size, spare, size);
+                break;
+            }
+            memcpy(base + j * size, base + from * size, size);
+            j = from;
+        }
+    }
 }
 
 int tp_hta_sort(void *base, size_t n, size_t size, int npass, int64_t (*key)(const void *elem, int pass),
@@ -54,16 +82,16 @@ int tp_hta_sort(void *base, size_t n, size_t size, int npass, int64_t (*key)(con
     enum { MAXPASS = 8 };
     if (n < 2)
         return 0;
-    if (npass > MAXPASS || n > UINT32_MAX) {
-        qsort(base, n, size, cmp);
-        return 0;
-    }
     char *b = base;
     size_t sorted = 1;   /* events often come in order already: one pass says so */
     while (sorted < n && cmp(b + (sorted - 1) * size, b + sorted * size) <= 0)
         sorted++;
     if (sorted == n)
         return 0;
+    if (npass > MAXPASS || n > UINT32_MAX) {
+        qsort(base, n, size, cmp);
+        return 0;
+    }
     /* each key's range: keys that fit one 64-bit word together (above the
      * place bits) are sorted in one radix sort, not one each */
     int64_t lo[MAXPASS];
@@ -79,9 +107,8 @@ int tp_hta_sort(void *base, size_t n, size_t size, int npass, int64_t (*key)(con
         kb[p] = bits_for((uint64_t)h - (uint64_t)l);
     }
     uint32_t *perm = malloc(n * sizeof *perm);
-    int64_t *k = malloc(n * sizeof *k);
-    char *w = malloc(n * size);
-    int rc = perm && k && w ? 0 : -1;
+    uint64_t *keys = malloc(2 * n * sizeof *keys);
+    int rc = perm && keys ? 0 : -1;
     for (size_t i = 0; i < n && rc == 0; i++)
         perm[i] = (uint32_t)i;
     for (int p = 0; p < npass && rc == 0;) {
@@ -93,35 +120,34 @@ int tp_hta_sort(void *base, size_t n, size_t size, int npass, int64_t (*key)(con
             rc = 1;   /* one key too wide for the place bits */
             break;
         }
-        for (size_t i = 0; i < n; i++) {
-            uint64_t c = 0;
-            for (int j = end - 1; j >= p; j--)
-                c = (kb[j] ? c << kb[j] : c) | ((uint64_t)key(b + i * size, j) - (uint64_t)lo[j]);
-            k[i] = (int64_t)c;
+        if (bits > 0) {   /* (keys that are all alike leave the order as it is) */
+            for (size_t i = 0; i < n; i++) {
+                const char *e = b + (size_t)perm[i] * size;
+                uint64_t c = 0;
+                for (int j = end - 1; j >= p; j--)
+                    c = (kb[j] ? c << kb[j] : c) | ((uint64_t)key(e, j) - (uint64_t)lo[j]);
+                keys[i] = c << pbits | i;
+            }
+            reorder(perm, n, keys, pbits);
         }
-        rc = tp_hta_order_by(perm, n, k);
         p = end;
     }
     if (rc == 0) {
-        /* whole words where the size allows: a memcpy of a size known here
-         * is a move, not a call per element */
-        size_t words = size % 8 == 0 ? size / 8 : 0;
-        for (size_t i = 0; i < n; i++) {
-            char *d = w + i * size;
-            const char *f = b + (size_t)perm[i] * size;
-            if (words)
-                for (size_t j = 0; j < words; j++)
-                    memcpy(d + 8 * j, f + 8 * j, 8);
-            else
-                memcpy(d, f, size);
+        /* the keys are done with: their first n / 64 + 1 words mark the
+         * places moved, one more element's worth is the spare */
+        size_t words = n / 64 + 1;
+        if ((words + 1) * sizeof *keys + size <= 2 * n * sizeof *keys) {
+            memset(keys, 0, words * sizeof *keys);
+            permute(b, n, size, perm, keys, (char *)(keys + words + 1));
+        } else {
+            rc = 1;   /* (elements larger than the keys' array: never for the views' few fields) */
         }
-        memcpy(b, w, n * size);
-    } else if (rc > 0) {
+    }
+    if (rc > 0) {
         qsort(base, n, size, cmp);
         rc = 0;
     }
     free(perm);
-    free(k);
-    free(w);
+    free(keys);
     return rc;
 }
