@@ -230,55 +230,14 @@ static void hta_round(int64_t ts, int64_t dur, int64_t *s, int64_t *e)
     *e = (int64_t)floor(t + d) * 1000;
 }
 
-void tp_hta_times(const struct tp_hta *h, size_t r, int64_t *s, int64_t *e)
+void tp_hta_round(const tp_store *st, size_t r, int64_t *s, int64_t *e)
 {
-    const tp_store *st = h->st;
-    if (h->quirks) {
-        hta_round(st->ts[r], st->dur[r], s, e);
-    } else {
-        *s = st->ts[r];
-        *e = st->ts[r] + st->dur[r];
-    }
-}
-
-int tp_hta_is_gpu(const struct tp_hta *h, size_t r)
-{
-    const tp_store *st = h->st;
-    if (st->ph[r] != 'X' || st->stream[r] == -1)
-        return 0;
-    if (h->quirks)
-        return st->kind[r] != TP_K_TRACE_SPAN;
-    uint8_t k = st->kind[r];
-    return st->stream[r] >= 0 && (k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET || k == TP_K_SYNC);
-}
-
-int tp_hta_is_kernel(const struct tp_hta *h, size_t r)
-{
-    const tp_store *st = h->st;
-    uint8_t k = st->kind[r];
-    return st->ph[r] == 'X' && st->stream[r] >= 0 && (k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET);
+    hta_round(st->ts[r], st->dur[r], s, e);
 }
 
 static int64_t corr_of(const tp_store *st, size_t r)
 {
     return st->correlation[r] == TP_NONE ? -1 : st->correlation[r];
-}
-
-int tp_hta_keep(const struct tp_hta *h, size_t r)
-{
-    if (!h->filtered)
-        return 1;
-    const tp_store *st = h->st;
-    int64_t s, e;
-    if (corr_of(st, r) < 0) {
-        tp_hta_times(h, r, &s, &e);       /* HTA treats it as a CPU event */
-    } else {
-        int64_t l = tp_store_launcher(st, r);
-        if (l < 0)
-            return 0;
-        tp_hta_times(h, (size_t)l, &s, &e);
-    }
-    return h->all_steps ? s <= h->cut : s < h->cut;
 }
 
 static int is_step_name(const char *s)

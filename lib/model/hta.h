@@ -76,19 +76,63 @@ struct tp_hta {
 int  tp_hta_init(struct tp_hta *h, const tp_store *st, const struct tp_view_opts *vo);
 void tp_hta_free(struct tp_hta *h);
 
+/* The next four are inline: the views call them for each of a trace's
+ * millions of rows, several times over. */
+
+/* Row r's start and end, rounded as HTA rounds them (tp_hta_times with quirks). */
+void tp_hta_round(const tp_store *st, size_t r, int64_t *s, int64_t *e);
+
 /* Row r's start and end in the mode's time (ns; multiples of 1000 with quirks). */
-void tp_hta_times(const struct tp_hta *h, size_t r, int64_t *s, int64_t *e);
+static inline void tp_hta_times(const struct tp_hta *h, size_t r, int64_t *s, int64_t *e)
+{
+    const tp_store *st = h->st;
+    if (h->quirks) {
+        tp_hta_round(st, r, s, e);
+    } else {
+        *s = st->ts[r];
+        *e = st->ts[r] + st->dur[r];
+    }
+}
 
 /* Row r is a GPU event of HTA's breakdowns (stream != -1): kernels, memcpy,
  * memset and GPU sync events with a stream (quirks: any event with a stream). */
-int tp_hta_is_gpu(const struct tp_hta *h, size_t r);
+static inline int tp_hta_is_gpu(const struct tp_hta *h, size_t r)
+{
+    const tp_store *st = h->st;
+    if (st->ph[r] != 'X' || st->stream[r] == -1)
+        return 0;
+    if (h->quirks)
+        return st->kind[r] != TP_K_TRACE_SPAN;
+    uint8_t k = st->kind[r];
+    return st->stream[r] >= 0 && (k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET || k == TP_K_SYNC);
+}
 
 /* Row r is a kernel/memcpy/memset with a stream (HTA's idle-time categories). */
-int tp_hta_is_kernel(const struct tp_hta *h, size_t r);
+static inline int tp_hta_is_kernel(const struct tp_hta *h, size_t r)
+{
+    const tp_store *st = h->st;
+    uint8_t k = st->kind[r];
+    return st->ph[r] == 'X' && st->stream[r] >= 0 && (k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET);
+}
 
 /* A GPU event survives HTA's step window: its launching call started before
  * the last step (events without a correlation id: the event itself did). */
-int tp_hta_keep(const struct tp_hta *h, size_t r);
+static inline int tp_hta_keep(const struct tp_hta *h, size_t r)
+{
+    if (!h->filtered)
+        return 1;
+    const tp_store *st = h->st;
+    int64_t s, e;
+    if (st->correlation[r] == TP_NONE || st->correlation[r] < 0) {
+        tp_hta_times(h, r, &s, &e);       /* HTA treats it as a CPU event */
+    } else {
+        int64_t l = tp_store_launcher(st, r);
+        if (l < 0)
+            return 0;
+        tp_hta_times(h, (size_t)l, &s, &e);
+    }
+    return h->all_steps ? s <= h->cut : s < h->cut;
+}
 
 /* Kernel type of row r's name (cached per name). */
 int tp_hta_type(struct tp_hta *h, size_t r);
