@@ -95,23 +95,24 @@ static int report_view(const struct report *R, const tp_view *v, const tp_store 
 /* The views that cost the most on a big trace, most first (CPU seconds of
  * each alone, on the 995 MB ResNet-50 and 977 MB OWLv2 traces of README
  * "Speed"): taken first, the longest ones do not end up alone at the end
- * while the other threads idle.  modules comes first: the module tree of a
- * trace with python_function events is the longest of all (OWLv2), and
- * costs nothing without them (ResNet).  ops comes next for another reason
- * too: it builds the operator tree that kernels, memory, gpu, steps and
- * advice read, and a view asking for a model waits while another builds
- * one; the views after it up to prof use none, so the other threads stay
- * busy meanwhile.  Views not named here follow in registry order; a name
- * no view has is skipped. */
+ * while the other threads idle.  ops comes first for another reason too:
+ * it builds the operator tree that modules, kernels, memory, gpu, steps
+ * and advice read, and a view asking for a model waits while another
+ * builds one; critical-path and launches use none, so the other threads
+ * stay busy meanwhile.  modules follows them: the longest view of a trace
+ * with python_function events (OWLv2), it asks for the tree once its
+ * module tree is made, by when the tree is there; it costs nothing
+ * without them (ResNet).  Views not named here follow in registry order;
+ * a name no view has is skipped. */
 static const char *const heavy_first[] = {
-    "modules",        /* ResNet 0.001 s, OWLv2 0.23 */
-    "ops",            /* 0.19 and 0.18, the operator tree included */
-    "critical-path",  /* 0.056 and 0.049 */
-    "launches",       /* 0.066 and 0.032: 253K rows on ResNet */
-    "prof",           /* 0.049 and 0.018: 245K rows on ResNet */
-    "advice",         /* 0.047 and 0.028 */
-    "steps",          /* 0.041 and 0.025, the step breakdown included */
-    "api", "dist", "roofline", "memory", "check",   /* 0.03-0.04 and 0.01-0.02 */
+    "ops",            /* ResNet 0.19 s, OWLv2 0.18: the operator tree (0.14) included */
+    "critical-path",  /* 0.03 and 0.04 */
+    "launches",       /* 0.07 and 0.03: 253K rows on ResNet */
+    "modules",        /* 0.001 and 0.23 */
+    "prof",           /* 0.05 and 0.02: 245K rows on ResNet */
+    "advice",         /* 0.05 and 0.03 (0.09 and 0.06 with the step breakdown, which steps reads too) */
+    "steps",
+    "api", "dist", "roofline", "memory", "check",   /* 0.03-0.04 and 0.01-0.03 */
 };
 
 /* The order the workers take the views in: heavy_first, then the rest in
