@@ -140,7 +140,7 @@ int tp_hta_sort(void *base, size_t n, size_t size, int npass, int64_t (*key)(con
             memset(keys, 0, words * sizeof *keys);
             permute(b, n, size, perm, keys, (char *)(keys + words + 1));
         } else {
-            rc = 1;   /* (elements larger than the keys' array: never for the views' few fields) */
+            rc = 1;   /* a handful of elements wider than their keys: qsort them */
         }
     }
     if (rc > 0) {
