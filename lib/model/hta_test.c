@@ -400,6 +400,9 @@ static void test_sort(void)
 {
     sort_case("empty", 0, 0, 1, 0, 1);
     sort_case("one", 1, 0, 1, 0, 1);
+    static const char *const few[] = {"few 3a", "few 2a", "few 3b", "few 2b", "few 3c", "few 2c"};
+    for (int i = 0; i < 6; i++)   /* two or three elements wider than their keys' array: qsort */
+        sort_case(few[i], 2 + (size_t)(i % 2 == 0), -100, 100, -5, 5);
     sort_case("ties", 5000, 0, 4, 0, 3);                        /* every key ties often */
     sort_case("times", 20000, 0, INT64_C(1) << 35, -50, 50);    /* two keys in one word */
     sort_case("wide", 3000, -(INT64_C(1) << 50), INT64_C(1) << 50, 0, INT64_C(1) << 40);   /* a pass each */
