@@ -4,6 +4,7 @@
  * int64 nanoseconds.  See hta.h for the exact-vs-quirks modes. */
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hta.h"
@@ -100,7 +101,7 @@ size_t tp_hta_merge(struct tp_hta_iv *v, size_t n)
     if (!n)
         return 0;
     if (tp_hta_sort(v, n, sizeof *v, 2, iv_key, cmp_iv) < 0)
-        qsort(v, n, sizeof *v, cmp_iv);   /* no memory for the keys */
+        return SIZE_MAX;
     size_t o = 0;
     int64_t maxend = v[0].e;     /* cummax of every end so far */
     for (size_t i = 1; i < n; i++) {
@@ -179,7 +180,11 @@ int tp_hta_sweep(const struct tp_hta_iv *const *sets, const size_t *n, const int
             if (p[j - 2].t > p[j - 1].t || (i > 0 && p[j - 3].t > p[j - 2].t))
                 runs_sorted = 0;
         }
-    if (!runs_sorted || merge_runs(p, np, n, nsets) < 0)
+    if (runs_sorted && merge_runs(p, np, n, nsets) < 0) {
+        free(p);
+        return -1;
+    }
+    if (!runs_sorted)
         qsort(p, np, sizeof *p, cmp_pt);
     int running = 0;
     for (size_t i = 0; i < np;) {
@@ -366,8 +371,15 @@ int tp_hta_collect(struct tp_hta *h, struct tp_hta_sets *o)
     }
     o->nevents = o->nall;
     o->nall = tp_hta_merge(o->all, o->nall);
-    for (int k = 0; k < 3; k++)
+    int oom = o->nall == SIZE_MAX;
+    for (int k = 0; k < 3; k++) {
         o->ntype[k] = tp_hta_merge(o->type[k], o->ntype[k]);
+        oom |= o->ntype[k] == SIZE_MAX;
+    }
+    if (oom) {
+        tp_hta_sets_free(o);
+        return -1;
+    }
     return 0;
 }
 

@@ -44,7 +44,8 @@ struct tp_hta_iv { int64_t s, e; };
  * order); a range starts a new group when its start is after every end so
  * far (touching ranges merge); a group is [min start, max end].  Ranges with
  * e < s (HTA's rounding) are kept as HTA keeps them.  Returns the number of
- * groups, sorted by start. */
+ * groups, sorted by start; SIZE_MAX when out of memory (ranges not in
+ * order are radix-sorted). */
 size_t tp_hta_merge(struct tp_hta_iv *v, size_t n);
 
 /* Σ (e - s). */
