@@ -51,6 +51,9 @@ static int report_view(const struct report *R, const tp_view *v, const tp_store 
 {
     struct tp_view_opts vo = {0};
     vo.columnated = R->out.format == TP_FMT_COLUMNS;
+    /* the columns written below, as `tprof VIEW` asks: a view may leave the
+     * others out (prof: 8 of its 22 on 245K rows of a 1 GB trace) */
+    vo.need_columns = tp_view_default_columns(tp_view_for_store(v, st), &vo);
     tp_table *t = NULL;
     tp_error err = {0};
     if (tp_view_build(v, st, &vo, &t, &err) != TP_OK) {
@@ -90,23 +93,26 @@ static int report_view(const struct report *R, const tp_view *v, const tp_store 
 }
 
 /* The views that cost the most on a big trace, most first (CPU seconds of
- * each on the 995 MB ResNet-50 trace of README "Speed", one thread): taken
- * first, the longest ones do not end up alone at the end while the other
- * threads idle.  ops comes first for another reason too: it builds the
- * operator tree that kernels, memory, modules, gpu and advice read, and a
- * view asking for a model waits while another builds one; the heavy views
- * after it (critical-path, launches, roofline, prof) use none, so the other
- * threads stay busy meanwhile.  Views not named here follow in registry
- * order; a name no view has is skipped. */
+ * each alone, on the 995 MB ResNet-50 and 977 MB OWLv2 traces of README
+ * "Speed"): taken first, the longest ones do not end up alone at the end
+ * while the other threads idle.  ops comes first for another reason too:
+ * it builds the operator tree that modules, kernels, memory, gpu, steps
+ * and advice read, and a view asking for a model waits while another
+ * builds one; critical-path and launches use none, so the other threads
+ * stay busy meanwhile.  modules follows them: the longest view of a trace
+ * with python_function events (OWLv2), it asks for the tree once its
+ * module tree is made, by when the tree is there; it costs nothing
+ * without them (ResNet).  Views not named here follow in registry order;
+ * a name no view has is skipped. */
 static const char *const heavy_first[] = {
-    "ops",            /* 0.37 s, the operator tree (0.27 s) included; 0.18 s and 0.10 s
-                         since the tree's lists are pooled and its arrays on huge pages */
-    "critical-path",  /* 0.11 s */
-    "launches",       /* 0.11 s, 253K rows */
-    "roofline",       /* 0.10 s: the prof table again */
-    "prof",           /* 0.09 s, 245K rows */
-    "steps",          /* 0.08 s, the step breakdown included */
-    "check", "memory", "advice", "api", "gpu", "dist",
+    "ops",            /* ResNet 0.19 s, OWLv2 0.18: the operator tree (0.14) included */
+    "critical-path",  /* 0.03 and 0.04 */
+    "launches",       /* 0.07 and 0.03: 253K rows on ResNet */
+    "modules",        /* 0.001 and 0.23 */
+    "prof",           /* 0.05 and 0.02: 245K rows on ResNet */
+    "advice",         /* 0.05 and 0.03 (0.09 and 0.06 with the step breakdown, which steps reads too) */
+    "steps",
+    "api", "dist", "roofline", "memory", "check",   /* 0.03-0.04 and 0.01-0.03 */
 };
 
 /* The order the workers take the views in: heavy_first, then the rest in

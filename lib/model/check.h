@@ -41,8 +41,13 @@ struct tp_finding *tp_finding_add(struct tp_findings *f, const tp_store *st, enu
 /* Write detail printf-style. */
 void tp_finding_detail(struct tp_finding *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* 1 for kernels, memcpy and memset (what a stream runs). */
-int tp_check_is_device(const tp_store *st, size_t row);
+/* 1 for kernels, memcpy and memset (what a stream runs); inline: the
+ * checks ask it of every row of a trace, several times. */
+static inline int tp_check_is_device(const tp_store *st, size_t row)
+{
+    uint8_t k = st->kind[row];
+    return k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET;
+}
 
 /* Sum of kernel durations (ns), the base of the time shares below. */
 int64_t tp_check_kernel_ns(const tp_store *st);

@@ -69,29 +69,127 @@ static void count_lost(struct lost *l, size_t row, int found, int after_gpu)
         l->first_lost = (int64_t)row;
 }
 
+/* The correlation ids GPU work carries.  CUDA and HIP count them up, so
+ * they fill runs a few times their number (a grown or merged trace: several
+ * runs far apart): then a bit per id in pages of 4096 ids, found through a
+ * map of page numbers with the last page remembered (a 1 GB trace: 1.5 MB
+ * of bits read nearly in order), else a hash map of the ids (8 MB probed at
+ * random, half of this check's time). */
+enum { PAGE_BITS = 12, PAGE_IDS = 1 << PAGE_BITS, PAGE_WORDS = PAGE_IDS / 64 };
+enum { IDS_PER_PAGE_MIN = 16 };   /* pages while they hold at least this many ids each */
+
+struct idset {
+    struct tp_i64map pages;   /* page number (id >> 12) -> its block */
+    uint64_t *bits;           /* PAGE_WORDS a page; NULL: the map */
+    struct tp_i64map map;
+    size_t n;                 /* device rows with an id */
+};
+
+static int64_t page_of(int64_t id)
+{
+    return (int64_t)((uint64_t)id >> PAGE_BITS);
+}
+
+static int has_id(const tp_store *st, size_t i)
+{
+    return tp_check_is_device(st, i) && st->correlation[i] != TP_NONE;
+}
+
+/* 0, or -1 on out of memory. */
+static int idset_build(struct idset *s, const tp_store *st)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < st->n; i++)
+        s->n += has_id(st, i);
+    if (!s->n)
+        return 0;
+    size_t npages = 0, limit = s->n / IDS_PER_PAGE_MIN + 1;
+    int64_t last = 0;
+    int paged = tp_i64map_init(&s->pages, 64) == 0;
+    if (!paged)
+        return -1;
+    for (size_t i = 0; i < st->n && paged; i++) {
+        if (!has_id(st, i) || (npages && page_of(st->correlation[i]) == last))
+            continue;
+        last = page_of(st->correlation[i]);
+        int64_t *v = tp_i64map_slot(&s->pages, last);
+        if (!v)
+            return -1;
+        if (*v < 0)
+            *v = (int64_t)npages++;
+        paged = npages <= limit;
+    }
+    if (paged) {
+        s->bits = calloc(npages * PAGE_WORDS, sizeof *s->bits);
+        if (!s->bits)
+            return -1;
+    }
+    last = INT64_MIN;
+    uint64_t *block = NULL;
+    for (size_t i = 0; i < st->n; i++) {
+        if (!has_id(st, i))
+            continue;
+        int64_t id = st->correlation[i];
+        if (s->bits) {
+            if (page_of(id) != last) {
+                last = page_of(id);
+                block = s->bits + (size_t)tp_i64map_get(&s->pages, last) * PAGE_WORDS;
+            }
+            uint64_t k = (uint64_t)id & (PAGE_IDS - 1);
+            block[k >> 6] |= UINT64_C(1) << (k & 63);
+            continue;
+        }
+        int64_t *slot = tp_i64map_slot(&s->map, id);
+        if (!slot)
+            return -1;
+        *slot = 1;
+    }
+    return 0;
+}
+
+/* id is in s; *last_page and *block remember the page last read (start
+ * them at INT64_MIN and NULL). */
+static int idset_has(const struct idset *s, int64_t id, int64_t *last_page, const uint64_t **block)
+{
+    if (!s->bits)
+        return s->map.keys && tp_i64map_get(&s->map, id) == 1;
+    if (page_of(id) != *last_page) {
+        int64_t b = tp_i64map_get(&s->pages, page_of(id));
+        if (b < 0)
+            return 0;
+        *last_page = page_of(id);
+        *block = s->bits + (size_t)b * PAGE_WORDS;
+    }
+    uint64_t k = (uint64_t)id & (PAGE_IDS - 1);
+    return (*block)[k >> 6] >> (k & 63) & 1;
+}
+
+static void idset_free(struct idset *s)
+{
+    free(s->bits);
+    tp_i64map_free(&s->pages);
+    tp_i64map_free(&s->map);
+}
+
 static void lost_launches(const tp_store *st, uint8_t *cache, struct tp_findings *f)
 {
-    struct tp_i64map seen = {0};
-    for (size_t i = 0; i < st->n; i++)
-        if (tp_check_is_device(st, i) && st->correlation[i] != TP_NONE) {
-            int64_t *slot = tp_i64map_slot(&seen, st->correlation[i]);
-            if (!slot) {
-                tp_i64map_free(&seen);
-                f->oom = 1;
-                return;
-            }
-            *slot = 1;   /* this correlation id has GPU work */
-        }
+    struct idset seen;   /* the correlation ids that have GPU work */
+    if (idset_build(&seen, st) < 0) {
+        idset_free(&seen);
+        f->oom = 1;
+        return;
+    }
     if (!seen.n) {   /* no GPU activity to compare with */
-        tp_i64map_free(&seen);
+        idset_free(&seen);
         return;
     }
     /* The last launch whose work was recorded: lost launches after it are
      * the tail the profiler stopped before, not holes. */
-    int64_t last_found = INT64_MIN;
+    int64_t last_found = INT64_MIN, page = INT64_MIN;
+    const uint64_t *block = NULL;
     for (size_t i = 0; i < st->n; i++)
         if ((st->kind[i] == TP_K_RUNTIME || st->kind[i] == TP_K_DRIVER) && st->correlation[i] != TP_NONE &&
-            classify(st, cache, st->name[i]) != C_NONE && tp_i64map_get(&seen, st->correlation[i]) == 1 &&
+            classify(st, cache, st->name[i]) != C_NONE && idset_has(&seen, st->correlation[i], &page, &block) &&
             st->ts[i] > last_found)
             last_found = st->ts[i];
     struct lost kernels = {0}, copies = {0};
@@ -101,10 +199,10 @@ static void lost_launches(const tp_store *st, uint8_t *cache, struct tp_findings
         uint8_t c = classify(st, cache, st->name[i]);
         if (c == C_NONE)
             continue;
-        count_lost(c == C_COPY ? &copies : &kernels, i, tp_i64map_get(&seen, st->correlation[i]) == 1,
+        count_lost(c == C_COPY ? &copies : &kernels, i, idset_has(&seen, st->correlation[i], &page, &block),
                    st->ts[i] > last_found);
     }
-    tp_i64map_free(&seen);
+    idset_free(&seen);
     if (kernels.lost) {
         double pct = 100.0 * (double)kernels.lost / (double)kernels.calls;
         struct tp_finding *x = tp_finding_add(f, st, pct >= TP_CHECK_LOST_ERROR_PCT ? TP_SEV_ERROR : TP_SEV_WARNING,

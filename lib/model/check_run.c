@@ -146,6 +146,12 @@ int tp_check_distributed(const tp_store *st, int in_run, struct tp_findings *f)
     int devices = 0;
     int64_t comm = -1;
     uint64_t ncomm = 0;
+    /* is_comm_kernel once per name, not per kernel: 0 not asked, 1 yes, 2 no */
+    uint8_t *named = calloc(st->strings.count + 1, 1);
+    if (!named) {
+        f->oom = 1;
+        return TP_ERR_NOMEM;
+    }
     for (size_t i = 0; i < st->n; i++) {
         if (!tp_check_is_device(st, i))
             continue;
@@ -153,9 +159,15 @@ int tp_check_distributed(const tp_store *st, int in_run, struct tp_findings *f)
             dev = st->device[i];
         else if (st->device[i] >= 0 && st->device[i] != dev)
             devices = 1;   /* a second device */
-        if (st->kind[i] == TP_K_KERNEL && is_comm_kernel(tp_store_str(st, st->name[i])) && !ncomm++)
+        if (st->kind[i] != TP_K_KERNEL)
+            continue;
+        uint8_t *c = &named[st->name[i]];
+        if (!*c)
+            *c = is_comm_kernel(tp_store_str(st, st->name[i])) ? 1 : 2;
+        if (*c == 1 && !ncomm++)
             comm = (int64_t)i;
     }
+    free(named);
     if (!devices && !ncomm)
         return TP_OK;
     struct tp_finding *x = tp_finding_add(f, st, TP_SEV_WARNING, "no_distributed_info", 1, comm);

@@ -2,6 +2,7 @@
  * stream can overlap (rounding limit, a dur covering the next event, plain
  * overlap, an event still running when later ones start), the rounding limit
  * of whole-µs traces, clocks of two ranks, and the exit severity. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -148,11 +149,52 @@ static void severity(void)
     tp_store_free(st);
 }
 
+/* Launch calls without GPU work (kernel_missing, copy_missing,
+ * launch_at_end) with correlation ids id(i): the same findings whether the
+ * ids fill pages (a counter, or two runs far apart) or are too sparse for
+ * them (the hash map). */
+static void lost_ids(const char *name, int64_t (*id)(int64_t i))
+{
+    tp_store *st = tp_store_new();
+    /* 600 kernel launches: every 7th one lost, the last 10 after the last
+     * recorded kernel; 60 memcpy launches, every 3rd one lost */
+    for (int64_t i = 0; i < 600; i++) {
+        int64_t c = id(i), r = add(st, TP_K_RUNTIME, "cudaLaunchKernel", 1000 * i, 100, -1);
+        st->correlation[r] = c;
+        if (i % 7 != 3 && i < 590)
+            st->correlation[add(st, TP_K_KERNEL, "k", 1000 * i + 500, 200, 7)] = c;
+        if (i < 60) {
+            int64_t m = id(100000 + i), q = add(st, TP_K_RUNTIME, "cudaMemcpyAsync", 1000 * i + 50, 10, -1);
+            st->correlation[q] = m;
+            if (i % 3)
+                st->correlation[add(st, TP_K_MEMCPY, "Memcpy HtoD", 1000 * i + 600, 50, 7)] = m;
+        }
+    }
+    struct tp_findings f = {0};
+    char key[96];
+    CHECK_INT((snprintf(key, sizeof key, "check.lost_ids.%s.ok", name), key), tp_check_launches(st, &f), TP_OK);
+    /* i % 7 == 3 below 590: 84 of 590 */
+    CHECK_INT((snprintf(key, sizeof key, "check.lost_ids.%s.kernels", name), key), count(&f, "kernel_missing"), 84);
+    CHECK_INT((snprintf(key, sizeof key, "check.lost_ids.%s.copies", name), key), count(&f, "copy_missing"), 20);
+    CHECK_INT((snprintf(key, sizeof key, "check.lost_ids.%s.at_end", name), key), count(&f, "launch_at_end"), 10);
+    free(f.v);
+    tp_store_free(st);
+}
+
+static int64_t ids_counter(int64_t i) { return 1 + i; }
+static int64_t ids_two_runs(int64_t i) { return i % 2 ? (INT64_C(1) << 40) + i : i; }
+static int64_t ids_sparse(int64_t i) { return (i + 1) * (INT64_C(1) << 30) - 5; }
+static int64_t ids_negative(int64_t i) { return -1 - i; }
+
 int main(void)
 {
     streams_ns();
     streams_whole_us();
     clocks();
     severity();
+    lost_ids("counter", ids_counter);
+    lost_ids("two_runs", ids_two_runs);
+    lost_ids("sparse", ids_sparse);
+    lost_ids("negative", ids_negative);
     TEST_EXIT();
 }

@@ -64,7 +64,23 @@ struct builder {
     uint8_t *lock, *blocking;          /* per event index */
     struct tp_i64map cpu_wait;  /* Event Sync row -> the kernel its CUDA event recorded */
     struct tp_i64map gpu_wait;  /* kernel row -> the kernel a Stream Wait Event made it wait for */
+    uint8_t *names;             /* per name id: NAME_* bits once NAME_KNOWN (name_is) */
 };
+
+enum { NAME_KNOWN = 1, NAME_CONTEXT_SYNC = 2, NAME_STREAM_WAIT = 4 };
+
+/* Row r's name is one of NAME_* (a flag): compared once per name, not once
+ * per device row of the trace. */
+static int name_is(const struct builder *b, size_t r, int flag)
+{
+    uint8_t *m = &b->names[b->st->name[r]];
+    if (!*m) {
+        const char *n = tp_store_str(b->st, b->st->name[r]);
+        *m = (uint8_t)(NAME_KNOWN | (!strcmp(n, "Context Sync") ? NAME_CONTEXT_SYNC : 0) |
+                       (!strcmp(n, "Stream Wait Event") ? NAME_STREAM_WAIT : 0));
+    }
+    return (*m & flag) != 0;
+}
 
 static int64_t launcher_of(const struct builder *b, size_t r)
 {
@@ -146,13 +162,12 @@ static int device_in_window(const struct builder *b, size_t r, int64_t start, in
     const tp_store *st = b->st;
     /* Context Sync's stream is 2^32 - 1 in the trace (-1 in the store): not
      * -1 to HTA, so it has nodes */
-    if (!is_device(st, r) && !(st->kind[r] == TP_K_SYNC &&
-                               (st->stream[r] >= 0 || !strcmp(tp_store_str(st, st->name[r]), "Context Sync"))))
+    if (!is_device(st, r) && !(st->kind[r] == TP_K_SYNC && (st->stream[r] >= 0 || name_is(b, r, NAME_CONTEXT_SYNC))))
         return 0;
     int64_t l = launcher_of(b, r);
     if (l < 0 || !is_host(st, (size_t)l))
         return 0;
-    return in_window(b->h, (size_t)l, start, end) || !strcmp(tp_store_str(st, st->name[r]), "Stream Wait Event");
+    return in_window(b->h, (size_t)l, start, end) || name_is(b, r, NAME_STREAM_WAIT);
 }
 
 /* Events and nodes: host calls starting in the window, device work they
@@ -403,62 +418,144 @@ static int is_launch_call(const char *name, int quirks)
                        !strcmp(name, "hipGraphLaunch"));
 }
 
-struct queue { struct tp_i64map at;   /* device row -> index into the arrays below */
+struct queue { int32_t *at;   /* per device row (tp_store_dev_index): index into the arrays below, -1 none */
                int32_t *after_launch, *after_start, *own; };
 
-/* For every launched device row: the stream's queue length right after its
- * launch call enqueued (after_launch), right after the row started
- * (after_start), and how many rows that call put on the stream (own: > 1
- * for CUDA graphs). */
-static int queue_lengths(const struct builder *b, struct queue *q)
+/* cmp_qent's keys for tp_hta_sort, least significant first.  The entries
+ * are made in row order, so ties on all four stay in row order as cmp_qent
+ * has them (a qsort of 500K entries of a 1 GB trace was half of the
+ * critical path's time). */
+static int64_t qent_key(const void *elem, int pass)
+{
+    const struct qent *x = elem;
+    return pass == 0 ? x->launcher : pass == 1 ? x->delta < 0 : pass == 2 ? x->ts : x->stream;
+}
+
+/* The earliest and the latest launch or start of the device rows
+ * kernel_edges asks the queue about (its window's); from > to when none. */
+static void queue_span(const struct builder *b, int64_t *from, int64_t *to)
+{
+    *from = INT64_MAX;
+    *to = INT64_MIN;
+    for (size_t k = 0; k < b->nevs; k++) {
+        size_t r = (size_t)b->evs[k].row;
+        int64_t l, t[2], e;
+        if (!is_device(b->st, r) || (l = launcher_of(b, r)) < 0)
+            continue;
+        tp_hta_times(b->h, r, &t[0], &e);
+        tp_hta_times(b->h, (size_t)l, &t[1], &e);
+        for (int i = 0; i < 2; i++) {
+            if (t[i] < *from) *from = t[i];
+            if (t[i] > *to) *to = t[i];
+        }
+    }
+}
+
+/* The running sum of a stream's entries before queue_span's time. */
+struct qbase { struct tp_i64map at; int64_t *sum; size_t n; };
+
+static int64_t *qbase_of(struct qbase *B, int32_t stream)
+{
+    int64_t *slot = tp_i64map_slot(&B->at, stream);
+    if (!slot)
+        return NULL;
+    if (*slot < 0) {
+        int64_t *p = realloc(B->sum, (B->n + 1) * sizeof *p);
+        if (!p)
+            return NULL;
+        B->sum = p;
+        B->sum[B->n] = 0;
+        *slot = (int64_t)B->n++;
+    }
+    return &B->sum[*slot];
+}
+
+/* The window's entries (queue_span's), sorted as HTA's whole-trace series
+ * has them, and each stream's length before them.  An entry before the
+ * span comes before every entry of the span on its stream and only adds
+ * to the length; one after it comes after them and changes nothing they
+ * read: a step of a 1 GB trace sorts 3K entries, not 500K, and allocates
+ * for no more (fresh pages cost as much as the sort). */
+struct qents { struct qent *v; size_t m, cap; struct qbase base; };
+
+static int queue_entries(const struct builder *b, struct queue *q, struct qents *E, size_t *nrows)
 {
     const tp_store *st = b->st;
-    size_t n = 0;
-    for (size_t r = 0; r < st->n; r++)
-        if (is_device(st, r) && launcher_of(b, r) >= 0)
-            n++;
-    struct qent *v = malloc((2 * n + 1) * sizeof *v);
-    q->after_launch = malloc((n + 1) * sizeof *q->after_launch);
-    q->after_start = malloc((n + 1) * sizeof *q->after_start);
-    q->own = malloc((n + 1) * sizeof *q->own);
-    if (!v || !q->after_launch || !q->after_start || !q->own || tp_i64map_init(&q->at, n) < 0) {
-        free(v);
-        return -1;
-    }
+    int64_t from, to;
+    queue_span(b, &from, &to);
     uint8_t *launch_name = calloc(st->strings.count + 1, 1);   /* 0 unknown, 1 launch, 2 not */
-    if (!launch_name) {
-        free(v);
+    q->at = malloc((st->ndev + 1) * sizeof *q->at);
+    if (!launch_name || !q->at || tp_i64map_init(&E->base.at, 16) < 0) {
+        free(launch_name);
         return -1;
     }
-    size_t m = 0, k = 0;
-    for (size_t r = 0; r < st->n; r++) {
+    for (size_t i = 0; i < st->ndev; i++)
+        q->at[i] = -1;
+    size_t k = 0;
+    int rc = 0;
+    for (size_t r = 0; r < st->n && rc == 0 && from <= to; r++) {
         int64_t l;
         if (!is_device(st, r) || (l = launcher_of(b, r)) < 0)
             continue;
         uint32_t id = st->name[l];
         if (!launch_name[id])
             launch_name[id] = is_launch_call(tp_store_str(st, id), b->h->quirks) ? 1 : 2;
-        if (launch_name[id] != 1)
+        int64_t d = tp_store_dev_index(st, r);   /* a device row of a linked store has one */
+        if (launch_name[id] != 1 || d < 0)
             continue;
         int64_t s, e, ls, le;
         tp_hta_times(b->h, r, &s, &e);
         tp_hta_times(b->h, (size_t)l, &ls, &le);
-        int64_t *slot = tp_i64map_slot(&q->at, (int64_t)r);
-        if (!slot) {
-            free(v);
-            free(launch_name);
-            return -1;
+        if (ls < from || s < from) {
+            int64_t *sum = qbase_of(&E->base, st->stream[r]);
+            if (!sum) {
+                rc = -1;
+                break;
+            }
+            *sum += (ls < from) - (s < from);
         }
-        *slot = (int64_t)k++;
-        v[m++] = (struct qent){ls, l, (int64_t)r, st->stream[r], 1};
-        v[m++] = (struct qent){s, l, (int64_t)r, st->stream[r], -1};
+        int keep_launch = ls >= from && ls <= to, keep_start = s >= from && s <= to;
+        if (!keep_launch && !keep_start)
+            continue;
+        if (tp_grow((void **)&E->v, &E->cap, E->m + 2, sizeof *E->v) < 0) {
+            rc = -1;
+            break;
+        }
+        q->at[d] = (int32_t)k++;
+        if (keep_launch)
+            E->v[E->m++] = (struct qent){ls, l, (int64_t)r, st->stream[r], 1};
+        if (keep_start)
+            E->v[E->m++] = (struct qent){s, l, (int64_t)r, st->stream[r], -1};
     }
     free(launch_name);
-    qsort(v, m, sizeof *v, cmp_qent);
+    *nrows = k;
+    return rc < 0 ? -1 : tp_hta_sort(E->v, E->m, sizeof *E->v, 4, qent_key, cmp_qent);
+}
+
+/* For every device row of the window: the stream's queue length right
+ * after its launch call enqueued (after_launch), right after the row
+ * started (after_start), and how many rows that call put on the stream
+ * (own: > 1 for CUDA graphs), as HTA's series over the whole trace has
+ * them (queue_entries). */
+static int queue_lengths(const struct builder *b, struct queue *q)
+{
+    struct qents E = {0};
+    size_t n = 0;
+    int rc = queue_entries(b, q, &E, &n);
+    if (rc == 0) {
+        q->after_launch = malloc((n + 1) * sizeof *q->after_launch);
+        q->after_start = malloc((n + 1) * sizeof *q->after_start);
+        q->own = malloc((n + 1) * sizeof *q->own);
+        rc = q->after_launch && q->after_start && q->own ? 0 : -1;
+    }
+    const struct qent *v = E.v;
+    size_t m = rc == 0 ? E.m : 0;
     int32_t len = 0;
     for (size_t i = 0; i < m;) {
-        if (i == 0 || v[i].stream != v[i - 1].stream)
-            len = 0;
+        if (i == 0 || v[i].stream != v[i - 1].stream) {
+            int64_t at = tp_i64map_get(&E.base.at, v[i].stream);
+            len = at < 0 ? 0 : (int32_t)E.base.sum[at];
+        }
         size_t j = i + 1;
         if (v[i].delta > 0)   /* one launch call's enqueues on this stream, together */
             while (j < m && v[j].delta > 0 && v[j].stream == v[i].stream && v[j].launcher == v[i].launcher &&
@@ -466,7 +563,7 @@ static int queue_lengths(const struct builder *b, struct queue *q)
                 j++;
         len += v[i].delta * (int32_t)(j - i);
         for (size_t x = i; x < j; x++) {
-            int64_t at = tp_i64map_get(&q->at, v[x].row);
+            int32_t at = q->at[tp_store_dev_index(b->st, (size_t)v[x].row)];
             if (v[x].delta > 0) {
                 q->after_launch[at] = len;
                 q->own[at] = (int32_t)(j - i);
@@ -476,8 +573,10 @@ static int queue_lengths(const struct builder *b, struct queue *q)
         }
         i = j;
     }
-    free(v);
-    return 0;
+    tp_i64map_free(&E.base.at);
+    free(E.base.sum);
+    free(E.v);
+    return rc;
 }
 
 /* ---- device work ---- */
@@ -552,7 +651,7 @@ static int kernel_edges(struct builder *b, int64_t start, int64_t end)
         while (si < nlast && last[si].stream != st->stream[r])
             si++;
         int has_last = si < nlast;
-        int64_t at = tp_i64map_get(&q.at, (int64_t)r);
+        int64_t d = tp_store_dev_index(st, r), at = d >= 0 ? q.at[d] : -1;
         uint32_t rs = b->start_node[lk];
         int launch = 0;
         /* a Stream Wait Event made this kernel wait for another one: HTA
@@ -588,7 +687,7 @@ static int kernel_edges(struct builder *b, int64_t start, int64_t end)
     }
     free(v);
     free(last);
-    tp_i64map_free(&q.at);
+    free(q.at);
     free(q.after_launch);
     free(q.after_start);
     free(q.own);
@@ -701,12 +800,22 @@ int tp_cp_build(const struct tp_hta *h, int64_t start, int64_t end, struct tp_cp
     memset(g, 0, sizeof *g);
     const tp_store *st = h->st;
     struct builder b = {.h = h, .st = st, .g = g};
+    /* The correlation map is read for GPU sync events and for device rows
+     * the linker found no launch call for: a trace with neither (most)
+     * skips building it, a 334K-call map of a 1 GB trace. */
     size_t nrt = 0;
-    for (size_t r = 0; r < st->n; r++)
-        if (st->kind[r] == TP_K_RUNTIME || st->kind[r] == TP_K_DRIVER)
+    int need_corr = 0;
+    for (size_t r = 0; r < st->n; r++) {
+        uint8_t k = st->kind[r];
+        if (k == TP_K_RUNTIME || k == TP_K_DRIVER)
             nrt++;
-    int oom = tp_i64map_init(&b.corr, nrt) < 0 || tp_i64map_init(&b.edgemap, 1024) < 0;
-    for (size_t r = 0; r < st->n && !oom; r++) {
+        else if (k == TP_K_SYNC || ((k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET) &&
+                                    st->correlation[r] != TP_NONE && tp_store_launcher(st, r) < 0))
+            need_corr = 1;
+    }
+    b.names = calloc(st->strings.count + 1, 1);
+    int oom = !b.names || tp_i64map_init(&b.corr, need_corr ? nrt : 0) < 0 || tp_i64map_init(&b.edgemap, 1024) < 0;
+    for (size_t r = 0; r < st->n && !oom && need_corr; r++) {
         if ((st->kind[r] != TP_K_RUNTIME && st->kind[r] != TP_K_DRIVER) || st->correlation[r] == TP_NONE)
             continue;
         int64_t *slot = tp_i64map_slot(&b.corr, st->correlation[r]);
@@ -747,6 +856,7 @@ int tp_cp_build(const struct tp_hta *h, int64_t start, int64_t end, struct tp_cp
     free(b.end_node);
     free(b.lock);
     free(b.blocking);
+    free(b.names);
     if (rc != TP_OK)
         tp_cp_free(g);
     return rc;

@@ -309,8 +309,48 @@ static void test_graph_hand_made(void)
     tp_store_free(st);
 }
 
+/* The queue lengths of a window's kernels count the whole trace: kernel K1,
+ * launched before the window [200, 400] and starting (at 320) after K2
+ * (launched in it at 210, starting at 300), is still queued when K2 is
+ * launched and starts, so the launch edge into K2 weighs nothing (the GPU
+ * was busy).  Without K1 the stream is idle and the edge weighs 90 µs. */
+static int64_t launch_weight(int with_k1)
+{
+    tp_store *st = tp_store_new();
+    tp_error err = {0};
+    add(st, TP_K_CPU_OP, "A", 0, 100, -1, TP_NONE);
+    if (with_k1) {
+        add(st, TP_K_RUNTIME, "cudaLaunchKernel", 10, 2, -1, 1);
+        add(st, TP_K_KERNEL, "k1", 320, 50, 7, 1);
+    }
+    add(st, TP_K_CPU_OP, "B", 200, 200, -1, TP_NONE);
+    add(st, TP_K_RUNTIME, "cudaLaunchKernel", 210, 2, -1, 2);
+    add(st, TP_K_KERNEL, "k2", 300, 10, 7, 2);
+    struct tp_hta h;
+    struct tp_cp_graph g;
+    int64_t w = -1;
+    if (tp_store_link(st, &err) == TP_OK && tp_hta_init(&h, st, NULL) == 0) {
+        if (tp_cp_build(&h, 200000, 400000, &g, &err) == TP_OK) {
+            for (size_t i = 0; i < g.nedges; i++)
+                if (g.edges[i].type == TP_CP_LAUNCH)
+                    w = g.edges[i].weight;
+            tp_cp_free(&g);
+        }
+        tp_hta_free(&h);
+    }
+    tp_store_free(st);
+    return w;
+}
+
+static void test_queue_before_window(void)
+{
+    CHECK_INT("cp queue before the window: busy", launch_weight(1), 0);
+    CHECK_INT("cp queue before the window: idle", launch_weight(0), 90000);
+}
+
 int main(void)
 {
+    test_queue_before_window();
     test_graph_hand_made();
     test_graph_launches();
     test_hand_made();

@@ -1,6 +1,7 @@
 /* critical_path_window.c — what the critical path is taken over and what
  * its edges are called: the window (a step, an annotation instance, the
  * whole trace) and HTA's bound_by categories and edge type names. */
+#include <stdlib.h>
 #include <string.h>
 #include "critical_path.h"
 
@@ -44,15 +45,24 @@ int tp_cp_window(const struct tp_hta *h, int64_t step, const char *annotation, i
         *end = hi;
         return TP_OK;
     }
-    /* HTA: every event whose name contains the annotation, in time order */
+    /* HTA: every event whose name contains the annotation, in time order.
+     * A name is matched once (per name id: 0 not yet, 1 a match, 2 not),
+     * not once per event and instance. */
+    uint8_t *matched = calloc(st->strings.count + 1, 1);
+    if (!matched)
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     int64_t best_s = 0, best_row = -1, prev_s = INT64_MIN, prev_row = -1;
     for (int64_t k = 0; k <= instance; k++) {
         best_row = -1;
         for (size_t r = 0; r < st->n; r++) {
             if (st->ph[r] != 'X')
                 continue;
-            const char *name = tp_store_str(st, st->name[r]);
-            if (annotation ? !strstr(name, match) : !is_step_name(name))
+            uint8_t *m = &matched[st->name[r]];
+            if (!*m) {
+                const char *name = tp_store_str(st, st->name[r]);
+                *m = (annotation ? strstr(name, match) != NULL : is_step_name(name)) ? 1 : 2;
+            }
+            if (*m != 1)
                 continue;
             int64_t s, e;
             tp_hta_times(h, r, &s, &e);
@@ -62,12 +72,15 @@ int tp_cp_window(const struct tp_hta *h, int64_t step, const char *annotation, i
                 best_row = (int64_t)r;
             }
         }
-        if (best_row < 0)
+        if (best_row < 0) {
+            free(matched);
             return tp_error_set(err, TP_ERR_USAGE, "%s: annotation '%s' has no instance %lld", st->path, match,
                                 (long long)instance);
+        }
         prev_s = best_s;
         prev_row = best_row;
     }
+    free(matched);
     int64_t s, e;
     tp_hta_times(h, (size_t)best_row, &s, &e);
     *start = s;

@@ -4,6 +4,7 @@
  * int64 nanoseconds.  See hta.h for the exact-vs-quirks modes. */
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hta.h"
@@ -85,11 +86,22 @@ int tp_hta_quirks_env(void)
 
 TP_CMP_FIELDS(cmp_iv, struct tp_hta_iv, s, e)
 
+/* cmp_iv's keys for tp_hta_sort (a stream's events come in time order, so
+ * the ranges of a one-stream trace are in order already).  Ranges equal in
+ * start and end are alike, so every order by (s, e) merges to the same
+ * groups. */
+static int64_t iv_key(const void *elem, int pass)
+{
+    const struct tp_hta_iv *v = elem;
+    return pass == 0 ? v->e : v->s;
+}
+
 size_t tp_hta_merge(struct tp_hta_iv *v, size_t n)
 {
     if (!n)
         return 0;
-    qsort(v, n, sizeof *v, cmp_iv);
+    if (tp_hta_sort(v, n, sizeof *v, 2, iv_key, cmp_iv) < 0)
+        return SIZE_MAX;
     size_t o = 0;
     int64_t maxend = v[0].e;     /* cummax of every end so far */
     for (size_t i = 1; i < n; i++) {
@@ -120,6 +132,32 @@ static int cmp_pt(const void *a, const void *b)
     return TP_CMP(x->t, y->t);
 }
 
+/* p[0..np) holds nsets sorted runs of 2 n[k] points: merged into one
+ * sorted run (by time; the sweep adds up the points of a time in any
+ * order).  The sets are merged ranges, sorted and apart, so their points
+ * come sorted unless HTA's rounding made an end precede its start: a merge
+ * instead of a qsort of 500K points per sweep.  0, or -1 on out of memory. */
+static int merge_runs(struct sweep_pt *p, size_t np, const size_t *n, int nsets)
+{
+    struct sweep_pt *tmp = malloc(np * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    size_t done = nsets > 0 ? 2 * n[0] : 0;   /* p[0..done) is sorted */
+    for (int k = 1; k < nsets; k++) {
+        size_t a = 0, b = done, end = done + 2 * n[k], o = 0;
+        while (a < done && b < end)
+            tmp[o++] = p[b].t < p[a].t ? p[b++] : p[a++];
+        while (a < done)
+            tmp[o++] = p[a++];
+        while (b < end)
+            tmp[o++] = p[b++];
+        memcpy(p, tmp, end * sizeof *p);
+        done = end;
+    }
+    free(tmp);
+    return 0;
+}
+
 int tp_hta_sweep(const struct tp_hta_iv *const *sets, const size_t *n, const int *w, int nsets,
                  int64_t time[8])
 {
@@ -134,12 +172,20 @@ int tp_hta_sweep(const struct tp_hta_iv *const *sets, const size_t *n, const int
     if (!p)
         return -1;
     size_t j = 0;
+    int runs_sorted = 1;
     for (int k = 0; k < nsets; k++)
         for (size_t i = 0; i < n[k]; i++) {
             p[j].t = sets[k][i].s; p[j++].d = w[k];
             p[j].t = sets[k][i].e; p[j++].d = -w[k];
+            if (p[j - 2].t > p[j - 1].t || (i > 0 && p[j - 3].t > p[j - 2].t))
+                runs_sorted = 0;
         }
-    qsort(p, np, sizeof *p, cmp_pt);
+    if (runs_sorted && merge_runs(p, np, n, nsets) < 0) {
+        free(p);
+        return -1;
+    }
+    if (!runs_sorted)
+        qsort(p, np, sizeof *p, cmp_pt);
     int running = 0;
     for (size_t i = 0; i < np;) {
         int64_t t = p[i].t;
@@ -189,55 +235,14 @@ static void hta_round(int64_t ts, int64_t dur, int64_t *s, int64_t *e)
     *e = (int64_t)floor(t + d) * 1000;
 }
 
-void tp_hta_times(const struct tp_hta *h, size_t r, int64_t *s, int64_t *e)
+void tp_hta_round(const tp_store *st, size_t r, int64_t *s, int64_t *e)
 {
-    const tp_store *st = h->st;
-    if (h->quirks) {
-        hta_round(st->ts[r], st->dur[r], s, e);
-    } else {
-        *s = st->ts[r];
-        *e = st->ts[r] + st->dur[r];
-    }
-}
-
-int tp_hta_is_gpu(const struct tp_hta *h, size_t r)
-{
-    const tp_store *st = h->st;
-    if (st->ph[r] != 'X' || st->stream[r] == -1)
-        return 0;
-    if (h->quirks)
-        return st->kind[r] != TP_K_TRACE_SPAN;
-    uint8_t k = st->kind[r];
-    return st->stream[r] >= 0 && (k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET || k == TP_K_SYNC);
-}
-
-int tp_hta_is_kernel(const struct tp_hta *h, size_t r)
-{
-    const tp_store *st = h->st;
-    uint8_t k = st->kind[r];
-    return st->ph[r] == 'X' && st->stream[r] >= 0 && (k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET);
+    hta_round(st->ts[r], st->dur[r], s, e);
 }
 
 static int64_t corr_of(const tp_store *st, size_t r)
 {
     return st->correlation[r] == TP_NONE ? -1 : st->correlation[r];
-}
-
-int tp_hta_keep(const struct tp_hta *h, size_t r)
-{
-    if (!h->filtered)
-        return 1;
-    const tp_store *st = h->st;
-    int64_t s, e;
-    if (corr_of(st, r) < 0) {
-        tp_hta_times(h, r, &s, &e);       /* HTA treats it as a CPU event */
-    } else {
-        int64_t l = tp_store_launcher(st, r);
-        if (l < 0)
-            return 0;
-        tp_hta_times(h, (size_t)l, &s, &e);
-    }
-    return h->all_steps ? s <= h->cut : s < h->cut;
 }
 
 static int is_step_name(const char *s)
@@ -366,8 +371,15 @@ int tp_hta_collect(struct tp_hta *h, struct tp_hta_sets *o)
     }
     o->nevents = o->nall;
     o->nall = tp_hta_merge(o->all, o->nall);
-    for (int k = 0; k < 3; k++)
+    int oom = o->nall == SIZE_MAX;
+    for (int k = 0; k < 3; k++) {
         o->ntype[k] = tp_hta_merge(o->type[k], o->ntype[k]);
+        oom |= o->ntype[k] == SIZE_MAX;
+    }
+    if (oom) {
+        tp_hta_sets_free(o);
+        return -1;
+    }
     return 0;
 }
 

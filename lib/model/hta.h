@@ -44,7 +44,8 @@ struct tp_hta_iv { int64_t s, e; };
  * order); a range starts a new group when its start is after every end so
  * far (touching ranges merge); a group is [min start, max end].  Ranges with
  * e < s (HTA's rounding) are kept as HTA keeps them.  Returns the number of
- * groups, sorted by start. */
+ * groups, sorted by start; SIZE_MAX when out of memory (ranges not in
+ * order are radix-sorted). */
 size_t tp_hta_merge(struct tp_hta_iv *v, size_t n);
 
 /* Σ (e - s). */
@@ -76,19 +77,63 @@ struct tp_hta {
 int  tp_hta_init(struct tp_hta *h, const tp_store *st, const struct tp_view_opts *vo);
 void tp_hta_free(struct tp_hta *h);
 
+/* The next four are inline: the views call them for each of a trace's
+ * millions of rows, several times over. */
+
+/* Row r's start and end, rounded as HTA rounds them (tp_hta_times with quirks). */
+void tp_hta_round(const tp_store *st, size_t r, int64_t *s, int64_t *e);
+
 /* Row r's start and end in the mode's time (ns; multiples of 1000 with quirks). */
-void tp_hta_times(const struct tp_hta *h, size_t r, int64_t *s, int64_t *e);
+static inline void tp_hta_times(const struct tp_hta *h, size_t r, int64_t *s, int64_t *e)
+{
+    const tp_store *st = h->st;
+    if (h->quirks) {
+        tp_hta_round(st, r, s, e);
+    } else {
+        *s = st->ts[r];
+        *e = st->ts[r] + st->dur[r];
+    }
+}
 
 /* Row r is a GPU event of HTA's breakdowns (stream != -1): kernels, memcpy,
  * memset and GPU sync events with a stream (quirks: any event with a stream). */
-int tp_hta_is_gpu(const struct tp_hta *h, size_t r);
+static inline int tp_hta_is_gpu(const struct tp_hta *h, size_t r)
+{
+    const tp_store *st = h->st;
+    if (st->ph[r] != 'X' || st->stream[r] == -1)
+        return 0;
+    if (h->quirks)
+        return st->kind[r] != TP_K_TRACE_SPAN;
+    uint8_t k = st->kind[r];
+    return st->stream[r] >= 0 && (k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET || k == TP_K_SYNC);
+}
 
 /* Row r is a kernel/memcpy/memset with a stream (HTA's idle-time categories). */
-int tp_hta_is_kernel(const struct tp_hta *h, size_t r);
+static inline int tp_hta_is_kernel(const struct tp_hta *h, size_t r)
+{
+    const tp_store *st = h->st;
+    uint8_t k = st->kind[r];
+    return st->ph[r] == 'X' && st->stream[r] >= 0 && (k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET);
+}
 
 /* A GPU event survives HTA's step window: its launching call started before
  * the last step (events without a correlation id: the event itself did). */
-int tp_hta_keep(const struct tp_hta *h, size_t r);
+static inline int tp_hta_keep(const struct tp_hta *h, size_t r)
+{
+    if (!h->filtered)
+        return 1;
+    const tp_store *st = h->st;
+    int64_t s, e;
+    if (st->correlation[r] == TP_NONE || st->correlation[r] < 0) {
+        tp_hta_times(h, r, &s, &e);       /* HTA treats it as a CPU event */
+    } else {
+        int64_t l = tp_store_launcher(st, r);
+        if (l < 0)
+            return 0;
+        tp_hta_times(h, (size_t)l, &s, &e);
+    }
+    return h->all_steps ? s <= h->cut : s < h->cut;
+}
 
 /* Kernel type of row r's name (cached per name). */
 int tp_hta_type(struct tp_hta *h, size_t r);
@@ -102,6 +147,22 @@ struct tp_hta_sets {
 };
 int  tp_hta_collect(struct tp_hta *h, struct tp_hta_sets *o);   /* 0, or -1 on out of memory */
 void tp_hta_sets_free(struct tp_hta_sets *o);
+
+/* A stable sort step (hta_order.c): perm[0..n) holds entry indexes in some
+ * order; afterwards they are in the order of their keys k[entry], entries
+ * with equal keys in their order before.  Sorting by the least significant
+ * key first and the most significant last orders by all of them, ties in
+ * entry order.  0; 1 when the keys' span and n do not fit 64 bits together
+ * (perm unchanged: sort another way); -1 on out of memory. */
+int tp_hta_order_by(uint32_t *perm, size_t n, const int64_t *k);
+
+/* Sort n elements of `size` bytes at base in cmp's order, where cmp orders
+ * by key(elem, npass - 1), ..., key(elem, 0) and then by their place in
+ * base: nothing when they are in order already, else tp_hta_order_by
+ * passes from pass 0 (the least significant key) up, qsort with cmp when
+ * the keys do not fit.  0, or -1 on out of memory. */
+int tp_hta_sort(void *base, size_t n, size_t size, int npass, int64_t (*key)(const void *elem, int pass),
+                int (*cmp)(const void *, const void *));
 
 /* A view's note when it had nothing to break down (printed on stderr by
  * the CLI; the view still returns its, possibly empty, table). */

@@ -337,6 +337,137 @@ static void test_kernel_table(void)
     tp_store_free(st);
 }
 
+/* ---- the radix sorts (hta_order.c) against qsort ---- */
+
+static int cmp_iv_test(const void *x, const void *y)
+{
+    const struct tp_hta_iv *p = x, *q = y;
+    if (p->s != q->s) return p->s < q->s ? -1 : 1;
+    return p->e < q->e ? -1 : p->e > q->e;
+}
+
+/* A small deterministic generator (xorshift): the same cases every run. */
+static uint64_t rng = 88172645463325252ULL;
+static int64_t rnd(int64_t lo, int64_t hi)   /* in [lo, hi) */
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return lo + (int64_t)(rng % (uint64_t)(hi - lo));
+}
+
+struct el { int64_t a, b; int32_t c; uint32_t at; };
+
+/* c, then b, then a, then the place before sorting */
+static int cmp_el(const void *x, const void *y)
+{
+    const struct el *p = x, *q = y;
+    if (p->c != q->c) return p->c < q->c ? -1 : 1;
+    if (p->b != q->b) return p->b < q->b ? -1 : 1;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    return p->at < q->at ? -1 : p->at > q->at;
+}
+
+static int64_t el_key(const void *x, int pass)
+{
+    const struct el *p = x;
+    return pass == 0 ? p->a : pass == 1 ? p->b : p->c;
+}
+
+/* n elements with keys in the given spans: tp_hta_sort's order is qsort's
+ * with the full comparator. */
+static void sort_case(const char *name, size_t n, int64_t alo, int64_t ahi, int64_t blo, int64_t bhi)
+{
+    struct el *v = malloc((n + 1) * sizeof *v), *w = malloc((n + 1) * sizeof *w);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = (struct el){rnd(alo, ahi), rnd(blo, bhi), (int32_t)rnd(-3, 3), (uint32_t)i};
+        if (ahi - alo > INT64_C(1) << 62 && i % 5 == 0)   /* the extremes too */
+            v[i].a = i % 10 ? INT64_MIN : INT64_MAX;
+    }
+    memcpy(w, v, n * sizeof *v);
+    qsort(w, n, sizeof *w, cmp_el);
+    int rc = tp_hta_sort(v, n, sizeof *v, 3, el_key, cmp_el);
+    char key[64];
+    snprintf(key, sizeof key, "hta_sort %s ok", name);
+    CHECK_INT(key, rc, 0);
+    snprintf(key, sizeof key, "hta_sort %s order", name);
+    CHECK(key, n == 0 || memcmp(v, w, n * sizeof *v) == 0);
+    free(v);
+    free(w);
+}
+
+static void test_sort(void)
+{
+    sort_case("empty", 0, 0, 1, 0, 1);
+    sort_case("one", 1, 0, 1, 0, 1);
+    static const char *const few[] = {"few 3a", "few 2a", "few 3b", "few 2b", "few 3c", "few 2c"};
+    for (int i = 0; i < 6; i++)   /* two or three elements wider than their keys' array: qsort */
+        sort_case(few[i], 2 + (size_t)(i % 2 == 0), -100, 100, -5, 5);
+    sort_case("ties", 5000, 0, 4, 0, 3);                        /* every key ties often */
+    sort_case("times", 20000, 0, INT64_C(1) << 35, -50, 50);    /* two keys in one word */
+    sort_case("wide", 3000, -(INT64_C(1) << 50), INT64_C(1) << 50, 0, INT64_C(1) << 40);   /* a pass each */
+    sort_case("too wide", 3000, INT64_MIN / 2, INT64_MAX / 2, 0, 10);   /* qsort */
+    uint32_t perm[3] = {2, 0, 1};
+    int64_t k[3] = {INT64_MIN, 0, INT64_MAX};
+    CHECK_INT("order_by too wide", tp_hta_order_by(perm, 3, k), 1);
+    CHECK("order_by too wide unchanged", perm[0] == 2 && perm[1] == 0 && perm[2] == 1);
+    int64_t k2[3] = {5, -7, 5};
+    CHECK_INT("order_by", tp_hta_order_by(perm, 3, k2), 0);
+    /* entries 2, 0, 1 have keys 5, 5, -7: 1 first, then 2 and 0 as they were */
+    CHECK("order_by stable", perm[0] == 1 && perm[1] == 2 && perm[2] == 0);
+}
+
+/* Merges and sweeps of random ranges: sorted input and shuffled input
+ * merge alike, and a sweep's times match a count over every nanosecond. */
+static void test_merge_sweep(void)
+{
+    enum { N = 400, SPAN = 3000 };
+    struct tp_hta_iv *v = malloc(N * sizeof *v), *u = malloc(N * sizeof *u);
+    int same = 1;
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < N; i++) {
+            int64_t s0 = rnd(0, SPAN);
+            v[i] = (struct tp_hta_iv){s0, s0 + rnd(round % 4 ? 0 : -3, 40)};   /* some end before they start */
+        }
+        memcpy(u, v, N * sizeof *v);
+        qsort(u, N, sizeof *u, cmp_iv_test);
+        size_t nv = tp_hta_merge(v, N), nu = tp_hta_merge(u, N);
+        same = same && nv == nu && memcmp(v, u, nv * sizeof *v) == 0;
+    }
+    CHECK("merge shuffled = merge sorted", same);
+    /* three merged sets, weights 1, 2, 4: time[r] is the count of
+     * nanoseconds whose running sum is r */
+    struct tp_hta_iv *set[3];
+    size_t n[3];
+    int w[3] = {1, 2, 4}, ok = 1;
+    for (int k = 0; k < 3; k++) {
+        set[k] = malloc(N * sizeof *set[k]);
+        for (int i = 0; i < N; i++) {
+            int64_t s0 = rnd(0, SPAN);
+            set[k][i] = (struct tp_hta_iv){s0, s0 + rnd(1, 30)};
+        }
+        n[k] = tp_hta_merge(set[k], N);
+    }
+    int64_t t[8], want[8] = {0};
+    const struct tp_hta_iv *sets[3] = {set[0], set[1], set[2]};
+    ok = tp_hta_sweep(sets, n, w, 3, t) == 0;
+    for (int64_t x = 0; x < SPAN + 40; x++) {
+        int sum = 0;
+        for (int k = 0; k < 3; k++)
+            for (size_t i = 0; i < n[k]; i++)
+                if (set[k][i].s <= x && x < set[k][i].e)
+                    sum += w[k];
+        want[sum] += sum ? 1 : 0;
+    }
+    for (int r = 1; r < 8; r++)
+        ok = ok && t[r] == want[r];
+    CHECK("sweep = count per ns", ok);
+    for (int k = 0; k < 3; k++)
+        free(set[k]);
+    free(v);
+    free(u);
+}
+
 int main(void)
 {
     unsetenv("TPROF_HTA_QUIRKS");
@@ -344,5 +475,7 @@ int main(void)
     test_intervals();
     test_views();
     test_kernel_table();
+    test_sort();
+    test_merge_sweep();
     TEST_EXIT();
 }

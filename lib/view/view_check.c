@@ -55,12 +55,6 @@ void tp_finding_detail(struct tp_finding *x, const char *fmt, ...)
     va_end(ap);
 }
 
-int tp_check_is_device(const tp_store *st, size_t row)
-{
-    uint8_t k = st->kind[row];
-    return k == TP_K_KERNEL || k == TP_K_MEMCPY || k == TP_K_MEMSET;
-}
-
 int64_t tp_check_kernel_ns(const tp_store *st)
 {
     int64_t sum = 0;

@@ -42,6 +42,15 @@ static int cmp_kev(const void *a, const void *b)
     return TP_CMP(x->row, y->row);
 }
 
+/* cmp_kev's keys for tp_hta_sort, least significant first (the events are
+ * taken in row order, so ties stay in row order; a one-stream trace comes
+ * in order already). */
+static int64_t kev_key(const void *elem, int pass)
+{
+    const struct kev *x = elem;
+    return pass == 0 ? x->s : x->stream;
+}
+
 /* x[]: the idle time of each category, then their gap counts */
 enum { X_TIME = 0, X_COUNT = 3, X_N = 6 };
 
@@ -74,9 +83,9 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
             tp_hta_times(&h, (size_t)tp_store_launcher(st, r), &v->rt, &e);
         }
     }
-    qsort(k, n, sizeof *k, cmp_kev);
-    int rc = TP_OK;
-    for (size_t i = 0; i < n;) {
+    int rc = tp_hta_sort(k, n, sizeof *k, 2, kev_key, cmp_kev) < 0 ? tp_error_set(err, TP_ERR_NOMEM, "out of memory")
+                                                                   : TP_OK;
+    for (size_t i = 0; i < n && rc == TP_OK;) {
         size_t j = i + 1;
         int64_t sum[3] = {0, 0, 0}, cnt[3] = {0, 0, 0};
         int64_t prev_end = k[i].e;
