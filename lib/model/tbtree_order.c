@@ -67,6 +67,7 @@ DEFINE_SORT_RUNS(sort_kv, struct tp_kv, const void *, KV_FIRST)
 struct by_cmp { int (*cmp)(int64_t x, int64_t y, const void *ctx); const void *ctx; };
 #define CMP_FIRST(x, y) (ctx->cmp((x), (y), ctx->ctx) <= 0)
 DEFINE_SORT_RUNS(sort_by_cmp, int64_t, const struct by_cmp *, CMP_FIRST)
+DEFINE_SORT_RUNS(sort_by_cmp32, uint32_t, const struct by_cmp *, CMP_FIRST)
 
 /* Bits to hold values 0..v. */
 static unsigned bits_for(uint64_t v)
@@ -131,6 +132,12 @@ int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const vo
 {
     struct by_cmp c = {cmp, ctx};
     return sort_by_cmp(a, n, &c);
+}
+
+int tp_sort_runs32(uint32_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx)
+{
+    struct by_cmp c = {cmp, ctx};
+    return sort_by_cmp32(a, n, &c);
 }
 
 /* The X rows by (ts, row) straight from the store when (ts - min ts, row)
@@ -259,4 +266,23 @@ static int cmp_nested(const void *a, const void *b, void *ctx)
 void tp_sort_rows_nested(const tp_store *st, int64_t *rows, size_t n)
 {
     qsort_r(rows, n, sizeof *rows, cmp_nested, (void *)st);
+}
+
+static int cmp_nested32(const void *a, const void *b, void *ctx)
+{
+    int64_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return cmp_nested(&x, &y, ctx);
+}
+
+void tp_sort_rows_nested32(const tp_store *st, uint32_t *rows, size_t n)
+{
+    /* most lists are one or two rows (a launch's kernels) */
+    for (size_t i = 1; i < n && n <= 8; i++)
+        for (size_t j = i; j > 0 && cmp_nested32(&rows[j - 1], &rows[j], (void *)st) > 0; j--) {
+            uint32_t t = rows[j - 1];
+            rows[j - 1] = rows[j];
+            rows[j] = t;
+        }
+    if (n > 8)
+        qsort_r(rows, n, sizeof *rows, cmp_nested32, (void *)st);
 }

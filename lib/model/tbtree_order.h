@@ -35,11 +35,15 @@ int tp_sort_kv(struct tp_kv *a, size_t n);
  * ordered runs, costs one pass (or a few merges) instead of n log n
  * comparisons.  0, or -1 when out of memory (a is then unchanged). */
 int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx);
+/* The same for 32-bit indices (the operator tree's nodes). */
+int tp_sort_runs32(uint32_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx);
 
 /* Sort rows[0..n) of st so that an event comes before the events it
  * contains: by start, then by end descending (the longer first), then by
  * row (a total order: any sort gives the same array). */
 void tp_sort_rows_nested(const tp_store *st, int64_t *rows, size_t n);
+/* The same for rows held in 32 bits (the operator tree's device rows). */
+void tp_sort_rows_nested32(const tp_store *st, uint32_t *rows, size_t n);
 
 /* Ask for transparent huge pages under a big allocation not yet written
  * (p may be NULL): a 1 GB trace's operator tree writes some 180 MB once,

@@ -1,8 +1,9 @@
 /* tbtree_test.c — the operator tree's launch lists (tbtree.c): launch calls
  * attached by External id (filled into one block), a launch without one
  * attached by the attribution model to a node whose list lies in that block
- * (the list moves to an allocation of its own), a launch with two kernels,
- * and a kernel without its launch on the step thread's root. */
+ * (the list moves to the block's end), a launch with two kernels, a kernel
+ * without its launch on the step thread's root, and a second thread's
+ * operator (threads by index, each thread's nodes in a tree of its own). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +34,17 @@ static const char trace[] =
     LAUNCH(210, 3, ",\"External id\":6")
     LAUNCH(230, 4, ",\"External id\":6")
     LAUNCH(250, 5, ",\"External id\":6")
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::relu\",\"pid\":1,\"tid\":2,\"ts\":150,\"dur\":20,"
+    "\"args\":{\"External id\":7}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":2,\"ts\":155,"
+    "\"dur\":5,\"args\":{\"correlation\":6,\"External id\":7}},\n"
     KERNEL("k1", 400, 10, 1)
     KERNEL("k2", 420, 20, 2)
     KERNEL("k3b", 460, 5, 3)
     KERNEL("k3a", 450, 5, 3)
     KERNEL("k4", 480, 5, 4)
     KERNEL("k5", 500, 5, 5)
+    KERNEL("k6", 520, 8, 6)
     KERNEL("stale", 600, 7, 99)   /* its launch never came */
     "{\"ph\":\"i\",\"cat\":\"trace\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":1000,\"s\":\"t\"}\n"
     "]}\n";
@@ -57,7 +63,7 @@ static int launches_at(const struct tb_model *m, const struct tb_node *n, const 
     if (!n || n->nrts != k)
         return 0;
     for (size_t i = 0; i < k; i++)
-        if (m->rts[n->rts[i]].start != us[i] * 1000)
+        if (m->rts[tb_node_rts(m, n)[i]].start != us[i] * 1000)
             return 0;
     return 1;
 }
@@ -86,20 +92,32 @@ int main(void)
     CHECK_INT("tbtree.mm_self_dev", mm ? mm->self_dev : -1, 30000);
     CHECK_INT("tbtree.add_self_dev", add ? add->self_dev : -1, 20000);
     /* the launch at 210 ran two kernels, listed by start */
-    const struct tb_rt *two = add && add->nrts ? &m->rts[add->rts[0]] : NULL;
-    CHECK("tbtree.two_kernels_by_start", two && two->ndev == 2 && st->ts[two->dev[0]] == 450000 &&
-                                             st->ts[two->dev[1]] == 460000);
+    const struct tb_rt *two = add && add->nrts ? &m->rts[tb_node_rts(m, add)[0]] : NULL;
+    CHECK("tbtree.two_kernels_by_start", two && two->ndev == 2 && st->ts[tb_rt_dev(m, two)[0]] == 450000 &&
+                                             st->ts[tb_rt_dev(m, two)[1]] == 460000);
     /* the stale kernel: on a runtime without a row, held by the root */
     int stale = 0;
     for (size_t r = 0; r < m->nroots; r++) {
         const struct tb_node *R = &m->nodes[m->roots[r]];
         for (size_t k = 0; k < R->nrts; k++) {
-            const struct tb_rt *D = &m->rts[R->rts[k]];
-            stale |= D->row < 0 && D->ndev == 1 && st->dur[D->dev[0]] == 7000;
+            const struct tb_rt *D = &m->rts[tb_node_rts(m, R)[k]];
+            stale |= D->row < 0 && D->ndev == 1 && st->dur[tb_rt_dev(m, D)[0]] == 7000;
         }
     }
     CHECK("tbtree.stale_kernel_on_root", stale);
-    CHECK_INT("tbtree.kernels_reached", m->nkern, 7);
+    CHECK_INT("tbtree.kernels_reached", m->nkern, 8);
+    /* the second thread: its operator under its own root, the thread by
+     * index into the thread list */
+    const struct tb_node *relu = node_named(m, "aten::relu");
+    CHECK_INT("tbtree.threads", m->ntids, 2);
+    CHECK("tbtree.thread_by_index", relu && mm && tb_node_tid(m, relu) == 2 && tb_node_tid(m, mm) == 1);
+    CHECK("tbtree.second_root", m->nroots == 2 && relu &&
+                                    &m->nodes[m->nodes[m->roots[1]].first_child] == relu && relu->next_sib < 0 &&
+                                    m->nodes[m->roots[1]].tix == 1);
+    static const int64_t relu_at[] = {155};
+    CHECK("tbtree.second_thread_launch", launches_at(m, relu, relu_at, 1) && relu->self_dev == 8000);
+    /* what tb_build writes per node and per launch call */
+    CHECK("tbtree.node_at_most_96_bytes", sizeof(struct tb_node) <= 96 && sizeof(struct tb_rt) <= 32);
     tp_store_free(st);
     TEST_EXIT();
 }

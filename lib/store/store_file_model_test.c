@@ -13,21 +13,25 @@
 #include "testing.h"
 #include "store_testing.h"
 
-static int same_node(const struct tb_node *a, const struct tb_node *b)
+/* (the External id follows from the row and no_ext) */
+static int same_node(const struct tb_model *ma, const struct tb_node *a, const struct tb_model *mb,
+                     const struct tb_node *b)
 {
     return a->row == b->row && a->ev == b->ev && a->cl == b->cl && a->start == b->start && a->end == b->end &&
-           a->ext == b->ext && strcmp(a->name, b->name) == 0 && a->tid == b->tid &&
+           a->no_ext == b->no_ext && strcmp(a->name, b->name) == 0 && tb_node_tid(ma, a) == tb_node_tid(mb, b) &&
            a->first_child == b->first_child && a->next_sib == b->next_sib && a->last_child == b->last_child &&
-           a->nrts == b->nrts && (!a->nrts || memcmp(a->rts, b->rts, a->nrts * sizeof *a->rts) == 0) &&
+           a->nrts == b->nrts &&
+           (!a->nrts || memcmp(tb_node_rts(ma, a), tb_node_rts(mb, b), a->nrts * sizeof *ma->rtl) == 0) &&
            a->dropped == b->dropped && a->dev == b->dev && a->self_dev == b->self_dev &&
            a->self_host == b->self_host && a->tc_total == b->tc_total && a->tc_self == b->tc_self &&
            a->tc_elig == b->tc_elig && a->tc_allow == b->tc_allow;
 }
 
-static int same_rt(const struct tb_rt *a, const struct tb_rt *b)
+static int same_rt(const struct tb_model *ma, const struct tb_rt *a, const struct tb_model *mb, const struct tb_rt *b)
 {
     return a->row == b->row && a->start == b->start && a->end == b->end && a->next == b->next &&
-           a->ndev == b->ndev && (!a->ndev || memcmp(a->dev, b->dev, a->ndev * sizeof *a->dev) == 0);
+           a->ndev == b->ndev &&
+           (!a->ndev || memcmp(tb_rt_dev(ma, a), tb_rt_dev(mb, b), a->ndev * sizeof *ma->devl) == 0);
 }
 
 static int same_tree(const struct tb_model *a, const struct tb_model *b)
@@ -37,10 +41,10 @@ static int same_tree(const struct tb_model *a, const struct tb_model *b)
         a->has_memcpy_or_memset != b->has_memcpy_or_memset)
         return 0;
     for (size_t i = 0; i < a->nnodes; i++)
-        if (!same_node(&a->nodes[i], &b->nodes[i]))
+        if (!same_node(a, &a->nodes[i], b, &b->nodes[i]))
             return 0;
     for (size_t i = 0; i < a->nrts; i++)
-        if (!same_rt(&a->rts[i], &b->rts[i]))
+        if (!same_rt(a, &a->rts[i], b, &b->rts[i]))
             return 0;
     for (size_t k = 0; k < a->nkern; k++)
         if (a->kern[k] != b->kern[k] || strcmp(a->kern_op[k], b->kern_op[k]) != 0 ||
