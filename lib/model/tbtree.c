@@ -204,6 +204,30 @@ static int memo_op_tc(struct tc_memo *t, const struct tb_node *n)
     return t->op[id] == 2;
 }
 
+/* A kernel a node's launch call ran, in the traversal's list. */
+static int push_kern(struct tb_model *m, const struct tb_node *n, int64_t row)
+{
+    size_t cap = m->capkern;
+    if (push64(&m->kern, &m->nkern, &m->capkern, row) < 0) return -1;
+    if (m->capkern != cap) {
+        const char **a = realloc(m->kern_op, m->capkern * sizeof *a);
+        int *b = realloc(m->kern_elig, m->capkern * sizeof *b);
+        int64_t *t = realloc(m->kern_tid, m->capkern * sizeof *t);
+        if (a) m->kern_op = a;
+        if (b) m->kern_elig = b;
+        if (t) m->kern_tid = t;
+        if (!a || !b || !t) return -1;
+    }
+    m->kern_op[m->nkern - 1] = n->name;
+    m->kern_tid[m->nkern - 1] = tb_node_tid(m, n);
+    m->kern_elig[m->nkern - 1] = n->tc_allow;
+    return 0;
+}
+
+/* A node's stats from its children's and its own launch calls', and the
+ * traversal's lists, in one walk (two walks over a tree bigger than any
+ * cache were twice the misses): post-order, the operators (children
+ * first), and the kernels (children's, then the node's own runtimes'). */
 static int fill_stats(struct tb_model *m, int64_t ni, struct tc_memo *memo)
 {
     struct tb_node *n = &m->nodes[ni];
@@ -218,6 +242,8 @@ static int fill_stats(struct tb_model *m, int64_t ni, struct tc_memo *memo)
         tc += cn->tc_total;
         if (cn->tc_elig) elig_child = 1;
     }
+    n->tc_allow = memo_op_tc(memo, n);
+    if (is_op_node(n) && push64(&m->ops, &m->nops, &m->capops, ni) < 0) return -1;
     int64_t rsum = 0, rdev = 0, rtc = 0;
     const uint32_t *rl = tb_node_rts(m, n);
     for (size_t k = 0; k < n->nrts; k++) {
@@ -227,8 +253,9 @@ static int fill_stats(struct tb_model *m, int64_t ni, struct tc_memo *memo)
         for (size_t d = 0; d < r->ndev; d++) {
             int64_t row = dl[d];
             rdev += g_st->dur[row];
-            if (g_st->kind[row] == TP_K_KERNEL && memo_kernel_tc(memo, g_st->name[row]))
-                rtc += g_st->dur[row];
+            if (g_st->kind[row] != TP_K_KERNEL) continue;
+            if (memo_kernel_tc(memo, g_st->name[row])) rtc += g_st->dur[row];
+            if (push_kern(m, n, row) < 0) return -1;
         }
     }
     n->self_host = (n->cl == CL_ROOT ? 0 : (n->end - n->start) - csum - rsum);
@@ -236,44 +263,11 @@ static int fill_stats(struct tb_model *m, int64_t ni, struct tc_memo *memo)
     n->self_dev = rdev;
     n->tc_total = tc + rtc;
     n->tc_self = rtc;
-    n->tc_allow = memo_op_tc(memo, n);
     n->tc_elig = n->tc_allow || (n->ev == EV_OPERATOR && (elig_child || rtc > 0));
     return 0;
 }
 
-/* post-order: ops, then kernels (children first, then own runtimes) */
-static int collect(struct tb_model *m, int64_t ni)
-{
-    for (int64_t c = m->nodes[ni].first_child; c >= 0; c = m->nodes[c].next_sib)
-        if (collect(m, c) < 0) return -1;
-    struct tb_node *n = &m->nodes[ni];
-    if (is_op_node(n) && push64(&m->ops, &m->nops, &m->capops, ni) < 0) return -1;
-    const uint32_t *rl = tb_node_rts(m, n);
-    for (size_t k = 0; k < n->nrts; k++) {
-        struct tb_rt *r = &m->rts[rl[k]];
-        const uint32_t *dl = tb_rt_dev(m, r);
-        for (size_t d = 0; d < r->ndev; d++) {
-            if (g_st->kind[dl[d]] != TP_K_KERNEL) continue;
-            size_t cap = m->capkern;
-            if (push64(&m->kern, &m->nkern, &m->capkern, dl[d]) < 0) return -1;
-            if (m->capkern != cap) {
-                const char **a = realloc(m->kern_op, m->capkern * sizeof *a);
-                int *b = realloc(m->kern_elig, m->capkern * sizeof *b);
-                int64_t *t = realloc(m->kern_tid, m->capkern * sizeof *t);
-                if (a) m->kern_op = a;
-                if (b) m->kern_elig = b;
-                if (t) m->kern_tid = t;
-                if (!a || !b || !t) return -1;
-            }
-            m->kern_op[m->nkern - 1] = n->name;
-            m->kern_tid[m->nkern - 1] = tb_node_tid(m, n);
-            m->kern_elig[m->nkern - 1] = n->tc_allow;
-        }
-    }
-    return 0;
-}
-
-/* Room for every operator and kernel collect() can list (at most every
+/* Room for every operator and kernel fill_stats can list (at most every
  * node, every device row of a runtime): grown by doubling, the arrays were
  * copied 20 times over.  Room never written costs no memory. */
 static int presize_collect(struct tb_model *m)
@@ -711,8 +705,9 @@ static int scan_rows(struct tb_build *b)
 /* attach runtimes by external id: each id's launch calls, in time order
  * (chained by next), go to the first node with that id, threads taken in
  * first-appearance order and nodes in time order.  Both sides sorted by id,
- * the nodes then by (thread rank, node), and merged. */
-static int attach_by_ext(struct tb_build *b)
+ * the nodes then by (thread rank, node), and merged (ids spread too thinly
+ * for attach_by_ext_dense's tables). */
+static int attach_by_ext_sorted(struct tb_build *b)
 {
     struct tb_model *m = b->m;
     size_t nn = m->nnodes;
@@ -751,6 +746,80 @@ static int attach_by_ext(struct tb_build *b)
     }
     free(nodes);
     return rc;
+}
+
+/* The same when the launch calls' ids lie close together (kineto numbers
+ * its External ids from 1 up): tables indexed by id - the least id hold
+ * each id's node, call count and last call, and nothing is sorted (the
+ * two sorts were 30 MB of pairs and keys on a 1 GB trace; the tables are
+ * 12 bytes an id).  Each node's list gets the same calls in the same
+ * order; where the lists lie in m->rtl differs, which no reader sees.
+ * 1 done, 0 ids too spread (nothing changed), -1 out of memory. */
+static int attach_by_ext_dense(struct tb_build *b)
+{
+    struct tb_model *m = b->m;
+    size_t nn = m->nnodes, nx = b->next;
+    if (nx == 0) return 1;
+    int64_t k0 = INT64_MAX, k1 = INT64_MIN;
+    for (size_t i = 0; i < nx; i++) {
+        if (b->ext[i].k < k0) k0 = b->ext[i].k;
+        if (b->ext[i].k > k1) k1 = b->ext[i].k;
+    }
+    /* (a node without an id sorts as INT64_MIN + 2 in the merge: no call
+     * there, so the tables leave such nodes out) */
+    uint64_t span = (uint64_t)k1 - (uint64_t)k0;
+    if (k0 <= INT64_MIN + 2 || span >= 4 * (uint64_t)(nn + nx) + 64) return 0;
+    size_t R = (size_t)span + 1;
+    int32_t *node = malloc(R * sizeof *node), *last = malloc(R * sizeof *last);
+    uint32_t *cnt = calloc(R, sizeof *cnt);
+    int rc = -1;
+    if (!node || !last || !cnt) goto done;
+    memset(node, 0xff, R * sizeof *node);
+    memset(last, 0xff, R * sizeof *last);
+    /* the first node of each id by (thread rank, node) */
+    for (size_t i = 0; i < nn; i++) {
+        const struct tb_node *N = &m->nodes[i];
+        int64_t e = tb_node_ext(b->st, N);
+        if (e == TP_NONE || e < k0 || e > k1) continue;
+        int32_t *v = &node[(uint64_t)e - (uint64_t)k0];
+        if (*v < 0 || N->tix < m->nodes[*v].tix) *v = (int32_t)i;
+    }
+    /* the calls come in runtime order: chain each id's, count them */
+    for (size_t i = 0; i < nx; i++) {
+        size_t k = (size_t)((uint64_t)b->ext[i].k - (uint64_t)k0);
+        int32_t ri = (int32_t)b->ext[i].r;
+        if (last[k] >= 0) m->rts[last[k]].next = ri;
+        last[k] = ri;
+        cnt[k]++;
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < R; k++)
+        if (node[k] >= 0 && cnt[k]) {
+            struct tb_node *N = &m->nodes[node[k]];
+            N->rts = (uint32_t)total;
+            N->nrts = 0;
+            total += cnt[k];
+        }
+    if (pool_reserve(&m->rtl, &m->nrtl, &m->caprtl, total) < 0) goto done;
+    m->nrtl = total;
+    for (size_t i = 0; i < nx; i++) {
+        int32_t ni = node[(uint64_t)b->ext[i].k - (uint64_t)k0];
+        if (ni < 0) continue;
+        struct tb_node *N = &m->nodes[ni];
+        m->rtl[N->rts + N->nrts++] = (uint32_t)b->ext[i].r;
+    }
+    rc = 1;
+done:
+    free(node);
+    free(last);
+    free(cnt);
+    return rc;
+}
+
+static int attach_by_ext(struct tb_build *b)
+{
+    int rc = attach_by_ext_dense(b);
+    return rc != 0 ? (rc > 0 ? 0 : -1) : attach_by_ext_sorted(b);
 }
 
 /* staled kernels: those whose launch call never came, on one runtime
@@ -906,7 +975,7 @@ static int tb_build(const tp_store *st, void *out)
     memo.op = calloc(nstr, 1);
     if (!memo.kernel || !memo.op || presize_collect(m) < 0) goto done;
     for (size_t i = 0; i < m->nroots; i++)
-        if (fill_stats(m, m->roots[i], &memo) < 0 || collect(m, m->roots[i]) < 0) goto done;
+        if (fill_stats(m, m->roots[i], &memo) < 0) goto done;
     rc = 0;
 done:
     free(memo.kernel); free(memo.op);

@@ -2,8 +2,11 @@
  * attached by External id (filled into one block), a launch without one
  * attached by the attribution model to a node whose list lies in that block
  * (the list moves to the block's end), a launch with two kernels, a kernel
- * without its launch on the step thread's root, and a second thread's
- * operator (threads by index, each thread's nodes in a tree of its own). */
+ * without its launch on the step thread's root, a second thread's operator
+ * (threads by index, each thread's nodes in a tree of its own), and an id
+ * two threads' operators share (the calls go to the first thread's, though
+ * the other came first).  All of it twice: with External ids close together
+ * (tables indexed by id) and with one far from the others (sorted pairs). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,7 @@ static const char trace[] =
     KERNEL("k4", 480, 5, 4)
     KERNEL("k5", 500, 5, 5)
     KERNEL("k6", 520, 8, 6)
+    OP("aten::view", 700, 10, 7)   /* thread 1 is listed first: ext 7's call is this one's */
     KERNEL("stale", 600, 7, 99)   /* its launch never came */
     "{\"ph\":\"i\",\"cat\":\"trace\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":1000,\"s\":\"t\"}\n"
     "]}\n";
@@ -68,14 +72,19 @@ static int launches_at(const struct tb_model *m, const struct tb_node *n, const 
     return 1;
 }
 
-int main(void)
+/* An operator with an External id far above the others, and its launch
+ * (no kernel): put before the trace's last event. */
+static const char far_id[] = OP("aten::far", 300, 20, 900000000000) LAUNCH(305, 8, ",\"External id\":900000000000");
+
+static void check_tree(const char *text, int has_far)
 {
     char path[64];
     snprintf(path, sizeof path, "/tmp/tprof_tbtree_test.%ld.json", (long)getpid());
     FILE *f = fopen(path, "w");
-    if (!f || fputs(trace, f) == EOF || fclose(f) != 0) {
+    if (!f || fputs(text, f) == EOF || fclose(f) != 0) {
         printf("FAIL tbtree: cannot write %s\n", path);
-        return 1;
+        tt_failed++;
+        return;
     }
     tp_store *st = tt_load_linked(path);
     remove(path);
@@ -83,7 +92,7 @@ int main(void)
     CHECK("tbtree.built", m != NULL);
     if (!m) {
         tp_store_free(st);
-        TEST_EXIT();
+        return;
     }
     const struct tb_node *mm = node_named(m, "aten::mm"), *add = node_named(m, "aten::add");
     static const int64_t mm_at[] = {20, 60}, add_at[] = {210, 230, 250};
@@ -114,10 +123,33 @@ int main(void)
     CHECK("tbtree.second_root", m->nroots == 2 && relu &&
                                     &m->nodes[m->nodes[m->roots[1]].first_child] == relu && relu->next_sib < 0 &&
                                     m->nodes[m->roots[1]].tix == 1);
-    static const int64_t relu_at[] = {155};
-    CHECK("tbtree.second_thread_launch", launches_at(m, relu, relu_at, 1) && relu->self_dev == 8000);
+    const struct tb_node *view = node_named(m, "aten::view");
+    static const int64_t view_at[] = {155};
+    CHECK("tbtree.shared_id_first_thread", launches_at(m, view, view_at, 1) && view->self_dev == 8000 && relu &&
+                                               relu->nrts == 0 && relu->self_dev == 0);
+    const struct tb_node *far = node_named(m, "aten::far");
+    static const int64_t far_at[] = {305};
+    CHECK("tbtree.far_id", has_far ? launches_at(m, far, far_at, 1) : !far);
+    tp_store_free(st);
+}
+
+int main(void)
+{
+    check_tree(trace, 0);
+    const char *end = strstr(trace, "{\"ph\":\"i\"");
+    size_t at = end ? (size_t)(end - trace) : 0;
+    char *t = malloc(sizeof trace + sizeof far_id);
+    CHECK("tbtree.far_trace", end && t);
+    if (end && t) {
+        memcpy(t, trace, at);
+        strcpy(t + at, far_id);
+        strcat(t, end);
+        tt_prefix = "far.";
+        check_tree(t, 1);
+        tt_prefix = "";
+    }
+    free(t);
     /* what tb_build writes per node and per launch call */
     CHECK("tbtree.node_at_most_96_bytes", sizeof(struct tb_node) <= 96 && sizeof(struct tb_rt) <= 32);
-    tp_store_free(st);
     TEST_EXIT();
 }
