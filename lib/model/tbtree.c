@@ -476,8 +476,9 @@ struct tb_build {
     struct tp_x_order *xo;                      /* ord and no: the X rows in time order */
     int64_t *ord;
     size_t no;
-    int32_t *ri_at;                             /* per position: the runtime, -1 not a launch call */
-    struct tp_kv *corr; size_t ncorr;
+    uint32_t *corr; size_t ncorr;               /* launch calls (CORR_LAUNCH | runtime) and device
+                                                   rows with a correlation, in time order */
+    int64_t corr_lo, corr_hi;                   /* their least and greatest correlation */
     struct tp_kv *ext; size_t next;             /* (External id, runtime) */
     int64_t *stale; size_t nstale, capstale;
     struct tp_i64map tidmap;
@@ -514,48 +515,55 @@ static int tb_alloc(struct tb_build *b)
     /* 64 MB of nodes and 11 MB of runtimes on a 1 GB trace, written once */
     tp_advise_huge(m->nodes, (nnode + nrt + ninst + 1) * sizeof *m->nodes);
     tp_advise_huge(m->rts, (nrt + ninst + 1) * sizeof *m->rts);
-    b->ri_at = malloc((no + 1) * sizeof *b->ri_at);
     b->corr = malloc((no + 1) * sizeof *b->corr);
-    tp_advise_huge(b->ri_at, (no + 1) * sizeof *b->ri_at);
-    tp_advise_huge(b->corr, (no + 1) * sizeof *b->corr);
+    b->corr_lo = INT64_MAX;
+    b->corr_hi = INT64_MIN;
     b->ext = malloc((nrt + 1) * sizeof *b->ext);
-    if (!m->rts || !m->nodes || !b->ri_at || !b->corr || !b->ext ||
+    if (!m->rts || !m->nodes || !b->corr || !b->ext ||
         tp_tb_names_init(&b->names, st) < 0 ||
         tp_i64map_init(&b->tidmap, 64) < 0)
         return -1;
     return 0;
 }
 
-/* A kernel, memcpy or memset row at position k waits to be paired with a
- * launch call of its correlation (a kernel without one under a key of its
- * own, for the stale kernels; a copy without one is left out). */
-static void add_device_row(struct tb_build *b, size_t k, int64_t r, uint8_t kind)
+/* An entry of b->corr: a launch call (this bit and its runtime) or a
+ * device row (its row: rows are below 2^31). */
+#define CORR_LAUNCH 0x80000000u
+
+static void corr_add(struct tb_build *b, int64_t c, uint32_t v)
+{
+    if (c < b->corr_lo) b->corr_lo = c;
+    if (c > b->corr_hi) b->corr_hi = c;
+    b->corr[b->ncorr++] = v;
+}
+
+/* A kernel, memcpy or memset row waits to be paired with a launch call of
+ * its correlation; a kernel without one is stale at once (no call has its
+ * correlation), a copy without one is left out. */
+static int add_device_row(struct tb_build *b, int64_t r, uint8_t kind)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
     if (kind == TP_K_KERNEL) m->has_kernel = 1;
     else m->has_memcpy_or_memset = 1;
     int64_t c = st->correlation[r];
-    if (c == TP_NONE && kind != TP_K_KERNEL)
-        return;
-    b->corr[b->ncorr].k = c != TP_NONE ? c : INT64_MIN + 1;
-    b->corr[b->ncorr++].r = (int64_t)k;
+    if (c == TP_NONE)
+        return kind == TP_K_KERNEL ? push64(&b->stale, &b->nstale, &b->capstale, r) : 0;
+    corr_add(b, c, (uint32_t)r);
+    return 0;
 }
 
-/* A launch call at position k becomes a runtime, to be paired with the
- * device rows of its correlation and listed under its External id. */
-static void add_launch(struct tb_build *b, size_t k, int64_t r)
+/* A launch call becomes a runtime, to be paired with the device rows of
+ * its correlation and listed under its External id. */
+static void add_launch(struct tb_build *b, int64_t r)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
     int32_t ri = (int32_t)m->nrts++;
     struct tb_rt *R = &m->rts[ri];
     R->row = (int32_t)r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
-    b->ri_at[k] = ri;
-    if (st->correlation[r] != TP_NONE) {
-        b->corr[b->ncorr].k = st->correlation[r];
-        b->corr[b->ncorr++].r = (int64_t)k;
-    }
+    if (st->correlation[r] != TP_NONE)
+        corr_add(b, st->correlation[r], CORR_LAUNCH | (uint32_t)ri);
     if (tp_store_ext(st, r) != TP_NONE) {   /* else attached by the attribution model below */
         /* (runtimes are numbered in time order: sorting by runtime is
          * sorting by position) */
@@ -564,53 +572,110 @@ static void add_launch(struct tb_build *b, size_t k, int64_t r)
     }
 }
 
-/* Pair each correlation's launch calls and device rows in time order: a
+static int64_t corr_of(const struct tb_build *b, uint32_t v)
+{
+    return b->st->correlation[v & CORR_LAUNCH ? b->m->rts[v & ~CORR_LAUNCH].row : (int64_t)v];
+}
+
+/* One correlation's launch calls and device rows e[0..n), in time order: a
  * device row goes to the latest launch call before it; those before the
  * first call wait for it (it takes them in (start, -end) order); those no
- * call takes are stale (kernels) or left out.  A kernel without a
- * correlation id never goes to a call that came before it (its group has
- * no call).  Two passes over the sorted pairs: count each call's rows, then
- * fill them into one block (m->devl). */
+ * call takes are stale (kernels) or left out.  Pass 0 counts each call's
+ * rows (into *total too), pass 1 fills them into m->devl. */
+static int pair_group(struct tb_build *b, const uint32_t *e, size_t n, int pass, size_t *total)
+{
+    struct tb_model *m = b->m;
+    int64_t latest = -1;
+    size_t nwait = 0;   /* the device rows e[0 .. nwait) before the first call */
+    for (size_t h = 0; h < n; h++) {
+        uint32_t v = e[h];
+        if (v & CORR_LAUNCH) {
+            int64_t ri = v & ~CORR_LAUNCH;
+            struct tb_rt *R = &m->rts[ri];
+            if (pass == 0) {
+                R->ndev += nwait;
+                *total += nwait;
+            } else if (nwait) {
+                for (size_t w = 0; w < nwait; w++) m->devl[R->dev + R->ndev++] = e[w];
+                tp_sort_rows_nested32(g_st, m->devl + R->dev, R->ndev);
+            }
+            nwait = 0;
+            latest = ri;
+        } else if (latest >= 0) {
+            struct tb_rt *R = &m->rts[latest];
+            if (pass == 1) m->devl[R->dev + R->ndev] = v;
+            R->ndev++;
+            *total += pass == 0;
+        } else {
+            nwait++;
+        }
+    }
+    for (size_t w = 0; pass == 1 && w < nwait; w++)
+        if (b->st->kind[e[w]] == TP_K_KERNEL && push64(&b->stale, &b->nstale, &b->capstale, e[w]) < 0) return -1;
+    return 0;
+}
+
+/* b->corr grouped by correlation, each group in time order, into seq: by
+ * counting when the ids lie close together (kineto numbers them from 1
+ * up; 8 bytes an entry instead of 32 for the pairs and the sort's keys),
+ * else by sorting (correlation, place) pairs.  Group g is
+ * seq[at[g] .. at[g + 1]) for g < *ng.  0, or -1 out of memory. */
+static int corr_groups(struct tb_build *b, uint32_t **seq, uint32_t **at, size_t *ng)
+{
+    size_t n = b->ncorr;
+    *seq = malloc((n + 1) * sizeof **seq);
+    *at = NULL;
+    if (!*seq) return -1;
+    uint64_t span = n ? (uint64_t)b->corr_hi - (uint64_t)b->corr_lo : 0;
+    if (span < 4 * (uint64_t)n + 64) {
+        size_t R = n ? (size_t)span + 1 : 0;
+        uint32_t *a = calloc(R + 2, sizeof *a);
+        if (!a) return -1;
+        for (size_t i = 0; i < n; i++) a[(uint64_t)corr_of(b, b->corr[i]) - (uint64_t)b->corr_lo + 2]++;
+        for (size_t g = 2; g < R + 2; g++) a[g] += a[g - 1];
+        /* a[g + 1] is where group g starts; it ends there once filled */
+        for (size_t i = 0; i < n; i++) (*seq)[a[(uint64_t)corr_of(b, b->corr[i]) - (uint64_t)b->corr_lo + 1]++] = b->corr[i];
+        *at = a;
+        *ng = R;
+        return 0;
+    }
+    struct tp_kv *kv = malloc((n + 1) * sizeof *kv);
+    uint32_t *a = malloc((n + 2) * sizeof *a);
+    if (!kv || !a || n > UINT32_MAX) { free(kv); free(a); return -1; }
+    for (size_t i = 0; i < n; i++) {
+        kv[i].k = corr_of(b, b->corr[i]);
+        kv[i].r = (int64_t)i;
+    }
+    if (tp_sort_kv(kv, n) < 0) { free(kv); free(a); return -1; }
+    size_t g = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || kv[i].k != kv[i - 1].k) a[g++] = (uint32_t)i;
+        (*seq)[i] = b->corr[kv[i].r];
+    }
+    a[g] = (uint32_t)n;
+    free(kv);
+    *at = a;
+    *ng = g;
+    return 0;
+}
+
+/* Pair each correlation's launch calls and device rows (pair_group).  A
+ * kernel without a correlation id never goes to a call (add_device_row).
+ * Two passes over the groups: count each call's rows, then fill them into
+ * one block (m->devl). */
 static int pair_by_correlation(struct tb_build *b)
 {
-    const tp_store *st = b->st;
     struct tb_model *m = b->m;
-    if (tp_sort_kv(b->corr, b->ncorr) < 0) return -1;
-    size_t total = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t g = 0, h; g < b->ncorr; g = h) {
-            int64_t latest = -1;
-            size_t nwait = 0;   /* the device rows corr[g .. g + nwait) before the first call */
-            for (h = g; h < b->ncorr && b->corr[h].k == b->corr[g].k; h++) {
-                size_t k = (size_t)b->corr[h].r;
-                int64_t r = b->ord[k], ri = b->ri_at[k];
-                if (ri >= 0) {
-                    struct tb_rt *R = &m->rts[ri];
-                    if (pass == 0) {
-                        R->ndev += nwait;
-                        total += nwait;
-                    } else if (nwait) {
-                        for (size_t w = 0; w < nwait; w++) m->devl[R->dev + R->ndev++] = (uint32_t)b->ord[b->corr[g + w].r];
-                        tp_sort_rows_nested32(g_st, m->devl + R->dev, R->ndev);
-                    }
-                    nwait = 0;
-                    latest = ri;
-                } else if (latest >= 0) {
-                    struct tb_rt *R = &m->rts[latest];
-                    if (pass == 1) m->devl[R->dev + R->ndev] = (uint32_t)r;
-                    R->ndev++;
-                    total += pass == 0;
-                } else {
-                    nwait++;
-                }
-            }
-            for (size_t w = 0; pass == 1 && w < nwait; w++) {
-                int64_t r = b->ord[b->corr[g + w].r];
-                if (st->kind[r] == TP_K_KERNEL && push64(&b->stale, &b->nstale, &b->capstale, r) < 0) return -1;
-            }
-        }
-        if (pass == 1) break;
-        if (pool_reserve(&m->devl, &m->ndevl, &m->capdevl, total) < 0) return -1;
+    uint32_t *seq, *at;
+    size_t ng, total = 0;
+    int rc = corr_groups(b, &seq, &at, &ng);
+    free(b->corr);   /* its pages for what comes next */
+    b->corr = NULL;
+    for (int pass = 0; rc == 0 && pass < 2; pass++) {
+        for (size_t g = 0; rc == 0 && g < ng; g++)
+            rc = pair_group(b, seq + at[g], at[g + 1] - at[g], pass, &total);
+        if (pass == 1 || rc < 0) break;
+        if (pool_reserve(&m->devl, &m->ndevl, &m->capdevl, total) < 0) { rc = -1; break; }
         m->ndevl = total;
         size_t off = 0;
         for (size_t ri = 0; ri < m->nrts; ri++) {
@@ -620,7 +685,9 @@ static int pair_by_correlation(struct tb_build *b)
             R->ndev = 0;
         }
     }
-    return 0;
+    free(seq);
+    free(at);
+    return rc;
 }
 
 /* A host row becomes a node when the plugin makes one of it (operators,
@@ -691,13 +758,13 @@ static int scan_rows(struct tb_build *b)
     for (size_t k = 0; k < b->no; k++) {
         int64_t r = b->ord[k];
         uint8_t kind = st->kind[r];
-        b->ri_at[k] = -1;
-        if (kind == TP_K_KERNEL || kind == TP_K_MEMCPY || kind == TP_K_MEMSET)
-            add_device_row(b, k, r, kind);
-        else if (is_launch_call(kind))
-            add_launch(b, k, r);
-        else if (add_host_node(b, r, kind) < 0)
+        if (kind == TP_K_KERNEL || kind == TP_K_MEMCPY || kind == TP_K_MEMSET) {
+            if (add_device_row(b, r, kind) < 0) return -1;
+        } else if (is_launch_call(kind)) {
+            add_launch(b, r);
+        } else if (add_host_node(b, r, kind) < 0) {
             return -1;
+        }
     }
     return 0;
 }
@@ -958,8 +1025,6 @@ static int tb_build(const tp_store *st, void *out)
      * can take their pages instead of fresh ones */
     if (tb_alloc(&b) < 0 || scan_rows(&b) < 0 || pair_by_correlation(&b) < 0)
         goto done;
-    free(b.corr); b.corr = NULL;
-    free(b.ri_at); b.ri_at = NULL;
     if (attach_by_ext(&b) < 0)
         goto done;
     free(b.ext); b.ext = NULL;
@@ -979,7 +1044,7 @@ static int tb_build(const tp_store *st, void *out)
     rc = 0;
 done:
     free(memo.kernel); free(memo.op);
-    free(b.ri_at); free(b.corr); free(b.ext); free(b.stale); tp_tb_names_free(&b.names);
+    free(b.corr); free(b.ext); free(b.stale); tp_tb_names_free(&b.names);
     tp_x_order_put(st, b.xo, TP_MODEL_TB_BREAKDOWN);
     tp_i64map_free(&b.tidmap);
     if (rc < 0) tb_free(m);
