@@ -474,7 +474,7 @@ struct tb_build {
     const tp_store *st;
     struct tb_model *m;
     struct tp_x_order *xo;                      /* ord and no: the X rows in time order */
-    int64_t *ord;
+    uint32_t *ord;
     size_t no;
     uint32_t *corr; size_t ncorr;               /* launch calls (CORR_LAUNCH | runtime) and device
                                                    rows with a correlation, in time order */

@@ -9,14 +9,15 @@
 #include "store.h"
 
 /* The rows with ph 'X' in (ts, row) order: a malloc'd array the caller
- * frees (room for st->n rows, at least one), its length in *n; NULL when
- * out of memory. */
-int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n);
+ * frees (at least one entry), its length in *n; NULL when out of memory or
+ * past 2^31 rows (a linked store never is).  32 bits a row: rows of a
+ * linked store are below TP_STORE_MAX_ROWS. */
+uint32_t *tp_x_rows_by_time(const tp_store *st, size_t *n);
 
 /* The same for a model builder (it runs under the store's model lock): the
  * order the other model's build left (tp_x_order_put), else a fresh one;
  * NULL when out of memory. */
-struct tp_x_order { int64_t *ord; size_t n; };
+struct tp_x_order { uint32_t *ord; size_t n; };
 struct tp_x_order *tp_x_order_get(const tp_store *st);
 /* A builder done with the order (NULL: nothing): kept for model `other`
  * when that one has not been built yet (gpu and advice build both, the
