@@ -78,9 +78,9 @@ int tp_tb_kernel_tc(const char *name)
 
 /* struct tb_rt, tb_node, tb_model: tbtree.h */
 
-/* Most lists are a node's one or two launch calls, or a call's one kernel:
- * three values fill glibc's smallest chunk (32 bytes).  Starting at eight
- * made each an 80-byte chunk: 0.6M of them on a 1 GB trace, 30 MB. */
+/* A growing array of int64 (the threads, the stale kernels, the
+ * traversal's lists; a node's and a call's lists are in the pools below):
+ * three values fill glibc's smallest chunk (32 bytes). */
 static int push64(int64_t **a, size_t *n, size_t *cap, int64_t v)
 {
     if (*n == *cap) {
@@ -519,6 +519,10 @@ static int tb_alloc(struct tb_build *b)
     b->corr_lo = INT64_MAX;
     b->corr_hi = INT64_MIN;
     b->ext = malloc((nrt + 1) * sizeof *b->ext);
+    /* the two lists exist even when empty (a reader's offset 0 into them
+     * is then a valid pointer, never NULL + 0) */
+    if (pool_reserve(&m->rtl, &m->nrtl, &m->caprtl, 1) < 0 || pool_reserve(&m->devl, &m->ndevl, &m->capdevl, 1) < 0)
+        return -1;
     if (!m->rts || !m->nodes || !b->corr || !b->ext ||
         tp_tb_names_init(&b->names, st) < 0 ||
         tp_i64map_init(&b->tidmap, 64) < 0)
