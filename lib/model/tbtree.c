@@ -21,6 +21,7 @@
 #include "i64map.h"
 #include "tb_classify.h"
 #include "tbtree_order.h"
+#include "tbtree_ids.h"
 #include "store_file.h"
 #include "model_new.h"
 
@@ -619,38 +620,59 @@ static int pair_group(struct tb_build *b, const uint32_t *e, size_t n, int pass,
     return 0;
 }
 
+/* Tables indexed by slot (tbtree_ids.h) when the ids fill their blocks
+ * well enough: at most 4 slots an entry. */
+static int ids_dense(const struct tb_ids *x, size_t n)
+{
+    return tb_ids_nslots(x) <= 4 * n + ((size_t)1 << TB_IDS_BITS);
+}
+
 /* b->corr grouped by correlation, each group in time order, into seq: by
- * counting when the ids lie close together (kineto numbers them from 1
- * up; 8 bytes an entry instead of 32 for the pairs and the sort's keys),
- * else by sorting (correlation, place) pairs.  Group g is
- * seq[at[g] .. at[g + 1]) for g < *ng.  0, or -1 out of memory. */
+ * counting per id's slot when the ids fill their blocks (kineto numbers
+ * them from 1 up; 12 bytes an entry instead of 32 for the pairs and the
+ * sort's keys), else by sorting (correlation, place) pairs.  Group g is
+ * seq[at[g] .. at[g + 1]) for g < *ng, in no particular order of ids (no
+ * group's pairing depends on another's).  0, or -1 out of memory. */
 static int corr_groups(struct tb_build *b, uint32_t **seq, uint32_t **at, size_t *ng)
 {
     size_t n = b->ncorr;
+    struct tb_ids ids = {0};
+    uint32_t *sl = malloc((n + 1) * sizeof *sl);
     *seq = malloc((n + 1) * sizeof **seq);
     *at = NULL;
-    if (!*seq) return -1;
-    uint64_t span = n ? (uint64_t)b->corr_hi - (uint64_t)b->corr_lo : 0;
-    if (span < 4 * (uint64_t)n + 64) {
-        size_t R = n ? (size_t)span + 1 : 0;
+    int rc = -1;
+    if (!*seq || !sl) goto done;
+    int dense = 1;
+    for (size_t i = 0; i < n && dense; i++) {
+        int64_t v = tb_ids_put(&ids, corr_of(b, b->corr[i]));
+        if (v == -1) goto done;
+        dense = v >= 0 && ids_dense(&ids, n);
+        sl[i] = (uint32_t)v;
+    }
+    if (dense) {
+        size_t R = tb_ids_nslots(&ids);
         uint32_t *a = calloc(R + 2, sizeof *a);
-        if (!a) return -1;
-        for (size_t i = 0; i < n; i++) a[(uint64_t)corr_of(b, b->corr[i]) - (uint64_t)b->corr_lo + 2]++;
+        if (!a) goto done;
+        for (size_t i = 0; i < n; i++) a[sl[i] + 2]++;
         for (size_t g = 2; g < R + 2; g++) a[g] += a[g - 1];
         /* a[g + 1] is where group g starts; it ends there once filled */
-        for (size_t i = 0; i < n; i++) (*seq)[a[(uint64_t)corr_of(b, b->corr[i]) - (uint64_t)b->corr_lo + 1]++] = b->corr[i];
+        for (size_t i = 0; i < n; i++) (*seq)[a[sl[i] + 1]++] = b->corr[i];
         *at = a;
         *ng = R;
-        return 0;
+        rc = 0;
+        goto done;
     }
+    free(sl);
+    sl = NULL;
+    tb_ids_free(&ids);
     struct tp_kv *kv = malloc((n + 1) * sizeof *kv);
     uint32_t *a = malloc((n + 2) * sizeof *a);
-    if (!kv || !a || n > UINT32_MAX) { free(kv); free(a); return -1; }
+    if (!kv || !a || n > UINT32_MAX) { free(kv); free(a); goto done; }
     for (size_t i = 0; i < n; i++) {
         kv[i].k = corr_of(b, b->corr[i]);
         kv[i].r = (int64_t)i;
     }
-    if (tp_sort_kv(kv, n) < 0) { free(kv); free(a); return -1; }
+    if (tp_sort_kv(kv, n) < 0) { free(kv); free(a); goto done; }
     size_t g = 0;
     for (size_t i = 0; i < n; i++) {
         if (i == 0 || kv[i].k != kv[i - 1].k) a[g++] = (uint32_t)i;
@@ -660,7 +682,11 @@ static int corr_groups(struct tb_build *b, uint32_t **seq, uint32_t **at, size_t
     free(kv);
     *at = a;
     *ng = g;
-    return 0;
+    rc = 0;
+done:
+    free(sl);
+    tb_ids_free(&ids);
+    return rc;
 }
 
 /* Pair each correlation's launch calls and device rows (pair_group).  A
@@ -819,45 +845,51 @@ static int attach_by_ext_sorted(struct tb_build *b)
     return rc;
 }
 
-/* The same when the launch calls' ids lie close together (kineto numbers
- * its External ids from 1 up): tables indexed by id - the least id hold
- * each id's node, call count and last call, and nothing is sorted (the
- * two sorts were 30 MB of pairs and keys on a 1 GB trace; the tables are
- * 12 bytes an id).  Each node's list gets the same calls in the same
- * order; where the lists lie in m->rtl differs, which no reader sees.
- * 1 done, 0 ids too spread (nothing changed), -1 out of memory. */
+/* The same when the launch calls' ids fill their blocks (tbtree_ids.h;
+ * kineto numbers its External ids from 1 up): tables indexed by the id's
+ * slot hold each id's node, call count and last call, and nothing is
+ * sorted (the two sorts were 30 MB of pairs and keys on a 1 GB trace; the
+ * tables are 12 bytes a slot).  Each node's list gets the same calls in
+ * the same order; where the lists lie in m->rtl differs, which no reader
+ * sees.  1 done, 0 ids too spread (nothing changed), -1 out of memory. */
 static int attach_by_ext_dense(struct tb_build *b)
 {
     struct tb_model *m = b->m;
     size_t nn = m->nnodes, nx = b->next;
     if (nx == 0) return 1;
-    int64_t k0 = INT64_MAX, k1 = INT64_MIN;
-    for (size_t i = 0; i < nx; i++) {
-        if (b->ext[i].k < k0) k0 = b->ext[i].k;
-        if (b->ext[i].k > k1) k1 = b->ext[i].k;
-    }
-    /* (a node without an id sorts as INT64_MIN + 2 in the merge: no call
-     * there, so the tables leave such nodes out) */
-    uint64_t span = (uint64_t)k1 - (uint64_t)k0;
-    if (k0 <= INT64_MIN + 2 || span >= 4 * (uint64_t)(nn + nx) + 64) return 0;
-    size_t R = (size_t)span + 1;
-    int32_t *node = malloc(R * sizeof *node), *last = malloc(R * sizeof *last);
-    uint32_t *cnt = calloc(R, sizeof *cnt);
+    struct tb_ids ids = {0};
+    uint32_t *sl = malloc(nx * sizeof *sl), *cnt = NULL;
+    int32_t *node = NULL, *last = NULL;
     int rc = -1;
+    if (!sl) goto done;
+    for (size_t i = 0; i < nx; i++) {
+        /* (a node without an id sorts as INT64_MIN + 2 in the merge: no
+         * call may have that id here, the tables leave such nodes out) */
+        int64_t v = b->ext[i].k == INT64_MIN + 2 ? -2 : tb_ids_put(&ids, b->ext[i].k);
+        if (v < 0 || !ids_dense(&ids, nn + nx)) {
+            rc = v == -1 ? -1 : 0;
+            goto done;
+        }
+        sl[i] = (uint32_t)v;
+    }
+    size_t R = tb_ids_nslots(&ids);
+    node = malloc(R * sizeof *node);
+    last = malloc(R * sizeof *last);
+    cnt = calloc(R, sizeof *cnt);
     if (!node || !last || !cnt) goto done;
     memset(node, 0xff, R * sizeof *node);
     memset(last, 0xff, R * sizeof *last);
     /* the first node of each id by (thread rank, node) */
     for (size_t i = 0; i < nn; i++) {
         const struct tb_node *N = &m->nodes[i];
-        int64_t e = tb_node_ext(b->st, N);
-        if (e == TP_NONE || e < k0 || e > k1) continue;
-        int32_t *v = &node[(uint64_t)e - (uint64_t)k0];
+        int64_t e = tb_node_ext(b->st, N), k = e == TP_NONE ? -1 : tb_ids_get(&ids, e);
+        if (k < 0) continue;
+        int32_t *v = &node[k];
         if (*v < 0 || N->tix < m->nodes[*v].tix) *v = (int32_t)i;
     }
     /* the calls come in runtime order: chain each id's, count them */
     for (size_t i = 0; i < nx; i++) {
-        size_t k = (size_t)((uint64_t)b->ext[i].k - (uint64_t)k0);
+        size_t k = sl[i];
         int32_t ri = (int32_t)b->ext[i].r;
         if (last[k] >= 0) m->rts[last[k]].next = ri;
         last[k] = ri;
@@ -874,13 +906,15 @@ static int attach_by_ext_dense(struct tb_build *b)
     if (pool_reserve(&m->rtl, &m->nrtl, &m->caprtl, total) < 0) goto done;
     m->nrtl = total;
     for (size_t i = 0; i < nx; i++) {
-        int32_t ni = node[(uint64_t)b->ext[i].k - (uint64_t)k0];
+        int32_t ni = node[sl[i]];
         if (ni < 0) continue;
         struct tb_node *N = &m->nodes[ni];
         m->rtl[N->rts + N->nrts++] = (uint32_t)b->ext[i].r;
     }
     rc = 1;
 done:
+    tb_ids_free(&ids);
+    free(sl);
     free(node);
     free(last);
     free(cnt);

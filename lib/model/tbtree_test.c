@@ -6,7 +6,9 @@
  * (threads by index, each thread's nodes in a tree of its own), and an id
  * two threads' operators share (the calls go to the first thread's, though
  * the other came first).  All of it twice: with External ids close together
- * (tables indexed by id) and with one far from the others (sorted pairs). */
+ * (tables indexed by id) and with one far from the others (sorted pairs).
+ * And a longer trace whose ids are numbered three ways (one run, two runs
+ * far apart, spread out) builds the same tree each way. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,8 +142,85 @@ static void check_tree(const char *text, int has_far)
     tp_store_free(st);
 }
 
+/* A trace of n operators on one thread, each with a launch and a kernel
+ * of the operator's id (correlation and External id), ids from id_of; a
+ * kernel of every third id runs twice.  NULL when out of memory. */
+static char *ids_trace(size_t n, int64_t (*id_of)(size_t i))
+{
+    size_t cap = 512 * (n + 4), len = 0;
+    char *t = malloc(cap);
+    if (!t) return NULL;
+    len += (size_t)snprintf(t + len, cap - len, "{\"traceEvents\":[\n");
+    for (size_t i = 0; i < n; i++) {
+        long long id = (long long)id_of(i), ts = 10 * (long long)i;
+        len += (size_t)snprintf(t + len, cap - len,
+                                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%zu\",\"pid\":1,\"tid\":1,\"ts\":%lld,"
+                                "\"dur\":8,\"args\":{\"External id\":%lld}},\n"
+                                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                                "\"tid\":1,\"ts\":%lld,\"dur\":2,\"args\":{\"correlation\":%lld,\"External id\":%lld}},\n",
+                                i % 7, ts, id, ts + 1, id, id);
+        for (size_t k = 0; k < 1 + (i % 3 == 0); k++)
+            len += (size_t)snprintf(t + len, cap - len,
+                                    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%lld,"
+                                    "\"dur\":%zu,\"args\":{\"correlation\":%lld,\"device\":0,\"stream\":7}},\n",
+                                    100000 + ts + 3 * (long long)k, 1 + i % 5 + k, id);
+    }
+    snprintf(t + len, cap - len, "{\"ph\":\"i\",\"cat\":\"trace\",\"name\":\"end\",\"pid\":1,\"tid\":1,"
+                                 "\"ts\":200000,\"s\":\"t\"}\n]}\n");
+    return t;
+}
+
+enum { IDS_N = 3000 };
+static int64_t id_one_run(size_t i) { return 1 + (int64_t)i; }
+static int64_t id_two_runs(size_t i) { return i < IDS_N / 2 ? 1 + (int64_t)i : 700000000000 + (int64_t)i; }
+static int64_t id_spread(size_t i) { return 1 + (int64_t)i * 1000003; }
+
+/* Each node's launch calls (by row) and device self time, and the kernels
+ * reached, written into out (NULL when the trace does not load). */
+static char *tree_print(const char *text)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tprof_tbtree_ids.%ld.json", (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) == EOF || fclose(f) != 0) return NULL;
+    tp_store *st = tt_load_linked(path);
+    remove(path);
+    const struct tb_model *m = st ? tp_store_tb(st) : NULL;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *o = m ? open_memstream(&out, &len) : NULL;
+    for (size_t i = 0; o && i < m->nnodes; i++) {
+        const struct tb_node *N = &m->nodes[i];
+        fprintf(o, "%zu %d %lld %lld:", i, N->row, (long long)N->self_dev, (long long)N->dev);
+        for (size_t k = 0; k < N->nrts; k++) {
+            const struct tb_rt *R = &m->rts[tb_node_rts(m, N)[k]];
+            fprintf(o, " %d/%u", R->row, R->ndev);
+        }
+        fputc('\n', o);
+    }
+    if (o) fprintf(o, "kernels %zu ops %zu\n", m->nkern, m->nops);
+    if (o) fclose(o);
+    tp_store_free(st);
+    return out;
+}
+
+static void check_numbering(void)
+{
+    char *t1 = ids_trace(IDS_N, id_one_run), *t2 = ids_trace(IDS_N, id_two_runs), *t3 = ids_trace(IDS_N, id_spread);
+    char *p1 = t1 ? tree_print(t1) : NULL, *p2 = t2 ? tree_print(t2) : NULL, *p3 = t3 ? tree_print(t3) : NULL;
+    /* every operator holds its launch, which holds its kernels */
+    char want[64];
+    snprintf(want, sizeof want, "kernels %d ops %d\n", IDS_N + IDS_N / 3, IDS_N);
+    CHECK("ids.one_run_built", p1 && strstr(p1, want) && strstr(p1, "/2\n") && !strstr(p1, "/0\n"));
+    CHECK("ids.two_runs_same_tree", p1 && p2 && strcmp(p1, p2) == 0);
+    CHECK("ids.spread_same_tree", p1 && p3 && strcmp(p1, p3) == 0);
+    free(t1); free(t2); free(t3);
+    free(p1); free(p2); free(p3);
+}
+
 int main(void)
 {
+    check_numbering();
     check_tree(trace, 0);
     const char *end = strstr(trace, "{\"ph\":\"i\"");
     size_t at = end ? (size_t)(end - trace) : 0;
