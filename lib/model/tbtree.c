@@ -167,6 +167,17 @@ static int rts_sorted(const struct tb_model *m, const struct tb_node *n)
     return 1;
 }
 
+/* A node's launch calls in cmp_rt's order, sorted where a list of more
+ * than one is made or grown (attach_by_ext, attach_by_model, a root's):
+ * no pass over every node for the few lists that need it.  The order is
+ * total, so sorting again after a list grows gives what one sort at the
+ * end gave. */
+static void sort_rts(struct tb_model *m, struct tb_node *n)
+{
+    if (n->nrts > 1 && !rts_sorted(m, n))
+        qsort(m->rtl + n->rts, n->nrts, sizeof *m->rtl, cmp_rt);
+}
+
 static void tb_free(struct tb_model *m)
 {
     free(m->rtl); free(m->devl);
@@ -321,13 +332,42 @@ static int64_t know_tid(struct tb_model *m, int64_t tid)
     return push64(&m->tids, &m->ntids, &m->captids, tid) < 0 ? -1 : (int64_t)m->ntids - 1;
 }
 
+/* What tb_build's stages share: the X events in time order (ord; a row's
+ * place in it is its position), each launch call's runtime by position,
+ * the (correlation, position) pairs of launch calls and device rows and the
+ * (External id, position) pairs of launch calls, sorted to pair them up
+ * (hash maps of every launch were a cache miss per lookup), and the device
+ * rows whose launch call never came. */
+struct tb_build {
+    const tp_store *st;
+    struct tb_model *m;
+    struct tp_x_order *xo;                      /* ord and no: the X rows in time order */
+    uint32_t *ord;
+    size_t no;
+    uint32_t *corr; size_t ncorr;               /* launch calls (CORR_LAUNCH | runtime) and device
+                                                   rows with a correlation, in time order */
+    int64_t corr_lo, corr_hi;                   /* their least and greatest correlation */
+    struct tp_kv *ext; size_t next;             /* (External id, runtime) */
+    int64_t *stale; size_t nstale, capstale;
+    uint32_t *ntix;                             /* per node: its thread (tix), for build_trees to
+                                                   read 4 bytes a node, not a node's cache line */
+    int64_t *steps; size_t nsteps, capsteps;    /* the step nodes */
+    uint64_t *parents;                          /* a bit per node: an operator given a child */
+    struct tp_i64map tidmap;
+    int64_t dummy;                              /* the stale kernels' runtime */
+    int64_t last_tid, last_rank; int last_tid_known;   /* the thread of the last node */
+    struct tp_tb_names names;                   /* what each name says, tested once */
+};
+
 /* Graph replays matched to a capture trace (tp_store_attach_capture): the
  * activities of each captured operator instance leave the graph launch's
  * list for a launch of their own (row -1: it has no host time) held by a
  * stand-in node named after the captured operator, of zero length at the
  * graph launch, so it nests under the operator around the launch. */
-static int split_captured(const tp_store *st, struct tb_model *m)
+static int split_captured(struct tb_build *b)
 {
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
     const struct tp_attribution *a = &st->attr;
     if (!a->cap_inst || a->cap_instances == 0) return 0;
     int64_t *inst_rt = malloc((size_t)a->cap_instances * sizeof *inst_rt);
@@ -354,7 +394,7 @@ static int split_captured(const tp_store *st, struct tb_model *m)
                 N->first_child = N->next_sib = N->last_child = -1;
                 int64_t t = know_tid(m, st->tid[R->row]);
                 if (t < 0 || node_attach_rt(m, N, nr) < 0) { free(inst_rt); return -1; }
-                N->tix = (uint32_t)t;
+                N->tix = b->ntix[ni] = (uint32_t)t;
                 inst_rt[in] = nr;
             }
             m->rts[inst_rt[in]].ndev++;
@@ -389,8 +429,10 @@ static int split_captured(const tp_store *st, struct tb_model *m)
  * of the call itself (an operator named after the call, as TraceLens lists
  * it).  The plugin loses such kernels; every view reading this tree then
  * agrees with `prof` and the coverage line.  Frees `on`. */
-static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
+static int attach_by_model(struct tb_build *b, uint8_t *on)
 {
+    const tp_store *st = b->st;
+    struct tb_model *m = b->m;
     if (!on) return -1;
     int rc = -1;
     struct tp_i64map row_node = {0};
@@ -431,7 +473,7 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
             *v = ni;
             int64_t t = know_tid(m, st->tid[op]);
             if (t < 0) goto done;
-            N->tix = (uint32_t)t;
+            N->tix = b->ntix[ni] = (uint32_t)t;
         }
         to[ri] = (int32_t)ni;
         more[ni]++;
@@ -456,6 +498,8 @@ static int attach_by_model(const tp_store *st, struct tb_model *m, uint8_t *on)
             struct tb_node *N = &m->nodes[to[ri]];
             m->rtl[N->rts + N->nrts++] = (uint32_t)ri;
         }
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (more[i]) sort_rts(m, &m->nodes[i]);
     rc = 0;
 done:
     tp_i64map_free(&row_node);
@@ -464,29 +508,6 @@ done:
     free(on);
     return rc;
 }
-
-/* What tb_build's stages share: the X events in time order (ord; a row's
- * place in it is its position), each launch call's runtime by position,
- * the (correlation, position) pairs of launch calls and device rows and the
- * (External id, position) pairs of launch calls, sorted to pair them up
- * (hash maps of every launch were a cache miss per lookup), and the device
- * rows whose launch call never came. */
-struct tb_build {
-    const tp_store *st;
-    struct tb_model *m;
-    struct tp_x_order *xo;                      /* ord and no: the X rows in time order */
-    uint32_t *ord;
-    size_t no;
-    uint32_t *corr; size_t ncorr;               /* launch calls (CORR_LAUNCH | runtime) and device
-                                                   rows with a correlation, in time order */
-    int64_t corr_lo, corr_hi;                   /* their least and greatest correlation */
-    struct tp_kv *ext; size_t next;             /* (External id, runtime) */
-    int64_t *stale; size_t nstale, capstale;
-    struct tp_i64map tidmap;
-    int64_t dummy;                              /* the stale kernels' runtime */
-    int64_t last_tid, last_rank; int last_tid_known;   /* the thread of the last node */
-    struct tp_tb_names names;                   /* what each name says, tested once */
-};
 
 /* The X events in time order, and room for every node and runtime. */
 static int tb_alloc(struct tb_build *b)
@@ -520,11 +541,12 @@ static int tb_alloc(struct tb_build *b)
     b->corr_lo = INT64_MAX;
     b->corr_hi = INT64_MIN;
     b->ext = malloc((nrt + 1) * sizeof *b->ext);
+    b->ntix = malloc((nnode + nrt + ninst + 1) * sizeof *b->ntix);
     /* the two lists exist even when empty (a reader's offset 0 into them
      * is then a valid pointer, never NULL + 0) */
     if (pool_reserve(&m->rtl, &m->nrtl, &m->caprtl, 1) < 0 || pool_reserve(&m->devl, &m->ndevl, &m->capdevl, 1) < 0)
         return -1;
-    if (!m->rts || !m->nodes || !b->corr || !b->ext ||
+    if (!m->rts || !m->nodes || !b->corr || !b->ext || !b->ntix ||
         tp_tb_names_init(&b->names, st) < 0 ||
         tp_i64map_init(&b->tidmap, 64) < 0)
         return -1;
@@ -777,7 +799,8 @@ static int add_host_node(struct tb_build *b, int64_t r, uint8_t kind)
         b->last_rank = *t;
         b->last_tid_known = 1;
     }
-    N->tix = (uint32_t)b->last_rank;
+    N->tix = b->ntix[m->nnodes - 1] = (uint32_t)b->last_rank;
+    if (cl == CL_STEP && push64(&b->steps, &b->nsteps, &b->capsteps, (int64_t)m->nnodes - 1) < 0) return -1;
     return 0;
 }
 
@@ -834,6 +857,7 @@ static int attach_by_ext_sorted(struct tb_build *b)
             N->rts = (uint32_t)total;
             N->nrts = (uint32_t)(h - g);
             for (size_t q = g; q < h; q++) m->rtl[total++] = (uint32_t)b->ext[q].r;
+            sort_rts(m, N);
         }
         if (pass == 0) {
             if (pool_reserve(&m->rtl, &m->nrtl, &m->caprtl, total) < 0) rc = -1;
@@ -911,6 +935,8 @@ static int attach_by_ext_dense(struct tb_build *b)
         struct tb_node *N = &m->nodes[ni];
         m->rtl[N->rts + N->nrts++] = (uint32_t)b->ext[i].r;
     }
+    for (size_t k = 0; k < R; k++)
+        if (node[k] >= 0 && cnt[k] > 1) sort_rts(m, &m->nodes[node[k]]);
     rc = 1;
 done:
     tb_ids_free(&ids);
@@ -976,6 +1002,7 @@ static int build_thread_tree(struct tb_build *b, size_t ti, uint32_t *buf, size_
         if (node_attach_rt(m, &m->nodes[root], b->dummy) < 0) return -1;
         *dummy_given = 1;
     }
+    sort_rts(m, &m->nodes[root]);
     size_t sp = 0;
     stack[sp++] = root;
     for (size_t k = 0; k < nb; k++) {
@@ -984,6 +1011,8 @@ static int build_thread_tree(struct tb_build *b, size_t ti, uint32_t *buf, size_
             struct tb_node *T = &m->nodes[stack[sp - 1]];
             if (N->start >= T->end && sp > 1) { sp--; continue; }
             if (N->end <= T->end) {
+                if (T->last_child < 0 && T->ev == EV_OPERATOR)
+                    b->parents[stack[sp - 1] / 64] |= (uint64_t)1 << (stack[sp - 1] % 64);
                 if (T->last_child < 0) T->first_child = (int32_t)buf[k];
                 else m->nodes[T->last_child].next_sib = (int32_t)buf[k];
                 T->last_child = (int32_t)buf[k];
@@ -1008,15 +1037,14 @@ static int build_trees(struct tb_build *b)
     int32_t *stack = malloc((nodes_real + 2) * sizeof *stack);
     size_t *at = calloc(nt + 1, sizeof *at);
     uint8_t *step = calloc(nt + 1, 1);
+    b->parents = calloc((nodes_real + nt) / 64 + 1, sizeof *b->parents);
     m->roots = malloc((nt + 1) * sizeof *m->roots);
     int rc = -1, dummy_given = 0;
-    if (!buf || !stack || !at || !step || !m->roots) goto done;
-    for (size_t i = 0; i < nodes_real; i++) {
-        at[m->nodes[i].tix + 1]++;
-        if (m->nodes[i].cl == CL_STEP) step[m->nodes[i].tix] = 1;
-    }
+    if (!buf || !stack || !at || !step || !b->parents || !m->roots) goto done;
+    for (size_t i = 0; i < nodes_real; i++) at[b->ntix[i] + 1]++;
+    for (size_t i = 0; i < b->nsteps; i++) step[m->nodes[b->steps[i]].tix] = 1;
     for (size_t t = 0; t < nt; t++) at[t + 1] += at[t];
-    for (size_t i = 0; i < nodes_real; i++) buf[at[m->nodes[i].tix]++] = (uint32_t)i;
+    for (size_t i = 0; i < nodes_real; i++) buf[at[b->ntix[i]]++] = (uint32_t)i;
     /* at[t] is now where bucket t ends */
     for (size_t ti = 0, from = 0; ti < nt; from = at[ti++])
         if (build_thread_tree(b, ti, buf + from, at[ti] - from, step[ti], stack, &dummy_given) < 0) goto done;
@@ -1030,24 +1058,33 @@ done:
 }
 
 /* remove_dup_nodes: an operator whose only child is an operator of the same
- * name takes over that child's children and runtimes */
-static void remove_dup_nodes(struct tb_model *m)
+ * name takes over that child's children and runtimes.  Only an operator
+ * with a child can (and only its own children change), so the nodes are
+ * the ones build_thread_tree marked, in node order as before: not a pass
+ * over every node. */
+/* An operator that has one child, an operator of its own name, takes over
+ * that child's children and runtimes, again while that holds. */
+static void absorb_dup_child(struct tb_model *m, struct tb_node *N)
 {
-    for (size_t i = 0; i < m->nnodes; i++) {
-        struct tb_node *N = &m->nodes[i];
-        for (;;) {
-            int64_t c = N->first_child;
-            if (c < 0 || m->nodes[c].next_sib >= 0) break;
-            struct tb_node *C = &m->nodes[c];
-            if (strcmp(C->name, N->name) != 0 || N->ev != EV_OPERATOR || C->ev != EV_OPERATOR) break;
-            N->first_child = C->first_child;
-            N->last_child = C->last_child;
-            /* (N's own list stays in the pool, unused) */
-            N->rts = C->rts; N->nrts = C->nrts;
-            C->rts = 0; C->nrts = 0;
-            C->dropped = 1;
-        }
+    for (;;) {
+        int64_t c = N->first_child;
+        if (c < 0 || m->nodes[c].next_sib >= 0) break;
+        struct tb_node *C = &m->nodes[c];
+        if (strcmp(C->name, N->name) != 0 || N->ev != EV_OPERATOR || C->ev != EV_OPERATOR) break;
+        N->first_child = C->first_child;
+        N->last_child = C->last_child;
+        /* (N's own list stays in the pool, unused) */
+        N->rts = C->rts; N->nrts = C->nrts;
+        C->rts = 0; C->nrts = 0;
+        C->dropped = 1;
     }
+}
+
+static void remove_dup_nodes(struct tb_model *m, const uint64_t *parents)
+{
+    for (size_t w = 0; w <= m->nnodes / 64; w++)
+        for (uint64_t bits = parents[w]; bits; bits &= bits - 1)
+            absorb_dup_child(m, &m->nodes[w * 64 + (size_t)__builtin_ctzll(bits)]);
 }
 
 static int tb_build(const tp_store *st, void *out)
@@ -1066,13 +1103,10 @@ static int tb_build(const tp_store *st, void *out)
     if (attach_by_ext(&b) < 0)
         goto done;
     free(b.ext); b.ext = NULL;
-    if (split_captured(st, m) < 0 ||
-        attach_by_model(st, m, attached_mark(m)) < 0 || add_stale_runtime(&b) < 0 || build_trees(&b) < 0)
+    if (split_captured(&b) < 0 ||
+        attach_by_model(&b, attached_mark(m)) < 0 || add_stale_runtime(&b) < 0 || build_trees(&b) < 0)
         goto done;
-    remove_dup_nodes(m);
-    for (size_t i = 0; i < m->nnodes; i++)
-        if (m->nodes[i].nrts > 1 && !rts_sorted(m, &m->nodes[i]))
-            qsort(m->rtl + m->nodes[i].rts, m->nodes[i].nrts, sizeof *m->rtl, cmp_rt);
+    remove_dup_nodes(m, b.parents);
     size_t nstr = st->strings.count ? st->strings.count : 1;
     memo.kernel = calloc(nstr, 1);
     memo.op = calloc(nstr, 1);
@@ -1082,7 +1116,7 @@ static int tb_build(const tp_store *st, void *out)
     rc = 0;
 done:
     free(memo.kernel); free(memo.op);
-    free(b.corr); free(b.ext); free(b.stale); tp_tb_names_free(&b.names);
+    free(b.corr); free(b.ext); free(b.stale); free(b.ntix); free(b.steps); free(b.parents); tp_tb_names_free(&b.names);
     tp_x_order_put(st, b.xo, TP_MODEL_TB_BREAKDOWN);
     tp_i64map_free(&b.tidmap);
     if (rc < 0) tb_free(m);

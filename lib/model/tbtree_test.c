@@ -33,8 +33,8 @@ static const char trace[] =
     "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,"
     "\"dur\":1000,\"args\":{}},\n"
     OP("aten::mm", 10, 100, 5)
-    LAUNCH(20, 1, ",\"External id\":5")
-    LAUNCH(60, 2, "")   /* no External id: the attribution model's */
+    LAUNCH(20, 1, "")   /* no External id: the attribution model's, listed before the later one */
+    LAUNCH(60, 2, ",\"External id\":5")
     OP("aten::add", 200, 100, 6)
     LAUNCH(210, 3, ",\"External id\":6")
     LAUNCH(230, 4, ",\"External id\":6")
@@ -52,6 +52,9 @@ static const char trace[] =
     KERNEL("k5", 500, 5, 5)
     KERNEL("k6", 520, 8, 6)
     OP("aten::view", 700, 10, 7)   /* thread 1 is listed first: ext 7's call is this one's */
+    OP("aten::linear", 800, 50, 20)   /* its one child has its name: it takes the child's launch */
+    OP("aten::linear", 810, 20, 21)
+    LAUNCH(815, 9, ",\"External id\":21")
     KERNEL("stale", 600, 7, 99)   /* its launch never came */
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"nocorr\",\"pid\":0,\"tid\":7,\"ts\":650,\"dur\":3,"
     "\"args\":{\"device\":0,\"stream\":7}},\n"   /* no correlation at all: stale too */
@@ -136,6 +139,13 @@ static void check_tree(const char *text, int has_far)
     static const int64_t view_at[] = {155};
     CHECK("tbtree.shared_id_first_thread", launches_at(m, view, view_at, 1) && view->self_dev == 8000 && relu &&
                                                relu->nrts == 0 && relu->self_dev == 0);
+    const struct tb_node *lin = node_named(m, "aten::linear");
+    static const int64_t lin_at[] = {815};
+    int absorbed = 0;
+    for (size_t i = 0; i < m->nnodes; i++)
+        absorbed += m->nodes[i].dropped && strcmp(m->nodes[i].name, "aten::linear") == 0 && m->nodes[i].nrts == 0;
+    CHECK("tbtree.remove_dup_nodes", lin && lin->start == 800000 && launches_at(m, lin, lin_at, 1) &&
+                                         lin->first_child < 0 && absorbed == 1);
     const struct tb_node *far = node_named(m, "aten::far");
     static const int64_t far_at[] = {305};
     CHECK("tbtree.far_id", has_far ? launches_at(m, far, far_at, 1) && far->self_dev == 6000 : !far);
