@@ -182,13 +182,12 @@ static int flatten(const tp_store *st, const struct tb_model *m, struct flat *f)
 
 /* The nodes' int32 fields, written as int64 differences (the External id,
  * no field of a node, among them: SIZE_MAX), and their int64 stats. */
-#define NODE_I32(f) {"opt.model.tb.node." #f, offsetof(struct tb_node, f)}
-#define NODE_I64(f) {"opt.model.tb.node." #f, offsetof(struct tb_node, f)}
+#define NODE_FIELD(f) {"opt.model.tb.node." #f, offsetof(struct tb_node, f)}
 static const struct { const char *name; size_t off; } node_delta[] = {
-    NODE_I32(row), {"opt.model.tb.node.ext", SIZE_MAX}, NODE_I32(first_child), NODE_I32(next_sib),
-    NODE_I32(last_child)};
+    NODE_FIELD(row), {"opt.model.tb.node.ext", SIZE_MAX}, NODE_FIELD(first_child), NODE_FIELD(next_sib),
+    NODE_FIELD(last_child)};
 static const struct { const char *name; size_t off; } node_plain[] = {
-    NODE_I64(dev), NODE_I64(self_dev), NODE_I64(self_host), NODE_I64(tc_total), NODE_I64(tc_self)};
+    NODE_FIELD(dev), NODE_FIELD(self_dev), NODE_FIELD(self_host), NODE_FIELD(tc_total), NODE_FIELD(tc_self)};
 
 static int write_tree(struct tp_sf_writer *w, const tp_store *st, const struct tb_model *m)
 {

@@ -149,6 +149,20 @@ static void check_trace(const char *trace, int damage)
     CHECK("store_model.repaired_reads", again && same_tree(built, again));
     if (again)
         tp_tb_model_delete(again);
+    /* a link or row that only fits 32 bits after wrapping is refused, not
+     * wrapped into one that looks right */
+    int64_t wrap = (int64_t)1 << 32;
+    CHECK("store_model.wrapping_link_refused",
+          poke(fs, "opt.model.tb.node.first_child", root, built->nodes[root].first_child + wrap, 1) == 0 &&
+              !tp_store_file_tree(fs));
+    poke(fs, "opt.model.tb.node.first_child", root, built->nodes[root].first_child, 1);
+    CHECK("store_model.wrapping_row_refused",
+          poke(fs, "opt.model.tb.rt.row", 0, built->rts[0].row + wrap, 1) == 0 && !tp_store_file_tree(fs));
+    poke(fs, "opt.model.tb.rt.row", 0, built->rts[0].row, 1);
+    again = tp_store_file_tree(fs);
+    CHECK("store_model.repaired_again", again && same_tree(built, again));
+    if (again)
+        tp_tb_model_delete(again);
     CHECK("store_model.row_past_end_refused",
           poke(fs, "opt.model.tb.rt.dev", 0, (int64_t)fs->n, 1) == 0 && !tp_store_file_tree(fs));
     CHECK("store_model.name_past_end_refused",
