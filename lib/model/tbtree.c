@@ -346,7 +346,6 @@ struct tb_build {
     size_t no;
     uint32_t *corr; size_t ncorr;               /* launch calls (CORR_LAUNCH | runtime) and device
                                                    rows with a correlation, in time order */
-    int64_t corr_lo, corr_hi;                   /* their least and greatest correlation */
     struct tp_kv *ext; size_t next;             /* (External id, runtime) */
     int64_t *stale; size_t nstale, capstale;
     uint32_t *ntix;                             /* per node: its thread (tix), for build_trees to
@@ -514,34 +513,29 @@ static int tb_alloc(struct tb_build *b)
 {
     const tp_store *st = b->st;
     struct tb_model *m = b->m;
-    size_t no = 0, nrt = 0, nnode = 0;
     b->xo = tp_x_order_get(st);
     if (!b->xo) return -1;
     b->ord = b->xo->ord;
-    no = b->xo->n;
-    for (size_t k = 0; k < no; k++) {
-        if (is_launch_call(st->kind[b->ord[k]])) nrt++;
-        else nnode++;
-    }
-    b->no = no;
-    /* room for a launch per captured operator instance (split_captured) and
-     * a stand-in node per launch call or captured instance (attach_by_model) */
-    size_t ninst = (size_t)st->attr.cap_instances;
+    size_t no = b->no = b->xo->n;
+    /* room for a node or a runtime per X event (each is one or the other:
+     * room never written costs no memory, and counting them was a pass
+     * over the events), a launch per captured operator instance
+     * (split_captured) and a stand-in node per launch call or captured
+     * instance (attach_by_model) */
+    size_t ninst = (size_t)st->attr.cap_instances, room = no + ninst + 1;
     /* node and runtime indices are 32 bits (rows are: tp_store_link refuses
      * more than TP_STORE_MAX_ROWS); roots add one node per thread, checked
      * as they come */
     _Static_assert(TP_STORE_MAX_ROWS <= INT32_MAX, "rows in 32 bits");
-    if (nnode + nrt + ninst + 1 > (size_t)INT32_MAX || st->n > (size_t)INT32_MAX) return -1;
-    m->rts = calloc(nrt + ninst + 1, sizeof *m->rts);
-    m->nodes = calloc(nnode + nrt + ninst + 1, sizeof *m->nodes);
+    if (room > (size_t)INT32_MAX || st->n > (size_t)INT32_MAX) return -1;
+    m->rts = calloc(room, sizeof *m->rts);
+    m->nodes = calloc(room, sizeof *m->nodes);
     /* 64 MB of nodes and 11 MB of runtimes on a 1 GB trace, written once */
-    tp_advise_huge(m->nodes, (nnode + nrt + ninst + 1) * sizeof *m->nodes);
-    tp_advise_huge(m->rts, (nrt + ninst + 1) * sizeof *m->rts);
+    tp_advise_huge(m->nodes, room * sizeof *m->nodes);
+    tp_advise_huge(m->rts, room * sizeof *m->rts);
     b->corr = malloc((no + 1) * sizeof *b->corr);
-    b->corr_lo = INT64_MAX;
-    b->corr_hi = INT64_MIN;
-    b->ext = malloc((nrt + 1) * sizeof *b->ext);
-    b->ntix = malloc((nnode + nrt + ninst + 1) * sizeof *b->ntix);
+    b->ext = malloc((no + 1) * sizeof *b->ext);
+    b->ntix = malloc(room * sizeof *b->ntix);
     /* the two lists exist even when empty (a reader's offset 0 into them
      * is then a valid pointer, never NULL + 0) */
     if (pool_reserve(&m->rtl, &m->nrtl, &m->caprtl, 1) < 0 || pool_reserve(&m->devl, &m->ndevl, &m->capdevl, 1) < 0)
@@ -557,13 +551,6 @@ static int tb_alloc(struct tb_build *b)
  * device row (its row: rows are below 2^31). */
 #define CORR_LAUNCH 0x80000000u
 
-static void corr_add(struct tb_build *b, int64_t c, uint32_t v)
-{
-    if (c < b->corr_lo) b->corr_lo = c;
-    if (c > b->corr_hi) b->corr_hi = c;
-    b->corr[b->ncorr++] = v;
-}
-
 /* A kernel, memcpy or memset row waits to be paired with a launch call of
  * its correlation; a kernel without one is stale at once (no call has its
  * correlation), a copy without one is left out. */
@@ -576,7 +563,7 @@ static int add_device_row(struct tb_build *b, int64_t r, uint8_t kind)
     int64_t c = st->correlation[r];
     if (c == TP_NONE)
         return kind == TP_K_KERNEL ? push64(&b->stale, &b->nstale, &b->capstale, r) : 0;
-    corr_add(b, c, (uint32_t)r);
+    b->corr[b->ncorr++] = (uint32_t)r;
     return 0;
 }
 
@@ -590,7 +577,7 @@ static void add_launch(struct tb_build *b, int64_t r)
     struct tb_rt *R = &m->rts[ri];
     R->row = (int32_t)r; R->start = st->ts[r]; R->end = st->ts[r] + st->dur[r]; R->next = -1;
     if (st->correlation[r] != TP_NONE)
-        corr_add(b, st->correlation[r], CORR_LAUNCH | (uint32_t)ri);
+        b->corr[b->ncorr++] = CORR_LAUNCH | (uint32_t)ri;
     if (tp_store_ext(st, r) != TP_NONE) {   /* else attached by the attribution model below */
         /* (runtimes are numbered in time order: sorting by runtime is
          * sorting by position) */
