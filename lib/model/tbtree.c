@@ -332,12 +332,13 @@ static int64_t know_tid(struct tb_model *m, int64_t tid)
     return push64(&m->tids, &m->ntids, &m->captids, tid) < 0 ? -1 : (int64_t)m->ntids - 1;
 }
 
-/* What tb_build's stages share: the X events in time order (ord; a row's
- * place in it is its position), each launch call's runtime by position,
- * the (correlation, position) pairs of launch calls and device rows and the
- * (External id, position) pairs of launch calls, sorted to pair them up
- * (hash maps of every launch were a cache miss per lookup), and the device
- * rows whose launch call never came. */
+/* What tb_build's stages share: the X events in time order, the launch
+ * calls and device rows that have a correlation and the (External id,
+ * runtime) pairs of launch calls, in time order, to be grouped by id
+ * (corr_groups, attach_by_ext: tables by id, else sorts; hash maps of
+ * every launch were a cache miss per lookup), the device rows whose launch
+ * call never came, and per node what build_trees and remove_dup_nodes
+ * read without touching the node array. */
 struct tb_build {
     const tp_store *st;
     struct tb_model *m;

@@ -176,8 +176,11 @@ static int x_rows_radix(const tp_store *st, size_t no, uint32_t **out)
         uint32_t r = (uint32_t)(v & mask);
         memcpy(b + 4 * i, &r, 4);
     }
+    /* (a shrink that fails is out of memory too: every failed allocation
+     * ends the build, none is absorbed) */
     uint32_t *p = realloc(key, no * sizeof *p);
-    *out = p ? p : (uint32_t *)(void *)key;
+    if (!p) free(key);
+    *out = p;
     return 1;
 }
 
