@@ -570,7 +570,10 @@ static int nodes_from(const tp_store *st, struct tb_model *m, const struct tp_sf
     ok = ok && inflate_to(d, b, "opt.model.tb.node.name", 8, nn, noff);
     ZSTD_freeDCtx(d);
     struct tp_i64map map = {0};
-    if (ok && m->ntids > 8 && tp_i64map_init(&map, m->ntids) == 0)
+    /* many threads: by a map (a failed one is out of memory, like the rest) */
+    if (ok && m->ntids > 8)
+        ok = tp_i64map_init(&map, m->ntids) == 0;
+    if (ok && m->ntids > 8)
         for (size_t t = 0; t < m->ntids && ok; t++) {
             int64_t *v = m->tids[t] == TP_I64MAP_EMPTY ? NULL : tp_i64map_slot(&map, m->tids[t]);
             if (m->tids[t] != TP_I64MAP_EMPTY && !v)

@@ -181,11 +181,42 @@ static void check_trace(const char *trace, int damage)
     unlink(path);
 }
 
+/* A trace of operators on 12 threads, each with a launch and a kernel,
+ * the threads taking turns (a node's thread is found by a map past 8
+ * threads); 0, or -1 when it cannot be written. */
+static int write_threads_trace(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\"traceEvents\":[\n");
+    for (int i = 0; i < 60; i++) {
+        int tid = 100 + i % 12, ts = 10 * i;
+        fprintf(f,
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%d\",\"pid\":1,\"tid\":%d,\"ts\":%d,"
+                "\"dur\":8,\"args\":{\"External id\":%d}},\n"
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":%d,"
+                "\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d,\"External id\":%d}},\n"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":3,"
+                "\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}},\n",
+                i % 5, tid, ts, i + 1, tid, ts + 1, i + 1, i + 1, 1000 + ts, i + 1);
+    }
+    fprintf(f, "{\"ph\":\"i\",\"cat\":\"trace\",\"name\":\"end\",\"pid\":1,\"tid\":100,\"ts\":5000,"
+               "\"s\":\"t\"}\n]}\n");
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 int main(void)
 {
     check_trace("testdata/sample.pt.trace.json", 1);
     /* Lightning's module nodes are named by the end of their event's name */
     tt_prefix = "lightning.";
     check_trace("testdata/lightning.pt.trace.json", 0);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tprof-model-threads.%ld.json", (long)getpid());
+    tt_prefix = "threads.";
+    CHECK("store_model.threads_trace_written", write_threads_trace(path) == 0);
+    check_trace(path, 0);
+    remove(path);
     TEST_EXIT();
 }
