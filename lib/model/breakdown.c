@@ -37,7 +37,7 @@ struct step { int64_t s, e, num, dmin, dmax, matched; };
 struct bd {
     const tp_store *st;
     struct tp_x_order *xo;            /* ord and no */
-    int64_t *ord; size_t no;          /* X rows by (ts, row) */
+    uint32_t *ord; size_t no;         /* X rows by (ts, row) */
     int64_t *rts; size_t nrt;         /* runtime and driver calls, in time order */
     int64_t *comm_ext; size_t ncomm;  /* external ids of communication ops, sorted */
     struct step *steps; size_t nsteps;

@@ -45,9 +45,9 @@ static int tc_walk(const tp_store *st, const struct tb_model *m, int64_t ni, str
         below |= tc_walk(st, m, c, a);
     int by_op = tp_tb_is_op(N), bottom = N->tc_elig && !below;
     for (size_t k = 0; k < N->nrts && (by_op || bottom); k++) {
-        const struct tb_rt *r = &m->rts[N->rts[k]];
+        const struct tb_rt *r = &m->rts[tb_node_rts(m, N)[k]];
         for (size_t d = 0; d < r->ndev; d++) {
-            int64_t row = r->dev[d], dur = st->dur[row];
+            int64_t row = tb_rt_dev(m, r)[d], dur = st->dur[row];
             if (st->kind[row] != TP_K_KERNEL) continue;
             if (bottom) tp_sat_add(&a->bottom, dur);
             if (!by_op) continue;

@@ -169,7 +169,7 @@ static int collect(struct collect *C, int64_t ni, int depth)
     const struct tb_node *N = &m->nodes[ni];
     int64_t own_ohost = 0, own_odev = 0, sub = 0;
     for (size_t k = 0; k < N->nrts; k++) {
-        const struct tb_rt *r = &m->rts[N->rts[k]];
+        const struct tb_rt *r = &m->rts[tb_node_rts(m, N)[k]];
         if (!is_orphan(N, r, C->cl)) {
             if (N->cl == C->cl && r->row >= 0)
                 own_ohost += rt_inside_children(m, N, r);
@@ -177,7 +177,7 @@ static int collect(struct collect *C, int64_t ni, int depth)
         }
         int64_t dev = 0;
         for (size_t d = 0; d < r->ndev; d++)
-            dev += st->dur[r->dev[d]];
+            dev += st->dur[tb_rt_dev(m, r)[d]];
         own_ohost += r->end - r->start;
         own_odev += dev;
         if (!T->orph_n++)

@@ -24,32 +24,43 @@ enum { EV_NONE, EV_OPERATOR, EV_USER_ANNOT, EV_PYTHON, EV_STEP, EV_MODULE, EV_PL
  * (the plugin's PLModuleNode); its name is NAME. */
 enum { CL_OP, CL_DL, CL_OPT, CL_STEP, CL_MOD, CL_PLMOD, CL_ROOT };
 
+/* Rows, node and runtime indices are 32 bits: a linked store holds at most
+ * TP_STORE_MAX_ROWS (2^31 - 1) events, and tb_build refuses a tree of more
+ * nodes or runtimes than that (it never wraps).  A node's launch calls and
+ * a call's device rows are a count and an offset into one list of the
+ * model each (m->rtl, m->devl; tb_node_rts, tb_rt_dev): no pointer, size and
+ * capacity per list.  A node is 96 bytes instead of 144, a runtime 32
+ * instead of 56 (0.66M nodes and 0.33M runtimes on a 1 GB trace, written
+ * once: fewer fresh pages for the kernel to zero). */
 struct tb_rt {
-    int64_t row;              /* -1: the dummy runtime of staled kernels */
     int64_t start, end;
-    int64_t *dev; size_t ndev, capdev;
-    int64_t next;             /* next runtime of the same owner list */
+    int32_t row;              /* -1: the dummy runtime of staled kernels */
+    int32_t next;             /* next runtime of the same owner list, -1 none */
+    uint32_t dev, ndev;       /* device rows: m->devl[dev .. dev + ndev) */
 };
 
 struct tb_node {
-    int64_t row;              /* -1 root */
-    int64_t start, end, ext;  /* a root spans INT64_MIN..INT64_MAX */
+    int64_t start, end;       /* a root spans INT64_MIN..INT64_MAX */
     const char *name;
-    int64_t tid;
-    int64_t first_child, next_sib, last_child;   /* children sorted by (start, -end) */
-    int64_t *rts; size_t nrts, caprts;
     /* stats */
     int64_t dev, self_dev, self_host, tc_total, tc_self;
-    /* the small ones together, in bytes: 144 bytes a node instead of 160
-     * (0.66M nodes on a 1 GB trace) */
+    int32_t row;              /* -1 root */
+    int32_t first_child, next_sib, last_child;   /* children sorted by (start, -end); -1 none */
+    uint32_t tix;             /* thread: m->tids[tix] (tb_node_tid) */
+    uint32_t rts, nrts;       /* launch calls: m->rtl[rts .. rts + nrts) */
     uint8_t ev, cl;           /* EV_*, CL_* */
-    uint8_t dropped;          /* not in any tree (overlap, or absorbed by remove_dup_nodes) */
-    uint8_t tc_elig, tc_allow;
+    uint8_t dropped : 1;      /* not in any tree (overlap, or absorbed by remove_dup_nodes) */
+    uint8_t tc_elig : 1, tc_allow : 1;
+    /* the External id is the row's (tp_store_ext), or none: a module
+     * node's, a root's and a stand-in node's (tb_node_ext) */
+    uint8_t no_ext : 1;
 };
 
 struct tb_model {
     struct tb_node *nodes; size_t nnodes;
     struct tb_rt *rts; size_t nrts;
+    uint32_t *rtl; size_t nrtl, caprtl;  /* the nodes' launch calls (indices into rts) */
+    uint32_t *devl; size_t ndevl, capdevl;  /* the runtimes' device rows */
     int64_t *roots; size_t nroots;      /* root node per thread, in thread order */
     int64_t *tids; size_t ntids, captids;
     int has_kernel, has_memcpy_or_memset;
@@ -58,16 +69,27 @@ struct tb_model {
      * that node's Tensor-Core allowlist eligibility and its thread */
     int64_t *kern; const char **kern_op; int *kern_elig; int64_t *kern_tid; size_t nkern, capkern;   /* kern_tid: the launching node's thread */
     int64_t *ops; size_t nops, capops;  /* operator nodes, post-order */
-    int64_t *pool;            /* read from a .tprof: every node's rts and runtime's dev
-                                 lie in this one block (NULL: each is its own) */
-    /* built here (pool NULL): the runtimes' device rows (devpool) and the
-     * nodes' launch calls by External id (rtpool), each counted, then
-     * filled into one block instead of 0.5M small mallocs; a list outside
-     * both (stand-in nodes, roots, the stale kernels) is its own. */
-    int64_t *devpool, *rtpool;
-    size_t ndevpool, nrtpool;
-    size_t nown;              /* lists of their own, for tb_free to stop at */
 };
+
+/* A node's launch calls (indices into m->rts), a call's device rows, a
+ * node's thread. */
+static inline const uint32_t *tb_node_rts(const struct tb_model *m, const struct tb_node *n)
+{
+    return m->rtl + n->rts;
+}
+static inline const uint32_t *tb_rt_dev(const struct tb_model *m, const struct tb_rt *r)
+{
+    return m->devl + r->dev;
+}
+static inline int64_t tb_node_tid(const struct tb_model *m, const struct tb_node *n)
+{
+    return m->tids[n->tix];
+}
+/* A node's External id (TP_NONE: none). */
+static inline int64_t tb_node_ext(const tp_store *st, const struct tb_node *n)
+{
+    return n->no_ext || n->row < 0 ? TP_NONE : tp_store_ext(st, n->row);
+}
 
 /* What a .tprof store keeps of the tree (store_file_model.c) is what this
  * tprof's tbtree.c computes: bump this whenever tbtree.c (or what it reads)

@@ -47,7 +47,7 @@ static size_t copy_subtree(struct tb_btree *t, const struct tb_model *m, int64_t
     const struct tb_node *N = &m->nodes[i];
     struct tb_bnode *B = &t->v[k];
     B->name = N->name, B->cl = N->cl, B->is_op = tp_tb_is_op(N);
-    B->start = N->start, B->end = N->end, B->tid = N->tid;
+    B->start = N->start, B->end = N->end, B->tid = tb_node_tid(m, N);
     B->dev = N->dev, B->self_host = N->self_host, B->self_dev = N->self_dev;
     for (int64_t c = N->first_child; c >= 0; c = m->nodes[c].next_sib) {
         size_t ck = copy_subtree(t, m, c);

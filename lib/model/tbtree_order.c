@@ -67,6 +67,7 @@ DEFINE_SORT_RUNS(sort_kv, struct tp_kv, const void *, KV_FIRST)
 struct by_cmp { int (*cmp)(int64_t x, int64_t y, const void *ctx); const void *ctx; };
 #define CMP_FIRST(x, y) (ctx->cmp((x), (y), ctx->ctx) <= 0)
 DEFINE_SORT_RUNS(sort_by_cmp, int64_t, const struct by_cmp *, CMP_FIRST)
+DEFINE_SORT_RUNS(sort_by_cmp32, uint32_t, const struct by_cmp *, CMP_FIRST)
 
 /* Bits to hold values 0..v. */
 static unsigned bits_for(uint64_t v)
@@ -133,13 +134,23 @@ int tp_sort_runs(int64_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const vo
     return sort_by_cmp(a, n, &c);
 }
 
+int tp_sort_runs32(uint32_t *a, size_t n, int (*cmp)(int64_t x, int64_t y, const void *ctx), const void *ctx)
+{
+    struct by_cmp c = {cmp, ctx};
+    return sort_by_cmp32(a, n, &c);
+}
+
 /* The X rows by (ts, row) straight from the store when (ts - min ts, row)
  * packs into 64 bits: the rows ascend, so a radix sort on the ts bits alone
  * keeps them in row order within a ts.  No (ts, row) pairs in between (20
- * MB on a 1 GB trace, and a pass).  1 done, 0 not packable, -1 out of
- * memory. */
-static int x_rows_radix(const tp_store *st, size_t no, int64_t *ord)
+ * MB on a 1 GB trace, and a pass).  The rows, 32 bits each, are written
+ * over the front of the keys as they are read (row i's 4 bytes never reach
+ * key i + 1), and the block shrunk to them: the order takes no fresh pages
+ * of its own.  The order (*out; NULL when out of memory) and 1, or 0 when
+ * it does not pack. */
+static int x_rows_radix(const tp_store *st, size_t no, uint32_t **out)
 {
+    *out = NULL;
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
     for (size_t i = 0; i < st->n; i++)
         if (st->ph[i] == 'X') {
@@ -149,36 +160,43 @@ static int x_rows_radix(const tp_store *st, size_t no, int64_t *ord)
     unsigned rb = bits_for(st->n), tb = no ? bits_for((uint64_t)t1 - (uint64_t)t0) : 0;
     if (no < 2 || rb + tb > 64 || rb >= 64) return 0;
     uint64_t *key = malloc(2 * no * sizeof *key);
-    if (!key) return -1;
+    if (!key) return 1;
     tp_advise_huge(key, 2 * no * sizeof *key);
-    tp_advise_huge(ord, no * sizeof *ord);
     size_t k = 0;
     for (size_t i = 0; i < st->n; i++)
         if (st->ph[i] == 'X')
             key[k++] = (tb ? ((uint64_t)st->ts[i] - (uint64_t)t0) << rb : 0) | (uint64_t)i;
     tp_radix_sort(key, key + no, no, rb);
     uint64_t mask = ((uint64_t)1 << rb) - 1;
-    for (size_t i = 0; i < no; i++)
-        ord[i] = (int64_t)(key[i] & mask);
-    free(key);
+    /* (byte copies: the same bytes are read as keys and written as rows) */
+    unsigned char *b = (unsigned char *)key;
+    for (size_t i = 0; i < no; i++) {
+        uint64_t v;
+        memcpy(&v, b + 8 * i, 8);
+        uint32_t r = (uint32_t)(v & mask);
+        memcpy(b + 4 * i, &r, 4);
+    }
+    /* (a shrink that fails is out of memory too: every failed allocation
+     * ends the build, none is absorbed) */
+    uint32_t *p = realloc(key, no * sizeof *p);
+    if (!p) free(key);
+    *out = p;
     return 1;
 }
 
-int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
+uint32_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
 {
     size_t no = 0;
     for (size_t i = 0; i < st->n; i++)
         no += st->ph[i] == 'X';
-    int64_t *ord = malloc((st->n ? st->n : 1) * sizeof *ord);
-    int packed = ord ? x_rows_radix(st, no, ord) : 0;
-    if (packed != 0) {
-        if (packed < 0) {
-            free(ord);
-            return NULL;
-        }
+    /* rows are below 2^31 (TP_STORE_MAX_ROWS): a tree is built on a linked store only */
+    if (st->n > (size_t)INT32_MAX) return NULL;
+    uint32_t *ord = NULL;
+    if (x_rows_radix(st, no, &ord)) {
         *n = no;
         return ord;
     }
+    ord = malloc((no ? no : 1) * sizeof *ord);
     struct tp_kv *a = malloc((no ? no : 1) * sizeof *a);
     size_t k = 0;
     for (size_t i = 0; ord && a && i < st->n; i++)
@@ -192,7 +210,7 @@ int64_t *tp_x_rows_by_time(const tp_store *st, size_t *n)
         return NULL;
     }
     for (size_t i = 0; i < no; i++)
-        ord[i] = a[i].r;
+        ord[i] = (uint32_t)a[i].r;
     free(a);
     *n = no;
     return ord;
@@ -259,4 +277,23 @@ static int cmp_nested(const void *a, const void *b, void *ctx)
 void tp_sort_rows_nested(const tp_store *st, int64_t *rows, size_t n)
 {
     qsort_r(rows, n, sizeof *rows, cmp_nested, (void *)st);
+}
+
+static int cmp_nested32(const void *a, const void *b, void *ctx)
+{
+    int64_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return cmp_nested(&x, &y, ctx);
+}
+
+void tp_sort_rows_nested32(const tp_store *st, uint32_t *rows, size_t n)
+{
+    /* most lists are one or two rows (a launch's kernels) */
+    for (size_t i = 1; i < n && n <= 8; i++)
+        for (size_t j = i; j > 0 && cmp_nested32(&rows[j - 1], &rows[j], (void *)st) > 0; j--) {
+            uint32_t t = rows[j - 1];
+            rows[j - 1] = rows[j];
+            rows[j] = t;
+        }
+    if (n > 8)
+        qsort_r(rows, n, sizeof *rows, cmp_nested32, (void *)st);
 }

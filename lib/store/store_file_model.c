@@ -27,6 +27,7 @@
 #include <zstd.h>
 #include "breakdown.h"
 #include "store_file_int.h"
+#include "i64map.h"
 #include "tbtree.h"
 
 #define ROOT_NAME "CallTreeRoot"
@@ -39,9 +40,10 @@ int tp_sf_is_model_section(const char *name)
 
 /* ---- writing ---------------------------------------------------------------- */
 
-/* n int64 values at `stride` bytes apart (`off` into each record), as
- * differences from the one before. */
-static int put_delta(struct tp_sf_writer *w, const char *name, const void *recs, size_t n, size_t stride, size_t off)
+/* n int64 values (or int32 ones, width 4) at `stride` bytes apart (`off`
+ * into each record), as int64 differences from the one before. */
+static int put_delta_w(struct tp_sf_writer *w, const char *name, const void *recs, size_t n, size_t stride,
+                       size_t off, size_t width)
 {
     int64_t *d = malloc((n + 1) * sizeof *d);
     if (!d)
@@ -49,13 +51,24 @@ static int put_delta(struct tp_sf_writer *w, const char *name, const void *recs,
     int64_t prev = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t v;
-        memcpy(&v, (const char *)recs + i * stride + off, 8);
+        if (width == 4) {
+            int32_t v32;
+            memcpy(&v32, (const char *)recs + i * stride + off, 4);
+            v = v32;
+        } else {
+            memcpy(&v, (const char *)recs + i * stride + off, 8);
+        }
         d[i] = (int64_t)((uint64_t)v - (uint64_t)prev);   /* wraps: exact both ways */
         prev = v;
     }
     int rc = tp_sf_put(w, name, d, n, 8);
     free(d);
     return rc;
+}
+
+static int put_delta(struct tp_sf_writer *w, const char *name, const void *recs, size_t n, size_t stride, size_t off)
+{
+    return put_delta_w(w, name, recs, n, stride, off, 8);
 }
 
 /* A name's byte offset in the string table (NO_NAME for the roots' name);
@@ -82,17 +95,17 @@ static int derivable(const tp_store *st, const struct tb_model *m)
     size_t roots = 0;
     for (size_t i = 0; i < m->nnodes; i++) {
         const struct tb_node *N = &m->nodes[i];
-        if ((unsigned)N->ev > 7 || (unsigned)N->cl > 7 || (unsigned)N->dropped > 1 || (unsigned)N->tc_elig > 1 ||
-            (unsigned)N->tc_allow > 1)
+        if ((unsigned)N->ev > 7 || (unsigned)N->cl > 7 || N->tix >= m->ntids)
             return 0;
         if (N->row < 0)
             roots++;
-        else if (N->start != st->ts[N->row] || N->end != st->ts[N->row] + st->dur[N->row] || N->tid != st->tid[N->row])
+        else if (N->start != st->ts[N->row] || N->end != st->ts[N->row] + st->dur[N->row] ||
+                 tb_node_tid(m, N) != st->tid[N->row])
             return 0;
     }
     for (size_t i = 0; i < m->nroots; i++) {
         const struct tb_node *R = &m->nodes[m->roots[i]];
-        if (R->row >= 0 || R->start != INT64_MIN || R->end != INT64_MAX || R->tid != m->tids[i])
+        if (R->row >= 0 || R->start != INT64_MIN || R->end != INT64_MAX || R->tix != i)
             return 0;
     }
     for (size_t i = 0; i < m->nrts; i++) {
@@ -109,18 +122,21 @@ static uint16_t node_bits(const struct tb_node *N)
     return (uint16_t)(N->ev | N->cl << 3 | N->dropped << 6 | N->tc_elig << 7 | N->tc_allow << 8);
 }
 
-/* The tree's lists flattened, its names as offsets, its classes as bits. */
+/* The tree's lists flattened, its names as offsets, its classes as bits,
+ * the nodes' External ids. */
 struct flat {
     uint32_t *ncnt, *rcnt;
     int64_t *nitems, *ritems;
     size_t nn, nr;
     uint64_t *noff, *koff;
     uint16_t *bits;
+    int64_t *ext;
 };
 
 static void flat_free(struct flat *f)
 {
     free(f->ncnt); free(f->rcnt); free(f->nitems); free(f->ritems); free(f->noff); free(f->koff); free(f->bits);
+    free(f->ext);
 }
 
 /* 1, 0 when the tree cannot be written so, -1 out of memory */
@@ -138,25 +154,25 @@ static int flatten(const tp_store *st, const struct tb_model *m, struct flat *f)
     f->rcnt = malloc((m->nrts + 1) * sizeof *f->rcnt);
     f->ritems = malloc((nd + 1) * sizeof *f->ritems);
     f->koff = malloc((m->nkern + 1) * sizeof *f->koff);
-    if (!f->ncnt || !f->noff || !f->bits || !f->nitems || !f->rcnt || !f->ritems || !f->koff)
+    f->ext = malloc((m->nnodes + 1) * sizeof *f->ext);
+    if (!f->ncnt || !f->noff || !f->bits || !f->nitems || !f->rcnt || !f->ritems || !f->koff || !f->ext)
         return -1;
     for (size_t i = 0; i < m->nnodes; i++) {
         const struct tb_node *N = &m->nodes[i];
-        if (!name_off(st, N->name, &f->noff[i]) || N->nrts > UINT32_MAX)
+        if (!name_off(st, N->name, &f->noff[i]))
             return 0;
         f->bits[i] = node_bits(N);
-        f->ncnt[i] = (uint32_t)N->nrts;
-        if (N->nrts)   /* a node without runtimes has no array: memcpy of NULL is undefined */
-            memcpy(f->nitems + f->nn, N->rts, N->nrts * sizeof *N->rts);
-        f->nn += N->nrts;
+        f->ext[i] = tb_node_ext(st, N);
+        f->ncnt[i] = N->nrts;
+        const uint32_t *l = tb_node_rts(m, N);
+        for (size_t k = 0; k < N->nrts; k++)
+            f->nitems[f->nn++] = l[k];
     }
     for (size_t i = 0; i < m->nrts; i++) {
-        if (m->rts[i].ndev > UINT32_MAX)
-            return 0;
-        f->rcnt[i] = (uint32_t)m->rts[i].ndev;
-        if (m->rts[i].ndev)
-            memcpy(f->ritems + f->nr, m->rts[i].dev, m->rts[i].ndev * sizeof *f->ritems);
-        f->nr += m->rts[i].ndev;
+        f->rcnt[i] = m->rts[i].ndev;
+        const uint32_t *l = tb_rt_dev(m, &m->rts[i]);
+        for (size_t k = 0; k < m->rts[i].ndev; k++)
+            f->ritems[f->nr++] = l[k];
     }
     for (size_t k = 0; k < m->nkern; k++)
         if (!name_off(st, m->kern_op[k], &f->koff[k]) || f->koff[k] == NO_NAME)
@@ -164,11 +180,14 @@ static int flatten(const tp_store *st, const struct tb_model *m, struct flat *f)
     return derivable(st, m);
 }
 
-#define NODE_I64(f) {"opt.model.tb.node." #f, offsetof(struct tb_node, f)}
+/* The nodes' int32 fields, written as int64 differences (the External id,
+ * no field of a node, among them: SIZE_MAX), and their int64 stats. */
+#define NODE_FIELD(f) {"opt.model.tb.node." #f, offsetof(struct tb_node, f)}
 static const struct { const char *name; size_t off; } node_delta[] = {
-    NODE_I64(row), NODE_I64(ext), NODE_I64(first_child), NODE_I64(next_sib), NODE_I64(last_child)};
+    NODE_FIELD(row), {"opt.model.tb.node.ext", SIZE_MAX}, NODE_FIELD(first_child), NODE_FIELD(next_sib),
+    NODE_FIELD(last_child)};
 static const struct { const char *name; size_t off; } node_plain[] = {
-    NODE_I64(dev), NODE_I64(self_dev), NODE_I64(self_host), NODE_I64(tc_total), NODE_I64(tc_self)};
+    NODE_FIELD(dev), NODE_FIELD(self_dev), NODE_FIELD(self_host), NODE_FIELD(tc_total), NODE_FIELD(tc_self)};
 
 static int write_tree(struct tp_sf_writer *w, const tp_store *st, const struct tb_model *m)
 {
@@ -179,15 +198,17 @@ static int write_tree(struct tp_sf_writer *w, const tp_store *st, const struct t
      * (it is built on first use, as before) */
     if (flatten(st, m, &f) > 0) {
         for (size_t i = 0; !rc && i < sizeof node_delta / sizeof *node_delta; i++)
-            rc = put_delta(w, node_delta[i].name, m->nodes, m->nnodes, sizeof *m->nodes, node_delta[i].off);
+            rc = node_delta[i].off == SIZE_MAX
+                     ? put_delta(w, node_delta[i].name, f.ext, m->nnodes, 8, 0)
+                     : put_delta_w(w, node_delta[i].name, m->nodes, m->nnodes, sizeof *m->nodes, node_delta[i].off, 4);
         for (size_t i = 0; !rc && i < sizeof node_plain / sizeof *node_plain; i++)
             rc = tp_sf_put_field(w, node_plain[i].name, m->nodes, m->nnodes, sizeof *m->nodes, node_plain[i].off, 8);
         rc = rc || tp_sf_put(w, "opt.model.tb.node.bits", f.bits, m->nnodes, 2) ||
              tp_sf_put(w, "opt.model.tb.node.name", f.noff, m->nnodes, 8) ||
              tp_sf_put(w, "opt.model.tb.node.nrts", f.ncnt, m->nnodes, 4) ||
              put_delta(w, "opt.model.tb.node.rts", f.nitems, f.nn, 8, 0) ||
-             put_delta(w, "opt.model.tb.rt.row", m->rts, m->nrts, sizeof *m->rts, offsetof(struct tb_rt, row)) ||
-             put_delta(w, "opt.model.tb.rt.next", m->rts, m->nrts, sizeof *m->rts, offsetof(struct tb_rt, next)) ||
+             put_delta_w(w, "opt.model.tb.rt.row", m->rts, m->nrts, sizeof *m->rts, offsetof(struct tb_rt, row), 4) ||
+             put_delta_w(w, "opt.model.tb.rt.next", m->rts, m->nrts, sizeof *m->rts, offsetof(struct tb_rt, next), 4) ||
              tp_sf_put(w, "opt.model.tb.rt.ndev", f.rcnt, m->nrts, 4) ||
              put_delta(w, "opt.model.tb.rt.dev", f.ritems, f.nr, 8, 0) ||
              tp_sf_put(w, "opt.model.tb.roots", m->roots, m->nroots, 8) ||
@@ -440,49 +461,74 @@ static int inflate_tree(const struct tp_sf_blobs *b, struct secs *s, size_t *nn,
     return s->ncnt && s->nitems && s->rnext && s->rcnt && s->ritems && s->has && s->koff && s->kelig && s->ktid && s->ops;
 }
 
-/* Each node's launch calls and each call's device rows in one pool; 0 when
- * they do not add up or point outside. */
+/* Each node's launch calls and each call's device rows in the model's two
+ * lists (32 bits each); 0 when they do not add up or point outside. */
 static int lists_from(const tp_store *st, struct tb_model *m, const struct secs *s, size_t nrl, size_t ndl)
 {
-    m->pool = malloc((nrl + ndl + 1) * sizeof *m->pool);
-    if (!m->pool)
+    if (nrl > UINT32_MAX || ndl > UINT32_MAX)
         return 0;
-    if (nrl)   /* an empty section may have no array: memcpy of NULL is undefined */
-        memcpy(m->pool, s->nitems, nrl * sizeof *m->pool);
-    if (ndl)
-        memcpy(m->pool + nrl, s->ritems, ndl * sizeof *m->pool);
+    m->rtl = malloc((nrl + 1) * sizeof *m->rtl);
+    m->devl = malloc((ndl + 1) * sizeof *m->devl);
+    if (!m->rtl || !m->devl)
+        return 0;
+    m->nrtl = m->caprtl = nrl;
+    m->ndevl = m->capdevl = ndl;
+    for (size_t j = 0; j < nrl; j++) {
+        if (!in(s->nitems[j], m->nrts))
+            return 0;
+        m->rtl[j] = (uint32_t)s->nitems[j];
+    }
+    for (size_t j = 0; j < ndl; j++) {
+        if (!is_device_row(st, s->ritems[j]))
+            return 0;
+        m->devl[j] = (uint32_t)s->ritems[j];
+    }
     size_t k = 0;
     for (size_t i = 0; i < m->nnodes; i++) {
         struct tb_node *N = &m->nodes[i];
         if (s->ncnt[i] > nrl - k)
             return 0;
-        N->rts = m->pool + k;
-        N->nrts = N->caprts = s->ncnt[i];
+        N->rts = (uint32_t)k;
+        N->nrts = s->ncnt[i];
         k += N->nrts;
     }
-    for (size_t j = 0; j < nrl; j++)
-        if (!in(m->pool[j], m->nrts))
-            return 0;
     size_t d = 0;
     for (size_t i = 0; i < m->nrts; i++) {
         struct tb_rt *R = &m->rts[i];
         if (s->rcnt[i] > ndl - d)
             return 0;
-        R->dev = m->pool + nrl + d;
-        R->ndev = R->capdev = s->rcnt[i];
+        R->dev = (uint32_t)d;
+        R->ndev = s->rcnt[i];
         d += R->ndev;
     }
-    for (size_t j = 0; j < ndl; j++)
-        if (!is_device_row(st, m->pool[nrl + j]))
-            return 0;
     return k == nrl && d == ndl;
+}
+
+/* A node's thread as its place in the thread list (last: the one before,
+ * nodes come in runs of a thread); 0 when its row's thread is not listed. */
+static int tid_index(const struct tb_model *m, const struct tp_i64map *map, int64_t tid, uint32_t *last)
+{
+    if (*last < m->ntids && m->tids[*last] == tid)
+        return 1;
+    int64_t t = -1;
+    if (tid == TP_I64MAP_EMPTY || !map->cap) {
+        for (size_t i = 0; i < m->ntids && t < 0; i++)
+            if (m->tids[i] == tid) t = (int64_t)i;
+    } else {
+        t = tp_i64map_get(map, tid);
+    }
+    if (t < 0)
+        return 0;
+    *last = (uint32_t)t;
+    return 1;
 }
 
 /* The nodes' fields, a section at a time through one scratch buffer of
  * nnodes values, straight into the nodes: inflating every section into an
  * array of its own first cost as much again in fresh pages as the nodes
  * themselves (and inflating the ten int64 sections side by side into one
- * block, to write each node once, cost more than the ten passes). */
+ * block, to write each node once, cost more than the ten passes).  An
+ * int32 field out of its range is a damaged file. */
 static int nodes_from(const tp_store *st, struct tb_model *m, const struct tp_sf_blobs *b, int64_t *scratch)
 {
     size_t nn = m->nnodes;
@@ -496,7 +542,16 @@ static int nodes_from(const tp_store *st, struct tb_model *m, const struct tp_sf
         uint64_t acc = 0;
         for (size_t i = 0; ok && i < nn; i++) {
             int64_t v = delta ? (int64_t)(acc += (uint64_t)scratch[i]) : scratch[i];
-            memcpy((char *)&m->nodes[i] + off, &v, 8);
+            if (!delta) {
+                memcpy((char *)&m->nodes[i] + off, &v, 8);
+            } else if (off == SIZE_MAX) {
+                m->nodes[i].no_ext = v == TP_NONE;
+            } else {
+                /* row: a row or -1; the links: a node or -1 */
+                ok = in_or_none(v, off == offsetof(struct tb_node, row) ? st->n : nn);
+                int32_t v32 = (int32_t)v;
+                memcpy((char *)&m->nodes[i] + off, &v32, 4);
+            }
         }
     }
     uint16_t *bits = (uint16_t *)scratch;
@@ -514,29 +569,42 @@ static int nodes_from(const tp_store *st, struct tb_model *m, const struct tp_sf
     uint64_t *noff = (uint64_t *)scratch;
     ok = ok && inflate_to(d, b, "opt.model.tb.node.name", 8, nn, noff);
     ZSTD_freeDCtx(d);
+    struct tp_i64map map = {0};
+    /* many threads: by a map (a failed one is out of memory, like the rest) */
+    if (ok && m->ntids > 8)
+        ok = tp_i64map_init(&map, m->ntids) == 0;
+    if (ok && m->ntids > 8)
+        for (size_t t = 0; t < m->ntids && ok; t++) {
+            int64_t *v = m->tids[t] == TP_I64MAP_EMPTY ? NULL : tp_i64map_slot(&map, m->tids[t]);
+            if (m->tids[t] != TP_I64MAP_EMPTY && !v)
+                ok = 0;
+            else if (v && *v < 0)
+                *v = (int64_t)t;
+        }
+    uint32_t last = 0;
     for (size_t i = 0; ok && i < nn; i++) {
         struct tb_node *N = &m->nodes[i];
         int64_t r = N->row;
         /* a root and only a root has no row */
-        if (!in_or_none(r, st->n) || (r < 0) != (N->ev == EV_ROOT) || N->cl > CL_ROOT ||
-            !in_or_none(N->first_child, nn) || !in_or_none(N->next_sib, nn) ||
-            !in_or_none(N->last_child, nn) || !name_at(st, noff[i], &N->name))
-            return 0;
-        if (r >= 0) {
+        if ((r < 0) != (N->ev == EV_ROOT) || N->cl > CL_ROOT || !name_at(st, noff[i], &N->name))
+            ok = 0;
+        else if (r >= 0) {
             N->start = st->ts[r];
             N->end = st->ts[r] + st->dur[r];
-            N->tid = st->tid[r];
+            ok = tid_index(m, &map, st->tid[r], &last);
+            N->tix = last;
         } else {
             N->start = INT64_MIN;
             N->end = INT64_MAX;
         }
     }
+    tp_i64map_free(&map);
     if (!ok)
         return 0;
     for (size_t i = 0; i < m->nroots; i++) {
         if (!in(m->roots[i], nn) || m->nodes[m->roots[i]].ev != EV_ROOT)
             return 0;
-        m->nodes[m->roots[i]].tid = m->tids[i];
+        m->nodes[m->roots[i]].tix = (uint32_t)i;
     }
     return 1;
 }
@@ -545,10 +613,10 @@ static int rest_from(const tp_store *st, struct tb_model *m, const struct secs *
 {
     for (size_t i = 0; i < m->nrts; i++) {
         struct tb_rt *R = &m->rts[i];
-        R->row = s->rrow[i];
-        R->next = s->rnext[i];
-        if (!in_or_none(R->row, st->n) || !in_or_none(R->next, m->nrts))
+        if (!in_or_none(s->rrow[i], st->n) || !in_or_none(s->rnext[i], m->nrts))
             return 0;
+        R->row = (int32_t)s->rrow[i];
+        R->next = (int32_t)s->rnext[i];
         if (R->row >= 0) {
             R->start = st->ts[R->row];
             R->end = st->ts[R->row] + st->dur[R->row];
@@ -572,7 +640,9 @@ struct tb_model *tp_store_file_tree(const tp_store *st)
     struct secs s = {0};
     size_t nn, nr, nrl, ndl, nk, nops;
     struct tb_model *m = version_is(b, 0, TP_TB_MODEL_VERSION) ? calloc(1, sizeof *m) : NULL;
-    if (!m || !inflate_tree(b, &s, &nn, &nr, &nrl, &ndl, &nk, &nops))
+    /* (indices and rows are 32 bits in the tree) */
+    if (!m || !inflate_tree(b, &s, &nn, &nr, &nrl, &ndl, &nk, &nops) || nn > (size_t)INT32_MAX ||
+        nr > (size_t)INT32_MAX || st->n > (size_t)INT32_MAX)
         goto bad;
     m->nodes = calloc(nn + 1, sizeof *m->nodes);
     m->rts = calloc(nr + 1, sizeof *m->rts);

@@ -13,21 +13,25 @@
 #include "testing.h"
 #include "store_testing.h"
 
-static int same_node(const struct tb_node *a, const struct tb_node *b)
+/* (the External id follows from the row and no_ext) */
+static int same_node(const struct tb_model *ma, const struct tb_node *a, const struct tb_model *mb,
+                     const struct tb_node *b)
 {
     return a->row == b->row && a->ev == b->ev && a->cl == b->cl && a->start == b->start && a->end == b->end &&
-           a->ext == b->ext && strcmp(a->name, b->name) == 0 && a->tid == b->tid &&
+           a->no_ext == b->no_ext && strcmp(a->name, b->name) == 0 && tb_node_tid(ma, a) == tb_node_tid(mb, b) &&
            a->first_child == b->first_child && a->next_sib == b->next_sib && a->last_child == b->last_child &&
-           a->nrts == b->nrts && (!a->nrts || memcmp(a->rts, b->rts, a->nrts * sizeof *a->rts) == 0) &&
+           a->nrts == b->nrts &&
+           (!a->nrts || memcmp(tb_node_rts(ma, a), tb_node_rts(mb, b), a->nrts * sizeof *ma->rtl) == 0) &&
            a->dropped == b->dropped && a->dev == b->dev && a->self_dev == b->self_dev &&
            a->self_host == b->self_host && a->tc_total == b->tc_total && a->tc_self == b->tc_self &&
            a->tc_elig == b->tc_elig && a->tc_allow == b->tc_allow;
 }
 
-static int same_rt(const struct tb_rt *a, const struct tb_rt *b)
+static int same_rt(const struct tb_model *ma, const struct tb_rt *a, const struct tb_model *mb, const struct tb_rt *b)
 {
     return a->row == b->row && a->start == b->start && a->end == b->end && a->next == b->next &&
-           a->ndev == b->ndev && (!a->ndev || memcmp(a->dev, b->dev, a->ndev * sizeof *a->dev) == 0);
+           a->ndev == b->ndev &&
+           (!a->ndev || memcmp(tb_rt_dev(ma, a), tb_rt_dev(mb, b), a->ndev * sizeof *ma->devl) == 0);
 }
 
 static int same_tree(const struct tb_model *a, const struct tb_model *b)
@@ -37,10 +41,10 @@ static int same_tree(const struct tb_model *a, const struct tb_model *b)
         a->has_memcpy_or_memset != b->has_memcpy_or_memset)
         return 0;
     for (size_t i = 0; i < a->nnodes; i++)
-        if (!same_node(&a->nodes[i], &b->nodes[i]))
+        if (!same_node(a, &a->nodes[i], b, &b->nodes[i]))
             return 0;
     for (size_t i = 0; i < a->nrts; i++)
-        if (!same_rt(&a->rts[i], &b->rts[i]))
+        if (!same_rt(a, &a->rts[i], b, &b->rts[i]))
             return 0;
     for (size_t k = 0; k < a->nkern; k++)
         if (a->kern[k] != b->kern[k] || strcmp(a->kern_op[k], b->kern_op[k]) != 0 ||
@@ -145,6 +149,20 @@ static void check_trace(const char *trace, int damage)
     CHECK("store_model.repaired_reads", again && same_tree(built, again));
     if (again)
         tp_tb_model_delete(again);
+    /* a link or row that only fits 32 bits after wrapping is refused, not
+     * wrapped into one that looks right */
+    int64_t wrap = (int64_t)1 << 32;
+    CHECK("store_model.wrapping_link_refused",
+          poke(fs, "opt.model.tb.node.first_child", root, built->nodes[root].first_child + wrap, 1) == 0 &&
+              !tp_store_file_tree(fs));
+    poke(fs, "opt.model.tb.node.first_child", root, built->nodes[root].first_child, 1);
+    CHECK("store_model.wrapping_row_refused",
+          poke(fs, "opt.model.tb.rt.row", 0, built->rts[0].row + wrap, 1) == 0 && !tp_store_file_tree(fs));
+    poke(fs, "opt.model.tb.rt.row", 0, built->rts[0].row, 1);
+    again = tp_store_file_tree(fs);
+    CHECK("store_model.repaired_again", again && same_tree(built, again));
+    if (again)
+        tp_tb_model_delete(again);
     CHECK("store_model.row_past_end_refused",
           poke(fs, "opt.model.tb.rt.dev", 0, (int64_t)fs->n, 1) == 0 && !tp_store_file_tree(fs));
     CHECK("store_model.name_past_end_refused",
@@ -163,11 +181,42 @@ static void check_trace(const char *trace, int damage)
     unlink(path);
 }
 
+/* A trace of operators on 12 threads, each with a launch and a kernel,
+ * the threads taking turns (a node's thread is found by a map past 8
+ * threads); 0, or -1 when it cannot be written. */
+static int write_threads_trace(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\"traceEvents\":[\n");
+    for (int i = 0; i < 60; i++) {
+        int tid = 100 + i % 12, ts = 10 * i;
+        fprintf(f,
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%d\",\"pid\":1,\"tid\":%d,\"ts\":%d,"
+                "\"dur\":8,\"args\":{\"External id\":%d}},\n"
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":%d,"
+                "\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d,\"External id\":%d}},\n"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":3,"
+                "\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}},\n",
+                i % 5, tid, ts, i + 1, tid, ts + 1, i + 1, i + 1, 1000 + ts, i + 1);
+    }
+    fprintf(f, "{\"ph\":\"i\",\"cat\":\"trace\",\"name\":\"end\",\"pid\":1,\"tid\":100,\"ts\":5000,"
+               "\"s\":\"t\"}\n]}\n");
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 int main(void)
 {
     check_trace("testdata/sample.pt.trace.json", 1);
     /* Lightning's module nodes are named by the end of their event's name */
     tt_prefix = "lightning.";
     check_trace("testdata/lightning.pt.trace.json", 0);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tprof-model-threads.%ld.json", (long)getpid());
+    tt_prefix = "threads.";
+    CHECK("store_model.threads_trace_written", write_threads_trace(path) == 0);
+    check_trace(path, 0);
+    remove(path);
     TEST_EXIT();
 }

@@ -253,7 +253,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
         struct tb_node *N = &m.nodes[m.ops[i]];
         it.n = N;
         struct tp_sgroup *A = tp_agg_group(&rd, sec, &it);
-        if (!A || tp_summ_add(A, N->end - N->start) < 0 || tp_summ_seen(sec, A, N->tid, (int64_t)i) < 0) {
+        if (!A || tp_summ_add(A, N->end - N->start) < 0 || tp_summ_seen(sec, A, tb_node_tid(&m, N), (int64_t)i) < 0) {
             rc = TP_ERR_NOMEM;
             break;
         }
