@@ -72,7 +72,9 @@ void tp_store_set_kernel_scope(tp_store *st);
  * operators to forward ones).  TP_LEAN_PYFUNCS: those flows, and of the
  * python_function events only those of an nn.Module call ("Python module
  * id") or named like autograd nodes; these events are read whole (the
- * module id comes last), so only their rows are saved.  TP_LEAN_KERNELS: no flow event at all, no
+ * module id comes last), so only their rows are saved.  TP_LEAN_TREE:
+ * those, and no memory event either (read up to their start: the trace's
+ * span is theirs too).  TP_LEAN_KERNELS: no flow event at all, no
  * memory event, and of the python_function events (half the events of a
  * PyTorch 2.x trace with the Python tracer on) only those named like
  * autograd nodes (they make a kernel's direction bprop); nor the layer or
@@ -80,7 +82,7 @@ void tp_store_set_kernel_scope(tp_store *st);
  * grammar only, up to what tells their kind (and a python_function event's
  * start), and skipped.  Such a store cannot be saved (tp_store_save).
  * Other inputs, and an Ascend folder's trace, load whole. */
-enum { TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_PYFUNCS, TP_LEAN_KERNELS };
+enum { TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_PYFUNCS, TP_LEAN_TREE, TP_LEAN_KERNELS };
 void tp_store_set_lean(tp_store *st, int level);
 
 /* Before tp_store_load: the caller gives the store to tp_view_build and to
@@ -329,15 +331,13 @@ typedef struct tp_view {
     /* 1: build reads only kernels and st->annots (with the kernel side
      * table), so the store may be loaded with tp_store_set_kernel_scope. */
     int kernel_scope;
-    /* The events of a trace build reads (tp_view_lean_level): lean_flows
-     * 1 when no flow event but fwdbwd ones; lean_pyfuncs 1 when also none
-     * of the python_function events a TP_LEAN_PYFUNCS store leaves out;
-     * lean_load when none of a
+    /* The events of a trace build reads (tp_view_lean_level): lean, the
+     * leanest store it reads with any options (TP_LEAN_NONE, TP_LEAN_FLOWS,
+     * TP_LEAN_PYFUNCS or TP_LEAN_TREE); lean_load when it reads none of a
      * TP_LEAN_KERNELS store's: never (TP_LEAN_NEVER, 0), without its layer
      * and trace columns (TP_LEAN_WITHOUT_LAYER_TRACE: prof.py's), or with
      * its default options (TP_LEAN_WITHOUT_OPTIONS). */
-    int lean_flows;
-    int lean_pyfuncs;
+    int lean;
     int lean_load;
     /* Optional, with build_run: the view needs only a small summary of
      * each rank, so a run is read in bounded memory (tp_run_reduce): each
@@ -423,7 +423,7 @@ const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts 
 
 /* The leanest load (tp_store_set_lean) the view can be built from, with
  * these options and the columns vo->need_columns (NULL: any):
- * TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_PYFUNCS or TP_LEAN_KERNELS.  tp_view_build refuses
+ * TP_LEAN_NONE to TP_LEAN_KERNELS, leanest last.  tp_view_build refuses
  * (TP_ERR_USAGE) a store loaded leaner that left events out. */
 enum { TP_LEAN_NEVER, TP_LEAN_WITHOUT_LAYER_TRACE, TP_LEAN_WITHOUT_OPTIONS };
 int tp_view_lean_level(const tp_view *v, const struct tp_view_opts *vo);

@@ -332,8 +332,12 @@ static int left_out_event(tp_json *j, const struct event *ev, int level)
     if (ph == 's' || ph == 'f')
         return ev->cat.type == TP_J_STRING &&
                !(ev->cat.s.len == 6 && memcmp(tp_json_ptr(j, ev->cat.s), "fwdbwd", 6) == 0);
-    if (level < TP_LEAN_KERNELS)
-        return 0;
+    if (level < TP_LEAN_KERNELS) {
+        /* TP_LEAN_TREE: a memory event once its start is read (the span) */
+        if (level != TP_LEAN_TREE || (ph != 'i' && ph != 'I') || ev->name.type != TP_J_STRING || ev->ts.type == TP_J_NONE)
+            return 0;
+        return ev->name.s.len == 8 && memcmp(tp_json_ptr(j, ev->name.s), "[memory]", 8) == 0;
+    }
     if (ev->name.type != TP_J_STRING)
         return 0;
     if (ph == 'i' || ph == 'I')
@@ -820,19 +824,27 @@ static int left_out_python(tp_json *j, const struct event *ev)
 /* An event a lean store leaves out: counted, and a python_function
  * event's start kept when it is the earliest such complete event (a whole
  * load's first host event may be one; attribution.c reads
- * tp_store.left_out_first_ts), its end when it is the latest of those read
- * whole (TP_LEAN_PYFUNCS: the trace's span may end with one, gpu_series.c).
- * Flows and instants are no host events. */
+ * tp_store.left_out_first_ts), and the span of the events it leaves out
+ * that are no flow (tp_store.left_out_lo, left_out_hi: the trace's span
+ * may begin or end with one, gpu_series.c; complete for TP_LEAN_PYFUNCS
+ * and TP_LEAN_TREE, which read every start and duration of them).  Flows
+ * and instants are no host events. */
 static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
 {
     int64_t ts, dur;
     st->left_out++;
-    if (tp_json_ptr(j, ev->ph.s)[0] != 'X' || get_ns(j, &ev->ts, &ts) != 1)
+    char ph = tp_json_ptr(j, ev->ph.s)[0];
+    if (ph == 's' || ph == 'f' || ph == 't' || get_ns(j, &ev->ts, &ts) != 1)
         return;
-    if (ts < st->left_out_first_ts)
+    if (ph == 'X' && ts < st->left_out_first_ts)
         st->left_out_first_ts = ts;
-    if (ev->dur.type != TP_J_NONE && get_ns(j, &ev->dur, &dur) == 1 && dur > 0 && ts + dur > st->left_out_last_end)
-        st->left_out_last_end = ts + dur;
+    int64_t end = ts;
+    if (ph == 'X' && ev->dur.type != TP_J_NONE && get_ns(j, &ev->dur, &dur) == 1 && dur > 0)
+        end = ts + dur;
+    if (ts < st->left_out_lo)
+        st->left_out_lo = ts;
+    if (end > st->left_out_hi)
+        st->left_out_hi = end;
 }
 
 static int read_events(struct importer *im)
@@ -858,7 +870,7 @@ static int read_events(struct importer *im)
         }
         if (ev.left_out)
             leave_out(im->st, j, &ev);
-        else if (im->keys.lean == TP_LEAN_PYFUNCS && left_out_python(j, &ev)) {
+        else if ((im->keys.lean == TP_LEAN_PYFUNCS || im->keys.lean == TP_LEAN_TREE) && left_out_python(j, &ev)) {
             /* checked as every event is (its phase, start, duration, name): a
              * bad one is counted as in a whole load */
             char ph;
@@ -991,7 +1003,8 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     st->n = first->n;
     st->left_out = 0;   /* the events left out were the earlier array's too */
     st->left_out_first_ts = INT64_MAX;
-    st->left_out_last_end = INT64_MIN;
+    st->left_out_lo = INT64_MAX;
+    st->left_out_hi = INT64_MIN;
     st->nkernels = first->nkernels;
     st->nops = first->nops;
     st->nmems = first->nmems;

@@ -375,7 +375,7 @@ static void kineto_lean(void)
     CHECK_INT("lean_py.events_counted", tp_store_event_count(py), tp_store_event_count(whole));
     CHECK("lean_py.first_host", py->left_out == 3 && py->left_out_first_ts == 100000);
     CHECK("lean_py.same_causes", memcmp(whole->attr.cause_n, py->attr.cause_n, sizeof whole->attr.cause_n) == 0);
-    const char *const py_views[] = {"ops", "gpu", "advice", "memory", "steps"};
+    const char *const py_views[] = {"ops", "gpu", "advice", "memory", "steps"};   /* gpu, steps: leaner still */
     for (size_t i = 0; i < sizeof py_views / sizeof *py_views; i++) {
         char name[64];
         snprintf(name, sizeof name, "lean_py.%s_same", py_views[i]);
@@ -384,8 +384,33 @@ static void kineto_lean(void)
     CHECK_INT("lean_py.modules_refused", tp_view_build(tp_view_find("modules"), py, &vo, &t, &err), TP_ERR_USAGE);
     /* the first python frame opens the trace's span and outlasts it (no
      * steps): gpu --series spans it in the lean store too */
-    CHECK("lean_py.span", py->left_out_first_ts == 100000 && py->left_out_last_end == 1000000);
+    CHECK("lean_py.span", py->left_out_first_ts == 100000 && py->left_out_lo == 100000 && py->left_out_hi == 1000000);
     CHECK("lean_py.gpu_series_same", same_view_series("gpu", whole, py, "4"));
+    /* TP_LEAN_TREE: no memory event either; gpu and steps the same, and
+     * the views that read memory events refuse it */
+    tp_store *tree = tp_store_new();
+    tp_store_set_lean(tree, TP_LEAN_TREE);
+    int rct = tp_store_load(tree, path, &err);
+    if (rct == TP_OK)
+        rct = tp_store_link(tree, &err);
+    CHECK_INT("lean_tree.loads", rct, TP_OK);
+    CHECK_INT("lean_tree.no_memory", count_kind(tree, TP_K_MEMORY, 0), 0);
+    CHECK_INT("lean_tree.python_kept", count_kind(tree, TP_K_PYTHON_FUNCTION, 0), 2);
+    CHECK_INT("lean_tree.fwdbwd_kept", count_kind(tree, TP_K_FLOW, 0), 2);
+    CHECK_INT("lean_tree.rows", tree->n, whole->n - 4);
+    CHECK_INT("lean_tree.events_counted", tp_store_event_count(tree), tp_store_event_count(whole));
+    CHECK("lean_tree.first_host", tree->left_out_first_ts == 100000);
+    CHECK("lean_tree.span", tree->left_out_lo == 100000 && tree->left_out_hi == 1000000);
+    CHECK("lean_tree.gpu_same", same_view("gpu", whole, tree));
+    CHECK("lean_tree.gpu_series_same", same_view_series("gpu", whole, tree, "4"));
+    CHECK("lean_tree.steps_same", same_view("steps", whole, tree));
+    const char *const mem_views[] = {"ops", "advice", "memory"};
+    for (size_t i = 0; i < sizeof mem_views / sizeof *mem_views; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "lean_tree.%s_refused", mem_views[i]);
+        CHECK_INT(name, tp_view_build(tp_view_find(mem_views[i]), tree, &vo, &t, &err), TP_ERR_USAGE);
+    }
+    tp_store_free(tree);
     tp_store_free(py);
     tp_store_free(whole);
     tp_store_free(part);

@@ -34,7 +34,8 @@ tp_store *tp_store_new(void)
     }
     st->base_time_ns = TP_NONE;
     st->left_out_first_ts = INT64_MAX;
-    st->left_out_last_end = INT64_MIN;
+    st->left_out_lo = INT64_MAX;
+    st->left_out_hi = INT64_MIN;
     st->rank = TP_NONE;
     st->world_size = TP_NONE;
     st->compression = "none";

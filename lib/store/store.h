@@ -282,13 +282,15 @@ struct tp_store {
     int lean;                      /* tp_store_set_lean: TP_LEAN_FLOWS, a kineto trace kept only
                                       its fwdbwd flows; TP_LEAN_PYFUNCS, those and the
                                       python_function events of module calls or named like
-                                      autograd nodes; TP_LEAN_KERNELS, no flows or memory
+                                      autograd nodes; TP_LEAN_TREE, those and no memory
+                                      events; TP_LEAN_KERNELS, no flows or memory
                                       events, and only the python_function events named like
                                       autograd nodes */
     size_t left_out;               /* the events it left out */
     int64_t left_out_first_ts;     /* the earliest start of those that are complete ('X'), INT64_MAX none */
-    int64_t left_out_last_end;     /* the latest end of those read whole (python frames under
-                                      TP_LEAN_PYFUNCS), INT64_MIN none */
+    int64_t left_out_lo, left_out_hi;   /* the first start and last end of those that are no flow
+                                           (read for TP_LEAN_PYFUNCS and TP_LEAN_TREE), INT64_MAX
+                                           and INT64_MIN none */
     int kernel_scope;              /* loaded for its kernels alone (tp_store_set_kernel_scope): an
                                       nvprof/nsys dump kept only the calls and NVTX ranges PyProf reads */
 

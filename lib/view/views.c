@@ -127,7 +127,7 @@ int tp_view_lean_level(const tp_view *v, const struct tp_view_opts *vo)
     int kernels = v->lean_load == TP_LEAN_WITHOUT_LAYER_TRACE ? vo->need_columns && !names_layer_or_trace(vo->need_columns)
                   : v->lean_load == TP_LEAN_WITHOUT_OPTIONS   ? !opted(vo)
                                                               : 0;
-    return kernels ? TP_LEAN_KERNELS : v->lean_pyfuncs ? TP_LEAN_PYFUNCS : v->lean_flows ? TP_LEAN_FLOWS : TP_LEAN_NONE;
+    return kernels ? TP_LEAN_KERNELS : v->lean;
 }
 
 static uint32_t view_needs(const tp_view *v, const struct tp_view_opts *vo)

@@ -98,11 +98,15 @@ int main(void)
     vo.group = "stack";
     CHECK("lean: ops --group stack", ops && tp_view_lean_level(ops, &vo) == TP_LEAN_PYFUNCS);
     vo.group = NULL;
-    const char *const py_views[] = {"gpu", "advice", "memory", "steps"};
+    const char *const py_views[] = {"advice", "memory"};
     for (size_t i = 0; i < sizeof py_views / sizeof *py_views; i++) {
         const tp_view *v = tp_view_find(py_views[i]);
         CHECK(py_views[i], v && tp_view_lean_level(v, &vo) == TP_LEAN_PYFUNCS);
     }
+    /* gpu and steps read no memory event */
+    const tp_view *gpu = tp_view_find("gpu"), *steps = tp_view_find("steps");
+    CHECK("lean: gpu", gpu && tp_view_lean_level(gpu, &vo) == TP_LEAN_TREE);
+    CHECK("lean: steps", steps && tp_view_lean_level(steps, &vo) == TP_LEAN_TREE);
     /* the module tree walks every python frame's parent id */
     const tp_view *mods = tp_view_find("modules");
     CHECK("lean: modules keeps the python frames", mods && tp_view_lean_level(mods, &vo) == TP_LEAN_FLOWS);

@@ -59,11 +59,11 @@ bad:
 
 /* The span: the steps' (what the gpu view's utilization divides by), else
  * the trace's first event to its last end.  *t0: the trace's first event.
- * The python frames a lean load left out count (tp_store_set_lean): the
- * outermost of them often spans the whole trace. */
+ * The python frames and memory events a lean load left out count
+ * (tp_store_set_lean): the outermost frame often spans the whole trace. */
 static void span(const tp_store *st, const struct tp_tb_breakdown *b, int64_t *S, int64_t *E, int64_t *t0)
 {
-    int64_t lo = st->left_out_first_ts, hi = st->left_out_last_end;
+    int64_t lo = st->left_out_lo, hi = st->left_out_hi;
     for (size_t i = 0; i < st->n; i++) {
         if (st->kind[i] == TP_K_META || st->kind[i] == TP_K_FLOW)
             continue;
