@@ -122,6 +122,46 @@ static void put_row(tp_table *t, const tp_store *st, const struct grp *G, const 
         tp_table_set_str(t, C_BOUND, G->flops / G->bytes >= peak_tf * 1e12 / (peak_gbs * 1e9) ? "compute" : "memory");
 }
 
+/* A call's Input Dims as compact text: through memo (input_dims id ->
+ * its compact text's id in shapes, + 1) when the id is below nmemo, else
+ * into buf.  NULL: out of memory. */
+static const char *dims_shape(const tp_store *st, uint32_t input_dims, uint32_t *memo, size_t nmemo,
+                              tp_strtab *shapes, char *buf, size_t cap)
+{
+    const char *text = input_dims ? tp_store_str(st, input_dims) : "";
+    if (input_dims >= nmemo) {
+        tp_json_compact(text, buf, cap);
+        return buf;
+    }
+    uint32_t *m = &memo[input_dims];
+    if (!*m) {
+        tp_json_compact(text, buf, cap);
+        uint32_t sid = tp_strtab_intern(shapes, buf, strlen(buf));
+        if (sid == UINT32_MAX)
+            return NULL;
+        *m = sid + 1;
+    }
+    return tp_strtab_get(shapes, *m - 1);
+}
+
+/* The group id of (name, shape), interned as "name\x1fshape" in keys (key:
+ * a buffer grown as needed); UINT32_MAX out of memory. */
+static uint32_t group_key(tp_strtab *keys, const char *name, const char *shape, char **key, size_t *keycap)
+{
+    size_t nl = strlen(name), sl = strlen(shape), need = nl + sl + 2;
+    if (need > *keycap) {
+        char *k2 = realloc(*key, need * 2);
+        if (!k2)
+            return UINT32_MAX;
+        *key = k2;
+        *keycap = need * 2;
+    }
+    memcpy(*key, name, nl);
+    (*key)[nl] = '\x1f';
+    memcpy(*key + nl + 1, shape, sl + 1);
+    return tp_strtab_intern(keys, *key, nl + 1 + sl);
+}
+
 int tp_roofline_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **out, tp_error *err)
 {
     tp_table *prof = NULL, *t = NULL;
@@ -174,36 +214,9 @@ int tp_roofline_build(const tp_store *st, const struct tp_view_opts *vo, tp_tabl
         int known = fk && bk && params && strncmp(params, "na=na", 5) != 0;
         /* a call without a formula: its operator's Input Dims tell shapes apart */
         const char *shape = params ? params : "";
-        if (!known && a->input_dims < nmemo) {
-            uint32_t *m = &dims_memo[a->input_dims];
-            if (!*m) {
-                tp_json_compact(a->input_dims ? tp_store_str(st, a->input_dims) : "", dims, sizeof dims);
-                uint32_t sid = tp_strtab_intern(&shapes, dims, strlen(dims));
-                if (sid == UINT32_MAX) {
-                    rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-                    goto done;
-                }
-                *m = sid + 1;
-            }
-            shape = tp_strtab_get(&shapes, *m - 1);
-        } else if (!known) {
-            tp_json_compact(a->input_dims ? tp_store_str(st, a->input_dims) : "", dims, sizeof dims);
-            shape = dims;
-        }
-        size_t nl = strlen(name), sl = strlen(shape), need = nl + sl + 2;
-        if (need > keycap) {
-            char *k2 = realloc(key, need * 2);
-            if (!k2) {
-                rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
-                goto done;
-            }
-            key = k2;
-            keycap = need * 2;
-        }
-        memcpy(key, name, nl);
-        key[nl] = '\x1f';
-        memcpy(key + nl + 1, shape, sl + 1);
-        uint32_t id = tp_strtab_intern(&keys, key, nl + 1 + sl);
+        if (!known)
+            shape = dims_shape(st, a->input_dims, dims_memo, nmemo, &shapes, dims, sizeof dims);
+        uint32_t id = shape ? group_key(&keys, name, shape, &key, &keycap) : UINT32_MAX;
         if (id == UINT32_MAX) {
             rc = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", st->path);
             goto done;
