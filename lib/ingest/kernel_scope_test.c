@@ -57,16 +57,34 @@ static size_t count_kind(const tp_store *st, enum tp_kind k, char ph)
     return n;
 }
 
-static tp_store *load(const char *path, int scoped, int *rc)
+/* path loaded (kernel-scoped, and at a lean level) and linked; *rc the
+ * first status that is not TP_OK. */
+static tp_store *load_lean(const char *path, int scoped, int lean, int *rc)
 {
     tp_store *st = tp_store_new();
     tp_error err = {0};
     if (scoped)
         tp_store_set_kernel_scope(st);
+    tp_store_set_lean(st, lean);
     *rc = tp_store_load(st, path, &err);
     if (*rc == TP_OK)
         *rc = tp_store_link(st, &err);
     return st;
+}
+
+static tp_store *load(const char *path, int scoped, int *rc)
+{
+    return load_lean(path, scoped, TP_LEAN_NONE, rc);
+}
+
+/* 1 when text is written to path whole. */
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    return ok;
 }
 
 static int same_skips(const tp_store *a, const tp_store *b)
@@ -303,19 +321,11 @@ static void kineto_lean(void)
     if (tt_tmpdir(dir, sizeof dir, "no-python") < 0)
         return;
     snprintf(path, sizeof path, "%s/t.json", dir);
-    FILE *f = fopen(path, "w");
-    int ok = f && fputs(kineto_json, f) >= 0;
-    if (f)
-        ok = fclose(f) == 0 && ok;
-    CHECK("lean.trace_written", ok);
+    CHECK("lean.trace_written", write_text(path, kineto_json));
     int rcw, rcs;
     tp_store *whole = load(path, 1, &rcw);
-    tp_store *part = tp_store_new();
+    tp_store *part = load_lean(path, 0, TP_LEAN_KERNELS, &rcs);
     tp_error err = {0};
-    tp_store_set_lean(part, TP_LEAN_KERNELS);
-    rcs = tp_store_load(part, path, &err);
-    if (rcs == TP_OK)
-        rcs = tp_store_link(part, &err);
     CHECK_INT("lean.whole_loads", rcw, TP_OK);
     CHECK_INT("lean.part_loads", rcs, TP_OK);
     CHECK_INT("lean.whole_python", count_kind(whole, TP_K_PYTHON_FUNCTION, 0), 3);
@@ -346,11 +356,8 @@ static void kineto_lean(void)
     CHECK_INT("lean.prof_built", tp_view_build(tp_view_find("prof"), part, &vo, &t, &err), TP_OK);
     tp_table_free(t);
     /* TP_LEAN_FLOWS keeps every event but the flows other than fwdbwd */
-    tp_store *flows = tp_store_new();
-    tp_store_set_lean(flows, TP_LEAN_FLOWS);
-    int rcf = tp_store_load(flows, path, &err);
-    if (rcf == TP_OK)
-        rcf = tp_store_link(flows, &err);
+    int rcf;
+    tp_store *flows = load_lean(path, 0, TP_LEAN_FLOWS, &rcf);
     CHECK_INT("lean_flows.loads", rcf, TP_OK);
     CHECK_INT("lean_flows.fwdbwd_kept", count_kind(flows, TP_K_FLOW, 0), 2);
     CHECK_INT("lean_flows.rows", flows->n, whole->n - 2);
@@ -362,11 +369,8 @@ static void kineto_lean(void)
     tp_store_free(flows);
     /* TP_LEAN_PYFUNCS: those flows, and no python_function event but the
      * module call's and the autograd node's; memory events stay */
-    tp_store *py = tp_store_new();
-    tp_store_set_lean(py, TP_LEAN_PYFUNCS);
-    int rcp = tp_store_load(py, path, &err);
-    if (rcp == TP_OK)
-        rcp = tp_store_link(py, &err);
+    int rcp;
+    tp_store *py = load_lean(path, 0, TP_LEAN_PYFUNCS, &rcp);
     CHECK_INT("lean_py.loads", rcp, TP_OK);
     CHECK_INT("lean_py.python_kept", count_kind(py, TP_K_PYTHON_FUNCTION, 0), 2);
     CHECK_INT("lean_py.fwdbwd_kept", count_kind(py, TP_K_FLOW, 0), 2);
@@ -388,11 +392,8 @@ static void kineto_lean(void)
     CHECK("lean_py.gpu_series_same", same_view_series("gpu", whole, py, "4"));
     /* TP_LEAN_TREE: no memory event either; gpu and steps the same, and
      * the views that read memory events refuse it */
-    tp_store *tree = tp_store_new();
-    tp_store_set_lean(tree, TP_LEAN_TREE);
-    int rct = tp_store_load(tree, path, &err);
-    if (rct == TP_OK)
-        rct = tp_store_link(tree, &err);
+    int rct;
+    tp_store *tree = load_lean(path, 0, TP_LEAN_TREE, &rct);
     CHECK_INT("lean_tree.loads", rct, TP_OK);
     CHECK_INT("lean_tree.no_memory", count_kind(tree, TP_K_MEMORY, 0), 0);
     CHECK_INT("lean_tree.python_kept", count_kind(tree, TP_K_PYTHON_FUNCTION, 0), 2);
@@ -436,18 +437,11 @@ static void self_cpu_total_straddle(void)
     if (tt_tmpdir(dir, sizeof dir, "straddle") < 0)
         return;
     snprintf(path, sizeof path, "%s/t.json", dir);
-    FILE *f = fopen(path, "w");
-    int ok = f && fputs(json, f) >= 0;
-    if (f)
-        ok = fclose(f) == 0 && ok;
-    CHECK("straddle.trace_written", ok);
+    CHECK("straddle.trace_written", write_text(path, json));
     for (int lean = 0; lean < 2; lean++) {
-        tp_store *st = tp_store_new();
+        int rc;
+        tp_store *st = load_lean(path, 0, lean ? TP_LEAN_PYFUNCS : TP_LEAN_NONE, &rc);
         tp_error err = {0};
-        tp_store_set_lean(st, lean ? TP_LEAN_PYFUNCS : TP_LEAN_NONE);
-        int rc = tp_store_load(st, path, &err);
-        if (rc == TP_OK)
-            rc = tp_store_link(st, &err);
         CHECK_INT(lean ? "straddle.lean_loads" : "straddle.whole_loads", rc, TP_OK);
         CHECK_INT(lean ? "straddle.lean_python" : "straddle.whole_python", count_kind(st, TP_K_PYTHON_FUNCTION, 0),
                   lean ? 0 : 1);
@@ -462,19 +456,15 @@ static void self_cpu_total_straddle(void)
         tp_store_free(st);
     }
     /* a python frame with a bad start: counted by the lean load too */
-    f = fopen(path, "w");
-    ok = f && fputs("{\"traceEvents\": [\n"
+    int ok = write_text(path, "{\"traceEvents\": [\n"
                     " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): g\", \"pid\": 1, \"tid\": 1,"
                     " \"ts\": \"x150\", \"dur\": 150},\n"
                     " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::after\", \"pid\": 1, \"tid\": 1,"
-                    " \"ts\": 400, \"dur\": 50}\n]}\n", f) >= 0;
-    if (f)
-        ok = fclose(f) == 0 && ok;
+                    " \"ts\": 400, \"dur\": 50}\n]}\n");
+    CHECK("straddle.bad_trace_written", ok);
     for (int lean = 0; ok && lean < 2; lean++) {
-        tp_store *st = tp_store_new();
-        tp_error err = {0};
-        tp_store_set_lean(st, lean ? TP_LEAN_PYFUNCS : TP_LEAN_NONE);
-        tp_store_load(st, path, &err);
+        int rc;
+        tp_store *st = load_lean(path, 0, lean ? TP_LEAN_PYFUNCS : TP_LEAN_NONE, &rc);
         CHECK(lean ? "straddle.lean_bad_counted" : "straddle.whole_bad_counted",
               st->nskips == 1 && strstr(st->skips[0].reason, "\"ts\"") && st->n == 1 && st->left_out == 0);
         tp_store_free(st);
