@@ -72,9 +72,11 @@ void tp_store_set_kernel_scope(tp_store *st);
  * operators to forward ones).  TP_LEAN_PYFUNCS: those flows, and of the
  * python_function events only those of an nn.Module call ("Python module
  * id") or named like autograd nodes; these events are read whole (the
- * module id comes last), so only their rows are saved.  TP_LEAN_TREE:
- * those, and no memory event either (read up to their start: the trace's
- * span is theirs too).  TP_LEAN_KERNELS: no flow event at all, no
+ * module id comes last), so only their rows are saved.
+ * TP_LEAN_MEMORY_PEAKS: those, and no memory event as a row: each is read
+ * and checked whole, and only the peak of "Total Allocated" per GPU stays
+ * (what `advice` reads of them).  TP_LEAN_TREE: those, and no memory event
+ * at all (read up to their start: the trace's span is theirs too).  TP_LEAN_KERNELS: no flow event at all, no
  * memory event, and of the python_function events (half the events of a
  * PyTorch 2.x trace with the Python tracer on) only those named like
  * autograd nodes (they make a kernel's direction bprop); nor the layer or
@@ -82,7 +84,7 @@ void tp_store_set_kernel_scope(tp_store *st);
  * grammar only, up to what tells their kind (and a python_function event's
  * start), and skipped.  Such a store cannot be saved (tp_store_save).
  * Other inputs, and an Ascend folder's trace, load whole. */
-enum { TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_PYFUNCS, TP_LEAN_TREE, TP_LEAN_KERNELS };
+enum { TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_PYFUNCS, TP_LEAN_MEMORY_PEAKS, TP_LEAN_TREE, TP_LEAN_KERNELS };
 void tp_store_set_lean(tp_store *st, int level);
 
 /* Before tp_store_load: the caller gives the store to tp_view_build and to

@@ -870,7 +870,7 @@ static int read_events(struct importer *im)
         }
         if (ev.left_out)
             leave_out(im->st, j, &ev);
-        else if ((im->keys.lean == TP_LEAN_PYFUNCS || im->keys.lean == TP_LEAN_TREE) && left_out_python(j, &ev)) {
+        else if (im->keys.lean >= TP_LEAN_PYFUNCS && im->keys.lean <= TP_LEAN_TREE && left_out_python(j, &ev)) {
             /* checked as every event is (its phase, start, duration, name): a
              * bad one is counted as in a whole load */
             char ph;
@@ -878,8 +878,18 @@ static int read_events(struct importer *im)
             if (check_event(im->st, j, &ev, off, &ph, &ts, &dur))
                 leave_out(im->st, j, &ev);
         }
-        else if (add_event(im, &ev, off) < 0)
-            return -1;
+        else {
+            size_t row = im->st->n;
+            if (add_event(im, &ev, off) < 0)
+                return -1;
+            /* TP_LEAN_MEMORY_PEAKS: a memory event made into a row as in a
+             * whole load (so a bad one is counted the same), then folded
+             * into the GPU peaks: no later pass sees it */
+            if (im->keys.lean == TP_LEAN_MEMORY_PEAKS && im->st->n > row && im->st->kind[row] == TP_K_MEMORY) {
+                leave_out(im->st, j, &ev);
+                tp_store_fold_memory_row(im->st, row);
+            }
+        }
     }
     return r;
 }

@@ -419,6 +419,86 @@ static void kineto_lean(void)
     rmdir(dir);
 }
 
+/* TP_LEAN_MEMORY_PEAKS: memory events are checked whole but kept only as
+ * each GPU's peak of "Total Allocated" (what advice reads); a bad one is
+ * counted as in a whole load, the CPU's and a GPU without the key do not
+ * move a peak, and the last event (a memory one) still ends the span. */
+static const char *const peaks_json =
+    "{\"deviceProperties\": [{\"id\": 0, \"name\": \"G\", \"totalGlobalMem\": 1000, \"numSms\": 10}],\n"
+    " \"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 100,"
+    "  \"dur\": 900, \"args\": {\"External id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 110,"
+    "  \"dur\": 200, \"args\": {\"External id\": 2}},\n"
+    " {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 115,"
+    "  \"args\": {\"Device Type\": 0, \"Device Id\": -1, \"Total Allocated\": 5000}},\n"
+    " {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 120,"
+    "  \"args\": {\"Device Type\": 1, \"Device Id\": 3, \"Bytes\": 8}},\n"
+    " {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 130,"
+    "  \"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Total Allocated\": 500}},\n"
+    " {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 140,"
+    "  \"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Total Allocated\": \"lots\"}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 150, \"dur\": 10, \"args\": {\"correlation\": 11}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 200, \"dur\": 50,"
+    "  \"args\": {\"correlation\": 11, \"device\": 0, \"stream\": 7}},\n"
+    " {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 2000,"
+    "  \"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Total Allocated\": 950}}\n"
+    "]}\n";
+
+static void memory_peaks_lean(void)
+{
+    char dir[64], path[80];
+    if (tt_tmpdir(dir, sizeof dir, "peaks") < 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    CHECK("peaks.trace_written", write_text(path, peaks_json));
+    int rcw, rcp;
+    tp_store *whole = load(path, 0, &rcw);
+    tp_store *pk = load_lean(path, 0, TP_LEAN_MEMORY_PEAKS, &rcp);
+    CHECK_INT("peaks.whole_loads", rcw, TP_OK);
+    CHECK_INT("peaks.lean_loads", rcp, TP_OK);
+    CHECK_INT("peaks.whole_memory", count_kind(whole, TP_K_MEMORY, 0), 4);
+    CHECK_INT("peaks.no_memory_rows", count_kind(pk, TP_K_MEMORY, 0), 0);
+    CHECK_INT("peaks.no_memory_records", pk->nmems, 0);
+    CHECK_INT("peaks.rows", pk->n, whole->n - 4);
+    CHECK_INT("peaks.events_counted", tp_store_event_count(pk), tp_store_event_count(whole));
+    CHECK("peaks.bad_counted", same_skips(whole, pk) && pk->nskips == 1);
+    CHECK("peaks.span", pk->left_out_lo == 115000 && pk->left_out_hi == 2000000);
+    struct tp_gpu_mem_peak a[TP_GPU_MEM_PEAKS], b[TP_GPU_MEM_PEAKS];
+    size_t na = tp_store_gpu_memory_peaks(whole, a, TP_GPU_MEM_PEAKS);
+    size_t nb = tp_store_gpu_memory_peaks(pk, b, TP_GPU_MEM_PEAKS);
+    CHECK("peaks.gpus_in_order", na == 2 && a[0].device_id == 3 && a[0].peak == 0 && a[1].device_id == 0 &&
+                                     a[1].peak == 950);
+    CHECK("peaks.same_as_rows", na == nb && memcmp(a, b, na * sizeof *a) == 0);
+    CHECK("peaks.capped", tp_store_gpu_memory_peaks(pk, b, 1) == 1 && b[0].device_id == 3);
+    /* 950 of 1000: the memory advice, from the peaks alone */
+    CHECK("peaks.advice_same", same_view("advice", whole, pk));
+    tp_table *t = NULL;
+    tp_error err = {0};
+    struct tp_view_opts vo = {0};
+    int memory_row = 0;
+    if (tp_view_build(tp_view_find("advice"), pk, &vo, &t, &err) == TP_OK) {
+        for (size_t r = 0; r < tp_table_rows(t); r++)
+            memory_row |= strcmp(tp_table_cell_str(t, r, 0), "memory") == 0;
+        tp_table_free(t);
+    }
+    CHECK("peaks.advice_memory_row", memory_row);
+    CHECK("peaks.gpu_same", same_view("gpu", whole, pk));
+    CHECK("peaks.gpu_series_same", same_view_series("gpu", whole, pk, "4"));
+    CHECK("peaks.steps_same", same_view("steps", whole, pk));
+    const char *const mem_views[] = {"ops", "memory"};
+    for (size_t i = 0; i < sizeof mem_views / sizeof *mem_views; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "peaks.%s_refused", mem_views[i]);
+        CHECK_INT(name, tp_view_build(tp_view_find(mem_views[i]), pk, &vo, &t, &err), TP_ERR_USAGE);
+    }
+    tp_store_free(pk);
+    tp_store_free(whole);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* key_averages' "Self CPU time total" nests torch events among themselves:
  * a python frame that straddles an operator's end does not make the
  * operator inside both outermost (150 us: outer and after; nesting with the
@@ -478,6 +558,7 @@ int main(void)
     dump_scope();
     launch_lookups();
     kineto_lean();
+    memory_peaks_lean();
     self_cpu_total_straddle();
     TEST_EXIT();
 }

@@ -403,6 +403,51 @@ void tp_store_trim_seqs(tp_store *st)
         st->nseqs--;
 }
 
+/* One memory record into the peaks: a GPU's first one ("Device Type" 1)
+ * gives it a place, while there is room (advice names the first GPU past
+ * its threshold, in this order). */
+static void peak_add(struct tp_gpu_mem_peak *p, size_t *n, size_t cap, const struct tp_mem_info *m)
+{
+    if (m->device_type != 1)
+        return;
+    size_t q = 0;
+    while (q < *n && p[q].device_id != m->device_id)
+        q++;
+    if (q == *n) {
+        if (*n == cap)
+            return;
+        p[(*n)++] = (struct tp_gpu_mem_peak){m->device_id, 0};
+    }
+    if (m->total_allocated != TP_NONE && m->total_allocated > p[q].peak)
+        p[q].peak = m->total_allocated;
+}
+
+void tp_store_fold_memory_row(tp_store *st, size_t row)
+{
+    uint32_t a = st->aux[row];
+    if (a != TP_NO_AUX && a < st->nmems)
+        peak_add(st->gpu_peaks, &st->ngpu_peaks, TP_GPU_MEM_PEAKS, &st->mems[a]);
+    /* no row of such a store has a memory record: the table stays one
+     * record long (a malformed event's, dropped with its row, goes too) */
+    st->nmems = 0;
+    st->gpu_peaks_kept = 1;
+    st->n = row;
+}
+
+size_t tp_store_gpu_memory_peaks(const tp_store *st, struct tp_gpu_mem_peak *out, size_t cap)
+{
+    size_t n = 0;
+    if (st->gpu_peaks_kept) {
+        n = st->ngpu_peaks < cap ? st->ngpu_peaks : cap;
+        memcpy(out, st->gpu_peaks, n * sizeof *out);
+        return n;
+    }
+    for (size_t i = 0; i < st->n; i++)
+        if (st->kind[i] == TP_K_MEMORY && st->aux[i] != TP_NO_AUX)
+            peak_add(out, &n, cap, &st->mems[st->aux[i]]);
+    return n;
+}
+
 int tp_store_set_seq(tp_store *st, size_t row, int64_t seq)
 {
     return set_keyed((void **)&st->seqs, &st->nseqs, &st->capseqs, row, seq);

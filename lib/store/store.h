@@ -147,6 +147,12 @@ struct tp_device {
     int64_t mem_bw;                /* peak memory bandwidth, bytes/s (TARGET_INFO_GPU); 0 unknown */
 };
 
+/* A GPU's peak of "Total Allocated" over its memory events ("Device Type"
+ * 1), 0 when none says it; GPUs in the order of their first memory event,
+ * at most TP_GPU_MEM_PEAKS (tp_store_gpu_memory_peaks). */
+#define TP_GPU_MEM_PEAKS 64
+struct tp_gpu_mem_peak { int32_t device_id; int64_t peak; };
+
 struct tp_skip {             /* events we could not use, counted by reason */
     char reason[96];
     uint64_t count;
@@ -282,7 +288,8 @@ struct tp_store {
     int lean;                      /* tp_store_set_lean: TP_LEAN_FLOWS, a kineto trace kept only
                                       its fwdbwd flows; TP_LEAN_PYFUNCS, those and the
                                       python_function events of module calls or named like
-                                      autograd nodes; TP_LEAN_TREE, those and no memory
+                                      autograd nodes; TP_LEAN_MEMORY_PEAKS, those and the
+                                      memory events folded into gpu_peaks; TP_LEAN_TREE, those and no memory
                                       events; TP_LEAN_KERNELS, no flows or memory
                                       events, and only the python_function events named like
                                       autograd nodes */
@@ -291,6 +298,10 @@ struct tp_store {
     int64_t left_out_lo, left_out_hi;   /* the first start and last end of those that are no flow
                                            (read for TP_LEAN_PYFUNCS and TP_LEAN_TREE), INT64_MAX
                                            and INT64_MIN none */
+    /* TP_LEAN_MEMORY_PEAKS: the memory events' rows are left out, and kept
+     * of them is what advice reads (tp_store_gpu_memory_peaks) */
+    int gpu_peaks_kept;
+    struct tp_gpu_mem_peak gpu_peaks[TP_GPU_MEM_PEAKS]; size_t ngpu_peaks;
     int kernel_scope;              /* loaded for its kernels alone (tp_store_set_kernel_scope): an
                                       nvprof/nsys dump kept only the calls and NVTX ranges PyProf reads */
 
@@ -381,6 +392,13 @@ int tp_store_set_fwd_thread(tp_store *st, size_t op, int64_t tid);
 /* Drop the "Fwd thread id"s of op records at or past st->nops (after op
  * records were dropped). */
 void tp_store_trim_fwds(tp_store *st);
+/* TP_LEAN_MEMORY_PEAKS: memory row `row`, the last row, folded into the
+ * store's GPU peaks (gpu_peaks) and dropped with its memory record. */
+void tp_store_fold_memory_row(tp_store *st, size_t row);
+/* The GPUs' peaks of "Total Allocated", from the memory rows or what a
+ * TP_LEAN_MEMORY_PEAKS load kept of them: how many (at most cap) went
+ * into out. */
+size_t tp_store_gpu_memory_peaks(const tp_store *st, struct tp_gpu_mem_peak *out, size_t cap);
 /* Row `row`'s "Sequence number", TP_NONE when it has none. */
 int64_t tp_store_seq(const tp_store *st, size_t row);
 /* Give row `row` sequence number `seq` (TP_NONE: nothing).  Rows come in

@@ -186,35 +186,19 @@ static void advise_tensor_cores(tp_table *t, const tp_store *st, const struct tp
 static void advise_memory(tp_table *t, const tp_store *st)
 {
     char buf[1024];
-    int32_t seen[64];
-    size_t nseen = 0;
-    for (size_t i = 0; i < st->n && nseen < 64; i++) {
-        if (st->kind[i] != TP_K_MEMORY || st->aux[i] == TP_NO_AUX) continue;
-        const struct tp_mem_info *m = &st->mems[st->aux[i]];
-        if (m->device_type != 1) continue;
-        size_t q = 0;
-        while (q < nseen && seen[q] != m->device_id) q++;
-        if (q == nseen) seen[nseen++] = m->device_id;
-    }
-    for (size_t q = 0; q < nseen; q++) {
-        int64_t peak = 0;
-        for (size_t i = 0; i < st->n; i++) {
-            if (st->kind[i] != TP_K_MEMORY || st->aux[i] == TP_NO_AUX) continue;
-            const struct tp_mem_info *m = &st->mems[st->aux[i]];
-            if (m->device_type == 1 && m->device_id == seen[q] && m->total_allocated != TP_NONE &&
-                m->total_allocated > peak)
-                peak = m->total_allocated;
-        }
-        int64_t total = 0;
+    struct tp_gpu_mem_peak peaks[TP_GPU_MEM_PEAKS];
+    size_t n = tp_store_gpu_memory_peaks(st, peaks, TP_GPU_MEM_PEAKS);
+    for (size_t q = 0; q < n; q++) {
+        int64_t peak = peaks[q].peak, total = 0;
         for (size_t d = 0; d < st->ndevices; d++)
-            if (st->devices[d].id == seen[q]) total = st->devices[d].total_mem;
+            if (st->devices[d].id == peaks[q].device_id) total = st->devices[d].total_mem;
         if (total > 0 && (double)peak > (double)total * 0.9) {
             snprintf(buf, sizeof buf,
                      "Device memory usage is at the limit of device memory capacity (%.1f%% of %.1fGB on "
                      "GPU%d). To get better value of your GPU or to use larger batch size for training, "
                      "please refer to Gradient Checkpoint (" URL_CKPT ") or Automatic Mixed Precision "
                      "(" URL_AMP ").",
-                     (double)peak / (double)total * 100, (double)total / 1024 / 1024 / 1024, seen[q]);
+                     (double)peak / (double)total * 100, (double)total / 1024 / 1024 / 1024, peaks[q].device_id);
             row(t, "memory", buf);
             break;
         }
