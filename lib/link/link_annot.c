@@ -19,9 +19,23 @@
 #include "link.h"
 #include "table.h"   /* struct tp_sbuf, the shared growable buffer */
 
+/* memchr for the 'B' and a compare, not memmem: this runs on every python
+ * frame's name (2.3M on the 1 GB OWLv2 trace), names of 40-80 bytes where
+ * glibc's memmem spends more setting up than searching (2% of `ops`). */
+static int has_backward(const char *s, size_t len)
+{
+    const char *p = s, *end = s + len;
+    while (end - p >= 8 && (p = memchr(p, 'B', (size_t)(end - p) - 7)) != NULL) {
+        if (memcmp(p, "Backward", 8) == 0)
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
 int tp_is_autograd_name(const char *s, size_t len)
 {
-    return memmem(s, len, "Backward", 8) != NULL || (len >= 18 && memcmp(s, "autograd::engine::", 18) == 0);
+    return has_backward(s, len) || (len >= 18 && memcmp(s, "autograd::engine::", 18) == 0);
 }
 
 static int is_autograd_name(const char *s)
