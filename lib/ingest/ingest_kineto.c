@@ -636,22 +636,27 @@ static enum tp_kind event_kind(struct importer *im, const struct event *ev, int6
     }
 }
 
-/* The args every kind may carry: ids, device and stream. */
+/* The args every kind may carry: ids, device and stream (row -1: only
+ * checked, for a python frame a TP_LEAN_PYGRAPH load leaves out). */
 static void read_common_args(struct importer *im, const struct event *ev, int64_t row, enum tp_kind kind,
                              uint64_t off, int *bad)
 {
     tp_store *st = im->st;
     const struct jv *ext = ev->ext_id.type != TP_J_NONE ? &ev->ext_id : &ev->ext_id_lc;
-    if (tp_store_set_ext(st, (size_t)row, pick_i64(im, ext, "\"External id\"", off, bad)) < 0)
+    int64_t x = pick_i64(im, ext, "\"External id\"", off, bad);
+    if (row >= 0 && tp_store_set_ext(st, (size_t)row, x) < 0)
         im->oom = 1;   /* an id past 32 bits, and no memory for the 64-bit column */
-    if (kind != TP_K_FLOW)
-        st->correlation[row] = pick_i64(im, &ev->correlation, "\"correlation\"", off, bad);
+    if (kind != TP_K_FLOW) {
+        x = pick_i64(im, &ev->correlation, "\"correlation\"", off, bad);
+        if (row >= 0)
+            st->correlation[row] = x;
+    }
     im->seq = pick_i64(im, &ev->seq, "\"Sequence number\"", off, bad);
-    int64_t x = pick_i64(im, &ev->device, "\"device\"", off, bad);
-    if (x != TP_NONE)
+    x = pick_i64(im, &ev->device, "\"device\"", off, bad);
+    if (x != TP_NONE && row >= 0)
         st->device[row] = (int32_t)x;
     x = pick_i64(im, &ev->stream, "\"stream\"", off, bad);
-    if (x != TP_NONE)
+    if (x != TP_NONE && row >= 0)
         st->stream[row] = (int32_t)x;
 }
 
@@ -697,6 +702,15 @@ static int read_sync_args(struct importer *im, const struct event *ev, int64_t r
     return 0;
 }
 
+/* An operator's python ids and "Fwd thread id" (ids[0..3]), checked. */
+static void pick_op_ids(struct importer *im, const struct event *ev, uint64_t off, int *bad, int64_t ids[4])
+{
+    ids[0] = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
+    ids[1] = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
+    ids[2] = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
+    ids[3] = pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, bad);
+}
+
 static int read_op_args(struct importer *im, const struct event *ev, int64_t row, uint64_t off, int *bad)
 {
     struct tp_op_info *o = tp_store_add_op_info(im->st, (size_t)row);
@@ -712,13 +726,11 @@ static int read_op_args(struct importer *im, const struct event *ev, int64_t row
         o->concrete_inputs = get_str(im, &ev->concrete_inputs, F_CONCRETE);
     if (ev->call_stack.type == TP_J_STRING)
         o->call_stack = get_str(im, &ev->call_stack, F_STACK);
-    int64_t py_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
-    int64_t py_parent = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
-    int64_t py_module = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
-    if (tp_store_set_py(im->st, o, py_id, py_parent, py_module) < 0)
+    int64_t ids[4];
+    pick_op_ids(im, ev, off, bad, ids);
+    if (tp_store_set_py(im->st, o, ids[0], ids[1], ids[2]) < 0)
         return -1;
-    return tp_store_set_fwd_thread(im->st, (size_t)(o - im->st->ops),
-                                   pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, bad));
+    return tp_store_set_fwd_thread(im->st, (size_t)(o - im->st->ops), ids[3]);
 }
 
 static int read_mem_args(struct importer *im, const struct event *ev, int64_t row, uint64_t off, int *bad)
@@ -803,7 +815,7 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     return 0;
 }
 
-/* Under TP_LEAN_PYFUNCS, once the whole event is read: 1 for a complete
+/* Under TP_LEAN_PYGRAPH to TP_LEAN_TREE, once the whole event is read: 1 for a complete
  * python_function event (its category, case aside) that is no nn.Module
  * call (no "Python module id": the operator tree makes module nodes of
  * those, tbtree.c) and not named like an autograd node (a kernel's
@@ -847,6 +859,29 @@ static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
         st->left_out_hi = end;
 }
 
+/* Under TP_LEAN_PYGRAPH, a python frame left_out_python leaves out:
+ * checked as a whole load checks its row (check_event, then the integers
+ * of its args in add_event's order; a bad one is counted and the frame
+ * dropped, as its row would be), counted as left out, and with a "Python
+ * id" kept in st->pyframes for the module hierarchy (modtree_py.c). */
+static int keep_pyframe(struct importer *im, const struct event *ev, uint64_t off)
+{
+    char ph;
+    int64_t ts, dur, ids[4];
+    if (!check_event(im->st, im->j, ev, off, &ph, &ts, &dur))
+        return 0;
+    int bad = 0;
+    if (ev->has_args)
+        read_common_args(im, ev, -1, TP_K_PYTHON_FUNCTION, off, &bad);
+    pick_op_ids(im, ev, off, &bad, ids);
+    if (bad)
+        return 0;
+    leave_out(im->st, im->j, ev);
+    if (ids[0] != TP_NONE && tp_store_add_pyframe(im->st, ts, ids[0], ids[1]) < 0)
+        return tp_json_fail(im->j, TP_ERR_NOMEM, "out of memory");
+    return 0;
+}
+
 static int read_events(struct importer *im)
 {
     tp_json *j = im->j;
@@ -870,12 +905,15 @@ static int read_events(struct importer *im)
         }
         if (ev.left_out)
             leave_out(im->st, j, &ev);
-        else if ((im->keys.lean == TP_LEAN_PYFUNCS || im->keys.lean == TP_LEAN_TREE) && left_out_python(j, &ev)) {
+        else if (im->keys.lean >= TP_LEAN_PYGRAPH && im->keys.lean <= TP_LEAN_TREE && left_out_python(j, &ev)) {
             /* checked as every event is (its phase, start, duration, name): a
              * bad one is counted as in a whole load */
             char ph;
             int64_t ts, dur;
-            if (check_event(im->st, j, &ev, off, &ph, &ts, &dur))
+            if (im->keys.lean == TP_LEAN_PYGRAPH) {
+                if (keep_pyframe(im, &ev, off) < 0)
+                    return -1;
+            } else if (check_event(im->st, j, &ev, off, &ph, &ts, &dur))
                 leave_out(im->st, j, &ev);
         }
         else if (add_event(im, &ev, off) < 0)
@@ -991,7 +1029,7 @@ static int read_distributed(struct importer *im)
 
 /* Where the rows of a "traceEvents" array begin. */
 struct store_mark {
-    size_t n, nkernels, nops, nmems;
+    size_t n, nkernels, nops, nmems, npyframes;
 };
 
 /* A second top-level "traceEvents": Python's json (and so the TensorBoard
@@ -1008,6 +1046,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     st->nkernels = first->nkernels;
     st->nops = first->nops;
     st->nmems = first->nmems;
+    st->pyframes.n = first->npyframes;
     tp_store_trim_seqs(st);
     tp_store_trim_fwds(st);
     static const char reason[] = "\"traceEvents\" repeats: the last array wins (as in Python's json), "
@@ -1029,7 +1068,7 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
     im.memory_name = tp_store_intern(st, "[memory]", 8);
     st->format = TP_SRC_KINETO_JSON;
     int rc = 0, saw_events = 0;
-    struct store_mark first = {0, 0, 0, 0};
+    struct store_mark first = {0, 0, 0, 0, 0};
     int c = tp_json_peek(&j);
     if (c == '[') {
         saw_events = 1;
@@ -1044,7 +1083,7 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
                 if (saw_events)
                     drop_earlier_events(st, &first, tp_json_offset(&j));
                 else
-                    first = (struct store_mark){st->n, st->nkernels, st->nops, st->nmems};
+                    first = (struct store_mark){st->n, st->nkernels, st->nops, st->nmems, st->pyframes.n};
                 saw_events = 1;
                 if (tp_json_type(&j) != TP_J_ARRAY) {
                     rc = tp_json_fail(&j, TP_ERR_FORMAT, "\"traceEvents\" is not an array");
