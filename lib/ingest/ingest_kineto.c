@@ -1037,7 +1037,7 @@ struct store_mark {
  * array go, counted under a reason that `info` shows. */
 static void drop_earlier_events(tp_store *st, const struct store_mark *first, uint64_t off)
 {
-    size_t dropped = st->n - first->n;
+    size_t dropped = st->n - first->n + st->left_out;   /* a lean load's too: as a whole load counts */
     st->n = first->n;
     st->left_out = 0;   /* the events left out were the earlier array's too */
     st->left_out_first_ts = INT64_MAX;
