@@ -527,6 +527,8 @@ static void get_dim3(tp_json *j, const struct jv *v, int32_t out[3])
 
 static int64_t pick_i64(struct importer *im, const struct jv *v, const char *what, uint64_t off, int *bad)
 {
+    if (v->type == TP_J_NONE)
+        return TP_NONE;   /* most keys, on most events: no call */
     int64_t x;
     int r = get_i64(im->j, v, &x);
     if (r == 1)
@@ -841,6 +843,17 @@ static int left_out_python(tp_json *j, const struct event *ev)
  * may begin or end with one, gpu_series.c; complete for TP_LEAN_PYFUNCS
  * and TP_LEAN_TREE, which read every start and duration of them).  Flows
  * and instants are no host events. */
+static void left_out_span(tp_store *st, char ph, int64_t ts, int64_t dur)
+{
+    if (ph == 'X' && ts < st->left_out_first_ts)
+        st->left_out_first_ts = ts;
+    int64_t end = ph == 'X' && dur > 0 ? ts + dur : ts;
+    if (ts < st->left_out_lo)
+        st->left_out_lo = ts;
+    if (end > st->left_out_hi)
+        st->left_out_hi = end;
+}
+
 static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
 {
     int64_t ts, dur;
@@ -848,15 +861,10 @@ static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
     char ph = tp_json_ptr(j, ev->ph.s)[0];
     if (ph == 's' || ph == 'f' || ph == 't' || get_ns(j, &ev->ts, &ts) != 1)
         return;
-    if (ph == 'X' && ts < st->left_out_first_ts)
-        st->left_out_first_ts = ts;
-    int64_t end = ts;
-    if (ph == 'X' && ev->dur.type != TP_J_NONE && get_ns(j, &ev->dur, &dur) == 1 && dur > 0)
-        end = ts + dur;
-    if (ts < st->left_out_lo)
-        st->left_out_lo = ts;
-    if (end > st->left_out_hi)
-        st->left_out_hi = end;
+    dur = 0;
+    if (ph == 'X' && ev->dur.type != TP_J_NONE && get_ns(j, &ev->dur, &dur) != 1)
+        dur = 0;
+    left_out_span(st, ph, ts, dur);
 }
 
 /* Under TP_LEAN_PYGRAPH, a python frame left_out_python leaves out:
@@ -876,7 +884,8 @@ static int keep_pyframe(struct importer *im, const struct event *ev, uint64_t of
     pick_op_ids(im, ev, off, &bad, ids);
     if (bad)
         return 0;
-    leave_out(im->st, im->j, ev);
+    im->st->left_out++;
+    left_out_span(im->st, ph, ts, dur);   /* leave_out's, with what check_event read */
     if (ids[0] != TP_NONE && tp_store_add_pyframe(im->st, ts, ids[0], ids[1]) < 0)
         return tp_json_fail(im->j, TP_ERR_NOMEM, "out of memory");
     return 0;
