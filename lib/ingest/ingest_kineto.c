@@ -817,8 +817,8 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     return 0;
 }
 
-/* Under TP_LEAN_PYGRAPH to TP_LEAN_TREE, once the whole event is read: 1 for a complete
- * python_function event (its category, case aside) that is no nn.Module
+/* Under TP_LEAN_PYGRAPH to TP_LEAN_TREE, once the whole event is read: 1
+ * for a complete python_function event (its category, case aside) that is no nn.Module
  * call (no "Python module id": the operator tree makes module nodes of
  * those, tbtree.c) and not named like an autograd node (a kernel's
  * direction, link_annot.c).  Read whole because the module id is the
@@ -835,14 +835,8 @@ static int left_out_python(tp_json *j, const struct event *ev)
     return !tp_is_autograd_name(tp_json_ptr(j, ev->name.s), ev->name.s.len);
 }
 
-/* An event a lean store leaves out: counted, and a python_function
- * event's start kept when it is the earliest such complete event (a whole
- * load's first host event may be one; attribution.c reads
- * tp_store.left_out_first_ts), and the span of the events it leaves out
- * that are no flow (tp_store.left_out_lo, left_out_hi: the trace's span
- * may begin or end with one, gpu_series.c; complete for TP_LEAN_PYFUNCS
- * and TP_LEAN_TREE, which read every start and duration of them).  Flows
- * and instants are no host events. */
+/* A left-out event's start and duration into the store's left_out_*
+ * (see leave_out). */
 static void left_out_span(tp_store *st, char ph, int64_t ts, int64_t dur)
 {
     if (ph == 'X' && ts < st->left_out_first_ts)
@@ -854,6 +848,14 @@ static void left_out_span(tp_store *st, char ph, int64_t ts, int64_t dur)
         st->left_out_hi = end;
 }
 
+/* An event a lean store leaves out: counted, and a python_function
+ * event's start kept when it is the earliest such complete event (a whole
+ * load's first host event may be one; attribution.c reads
+ * tp_store.left_out_first_ts), and the span of the events it leaves out
+ * that are no flow (tp_store.left_out_lo, left_out_hi: the trace's span
+ * may begin or end with one, gpu_series.c; complete for TP_LEAN_PYGRAPH
+ * to TP_LEAN_TREE, which read every start and duration of them).  Flows
+ * and instants are no host events. */
 static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
 {
     int64_t ts, dur;
