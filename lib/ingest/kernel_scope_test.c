@@ -466,14 +466,16 @@ static const char *const pygraph_events =
     PYF("a.py(6): s", 60, 100, 6, "1", "")
     OP("aten::relu", 150, 2);
 
-/* Ids past 32 bits (the hash map, the 64-bit records) and starts too far
- * apart for the radix key (the comparison sort). */
+/* Ids past 32 bits (the hash map, the 64-bit records) and leaves that
+ * start too far apart for the radix key (the comparison sort): V_0, read
+ * first, starts last, so U_0 is W_0's first child. */
 static const char *const pygraph_wide_events =
     PYF("nn.Module: W_0", 1, 10, 5000000000, "null", MOD(7))
     PYF("w.py(1): a", 2, 1, 5000000001, "5000000000", "")
     PYF("nn.Module: V_0", 4000000000000000, 1, 5000000002, "5000000000", MOD(8))
-    PYF("w.py(2): b", 3, 1, 5000000003, "5000000002", "")
+    PYF("w.py(2): b", 3, 1, 5000000003, "5000000000", "")
     PYF("w.py(3): c", 3, 1, 5000000004, "5000000000", "")
+    PYF("nn.Module: U_0", 4, 1, 5000000005, "5000000000", MOD(9))
     OP("aten::mm", 5, 2);
 
 /* The trace `events` (a JSON array's members, each ending ",\n"), after
@@ -557,7 +559,8 @@ static void kineto_pygraph(void)
     CHECK("pygraph.e_before_d", d && e && e < d);
     free(csv);
     pygraph_case("_wide", "", pygraph_wide_events, 3, 3, &csv);
-    CHECK("pygraph_wide.tree", csv && strstr(csv, "W_0") && strstr(csv, "V_0"));
+    const char *u = csv ? strstr(csv, "U_0") : NULL, *v = csv ? strstr(csv, "V_0") : NULL;
+    CHECK("pygraph_wide.u_before_v", csv && strstr(csv, "W_0") && u && v && u < v);
     free(csv);
     /* "traceEvents" twice: the last array wins, the first's records go */
     pygraph_case("_repeated", "\"traceEvents\": [" PYF("nn.Module: Old_0", 1, 9, 1, "null", MOD(1))
