@@ -83,8 +83,13 @@ void tp_store_set_kernel_scope(tp_store *st);
  * trace of the prof.py rows.  The events left out are read for their JSON
  * grammar only, up to what tells their kind (and a python_function event's
  * start), and skipped.  Such a store cannot be saved (tp_store_save).
- * Other inputs, and an Ascend folder's trace, load whole. */
-enum { TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_PYFUNCS, TP_LEAN_MEMORY_PEAKS, TP_LEAN_TREE, TP_LEAN_KERNELS };
+ * Other inputs, and an Ascend folder's trace, load whole.
+ * TP_LEAN_PYGRAPH, between TP_LEAN_FLOWS and TP_LEAN_PYFUNCS: the events
+ * of TP_LEAN_PYFUNCS, and of each python_function event it leaves out that
+ * has a "Python id" a compact record (its start, ids, and where it sat
+ * among the rows), from which the module hierarchy is built as from a
+ * whole load; such an event is checked as a whole load checks it. */
+enum { TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_PYGRAPH, TP_LEAN_PYFUNCS, TP_LEAN_MEMORY_PEAKS, TP_LEAN_TREE, TP_LEAN_KERNELS };
 void tp_store_set_lean(tp_store *st, int level);
 
 /* Before tp_store_load: the caller gives the store to tp_view_build and to
@@ -335,7 +340,7 @@ typedef struct tp_view {
     int kernel_scope;
     /* The events of a trace build reads (tp_view_lean_level): lean, the
      * leanest store it reads with any options (TP_LEAN_NONE, TP_LEAN_FLOWS,
-     * TP_LEAN_PYFUNCS or TP_LEAN_TREE); lean_load when it reads none of a
+     * TP_LEAN_PYGRAPH, TP_LEAN_PYFUNCS or TP_LEAN_TREE); lean_load when it reads none of a
      * TP_LEAN_KERNELS store's: never (TP_LEAN_NEVER, 0), without its layer
      * and trace columns (TP_LEAN_WITHOUT_LAYER_TRACE: prof.py's), or with
      * its default options (TP_LEAN_WITHOUT_OPTIONS). */

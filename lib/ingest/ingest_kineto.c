@@ -527,6 +527,8 @@ static void get_dim3(tp_json *j, const struct jv *v, int32_t out[3])
 
 static int64_t pick_i64(struct importer *im, const struct jv *v, const char *what, uint64_t off, int *bad)
 {
+    if (v->type == TP_J_NONE)
+        return TP_NONE;   /* most keys, on most events: no call */
     int64_t x;
     int r = get_i64(im->j, v, &x);
     if (r == 1)
@@ -636,22 +638,27 @@ static enum tp_kind event_kind(struct importer *im, const struct event *ev, int6
     }
 }
 
-/* The args every kind may carry: ids, device and stream. */
+/* The args every kind may carry: ids, device and stream (row -1: only
+ * checked, for a python frame a TP_LEAN_PYGRAPH load leaves out). */
 static void read_common_args(struct importer *im, const struct event *ev, int64_t row, enum tp_kind kind,
                              uint64_t off, int *bad)
 {
     tp_store *st = im->st;
     const struct jv *ext = ev->ext_id.type != TP_J_NONE ? &ev->ext_id : &ev->ext_id_lc;
-    if (tp_store_set_ext(st, (size_t)row, pick_i64(im, ext, "\"External id\"", off, bad)) < 0)
+    int64_t x = pick_i64(im, ext, "\"External id\"", off, bad);
+    if (row >= 0 && tp_store_set_ext(st, (size_t)row, x) < 0)
         im->oom = 1;   /* an id past 32 bits, and no memory for the 64-bit column */
-    if (kind != TP_K_FLOW)
-        st->correlation[row] = pick_i64(im, &ev->correlation, "\"correlation\"", off, bad);
+    if (kind != TP_K_FLOW) {
+        x = pick_i64(im, &ev->correlation, "\"correlation\"", off, bad);
+        if (row >= 0)
+            st->correlation[row] = x;
+    }
     im->seq = pick_i64(im, &ev->seq, "\"Sequence number\"", off, bad);
-    int64_t x = pick_i64(im, &ev->device, "\"device\"", off, bad);
-    if (x != TP_NONE)
+    x = pick_i64(im, &ev->device, "\"device\"", off, bad);
+    if (x != TP_NONE && row >= 0)
         st->device[row] = (int32_t)x;
     x = pick_i64(im, &ev->stream, "\"stream\"", off, bad);
-    if (x != TP_NONE)
+    if (x != TP_NONE && row >= 0)
         st->stream[row] = (int32_t)x;
 }
 
@@ -697,6 +704,15 @@ static int read_sync_args(struct importer *im, const struct event *ev, int64_t r
     return 0;
 }
 
+/* An operator's python ids and "Fwd thread id" (ids[0..3]), checked. */
+static void pick_op_ids(struct importer *im, const struct event *ev, uint64_t off, int *bad, int64_t ids[4])
+{
+    ids[0] = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
+    ids[1] = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
+    ids[2] = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
+    ids[3] = pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, bad);
+}
+
 static int read_op_args(struct importer *im, const struct event *ev, int64_t row, uint64_t off, int *bad)
 {
     struct tp_op_info *o = tp_store_add_op_info(im->st, (size_t)row);
@@ -712,13 +728,11 @@ static int read_op_args(struct importer *im, const struct event *ev, int64_t row
         o->concrete_inputs = get_str(im, &ev->concrete_inputs, F_CONCRETE);
     if (ev->call_stack.type == TP_J_STRING)
         o->call_stack = get_str(im, &ev->call_stack, F_STACK);
-    int64_t py_id = pick_i64(im, &ev->py_id, "\"Python id\"", off, bad);
-    int64_t py_parent = pick_i64(im, &ev->py_parent, "\"Python parent id\"", off, bad);
-    int64_t py_module = pick_i64(im, &ev->py_module, "\"Python module id\"", off, bad);
-    if (tp_store_set_py(im->st, o, py_id, py_parent, py_module) < 0)
+    int64_t ids[4];
+    pick_op_ids(im, ev, off, bad, ids);
+    if (tp_store_set_py(im->st, o, ids[0], ids[1], ids[2]) < 0)
         return -1;
-    return tp_store_set_fwd_thread(im->st, (size_t)(o - im->st->ops),
-                                   pick_i64(im, &ev->fwd_tid, "\"Fwd thread id\"", off, bad));
+    return tp_store_set_fwd_thread(im->st, (size_t)(o - im->st->ops), ids[3]);
 }
 
 static int read_mem_args(struct importer *im, const struct event *ev, int64_t row, uint64_t off, int *bad)
@@ -803,8 +817,8 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     return 0;
 }
 
-/* Under TP_LEAN_PYFUNCS, once the whole event is read: 1 for a complete
- * python_function event (its category, case aside) that is no nn.Module
+/* Under TP_LEAN_PYGRAPH to TP_LEAN_TREE, once the whole event is read: 1
+ * for a complete python_function event (its category, case aside) that is no nn.Module
  * call (no "Python module id": the operator tree makes module nodes of
  * those, tbtree.c) and not named like an autograd node (a kernel's
  * direction, link_annot.c).  Read whole because the module id is the
@@ -821,13 +835,26 @@ static int left_out_python(tp_json *j, const struct event *ev)
     return !tp_is_autograd_name(tp_json_ptr(j, ev->name.s), ev->name.s.len);
 }
 
+/* A left-out event's start and duration into the store's left_out_*
+ * (see leave_out). */
+static void left_out_span(tp_store *st, char ph, int64_t ts, int64_t dur)
+{
+    if (ph == 'X' && ts < st->left_out_first_ts)
+        st->left_out_first_ts = ts;
+    int64_t end = ph == 'X' && dur > 0 ? ts + dur : ts;
+    if (ts < st->left_out_lo)
+        st->left_out_lo = ts;
+    if (end > st->left_out_hi)
+        st->left_out_hi = end;
+}
+
 /* An event a lean store leaves out: counted, and a python_function
  * event's start kept when it is the earliest such complete event (a whole
  * load's first host event may be one; attribution.c reads
  * tp_store.left_out_first_ts), and the span of the events it leaves out
  * that are no flow (tp_store.left_out_lo, left_out_hi: the trace's span
- * may begin or end with one, gpu_series.c; complete for TP_LEAN_PYFUNCS
- * and TP_LEAN_TREE, which read every start and duration of them).  Flows
+ * may begin or end with one, gpu_series.c; complete for TP_LEAN_PYGRAPH
+ * to TP_LEAN_TREE, which read every start and duration of them).  Flows
  * and instants are no host events. */
 static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
 {
@@ -836,15 +863,34 @@ static void leave_out(tp_store *st, tp_json *j, const struct event *ev)
     char ph = tp_json_ptr(j, ev->ph.s)[0];
     if (ph == 's' || ph == 'f' || ph == 't' || get_ns(j, &ev->ts, &ts) != 1)
         return;
-    if (ph == 'X' && ts < st->left_out_first_ts)
-        st->left_out_first_ts = ts;
-    int64_t end = ts;
-    if (ph == 'X' && ev->dur.type != TP_J_NONE && get_ns(j, &ev->dur, &dur) == 1 && dur > 0)
-        end = ts + dur;
-    if (ts < st->left_out_lo)
-        st->left_out_lo = ts;
-    if (end > st->left_out_hi)
-        st->left_out_hi = end;
+    dur = 0;
+    if (ph == 'X' && ev->dur.type != TP_J_NONE && get_ns(j, &ev->dur, &dur) != 1)
+        dur = 0;
+    left_out_span(st, ph, ts, dur);
+}
+
+/* Under TP_LEAN_PYGRAPH, a python frame left_out_python leaves out:
+ * checked as a whole load checks its row (check_event, then the integers
+ * of its args in add_event's order; a bad one is counted and the frame
+ * dropped, as its row would be), counted as left out, and with a "Python
+ * id" kept in st->pyframes for the module hierarchy (modtree_py.c). */
+static int keep_pyframe(struct importer *im, const struct event *ev, uint64_t off)
+{
+    char ph;
+    int64_t ts, dur, ids[4];
+    if (!check_event(im->st, im->j, ev, off, &ph, &ts, &dur))
+        return 0;
+    int bad = 0;
+    if (ev->has_args)
+        read_common_args(im, ev, -1, TP_K_PYTHON_FUNCTION, off, &bad);
+    pick_op_ids(im, ev, off, &bad, ids);
+    if (bad)
+        return 0;
+    im->st->left_out++;
+    left_out_span(im->st, ph, ts, dur);   /* leave_out's, with what check_event read */
+    if (ids[0] != TP_NONE && tp_store_add_pyframe(im->st, ts, ids[0], ids[1]) < 0)
+        return tp_json_fail(im->j, TP_ERR_NOMEM, "out of memory");
+    return 0;
 }
 
 static int read_events(struct importer *im)
@@ -870,12 +916,15 @@ static int read_events(struct importer *im)
         }
         if (ev.left_out)
             leave_out(im->st, j, &ev);
-        else if (im->keys.lean >= TP_LEAN_PYFUNCS && im->keys.lean <= TP_LEAN_TREE && left_out_python(j, &ev)) {
+        else if (im->keys.lean >= TP_LEAN_PYGRAPH && im->keys.lean <= TP_LEAN_TREE && left_out_python(j, &ev)) {
             /* checked as every event is (its phase, start, duration, name): a
              * bad one is counted as in a whole load */
             char ph;
             int64_t ts, dur;
-            if (check_event(im->st, j, &ev, off, &ph, &ts, &dur))
+            if (im->keys.lean == TP_LEAN_PYGRAPH) {
+                if (keep_pyframe(im, &ev, off) < 0)
+                    return -1;
+            } else if (check_event(im->st, j, &ev, off, &ph, &ts, &dur))
                 leave_out(im->st, j, &ev);
         }
         else {
@@ -1001,7 +1050,7 @@ static int read_distributed(struct importer *im)
 
 /* Where the rows of a "traceEvents" array begin. */
 struct store_mark {
-    size_t n, nkernels, nops, nmems;
+    size_t n, nkernels, nops, nmems, npyframes;
 };
 
 /* A second top-level "traceEvents": Python's json (and so the TensorBoard
@@ -1009,7 +1058,7 @@ struct store_mark {
  * array go, counted under a reason that `info` shows. */
 static void drop_earlier_events(tp_store *st, const struct store_mark *first, uint64_t off)
 {
-    size_t dropped = st->n - first->n;
+    size_t dropped = st->n - first->n + st->left_out;   /* a lean load's too: as a whole load counts */
     st->n = first->n;
     st->left_out = 0;   /* the events left out were the earlier array's too */
     st->left_out_first_ts = INT64_MAX;
@@ -1018,6 +1067,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     st->nkernels = first->nkernels;
     st->nops = first->nops;
     st->nmems = first->nmems;
+    st->pyframes.n = first->npyframes;
     tp_store_trim_seqs(st);
     tp_store_trim_fwds(st);
     static const char reason[] = "\"traceEvents\" repeats: the last array wins (as in Python's json), "
@@ -1039,7 +1089,7 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
     im.memory_name = tp_store_intern(st, "[memory]", 8);
     st->format = TP_SRC_KINETO_JSON;
     int rc = 0, saw_events = 0;
-    struct store_mark first = {0, 0, 0, 0};
+    struct store_mark first = {0, 0, 0, 0, 0};
     int c = tp_json_peek(&j);
     if (c == '[') {
         saw_events = 1;
@@ -1054,7 +1104,7 @@ int tp_ingest_kineto(tp_store *st, tp_source *src, tp_error *err)
                 if (saw_events)
                     drop_earlier_events(st, &first, tp_json_offset(&j));
                 else
-                    first = (struct store_mark){st->n, st->nkernels, st->nops, st->nmems};
+                    first = (struct store_mark){st->n, st->nkernels, st->nops, st->nmems, st->pyframes.n};
                 saw_events = 1;
                 if (tp_json_type(&j) != TP_J_ARRAY) {
                     rc = tp_json_fail(&j, TP_ERR_FORMAT, "\"traceEvents\" is not an array");

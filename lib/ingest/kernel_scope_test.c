@@ -276,35 +276,45 @@ static int same_annots_but_python(const tp_store *a, const tp_store *b)
     return 1;
 }
 
-/* View v's CSV of store a and of store b (gpu: --series=series unless
- * NULL), with its footer: 1 when equal. */
+/* View v of st as CSV with its footer (NULL when it is not built). */
+static char *view_text(const char *v, const tp_store *st, const struct tp_view_opts *vo, size_t *len)
+{
+    char *text = NULL;
+    tp_table *t = NULL;
+    tp_error err = {0};
+    *len = 0;
+    if (tp_view_build(tp_view_find(v), st, vo, &t, &err) != TP_OK)
+        return NULL;
+    FILE *f = open_memstream(&text, len);
+    struct tp_output_opts o;
+    tp_output_opts_init(&o);
+    o.format = TP_FMT_CSV;
+    if (f) {
+        tp_table_write(t, &o, f, &err);
+        fprintf(f, "%s", tp_table_footer(t) ? tp_table_footer(t) : "");
+        fclose(f);
+    }
+    tp_table_free(t);
+    return text;
+}
+
+/* View v of stores a and b the same as CSV with its footer: 1 when equal. */
+static int same_view_opts(const char *v, const tp_store *a, const tp_store *b, const struct tp_view_opts *vo)
+{
+    size_t la, lb;
+    char *ta = view_text(v, a, vo, &la), *tb = view_text(v, b, vo, &lb);
+    int same = ta && tb && la > 0 && la == lb && memcmp(ta, tb, la) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/* The same with option --series (NULL none). */
 static int same_view_series(const char *v, const tp_store *a, const tp_store *b, const char *series)
 {
-    char *text[2] = {NULL, NULL};
-    size_t len[2] = {0, 0};
-    const tp_store *st[2] = {a, b};
-    for (int k = 0; k < 2; k++) {
-        tp_table *t = NULL;
-        tp_error err = {0};
-        struct tp_view_opts vo = {0};
-        vo.series = series;
-        if (tp_view_build(tp_view_find(v), st[k], &vo, &t, &err) != TP_OK)
-            break;
-        FILE *f = open_memstream(&text[k], &len[k]);
-        struct tp_output_opts o;
-        tp_output_opts_init(&o);
-        o.format = TP_FMT_CSV;
-        if (f) {
-            tp_table_write(t, &o, f, &err);
-            fprintf(f, "%s", tp_table_footer(t) ? tp_table_footer(t) : "");
-            fclose(f);
-        }
-        tp_table_free(t);
-    }
-    int same = text[0] && text[1] && len[0] > 0 && len[0] == len[1] && memcmp(text[0], text[1], len[0]) == 0;
-    free(text[0]);
-    free(text[1]);
-    return same;
+    struct tp_view_opts vo = {0};
+    vo.series = series;
+    return same_view_opts(v, a, b, &vo);
 }
 
 static int same_view(const char *v, const tp_store *a, const tp_store *b)
@@ -502,6 +512,147 @@ static void memory_peaks_lean(void)
     rmdir(dir);
 }
 
+/* A python frame, module call or not (module -1), as the Python tracer
+ * writes it; parent NULL none, else the JSON of its "Python parent id". */
+#define PYF(name, ts, dur, id, parent, module) \
+    " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"" name "\", \"pid\": 1, \"tid\": 1, \"ts\": " #ts \
+    ", \"dur\": " #dur ", \"args\": {\"Python id\": " #id ", \"Python parent id\": " parent module "}},\n"
+#define MOD(id) ", \"Python module id\": " #id
+#define OP(name, ts, dur) \
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" name "\", \"pid\": 1, \"tid\": 1, \"ts\": " #ts \
+    ", \"dur\": " #dur "},\n"
+
+/* Two top-level modules.  Under A_0, frame 4 (under B_0) and the module
+ * call C_0 start together, 4 read first: the plugin walks from 4 first, so
+ * B_0 is A_0's first child.  Under Z_0, E_0 and frame 14 (under D_0) start
+ * together, E_0 read first: E_0 first.  A merge that put the frames left
+ * out after (or before) the rows they tie with swaps one pair.  Z_0's group
+ * comes first in the file (the events sorted by start); frame 6 straddles
+ * B_0's end and C_0's; the frame at 5 has no id (left out, no record); 20
+ * is named like an autograd node (kept); 21's parent id is bad (counted, no
+ * row, no record). */
+static const char *const pygraph_events =
+    PYF("nn.Module: Z_0", 300, 100, 11, "null", MOD(110))
+    PYF("nn.Module: D_0", 310, 50, 13, "11", MOD(111))
+    PYF("nn.Module: E_0", 340, 20, 15, "11", MOD(112))
+    PYF("z.py(3): h", 340, 5, 14, "13", "")
+    OP("aten::add", 345, 3)
+    PYF("autograd::engine::evaluate_function: AddBackward0", 370, 4, 20, "11", "")
+    PYF("z.py(9): bad", 380, 4, 21, "\"x\"", "")
+    " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"main.py(1): <module>\", \"pid\": 1, \"tid\": 1,"
+    " \"ts\": 5, \"dur\": 500},\n"
+    PYF("nn.Module: A_0", 10, 200, 1, "null", MOD(100))
+    PYF("nn.Module: B_0", 20, 60, 3, "1", MOD(101))
+    OP("aten::mm", 25, 10)
+    PYF("a.py(4): f", 40, 10, 4, "3", "")
+    PYF("nn.Module: C_0", 40, 30, 5, "1", MOD(102))
+    PYF("a.py(6): s", 60, 100, 6, "1", "")
+    OP("aten::relu", 150, 2);
+
+/* Ids past 32 bits (the hash map, the 64-bit records) and leaves that
+ * start too far apart for the radix key (the comparison sort): V_0, read
+ * first, starts last, so U_0 is W_0's first child. */
+static const char *const pygraph_wide_events =
+    PYF("nn.Module: W_0", 1, 10, 5000000000, "null", MOD(7))
+    PYF("w.py(1): a", 2, 1, 5000000001, "5000000000", "")
+    PYF("nn.Module: V_0", 4000000000000000, 1, 5000000002, "5000000000", MOD(8))
+    PYF("w.py(2): b", 3, 1, 5000000003, "5000000000", "")
+    PYF("w.py(3): c", 3, 1, 5000000004, "5000000000", "")
+    PYF("nn.Module: U_0", 4, 1, 5000000005, "5000000000", MOD(9))
+    OP("aten::mm", 5, 2);
+
+/* The trace `events` (a JSON array's members, each ending ",\n"), after
+ * `before` (a whole member of the top-level object or ""), written to path. */
+static int write_events(const char *path, const char *before, const char *events)
+{
+    size_t n = strlen(events);
+    char *text = malloc(strlen(before) + n + 64);
+    if (!text)
+        return 0;
+    sprintf(text, "{%s\"traceEvents\": [\n%.*s\n]}\n", before, (int)(n - 2), events);
+    int ok = write_text(path, text);
+    free(text);
+    return ok;
+}
+
+/* The modules view of a whole and a TP_LEAN_PYGRAPH load of `events`
+ * (`frames` python frames with an id left out, `left` events left out in
+ * all): equal (default columns, all columns, --tree); name "pygraph" +
+ * `tag`.  The whole load's CSV in *csv (the caller frees it). */
+static void pygraph_case(const char *tag, const char *before, const char *events, size_t frames, size_t left,
+                         char **csv)
+{
+    char dir[64], path[80], name[96];
+    *csv = NULL;
+    if (tt_tmpdir(dir, sizeof dir, "pygraph") < 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    snprintf(name, sizeof name, "pygraph%s.trace_written", tag);
+    CHECK(name, write_events(path, before, events));
+    int rcw, rcg, rcp;
+    tp_store *whole = load(path, 0, &rcw), *g = load_lean(path, 0, TP_LEAN_PYGRAPH, &rcg),
+             *py = load_lean(path, 0, TP_LEAN_PYFUNCS, &rcp);
+#define NAMED(what) (snprintf(name, sizeof name, "pygraph%s.%s", tag, what), name)
+    CHECK(NAMED("loads"), rcw == TP_OK && rcg == TP_OK && rcp == TP_OK);
+    CHECK_INT(NAMED("frames_kept"), g->pyframes.n, frames);
+    CHECK_INT(NAMED("left_out"), g->left_out, left);
+    CHECK_INT(NAMED("rows"), g->n, whole->n - left);
+    CHECK_INT(NAMED("rows_as_pyfuncs"), g->n, py->n);
+    CHECK_INT(NAMED("python_rows"), count_kind(g, TP_K_PYTHON_FUNCTION, 0), count_kind(py, TP_K_PYTHON_FUNCTION, 0));
+    CHECK_INT(NAMED("events_counted"), tp_store_event_count(g), tp_store_event_count(whole));
+    CHECK(NAMED("span_as_pyfuncs"), g->left_out_first_ts == py->left_out_first_ts &&
+                                        g->left_out_lo == py->left_out_lo && g->left_out_hi == py->left_out_hi);
+    CHECK(NAMED("same_skips"), same_skips(whole, g));
+    struct tp_view_opts vo = {0};
+    CHECK(NAMED("modules_same"), same_view_opts("modules", whole, g, &vo));
+    vo.need_columns = "module,id,depth,occurrences,operators,host_total,host_self,dev_total,dev_self,tree,share,bar";
+    CHECK(NAMED("modules_all_columns_same"), same_view_opts("modules", whole, g, &vo));
+    vo.need_columns = NULL;
+    vo.tree = 1;
+    CHECK(NAMED("modules_tree_same"), same_view_opts("modules", whole, g, &vo));
+    vo.tree = 0;
+    CHECK(NAMED("ops_same"), same_view_opts("ops", whole, g, &vo));
+    tp_table *t = NULL;
+    tp_error err = {0};
+    CHECK_INT(NAMED("modules_refuse_pyfuncs"), tp_view_build(tp_view_find("modules"), py, &vo, &t, &err),
+              TP_ERR_USAGE);
+    CHECK_INT(NAMED("info_refused"), tp_view_build(tp_view_find("info"), g, &vo, &t, &err), TP_ERR_USAGE);
+    char out[80];
+    snprintf(out, sizeof out, "%s/x.tprof", dir);
+    CHECK_INT(NAMED("not_saved"), tp_store_save(g, NULL, out, &err), TP_ERR_USAGE);
+#undef NAMED
+    size_t len;
+    *csv = view_text("modules", whole, &vo, &len);
+    tp_store_free(whole);
+    tp_store_free(g);
+    tp_store_free(py);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* TP_LEAN_PYGRAPH: the python frames of no module call leave a record, not
+ * a row, and the modules view is the whole load's. */
+static void kineto_pygraph(void)
+{
+    char *csv;
+    pygraph_case("", "", pygraph_events, 3, 4, &csv);
+    const char *b = csv ? strstr(csv, "B_0") : NULL, *c = csv ? strstr(csv, "C_0") : NULL;
+    const char *d = csv ? strstr(csv, "D_0") : NULL, *e = csv ? strstr(csv, "E_0") : NULL;
+    CHECK("pygraph.b_before_c", b && c && b < c);
+    CHECK("pygraph.e_before_d", d && e && e < d);
+    free(csv);
+    pygraph_case("_wide", "", pygraph_wide_events, 3, 3, &csv);
+    const char *u = csv ? strstr(csv, "U_0") : NULL, *v = csv ? strstr(csv, "V_0") : NULL;
+    CHECK("pygraph_wide.u_before_v", csv && strstr(csv, "W_0") && u && v && u < v);
+    free(csv);
+    /* "traceEvents" twice: the last array wins, the first's records go */
+    pygraph_case("_repeated", "\"traceEvents\": [" PYF("nn.Module: Old_0", 1, 9, 1, "null", MOD(1))
+                 PYF("o.py(1): o", 2, 1, 2, "1", "") PYF("o.py(2): p", 3, 1, 3, "2", "") "{}], ",
+                 pygraph_events, 3, 4, &csv);
+    CHECK("pygraph_repeated.old_gone", csv && !strstr(csv, "Old_0") && strstr(csv, "B_0"));
+    free(csv);
+}
+
 /* key_averages' "Self CPU time total" nests torch events among themselves:
  * a python frame that straddles an operator's end does not make the
  * operator inside both outermost (150 us: outer and after; nesting with the
@@ -562,6 +713,7 @@ int main(void)
     launch_lookups();
     kineto_lean();
     memory_peaks_lean();
+    kineto_pygraph();
     self_cpu_total_straddle();
     TEST_EXIT();
 }

@@ -95,6 +95,10 @@ void tp_store_free(tp_store *st)
     free(st->ext32);
     free(st->ext64);
     SIDE_TABLES(FREE_FIELD)
+    free(st->pyframes.ts);
+    free(st->pyframes.at);
+    free(st->pyframes.ids32);
+    free(st->pyframes.ids64);
     tp_npu_free(st->npu);
     free_links(st);
     tp_strtab_free(&st->strings);
@@ -389,6 +393,72 @@ int64_t tp_store_fwd_thread(const tp_store *st, size_t row)
 int tp_store_set_fwd_thread(tp_store *st, size_t op, int64_t tid)
 {
     return set_keyed((void **)&st->fwds, &st->nfwds, &st->capfwds, op, tid);
+}
+
+/* The frames' ids made 64-bit (an id past 32 bits came): 0, or -1. */
+static int widen_pyframes(struct tp_pyframes *f)
+{
+    int64_t *w = malloc((f->cap ? f->cap : 1) * 2 * sizeof *w);
+    if (!w)
+        return -1;
+    for (size_t i = 0; i < 2 * f->n; i++)
+        w[i] = f->ids32[i] == TP_PY32_NONE ? TP_NONE : (int64_t)f->ids32[i];
+    free(f->ids32);
+    f->ids32 = NULL;
+    f->ids64 = w;
+    return 0;
+}
+
+static int grow_pyframes(struct tp_pyframes *f)
+{
+    size_t cap = f->cap ? f->cap * 2 : 4096;
+    int64_t *ts = realloc(f->ts, cap * sizeof *ts);
+    if (!ts)
+        return -1;
+    f->ts = ts;
+    uint32_t *at = realloc(f->at, cap * sizeof *at);
+    if (!at)
+        return -1;
+    f->at = at;
+    if (f->ids64) {
+        int64_t *w = realloc(f->ids64, cap * 2 * sizeof *w);
+        if (!w)
+            return -1;
+        f->ids64 = w;
+    } else {
+        uint32_t *w = realloc(f->ids32, cap * 2 * sizeof *w);
+        if (!w)
+            return -1;
+        f->ids32 = w;
+    }
+    f->cap = cap;
+    return 0;
+}
+
+static int fits32(int64_t v)
+{
+    return v >= 0 && v < (int64_t)TP_PY32_NONE;
+}
+
+int tp_store_add_pyframe(tp_store *st, int64_t ts, int64_t python_id, int64_t python_parent_id)
+{
+    struct tp_pyframes *f = &st->pyframes;
+    if (st->n > UINT32_MAX || (f->n == f->cap && grow_pyframes(f) < 0))
+        return -1;
+    if (!f->ids64 && (!fits32(python_id) || (python_parent_id != TP_NONE && !fits32(python_parent_id))) &&
+        widen_pyframes(f) < 0)
+        return -1;
+    size_t i = f->n++;
+    f->ts[i] = ts;
+    f->at[i] = (uint32_t)st->n;
+    if (f->ids64) {
+        f->ids64[2 * i] = python_id;
+        f->ids64[2 * i + 1] = python_parent_id;
+    } else {
+        f->ids32[2 * i] = (uint32_t)python_id;
+        f->ids32[2 * i + 1] = python_parent_id == TP_NONE ? TP_PY32_NONE : (uint32_t)python_parent_id;
+    }
+    return 0;
 }
 
 void tp_store_trim_fwds(tp_store *st)

@@ -104,6 +104,23 @@ struct tp_py32 {
 };
 #define TP_PY32_NONE UINT32_MAX
 
+/* The python_function frames a TP_LEAN_PYGRAPH load left out that have a
+ * "Python id": no row, only what the module hierarchy walks (modtree_py.c),
+ * 20 bytes a frame instead of a row, an op record and its strings (2.3M of
+ * them on a 1 GB OWLv2 trace).  In the order they were read; `at` is the
+ * row count then (the frame sat before row `at` of the store), so the
+ * whole load's (start, row) order is rebuilt exactly: frame i was row
+ * at[i] + i of the whole load.  Ids in 32 bits (TP_PY32_NONE: no parent)
+ * while every one is in [0, 2^32 - 1), else ids64 (ids32 NULL).  Read with
+ * tp_store_pyframe_ids. */
+struct tp_pyframes {
+    size_t n, cap;
+    int64_t *ts;
+    uint32_t *at;
+    uint32_t *ids32;               /* python id, python parent id: two a frame */
+    int64_t *ids64;                /* the same, TP_NONE no parent */
+};
+
 struct tp_mem_info {         /* [memory] instants */
     int64_t addr, bytes, total_allocated, total_reserved;   /* TP_NONE when absent */
     int32_t device_type;           /* 0 CPU, 1 CUDA, ... -1 absent */
@@ -272,6 +289,7 @@ struct tp_store {
     struct tp_py_info     *pys;     size_t npys, cappys;       /* tp_op_info.py indexes it (tp_store_py) */
     struct tp_py32        *pys32;   /* instead of pys while every id fits 32 bits (npys, cappys its) */
     struct tp_fwd_rec     *fwds;    size_t nfwds, capfwds;     /* sorted by op record (tp_store_fwd_thread) */
+    struct tp_pyframes    pyframes;                            /* TP_LEAN_PYGRAPH: the python frames left out */
 
     /* ---- about the input ---- */
     char path[1024];
@@ -286,7 +304,8 @@ struct tp_store {
     int32_t schema_version;
     int truncated;                 /* the input ended early */
     int lean;                      /* tp_store_set_lean: TP_LEAN_FLOWS, a kineto trace kept only
-                                      its fwdbwd flows; TP_LEAN_PYFUNCS, those and the
+                                      its fwdbwd flows; TP_LEAN_PYGRAPH, those, the rows of
+                                      TP_LEAN_PYFUNCS and the pyframes; TP_LEAN_PYFUNCS, those and the
                                       python_function events of module calls or named like
                                       autograd nodes; TP_LEAN_MEMORY_PEAKS, those and the
                                       memory events folded into gpu_peaks; TP_LEAN_TREE, those and no memory
@@ -296,7 +315,7 @@ struct tp_store {
     size_t left_out;               /* the events it left out */
     int64_t left_out_first_ts;     /* the earliest start of those that are complete ('X'), INT64_MAX none */
     int64_t left_out_lo, left_out_hi;   /* the first start and last end of those that are no flow
-                                           (read for TP_LEAN_PYFUNCS and TP_LEAN_TREE), INT64_MAX
+                                           (read for TP_LEAN_PYGRAPH to TP_LEAN_TREE), INT64_MAX
                                            and INT64_MIN none */
     /* TP_LEAN_MEMORY_PEAKS: the memory events' rows are left out, and kept
      * of them is what advice reads (tp_store_gpu_memory_peaks) */
@@ -389,6 +408,21 @@ int64_t tp_store_fwd_thread(const tp_store *st, size_t row);
  * in increasing order; those at or past `op` are dropped first.  0, or -1
  * out of memory. */
 int tp_store_set_fwd_thread(tp_store *st, size_t op, int64_t tid);
+/* Keep a python frame a TP_LEAN_PYGRAPH load leaves out (struct
+ * tp_pyframes; at: st->n now).  0, or -1 out of memory. */
+int tp_store_add_pyframe(tp_store *st, int64_t ts, int64_t python_id, int64_t python_parent_id);
+/* Python frame i's ids (parent TP_NONE when it has none). */
+static inline void tp_store_pyframe_ids(const tp_store *st, size_t i, int64_t *python_id, int64_t *python_parent_id)
+{
+    const struct tp_pyframes *f = &st->pyframes;
+    if (f->ids64) {
+        *python_id = f->ids64[2 * i];
+        *python_parent_id = f->ids64[2 * i + 1];
+    } else {
+        *python_id = f->ids32[2 * i];
+        *python_parent_id = f->ids32[2 * i + 1] == TP_PY32_NONE ? TP_NONE : (int64_t)f->ids32[2 * i + 1];
+    }
+}
 /* Drop the "Fwd thread id"s of op records at or past st->nops (after op
  * records were dropped). */
 void tp_store_trim_fwds(tp_store *st);

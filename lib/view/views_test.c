@@ -106,9 +106,12 @@ int main(void)
     const tp_view *gpu = tp_view_find("gpu"), *steps = tp_view_find("steps");
     CHECK("lean: gpu", gpu && tp_view_lean_level(gpu, &vo) == TP_LEAN_TREE);
     CHECK("lean: steps", steps && tp_view_lean_level(steps, &vo) == TP_LEAN_TREE);
-    /* the module tree walks every python frame's parent id */
+    /* the module tree walks every python frame's parent id: a record of
+     * each, between the flows level and the python functions' */
     const tp_view *mods = tp_view_find("modules");
-    CHECK("lean: modules keeps the python frames", mods && tp_view_lean_level(mods, &vo) == TP_LEAN_FLOWS);
+    CHECK("lean: modules keeps the python graph", mods && tp_view_lean_level(mods, &vo) == TP_LEAN_PYGRAPH);
+    CHECK("lean: the python graph between flows and python functions",
+          TP_LEAN_FLOWS < TP_LEAN_PYGRAPH && TP_LEAN_PYGRAPH < TP_LEAN_PYFUNCS);
     CHECK("lean: info reads every event", info && tp_view_lean_level(info, &vo) == TP_LEAN_NONE);
     TEST_EXIT();
 }
