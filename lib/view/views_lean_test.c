@@ -86,6 +86,23 @@ static const char *const trace_json =
     "  \"args\": {\"correlation\": 14, \"device\": 0, \"stream\": 7}}\n"
     "]}\n";
 
+/* Two flows a whole load counts as malformed (a string start, an id that is
+ * no integer) and a good one: a lean load that leaves flows out still
+ * checks them, for info and check. */
+static const char *const bad_flows_json =
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mul\", \"pid\": 1, \"tid\": 1, \"ts\": 10,"
+    "  \"dur\": 100, \"args\": {\"External id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 20, \"dur\": 10, \"args\": {\"correlation\": 11, \"External id\": 1}},\n"
+    " {\"ph\": \"s\", \"id\": 11, \"pid\": 1, \"tid\": 1, \"ts\": \"x\", \"cat\": \"ac2g\", \"name\": \"launch\"},\n"
+    " {\"ph\": \"f\", \"id\": 1.5, \"pid\": 0, \"tid\": 7, \"ts\": 40, \"cat\": \"ac2g\", \"name\": \"launch\","
+    "  \"bp\": \"e\"},\n"
+    " {\"ph\": \"t\", \"id\": 11, \"pid\": 0, \"tid\": 7, \"ts\": 45, \"cat\": \"ac2g\", \"name\": \"launch\"},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"mul\", \"pid\": 0, \"tid\": 7, \"ts\": 40, \"dur\": 5,"
+    "  \"args\": {\"correlation\": 11, \"device\": 0, \"stream\": 7}}\n"
+    "]}\n";
+
 /* View v built from st as `tprof report` builds it (-w 100 when
  * columnated, else CSV), into one text: its status, message, table and
  * footer.  The build bypasses tp_view_build's refusal of a store leaner
@@ -152,16 +169,53 @@ static int same_as_whole(const tp_view *v, const char *path, const tp_store *who
     return same;
 }
 
+/* The leanest level view v takes as report builds it (CSV or -w). */
+static int report_level(const tp_view *v)
+{
+    int lean = TP_LEAN_KERNELS;
+    for (int c = 0; c < 2; c++) {
+        struct tp_view_opts vo = {0};
+        vo.columnated = c;
+        vo.need_columns = tp_view_default_columns(v, &vo);
+        int l = tp_view_lean_level(v, &vo);
+        lean = l < lean ? l : lean;
+    }
+    return lean;
+}
+
+static tp_store *write_and_load(const char *path, const char *text, const char *what)
+{
+    char name[64];
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    snprintf(name, sizeof name, "%s.written", what);
+    CHECK(name, ok);
+    tp_store *st = ok ? load(path, TP_LEAN_NONE) : NULL;
+    snprintf(name, sizeof name, "%s.whole_loads", what);
+    CHECK(name, st != NULL);
+    return st;
+}
+
 int main(void)
 {
     char dir[64], path[96], name[128];
     if (tt_tmpdir(dir, sizeof dir, "views-lean") < 0)
         TEST_EXIT();
     snprintf(path, sizeof path, "%s/t.json", dir);
-    FILE *f = fopen(path, "w");
-    CHECK("trace_written", f && fputs(trace_json, f) >= 0 && fclose(f) == 0);
-    tp_store *whole = load(path, TP_LEAN_NONE);
-    CHECK("whole_loads", whole != NULL);
+    tp_store *whole = write_and_load(path, bad_flows_json, "bad_flows");
+    if (whole) {
+        char note[256];
+        CHECK("bad_flows.malformed", tp_store_malformed(whole, 1, note, sizeof note) &&
+                                         !tp_store_malformed(whole, 2, note, sizeof note));
+        for (const tp_view *const *v = tp_views(); *v; v++) {
+            snprintf(name, sizeof name, "bad_flows.%s.same_at_its_level", (*v)->name);
+            CHECK(name, same_as_whole(*v, path, whole, report_level(*v), 0));
+        }
+        tp_store_free(whole);
+    }
+    whole = write_and_load(path, trace_json, "trace");
     if (!whole)
         TEST_EXIT();
     /* the views that read what the next level leaves out: their level is
@@ -169,14 +223,7 @@ int main(void)
     static const char *const tight[] = {"info", "modules", "critical-path", "labels", "memory"};
     size_t ntight = 0;
     for (const tp_view *const *v = tp_views(); *v; v++) {
-        int lean = TP_LEAN_KERNELS;
-        for (int c = 0; c < 2; c++) {
-            struct tp_view_opts vo = {0};
-            vo.columnated = c;
-            vo.need_columns = tp_view_default_columns(*v, &vo);
-            int l = tp_view_lean_level(*v, &vo);
-            lean = l < lean ? l : lean;
-        }
+        int lean = report_level(*v);
         snprintf(name, sizeof name, "%s.same_at_its_level", (*v)->name);
         CHECK(name, same_as_whole(*v, path, whole, lean, 0));
         for (size_t i = 0; i < sizeof tight / sizeof *tight; i++)
