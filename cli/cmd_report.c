@@ -194,7 +194,7 @@ static int report_all(const struct report *R, const tp_store *st, int threads)
 
 /* The leanest load (tp_store_set_lean) every view reads all of, as
  * report_view builds it: a kineto trace's events that none of them reads
- * are skipped (the non-fwdbwd flows: a third of a ResNet-50 trace's
+ * are skipped (the flows but fwdbwd ones: a quarter of a ResNet-50 trace's
  * events).  Other inputs load whole whatever it says. */
 static int report_lean(const struct report *R)
 {
