@@ -80,9 +80,11 @@ void tp_store_set_kernel_scope(tp_store *st);
  * memory event, and of the python_function events (half the events of a
  * PyTorch 2.x trace with the Python tracer on) only those named like
  * autograd nodes (they make a kernel's direction bprop); nor the layer or
- * trace of the prof.py rows.  The events left out are read for their JSON
- * grammar only, up to what tells their kind (and a python_function event's
- * start), and skipped.  Such a store cannot be saved (tp_store_save).
+ * trace of the prof.py rows.  The events TP_LEAN_KERNELS leaves out are
+ * read for their JSON grammar only, up to what tells their kind (and a
+ * python_function event's start), and skipped; the flows and python frames
+ * the other levels leave out are read whole and checked as in a whole
+ * load.  Such a store cannot be saved (tp_store_save).
  * Other inputs, and an Ascend folder's trace, load whole.
  * TP_LEAN_PYGRAPH, between TP_LEAN_FLOWS and TP_LEAN_PYFUNCS: the events
  * of TP_LEAN_PYFUNCS, and of each python_function event it leaves out that

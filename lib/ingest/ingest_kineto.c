@@ -327,11 +327,10 @@ static int left_out_event(tp_json *j, const struct event *ev, int level)
     if (ev->ph.type != TP_J_STRING || ev->ph.s.len == 0)
         return 0;
     char ph = tp_json_ptr(j, ev->ph.s)[0];
-    if (ph == 't' || ((ph == 's' || ph == 'f') && level >= TP_LEAN_KERNELS))
+    if ((ph == 's' || ph == 'f' || ph == 't') && level >= TP_LEAN_KERNELS)
         return 1;
-    if (ph == 's' || ph == 'f')
-        return ev->cat.type == TP_J_STRING &&
-               !(ev->cat.s.len == 6 && memcmp(tp_json_ptr(j, ev->cat.s), "fwdbwd", 6) == 0);
+    if (ph == 's' || ph == 'f' || ph == 't')
+        return 0;   /* read whole and checked (left_out_flow): info and check count a bad one */
     if (level < TP_LEAN_KERNELS) {
         /* TP_LEAN_TREE: a memory event once its start is read (the span) */
         if (level != TP_LEAN_TREE || (ph != 'i' && ph != 'I') || ev->name.type != TP_J_STRING || ev->ts.type == TP_J_NONE)
@@ -824,6 +823,21 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
  * direction, link_annot.c).  Read whole because the module id is the
  * last thing it says; what is saved is its row, its strings and its link
  * (and the check of its args' ids). */
+/* Under TP_LEAN_FLOWS to TP_LEAN_TREE, once the whole event is read: 1
+ * for a flow event but a forward-backward one (category "fwdbwd", as
+ * tbtree_bwd.c reads them).  Read whole, and checked as every event is,
+ * so that a malformed one is counted as in a whole load (info, check). */
+static int left_out_flow(tp_json *j, const struct event *ev)
+{
+    if (ev->ph.type != TP_J_STRING || ev->ph.s.len == 0)
+        return 0;
+    char ph = tp_json_ptr(j, ev->ph.s)[0];
+    if (ph != 's' && ph != 'f' && ph != 't')
+        return 0;
+    return ph == 't' || (ev->cat.type == TP_J_STRING &&
+                         !(ev->cat.s.len == 6 && memcmp(tp_json_ptr(j, ev->cat.s), "fwdbwd", 6) == 0));
+}
+
 static int left_out_python(tp_json *j, const struct event *ev)
 {
     if (ev->ph.type != TP_J_STRING || ev->ph.s.len != 1 || tp_json_ptr(j, ev->ph.s)[0] != 'X' ||
@@ -925,6 +939,16 @@ static int read_events(struct importer *im)
                 if (keep_pyframe(im, &ev, off) < 0)
                     return -1;
             } else if (check_event(im->st, j, &ev, off, &ph, &ts, &dur))
+                leave_out(im->st, j, &ev);
+        }
+        else if (im->keys.lean && im->keys.lean < TP_LEAN_KERNELS && left_out_flow(j, &ev)) {
+            /* checked as every event is (its phase, start, duration, name,
+             * its id): a bad one is counted as in a whole load */
+            char ph;
+            int64_t ts, dur;
+            int bad = 0;
+            if (check_event(im->st, j, &ev, off, &ph, &ts, &dur) &&
+                (ev.id.type == TP_J_STRING || (pick_i64(im, &ev.id, "flow \"id\"", off, &bad), !bad)))
                 leave_out(im->st, j, &ev);
         }
         else {

@@ -72,7 +72,8 @@ static void check_input(const tp_store *st, struct tp_findings *f)
         struct tp_finding *x = tp_finding_add(f, st, TP_SEV_ERROR, "truncated", 1, -1);
         if (x)
             tp_finding_detail(x, "the input ends early (a profiler still writing, a cut copy): the %zu events "
-                              "before the cut are kept; whatever came after is missing from every table", st->n);
+                              "before the cut are kept; whatever came after is missing from every table",
+                              tp_store_event_count(st));
     }
     for (size_t i = 0; i < st->nskips; i++) {
         const struct tp_skip *s = &st->skips[i];

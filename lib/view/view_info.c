@@ -60,8 +60,11 @@ int tp_info_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **
     row(t, "size", "%" PRIu64 " bytes", st->input_bytes);
     if (st->text_bytes && st->text_bytes != st->input_bytes)
         row(t, "uncompressed", "%" PRIu64 " bytes", st->text_bytes);
-    row(t, "events", "%zu", st->n);
+    row(t, "events", "%zu", tp_store_event_count(st));
     size_t by_kind[TP_K_COUNT] = {0};
+    /* A lean load (its level TP_LEAN_FLOWS at most, views.def) left out
+     * flows alone, which the span below does not read either. */
+    by_kind[TP_K_FLOW] = st->left_out;
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
     for (size_t i = 0; i < st->n; i++) {
         by_kind[st->kind[i]]++;
