@@ -44,9 +44,6 @@ struct report {
 
 struct pool;
 
-/* Build view v and write it; its summary line goes to `line` either way.
- * Returns 2 on a write error, 0 otherwise (a view that does not apply is not
- * an error).  Thread-safe: views only read the store. */
 /* The options view v is built with (st NULL: before the load, for a
  * kineto trace, whose views are no NPU twins). */
 static void report_opts(const struct report *R, const tp_view *v, const tp_store *st, struct tp_view_opts *vo)
@@ -58,6 +55,9 @@ static void report_opts(const struct report *R, const tp_view *v, const tp_store
     vo->need_columns = tp_view_default_columns(tp_view_for_store(v, st), vo);
 }
 
+/* Build view v and write it; its summary line goes to `line` either way.
+ * Returns 2 on a write error, 0 otherwise (a view that does not apply is not
+ * an error).  Thread-safe: views only read the store. */
 static int report_view(const struct report *R, const tp_view *v, const tp_store *st, char *line, size_t cap)
 {
     struct tp_view_opts vo;
