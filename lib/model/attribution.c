@@ -235,7 +235,7 @@ int tp_store_coverage(const tp_store *st, char *buf, size_t cap)
             a->graph_launches == 1 ? "" : "es");
         if (a->cause_n[TP_ATTR_LAUNCH_CALL])
             put(&s, " (%lld to the call %s itself: no operator encloses it)", (long long)a->cause_n[TP_ATTR_LAUNCH_CALL],
-                tp_store_str(st, st->name[a->call_example]));
+                tp_store_need(st, TP_NEED_NAME, NULL) == TP_OK ? tp_store_str(st, st->name[a->call_example]) : "?");
         if (a->captures_read)
             put(&s, ", not to the operators captured in the graph (none of the %lld capture%s read has a replay's "
                     "size)", (long long)a->captures_read, plural(a->captures_read));

@@ -209,6 +209,12 @@ static int collect(struct collect *C, int64_t ni, int depth)
     return 0;
 }
 
+int64_t tp_modtree_stat_add(struct tp_modtree *T, const char *name, int64_t id)
+{
+    int64_t i = stat_find(T, name, id, 1);
+    return i < 0 ? -1 : i;
+}
+
 const struct tp_modstat *tp_modtree_stat(const struct tp_modtree *T, const char *name, int64_t id)
 {
     int64_t key = key_of(name, id);
@@ -236,4 +242,13 @@ int tp_modtree_stats(struct tp_modtree *T, const tp_store *st, const struct tb_m
             rc = collect(&C, c, 0);
     free(C.odev);
     return rc;
+}
+
+int tp_modtree_modules(struct tp_modtree *T, const tp_store *st)
+{
+    if (tp_modtree_from_python(T, st) < 0)
+        return -1;
+    const struct tb_model *m = NULL;
+    /* (no modules: the op tree is not built for nothing) */
+    return T->nn && (!(m = tp_store_tb(st)) || tp_modtree_stats(T, st, m, CL_MOD) < 0) ? -1 : 0;
 }

@@ -62,6 +62,16 @@ int tp_modtree_from_lightning(struct tp_modtree *T, const tp_store *st);
  * nodes of the other module class are looked through (see modtree.c). */
 int tp_modtree_stats(struct tp_modtree *T, const tp_store *st, const struct tb_model *m, int cl);
 
+/* The Module view's tree and numbers: the python_function hierarchy and,
+ * when it has modules, the statistics of the store's op tree (CL_MOD).
+ * -1 on out of memory.  What a .tprof store holds of them
+ * (tp_store_file_modtree) is this, written at import. */
+int tp_modtree_modules(struct tp_modtree *T, const tp_store *st);
+
+/* The statistics record of (name, id), zeroed when new: its index, -1 on
+ * out of memory (a tree read back from a store puts its numbers here). */
+int64_t tp_modtree_stat_add(struct tp_modtree *T, const char *name, int64_t id);
+
 /* The name as the plugin shows it: "nn.Module: " taken out (Python's
  * str.replace), in buf (cut at cap). */
 void tp_modtree_display_name(const char *name, char *buf, size_t cap);

@@ -86,6 +86,13 @@ struct tp_prof_row *tp_store_file_prof_rows(const tp_store *st);
 /* The row of annotation a as a store holds it (padding zeroed). */
 void tp_prof_row_of(const tp_store *st, const struct tp_kernel_annot *a, struct tp_prof_row *r);
 
+/* The Module view's tree and numbers (modtree.h: tp_modtree_modules) a
+ * .tprof store holds (store_file_modtree.c): 1 when T (empty) was filled
+ * from it, 0 when the store has none of this tprof's version or they do not
+ * fit the store (T left empty), -1 out of memory. */
+struct tp_modtree;
+int tp_store_file_modtree(const tp_store *st, struct tp_modtree *T);
+
 /* A view's table through summary view sv (summ.h): from the section a
  * .tprof store holds (ops by name, memory; store_file_results.c), else
  * summarized from the columns `needs` names (asked for first). */

@@ -174,6 +174,9 @@ void *tp_sf_blob_inflate(const struct tp_sf_blobs *b, const char *name, size_t w
 /* The views' results that depend on the store alone, computed and written
  * with the models (store_file_results.c). */
 int tp_sf_write_results(struct tp_sf_writer *w, const tp_store *st);
+/* The Module view's tree and numbers (store_file_modtree.c), written with
+ * the results. */
+int tp_sf_write_modtree(struct tp_sf_writer *w, const tp_store *st);
 /* Mark the model sections kept in L usable when their version is this
  * tprof's, to be inflated only when a view asks for a model
  * (tp_store_file_tree, tp_store_file_breakdown); else free them.  1 when

@@ -234,7 +234,9 @@ int tp_sf_write_results(struct tp_sf_writer *w, const tp_store *st)
     int rc = write_gpu(w, st);
     if (!rc)
         rc = write_sections(w, st);
-    return rc ? rc : write_prof(w, st);
+    if (!rc)
+        rc = write_prof(w, st);
+    return rc ? rc : tp_sf_write_modtree(w, st);
 }
 
 /* Reading a section back: every length checked against what is left. */

@@ -4,10 +4,12 @@
 #     plugin's V100 ResNet-50 trace, TraceLens' B200 and MI300X traces, an
 #     nvprof dump, an Nsight Systems export, a PyProf dict, Ascend folders in
 #     text (Level0, and Level1 with PMU columns) and database form, and a
-#     trace cut in half), every view prints the
+#     trace cut in half, TraceLens' OWLv2 trace and a vLLM graph replay), every view prints the
 #     same stdout, the same stderr (the path aside) and the same exit status
 #     from the .tprof as from the input itself; `info` differs only in its
 #     file row;
+#   - `modules` on a store without the Module view's tree (written before
+#     tprof stored it) prints the same bytes as on the trace;
 #   - the store is at most 0.15 of the size of the JSON it came from;
 #   - `tprof report` writes one file per view that applies, and each equals
 #     the view run on its own;
@@ -22,7 +24,8 @@ T=$top/cli/tprof
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 views="prof info kernels ops steps dist gpu advice memory modules temporal kernel-types overlap idle launches queue"
-variants="kernels:--group=props kernels:--group=all ops:--group=shape dist:--comm memory:--curve memory:--events"
+variants="kernels:--group=props kernels:--group=all ops:--group=shape dist:--comm memory:--curve memory:--events
+          modules:--tree modules:--csv"
 
 # run VIEW-SPEC INPUT OUTPREFIX: stdout, stderr (paths made neutral) and status
 # (its variables are its own: sh has no locals, and roundtrip's $in must
@@ -70,6 +73,51 @@ roundtrip() {   # NAME INPUT
     fi
 }
 
+# modules_old_store INPUT: the store holds the Module view's tree
+# (opt.model.mod.*); a store without it (as tprof wrote them before) prints
+# the same bytes, computed from its columns.
+modules_old_store() {
+    in=$1
+    if [ ! -e "$in" ]; then
+        echo "skip store.modules-old-store: $in is missing"
+        return
+    fi
+    "$T" import "$in" -o "$tmp/mod.tprof" 2>/dev/null
+    has=$(python3 - "$tmp/mod.tprof" "$tmp/mod-old.tprof" <<'PY'
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+out = bytearray(src[:16]); p = 16; dropped = 0
+while True:
+    (nlen,) = struct.unpack_from("<H", src, p)
+    if nlen == 0:
+        out += src[p:]; break
+    name = src[p+2:p+2+nlen].decode()
+    zlen = struct.unpack_from("<IIQQI", src, p+2+nlen)[3]
+    end = p + 2 + nlen + 28 + zlen
+    if name.startswith("opt.model.mod."):
+        dropped += 1
+    else:
+        out += src[p:end]
+    p = end
+open(sys.argv[2], "wb").write(out)
+print(dropped)
+PY
+)
+    bad=""
+    for spec in modules modules:--tree modules:--csv; do
+        run "$spec" "$in" "$tmp/a"
+        run "$spec" "$tmp/mod-old.tprof" "$tmp/b" "$in"
+        for k in out err rc; do
+            cmp -s "$tmp/a.$k" "$tmp/b.$k" || bad="$bad $spec($k)"
+        done
+    done
+    if [ "$has" = 5 ] && [ -z "$bad" ] && [ -s "$tmp/a.out" ]; then
+        echo "ok store.modules-old-store"
+    else
+        echo "FAIL store.modules-old-store: ${has:-no} opt.model.mod sections (5 expected); differs:$bad"
+    fi
+}
+
 . "$(dirname "$0")/lib.sh"
 golden_need store "" "$T"
 roundtrip sample "$top/testdata/sample.pt.trace.json"
@@ -80,6 +128,13 @@ else
     TL=$REF/peers/other_data/AMD-AGI-TraceLens/tests/traces
     roundtrip b200-eager "$TL/b200/eager_trace.json.gz"
     roundtrip mi300-bert "$TL/mi300/gaunernst_bert-small-uncased__1016001.json.gz"
+    # OWLv2: 9,000 python frames, nested nn.Modules (what `modules` reads from the store)
+    OWL=$TL/mi300/google_owlv2-large-patch14-ensemble__1016001.json.gz
+    roundtrip owlv2 "$OWL"
+    modules_old_store "$OWL"
+    # a graph replay: the coverage note names the hipGraphLaunch call (the names
+    # asked for by the note, not by views that read none: modules, ops, prof)
+    roundtrip vllm-graph "$TL/inference/vllm_decode_full/graph_execution.json.gz"
     for f in pyprof/data/josiahdavis_profiling-lm/17ed9e2/net.sql pyprof/data/golden/qa_data.dict \
              pyprof/data/synthetic_nsys_from_17ed9e2/synthetic_nsys_from_nvprof_17ed9e2.sqlite; do
         [ -f "$REF/$f" ] && cp "$REF/$f" "$tmp/"
