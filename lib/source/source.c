@@ -69,11 +69,13 @@ struct tp_source {
     int failed;                   /* an error is pending or was returned */
     tp_error error;
 
-    /* With a reader thread (readahead_start), everything above from `raw`
+    /* With a reader thread (units_start), everything above from `raw`
      * to `error` belongs to that thread until tp_readahead_take returns 0;
      * the peek buffer and `delivered` stay the caller's. */
     tp_readahead *ra;
     int counted;                  /* counted in sources_reading */
+    char *unit;                   /* compressed input, no thread: the unit being handed out */
+    size_t unit_len, unit_pos;
 };
 
 const char *tp_compression_name(enum tp_compression c)
@@ -85,7 +87,7 @@ const char *tp_compression_name(enum tp_compression c)
     }
 }
 
-static void readahead_maybe_start(tp_source *s);
+static int units_start(tp_source *s);
 static void readahead_end(tp_source *s);
 
 /* Record the first error; the readers stop at it and hand out what they
@@ -239,7 +241,10 @@ int tp_source_open(tp_source **out, const char *path, tp_error *err)
         }
         ZSTD_initDStream(s->zd);
     }
-    readahead_maybe_start(s);
+    if (units_start(s) < 0) {
+        tp_source_close(s);
+        return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", path);
+    }
     *out = s;
     return TP_OK;
 }
@@ -252,6 +257,7 @@ void tp_source_close(tp_source *s)
     if (s->fd > 0)
         close(s->fd);
     free(s->raw);
+    free(s->unit);
     tp_inflate_free(s->gz);
     if (s->zd)
         ZSTD_freeDStream(s->zd);
@@ -414,31 +420,50 @@ static size_t read_decompressed(tp_source *s, char *buf, size_t cap)
     }
 }
 
-/* ---- the reader thread ----
+/* ---- units, and the reader thread ----
  *
- * The JSON reader spends about 1 s of CPU on a 1 GB trace; getting the bytes
- * to it (read() out of the page cache, igzip, zstd) is 0.1-0.35 s more on the
- * same core.  A thread that runs read_decompressed ahead of it, into a ring of
- * READAHEAD_SLOTS buffers, moves that work to the second core; the caller
- * then pays one memcpy out of a ring buffer that is still in cache.  The
- * thread runs the very code the caller would (read_gzip, read_zstd,
- * read_plain, fd_read), so every byte, every error and the offset in its
- * message are the same; the ring hands the bytes before an error over
- * first, and the error is read only after the thread is joined.
- * No thread for pipes (no size, and the writer is a process of its own),
- * for inputs below tp_source_readahead_min, with TPROF_THREADS=1, or when
- * another source of this process already has one per two cores (tp_run
- * loads ranks on every core: readers would only fight them). */
+ * A decompressor's output before an error depends on the output buffers it
+ * was given, not only on the input: zstd drops what the failing call made
+ * and places the error where the last good call ended; igzip decodes into
+ * a buffer of its own when the room left is small.  So compressed input is
+ * always decompressed in units of UNIT_BYTES, each filled whole (the last
+ * excepted) by the same calls, then copied out: the bytes before an error,
+ * the error and its offset follow from the input alone, not from the sizes
+ * the caller reads with (the JSON reader's window) nor from whether a thread
+ * made the units.  Plain files have no such state: read straight into the
+ * caller's buffer when there is no thread.
+ *
+ * The thread: the JSON reader spends about 1 s of CPU on a 1 GB trace;
+ * getting the bytes to it (read() out of the page cache, igzip, zstd) is
+ * 0.1-0.35 s more on the same core.  A thread that fills the units ahead of
+ * it, in a ring of READAHEAD_SLOTS of them, moves that work to the second
+ * core; the caller copies out of a unit that is still in cache.  The thread
+ * runs the very code the caller would (fill_unit: read_gzip, read_zstd,
+ * read_plain, fd_read), so the bytes, the errors and their offsets are the
+ * same; the ring hands the bytes before an error over first, and the error
+ * is read only after the thread is joined.  No thread for pipes (no size,
+ * and the writer is a process of its own), for inputs below
+ * tp_source_readahead_min, with TPROF_THREADS=1, or when other sources of
+ * this process already have one per two cores (tp_run loads ranks on every
+ * core: readers would only fight them). */
+#define UNIT_BYTES (512u << 10)
 #define READAHEAD_SLOTS 4
-#define READAHEAD_SLOT_BYTES (512u << 10)
 #define COMPRESSION_GUESS 8   /* a compressed trace holds at least 8x its bytes of JSON */
 
 size_t tp_source_readahead_min = 4u << 20;
 static _Atomic int sources_reading;
 
-static size_t readahead_fill(void *ctx, char *buf, size_t cap)
+/* One unit: up to cap bytes, fewer only at the end or at an error. */
+static size_t fill_unit(void *ctx, char *buf, size_t cap)
 {
-    return read_decompressed(ctx, buf, cap);
+    size_t len = 0;
+    while (len < cap) {
+        size_t n = read_decompressed(ctx, buf + len, cap - len);
+        if (n == 0)
+            break;
+        len += n;
+    }
+    return len;
 }
 
 static int threads_allowed(void)
@@ -454,17 +479,23 @@ static int threads_allowed(void)
     return 0;
 }
 
-static void readahead_maybe_start(tp_source *s)
+/* At open: a thread, or (compressed input) the one unit to decompress into.
+ * Returns -1 when out of memory. */
+static int units_start(tp_source *s)
 {
     uint64_t bytes = s->expect_bytes;
     if (s->comp != TP_COMP_NONE)
         bytes *= COMPRESSION_GUESS;
-    if (bytes == 0 || bytes < tp_source_readahead_min || !threads_allowed())
-        return;
-    s->counted = 1;
-    s->ra = tp_readahead_start(readahead_fill, s, READAHEAD_SLOTS, READAHEAD_SLOT_BYTES);
-    if (!s->ra)   /* no memory or no thread: read on the caller's */
-        readahead_end(s);
+    if (bytes > 0 && bytes >= tp_source_readahead_min && threads_allowed()) {
+        s->counted = 1;
+        s->ra = tp_readahead_start(fill_unit, s, READAHEAD_SLOTS, UNIT_BYTES);
+        if (s->ra)
+            return 0;
+        readahead_end(s);   /* no memory or no thread: read on the caller's */
+    }
+    if (s->comp != TP_COMP_NONE && !(s->unit = malloc(UNIT_BYTES)))
+        return -1;
+    return 0;
 }
 
 static void readahead_end(tp_source *s)
@@ -478,10 +509,24 @@ static void readahead_end(tp_source *s)
 
 int tp_source_threaded(const tp_source *s) { return s->ra != NULL; }
 
-/* The next decompressed bytes, from the thread's ring or made here. */
+/* The next decompressed bytes: from the thread's ring, from the unit, or
+ * (plain, no thread) read into buf. */
 static size_t next_bytes(tp_source *s, char *buf, size_t cap)
 {
-    return s->ra ? tp_readahead_take(s->ra, buf, cap) : read_decompressed(s, buf, cap);
+    if (s->ra)
+        return tp_readahead_take(s->ra, buf, cap);
+    if (!s->unit)
+        return read_plain(s, buf, cap);
+    if (s->unit_pos == s->unit_len) {
+        s->unit_len = fill_unit(s, s->unit, UNIT_BYTES);
+        s->unit_pos = 0;
+    }
+    size_t n = s->unit_len - s->unit_pos;
+    if (n > cap)
+        n = cap;
+    memcpy(buf, s->unit + s->unit_pos, n);
+    s->unit_pos += n;
+    return n;
 }
 
 /* Fill the peek buffer up to PEEK_MAX, moving what is left to the front. */
