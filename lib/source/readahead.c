@@ -12,6 +12,8 @@
 #include <string.h>
 #include "readahead.h"
 
+#define STACK_BYTES (256u << 10)
+
 struct tp_readahead {
     tp_readahead_fill fill;
     void *ctx;
@@ -97,7 +99,17 @@ tp_readahead *tp_readahead_start(tp_readahead_fill fill, void *ctx, int slots, s
         pthread_mutex_destroy(&ra->lock);
         goto fail;
     }
-    if (pthread_create(&ra->thread, NULL, produce, ra) != 0) {
+    /* The producer's deepest stack is a decompressor's (zstd, igzip: a few
+     * KB): the default 8 MiB would only take address space, which a
+     * `ulimit -v` run (reliability_src.sh, D13) counts. */
+    pthread_attr_t attr;
+    int attr_ok = pthread_attr_init(&attr) == 0;
+    if (attr_ok)
+        pthread_attr_setstacksize(&attr, STACK_BYTES);
+    int started = pthread_create(&ra->thread, attr_ok ? &attr : NULL, produce, ra) == 0;
+    if (attr_ok)
+        pthread_attr_destroy(&attr);
+    if (!started) {
         pthread_cond_destroy(&ra->not_full);
         pthread_cond_destroy(&ra->not_empty);
         pthread_mutex_destroy(&ra->lock);
