@@ -443,9 +443,9 @@ static size_t read_decompressed(tp_source *s, char *buf, size_t cap)
  * same; the ring hands the bytes before an error over first, and the error
  * is read only after the thread is joined.  No thread for pipes (no size,
  * and the writer is a process of its own), for inputs below
- * tp_source_readahead_min, with TPROF_THREADS=1, or when other sources of
- * this process already have one per two cores (tp_run loads ranks on every
- * core: readers would only fight them). */
+ * tp_source_readahead_min, with TPROF_THREADS=1, on a busy machine, or when
+ * other sources of this process already have one per two cores (tp_run
+ * loads ranks on every core: readers would only fight them). */
 #define UNIT_BYTES (512u << 10)
 #define READAHEAD_SLOTS 4
 #define COMPRESSION_GUESS 8   /* a compressed trace holds at least 8x its bytes of JSON */
@@ -466,14 +466,25 @@ static size_t fill_unit(void *ctx, char *buf, size_t cap)
     return len;
 }
 
+/* TPROF_THREADS=1: no thread; =N: N threads, so one reader per two of them;
+ * unset: one per two cores, and none while the machine is busy (a load
+ * average past the cores less half a core: measured on a 2-core machine
+ * whose other core ran other jobs, the reader thread only waited for it and
+ * the load took 1.1-1.6x the wall time it takes without the thread). */
 static int threads_allowed(void)
 {
     const char *e = getenv("TPROF_THREADS");
-    if (e && atoi(e) == 1)
+    long budget = e ? atol(e) : 0;
+    if (budget == 1)
         return 0;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (budget < 2) {
+        budget = sysconf(_SC_NPROCESSORS_ONLN);
+        double load;
+        if (getloadavg(&load, 1) == 1 && load > (double)budget - 0.5)
+            return 0;
+    }
     int reading = atomic_fetch_add(&sources_reading, 1) + 1;
-    if (ncpu >= 2L * reading)
+    if (budget >= 2L * reading)
         return 1;
     atomic_fetch_sub(&sources_reading, 1);
     return 0;
