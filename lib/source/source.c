@@ -433,11 +433,14 @@ static size_t read_decompressed(tp_source *s, char *buf, size_t cap)
  * made the units.  Plain files have no such state: read straight into the
  * caller's buffer when there is no thread.
  *
- * The thread: the JSON reader spends about 1 s of CPU on a 1 GB trace;
- * getting the bytes to it (read() out of the page cache, igzip, zstd) is
- * 0.1-0.35 s more on the same core.  A thread that fills the units ahead of
- * it, in a ring of READAHEAD_SLOTS of them, moves that work to the second
- * core; the caller copies out of a unit that is still in cache.  The thread
+ * The thread: the import of a 995 MB trace costs 1.00 s of CPU plain, 1.10
+ * gzip'd, 1.15 zstd'd, the reading and decompressing (read() out of the page
+ * cache, igzip, zstd: 0.22 s a GB) on the parser's core.  A thread that
+ * fills the units ahead of it, in a ring of READAHEAD_SLOTS of them, moves
+ * that work to the second core: the parser's thread then spends 0.91-0.92 s
+ * on all three (the copy out of a unit included), the process 1.05, 1.14 and
+ * 1.19 (README, Speed).  Below 4 MiB of JSON the parser's thread saved
+ * nothing measurable (1-16 MB inputs: 0.9-1.2x, in the noise).  The thread
  * runs the very code the caller would (fill_unit: read_gzip, read_zstd,
  * read_plain, fd_read), so the bytes, the errors and their offsets are the
  * same; the ring hands the bytes before an error over first, and the error
