@@ -65,6 +65,7 @@ struct tp_source {
     int z_end;
     ZSTD_DStream *zd;
     int zd_frame_done;
+    size_t zd_hint;               /* the input the last call asked for next (0: any) */
 
     int failed;                   /* an error is pending or was returned */
     tp_error error;
@@ -364,6 +365,12 @@ static size_t read_zstd(tp_source *s, char *buf, size_t cap)
                             (unsigned long long)s->raw_offset);
             break;
         }
+        /* One block a call, the size zstd asked for: a failing call drops
+         * what it made and does not say how far it read, so with one block
+         * a call the bytes before a corrupt block are all handed out and the
+         * error is placed at that block (or at the raw chunk it spans). */
+        if (s->zd_hint && len > s->zd_hint)
+            len = s->zd_hint;
         ZSTD_inBuffer in = { p, len, 0 };
         size_t zr = ZSTD_decompressStream(s->zd, &out, &in);
         raw_consume(s, in.pos);
@@ -381,6 +388,7 @@ static size_t read_zstd(tp_source *s, char *buf, size_t cap)
             break;
         }
         s->zd_frame_done = (zr == 0);
+        s->zd_hint = zr;
     }
     return out.pos;
 }

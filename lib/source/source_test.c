@@ -478,7 +478,19 @@ static void test_thread_same_bytes(void)
     zs[zn / 2] ^= 0x55;
     zs[zn / 2 + 1] ^= 0xaa;
     zs[zn / 2 + 2] ^= 0xff;
-    CHECK("source.thread.zstd_corrupt", same_both_ways("zstd_corrupt", write_tmp("tc.json.zst", zs, zn), 1));
+    const char *zbad = write_tmp("tc.json.zst", zs, zn);
+    CHECK("source.thread.zstd_corrupt", same_both_ways("zstd_corrupt", zbad, 1));
+    /* zstd is fed one block a call: the error names the corrupt block (a
+     * few KB of this trace each), not where a call that made 512 KiB of
+     * output began, and every byte before that block is handed out, right */
+    struct readout o;
+    read_all(zbad, 0, 1u << 20, &o);
+    const char *at = strstr(o.err.msg, "compressed byte ");
+    unsigned long long off = at ? strtoull(at + 16, NULL, 10) : 0;
+    CHECK("source.zstd_corrupt.offset_at_the_block", at && off <= zn / 2 && zn / 2 - off < 16384);
+    CHECK("source.zstd_corrupt.bytes_before_it",
+          o.len > len / 2 - (256u << 10) && o.len < len && memcmp(o.bytes, doc, o.len) == 0);
+    free(o.bytes);
     free(gz);
     free(zs);
     free(doc);
