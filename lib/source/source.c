@@ -28,6 +28,7 @@
  * message, so the caller keeps every complete event. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -478,7 +479,8 @@ static size_t fill_unit(void *ctx, char *buf, size_t cap)
 }
 
 /* TPROF_THREADS=1: no thread; =N: N threads, so one reader per two of them;
- * unset: one per two cores, and none while the machine is busy (a load
+ * unset: one per two cores the process may run on (taskset -c 0: none),
+ * and none while the machine is busy (a load
  * average past the cores less half a core: measured on a 2-core machine
  * whose other core ran other jobs, the reader thread only waited for it and
  * the load took 1.1-1.6x the wall time it takes without the thread). */
@@ -489,7 +491,8 @@ static int threads_allowed(void)
     if (budget == 1)
         return 0;
     if (budget < 2) {
-        budget = sysconf(_SC_NPROCESSORS_ONLN);
+        cpu_set_t cpus;   /* the cores this process may run on (taskset) */
+        budget = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : sysconf(_SC_NPROCESSORS_ONLN);
         double load;
         if (getloadavg(&load, 1) == 1 && load > (double)budget - 0.5)
             return 0;
