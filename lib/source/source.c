@@ -446,9 +446,11 @@ static size_t read_decompressed(tp_source *s, char *buf, size_t cap)
  * gzip'd, 1.15 zstd'd, the reading and decompressing (read() out of the page
  * cache, igzip, zstd: 0.22 s a GB) on the parser's core.  A thread that
  * fills the units ahead of it, in a ring of READAHEAD_SLOTS of them, moves
- * that work to the second core: the parser's thread then spends 0.91-0.92 s
- * on all three (the copy out of a unit included), the process 1.05, 1.14 and
- * 1.19 (README, Speed).  Below 4 MiB of JSON the parser's thread saved
+ * that work off the parser's thread: that thread then spends 0.91-0.92 s on
+ * all three (the copy out of a unit included), the process 1.05, 1.14 and
+ * 1.19.  Wall time drops only where the other core is free; on the shared
+ * development machine it never was, and the thread cost 2-5% of wall time
+ * (README, Speed).  Below 4 MiB of JSON the parser's thread saved
  * nothing measurable (1-16 MB inputs: 0.9-1.2x, in the noise).  The thread
  * runs the very code the caller would (fill_unit: read_gzip, read_zstd,
  * read_plain, fd_read), so the bytes, the errors and their offsets are the
