@@ -816,13 +816,6 @@ static int add_event(struct importer *im, struct event *ev, uint64_t off)
     return 0;
 }
 
-/* Under TP_LEAN_PYGRAPH to TP_LEAN_TREE, once the whole event is read: 1
- * for a complete python_function event (its category, case aside) that is no nn.Module
- * call (no "Python module id": the operator tree makes module nodes of
- * those, tbtree.c) and not named like an autograd node (a kernel's
- * direction, link_annot.c).  Read whole because the module id is the
- * last thing it says; what is saved is its row, its strings and its link
- * (and the check of its args' ids). */
 /* Under TP_LEAN_FLOWS to TP_LEAN_TREE, once the whole event is read: 1
  * for a flow event but a forward-backward one (category "fwdbwd", as
  * tbtree_bwd.c reads them).  Read whole, and checked as every event is,
@@ -838,6 +831,13 @@ static int left_out_flow(tp_json *j, const struct event *ev)
                          !(ev->cat.s.len == 6 && memcmp(tp_json_ptr(j, ev->cat.s), "fwdbwd", 6) == 0));
 }
 
+/* Under TP_LEAN_PYGRAPH to TP_LEAN_TREE, once the whole event is read: 1
+ * for a complete python_function event (its category, case aside) that is no nn.Module
+ * call (no "Python module id": the operator tree makes module nodes of
+ * those, tbtree.c) and not named like an autograd node (a kernel's
+ * direction, link_annot.c).  Read whole because the module id is the
+ * last thing it says; what is saved is its row, its strings and its link
+ * (and the check of its args' ids). */
 static int left_out_python(tp_json *j, const struct event *ev)
 {
     if (ev->ph.type != TP_J_STRING || ev->ph.s.len != 1 || tp_json_ptr(j, ev->ph.s)[0] != 'X' ||
