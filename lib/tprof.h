@@ -238,7 +238,8 @@ double tp_table_cell_float(const tp_table *t, size_t row, size_t col);
  * tp_parse_window) of a linked store, as `tprof cut` keeps them (host
  * events of the steps, and the GPU work they launched; or what overlaps the
  * window): every view reads it as a whole trace.  Exactly one of steps and
- * window; TP_ERR_USAGE naming the steps there are when none matches. */
+ * window; TP_ERR_USAGE naming the steps there are when none matches, or
+ * for a store a lean load (tp_store_set_lean) left events out of. */
 int tp_store_filter(const tp_store *st, const char *steps, const char *window, tp_store **out, tp_error *err);
 
 /* ---- cutting a trace ----------------------------------------------------- */

@@ -500,6 +500,12 @@ static void memory_peaks_lean(void)
     CHECK("peaks.gpu_same", same_view("gpu", whole, pk));
     CHECK("peaks.gpu_series_same", same_view_series("gpu", whole, pk, "4"));
     CHECK("peaks.steps_same", same_view("steps", whole, pk));
+    /* a part of a lean store would pass for a whole trace: refused */
+    tp_store *part = NULL;
+    CHECK_INT("peaks.filter_refused", tp_store_filter(pk, "1", NULL, &part, &err), TP_ERR_USAGE);
+    CHECK("peaks.filter_none", part == NULL);
+    CHECK_INT("peaks.filter_whole", tp_store_filter(whole, "1", NULL, &part, &err), TP_OK);
+    tp_store_free(part);
     const char *const mem_views[] = {"ops", "memory"};
     for (size_t i = 0; i < sizeof mem_views / sizeof *mem_views; i++) {
         char name[64];

@@ -166,6 +166,11 @@ int tp_store_filter(const tp_store *st, const char *steps, const char *window, t
     if (st->npu)
         return tp_error_set(err, TP_ERR_USAGE, "%s: --step and --window apply to GPU traces, not Ascend folders",
                             st->path);
+    /* The part would pass for a whole trace: the lean load's count of what
+     * it left out, its span and its python records are not carried over. */
+    if (st->left_out)
+        return tp_error_set(err, TP_ERR_USAGE, "%s: the store was loaded without some events (tp_store_set_lean): "
+                            "--step and --window read the whole trace", st->path);
     uint8_t *keep = calloc(st->n ? st->n : 1, 1);
     tp_store *dst = tp_store_new();
     struct remap m = {st, dst, malloc((st->strings.count + 1) * sizeof(uint32_t)), 0};
