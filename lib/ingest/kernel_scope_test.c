@@ -713,6 +713,52 @@ static void self_cpu_total_straddle(void)
     rmdir(dir);
 }
 
+/* A label's device time in torch's nesting: a python frame that starts
+ * inside the label and ends after it does not take the kernel launched
+ * after the frame began (the linker's tree nests the call under the frame,
+ * outside the label), in a whole load and in the labels view's lean one. */
+static void label_straddle(void)
+{
+    static const char *const json =
+        "{\"traceEvents\": [\n"
+        " {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"L\", \"pid\": 1, \"tid\": 1, \"ts\": 100,"
+        "  \"dur\": 900, \"args\": {\"External id\": 1}},\n"
+        " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): g\", \"pid\": 1, \"tid\": 1, \"ts\": 120,"
+        "  \"dur\": 1080, \"args\": {\"Python id\": 1}},\n"
+        " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
+        "  \"ts\": 500, \"dur\": 10, \"args\": {\"correlation\": 7}},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 600, \"dur\": 40,"
+        "  \"args\": {\"correlation\": 7, \"device\": 0, \"stream\": 7}},\n"
+        " {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"L\", \"pid\": 0, \"tid\": 7, \"ts\": 600,"
+        "  \"dur\": 40}\n"
+        "]}\n";
+    char dir[64], path[80];
+    if (tt_tmpdir(dir, sizeof dir, "label") < 0)
+        return;
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    CHECK("label.trace_written", write_text(path, json));
+    for (int lean = 0; lean < 2; lean++) {
+        int rc;
+        tp_store *st = load_lean(path, 0, lean ? tp_view_lean_level(tp_view_find("labels"), &(struct tp_view_opts){0})
+                                               : TP_LEAN_NONE, &rc);
+        tp_error err = {0};
+        tp_table *t = NULL;
+        struct tp_view_opts vo = {0};
+        int64_t ops = -1, ns = -1;
+        if (rc == TP_OK && tp_view_build(tp_view_find("labels"), st, &vo, &t, &err) == TP_OK) {
+            for (size_t c = 0; c < tp_table_cols(t); c++) {
+                if (strcmp(tp_table_col_key(t, c), "device_ops") == 0) ops = tp_table_cell_int(t, 0, c);
+                if (strcmp(tp_table_col_key(t, c), "device_time") == 0) ns = tp_table_cell_int(t, 0, c);
+            }
+            tp_table_free(t);
+        }
+        CHECK(lean ? "label.lean_device_time" : "label.whole_device_time", ops == 1 && ns == 40000);
+        tp_store_free(st);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     dump_scope();
@@ -721,5 +767,6 @@ int main(void)
     memory_peaks_lean();
     kineto_pygraph();
     self_cpu_total_straddle();
+    label_straddle();
     TEST_EXIT();
 }

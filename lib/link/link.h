@@ -22,4 +22,13 @@ void tp_attribution_free(struct tp_attribution *a);
  * 0, or -1 out of memory. */
 int tp_link_host_order(const tp_store *st, int64_t *idx, size_t n);
 
+/* Row r is a torch event: a complete operator, record_function label,
+ * runtime or driver call (torch_tree.c). */
+int tp_link_is_torch_event(const tp_store *st, size_t r);
+/* The torch events nested among themselves, without the python frames the
+ * linker's tree (st->parent) nests them with: *out a parent per row (-1:
+ * none, and for every other row), or NULL when the store has no python
+ * frame (st->parent is that nesting).  0, or -1 out of memory. */
+int tp_link_torch_parents(const tp_store *st, int32_t **out);
+
 #endif

@@ -220,7 +220,7 @@ int main(void)
         TEST_EXIT();
     /* the views that read what the next level leaves out: their level is
      * as lean as it can be */
-    static const char *const tight[] = {"info", "modules", "critical-path", "labels", "memory"};
+    static const char *const tight[] = {"info", "modules", "critical-path", "memory"};
     size_t ntight = 0;
     for (const tp_view *const *v = tp_views(); *v; v++) {
         int lean = report_level(*v);

@@ -122,11 +122,15 @@ int main(void)
             flows_at_least = 0;
         }
     CHECK("lean: every view takes TP_LEAN_FLOWS", flows_at_least);
-    /* the HTA critical path and record_function labels walk the python frames */
-    const char *const flows_views[] = {"critical-path", "labels", "launches", "check", "dist", "roofline"};
+    /* the HTA critical path walks the python frames */
+    const char *const flows_views[] = {"critical-path", "launches", "check", "dist", "roofline"};
     for (size_t i = 0; i < sizeof flows_views / sizeof *flows_views; i++) {
         const tp_view *v = tp_view_find(flows_views[i]);
         CHECK(flows_views[i], v && tp_view_lean_level(v, &vo) == TP_LEAN_FLOWS);
     }
+    /* labels nest the torch events alone (tp_link_torch_parents): no python
+     * frame, flow or memory event of a TP_LEAN_TREE load is theirs */
+    const tp_view *labels = tp_view_find("labels");
+    CHECK("lean: labels", labels && tp_view_lean_level(labels, &vo) == TP_LEAN_TREE);
     TEST_EXIT();
 }

@@ -76,64 +76,25 @@ enum { F_BY_DEV = 1, F_MEM = 2, F_ANY_STACK = 4 };   /* below TP_SUMM_PARAM_SHIF
 
 /* The host events torch lists (key_averages): CPU ops, annotations,
  * runtime and driver calls; python_function frames are not among them. */
-static int is_torch_event(const tp_store *st, size_t i)
-{
-    uint8_t k = st->kind[i];
-    return st->ph[i] == 'X' && (k == TP_K_CPU_OP || k == TP_K_USER_ANNOTATION || k == TP_K_RUNTIME || k == TP_K_DRIVER);
-}
-
 /* key_averages' "Self CPU time total": the self time of every torch event
  * sums to the time of the outermost ones, those no other torch event on the
- * thread encloses.  Torch nests its events among themselves alone; the
- * linker's tree (st->parent) nests them with the python frames, which is
- * not the same where a frame straddles a torch event's end: the frame
- * closes that event early, and the events after the frame but inside the
- * torch event came out outermost (a torch.compile trace of Flux counted
- * 427 ms instead of 364).  So where the store has python frames the torch
- * events are nested here on their own, in the linker's host order; without
- * any, st->parent is that nesting already.  -1: out of memory. */
+ * thread encloses, torch's nesting (tp_link_torch_parents: the linker's
+ * tree nests them with the python frames, and a frame that straddles a
+ * torch event's end made the events after it outermost; a torch.compile
+ * trace of Flux counted 427 ms instead of 364).  -1: out of memory. */
 static int64_t self_cpu_total(const tp_store *st)
 {
     if (!st->parent)
         return 0;
-    size_t n = 0, npy = 0;
-    for (size_t i = 0; i < st->n; i++) {
-        n += is_torch_event(st, i);
-        npy += st->ph[i] == 'X' && st->kind[i] == TP_K_PYTHON_FUNCTION;
-    }
-    int64_t total = 0;
-    if (npy == 0) {
-        for (size_t i = 0; i < st->n; i++)
-            if (is_torch_event(st, i) && st->parent[i] < 0)
-                total += st->dur[i];
-        return total;
-    }
-    int64_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    int64_t *open = malloc((n ? n : 1) * sizeof *open);   /* the enclosing torch events, innermost last */
-    n = 0;
-    for (size_t i = 0; idx && i < st->n; i++)
-        if (is_torch_event(st, i))
-            idx[n++] = (int64_t)i;
-    if (!idx || !open || tp_link_host_order(st, idx, n) < 0) {
-        free(idx);
-        free(open);
+    int32_t *tparent;
+    if (tp_link_torch_parents(st, &tparent) < 0)
         return -1;
-    }
-    size_t depth = 0;
-    for (size_t k = 0; k < n; k++) {
-        int64_t r = idx[k], end = st->ts[r] + st->dur[r];
-        if (k > 0 && (st->pid[idx[k - 1]] != st->pid[r] || st->tid[idx[k - 1]] != st->tid[r]))
-            depth = 0;   /* a new thread */
-        /* what ended before r starts, or does not hold r whole, encloses nothing after */
-        while (depth > 0 && (st->ts[open[depth - 1]] + st->dur[open[depth - 1]] <= st->ts[r] ||
-                             st->ts[open[depth - 1]] + st->dur[open[depth - 1]] < end))
-            depth--;
-        if (depth == 0)
-            total += st->dur[r];
-        open[depth++] = r;
-    }
-    free(idx);
-    free(open);
+    const int32_t *parent = tparent ? tparent : st->parent;
+    int64_t total = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (tp_link_is_torch_event(st, i) && parent[i] < 0)
+            total += st->dur[i];
+    free(tparent);
     return total;
 }
 

@@ -9,6 +9,7 @@
  * the device time again, as key_averages counts each event. */
 #include <stdlib.h>
 #include <string.h>
+#include "link.h"   /* tp_link_torch_parents */
 #include "store.h"
 #include "summary.h"
 #include "views.h"
@@ -51,6 +52,7 @@ static const struct tp_summary *find(const struct tp_summary *gg, long n, const 
  * device ops and time launched inside), set 1 their GPU-side copies. */
 static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 {
+    int32_t *tparent = NULL;
     int64_t *dev_ns = calloc(st->n ? st->n : 1, sizeof *dev_ns);
     int64_t *dev_n = calloc(st->n ? st->n : 1, sizeof *dev_n);
     struct tp_sample *s = malloc((st->n ? st->n : 1) * sizeof *s);
@@ -58,11 +60,16 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
     int rc = TP_OK;
     if (!dev_ns || !dev_n || !s || !gs)
         goto nomem;
-    /* every device op adds to each label above its launching call */
+    /* every device op adds to each label above its launching call, in
+     * torch's nesting (the linker's tree nests the python frames too: a
+     * frame straddling a label's end took its kernels from it) */
+    if (tp_link_torch_parents(st, &tparent) < 0)
+        goto nomem;
+    const int32_t *parent = tparent ? tparent : st->parent;
     for (size_t r = 0; r < st->n; r++) {
         if (!is_device(st->kind[r]) || tp_store_launcher(st, r) < 0)
             continue;
-        for (int64_t p = st->parent[tp_store_launcher(st, r)]; p >= 0; p = st->parent[p])
+        for (int64_t p = parent[tp_store_launcher(st, r)]; p >= 0; p = parent[p])
             if (st->kind[p] == TP_K_USER_ANNOTATION) {
                 dev_ns[p] += st->dur[r];
                 dev_n[p]++;
@@ -82,6 +89,7 @@ static int summarize(const tp_store *st, struct tp_section *sec, tp_error *err)
 nomem:
     rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 done:
+    free(tparent);
     free(dev_ns);
     free(dev_n);
     free(s);
