@@ -343,7 +343,8 @@ typedef struct tp_view {
     int kernel_scope;
     /* The events of a trace build reads (tp_view_lean_level): lean, the
      * leanest store it reads with any options (TP_LEAN_NONE, TP_LEAN_FLOWS,
-     * TP_LEAN_PYGRAPH, TP_LEAN_PYFUNCS or TP_LEAN_TREE); lean_load when it reads none of a
+     * TP_LEAN_PYGRAPH, TP_LEAN_PYFUNCS, TP_LEAN_MEMORY_PEAKS or TP_LEAN_TREE);
+     * lean_load when it reads none of a
      * TP_LEAN_KERNELS store's: never (TP_LEAN_NEVER, 0), without its layer
      * and trace columns (TP_LEAN_WITHOUT_LAYER_TRACE: prof.py's), or with
      * its default options (TP_LEAN_WITHOUT_OPTIONS). */
