@@ -87,6 +87,24 @@ static int write_text(const char *path, const char *text)
     return ok;
 }
 
+/* A temporary folder and the path of a trace file t.json in it (written
+ * by the caller); scratch_close removes both. */
+struct scratch { char dir[64], path[80]; };
+
+static int scratch_open(struct scratch *sc, const char *tag)
+{
+    if (tt_tmpdir(sc->dir, sizeof sc->dir, tag) < 0)
+        return -1;
+    snprintf(sc->path, sizeof sc->path, "%s/t.json", sc->dir);
+    return 0;
+}
+
+static void scratch_close(const struct scratch *sc)
+{
+    unlink(sc->path);
+    rmdir(sc->dir);
+}
+
 static int same_skips(const tp_store *a, const tp_store *b)
 {
     if (a->nskips != b->nskips)
@@ -327,10 +345,10 @@ static int same_view(const char *v, const tp_store *a, const tp_store *b)
  * prof.py fields but layer and trace are those of the whole load. */
 static void kineto_lean(void)
 {
-    char dir[64], path[80];
-    if (tt_tmpdir(dir, sizeof dir, "no-python") < 0)
+    struct scratch sc;
+    if (scratch_open(&sc, "no-python") < 0)
         return;
-    snprintf(path, sizeof path, "%s/t.json", dir);
+    const char *path = sc.path;
     CHECK("lean.trace_written", write_text(path, kineto_json));
     int rcw, rcs;
     tp_store *whole = load(path, 1, &rcw);
@@ -355,7 +373,7 @@ static void kineto_lean(void)
           memcmp(whole->attr.cause_n, part->attr.cause_n, sizeof whole->attr.cause_n) == 0 &&
               whole->attr.cause_n[TP_ATTR_NO_LAUNCH_RECORD] == 1);
     char out[80];
-    snprintf(out, sizeof out, "%s/x.tprof", dir);
+    snprintf(out, sizeof out, "%s/x.tprof", sc.dir);
     CHECK_INT("lean.not_saved", tp_store_save(part, NULL, out, &err), TP_ERR_USAGE);
     /* a view that reads every event refuses the lean store; prof without
      * layer and trace takes it */
@@ -425,8 +443,7 @@ static void kineto_lean(void)
     tp_store_free(py);
     tp_store_free(whole);
     tp_store_free(part);
-    unlink(path);
-    rmdir(dir);
+    scratch_close(&sc);
 }
 
 /* TP_LEAN_MEMORY_PEAKS: memory events are checked whole but kept only as
@@ -458,10 +475,10 @@ static const char *const peaks_json =
 
 static void memory_peaks_lean(void)
 {
-    char dir[64], path[80];
-    if (tt_tmpdir(dir, sizeof dir, "peaks") < 0)
+    struct scratch sc;
+    if (scratch_open(&sc, "peaks") < 0)
         return;
-    snprintf(path, sizeof path, "%s/t.json", dir);
+    const char *path = sc.path;
     CHECK("peaks.trace_written", write_text(path, peaks_json));
     int rcw, rcp;
     tp_store *whole = load(path, 0, &rcw);
@@ -514,8 +531,7 @@ static void memory_peaks_lean(void)
     }
     tp_store_free(pk);
     tp_store_free(whole);
-    unlink(path);
-    rmdir(dir);
+    scratch_close(&sc);
 }
 
 /* A python frame, module call or not (module -1), as the Python tracer
@@ -588,11 +604,12 @@ static int write_events(const char *path, const char *before, const char *events
 static void pygraph_case(const char *tag, const char *before, const char *events, size_t frames, size_t left,
                          char **csv)
 {
-    char dir[64], path[80], name[96];
+    char name[96];
     *csv = NULL;
-    if (tt_tmpdir(dir, sizeof dir, "pygraph") < 0)
+    struct scratch sc;
+    if (scratch_open(&sc, "pygraph") < 0)
         return;
-    snprintf(path, sizeof path, "%s/t.json", dir);
+    const char *path = sc.path;
     snprintf(name, sizeof name, "pygraph%s.trace_written", tag);
     CHECK(name, write_events(path, before, events));
     int rcw, rcg, rcp;
@@ -624,7 +641,7 @@ static void pygraph_case(const char *tag, const char *before, const char *events
               TP_ERR_USAGE);
     CHECK_INT(NAMED("info_refused"), tp_view_build(tp_view_find("info"), g, &vo, &t, &err), TP_ERR_USAGE);
     char out[80];
-    snprintf(out, sizeof out, "%s/x.tprof", dir);
+    snprintf(out, sizeof out, "%s/x.tprof", sc.dir);
     CHECK_INT(NAMED("not_saved"), tp_store_save(g, NULL, out, &err), TP_ERR_USAGE);
 #undef NAMED
     size_t len;
@@ -632,8 +649,7 @@ static void pygraph_case(const char *tag, const char *before, const char *events
     tp_store_free(whole);
     tp_store_free(g);
     tp_store_free(py);
-    unlink(path);
-    rmdir(dir);
+    scratch_close(&sc);
 }
 
 /* TP_LEAN_PYGRAPH: the python frames of no module call leave a record, not
@@ -673,10 +689,10 @@ static void self_cpu_total_straddle(void)
         " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::inner\", \"pid\": 1, \"tid\": 1, \"ts\": 160, \"dur\": 20},\n"
         " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::after\", \"pid\": 1, \"tid\": 1, \"ts\": 400, \"dur\": 50}\n"
         "]}\n";
-    char dir[64], path[80];
-    if (tt_tmpdir(dir, sizeof dir, "straddle") < 0)
+    struct scratch sc;
+    if (scratch_open(&sc, "straddle") < 0)
         return;
-    snprintf(path, sizeof path, "%s/t.json", dir);
+    const char *path = sc.path;
     CHECK("straddle.trace_written", write_text(path, json));
     for (int lean = 0; lean < 2; lean++) {
         int rc;
@@ -709,8 +725,7 @@ static void self_cpu_total_straddle(void)
               st->nskips == 1 && strstr(st->skips[0].reason, "\"ts\"") && st->n == 1 && st->left_out == 0);
         tp_store_free(st);
     }
-    unlink(path);
-    rmdir(dir);
+    scratch_close(&sc);
 }
 
 /* A label's device time in torch's nesting: a python frame that starts
@@ -732,10 +747,10 @@ static void label_straddle(void)
         " {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"L\", \"pid\": 0, \"tid\": 7, \"ts\": 600,"
         "  \"dur\": 40}\n"
         "]}\n";
-    char dir[64], path[80];
-    if (tt_tmpdir(dir, sizeof dir, "label") < 0)
+    struct scratch sc;
+    if (scratch_open(&sc, "label") < 0)
         return;
-    snprintf(path, sizeof path, "%s/t.json", dir);
+    const char *path = sc.path;
     CHECK("label.trace_written", write_text(path, json));
     for (int lean = 0; lean < 2; lean++) {
         int rc;
@@ -755,8 +770,7 @@ static void label_straddle(void)
         CHECK(lean ? "label.lean_device_time" : "label.whole_device_time", ops == 1 && ns == 40000);
         tp_store_free(st);
     }
-    unlink(path);
-    rmdir(dir);
+    scratch_close(&sc);
 }
 
 int main(void)

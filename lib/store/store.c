@@ -402,42 +402,32 @@ static int widen_pyframes(struct tp_pyframes *f)
     if (!w)
         return -1;
     for (size_t i = 0; i < 2 * f->n; i++)
-        w[i] = f->ids32[i] == TP_PY32_NONE ? TP_NONE : (int64_t)f->ids32[i];
+        w[i] = py_wide(f->ids32[i]);
     free(f->ids32);
     f->ids32 = NULL;
     f->ids64 = w;
     return 0;
 }
 
-static int grow_pyframes(struct tp_pyframes *f)
+static int realloc_to(void **p, size_t n, size_t size)
 {
-    size_t cap = f->cap ? f->cap * 2 : 4096;
-    int64_t *ts = realloc(f->ts, cap * sizeof *ts);
-    if (!ts)
+    void *q = realloc(*p, n * size);
+    if (!q)
         return -1;
-    f->ts = ts;
-    uint32_t *at = realloc(f->at, cap * sizeof *at);
-    if (!at)
-        return -1;
-    f->at = at;
-    if (f->ids64) {
-        int64_t *w = realloc(f->ids64, cap * 2 * sizeof *w);
-        if (!w)
-            return -1;
-        f->ids64 = w;
-    } else {
-        uint32_t *w = realloc(f->ids32, cap * 2 * sizeof *w);
-        if (!w)
-            return -1;
-        f->ids32 = w;
-    }
-    f->cap = cap;
+    *p = q;
     return 0;
 }
 
-static int fits32(int64_t v)
+/* The frames' arrays share one capacity (4096, then doubling). */
+static int grow_pyframes(struct tp_pyframes *f)
 {
-    return v >= 0 && v < (int64_t)TP_PY32_NONE;
+    size_t cap = f->cap ? f->cap * 2 : 4096;
+    if (realloc_to((void **)&f->ts, cap, sizeof *f->ts) < 0 || realloc_to((void **)&f->at, cap, sizeof *f->at) < 0 ||
+        (f->ids64 ? realloc_to((void **)&f->ids64, 2 * cap, sizeof *f->ids64)
+                  : realloc_to((void **)&f->ids32, 2 * cap, sizeof *f->ids32)) < 0)
+        return -1;
+    f->cap = cap;
+    return 0;
 }
 
 int tp_store_add_pyframe(tp_store *st, int64_t ts, int64_t python_id, int64_t python_parent_id)
@@ -445,8 +435,7 @@ int tp_store_add_pyframe(tp_store *st, int64_t ts, int64_t python_id, int64_t py
     struct tp_pyframes *f = &st->pyframes;
     if (st->n > UINT32_MAX || (f->n == f->cap && grow_pyframes(f) < 0))
         return -1;
-    if (!f->ids64 && (!fits32(python_id) || (python_parent_id != TP_NONE && !fits32(python_parent_id))) &&
-        widen_pyframes(f) < 0)
+    if (!f->ids64 && (!py_fits(python_id) || !py_fits(python_parent_id)) && widen_pyframes(f) < 0)
         return -1;
     size_t i = f->n++;
     f->ts[i] = ts;
@@ -455,8 +444,8 @@ int tp_store_add_pyframe(tp_store *st, int64_t ts, int64_t python_id, int64_t py
         f->ids64[2 * i] = python_id;
         f->ids64[2 * i + 1] = python_parent_id;
     } else {
-        f->ids32[2 * i] = (uint32_t)python_id;
-        f->ids32[2 * i + 1] = python_parent_id == TP_NONE ? TP_PY32_NONE : (uint32_t)python_parent_id;
+        f->ids32[2 * i] = py_narrow(python_id);
+        f->ids32[2 * i + 1] = py_narrow(python_parent_id);
     }
     return 0;
 }

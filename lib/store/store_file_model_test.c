@@ -55,19 +55,10 @@ static int same_tree(const struct tb_model *a, const struct tb_model *b)
            memcmp(a->ops, b->ops, a->nops * sizeof *a->ops) == 0;
 }
 
-static struct tp_sf_blob *blob(tp_store *st, const char *name)
-{
-    struct tp_sf_blobs *b = (struct tp_sf_blobs *)tp_sf_file_models(st);   /* (a test: changed in place) */
-    for (size_t i = 0; b && i < b->n; i++)
-        if (strcmp(b->v[i].name, name) == 0)
-            return &b->v[i];
-    return NULL;
-}
-
 /* Change value i of an int64 section (delta-coded or not) to v. */
 static int poke(tp_store *st, const char *name, size_t i, int64_t v, int delta)
 {
-    struct tp_sf_blob *s = blob(st, name);
+    struct tp_sf_blob *s = tt_sf_blob(st, name);
     if (!s || i >= s->count || s->width != 8)
         return -1;
     size_t raw = (size_t)s->count * 8;
@@ -167,7 +158,7 @@ static void check_trace(const char *trace, int damage)
           poke(fs, "opt.model.tb.rt.dev", 0, (int64_t)fs->n, 1) == 0 && !tp_store_file_tree(fs));
     CHECK("store_model.name_past_end_refused",
           poke(fs, "opt.model.tb.node.name", 0, (int64_t)fs->strings.nbytes, 0) == 0 && !tp_store_file_tree(fs));
-    struct tp_sf_blob *v = blob(fs, "opt.model.version");
+    struct tp_sf_blob *v = tt_sf_blob(fs, "opt.model.version");
     uint32_t other[2] = {TP_TB_MODEL_VERSION + 1, TP_TB_BREAKDOWN_VERSION + 1};
     if (v) {
         free(v->z);

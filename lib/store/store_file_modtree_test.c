@@ -8,109 +8,47 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 #include "modtree.h"
 #include "store_file_int.h"
 #include "testing.h"
+#include "store_testing.h"
 #include "views.h"
 
 #define TRACE "testdata/lightning_stack.pt.trace.json"   /* nested modules, one called twice */
 
-static tp_store *load(const char *path, int lazy)
-{
-    tp_error err = {0};
-    tp_store *st = tp_store_new();
-    if (st && lazy)
-        tp_store_set_lazy(st);
-    if (!st || tp_store_load(st, path, &err) != TP_OK || tp_store_link(st, &err) != TP_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.msg);
-        tp_store_free(st);
-        return NULL;
-    }
-    return st;
-}
-
-static struct tp_sf_blob *blob(tp_store *st, const char *name)
-{
-    struct tp_sf_blobs *b = (struct tp_sf_blobs *)tp_sf_file_models(st);   /* (a test: changed in place) */
-    for (size_t i = 0; b && i < b->n; i++)
-        if (strcmp(b->v[i].name, name) == 0)
-            return &b->v[i];
-    return NULL;
-}
-
-/* Section `name` inflated, edited by fn and put back compressed; 0, or -1
- * when it is not there. */
-static int edit(tp_store *st, const char *name, void (*fn)(unsigned char *bytes, size_t len, void *arg), void *arg)
-{
-    struct tp_sf_blob *s = blob(st, name);
-    if (!s)
-        return -1;
-    size_t raw = (size_t)(s->count * s->width);
-    unsigned char *v = malloc(raw + 1);
-    void *z = malloc(ZSTD_compressBound(raw));
-    if (!v || !z || ZSTD_decompress(v, raw, s->z, s->zlen) != raw) {
-        free(v);
-        free(z);
-        return -1;
-    }
-    fn(v, raw, arg);
-    size_t zlen = ZSTD_compress(z, ZSTD_compressBound(raw), v, raw, 1);
-    free(v);
-    free(s->z);
-    s->z = z;
-    s->zlen = zlen;
-    return 0;
-}
-
 /* The edits: arg is {byte offset, value} (an int64 written there), or for
  * copy_rec {from, to, record size}. */
-static void set_i64(unsigned char *b, size_t len, void *arg)
+static void set_i64(unsigned char *b, size_t *lenp, void *arg)
 {
     const int64_t *a = arg;
+    size_t len = *lenp;
     if ((size_t)a[0] + 8 <= len)
         memcpy(b + a[0], &a[1], 8);
 }
-static void set_u32(unsigned char *b, size_t len, void *arg)
+static void set_u32(unsigned char *b, size_t *lenp, void *arg)
 {
     const int64_t *a = arg;
+    size_t len = *lenp;
     uint32_t v = (uint32_t)a[1];
     if ((size_t)a[0] + 4 <= len)
         memcpy(b + a[0], &v, 4);
 }
-static void copy_rec(unsigned char *b, size_t len, void *arg)
+static void copy_rec(unsigned char *b, size_t *lenp, void *arg)
 {
     const int64_t *a = arg;
+    size_t len = *lenp;
     if ((size_t)((a[0] > a[1] ? a[0] : a[1]) + 1) * (size_t)a[2] <= len)
         memcpy(b + a[1] * a[2], b + a[0] * a[2], (size_t)a[2]);
 }
 
-/* A view's table, written as text. */
+/* The modules table, plain or as a tree, written as text. */
 static char *table_text(const tp_store *st, int tree)
 {
-    tp_table *t = NULL;
-    tp_error err = {0};
     struct tp_view_opts vo = {0};
     vo.tree = tree;
-    if (tp_view_build(&tp_view_modules, st, &vo, &t, &err) != TP_OK)
-        return NULL;
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    struct tp_output_opts o;
-    tp_output_opts_init(&o);
-    o.format = TP_FMT_SPACE;
-    o.columns = tree ? TP_MODTREE_TREE_COLUMNS : "module,id,depth,occurrences,operators,host_total,host_self,"
-                                                 "dev_total,dev_self";
-    int rc = f ? tp_table_write(t, &o, f, &err) : TP_ERR_IO;
-    if (f)
-        fclose(f);
-    tp_table_free(t);
-    if (rc != TP_OK) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return tt_view_text(&tp_view_modules, st, &vo,
+                        tree ? TP_MODTREE_TREE_COLUMNS : "module,id,depth,occurrences,operators,host_total,host_self,"
+                                                         "dev_total,dev_self");
 }
 
 static int same_tables(const tp_store *a, const tp_store *b)
@@ -150,13 +88,13 @@ static int same_tree(const struct tp_modtree *a, const struct tp_modtree *b)
  * the view's table the trace's (computed from the columns it asks for: a
  * column read without asking stops the process). */
 static void refused(const char *label, const char *path, const tp_store *js, const char *name,
-                    void (*fn)(unsigned char *, size_t, void *), int64_t a0, int64_t a1, int64_t a2)
+                    void (*fn)(unsigned char *, size_t *, void *), int64_t a0, int64_t a1, int64_t a2)
 {
     char what[96];
-    tp_store *fs = load(path, 1);
+    tp_store *fs = tt_load_store(path, 1);
     int64_t arg[3] = {a0, a1, a2};
     struct tp_modtree T = {0};
-    int edited = fs && (fn ? edit(fs, name, fn, arg) == 0 : (blob(fs, name) && (blob(fs, name)->name[0] = 'X')));
+    int edited = fs && (fn ? tt_sf_edit(fs, name, fn, arg) == 0 : (tt_sf_blob(fs, name) && (tt_sf_blob(fs, name)->name[0] = 'X')));
     snprintf(what, sizeof what, "store_modtree.%s_refused", label);
     CHECK(what, edited && tp_store_file_modtree(fs, &T) == 0 && T.nn == 0 && !T.n && !T.s);
     snprintf(what, sizeof what, "store_modtree.%s_computed", label);
@@ -174,10 +112,10 @@ int main(void)
         TEST_EXIT();
     }
     close(fd);
-    tp_store *js = load(TRACE, 0);
+    tp_store *js = tt_load_store(TRACE, 0);
     tp_error err = {0};
     CHECK("store_modtree.saved", js && tp_store_save(js, NULL, path, &err) == TP_OK);
-    tp_store *fs = load(path, 1);
+    tp_store *fs = tt_load_store(path, 1);
     CHECK("store_modtree.loaded", fs != NULL);
     if (!js || !fs) {
         tp_store_free(js);

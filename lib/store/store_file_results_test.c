@@ -8,47 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 #include "gpu_metrics.h"
 #include "store_file_int.h"
 #include "summ.h"
 #include "testing.h"
 #include "store_testing.h"
 #include "views.h"
-
-static struct tp_sf_blob *blob(tp_store *st, const char *name)
-{
-    struct tp_sf_blobs *b = (struct tp_sf_blobs *)tp_sf_file_models(st);   /* (a test: changed in place) */
-    for (size_t i = 0; b && i < b->n; i++)
-        if (strcmp(b->v[i].name, name) == 0)
-            return &b->v[i];
-    return NULL;
-}
-
-/* Section `name` inflated, edited by fn (which may shorten it: *len), and
- * put back compressed; 0, or -1 when it is not there. */
-static int edit(tp_store *st, const char *name, void (*fn)(unsigned char *bytes, size_t *len, void *arg), void *arg)
-{
-    struct tp_sf_blob *s = blob(st, name);
-    if (!s)
-        return -1;
-    size_t raw = (size_t)(s->count * s->width), len = raw;
-    unsigned char *v = malloc(raw + 1);
-    void *z = malloc(ZSTD_compressBound(raw));
-    if (!v || !z || ZSTD_decompress(v, raw, s->z, s->zlen) != raw) {
-        free(v);
-        free(z);
-        return -1;
-    }
-    fn(v, &len, arg);
-    size_t zlen = ZSTD_compress(z, ZSTD_compressBound(raw), v, len, 1);
-    free(v);
-    free(s->z);
-    s->z = z;
-    s->zlen = zlen;
-    s->count = len / s->width;
-    return 0;
-}
 
 static void set_u32(unsigned char *b, size_t *len, void *arg)
 {
@@ -70,34 +35,10 @@ static void kname_past_end(unsigned char *b, size_t *len, void *arg)
     memcpy(b + offsetof(struct tp_prof_row, kname), &id, 4);
 }
 
-/* A view's table, written as text. */
-static char *table_text(const tp_view *v, const tp_store *st)
-{
-    tp_table *t = NULL;
-    tp_error err = {0};
-    if (tp_view_build(v, st, NULL, &t, &err) != TP_OK)
-        return NULL;
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    struct tp_output_opts o;
-    tp_output_opts_init(&o);
-    o.format = TP_FMT_SPACE;
-    o.columns = tp_view_default_columns(v, NULL);
-    int rc = f ? tp_table_write(t, &o, f, &err) : TP_ERR_IO;
-    if (f)
-        fclose(f);
-    tp_table_free(t);
-    if (rc != TP_OK) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 static int same_text(const tp_view *v, const tp_store *a, const tp_store *b)
 {
-    char *x = table_text(v, a), *y = table_text(v, b);
+    const char *cols = tp_view_default_columns(v, NULL);
+    char *x = tt_view_text(v, a, NULL, cols), *y = tt_view_text(v, b, NULL, cols);
     int same = x && y && strlen(x) > 0 && strcmp(x, y) == 0;
     free(x);
     free(y);
@@ -172,13 +113,13 @@ int main(void)
     /* damage: not used, computed again, the same bytes printed */
     uint32_t past = (uint32_t)fs->strings.count;
     CHECK("store_results.row_past_strings_refused",
-          edit(fs, "opt.model.prof.rows", kname_past_end, &past) == 0 && tp_store_file_prof_rows(fs) == NULL);
+          tt_sf_edit(fs, "opt.model.prof.rows", kname_past_end, &past) == 0 && tp_store_file_prof_rows(fs) == NULL);
     CHECK("store_results.prof_table_computed", same_text(&tp_view_prof, js, fs));
     CHECK("store_results.cut_section_computed",
-          edit(fs, "opt.model.summ.ops.name", cut_last_byte, NULL) == 0 && same_text(&tp_view_ops, js, fs));
+          tt_sf_edit(fs, "opt.model.summ.ops.name", cut_last_byte, NULL) == 0 && same_text(&tp_view_ops, js, fs));
     uint32_t other = TP_GPU_SUMMARY_VERSION + 1;
     CHECK("store_results.other_gpu_version_refused",
-          edit(fs, "opt.model.gpu.version", set_u32, &other) == 0 && tp_store_file_gpu(fs, &b) == 0);
+          tt_sf_edit(fs, "opt.model.gpu.version", set_u32, &other) == 0 && tp_store_file_gpu(fs, &b) == 0);
     CHECK("store_results.gpu_table_computed", same_text(&tp_view_gpu, js, fs));
     tp_gpu_summary_free(&a);
     tp_store_free(js);
