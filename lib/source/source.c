@@ -442,24 +442,33 @@ static size_t read_decompressed(tp_source *s, char *buf, size_t cap)
  * made the units.  Plain files have no such state: read straight into the
  * caller's buffer when there is no thread.
  *
- * The thread: the import of a 995 MB trace costs 1.00 s of CPU plain, 1.10
- * gzip'd, 1.15 zstd'd, the reading and decompressing (read() out of the page
- * cache, igzip, zstd: 0.22 s a GB) on the parser's core.  A thread that
- * fills the units ahead of it, in a ring of READAHEAD_SLOTS of them, moves
- * that work off the parser's thread: that thread then spends 0.91-0.92 s on
- * all three (the copy out of a unit included), the process 1.05, 1.14 and
- * 1.19.  Wall time drops only where the other core is free; on the shared
- * development machine it never was, and the thread cost 2-5% of wall time
- * (README, Speed).  Below 4 MiB of JSON the parser's thread saved
- * nothing measurable (1-16 MB inputs: 0.9-1.2x, in the noise).  The thread
- * runs the very code the caller would (fill_unit: read_gzip, read_zstd,
- * read_plain, fd_read), so the bytes, the errors and their offsets are the
- * same; the ring hands the bytes before an error over first, and the error
- * is read only after the thread is joined.  No thread for pipes (no size,
- * and the writer is a process of its own), for inputs below
- * tp_source_readahead_min, with TPROF_THREADS=1, on a busy machine, or when
- * other sources of this process already have one per two cores (tp_run
- * loads ranks on every core: readers would only fight them). */
+ * The thread, for compressed input only: decompressing costs the parser's
+ * core 0.21-0.24 s of CPU a GB of JSON (zstd; igzip a little more), a
+ * quarter of what parsing that GB costs, and no single-threaded decoder
+ * makes that small enough for a .zst to cost within 1.1x the plain JSON.
+ * A thread that fills the units ahead of the parser, in a ring of
+ * READAHEAD_SLOTS of them, moves that work onto a second core: on the
+ * 2-core development machine (README, Speed) a 977 MB OWLv2 trace's default
+ * view took 0.77 s of wall plain, its .zst 0.98 s without the thread and
+ * 0.72 s with it (.gz: 0.94 and 0.72), for 1-3% more CPU (the copy out of
+ * a unit, the hand-over); with the other core busy, or both, the thread
+ * cost no wall time either.  Plain files get
+ * no thread: there the thread only moves read()'s copy out of the page
+ * cache (0.09 s a GB of wall saved), which costs as much CPU again, and
+ * tprof's per-core speed is what many ranks read at once on a node share.
+ * Whether a thread runs depends on the input and the cores the process may
+ * run on, never on the machine's load: a load-average guard tried before
+ * (session 11) flipped from one run to the next as tprof's own runs moved
+ * the load average.  Below 4 MiB of JSON (a compressed file of 512 KiB)
+ * the thread saved nothing measurable.  The thread runs the very code the
+ * caller would (fill_unit: read_gzip, read_zstd, fd_read), so the bytes,
+ * the errors and their offsets are the same; the ring hands the bytes before
+ * an error over first, and the error is read only after the thread is
+ * joined.  No thread for plain files, pipes (no size, and the writer is a
+ * process of its own), inputs below tp_source_readahead_min, with
+ * TPROF_THREADS=1 or one allowed core, or when other sources of this
+ * process already have one per two cores (tp_run loads ranks on every
+ * core: readers would only fight them). */
 #define UNIT_BYTES (512u << 10)
 #define READAHEAD_SLOTS 4
 #define COMPRESSION_GUESS 8   /* a compressed trace holds at least 8x its bytes of JSON */
@@ -481,11 +490,7 @@ static size_t fill_unit(void *ctx, char *buf, size_t cap)
 }
 
 /* TPROF_THREADS=1: no thread; =N: N threads, so one reader per two of them;
- * unset: one per two cores the process may run on (taskset -c 0: none),
- * and none while the machine is busy (a load
- * average past the cores less half a core: measured on a 2-core machine
- * whose other core ran other jobs, the reader thread only waited for it and
- * the load took 1.1-1.6x the wall time it takes without the thread). */
+ * unset: one per two cores the process may run on (taskset -c 0: none). */
 static int threads_allowed(void)
 {
     const char *e = getenv("TPROF_THREADS");
@@ -495,9 +500,6 @@ static int threads_allowed(void)
     if (budget < 2) {
         cpu_set_t cpus;   /* the cores this process may run on (taskset) */
         budget = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : sysconf(_SC_NPROCESSORS_ONLN);
-        double load;
-        if (getloadavg(&load, 1) == 1 && load > (double)budget - 0.5)
-            return 0;
     }
     int reading = atomic_fetch_add(&sources_reading, 1) + 1;
     if (budget >= 2L * reading)
@@ -510,10 +512,8 @@ static int threads_allowed(void)
  * Returns -1 when out of memory. */
 static int units_start(tp_source *s)
 {
-    uint64_t bytes = s->expect_bytes;
-    if (s->comp != TP_COMP_NONE)
-        bytes *= COMPRESSION_GUESS;
-    if (bytes > 0 && bytes >= tp_source_readahead_min && threads_allowed()) {
+    uint64_t bytes = s->expect_bytes * COMPRESSION_GUESS;
+    if (s->comp != TP_COMP_NONE && bytes > 0 && bytes >= tp_source_readahead_min && threads_allowed()) {
         s->counted = 1;
         s->ra = tp_readahead_start(fill_unit, s, READAHEAD_SLOTS, UNIT_BYTES);
         if (s->ra)
