@@ -47,4 +47,14 @@ const tp_error *tp_source_error(const tp_source *src);
  * reading", "corrupt gzip data at compressed byte N", ...). */
 long tp_source_read(tp_source *src, char *buf, size_t cap, tp_error *err);
 
+/* A compressed regular file of at least 1/8 this many bytes is read and
+ * decompressed ahead by a thread of its own, when there are two threads per
+ * such source open (TPROF_THREADS, else the cores the process may run on);
+ * never a plain file, never with TPROF_THREADS=1 (source.c says why).
+ * Tests lower it to run the thread on small inputs. */
+extern size_t tp_source_readahead_min;
+
+/* 1 when a reader thread serves this source. */
+int tp_source_threaded(const tp_source *src);
+
 #endif

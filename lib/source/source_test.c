@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 #include "ingest.h"
 #include "source.h"
 #include "json.h"
@@ -358,6 +359,224 @@ static void test_gzip_members_at_chunk_end(void)
     free(got);
 }
 
+/* ---- the reader thread against reading on the caller's thread ----
+ *
+ * Each input is read twice, tp_source_readahead_min at 0 (a thread for any
+ * regular file) and at SIZE_MAX (never), through reads of several sizes:
+ * the same bytes, the same end, the same error with the same message and
+ * status, the same offset. */
+struct readout {
+    char *bytes;
+    size_t len;
+    long last;          /* the read that ended it: 0 or -1 */
+    tp_error err;
+    uint64_t offset;
+    int threaded;
+};
+
+static void read_all(const char *path, int thread, size_t cap, struct readout *o)
+{
+    memset(o, 0, sizeof *o);
+    size_t saved = tp_source_readahead_min;
+    tp_source_readahead_min = thread ? 0 : SIZE_MAX;
+    tp_source *src;
+    int rc = tp_source_open(&src, path, &o->err);
+    tp_source_readahead_min = saved;
+    if (rc != TP_OK) {
+        o->last = -2;
+        return;
+    }
+    o->threaded = tp_source_threaded(src);
+    size_t bufcap = 1u << 20;
+    o->bytes = malloc(bufcap);
+    /* a peek first, as tp_store_load does */
+    const char *head;
+    size_t np = tp_source_peek(src, &head);
+    if (np > 3)
+        tp_source_skip(src, 3);
+    memcpy(o->bytes, head, np > 3 ? 3 : np);
+    o->len = np > 3 ? 3 : np;
+    for (;;) {
+        if (o->len + cap > bufcap) {
+            bufcap = (o->len + cap) * 2;
+            o->bytes = realloc(o->bytes, bufcap);
+        }
+        long r = tp_source_read(src, o->bytes + o->len, cap, &o->err);
+        if (r <= 0) {
+            o->last = r;
+            break;
+        }
+        o->len += (size_t)r;
+    }
+    const tp_error *e = tp_source_error(src);
+    if ((o->last < 0) != (e != NULL))
+        o->last = -3;   /* tp_source_error disagrees with the read */
+    o->offset = tp_source_offset(src);
+    tp_source_close(src);
+}
+
+/* 1 when both ways read `path` alike; `want_error` says whether the reads
+ * must end in an error (a check that the case is the case it claims).
+ * Before the thread, a corrupt compressed input gave more or fewer bytes
+ * before its error, and zstd another offset, with the size of the reads
+ * (source.c: units): the caps below found that. */
+static int same_both_ways(const char *name, const char *path, int want_error)
+{
+    /* an empty file has nothing to read ahead; a plain one is read on the
+     * caller's thread (source.c: the thread is for compressed input) */
+    int want_thread = !strstr(name, "empty") && strncmp(name, "plain", 5) != 0;
+    static const size_t caps[] = {7, 4096, (1u << 20) + 3, 4u << 20};
+    int bad = 0;
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+        if (caps[c] == 7 && strstr(name, "big"))
+            continue;   /* 7-byte reads of 8 MB: slow under valgrind, and the small inputs cover them */
+        struct readout a, b;
+        read_all(path, 0, caps[c], &a);
+        read_all(path, 1, caps[c], &b);
+        int ok = a.last == b.last && (a.last == -1) == want_error && a.len == b.len &&
+                 (a.len == 0 || memcmp(a.bytes, b.bytes, a.len) == 0) && strcmp(a.err.msg, b.err.msg) == 0 &&
+                 a.err.status == b.err.status && a.offset == b.offset && !a.threaded && b.threaded == want_thread;
+        if (!ok) {
+            printf("# %s cap %zu: direct %ld %zu \"%s\", thread(%d) %ld %zu \"%s\"\n", name, caps[c], a.last, a.len,
+                   a.err.msg, b.threaded, b.last, b.len, b.err.msg);
+            bad++;
+        }
+        free(a.bytes);
+        free(b.bytes);
+    }
+    return bad == 0;
+}
+
+static void test_thread_same_bytes(void)
+{
+    size_t len, *ends;
+    char *doc = trace_of(60000, &len, &ends);   /* ~7.5 MB: 15 slots of the ring */
+    free(ends);
+    size_t gcap = len / 4 + 65536, zcap = ZSTD_compressBound(len);
+    unsigned char *gz = malloc(gcap), *zs = malloc(zcap);
+    size_t gn = gzip_of(doc, len, gz, gcap);
+    size_t zn = ZSTD_compress(zs, zcap, doc, len, 3);
+    CHECK("source.thread.inputs", gn > 1000 && !ZSTD_isError(zn));
+    CHECK("source.thread.plain_big", same_both_ways("plain_big", write_tmp("t.json", doc, len), 0));
+    CHECK("source.thread.plain_small", same_both_ways("plain_small", write_tmp("ts.json", doc, 5000), 0));
+    CHECK("source.thread.plain_empty", same_both_ways("plain_empty", write_tmp("t0.json", doc, 0), 0));
+    CHECK("source.thread.gzip_big", same_both_ways("gzip_big", write_tmp("t.json.gz", gz, gn), 0));
+    CHECK("source.thread.gzip_truncated", same_both_ways("gzip_trunc", write_tmp("tt.json.gz", gz, gn / 2), 1));
+    CHECK("source.thread.zstd_big", same_both_ways("zstd_big", write_tmp("t.json.zst", zs, zn), 0));
+    CHECK("source.thread.zstd_truncated", same_both_ways("zstd_trunc", write_tmp("tt.json.zst", zs, zn / 2), 1));
+    /* a member of garbage after the first: the first member's bytes, then
+     * the error at the compressed byte where the second went wrong */
+    unsigned char *gz2 = malloc(gn + 64);
+    memcpy(gz2, gz, gn);
+    memcpy(gz2 + gn, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff\xff\xff\xff\xff", 16);
+    CHECK("source.thread.gzip_bad_second_member",
+          same_both_ways("gzip_member2", write_tmp("tm.json.gz", gz2, gn + 16), 1));
+    free(gz2);
+    /* corrupt in the middle */
+    gz[gn / 2] ^= 0x55;
+    gz[gn / 2 + 1] ^= 0xaa;
+    CHECK("source.thread.gzip_corrupt", same_both_ways("gzip_corrupt", write_tmp("tc.json.gz", gz, gn), 1));
+    zs[zn / 2] ^= 0x55;
+    zs[zn / 2 + 1] ^= 0xaa;
+    zs[zn / 2 + 2] ^= 0xff;
+    const char *zbad = write_tmp("tc.json.zst", zs, zn);
+    CHECK("source.thread.zstd_corrupt", same_both_ways("zstd_corrupt", zbad, 1));
+    /* zstd is fed one block a call: the error names the corrupt block (a
+     * few KB of this trace each), not where a call that made 512 KiB of
+     * output began, and every byte before that block is handed out, right */
+    struct readout o;
+    read_all(zbad, 0, 1u << 20, &o);
+    const char *at = strstr(o.err.msg, "compressed byte ");
+    unsigned long long off = at ? strtoull(at + 16, NULL, 10) : 0;
+    CHECK("source.zstd_corrupt.offset_at_the_block", at && off <= zn / 2 && zn / 2 - off < 16384);
+    CHECK("source.zstd_corrupt.bytes_before_it",
+          o.len > len / 2 - (256u << 10) && o.len < len && memcmp(o.bytes, doc, o.len) == 0);
+    free(o.bytes);
+    free(gz);
+    free(zs);
+    free(doc);
+}
+
+/* The whole pipeline (sniff, blanks, BOM, the JSON reader) both ways. */
+static void test_thread_same_store(void)
+{
+    size_t len, *ends;
+    char *doc = trace_of(40000, &len, &ends);
+    free(ends);
+    size_t pad = 9000;
+    char *all = malloc(pad + 3 + len);
+    memcpy(all, "\xef\xbb\xbf", 3);
+    for (size_t i = 0; i < pad; i++)
+        all[3 + i] = " \n\t\r"[i % 4];
+    memcpy(all + 3 + pad, doc, len);
+    const char *path = write_tmp("tl.json", all, pad + 3 + len);
+    const char *cut = write_tmp("tlc.json", all, pad + 3 + len / 2);   /* ends inside an event */
+    int bad = 0;
+    for (int k = 0; k < 2; k++) {
+        const char *p = k ? cut : path;
+        tp_store *a, *b;
+        tp_error ea, eb;
+        size_t saved = tp_source_readahead_min;
+        tp_source_readahead_min = SIZE_MAX;
+        int ra = load(p, &a, &ea);
+        tp_source_readahead_min = 0;
+        int rb = load(p, &b, &eb);
+        tp_source_readahead_min = saved;
+        if (ra != rb || (k == 0) != (ra == TP_OK) || a->n != b->n || strcmp(ea.msg, eb.msg) != 0 ||
+            (k == 0 && a->n != 40000))
+            bad++;
+        for (size_t i = 0; !bad && i < a->n; i++)
+            if (a->ts[i] != b->ts[i] || strcmp(tp_store_str(a, a->name[i]), tp_store_str(b, b->name[i])) != 0)
+                bad++;
+        tp_store_free(a);
+        tp_store_free(b);
+    }
+    CHECK_INT("source.thread.same_store_and_error", bad, 0);
+    free(all);
+    free(doc);
+}
+
+/* TPROF_THREADS=1 keeps everything on the caller's thread; =2 allows one
+ * reader thread, busy machine or not; a plain file never gets one. */
+static void test_thread_off(void)
+{
+    static const char doc[] = "{\"traceEvents\": []}";
+    unsigned char gz[256];
+    size_t gn = gzip_of(doc, sizeof doc - 1, gz, sizeof gz);
+    const char *plain = write_tmp("off.json", doc, sizeof doc - 1);
+    tp_source *src;
+    tp_error err;
+    size_t saved = tp_source_readahead_min;
+    tp_source_readahead_min = 0;
+    setenv("TPROF_THREADS", "2", 1);
+    int plain_off = tp_source_open(&src, plain, &err) == TP_OK && !tp_source_threaded(src);
+    tp_source_close(src);
+    tp_source_readahead_min = saved;
+    CHECK("source.thread.plain_file_none", plain_off);
+    const char *path = write_tmp("off.json.gz", gz, gn);
+    tp_source_readahead_min = 0;
+    setenv("TPROF_THREADS", "1", 1);
+    int off = tp_source_open(&src, path, &err) == TP_OK && !tp_source_threaded(src);
+    tp_source_close(src);
+    setenv("TPROF_THREADS", "2", 1);
+    int on = tp_source_open(&src, path, &err) == TP_OK && tp_source_threaded(src);
+    /* a second source open at the same time gets none: two threads are spent */
+    tp_source *src2;
+    int second = tp_source_open(&src2, path, &err) == TP_OK && !tp_source_threaded(src2);
+    tp_source_close(src2);
+    tp_source_close(src);
+    setenv("TPROF_THREADS", "4", 1);
+    int third = tp_source_open(&src, path, &err) == TP_OK && tp_source_threaded(src);
+    int fourth = tp_source_open(&src2, path, &err) == TP_OK && tp_source_threaded(src2);
+    tp_source_close(src2);
+    tp_source_close(src);
+    setenv("TPROF_THREADS", "2", 1);
+    tp_source_readahead_min = saved;
+    CHECK("source.thread.TPROF_THREADS_1_off", off);
+    CHECK("source.thread.TPROF_THREADS_2_on", on);
+    CHECK("source.thread.one_per_two_threads", second && third && fourth);
+}
+
 int main(void)
 {
     /* Make a use-after-free show without a sanitizer: freed memory is
@@ -368,6 +587,9 @@ int main(void)
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     if (tt_tmpdir(dir, sizeof dir, "source") < 0)
         return 1;
+    /* a reader thread wherever tp_source_readahead_min allows one, however
+     * busy the machine is (the thread tests below lower that minimum) */
+    setenv("TPROF_THREADS", "2", 1);
     test_devprops_key_after_value();
     test_shrink();
     test_leading_blanks();
@@ -376,6 +598,9 @@ int main(void)
     test_devprops_tiny_window();
     test_huge_integer();
     test_repeated_trace_events();
+    test_thread_same_bytes();
+    test_thread_same_store();
+    test_thread_off();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
