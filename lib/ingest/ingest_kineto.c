@@ -900,9 +900,21 @@ static int keep_pyframe(struct importer *im, const struct event *ev, uint64_t of
     pick_op_ids(im, ev, off, &bad, ids);
     if (bad)
         return 0;
-    im->st->left_out++;
-    left_out_span(im->st, ph, ts, dur);   /* leave_out's, with what check_event read */
-    if (ids[0] != TP_NONE && tp_store_add_pyframe(im->st, ts, ids[0], ids[1]) < 0)
+    tp_store *st = im->st;
+    st->left_out++;
+    st->left_out_py++;
+    left_out_span(st, ph, ts, dur);   /* leave_out's, with what check_event read */
+    /* what the critical path would read of its row (tp_cp_lean_serves):
+     * its name as a step's (an escaped one may decode to it) and its stream
+     * as read_common_args stores it */
+    tp_jspan nm = ev->name.s;
+    const char *name = tp_json_ptr(im->j, nm);
+    if ((nm.len >= 13 && memcmp(name, "ProfilerStep#", 13) == 0) || memchr(name, '\\', nm.len))
+        st->left_out_py_step++;
+    int64_t stream;
+    if (ev->has_args && get_i64(im->j, &ev->stream, &stream) == 1 && (int32_t)stream >= 0)
+        st->left_out_py_stream++;
+    if (ids[0] != TP_NONE && tp_store_add_pyframe(st, ts, ids[0], ids[1]) < 0)
         return tp_json_fail(im->j, TP_ERR_NOMEM, "out of memory");
     return 0;
 }
@@ -938,8 +950,10 @@ static int read_events(struct importer *im)
             if (im->keys.lean == TP_LEAN_PYGRAPH) {
                 if (keep_pyframe(im, &ev, off) < 0)
                     return -1;
-            } else if (check_event(im->st, j, &ev, off, &ph, &ts, &dur))
+            } else if (check_event(im->st, j, &ev, off, &ph, &ts, &dur)) {
                 leave_out(im->st, j, &ev);
+                im->st->left_out_py++;
+            }
         }
         else if (im->keys.lean && im->keys.lean < TP_LEAN_KERNELS && left_out_flow(j, &ev)) {
             /* checked as every event is (its phase, start, duration, name,
@@ -1085,6 +1099,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     size_t dropped = st->n - first->n + st->left_out;   /* a lean load's too: as a whole load counts */
     st->n = first->n;
     st->left_out = 0;   /* the events left out were the earlier array's too */
+    st->left_out_py = st->left_out_py_step = st->left_out_py_stream = 0;
     st->left_out_first_ts = INT64_MAX;
     st->left_out_lo = INT64_MAX;
     st->left_out_hi = INT64_MIN;
