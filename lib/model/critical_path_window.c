@@ -91,9 +91,10 @@ int tp_cp_window(const struct tp_hta *h, int64_t step, const char *annotation, i
 }
 
 /* A python frame reaches the critical path in three ways beside the whole
- * trace's span: as a window (named like a step: ProfilerStep#, or with
- * --annotation any name), as the event an edge is attributed to (--path
- * names it), and through that event's stream.  An operator edge from one
+ * trace's span: as a window (named like a step: ProfilerStep#, which a
+ * TP_LEAN_PYGRAPH load keeps as a row, or with --annotation any name), as
+ * the event an edge is attributed to (--path names it), and through that
+ * event's stream (a frame with one is kept as a row too).  An operator edge from one
  * call's end to its sibling's start is attributed to the call's parent in
  * the linker's tree (st->parent), which is a frame where a frame encloses
  * the call: without the frames, the parent is the next row up, e.g. a
@@ -106,11 +107,11 @@ int tp_cp_lean_serves(const tp_store *st)
 {
     if (!st->left_out_py)
         return 1;
-    if (tp_hta_quirks_env() || st->left_out_py_step || st->left_out_py_stream)
-        return 0;   /* quirks: HTA's rounding of each frame's end; a frame as a step; a frame's stream */
+    if (tp_hta_quirks_env())
+        return 0;   /* HTA's rounding of each frame's end, which the span does not give */
     for (size_t r = 0; r < st->n; r++) {
         uint8_t k = st->kind[r];
-        if (st->ph[r] == 'X' && st->stream[r] >= 0 &&
+        if (st->ph[r] == 'X' && st->stream[r] >= 0 &&   /* as link.c's build_trees nests */
             (k == TP_K_CPU_OP || k == TP_K_USER_ANNOTATION || k == TP_K_PYTHON_FUNCTION || k == TP_K_RUNTIME ||
              k == TP_K_DRIVER))
             return 0;

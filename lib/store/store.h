@@ -317,12 +317,8 @@ struct tp_store {
     int64_t left_out_lo, left_out_hi;   /* the first start and last end of those that are no flow
                                            (read for TP_LEAN_PYGRAPH to TP_LEAN_TREE), INT64_MAX
                                            and INT64_MIN none */
-    /* Of those, the python_function events (TP_LEAN_PYGRAPH to TP_LEAN_TREE:
-     * info counts them as such, not as flows); and of the ones a
-     * TP_LEAN_PYGRAPH load left out, those named like a step ("ProfilerStep#",
-     * or with an escape in the name) and those with a "stream" of 0 or more:
-     * the critical path reads them where they are (tp_cp_lean_serves). */
-    size_t left_out_py, left_out_py_step, left_out_py_stream;
+    size_t left_out_py;            /* of those, the python_function events (TP_LEAN_PYGRAPH to
+                                      TP_LEAN_TREE): info counts them as such, not as flows */
     /* TP_LEAN_MEMORY_PEAKS: the memory events' rows are left out, and kept
      * of them is what advice reads (tp_store_gpu_memory_peaks) */
     int gpu_peaks_kept;
