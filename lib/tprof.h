@@ -90,7 +90,9 @@ void tp_store_set_kernel_scope(tp_store *st);
  * of TP_LEAN_PYFUNCS, and of each python_function event it leaves out that
  * has a "Python id" a compact record (its start, ids, and where it sat
  * among the rows), from which the module hierarchy is built as from a
- * whole load; such an event is checked as a whole load checks it. */
+ * whole load; such an event is checked as a whole load checks it.  A
+ * frame named like a step ("ProfilerStep#") or with a "stream" stays a
+ * row (HTA's quirks and the critical path read those). */
 enum { TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_PYGRAPH, TP_LEAN_PYFUNCS, TP_LEAN_MEMORY_PEAKS, TP_LEAN_TREE, TP_LEAN_KERNELS };
 void tp_store_set_lean(tp_store *st, int level);
 
