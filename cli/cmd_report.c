@@ -147,6 +147,8 @@ static void pick_order(const tp_view *const *views, size_t n, size_t *order)
 struct pool {
     const struct report *R;
     const tp_store *st;
+    const tp_store *full;      /* loaded again for the views st does not serve (report_relean), or NULL */
+    const unsigned char *from_full;
     const tp_view *const *views;
     const size_t *order;
     size_t n;
@@ -159,12 +161,14 @@ static void report_nth(void *arg, size_t k)
 {
     struct pool *P = arg;
     size_t i = P->order[k];
-    P->status[i] = report_view(P->R, P->views[i], P->st, P->lines[i], sizeof P->lines[i]);
+    const tp_store *st = P->full && P->from_full[i] ? P->full : P->st;
+    P->status[i] = report_view(P->R, P->views[i], st, P->lines[i], sizeof P->lines[i]);
 }
 
-static int report_all(const struct report *R, const tp_store *st, int threads)
+static int report_all(const struct report *R, const tp_store *st, const tp_store *full,
+                      const unsigned char *from_full, int threads)
 {
-    struct pool P = {.R = R, .st = st, .views = tp_views()};
+    struct pool P = {.R = R, .st = st, .full = full, .from_full = from_full, .views = tp_views()};
     while (P.views[P.n])
         P.n++;
     P.lines = calloc(P.n ? P.n : 1, sizeof *P.lines);
@@ -192,10 +196,11 @@ static int report_all(const struct report *R, const tp_store *st, int threads)
     return status;
 }
 
-/* The leanest load (tp_store_set_lean) every view reads all of, as
+/* The leanest load (tp_store_set_lean) worth trying for every view, as
  * report_view builds it: a kineto trace's events that none of them reads
  * are skipped (the flows but fwdbwd ones: a quarter of a ResNet-50 trace's
- * events).  Other inputs load whole whatever it says. */
+ * events; the python frames of no module call: half an OWLv2 trace's).
+ * Other inputs load whole whatever it says. */
 static int report_lean(const struct report *R)
 {
     const tp_view *const *views = tp_views();
@@ -203,11 +208,53 @@ static int report_lean(const struct report *R)
     for (size_t i = 0; views[i]; i++) {
         struct tp_view_opts vo;
         report_opts(R, views[i], NULL, &vo);
-        int l = tp_view_lean_level(views[i], &vo);
+        int l = tp_view_lean_try(views[i], &vo);
         if (l < lean)
             lean = l;
     }
     return lean;
+}
+
+/* The views store st, loaded at report_lean's level, does not serve
+ * (tp_view_serves: critical-path on a trace whose python frames bear on
+ * its path), marked in from_full, and the level to load the input again
+ * at for them; -1 when st serves every view. */
+static int report_relean(const struct report *R, const tp_store *st, unsigned char *from_full)
+{
+    const tp_view *const *views = tp_views();
+    int lean = -1;
+    for (size_t i = 0; views[i]; i++) {
+        struct tp_view_opts vo;
+        report_opts(R, views[i], st, &vo);
+        from_full[i] = !tp_view_serves(views[i], st, &vo);
+        int l = tp_view_lean_level(views[i], &vo);
+        if (from_full[i] && (lean < 0 || l < lean))
+            lean = l;
+    }
+    return lean;
+}
+
+/* The input loaded and linked again at level `lean` (report_relean): the
+ * same input, so a load error it reports was reported by the first load. */
+static tp_store *load_again(const char *in, int lean, int first_rc)
+{
+    tp_store *st = tp_store_new();
+    if (!st) {
+        fprintf(stderr, "tprof: out of memory\n");
+        return NULL;
+    }
+    tp_store_set_lean(st, lean);
+    tp_error lerr = {0}, err = {0};
+    int rc = tp_store_load(st, in, &lerr);
+    if (rc != first_rc && rc != TP_OK)
+        fprintf(stderr, "tprof: %s\n", lerr.msg);
+    if ((rc != TP_OK && rc != first_rc) || tp_store_link(st, &err) != TP_OK) {
+        if (err.msg[0])
+            fprintf(stderr, "tprof: %s\n", err.msg);
+        tp_store_free(st);
+        return NULL;
+    }
+    return st;
 }
 
 static double now_s(void)
@@ -290,12 +337,25 @@ int cmd_report(int argc, char **argv)
         tp_store_free(st);
         return 2;
     }
+    size_t nviews = 0;
+    while (tp_views()[nviews])
+        nviews++;
+    unsigned char *from_full = calloc(nviews ? nviews : 1, 1);
+    int relean = from_full ? report_relean(&R, st, from_full) : -1;
+    tp_store *full = relean >= 0 ? load_again(in, relean, rc) : NULL;
+    if (!from_full || (relean >= 0 && !full)) {
+        free(from_full);
+        tp_store_free(st);
+        return 2;
+    }
     double t1 = now_s();
     char spath[4096];
     snprintf(spath, sizeof spath, "%s/summary.txt", R.dir);
     R.summary = fopen(spath, "w");
     if (!R.summary) {
         fprintf(stderr, "tprof: %s: %s\n", spath, strerror(errno));
+        tp_store_free(full);
+        free(from_full);
         tp_store_free(st);
         return 2;
     }
@@ -304,13 +364,15 @@ int cmd_report(int argc, char **argv)
         fprintf(R.summary, "input: %s\n", lerr.msg);
     fprintf(R.summary, "load and link: %.3f s\n\n", t1 - t0);
     const char *env = getenv("TPROF_THREADS");
-    if (report_all(&R, st, env ? atoi(env) : 0))
+    if (report_all(&R, st, full, from_full, env ? atoi(env) : 0))
         status = 2;
     fprintf(R.summary, "\nviews: %.3f s\n", now_s() - t1);
     if (fclose(R.summary) != 0) {
         fprintf(stderr, "tprof: %s: %s\n", spath, strerror(errno));
         status = 2;
     }
+    tp_store_free(full);
+    free(from_full);
     tp_store_free(st);
     return status;
 }

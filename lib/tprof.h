@@ -90,7 +90,9 @@ void tp_store_set_kernel_scope(tp_store *st);
  * of TP_LEAN_PYFUNCS, and of each python_function event it leaves out that
  * has a "Python id" a compact record (its start, ids, and where it sat
  * among the rows), from which the module hierarchy is built as from a
- * whole load; such an event is checked as a whole load checks it. */
+ * whole load; such an event is checked as a whole load checks it.  A
+ * frame named like a step ("ProfilerStep#") or with a "stream" stays a
+ * row (HTA's quirks and the critical path read those). */
 enum { TP_LEAN_NONE, TP_LEAN_FLOWS, TP_LEAN_PYGRAPH, TP_LEAN_PYFUNCS, TP_LEAN_MEMORY_PEAKS, TP_LEAN_TREE, TP_LEAN_KERNELS };
 void tp_store_set_lean(tp_store *st, int level);
 
@@ -363,6 +365,12 @@ typedef struct tp_view {
     /* Optional: the keys --group takes, written into buf for the usage
      * line (views built on the aggregation engine); the length needed. */
     size_t (*group_keys)(char *buf, size_t cap);
+    /* Optional: a load leaner than lean that builds the same table on most
+     * traces (lean_try), and which stores it does so for: lean_serves(st,
+     * vo) 1 when st, loaded at lean_try or leaner than lean, does (st NULL:
+     * whether any may, with these options).  tp_view_lean_try. */
+    int lean_try;
+    int (*lean_serves)(const tp_store *st, const struct tp_view_opts *vo);
 } tp_view;
 enum { TP_ATTRIBUTES_NONE, TP_ATTRIBUTES_ALWAYS, TP_ATTRIBUTES_GROUPED };
 
@@ -438,6 +446,15 @@ const char *tp_view_default_columns(const tp_view *v, const struct tp_view_opts 
  * (TP_ERR_USAGE) a store loaded leaner that left events out. */
 enum { TP_LEAN_NEVER, TP_LEAN_WITHOUT_LAYER_TRACE, TP_LEAN_WITHOUT_OPTIONS };
 int tp_view_lean_level(const tp_view *v, const struct tp_view_opts *vo);
+/* The leanest load worth trying for the view with these options:
+ * tp_view_lean_level's, or tp_view.lean_try's where it may build the same
+ * table from it.  tp_view_serves says whether a store loaded so does; where
+ * it does not, tp_view_build refuses it, and a caller loads the input
+ * again at tp_view_lean_level (report does). */
+int tp_view_lean_try(const tp_view *v, const struct tp_view_opts *vo);
+/* 1 when tp_view_build builds view v from store st, as loaded, with these
+ * options; 0 when st was loaded too lean for it. */
+int tp_view_serves(const tp_view *v, const tp_store *st, const struct tp_view_opts *vo);
 
 /* Print "key  Header  description" for every column of a view. */
 void tp_view_print_columns(const tp_view *v, FILE *out);

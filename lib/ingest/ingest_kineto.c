@@ -900,11 +900,29 @@ static int keep_pyframe(struct importer *im, const struct event *ev, uint64_t of
     pick_op_ids(im, ev, off, &bad, ids);
     if (bad)
         return 0;
-    im->st->left_out++;
-    left_out_span(im->st, ph, ts, dur);   /* leave_out's, with what check_event read */
-    if (ids[0] != TP_NONE && tp_store_add_pyframe(im->st, ts, ids[0], ids[1]) < 0)
+    tp_store *st = im->st;
+    st->left_out++;
+    st->left_out_py++;
+    left_out_span(st, ph, ts, dur);   /* leave_out's, with what check_event read */
+    if (ids[0] != TP_NONE && tp_store_add_pyframe(st, ts, ids[0], ids[1]) < 0)
         return tp_json_fail(im->j, TP_ERR_NOMEM, "out of memory");
     return 0;
+}
+
+/* Under TP_LEAN_PYGRAPH, 1 for a frame left_out_python would leave out
+ * that is kept as a row all the same: one named like a step
+ * ("ProfilerStep#", or with an escape that may decode to it: HTA's
+ * --hta-quirks and the critical path's window match every event's name,
+ * hta.c, critical_path_window.c) or with a "stream" of 0 or more, as
+ * read_common_args stores it (HTA's GPU events with --hta-quirks, the
+ * critical path's attribution: tp_cp_lean_serves). */
+static int frame_kept_at_pygraph(tp_json *j, const struct event *ev)
+{
+    const char *name = tp_json_ptr(j, ev->name.s);
+    size_t len = ev->name.s.len;
+    int64_t stream;
+    return (len >= 13 && memcmp(name, "ProfilerStep#", 13) == 0) || memchr(name, '\\', len) ||
+           (ev->has_args && get_i64(j, &ev->stream, &stream) == 1 && (int32_t)stream >= 0);
 }
 
 static int read_events(struct importer *im)
@@ -930,7 +948,8 @@ static int read_events(struct importer *im)
         }
         if (ev.left_out)
             leave_out(im->st, j, &ev);
-        else if (im->keys.lean >= TP_LEAN_PYGRAPH && im->keys.lean <= TP_LEAN_TREE && left_out_python(j, &ev)) {
+        else if (im->keys.lean >= TP_LEAN_PYGRAPH && im->keys.lean <= TP_LEAN_TREE && left_out_python(j, &ev) &&
+                 !(im->keys.lean == TP_LEAN_PYGRAPH && frame_kept_at_pygraph(j, &ev))) {
             /* checked as every event is (its phase, start, duration, name): a
              * bad one is counted as in a whole load */
             char ph;
@@ -938,8 +957,10 @@ static int read_events(struct importer *im)
             if (im->keys.lean == TP_LEAN_PYGRAPH) {
                 if (keep_pyframe(im, &ev, off) < 0)
                     return -1;
-            } else if (check_event(im->st, j, &ev, off, &ph, &ts, &dur))
+            } else if (check_event(im->st, j, &ev, off, &ph, &ts, &dur)) {
                 leave_out(im->st, j, &ev);
+                im->st->left_out_py++;
+            }
         }
         else if (im->keys.lean && im->keys.lean < TP_LEAN_KERNELS && left_out_flow(j, &ev)) {
             /* checked as every event is (its phase, start, duration, name,
@@ -1085,6 +1106,7 @@ static void drop_earlier_events(tp_store *st, const struct store_mark *first, ui
     size_t dropped = st->n - first->n + st->left_out;   /* a lean load's too: as a whole load counts */
     st->n = first->n;
     st->left_out = 0;   /* the events left out were the earlier array's too */
+    st->left_out_py = 0;
     st->left_out_first_ts = INT64_MAX;
     st->left_out_lo = INT64_MAX;
     st->left_out_hi = INT64_MIN;

@@ -639,7 +639,9 @@ static void pygraph_case(const char *tag, const char *before, const char *events
     tp_error err = {0};
     CHECK_INT(NAMED("modules_refuse_pyfuncs"), tp_view_build(tp_view_find("modules"), py, &vo, &t, &err),
               TP_ERR_USAGE);
-    CHECK_INT(NAMED("info_refused"), tp_view_build(tp_view_find("info"), g, &vo, &t, &err), TP_ERR_USAGE);
+    CHECK_INT(NAMED("python_left_out"), g->left_out_py, left);   /* no flow in these traces */
+    CHECK_INT(NAMED("python_left_out_pyfuncs"), py->left_out_py, py->left_out);
+    CHECK(NAMED("info_same"), same_view_opts("info", whole, g, &vo));
     char out[80];
     snprintf(out, sizeof out, "%s/x.tprof", sc.dir);
     CHECK_INT(NAMED("not_saved"), tp_store_save(g, NULL, out, &err), TP_ERR_USAGE);
@@ -673,6 +675,42 @@ static void kineto_pygraph(void)
                  pygraph_events, 3, 4, &csv);
     CHECK("pygraph_repeated.old_gone", csv && !strstr(csv, "Old_0") && strstr(csv, "B_0"));
     free(csv);
+}
+
+/* Under TP_LEAN_PYGRAPH, frames kept as rows all the same: one named like
+ * a step (HTA's quirks and the critical path match every event's name),
+ * one whose escaped name may decode to one, one with a stream; the plain
+ * frame is left out, its span kept.  A ProfilerStep frame inside the trace
+ * and the row with a stream: critical-path is not served. */
+static void pygraph_rows(void)
+{
+    static const char *const events =
+        PYF("ProfilerStep#3", 20, 10, 1, "null", "")
+        PYF("Profiler\\u0053tep#4", 40, 10, 2, "null", "")
+        " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"s.py(1): f\", \"pid\": 1, \"tid\": 1,"
+        " \"ts\": 50, \"dur\": 5, \"args\": {\"Python id\": 3, \"stream\": 7}},\n"
+        PYF("p.py(1): plain", 1, 100, 4, "null", "")
+        OP("aten::mm", 60, 2);
+    struct scratch sc;
+    if (scratch_open(&sc, "pyrows") < 0)
+        return;
+    CHECK("pygraph_rows.trace_written", write_events(sc.path, "", events));
+    int rcw, rcg;
+    tp_store *whole = load(sc.path, 0, &rcw), *g = load_lean(sc.path, 0, TP_LEAN_PYGRAPH, &rcg);
+    CHECK("pygraph_rows.loads", rcw == TP_OK && rcg == TP_OK);
+    if (rcw == TP_OK && rcg == TP_OK) {
+        CHECK_INT("pygraph_rows.python_rows", count_kind(g, TP_K_PYTHON_FUNCTION, 'X'), 3);
+        CHECK_INT("pygraph_rows.left_out", g->left_out_py, 1);
+        CHECK("pygraph_rows.span", g->left_out_lo == 1000 && g->left_out_hi == 101000);
+        struct tp_view_opts vo = {0};
+        CHECK("pygraph_rows.info_same", same_view_opts("info", whole, g, &vo));
+        CHECK("pygraph_rows.cp_not_served", !tp_view_serves(tp_view_find("critical-path"), g, &vo));
+        vo.hta_quirks = 1;
+        CHECK("pygraph_rows.temporal_quirks_same", same_view_opts("temporal", whole, g, &vo));
+    }
+    tp_store_free(whole);
+    tp_store_free(g);
+    scratch_close(&sc);
 }
 
 /* key_averages' "Self CPU time total" nests torch events among themselves:
@@ -780,6 +818,7 @@ int main(void)
     kineto_lean();
     memory_peaks_lean();
     kineto_pygraph();
+    pygraph_rows();
     self_cpu_total_straddle();
     label_straddle();
     TEST_EXIT();

@@ -70,6 +70,12 @@ struct tp_cp_graph {
 int tp_cp_window(const struct tp_hta *h, int64_t step, const char *annotation, int64_t instance,
                  int64_t *start, int64_t *end, tp_error *err);
 
+/* 1 when the critical path (any window but --annotation's, no --path, no
+ * HTA quirks) reads nothing of the python frames store st left out
+ * (tp_store_set_lean TP_LEAN_PYGRAPH) but their span, which tp_cp_window
+ * reads from st->left_out_lo and left_out_hi; 0 when one may bear on it. */
+int tp_cp_lean_serves(const tp_store *st);
+
 /* CUDA event synchronisation (critical_path_sync.c), over the whole trace:
  * cpu_wait maps each Event Sync row to the kernel row its event recorded;
  * gpu_wait maps each kernel row held back by a Stream Wait Event to the

@@ -31,6 +31,8 @@ int tp_cp_window(const struct tp_hta *h, int64_t step, const char *annotation, i
     if (!*match) {
         /* the whole trace */
         int64_t lo = INT64_MAX, hi = INT64_MIN;
+        if (st->left_out_py && !h->quirks)   /* the frames a lean load left out (tp_cp_lean_serves) */
+            lo = st->left_out_lo, hi = st->left_out_hi;
         for (size_t r = 0; r < st->n; r++) {
             if (st->ph[r] != 'X')
                 continue;
@@ -86,6 +88,35 @@ int tp_cp_window(const struct tp_hta *h, int64_t step, const char *annotation, i
     *start = s;
     *end = e;
     return TP_OK;
+}
+
+/* A python frame reaches the critical path in three ways beside the whole
+ * trace's span: as a window (named like a step: ProfilerStep#, which a
+ * TP_LEAN_PYGRAPH load keeps as a row, or with --annotation any name), as
+ * the event an edge is attributed to (--path names it), and through that
+ * event's stream (a frame with one is kept as a row too).  An operator edge from one
+ * call's end to its sibling's start is attributed to the call's parent in
+ * the linker's tree (st->parent), which is a frame where a frame encloses
+ * the call: without the frames, the parent is the next row up, e.g. a
+ * Triton kernel's cpu_op that carries a "stream" (torch.compile traces),
+ * so the edge counts as gpu_compute_bound instead of cpu_bound.  A frame
+ * and a host event with no stream both count as cpu_bound (tp_cp_bound_by):
+ * the attribution can only change where a host event (which the linker
+ * nests, link.c) or a left-out frame has one. */
+int tp_cp_lean_serves(const tp_store *st)
+{
+    if (!st->left_out_py)
+        return 1;
+    if (tp_hta_quirks_env())
+        return 0;   /* HTA's rounding of each frame's end, which the span does not give */
+    for (size_t r = 0; r < st->n; r++) {
+        uint8_t k = st->kind[r];
+        if (st->ph[r] == 'X' && st->stream[r] >= 0 &&   /* as link.c's build_trees nests */
+            (k == TP_K_CPU_OP || k == TP_K_USER_ANNOTATION || k == TP_K_PYTHON_FUNCTION || k == TP_K_RUNTIME ||
+             k == TP_K_DRIVER))
+            return 0;
+    }
+    return 1;
 }
 
 enum tp_cp_bound tp_cp_bound_by(const struct tp_hta *h, const struct tp_cp_edge *e)

@@ -317,6 +317,8 @@ struct tp_store {
     int64_t left_out_lo, left_out_hi;   /* the first start and last end of those that are no flow
                                            (read for TP_LEAN_PYGRAPH to TP_LEAN_TREE), INT64_MAX
                                            and INT64_MIN none */
+    size_t left_out_py;            /* of those, the python_function events (TP_LEAN_PYGRAPH to
+                                      TP_LEAN_TREE): info counts them as such, not as flows */
     /* TP_LEAN_MEMORY_PEAKS: the memory events' rows are left out, and kept
      * of them is what advice reads (tp_store_gpu_memory_peaks) */
     int gpu_peaks_kept;

@@ -62,10 +62,13 @@ int tp_info_build(const tp_store *st, const struct tp_view_opts *vo, tp_table **
         row(t, "uncompressed", "%" PRIu64 " bytes", st->text_bytes);
     row(t, "events", "%zu", tp_store_event_count(st));
     size_t by_kind[TP_K_COUNT] = {0};
-    /* A lean load (its level TP_LEAN_FLOWS at most, views.def) left out
-     * flows alone, which the span below does not read either. */
-    by_kind[TP_K_FLOW] = st->left_out;
-    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    /* A lean load (its level TP_LEAN_PYGRAPH at most, views.def) left out
+     * flows, which the span below does not read either, and python frames
+     * (left_out_py), whose span is the left-out events' (left_out_lo, hi:
+     * flows have none).  A row's end is ts + dur, as a frame's (dur >= 0). */
+    by_kind[TP_K_FLOW] = st->left_out - st->left_out_py;
+    by_kind[TP_K_PYTHON_FUNCTION] = st->left_out_py;
+    int64_t t0 = st->left_out_py ? st->left_out_lo : INT64_MAX, t1 = st->left_out_py ? st->left_out_hi : INT64_MIN;
     for (size_t i = 0; i < st->n; i++) {
         by_kind[st->kind[i]]++;
         if (st->kind[i] == TP_K_META || st->kind[i] == TP_K_FLOW)

@@ -130,6 +130,19 @@ int tp_view_lean_level(const tp_view *v, const struct tp_view_opts *vo)
     return kernels ? TP_LEAN_KERNELS : v->lean;
 }
 
+int tp_view_lean_try(const tp_view *v, const struct tp_view_opts *vo)
+{
+    int l = tp_view_lean_level(v, vo);
+    return v->lean_serves && v->lean_try > l && v->lean_serves(NULL, vo) ? v->lean_try : l;
+}
+
+int tp_view_serves(const tp_view *v, const tp_store *st, const struct tp_view_opts *vo)
+{
+    if (!st->left_out || st->lean <= tp_view_lean_level(v, vo))
+        return 1;
+    return st->lean <= tp_view_lean_try(v, vo) && v->lean_serves(st, vo);
+}
+
 static uint32_t view_needs(const tp_view *v, const struct tp_view_opts *vo)
 {
     for (size_t i = 0; registry[i]; i++)
@@ -180,7 +193,7 @@ int tp_view_build(const tp_view *v, const tp_store *st, const struct tp_view_opt
     static const struct tp_view_opts defaults;   /* NULL options: every default */
     if (!vo)
         vo = &defaults;
-    if (st->left_out && st->lean > tp_view_lean_level(v, vo))
+    if (!tp_view_serves(v, st, vo))
         /* a table from part of the trace would print as if whole */
         return tp_error_set(err, TP_ERR_USAGE, "%s: the %s view (with these options and columns) reads events "
                             "this store was loaded without (tp_store_set_lean)", st->path, v->name);

@@ -18,6 +18,7 @@
                                   const struct tp_view_opts *vo, tp_table **out, tp_error *err);           \
     enum tp_severity tp_##id##_severity(const tp_table *t);                                                \
     size_t tp_##id##_group_keys(char *buf, size_t cap);                                                    \
+    int tp_##id##_lean_serves(const tp_store *st, const struct tp_view_opts *vo);                          \
     extern const tp_view tp_view_##id;
 
 /* tp_view_prof, tp_view_kernels ... and the Ascend NPU twins

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "testing.h"
 #include "table.h"
+#include "store.h"
 #include "tprof.h"
 
 /* A python frame around the whole trace (its span: no ProfilerStep), a
@@ -103,6 +104,44 @@ static const char *const bad_flows_json =
     "  \"args\": {\"correlation\": 11, \"device\": 0, \"stream\": 7}}\n"
     "]}\n";
 
+/* A Triton launch as torch.compile records it: a cpu_op with a "stream"
+ * around a python frame around two launch calls, in an operator (the
+ * critical path's walk takes no host event with a stream).  The gap between the
+ * calls is attributed to their parent: the frame in a whole load
+ * (cpu_bound), the cpu_op without it (gpu_compute_bound); so the critical
+ * path of a TP_LEAN_PYGRAPH load is refused (tp_view_serves), and report
+ * loads the trace again. */
+static const char *const triton_json =
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::outer\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 90, \"dur\": 120, \"args\": {\"External id\": 2}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"triton_poi_fused_add_0\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 100, \"dur\": 100, \"args\": {\"External id\": 1, \"device\": 0, \"stream\": 7}},\n"
+    " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"<built-in function launch>\", \"pid\": 1,"
+    "  \"tid\": 1, \"ts\": 105, \"dur\": 80, \"args\": {\"Python id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 110, \"dur\": 10, \"args\": {\"correlation\": 21, \"External id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 150, \"dur\": 10, \"args\": {\"correlation\": 22, \"External id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"triton_poi_fused_add_0\", \"pid\": 0, \"tid\": 7,"
+    "  \"ts\": 130, \"dur\": 5, \"args\": {\"correlation\": 21, \"device\": 0, \"stream\": 7}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"triton_poi_fused_add_0\", \"pid\": 0, \"tid\": 7,"
+    "  \"ts\": 170, \"dur\": 5, \"args\": {\"correlation\": 22, \"device\": 0, \"stream\": 7}}\n"
+    "]}\n";
+
+/* A python frame a whole load counts as malformed (its parent id is no
+ * integer): a TP_LEAN_PYGRAPH load checks its args too (info counts it),
+ * a TP_LEAN_PYFUNCS load does not. */
+static const char *const bad_frame_json =
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mul\", \"pid\": 1, \"tid\": 1, \"ts\": 10,"
+    "  \"dur\": 100, \"args\": {\"External id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): g\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 5, \"dur\": 200, \"args\": {\"Python id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(2): h\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 20, \"dur\": 10, \"args\": {\"Python id\": 2, \"Python parent id\": \"x\"}}\n"
+    "]}\n";
+
 /* View v built from st as `tprof report` builds it (-w 100 when
  * columnated, else CSV), into one text: its status, message, table and
  * footer.  The build bypasses tp_view_build's refusal of a store leaner
@@ -169,7 +208,7 @@ static int same_as_whole(const tp_view *v, const char *path, const tp_store *who
     return same;
 }
 
-/* The leanest level view v takes as report builds it (CSV or -w). */
+/* The leanest level report tries for view v (CSV or -w). */
 static int report_level(const tp_view *v)
 {
     int lean = TP_LEAN_KERNELS;
@@ -177,7 +216,7 @@ static int report_level(const tp_view *v)
         struct tp_view_opts vo = {0};
         vo.columnated = c;
         vo.need_columns = tp_view_default_columns(v, &vo);
-        int l = tp_view_lean_level(v, &vo);
+        int l = tp_view_lean_try(v, &vo);
         lean = l < lean ? l : lean;
     }
     return lean;
@@ -196,6 +235,122 @@ static tp_store *write_and_load(const char *path, const char *text, const char *
     snprintf(name, sizeof name, "%s.whole_loads", what);
     CHECK(name, st != NULL);
     return st;
+}
+
+/* 1 when v with options vo builds the same text from a and b (CSV);
+ * b bypasses tp_view_build's refusal when bypass is 1. */
+static int same_opts(const tp_view *v, const tp_store *a, const tp_store *b, const struct tp_view_opts *vo,
+                     int bypass)
+{
+    char *x[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        const tp_store *st = k ? b : a;
+        tp_table *t = NULL;
+        tp_error err = {0};
+        size_t len = 0;
+        FILE *f = open_memstream(&x[k], &len);
+        if (!f)
+            break;
+        int rc = k && bypass ? v->build(st, vo, &t, &err) : tp_view_build(v, st, vo, &t, &err);
+        fprintf(f, "%d %s\n", rc, err.msg);
+        if (rc == TP_OK) {
+            struct tp_output_opts o;
+            tp_output_opts_init(&o);
+            o.format = TP_FMT_CSV;
+            o.columns = tp_table_default_columns(t);
+            if (!o.columns)
+                o.columns = tp_view_default_columns(v, vo);
+            tp_table_write(t, &o, f, &err);
+            tp_table_free(t);
+        }
+        fclose(f);
+    }
+    int same = x[0] && x[1] && strcmp(x[0], x[1]) == 0;
+    free(x[0]);
+    free(x[1]);
+    return same;
+}
+
+/* critical-path on `path` (trace_json: its window is the whole trace,
+ * which a python frame spans): the whole load's summary from a
+ * TP_LEAN_PYGRAPH load, through the frames' span (left_out_lo, hi), which
+ * ignored gives another window; the forms that read the frames themselves
+ * at TP_LEAN_FLOWS. */
+static void lean_critical_path(const char *path, const tp_store *whole)
+{
+    const tp_view *cp = tp_view_find("critical-path");
+    struct tp_view_opts vo = {0};
+    CHECK_INT("critical-path.tries_pygraph", tp_view_lean_try(cp, &vo), TP_LEAN_PYGRAPH);
+    CHECK_INT("critical-path.level_flows", tp_view_lean_level(cp, &vo), TP_LEAN_FLOWS);
+    vo.path = 1;
+    CHECK_INT("critical-path.path_flows", tp_view_lean_try(cp, &vo), TP_LEAN_FLOWS);
+    vo.path = 0;
+    vo.annotation = "label";
+    CHECK_INT("critical-path.annotation_flows", tp_view_lean_try(cp, &vo), TP_LEAN_FLOWS);
+    vo.annotation = NULL;
+    vo.hta_quirks = 1;
+    CHECK_INT("critical-path.quirks_flows", tp_view_lean_try(cp, &vo), TP_LEAN_FLOWS);
+    vo.hta_quirks = 0;
+    tp_store *g = load(path, TP_LEAN_PYGRAPH);
+    CHECK("critical-path.pygraph_loads", g != NULL);
+    if (!g)
+        return;
+    CHECK("critical-path.pygraph_left_frames", g->left_out_py > 0 && g->left_out_lo == 50000);
+    CHECK("critical-path.pygraph_serves", tp_view_serves(cp, g, &vo));
+    CHECK("critical-path.pygraph_same", same_opts(cp, whole, g, &vo, 0));
+    vo.step_given = 1;   /* no such step: the same refusal */
+    CHECK("critical-path.pygraph_step_same", same_opts(cp, whole, g, &vo, 0));
+    vo.step_given = 0;
+    vo.path = 1;
+    CHECK("critical-path.pygraph_path_refused", !tp_view_serves(cp, g, &vo));
+    vo.path = 0;
+    setenv("TPROF_HTA_QUIRKS", "1", 1);
+    CHECK("critical-path.pygraph_quirks_env_refused", !tp_view_serves(cp, g, &vo));
+    unsetenv("TPROF_HTA_QUIRKS");
+    g->left_out_py = 0;   /* as if the frames' span were not kept */
+    CHECK("critical-path.needs_frames_span", !same_opts(cp, whole, g, &vo, 1));
+    tp_store_free(g);
+}
+
+/* info counts the python frames a TP_LEAN_PYGRAPH load left out as
+ * python_function events, and their span as the trace's; a malformed one
+ * as a whole load does, which TP_LEAN_PYFUNCS does not. */
+static void lean_info(const char *path)
+{
+    const tp_view *info = tp_view_find("info");
+    struct tp_view_opts vo = {0};
+    CHECK_INT("info.level", tp_view_lean_level(info, &vo), TP_LEAN_PYGRAPH);
+    tp_store *whole = write_and_load(path, bad_frame_json, "bad_frame");
+    tp_store *g = whole ? load(path, TP_LEAN_PYGRAPH) : NULL, *py = whole ? load(path, TP_LEAN_PYFUNCS) : NULL;
+    CHECK("info.lean_loads", g && py && g->left_out_py == 1 && g->left_out == 1);
+    if (whole && g && py) {
+        CHECK("info.pygraph_same", same_opts(info, whole, g, &vo, 0));
+        CHECK("info.pyfuncs_differs", !same_opts(info, whole, py, &vo, 1));
+        g->left_out_py = 0;   /* as if the frames were not told from flows */
+        CHECK("info.needs_frames_count", !same_opts(info, whole, g, &vo, 1));
+    }
+    tp_store_free(whole);
+    tp_store_free(g);
+    tp_store_free(py);
+}
+
+/* critical-path on a Triton launch: a TP_LEAN_PYGRAPH load does not serve
+ * it (built anyway, it says another thing), a TP_LEAN_FLOWS load does. */
+static void lean_triton(const char *path)
+{
+    const tp_view *cp = tp_view_find("critical-path");
+    struct tp_view_opts vo = {0};
+    tp_store *whole = write_and_load(path, triton_json, "triton");
+    tp_store *g = whole ? load(path, TP_LEAN_PYGRAPH) : NULL, *fl = whole ? load(path, TP_LEAN_FLOWS) : NULL;
+    CHECK("triton.lean_loads", g && fl && g->left_out_py == 1);
+    if (whole && g && fl) {
+        CHECK("triton.pygraph_refused", !tp_view_serves(cp, g, &vo) && !same_opts(cp, whole, g, &vo, 0));
+        CHECK("triton.pygraph_differs", !same_opts(cp, whole, g, &vo, 1));
+        CHECK("triton.flows_same", tp_view_serves(cp, fl, &vo) && same_opts(cp, whole, fl, &vo, 0));
+    }
+    tp_store_free(whole);
+    tp_store_free(g);
+    tp_store_free(fl);
 }
 
 int main(void)
@@ -220,7 +375,7 @@ int main(void)
         TEST_EXIT();
     /* the views that read what the next level leaves out: their level is
      * as lean as it can be */
-    static const char *const tight[] = {"info", "modules", "critical-path", "memory"};
+    static const char *const tight[] = {"modules", "memory"};
     size_t ntight = 0;
     for (const tp_view *const *v = tp_views(); *v; v++) {
         int lean = report_level(*v);
@@ -234,7 +389,10 @@ int main(void)
             }
     }
     CHECK("tight_views_found", ntight == sizeof tight / sizeof *tight);
+    lean_critical_path(path, whole);
     tp_store_free(whole);
+    lean_info(path);
+    lean_triton(path);
     unlink(path);
     rmdir(dir);
     TEST_EXIT();

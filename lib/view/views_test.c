@@ -92,7 +92,7 @@ int main(void)
     vo.need_columns = NULL;
     CHECK("lean: kernels, its default options", kern && tp_view_lean_level(kern, &vo) == TP_LEAN_KERNELS);
     vo.group = "props";
-    CHECK("lean: kernels --group", kern && tp_view_lean_level(kern, &vo) == TP_LEAN_FLOWS);
+    CHECK("lean: kernels --group", kern && tp_view_lean_level(kern, &vo) == TP_LEAN_PYGRAPH);
     vo.group = NULL;
     CHECK("lean: ops", ops && tp_view_lean_level(ops, &vo) == TP_LEAN_PYFUNCS);
     vo.group = "stack";
@@ -112,7 +112,8 @@ int main(void)
     CHECK("lean: modules keeps the python graph", mods && tp_view_lean_level(mods, &vo) == TP_LEAN_PYGRAPH);
     CHECK("lean: the python graph between flows and python functions",
           TP_LEAN_FLOWS < TP_LEAN_PYGRAPH && TP_LEAN_PYGRAPH < TP_LEAN_PYFUNCS);
-    CHECK("lean: info counts the flows left out", info && tp_view_lean_level(info, &vo) == TP_LEAN_FLOWS);
+    CHECK("lean: info counts the flows and python frames left out",
+          info && tp_view_lean_level(info, &vo) == TP_LEAN_PYGRAPH);
     /* every view reads a store without the flows but fwdbwd (tbtree_bwd.c
      * reads those, info counts the others), so `tprof report` loads one */
     int flows_at_least = 1;
@@ -122,11 +123,16 @@ int main(void)
             flows_at_least = 0;
         }
     CHECK("lean: every view takes TP_LEAN_FLOWS", flows_at_least);
-    /* the HTA critical path walks the python frames */
-    const char *const flows_views[] = {"critical-path", "launches", "check", "dist", "roofline"};
-    for (size_t i = 0; i < sizeof flows_views / sizeof *flows_views; i++) {
-        const tp_view *v = tp_view_find(flows_views[i]);
-        CHECK(flows_views[i], v && tp_view_lean_level(v, &vo) == TP_LEAN_FLOWS);
+    /* the HTA critical path reads the python frames where a host event has
+     * a stream (tp_view_serves): report tries the python graph first */
+    const tp_view *cp = tp_view_find("critical-path");
+    CHECK("critical-path", cp && tp_view_lean_level(cp, &vo) == TP_LEAN_FLOWS &&
+                               tp_view_lean_try(cp, &vo) == TP_LEAN_PYGRAPH);
+    const char *const pygraph_views[] = {"launches", "check", "dist", "roofline"};
+    for (size_t i = 0; i < sizeof pygraph_views / sizeof *pygraph_views; i++) {
+        const tp_view *v = tp_view_find(pygraph_views[i]);
+        CHECK(pygraph_views[i], v && tp_view_lean_level(v, &vo) == TP_LEAN_PYGRAPH &&
+                                    tp_view_lean_try(v, &vo) == TP_LEAN_PYGRAPH);
     }
     /* labels nest the torch events alone (tp_link_torch_parents): no python
      * frame, flow or memory event of a TP_LEAN_TREE load is theirs */

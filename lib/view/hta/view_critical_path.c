@@ -116,6 +116,18 @@ int tp_critical_path_build(const tp_store *st, const struct tp_view_opts *vo, tp
     return TP_OK;
 }
 
+/* The summary of a step's or the whole trace's path (not --path, which
+ * names the events; not --annotation, which matches any name; not HTA's
+ * quirks, which round each frame's end) from a store without most python
+ * frames (TP_LEAN_PYGRAPH), where tp_cp_lean_serves finds nothing of them
+ * that bears on it. */
+int tp_critical_path_lean_serves(const tp_store *st, const struct tp_view_opts *vo)
+{
+    if ((vo && (vo->path || vo->annotation || vo->hta_quirks)) || tp_hta_quirks_env())
+        return 0;
+    return !st || tp_cp_lean_serves(st);
+}
+
 const char *tp_critical_path_columns_for(const struct tp_view_opts *vo)
 {
     return vo && vo->path ? "index,from,to,duration,type,bound_by,stream,name" : NULL;
