@@ -73,8 +73,13 @@ int tp_cp_window(const struct tp_hta *h, int64_t step, const char *annotation, i
 /* 1 when the critical path (any window but --annotation's, no --path, no
  * HTA quirks) reads nothing of the python frames store st left out
  * (tp_store_set_lean TP_LEAN_PYGRAPH) but their span, which tp_cp_window
- * reads from st->left_out_lo and left_out_hi; 0 when one may bear on it. */
+ * reads from st->left_out_lo and left_out_hi; 0 when one may bear on it
+ * (a host event has a stream), and the view looks at its path itself
+ * (view_critical_path.c: path_clear_of_streamed_hosts). */
 int tp_cp_lean_serves(const tp_store *st);
+/* 1 for a host event the linker nests in its tree (an 'X' cpu_op, user
+ * annotation, python frame, runtime or driver call). */
+int tp_cp_host_nested(const tp_store *st, size_t r);
 
 /* CUDA event synchronisation (critical_path_sync.c), over the whole trace:
  * cpu_wait maps each Event Sync row to the kernel row its event recorded;

@@ -109,14 +109,17 @@ int tp_cp_lean_serves(const tp_store *st)
         return 1;
     if (tp_hta_quirks_env())
         return 0;   /* HTA's rounding of each frame's end, which the span does not give */
-    for (size_t r = 0; r < st->n; r++) {
-        uint8_t k = st->kind[r];
-        if (st->ph[r] == 'X' && st->stream[r] >= 0 &&   /* as link.c's build_trees nests */
-            (k == TP_K_CPU_OP || k == TP_K_USER_ANNOTATION || k == TP_K_PYTHON_FUNCTION || k == TP_K_RUNTIME ||
-             k == TP_K_DRIVER))
+    for (size_t r = 0; r < st->n; r++)
+        if (st->stream[r] >= 0 && tp_cp_host_nested(st, r))
             return 0;
-    }
     return 1;
+}
+
+int tp_cp_host_nested(const tp_store *st, size_t r)
+{
+    uint8_t k = st->kind[r];   /* as link.c's build_trees nests */
+    return st->ph[r] == 'X' && (k == TP_K_CPU_OP || k == TP_K_USER_ANNOTATION || k == TP_K_PYTHON_FUNCTION ||
+                                k == TP_K_RUNTIME || k == TP_K_DRIVER);
 }
 
 enum tp_cp_bound tp_cp_bound_by(const struct tp_hta *h, const struct tp_cp_edge *e)

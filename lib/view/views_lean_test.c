@@ -12,6 +12,7 @@
 #include "testing.h"
 #include "table.h"
 #include "store.h"
+#include "critical_path.h"
 #include "tprof.h"
 
 /* A python frame around the whole trace (its span: no ProfilerStep), a
@@ -127,6 +128,32 @@ static const char *const triton_json =
     "  \"ts\": 130, \"dur\": 5, \"args\": {\"correlation\": 21, \"device\": 0, \"stream\": 7}},\n"
     " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"triton_poi_fused_add_0\", \"pid\": 0, \"tid\": 7,"
     "  \"ts\": 170, \"dur\": 5, \"args\": {\"correlation\": 22, \"device\": 0, \"stream\": 7}}\n"
+    "]}\n";
+
+/* The same launch on a second thread, off the critical path: the path
+ * runs through thread 1's long operator and its kernel, so no edge of it
+ * is charged to the Triton cpu_op, and the TP_LEAN_PYGRAPH load serves the
+ * critical path after all (tp_critical_path_lean_serves computes it). */
+static const char *const triton_off_path_json =
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::long\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 0, \"dur\": 5000, \"args\": {\"External id\": 3}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,"
+    "  \"ts\": 10, \"dur\": 10, \"args\": {\"correlation\": 31, \"External id\": 3}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7,"
+    "  \"ts\": 30, \"dur\": 9000, \"args\": {\"correlation\": 31, \"device\": 0, \"stream\": 7}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"triton_poi_fused_add_0\", \"pid\": 1, \"tid\": 2,"
+    "  \"ts\": 100, \"dur\": 100, \"args\": {\"External id\": 1, \"device\": 0, \"stream\": 8}},\n"
+    " {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"<built-in function launch>\", \"pid\": 1,"
+    "  \"tid\": 2, \"ts\": 105, \"dur\": 80, \"args\": {\"Python id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 2,"
+    "  \"ts\": 110, \"dur\": 10, \"args\": {\"correlation\": 21, \"External id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 2,"
+    "  \"ts\": 150, \"dur\": 10, \"args\": {\"correlation\": 22, \"External id\": 1}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"triton_poi_fused_add_0\", \"pid\": 0, \"tid\": 8,"
+    "  \"ts\": 130, \"dur\": 5, \"args\": {\"correlation\": 21, \"device\": 0, \"stream\": 8}},\n"
+    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"triton_poi_fused_add_0\", \"pid\": 0, \"tid\": 8,"
+    "  \"ts\": 170, \"dur\": 5, \"args\": {\"correlation\": 22, \"device\": 0, \"stream\": 8}}\n"
     "]}\n";
 
 /* A python frame a whole load counts as malformed (its parent id is no
@@ -351,6 +378,18 @@ static void lean_triton(const char *path)
     tp_store_free(whole);
     tp_store_free(g);
     tp_store_free(fl);
+    /* off the path: the quick test refuses (a host event has a stream),
+     * the path computed serves, and the table is the whole load's */
+    whole = write_and_load(path, triton_off_path_json, "triton off the path");
+    g = whole ? load(path, TP_LEAN_PYGRAPH) : NULL;
+    CHECK("triton_off_path.lean_loads", g && g->left_out_py == 1);
+    if (whole && g) {
+        CHECK("triton_off_path.quick_test_refuses", !tp_cp_lean_serves(g));
+        CHECK("triton_off_path.pygraph_serves", tp_view_serves(cp, g, &vo));
+        CHECK("triton_off_path.pygraph_same", same_opts(cp, whole, g, &vo, 0));
+    }
+    tp_store_free(whole);
+    tp_store_free(g);
 }
 
 int main(void)

@@ -116,16 +116,42 @@ int tp_critical_path_build(const tp_store *st, const struct tp_view_opts *vo, tp
     return TP_OK;
 }
 
+/* 1 when no edge of the path is charged to a host event with a stream,
+ * computed from store st as loaded.  Only such a charge can differ from a
+ * whole load's (tp_cp_lean_serves says why): the graph, its weights and the
+ * path do not read the frames left out, and an edge charged elsewhere is
+ * bound alike by a frame and by the row a lean load finds in its place.
+ * Where the path cannot be computed, 0: the whole load decides the error. */
+static int path_clear_of_streamed_hosts(const tp_store *st, const struct tp_view_opts *vo)
+{
+    struct tp_hta h;
+    if (tp_hta_init(&h, st, vo) < 0)
+        return 0;
+    tp_error err = {0};
+    int64_t start, end, step = vo && vo->step_given ? vo->step : -1;
+    struct tp_cp_graph g = {0};   /* freed whole or in part, built or not */
+    int clear = tp_cp_window(&h, step, NULL, 0, &start, &end, &err) == TP_OK &&
+                tp_cp_build(&h, start, end, &g, &err) == TP_OK;
+    for (size_t i = 0; clear && i < g.npath_edges; i++) {
+        int64_t r = g.edges[g.path_edges[i]].attr_row;
+        clear = r < 0 || st->stream[r] < 0 || !tp_cp_host_nested(st, (size_t)r);
+    }
+    tp_cp_free(&g);
+    tp_hta_free(&h);
+    return clear;
+}
+
 /* The summary of a step's or the whole trace's path (not --path, which
  * names the events; not --annotation, which matches any name; not HTA's
  * quirks, which round each frame's end) from a store without most python
  * frames (TP_LEAN_PYGRAPH), where tp_cp_lean_serves finds nothing of them
- * that bears on it. */
+ * that bears on it, or else the path, computed, has no edge they could
+ * take. */
 int tp_critical_path_lean_serves(const tp_store *st, const struct tp_view_opts *vo)
 {
     if ((vo && (vo->path || vo->annotation || vo->hta_quirks)) || tp_hta_quirks_env())
         return 0;
-    return !st || tp_cp_lean_serves(st);
+    return !st || tp_cp_lean_serves(st) || path_clear_of_streamed_hosts(st, vo);
 }
 
 const char *tp_critical_path_columns_for(const struct tp_view_opts *vo)
