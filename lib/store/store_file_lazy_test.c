@@ -133,13 +133,9 @@ static void stray_read(tp_store *st)
 
 int main(void)
 {
-    char path[] = "/tmp/tprof-lazy-test-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        SKIP("lazy", "no temporary file");
+    char path[64];
+    if (tt_tmpfile(path, sizeof path, "lazy") < 0)
         TEST_EXIT();
-    }
-    close(fd);
     tp_error err = {0};
     tp_store *js = load(TRACE, 0, &err);
     CHECK("lazy.saved", js && tp_store_save(js, NULL, path, &err) == TP_OK);

@@ -91,13 +91,9 @@ static int poke(tp_store *st, const char *name, size_t i, int64_t v, int delta)
 /* Save `trace` as a store, read it back, compare; then damage the copy. */
 static void check_trace(const char *trace, int damage)
 {
-    char path[] = "/tmp/tprof-model-test-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        SKIP("store_model", "no temporary file");
+    char path[64];
+    if (tt_tmpfile(path, sizeof path, "store_model") < 0)
         return;
-    }
-    close(fd);
     tp_store *js = tt_load_linked(trace);
     tp_error err = {0};
     CHECK("store_model.saved", js && tp_store_save(js, NULL, path, &err) == TP_OK);

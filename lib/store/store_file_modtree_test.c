@@ -105,13 +105,9 @@ static void refused(const char *label, const char *path, const tp_store *js, con
 
 int main(void)
 {
-    char path[] = "/tmp/tprof-modtree-test-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        SKIP("store_modtree", "no temporary file");
+    char path[64];
+    if (tt_tmpfile(path, sizeof path, "store_modtree") < 0)
         TEST_EXIT();
-    }
-    close(fd);
     tp_store *js = tt_load_store(TRACE, 0);
     tp_error err = {0};
     CHECK("store_modtree.saved", js && tp_store_save(js, NULL, path, &err) == TP_OK);

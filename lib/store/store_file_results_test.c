@@ -65,13 +65,9 @@ static int same_gpu(const struct tp_gpu_summary *a, const struct tp_gpu_summary 
 
 int main(void)
 {
-    char path[] = "/tmp/tprof-results-test-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        SKIP("store_results", "no temporary file");
+    char path[64];
+    if (tt_tmpfile(path, sizeof path, "store_results") < 0)
         TEST_EXIT();
-    }
-    close(fd);
     tp_store *js = tt_load_linked("testdata/sample.pt.trace.json");
     tp_error err = {0};
     CHECK("store_results.saved", js && tp_store_save(js, NULL, path, &err) == TP_OK);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 static int tt_failed;
@@ -81,6 +82,20 @@ static inline int tt_tmpdir(char *dir, size_t cap, const char *name)
     if (mkdtemp(dir))
         return 0;
     SKIP(name, "no temporary folder");
+    return -1;
+}
+
+/* An empty temporary file /tmp/tprof-NAME-XXXXXX, its name in path; -1
+ * (the test skipped as NAME) when none can be made. */
+static inline int tt_tmpfile(char *path, size_t cap, const char *name)
+{
+    snprintf(path, cap, "/tmp/tprof-%s-XXXXXX", name);
+    int fd = mkstemp(path);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    SKIP(name, "no temporary file");
     return -1;
 }
 
